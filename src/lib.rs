@@ -1,0 +1,14 @@
+//! ssdlab — a fast simulator of SSD firmware designs.
+//!
+//! Data flows one way: workload → host queue → (write buffer) → FTL → NAND → timing.
+//! See `docs/` and the README for the user's view; `../shared/docs/design.md` for the
+//! architecture this crate follows.
+
+pub mod config;
+pub mod ftl;
+pub mod nand;
+pub mod report;
+pub mod sim;
+pub mod timing;
+pub mod units;
+pub mod workload;

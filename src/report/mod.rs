@@ -1,0 +1,178 @@
+//! Run results: the [`Report`] data (JSON keys are part of the interface), and its
+//! renderings — text table, CSV, SVG figures — plus the progress bar.
+
+use serde::{Deserialize, Serialize};
+
+/// Latency distribution summary, nanoseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Requests measured.
+    pub count: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// Maximum.
+    pub max: u64,
+}
+
+/// Per-block erase-count spread.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EraseSummary {
+    /// Least-erased block.
+    pub min: u64,
+    /// Mean over all blocks.
+    pub mean: f64,
+    /// Most-erased block.
+    pub max: u64,
+    /// Population standard deviation.
+    pub stddev: f64,
+}
+
+/// Results of one phase (e.g. IOZone's random-write) or of the whole measured run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseReport {
+    /// Phase name (`all` for the whole measured run).
+    pub name: String,
+    /// Host requests completed.
+    pub requests: u64,
+    /// Read requests completed.
+    pub read_requests: u64,
+    /// Write requests completed.
+    pub write_requests: u64,
+    /// Simulated time from the phase's first arrival to its last completion.
+    pub simulated_ns: u64,
+    /// Requests per simulated second.
+    pub iops: f64,
+    /// Read requests per simulated second.
+    pub read_iops: f64,
+    /// Write requests per simulated second.
+    pub write_iops: f64,
+    /// Host bytes moved per simulated second, MiB/s.
+    pub throughput_mib_s: f64,
+    /// Host read MiB/s.
+    pub read_throughput_mib_s: f64,
+    /// Host write MiB/s.
+    pub write_throughput_mib_s: f64,
+    /// All requests.
+    pub latency_ns: LatencySummary,
+    /// Reads only.
+    pub read_latency_ns: LatencySummary,
+    /// Writes only.
+    pub write_latency_ns: LatencySummary,
+    /// Host page reads / writes in this phase.
+    pub host_read_pages: u64,
+    /// Host page writes.
+    pub host_write_pages: u64,
+    /// Flash programs in this phase (all causes).
+    pub nand_program_pages: u64,
+    /// GC copies in this phase.
+    pub gc_copy_pages: u64,
+    /// Erases in this phase.
+    pub erases: u64,
+    /// Flash programs / host page writes in this phase.
+    pub write_amplification: f64,
+    /// The papers' serial elapsed-time formula for this phase, µs.
+    pub elapsed_formula_us: f64,
+    /// GC share of `elapsed_formula_us`.
+    pub gc_time_share: f64,
+}
+
+/// The full report of a run. Top-level key names are an interface other tools rely on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// ssdlab version that produced it.
+    pub ssdlab_version: String,
+    /// The resolved configuration (with seed), as TOML-equivalent JSON.
+    pub config: serde_json::Value,
+    /// Which requests the counters cover: `whole run` or `after preconditioning`.
+    pub measured_phase: String,
+    /// Human notes about the run (e.g. "counters exclude the fill").
+    pub notes: Vec<String>,
+    /// Warnings from trace sanity checks and the simulator.
+    pub warnings: Vec<String>,
+
+    /// Host page reads (after splitting requests into pages).
+    pub host_read_pages: u64,
+    /// Host page writes.
+    pub host_write_pages: u64,
+    /// Host pages trimmed.
+    pub host_trim_pages: u64,
+    /// Host reads of never-written (or trimmed) pages, answered without flash access.
+    pub unmapped_read_pages: u64,
+    /// Flash page reads, all causes.
+    pub nand_read_pages: u64,
+    /// Flash page reads caused by read-modify-write of partial pages.
+    pub rmw_read_pages: u64,
+    /// Flash page programs, all causes.
+    pub nand_program_pages: u64,
+    /// Programs of host data.
+    pub host_program_pages: u64,
+    /// Pages copied by garbage collection (or merges).
+    pub gc_copy_pages: u64,
+    /// Pages copied by static wear leveling.
+    pub wl_copy_pages: u64,
+    /// Programs of mapping / metadata pages (DFTL translation pages and the like).
+    pub map_program_pages: u64,
+    /// Block erases, all causes.
+    pub erases: u64,
+    /// Flash programs / host page writes.
+    pub write_amplification: f64,
+    /// Host share of WA (host programs / host page writes; 1 without a buffer).
+    pub write_amplification_host: f64,
+    /// GC share of WA (GC copies / host page writes).
+    pub write_amplification_gc: f64,
+    /// Wear-leveling share of WA.
+    pub write_amplification_wl: f64,
+
+    /// Requests per simulated second.
+    pub iops: f64,
+    /// Host MiB per simulated second.
+    pub throughput_mib_s: f64,
+    /// All requests' latency.
+    pub latency_ns: LatencySummary,
+    /// Reads' latency.
+    pub read_latency_ns: LatencySummary,
+    /// Writes' latency.
+    pub write_latency_ns: LatencySummary,
+
+    /// Cr·Tr + Cw·Tw + Gc·Tcopy + Ce·Te, µs.
+    pub elapsed_formula_us: f64,
+    /// The I/O part (Cr·Tr + Cw·Tw), µs.
+    pub elapsed_formula_io_us: f64,
+    /// The GC part (Gc·Tcopy + Ce·Te), µs.
+    pub elapsed_formula_gc_us: f64,
+    /// GC share of the formula's time.
+    pub gc_time_share: f64,
+    /// GC share of die busy time in the full timing model (equals `gc_time_share` in
+    /// counting mode).
+    pub gc_busy_share: f64,
+
+    /// Per-block erase counts over the whole device.
+    pub erase_count: EraseSummary,
+    /// Bytes of RAM the FTL's mapping structures need.
+    pub mapping_bytes: u64,
+    /// Simulated time of the measured run.
+    pub simulated_ns: u64,
+    /// FTL-specific counters, e.g. `ftl.gc.victims`.
+    pub counters: std::collections::BTreeMap<String, u64>,
+    /// Per-phase results (one per IOZone step, or one for a trace).
+    pub phases: Vec<PhaseReport>,
+    /// Wall-clock seconds the simulation took (not deterministic; ignore when comparing).
+    pub wall_clock_s: f64,
+}
+
+/// Data behind the figures: kept out of the JSON to keep it small.
+#[derive(Clone, Debug, Default)]
+pub struct Figures {
+    /// Latency CDF points (latency ns, cumulative fraction), one series per phase name.
+    pub latency_cdf: Vec<(String, Vec<(f64, f64)>)>,
+    /// Throughput over simulated time (seconds, MiB/s).
+    pub throughput_series: Vec<(f64, f64)>,
+    /// Erase count of every block.
+    pub erase_counts: Vec<u32>,
+}

@@ -1,0 +1,155 @@
+//! Parsing and printing of human sizes (`4KiB`, `64GiB`, `1M`) and counts.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::str::FromStr;
+
+/// A size in bytes that parses from and prints to human units.
+///
+/// Binary suffixes (`KiB`, `MiB`, `GiB`, `TiB`) and their short forms (`K`, `M`, `G`, `T`,
+/// `KB`, `MB`, `GB`, `TB`) are all powers of 1024, as storage tools usually mean them;
+/// a plain number is bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Size(pub u64);
+
+impl Size {
+    /// Bytes as a plain number.
+    pub fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+/// Error from parsing a size or count.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("invalid size '{input}': expected a number with an optional unit such as 4KiB, 512B, 64GiB")]
+pub struct SizeError {
+    /// The text that failed to parse.
+    pub input: String,
+}
+
+fn unit_multiplier(unit: &str) -> Option<u64> {
+    Some(match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        "p" | "pb" | "pib" => 1 << 50,
+        _ => return None,
+    })
+}
+
+impl FromStr for Size {
+    type Err = SizeError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let err = || SizeError { input: s.to_string() };
+        let t = s.trim().replace('_', "");
+        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        if num.is_empty() {
+            return Err(err());
+        }
+        let mult = unit_multiplier(unit.trim()).ok_or_else(err)?;
+        if let Ok(n) = num.parse::<u64>() {
+            return n.checked_mul(mult).map(Size).ok_or_else(err);
+        }
+        let f: f64 = num.parse().map_err(|_| err())?;
+        let v = f * mult as f64;
+        if !v.is_finite() || v < 0.0 || v > u64::MAX as f64 || v.fract() != 0.0 {
+            return Err(err());
+        }
+        Ok(Size(v as u64))
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [(&str, u64); 5] = [
+            ("PiB", 1 << 50),
+            ("TiB", 1 << 40),
+            ("GiB", 1 << 30),
+            ("MiB", 1 << 20),
+            ("KiB", 1 << 10),
+        ];
+        for (name, m) in UNITS {
+            if self.0 >= m && self.0 % m == 0 {
+                return write!(f, "{}{}", self.0 / m, name);
+            }
+        }
+        write!(f, "{}B", self.0)
+    }
+}
+
+impl Serialize for Size {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Size {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            N(u64),
+            S(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::N(n) => Ok(Size(n)),
+            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// Parses a count such as `1000`, `1M`, `10k`, `2.5M` (decimal multipliers).
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let (num, mult) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1_000f64),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1_000_000f64),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1_000_000_000f64),
+        _ => (t.as_str(), 1f64),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid count '{s}': expected a number such as 1000, 10k or 1M"))?;
+    let r = v * mult;
+    if !r.is_finite() || r < 0.0 || r.fract() != 0.0 || r > u64::MAX as f64 {
+        return Err(format!("invalid count '{s}': expected a whole, non-negative number"));
+    }
+    Ok(r as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_common_sizes() {
+        assert_eq!("4KiB".parse::<Size>().unwrap().0, 4096);
+        assert_eq!("64GiB".parse::<Size>().unwrap().0, 64 << 30);
+        assert_eq!("512".parse::<Size>().unwrap().0, 512);
+        assert_eq!("1.5KiB".parse::<Size>().unwrap().0, 1536);
+        assert_eq!("2m".parse::<Size>().unwrap().0, 2 << 20);
+        assert!("abc".parse::<Size>().is_err());
+        assert!("4XB".parse::<Size>().is_err());
+        assert!("".parse::<Size>().is_err());
+        assert_eq!(parse_count("1M").unwrap(), 1_000_000);
+        assert_eq!(parse_count("10k").unwrap(), 10_000);
+        assert!(parse_count("x").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn display_round_trips(n in 0u64..(1u64 << 52)) {
+            let s = Size(n).to_string();
+            prop_assert_eq!(s.parse::<Size>().unwrap(), Size(n));
+        }
+        #[test]
+        fn never_panics(s in ".{0,12}") {
+            let _ = s.parse::<Size>();
+            let _ = parse_count(&s);
+        }
+    }
+}

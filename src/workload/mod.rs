@@ -1,0 +1,102 @@
+//! Workloads: real block traces (`trace`) and benchmark generators (`synth`).
+//!
+//! Every workload is a sequence of [`Phase`]s; each phase is a stream of [`IoRequest`]s in
+//! byte units. The simulator splits requests into flash pages, so readers and generators
+//! never need to know the device's page size.
+
+pub mod synth;
+pub mod trace;
+
+use std::path::PathBuf;
+
+/// What a request asks the device to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    /// Read `size_bytes` at `offset_bytes`.
+    Read,
+    /// Write `size_bytes` at `offset_bytes`.
+    Write,
+    /// Discard (TRIM/UNMAP) the range.
+    Trim,
+    /// Flush volatile caches (no range).
+    Flush,
+}
+
+/// One host request, in bytes. `arrival_ns` is meaningful only for open-loop phases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoRequest {
+    /// Arrival time relative to the start of the trace, in nanoseconds.
+    pub arrival_ns: u64,
+    /// Device / volume / disk number as the trace names it (0 for generators).
+    pub device: u32,
+    /// Byte offset of the first byte.
+    pub offset_bytes: u64,
+    /// Length in bytes (0 only for `Flush`).
+    pub size_bytes: u64,
+    /// The operation.
+    pub op: OpKind,
+}
+
+/// Where a bad trace line is and what was expected there.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum TraceError {
+    /// A line that does not parse.
+    #[error("{path}:{line}: expected {expected}, found '{found}'")]
+    Malformed {
+        /// The trace file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What the reader expected, e.g. "5 space-separated fields: time_ns dev lba size op".
+        expected: String,
+        /// The offending text (truncated to 80 characters).
+        found: String,
+    },
+    /// A request that does not fit the device under the `reject` policy.
+    #[error("{path}:{line}: request ends at byte {end_bytes}, past the device's {capacity_bytes} bytes (use --trace-fit wrap or scale)")]
+    PastEnd {
+        /// The trace file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// One past the last byte the request touches.
+        end_bytes: u64,
+        /// Logical capacity of the simulated device.
+        capacity_bytes: u64,
+    },
+    /// The file cannot be opened or read.
+    #[error("{path}: {message}")]
+    Io {
+        /// The trace file.
+        path: PathBuf,
+        /// The OS error text.
+        message: String,
+    },
+    /// A bad option (unknown format name, bad column spec).
+    #[error("{0}")]
+    Option(String),
+}
+
+/// A boxed stream of requests.
+pub type RequestStream = Box<dyn Iterator<Item = Result<IoRequest, TraceError>> + Send>;
+
+/// One phase of a workload, reported on its own (e.g. IOZone's "seq-write").
+pub struct Phase {
+    /// Short name shown in reports.
+    pub name: String,
+    /// The requests.
+    pub requests: RequestStream,
+    /// Open loop: requests arrive at `arrival_ns` (a trace). Closed loop: the host keeps
+    /// `qd` requests outstanding and issues the next one as soon as one completes (like fio).
+    pub open_loop: bool,
+}
+
+impl std::fmt::Debug for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Phase")
+            .field("name", &self.name)
+            .field("open_loop", &self.open_loop)
+            .finish_non_exhaustive()
+    }
+}
