@@ -1,1 +1,743 @@
-//! (in progress)
+//! The NAND flash array: geometry, addresses, cell presets, page/block state, OOB tags and
+//! the operation counters every report is built from.
+//!
+//! This module is the one owner of physical truth (design.md, principle 2). An FTL asks it
+//! to read, program, copy, invalidate and erase; it refuses physically impossible requests
+//! (programming a page twice, programming out of order when the part forbids it, erasing
+//! a block that still holds valid data) with a panic, because each of those is an FTL bug.
+//!
+//! Counting is done here, once, by cause ([`Cause`]), so no FTL can forget to count a copy.
+//! When the full timing model runs, every operation is also appended to an op log that the
+//! simulator drains after each request and hands to [`crate::timing`].
+
+use serde::{Deserialize, Serialize};
+
+/// Logical page number (host address / page size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lpn(pub u32);
+
+/// Physical page number: `block * pages_per_block + page`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ppn(pub u32);
+
+/// Physical block number: `plane * blocks_per_plane + index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockId(pub u32);
+
+/// Why a flash operation happened; counters and busy time are kept apart by cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Cause {
+    /// Host data.
+    Host = 0,
+    /// Garbage collection or merge.
+    Gc = 1,
+    /// Static wear leveling.
+    Wl = 2,
+    /// Mapping / metadata pages (e.g. DFTL translation pages).
+    Map = 3,
+    /// Read-modify-write of partial pages, and buffer padding.
+    Rmw = 4,
+}
+
+/// Number of [`Cause`] values.
+pub const CAUSES: usize = 5;
+
+/// NAND cell technology; selects default timings, endurance and block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellKind {
+    /// 1 bit per cell (system.md §1, Figure 2).
+    Slc,
+    /// 2 bits per cell (system.md §1, Figure 2).
+    Mlc,
+    /// 3 bits per cell, a modern 3D TLC part.
+    Tlc,
+    /// 4 bits per cell, a modern 3D QLC part.
+    Qlc,
+}
+
+/// Timings and endurance of one cell technology.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellTiming {
+    /// Array → page register (t_R).
+    pub read_ns: u64,
+    /// Page program (t_PROG).
+    pub program_ns: u64,
+    /// Block erase (t_BERS).
+    pub erase_ns: u64,
+    /// Serial transfer per byte on the flash bus (t_RC).
+    pub t_rc_ns: f64,
+    /// Program/erase cycles a block is rated for.
+    pub endurance_cycles: u32,
+    /// Pages per block typical of the technology.
+    pub pages_per_block: u32,
+}
+
+impl CellKind {
+    /// Typical parameters. SLC and MLC come from system.md §1 (Figure 2 of Ryu & Park):
+    /// t_R max, t_PROG and t_BERS mid-range typical, t_RC 25 ns. TLC/QLC are representative
+    /// 3D NAND datasheet figures (2020s); adjust with the `read_ns`, `program_ns`,
+    /// `erase_ns` overrides of `[device]`.
+    pub fn timing(self) -> CellTiming {
+        match self {
+            CellKind::Slc => CellTiming {
+                read_ns: 25_000,
+                program_ns: 250_000,
+                erase_ns: 1_500_000,
+                t_rc_ns: 25.0,
+                endurance_cycles: 100_000,
+                pages_per_block: 64,
+            },
+            CellKind::Mlc => CellTiming {
+                read_ns: 50_000,
+                program_ns: 750_000,
+                erase_ns: 3_000_000,
+                t_rc_ns: 25.0,
+                endurance_cycles: 10_000,
+                pages_per_block: 128,
+            },
+            CellKind::Tlc => CellTiming {
+                read_ns: 60_000,
+                program_ns: 700_000,
+                erase_ns: 3_500_000,
+                t_rc_ns: 1.25, // 800 MT/s ONFI/Toggle bus
+                endurance_cycles: 3_000,
+                pages_per_block: 256,
+            },
+            CellKind::Qlc => CellTiming {
+                read_ns: 110_000,
+                program_ns: 2_000_000,
+                erase_ns: 10_000_000,
+                t_rc_ns: 1.25,
+                endurance_cycles: 1_000,
+                pages_per_block: 256,
+            },
+        }
+    }
+}
+
+/// Shape of the flash array. Blocks are numbered plane by plane; planes are numbered
+/// `((channel * chips_per_channel + chip) * dies_per_chip + die) * planes_per_die + plane`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    /// Independent channels (buses).
+    pub channels: u32,
+    /// Chips (packages) sharing one channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip; each takes commands independently.
+    pub dies_per_chip: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Blocks in each plane.
+    pub blocks_per_plane: u32,
+    /// Pages in each block.
+    pub pages_per_block: u32,
+    /// Data bytes per page.
+    pub page_size_bytes: u32,
+    /// Spare (OOB) bytes per page.
+    pub oob_size_bytes: u32,
+}
+
+impl Geometry {
+    /// All planes in the array.
+    pub fn planes(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip * self.planes_per_die
+    }
+    /// All dies in the array.
+    pub fn dies(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip
+    }
+    /// All chips in the array.
+    pub fn chips(&self) -> u32 {
+        self.channels * self.chips_per_channel
+    }
+    /// All blocks.
+    pub fn blocks(&self) -> u32 {
+        self.planes() * self.blocks_per_plane
+    }
+    /// All physical pages.
+    pub fn pages(&self) -> u64 {
+        self.blocks() as u64 * self.pages_per_block as u64
+    }
+    /// Raw capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.pages() * self.page_size_bytes as u64
+    }
+    /// Plane that holds `block`.
+    #[inline]
+    pub fn plane_of(&self, block: BlockId) -> u32 {
+        block.0 / self.blocks_per_plane
+    }
+    /// Die (global index) that holds `plane`.
+    #[inline]
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die
+    }
+    /// Chip (global index) that holds `plane`.
+    #[inline]
+    pub fn chip_of_plane(&self, plane: u32) -> u32 {
+        plane / (self.planes_per_die * self.dies_per_chip)
+    }
+    /// Channel that holds `plane`.
+    #[inline]
+    pub fn channel_of_plane(&self, plane: u32) -> u32 {
+        self.chip_of_plane(plane) / self.chips_per_channel
+    }
+    /// Block that holds `ppn`.
+    #[inline]
+    pub fn block_of(&self, ppn: Ppn) -> BlockId {
+        BlockId(ppn.0 / self.pages_per_block)
+    }
+    /// First page of `block`.
+    #[inline]
+    pub fn first_page(&self, block: BlockId) -> Ppn {
+        Ppn(block.0 * self.pages_per_block)
+    }
+    /// Checks that the shape is usable; the message says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let fields = [
+            ("channels", self.channels),
+            ("chips_per_channel", self.chips_per_channel),
+            ("dies_per_chip", self.dies_per_chip),
+            ("planes_per_die", self.planes_per_die),
+            ("blocks_per_plane", self.blocks_per_plane),
+            ("pages_per_block", self.pages_per_block),
+            ("page_size", self.page_size_bytes),
+        ];
+        for (name, v) in fields {
+            if v == 0 {
+                return Err(format!("impossible geometry: {name} must be at least 1"));
+            }
+        }
+        if self.page_size_bytes % 512 != 0 {
+            return Err(format!(
+                "impossible geometry: page size {} B is not a multiple of 512 B sectors",
+                self.page_size_bytes
+            ));
+        }
+        let pages = (self.channels as u128)
+            * self.chips_per_channel as u128
+            * self.dies_per_chip as u128
+            * self.planes_per_die as u128
+            * self.blocks_per_plane as u128
+            * self.pages_per_block as u128;
+        if pages >= u32::MAX as u128 {
+            return Err(format!(
+                "impossible geometry: {pages} physical pages; at most {} are supported (32-bit page numbers; use a larger page size)",
+                u32::MAX - 1
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The out-of-band tag every programmed page carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OobTag {
+    /// Logical page stored here.
+    pub lpn: Lpn,
+    /// Host write sequence number of the data (kept through GC copies); 0 when the
+    /// array does not track sequence numbers.
+    pub seq: u32,
+}
+
+/// Kind of a logged flash operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// Page read to the controller.
+    Read,
+    /// Page program from the controller.
+    Program,
+    /// Page copy: read `src` then program `addr` (copy-back when both share a plane).
+    Copy {
+        /// Source page.
+        src: Ppn,
+    },
+    /// Block erase; `addr` is the block's first page.
+    Erase,
+}
+
+/// One logged flash operation (for the timing model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlashOp {
+    /// What was done.
+    pub kind: OpKind,
+    /// Why.
+    pub cause: Cause,
+    /// Target page (first page of the block for erases).
+    pub addr: Ppn,
+}
+
+/// Operation counters by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NandCounters {
+    /// Page reads (copies count one read each).
+    pub reads: [u64; CAUSES],
+    /// Page programs (copies count one program each).
+    pub programs: [u64; CAUSES],
+    /// Of `programs`, those that were copies of existing pages.
+    pub copies: [u64; CAUSES],
+    /// Block erases.
+    pub erases: [u64; CAUSES],
+}
+
+impl NandCounters {
+    /// Total reads.
+    pub fn total_reads(&self) -> u64 {
+        self.reads.iter().sum()
+    }
+    /// Total programs.
+    pub fn total_programs(&self) -> u64 {
+        self.programs.iter().sum()
+    }
+    /// Total erases.
+    pub fn total_erases(&self) -> u64 {
+        self.erases.iter().sum()
+    }
+    /// Component-wise `self - earlier`.
+    pub fn since(&self, earlier: &NandCounters) -> NandCounters {
+        let mut d = *self;
+        for i in 0..CAUSES {
+            d.reads[i] -= earlier.reads[i];
+            d.programs[i] -= earlier.programs[i];
+            d.copies[i] -= earlier.copies[i];
+            d.erases[i] -= earlier.erases[i];
+        }
+        d
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct BlockState {
+    /// Next page to program (in-order parts); number of programmed pages otherwise.
+    write_ptr: u32,
+    valid: u32,
+    erases: u32,
+}
+
+/// The flash array's state.
+#[derive(Debug)]
+pub struct Nand {
+    geo: Geometry,
+    /// `lpn + 1` of each page's OOB tag; 0 = no tag (erased or never programmed).
+    oob_lpn: Vec<u32>,
+    /// Write sequence per page; empty when not tracked (saves 4 B per page on huge arrays).
+    oob_seq: Vec<u32>,
+    valid: Vec<u64>,
+    /// One bit per page, only when out-of-order programming is allowed.
+    programmed: Vec<u64>,
+    blocks: Vec<BlockState>,
+    in_order: bool,
+    endurance_cycles: u32,
+    worn_out_blocks: u32,
+    next_seq: u32,
+    counters: NandCounters,
+    logging: bool,
+    log: Vec<FlashOp>,
+}
+
+impl Nand {
+    /// A fresh, fully erased array. `track_seq` keeps a 4-byte write sequence number per
+    /// page (needed by the reference-model tests); `in_order` enforces in-order page
+    /// programming inside a block, as every large-block SLC and all MLC/TLC parts require.
+    pub fn new(geo: Geometry, endurance_cycles: u32, track_seq: bool, in_order: bool) -> Nand {
+        geo.validate()
+            .expect("geometry validated by the config layer");
+        let pages = geo.pages() as usize;
+        Nand {
+            geo,
+            oob_lpn: vec![0; pages],
+            oob_seq: if track_seq {
+                vec![0; pages]
+            } else {
+                Vec::new()
+            },
+            valid: vec![0; pages.div_ceil(64)],
+            programmed: if in_order {
+                Vec::new()
+            } else {
+                vec![0; pages.div_ceil(64)]
+            },
+            blocks: vec![BlockState::default(); geo.blocks() as usize],
+            in_order,
+            endurance_cycles,
+            worn_out_blocks: 0,
+            next_seq: 0,
+            counters: NandCounters::default(),
+            logging: false,
+            log: Vec::new(),
+        }
+    }
+
+    /// The array's geometry.
+    #[inline]
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// Whether write sequence numbers are tracked.
+    pub fn tracks_seq(&self) -> bool {
+        !self.oob_seq.is_empty()
+    }
+
+    /// Whether in-order programming is enforced.
+    pub fn in_order(&self) -> bool {
+        self.in_order
+    }
+
+    /// Turns the op log on or off (on for the full timing model).
+    pub fn set_logging(&mut self, on: bool) {
+        self.logging = on;
+        self.log.clear();
+    }
+
+    /// Operations logged since the last call (the buffer is reused).
+    pub fn drain_log(&mut self) -> std::vec::Drain<'_, FlashOp> {
+        self.log.drain(..)
+    }
+
+    /// Counters so far.
+    #[inline]
+    pub fn counters(&self) -> &NandCounters {
+        &self.counters
+    }
+
+    /// Sequence number the next host program will get.
+    pub fn next_seq(&self) -> u32 {
+        self.next_seq
+    }
+
+    #[inline]
+    fn log_op(&mut self, kind: OpKind, cause: Cause, addr: Ppn) {
+        if self.logging {
+            self.log.push(FlashOp { kind, cause, addr });
+        }
+    }
+
+    /// Whether `ppn` holds valid data.
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn) -> bool {
+        let i = ppn.0 as usize;
+        self.valid[i >> 6] & (1u64 << (i & 63)) != 0
+    }
+
+    /// Whether `ppn` has been programmed since its block's last erase.
+    #[inline]
+    pub fn is_programmed(&self, ppn: Ppn) -> bool {
+        if self.in_order {
+            let b = self.geo.block_of(ppn);
+            ppn.0 - self.geo.first_page(b).0 < self.blocks[b.0 as usize].write_ptr
+        } else {
+            let i = ppn.0 as usize;
+            self.programmed[i >> 6] & (1u64 << (i & 63)) != 0
+        }
+    }
+
+    /// OOB tag of a programmed page (no flash operation is counted).
+    #[inline]
+    pub fn oob(&self, ppn: Ppn) -> OobTag {
+        let raw = self.oob_lpn[ppn.0 as usize];
+        debug_assert!(raw != 0, "OOB of unprogrammed page {ppn:?}");
+        OobTag {
+            lpn: Lpn(raw.wrapping_sub(1)),
+            seq: self.oob_seq.get(ppn.0 as usize).copied().unwrap_or(0),
+        }
+    }
+
+    /// Valid pages in `block`.
+    #[inline]
+    pub fn valid_count(&self, block: BlockId) -> u32 {
+        self.blocks[block.0 as usize].valid
+    }
+
+    /// Next page to program in `block` (pages programmed so far).
+    #[inline]
+    pub fn write_ptr(&self, block: BlockId) -> u32 {
+        self.blocks[block.0 as usize].write_ptr
+    }
+
+    /// Erase count of `block`.
+    #[inline]
+    pub fn erase_count(&self, block: BlockId) -> u32 {
+        self.blocks[block.0 as usize].erases
+    }
+
+    /// Erase counts of all blocks, in block order.
+    pub fn erase_counts(&self) -> Vec<u32> {
+        self.blocks.iter().map(|b| b.erases).collect()
+    }
+
+    /// Blocks erased at least `endurance_cycles` times.
+    pub fn worn_out_blocks(&self) -> u32 {
+        self.worn_out_blocks
+    }
+
+    /// Reads a page for `cause` and returns its tag.
+    #[inline]
+    pub fn read(&mut self, ppn: Ppn, cause: Cause) -> OobTag {
+        assert!(
+            self.is_programmed(ppn),
+            "FTL bug: read of erased page {ppn:?}"
+        );
+        self.counters.reads[cause as usize] += 1;
+        self.log_op(OpKind::Read, cause, ppn);
+        self.oob(ppn)
+    }
+
+    /// Counts a read of a page without checking it holds data; used for reads the model
+    /// charges but whose content does not matter (e.g. DFTL translation pages kept off-array).
+    pub fn charge_read(&mut self, ppn: Ppn, cause: Cause) {
+        self.counters.reads[cause as usize] += 1;
+        self.log_op(OpKind::Read, cause, ppn);
+    }
+
+    #[inline]
+    fn place(&mut self, ppn: Ppn, lpn: Lpn, seq: u32) {
+        let b = self.geo.block_of(ppn);
+        let page = ppn.0 - self.geo.first_page(b).0;
+        let st = &mut self.blocks[b.0 as usize];
+        if self.in_order {
+            assert!(
+                page == st.write_ptr,
+                "FTL bug: program of page {page} of block {} out of order (next is {})",
+                b.0,
+                st.write_ptr
+            );
+        } else {
+            let i = ppn.0 as usize;
+            let bit = 1u64 << (i & 63);
+            assert!(
+                self.programmed[i >> 6] & bit == 0,
+                "FTL bug: program of non-erased page {ppn:?}"
+            );
+            self.programmed[i >> 6] |= bit;
+        }
+        st.write_ptr += 1;
+        st.valid += 1;
+        let i = ppn.0 as usize;
+        self.valid[i >> 6] |= 1u64 << (i & 63);
+        self.oob_lpn[i] = lpn.0 + 1;
+        if let Some(s) = self.oob_seq.get_mut(i) {
+            *s = seq;
+        }
+    }
+
+    /// Programs new data for `lpn` into erased page `ppn`; returns the write sequence
+    /// number stored in its OOB tag.
+    #[inline]
+    pub fn program(&mut self, ppn: Ppn, lpn: Lpn, cause: Cause) -> u32 {
+        let seq = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        self.place(ppn, lpn, seq);
+        self.counters.programs[cause as usize] += 1;
+        self.log_op(OpKind::Program, cause, ppn);
+        seq
+    }
+
+    /// Copies valid page `src` into erased page `dst` (tag and data kept), for `cause`.
+    /// The source stays valid; the FTL invalidates it once its map points at `dst`.
+    #[inline]
+    pub fn copy(&mut self, src: Ppn, dst: Ppn, cause: Cause) {
+        debug_assert!(self.is_valid(src), "FTL bug: copy of invalid page {src:?}");
+        let tag = self.oob(src);
+        self.place(dst, tag.lpn, tag.seq);
+        let c = cause as usize;
+        self.counters.reads[c] += 1;
+        self.counters.programs[c] += 1;
+        self.counters.copies[c] += 1;
+        self.log_op(OpKind::Copy { src }, cause, dst);
+    }
+
+    /// Marks `ppn`'s data stale (overwritten, trimmed or copied away).
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        let i = ppn.0 as usize;
+        let bit = 1u64 << (i & 63);
+        assert!(
+            self.valid[i >> 6] & bit != 0,
+            "FTL bug: invalidate of invalid page {ppn:?}"
+        );
+        self.valid[i >> 6] &= !bit;
+        self.blocks[(ppn.0 / self.geo.pages_per_block) as usize].valid -= 1;
+    }
+
+    /// Erases `block`; it must hold no valid page.
+    pub fn erase(&mut self, block: BlockId, cause: Cause) {
+        let st = &mut self.blocks[block.0 as usize];
+        assert!(
+            st.valid == 0,
+            "FTL bug: erase of block {} which still holds {} valid pages",
+            block.0,
+            st.valid
+        );
+        st.write_ptr = 0;
+        st.erases += 1;
+        if st.erases == self.endurance_cycles {
+            self.worn_out_blocks += 1;
+        }
+        if !self.in_order {
+            let first = self.geo.first_page(block).0 as usize;
+            for i in first..first + self.geo.pages_per_block as usize {
+                self.programmed[i >> 6] &= !(1u64 << (i & 63));
+            }
+        }
+        self.counters.erases[cause as usize] += 1;
+        let first = self.geo.first_page(block);
+        self.log_op(OpKind::Erase, cause, first);
+    }
+
+    /// Valid pages of `block`, in page order, appended to `out`.
+    pub fn valid_pages(&self, block: BlockId, out: &mut Vec<Ppn>) {
+        let first = self.geo.first_page(block).0 as usize;
+        let end = first + self.geo.pages_per_block as usize;
+        let mut i = first;
+        while i < end {
+            let word_end = ((i >> 6) + 1) << 6;
+            let stop = word_end.min(end);
+            let mut w = self.valid[i >> 6] >> (i & 63);
+            if stop - i < 64 {
+                w &= (1u64 << (stop - i)) - 1;
+            }
+            while w != 0 {
+                let t = w.trailing_zeros() as usize;
+                out.push(Ppn((i + t) as u32));
+                w &= w - 1;
+            }
+            i = stop;
+        }
+    }
+
+    /// Panics if any block's valid count disagrees with its valid bits, or a valid page
+    /// lies beyond its block's write pointer.
+    pub fn check_invariants(&self) {
+        let mut buf = Vec::new();
+        for b in 0..self.geo.blocks() {
+            buf.clear();
+            self.valid_pages(BlockId(b), &mut buf);
+            let st = &self.blocks[b as usize];
+            assert_eq!(buf.len() as u32, st.valid, "block {b}: valid count");
+            for p in &buf {
+                assert!(
+                    self.is_programmed(*p),
+                    "block {b}: valid page {p:?} not programmed"
+                );
+            }
+            assert!(
+                st.write_ptr <= self.geo.pages_per_block,
+                "block {b}: write pointer"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Geometry {
+        Geometry {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 4,
+            pages_per_block: 8,
+            page_size_bytes: 4096,
+            oob_size_bytes: 128,
+        }
+    }
+
+    #[test]
+    fn program_copy_invalidate_erase_count_by_cause() {
+        let mut n = Nand::new(tiny(), 10, true, true);
+        let s0 = n.program(Ppn(0), Lpn(7), Cause::Host);
+        let s1 = n.program(Ppn(1), Lpn(8), Cause::Host);
+        assert_eq!((s0, s1), (0, 1));
+        n.copy(Ppn(1), Ppn(8), Cause::Gc);
+        assert_eq!(
+            n.oob(Ppn(8)),
+            OobTag {
+                lpn: Lpn(8),
+                seq: 1
+            }
+        );
+        n.invalidate(Ppn(1));
+        n.invalidate(Ppn(0));
+        assert_eq!(n.valid_count(BlockId(0)), 0);
+        assert_eq!(n.valid_count(BlockId(1)), 1);
+        n.erase(BlockId(0), Cause::Gc);
+        let c = n.counters();
+        assert_eq!(c.programs, [2, 1, 0, 0, 0]);
+        assert_eq!(c.reads, [0, 1, 0, 0, 0]);
+        assert_eq!(c.copies[Cause::Gc as usize], 1);
+        assert_eq!(c.total_erases(), 1);
+        assert_eq!(n.erase_count(BlockId(0)), 1);
+        n.check_invariants();
+        // The erased block takes page 0 again.
+        n.program(Ppn(0), Lpn(1), Cause::Host);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of order")]
+    fn out_of_order_program_is_an_ftl_bug() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(1), Lpn(0), Cause::Host);
+    }
+
+    #[test]
+    #[should_panic(expected = "non-erased")]
+    fn double_program_is_an_ftl_bug_without_order_rule() {
+        let mut n = Nand::new(tiny(), 10, false, false);
+        n.program(Ppn(3), Lpn(0), Cause::Host);
+        n.program(Ppn(3), Lpn(1), Cause::Host);
+    }
+
+    #[test]
+    #[should_panic(expected = "still holds")]
+    fn erasing_valid_data_is_an_ftl_bug() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(0), Lpn(0), Cause::Host);
+        n.erase(BlockId(0), Cause::Gc);
+    }
+
+    #[test]
+    fn valid_pages_scans_bitset_within_block() {
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 10, false, true);
+        for p in 0..100 {
+            n.program(Ppn(100 + p), Lpn(p), Cause::Host);
+        }
+        for p in (0..100).filter(|p| p % 3 != 0) {
+            n.invalidate(Ppn(100 + p));
+        }
+        let mut v = Vec::new();
+        n.valid_pages(BlockId(1), &mut v);
+        let want: Vec<Ppn> = (0..100)
+            .filter(|p| p % 3 == 0)
+            .map(|p| Ppn(100 + p))
+            .collect();
+        assert_eq!(v, want);
+        n.check_invariants();
+    }
+
+    #[test]
+    fn geometry_maps_planes_to_dies_chips_channels() {
+        let g = Geometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            ..tiny()
+        };
+        assert_eq!(g.planes(), 16);
+        assert_eq!(g.die_of_plane(5), 2);
+        assert_eq!(g.chip_of_plane(5), 1);
+        assert_eq!(g.channel_of_plane(5), 0);
+        assert_eq!(g.channel_of_plane(8), 1);
+        assert!(Geometry { channels: 0, ..g }.validate().is_err());
+    }
+}

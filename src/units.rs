@@ -21,7 +21,9 @@ impl Size {
 
 /// Error from parsing a size or count.
 #[derive(Debug, thiserror::Error, PartialEq)]
-#[error("invalid size '{input}': expected a number with an optional unit such as 4KiB, 512B, 64GiB")]
+#[error(
+    "invalid size '{input}': expected a number with an optional unit such as 4KiB, 512B, 64GiB"
+)]
 pub struct SizeError {
     /// The text that failed to parse.
     pub input: String,
@@ -42,9 +44,13 @@ fn unit_multiplier(unit: &str) -> Option<u64> {
 impl FromStr for Size {
     type Err = SizeError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = || SizeError { input: s.to_string() };
+        let err = || SizeError {
+            input: s.to_string(),
+        };
         let t = s.trim().replace('_', "");
-        let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
         let (num, unit) = t.split_at(split);
         if num.is_empty() {
             return Err(err());
@@ -115,7 +121,9 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("invalid count '{s}': expected a number such as 1000, 10k or 1M"))?;
     let r = v * mult;
     if !r.is_finite() || r < 0.0 || r.fract() != 0.0 || r > u64::MAX as f64 {
-        return Err(format!("invalid count '{s}': expected a whole, non-negative number"));
+        return Err(format!(
+            "invalid count '{s}': expected a whole, non-negative number"
+        ));
     }
     Ok(r as u64)
 }

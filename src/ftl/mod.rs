@@ -1,1 +1,152 @@
-//! Flash translation layers (in progress).
+//! Flash translation layers, one file each behind [`Ftl`], registered in [`FtlKind`].
+//!
+//! An FTL is plain synchronous code: it decides which pages move and asks the
+//! [`Nand`](crate::nand::Nand) to do it. The NAND counts every operation by cause, so
+//! write amplification, copies and erases are never counted by an FTL itself.
+
+pub mod gc;
+pub mod page;
+
+use crate::nand::{Geometry, Lpn, Nand, Ppn};
+use gc::{GcPolicyKind, PolicyParams};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Errors an FTL can report (everything else is a bug and panics).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FtlError {
+    /// No free block left and nothing to reclaim.
+    #[error(
+        "out of free blocks in plane {plane}: the device is full of valid data (more over-provisioning needed)"
+    )]
+    OutOfSpace {
+        /// Plane that ran dry.
+        plane: u32,
+    },
+}
+
+/// A flash translation layer. The caller guarantees `lpn < logical_pages()`.
+/// After any call returns, every written, untrimmed `lpn` reads back its latest write.
+pub trait Ftl: Send {
+    /// Registered name.
+    fn name(&self) -> &'static str;
+    /// Logical pages exported to the host.
+    fn logical_pages(&self) -> u64;
+    /// Reads `lpn` (one host flash read when mapped); `None` = never written or trimmed.
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError>;
+    /// Where `lpn` lives now, without any flash operation.
+    fn lookup(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Writes new data for `lpn`.
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError>;
+    /// Discards `lpn`.
+    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError>;
+    /// Bytes of RAM the mapping structures need (formula in each FTL's docs).
+    fn mapping_bytes(&self) -> u64;
+    /// FTL-specific counters, e.g. `ftl.gc.victims`.
+    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    /// Blocks held back from user data (GC reserve and open frontiers), for analytic
+    /// comparisons of write amplification.
+    fn reserved_blocks(&self) -> u64;
+    /// Panics if the FTL's structures disagree with the NAND (tests call this often).
+    fn check_invariants(&self, nand: &Nand);
+}
+
+/// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FtlKind {
+    /// Page-level mapping (ideal page FTL).
+    #[default]
+    Page,
+}
+
+impl FtlKind {
+    /// Every FTL with a one-line description, for `ssdlab list`.
+    pub fn all() -> &'static [(FtlKind, &'static str, &'static str)] {
+        &[(
+            FtlKind::Page,
+            "page",
+            "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
+        )]
+    }
+}
+
+/// `[ftl]` table: which FTL, and the GC and wear-leveling settings it uses.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FtlConfig {
+    /// Which FTL.
+    pub name: FtlKind,
+    /// GC victim policy.
+    pub gc: GcPolicyKind,
+    /// GC starts when a plane has fewer free blocks than this (at least 2).
+    pub gc_low_free_blocks: u32,
+    /// GC stops once the plane has this many free blocks.
+    pub gc_high_free_blocks: u32,
+    /// Separate write frontier for GC-relocated (colder) pages.
+    pub hot_cold: bool,
+    /// Dynamic wear leveling: allocate the least-worn free block.
+    pub dynamic_wl: bool,
+    /// Static wear leveling: relocate the coldest block's data when a plane's erase-count
+    /// spread reaches this; 0 = off.
+    pub static_wl_threshold: u32,
+    /// Check the spread every this many erases per plane.
+    pub static_wl_check_erases: u32,
+    /// Samples per selection for `d-choices`.
+    pub gc_d: u32,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            name: FtlKind::Page,
+            gc: GcPolicyKind::Greedy,
+            gc_low_free_blocks: 2,
+            gc_high_free_blocks: 3,
+            hot_cold: true,
+            dynamic_wl: true,
+            static_wl_threshold: 0,
+            static_wl_check_erases: 64,
+            gc_d: 10,
+        }
+    }
+}
+
+impl FtlConfig {
+    /// Checks settings that do not depend on the device.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.gc_low_free_blocks < 2 {
+            return Err(format!(
+                "ftl.gc_low_free_blocks = {}: expected at least 2 (GC needs a block to copy into)",
+                self.gc_low_free_blocks
+            ));
+        }
+        if self.gc_high_free_blocks < self.gc_low_free_blocks {
+            return Err(format!(
+                "ftl.gc_high_free_blocks = {} is below gc_low_free_blocks = {}",
+                self.gc_high_free_blocks, self.gc_low_free_blocks
+            ));
+        }
+        if self.gc_d == 0 {
+            return Err("ftl.gc_d must be at least 1".into());
+        }
+        if self.static_wl_check_erases == 0 {
+            return Err("ftl.static_wl_check_erases must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Builds the configured FTL over `geo`, exporting `logical_pages`.
+pub fn build_ftl(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+    seed: u64,
+) -> Result<Box<dyn Ftl>, String> {
+    cfg.validate()?;
+    let params = PolicyParams { d: cfg.gc_d, seed };
+    Ok(match cfg.name {
+        FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+    })
+}

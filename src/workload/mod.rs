@@ -54,7 +54,9 @@ pub enum TraceError {
         found: String,
     },
     /// A request that does not fit the device under the `reject` policy.
-    #[error("{path}:{line}: request ends at byte {end_bytes}, past the device's {capacity_bytes} bytes (use --trace-fit wrap or scale)")]
+    #[error(
+        "{path}:{line}: request ends at byte {end_bytes}, past the device's {capacity_bytes} bytes (use --trace-fit wrap or scale)"
+    )]
     PastEnd {
         /// The trace file.
         path: PathBuf,

@@ -76,7 +76,11 @@ impl Default for SynthConfig {
 }
 
 /// Builds the phases of a generator for a device of `capacity_bytes`, seeded by `seed`.
-pub fn build_phases(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<Vec<Phase>, String> {
+pub fn build_phases(
+    cfg: &SynthConfig,
+    capacity_bytes: u64,
+    seed: u64,
+) -> Result<Vec<Phase>, String> {
     let _ = (cfg, capacity_bytes, seed);
     Err("generators are not built yet".into())
 }

@@ -1,0 +1,251 @@
+//! Garbage-collection victim policies, one file each, behind [`VictimPolicy`].
+//!
+//! A policy sees blocks enter the candidate set when they are closed (fully programmed)
+//! and hears about every invalidation, so it can keep its own index (buckets for greedy,
+//! a queue for FIFO). `select` removes and returns the chosen victim of one plane.
+//! Candidates are closed blocks only: never an open write frontier (a bug of MQSim's
+//! greedy, algorithms.md §3.2).
+
+mod cost_benefit;
+mod d_choices;
+mod fifo;
+mod greedy;
+
+pub use cost_benefit::CostBenefit;
+pub use d_choices::DChoices;
+pub use fifo::Fifo;
+pub use greedy::Greedy;
+
+use crate::nand::{BlockId, Geometry, Nand};
+use serde::{Deserialize, Serialize};
+
+/// Registered victim policies (the `gc` key / `--gc` flag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum GcPolicyKind {
+    /// Fewest valid pages (eNVy; the default of DFTL, SSDSim, WiscSim).
+    #[default]
+    Greedy,
+    /// Kawaguchi et al.'s cost-benefit, max age·(1−u)/(2u).
+    CostBenefit,
+    /// Oldest closed block first (round-robin cleaning).
+    Fifo,
+    /// Van Houdt's d-choices: fewest valid among d random candidates.
+    DChoices,
+}
+
+impl GcPolicyKind {
+    /// Every policy with a one-line description, for `ssdlab list`.
+    pub fn all() -> &'static [(GcPolicyKind, &'static str, &'static str)] {
+        &[
+            (
+                GcPolicyKind::Greedy,
+                "greedy",
+                "fewest valid pages; O(1) via valid-count buckets",
+            ),
+            (
+                GcPolicyKind::CostBenefit,
+                "cost-benefit",
+                "max age*(1-u)/2u (Kawaguchi et al., USENIX 1995)",
+            ),
+            (
+                GcPolicyKind::Fifo,
+                "fifo",
+                "oldest closed block (round-robin cleaning)",
+            ),
+            (
+                GcPolicyKind::DChoices,
+                "d-choices",
+                "fewest valid of d random candidates (Van Houdt, SIGMETRICS 2013)",
+            ),
+        ]
+    }
+}
+
+/// Parameters a policy may use.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyParams {
+    /// Samples per selection for d-choices.
+    pub d: u32,
+    /// Seed for randomized policies.
+    pub seed: u64,
+}
+
+/// A GC victim-selection policy. `now` is a logical clock (host page writes so far).
+pub trait VictimPolicy: Send {
+    /// A policy for `geo`.
+    fn build(geo: &Geometry, params: PolicyParams) -> Self
+    where
+        Self: Sized;
+    /// `block` was fully programmed and becomes a candidate with `valid` valid pages.
+    fn on_close(&mut self, block: BlockId, valid: u32, now: u64);
+    /// A page of `block` was invalidated; it now holds `valid_after` valid pages.
+    /// Called for every block, candidate or not.
+    fn on_invalidate(&mut self, block: BlockId, valid_after: u32, now: u64);
+    /// Removes `block` from the candidates (e.g. taken by wear leveling).
+    fn remove(&mut self, block: BlockId);
+    /// Picks, removes and returns a victim in `plane`, or `None` if it has no candidate.
+    fn select(&mut self, plane: u32, nand: &Nand, now: u64) -> Option<BlockId>;
+    /// Whether `block` is a candidate (for invariant checks).
+    fn contains(&self, block: BlockId) -> bool;
+}
+
+/// Candidates of each plane in a vector with O(1) insert and remove (swap-remove with a
+/// position index); shared by the policies that scan or sample.
+#[derive(Clone, Debug)]
+pub(crate) struct CandidateList {
+    blocks_per_plane: u32,
+    per_plane: Vec<Vec<u32>>,
+    /// Position of each block in its plane's vector, `u32::MAX` when absent.
+    pos: Vec<u32>,
+}
+
+impl CandidateList {
+    pub(crate) fn new(geo: &Geometry) -> Self {
+        CandidateList {
+            blocks_per_plane: geo.blocks_per_plane,
+            per_plane: vec![Vec::new(); geo.planes() as usize],
+            pos: vec![u32::MAX; geo.blocks() as usize],
+        }
+    }
+    pub(crate) fn insert(&mut self, b: BlockId) {
+        let plane = (b.0 / self.blocks_per_plane) as usize;
+        debug_assert_eq!(self.pos[b.0 as usize], u32::MAX);
+        self.pos[b.0 as usize] = self.per_plane[plane].len() as u32;
+        self.per_plane[plane].push(b.0);
+    }
+    pub(crate) fn remove(&mut self, b: BlockId) {
+        let p = self.pos[b.0 as usize];
+        if p == u32::MAX {
+            return;
+        }
+        let plane = (b.0 / self.blocks_per_plane) as usize;
+        let v = &mut self.per_plane[plane];
+        let last = *v.last().expect("non-empty");
+        v.swap_remove(p as usize);
+        if last != b.0 {
+            self.pos[last as usize] = p;
+        }
+        self.pos[b.0 as usize] = u32::MAX;
+    }
+    pub(crate) fn contains(&self, b: BlockId) -> bool {
+        self.pos[b.0 as usize] != u32::MAX
+    }
+    pub(crate) fn plane(&self, plane: u32) -> &[u32] {
+        &self.per_plane[plane as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nand::{Cause, Lpn, Ppn};
+
+    fn geo() -> Geometry {
+        Geometry {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 6,
+            pages_per_block: 4,
+            page_size_bytes: 4096,
+            oob_size_bytes: 128,
+        }
+    }
+
+    /// Fills blocks 0..5 and invalidates pages so that block b keeps `valid[b]` pages;
+    /// blocks are closed in order 0..5 at times 0..5 and invalidated at time 10 + b.
+    fn scenario<P: VictimPolicy>(valid: [u32; 5]) -> (P, Nand) {
+        let g = geo();
+        let mut nand = Nand::new(g, 100, false, true);
+        let mut p = P::build(&g, PolicyParams { d: 2, seed: 1 });
+        for b in 0..5u32 {
+            for i in 0..4 {
+                nand.program(Ppn(b * 4 + i), Lpn(b * 4 + i), Cause::Host);
+            }
+            p.on_close(BlockId(b), 4, b as u64);
+        }
+        for b in 0..5u32 {
+            for i in valid[b as usize]..4 {
+                nand.invalidate(Ppn(b * 4 + i));
+                p.on_invalidate(BlockId(b), nand.valid_count(BlockId(b)), 10 + b as u64);
+            }
+        }
+        (p, nand)
+    }
+
+    #[test]
+    fn greedy_picks_fewest_valid_each_time() {
+        let (mut p, nand) = scenario::<Greedy>([3, 1, 4, 2, 0]);
+        let order: Vec<u32> = (0..5).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
+        assert_eq!(order, vec![4, 1, 3, 0, 2]);
+        assert_eq!(p.select(0, &nand, 20), None);
+    }
+
+    #[test]
+    fn fifo_picks_in_close_order_regardless_of_validity() {
+        let (mut p, nand) = scenario::<Fifo>([3, 1, 4, 2, 0]);
+        let order: Vec<u32> = (0..5).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn cost_benefit_weighs_age_against_utilisation() {
+        // Valid [3,1,4,2,0]: block 4 is empty → free win first. Then scores at now=20 with
+        // age = 20 - last modification (10+b): u = v/4, score = age·(1−u)/(2u):
+        // b0: 10·0.25/1.5 = 1.67, b1: 9·0.75/0.5 = 13.5, b2: u=1 → 0, b3: 7·0.5/1 = 3.5.
+        let (mut p, nand) = scenario::<CostBenefit>([3, 1, 4, 2, 0]);
+        let order: Vec<u32> = (0..5).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
+        assert_eq!(order, vec![4, 1, 3, 0, 2]);
+        // A recently modified block loses to an old one with more valid pages:
+        // at now=100, b4 (v=1) touched at 95: 5·0.75/0.5 = 7.5; b0 (v=2) last touched at
+        // 10: 90·0.5/1 = 45.
+        let (mut p, nand) = scenario::<CostBenefit>([2, 2, 2, 2, 1]);
+        assert_eq!(p.select(0, &nand, 20).unwrap().0, 4); // 6·1.5 = 9 beats 10·0.5 = 5
+        let (mut p, nand) = scenario::<CostBenefit>([2, 2, 2, 2, 1]);
+        p.on_invalidate(BlockId(4), 1, 95);
+        assert_eq!(p.select(0, &nand, 100).unwrap().0, 0);
+    }
+
+    #[test]
+    fn d_choices_returns_each_candidate_once_and_prefers_emptier() {
+        let (mut p, nand) = scenario::<DChoices>([3, 1, 4, 2, 0]);
+        let mut got: Vec<u32> = (0..5).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
+        assert_eq!(p.select(0, &nand, 20), None);
+        got.sort();
+        assert_eq!(got, vec![0, 1, 2, 3, 4]);
+        // With d ≥ candidates it is greedy in expectation; with many draws the fullest
+        // block (2) is never picked first.
+        let mut firsts = [0u32; 5];
+        for seed in 0..200 {
+            let g = geo();
+            let mut p = DChoices::build(&g, PolicyParams { d: 8, seed });
+            let (_, nand) = scenario::<Greedy>([3, 1, 4, 2, 0]);
+            for b in 0..5 {
+                p.on_close(BlockId(b), nand.valid_count(BlockId(b)), 0);
+            }
+            firsts[p.select(0, &nand, 20).unwrap().0 as usize] += 1;
+        }
+        assert!(firsts[4] > 150, "{firsts:?}");
+        assert_eq!(firsts[2], 0);
+    }
+
+    #[test]
+    fn removal_takes_block_out_of_every_policy() {
+        fn check<P: VictimPolicy>() {
+            let (mut p, nand) = scenario::<P>([3, 1, 4, 2, 0]);
+            p.remove(BlockId(4));
+            p.remove(BlockId(1));
+            assert!(!p.contains(BlockId(4)));
+            let mut got: Vec<u32> = (0..3).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
+            got.sort();
+            assert_eq!(got, vec![0, 2, 3]);
+            assert_eq!(p.select(0, &nand, 20), None);
+        }
+        check::<Greedy>();
+        check::<Fifo>();
+        check::<CostBenefit>();
+        check::<DChoices>();
+    }
+}

@@ -1,0 +1,446 @@
+//! Page-level mapping FTL (the "ideal page FTL" of the DFTL and hybrid-FTL papers; Intel
+//! AP-684 is its ancestor), with pluggable GC victim selection and wear leveling.
+//!
+//! ```text
+//! write(lpn):  invalidate L2P[lpn]; plane = next in channel-first stripe order;
+//!              program at the plane's host frontier; L2P[lpn] = new page
+//!              if plane.free < gc_low: gc(plane)
+//! gc(plane):   while free < gc_high: victim = policy.select(plane)
+//!              copy its valid pages to the GC frontier (hot/cold split) or the host
+//!              frontier; erase; return it to the free pool
+//!              every `static_wl_check_erases` erases: if max−min erase count ≥ threshold,
+//!              move the least-worn closed block's data into the most-worn free block
+//! allocate:    least-worn free block (dynamic wear leveling) or FIFO order
+//! ```
+//! Everything is per plane (free pool, frontiers, GC), as in real controllers and MQSim,
+//! so a plane's GC can use copy-back and the timing model sees plane-local traffic.
+//!
+//! Mapping memory: `logical_pages × 4 B` (the L2P array). The reverse map lives in the
+//! pages' OOB area on flash, as in a real device, and costs no RAM there.
+
+use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
+use super::{Ftl, FtlConfig, FtlError};
+use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Write streams, each with its own frontier per plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Host = 0,
+    Gc = 1,
+    Wl = 2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Free,
+    Open,
+    Closed,
+    Collecting,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frontier {
+    block: u32,
+    next_page: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct PlaneState {
+    /// Free blocks keyed by (erase count or arrival order, block).
+    free: BTreeSet<(u32, u32)>,
+    frontier: [Option<Frontier>; 3],
+    erases_since_wl_check: u32,
+}
+
+/// Builds a page FTL with the configured victim policy (monomorphised per policy so the
+/// per-write path has no dynamic dispatch).
+pub fn build(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+    params: PolicyParams,
+) -> Result<Box<dyn Ftl>, String> {
+    Ok(match cfg.gc {
+        GcPolicyKind::Greedy => Box::new(PageFtl::<Greedy>::new(cfg, geo, logical_pages, params)?),
+        GcPolicyKind::Fifo => Box::new(PageFtl::<Fifo>::new(cfg, geo, logical_pages, params)?),
+        GcPolicyKind::CostBenefit => Box::new(PageFtl::<CostBenefit>::new(
+            cfg,
+            geo,
+            logical_pages,
+            params,
+        )?),
+        GcPolicyKind::DChoices => {
+            Box::new(PageFtl::<DChoices>::new(cfg, geo, logical_pages, params)?)
+        }
+    })
+}
+
+/// Page-mapping FTL state.
+pub struct PageFtl<V: VictimPolicy> {
+    geo: Geometry,
+    cfg: FtlConfig,
+    logical_pages: u32,
+    /// `ppn + 1` of each logical page; 0 = unmapped (so a fresh table is all zeros and the
+    /// OS hands it over lazily).
+    l2p: Vec<u32>,
+    planes: Vec<PlaneState>,
+    role: Vec<Role>,
+    /// Plane order for host writes: channels vary fastest, then chips, dies, planes.
+    stripe: Vec<u32>,
+    cursor: usize,
+    policy: V,
+    /// Host page writes so far: the clock for block ages.
+    clock: u64,
+    free_key_seq: u32,
+    scratch: Vec<Ppn>,
+    gc_invocations: u64,
+    gc_victims: u64,
+    gc_victim_valid_pages: u64,
+    wl_relocations: u64,
+}
+
+impl<V: VictimPolicy> PageFtl<V> {
+    /// A page FTL over an erased array of shape `geo`.
+    pub fn new(
+        cfg: &FtlConfig,
+        geo: &Geometry,
+        logical_pages: u64,
+        params: PolicyParams,
+    ) -> Result<Self, String> {
+        let planes = geo.planes();
+        let per_plane_logical = logical_pages.div_ceil(planes as u64);
+        let data_blocks = per_plane_logical.div_ceil(geo.pages_per_block as u64);
+        // Host, GC and WL frontiers may each hold a partly written block.
+        let frontiers = if cfg.hot_cold { 3 } else { 2 };
+        let need = data_blocks + cfg.gc_high_free_blocks as u64 + frontiers;
+        if (geo.blocks_per_plane as u64) < need {
+            return Err(format!(
+                "impossible geometry for the page FTL: each plane needs {data_blocks} blocks of data + {} free for GC + {frontiers} open frontiers = {need} blocks, but has {} (raise over-provisioning or lower ftl.gc_high_free_blocks)",
+                cfg.gc_high_free_blocks, geo.blocks_per_plane
+            ));
+        }
+        let mut ftl = PageFtl {
+            geo: *geo,
+            cfg: cfg.clone(),
+            logical_pages: logical_pages as u32,
+            l2p: vec![0; logical_pages as usize],
+            planes: vec![PlaneState::default(); planes as usize],
+            role: vec![Role::Free; geo.blocks() as usize],
+            stripe: Vec::with_capacity(planes as usize),
+            cursor: 0,
+            policy: V::build(geo, params),
+            clock: 0,
+            free_key_seq: 0,
+            scratch: Vec::with_capacity(geo.pages_per_block as usize),
+            gc_invocations: 0,
+            gc_victims: 0,
+            gc_victim_valid_pages: 0,
+            wl_relocations: 0,
+        };
+        for b in 0..geo.blocks() {
+            ftl.release(BlockId(b), 0);
+        }
+        // Channel-first striping spreads consecutive writes over buses first, then chips,
+        // dies and planes, which is what gives sequential writes their parallelism.
+        for plane in 0..geo.planes_per_die {
+            for die in 0..geo.dies_per_chip {
+                for chip in 0..geo.chips_per_channel {
+                    for ch in 0..geo.channels {
+                        let p = ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die)
+                            * geo.planes_per_die
+                            + plane;
+                        ftl.stripe.push(p);
+                    }
+                }
+            }
+        }
+        Ok(ftl)
+    }
+
+    /// Returns an erased block to its plane's free pool.
+    fn release(&mut self, b: BlockId, erases: u32) {
+        let key = if self.cfg.dynamic_wl {
+            erases
+        } else {
+            self.free_key_seq = self.free_key_seq.wrapping_add(1);
+            self.free_key_seq
+        };
+        self.role[b.0 as usize] = Role::Free;
+        let plane = self.geo.plane_of(b) as usize;
+        self.planes[plane].free.insert((key, b.0));
+    }
+
+    /// Next page of `stream`'s frontier in `plane`, opening a new block when needed.
+    #[inline]
+    fn next_page(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
+        let np = self.geo.pages_per_block;
+        let ps = &mut self.planes[plane as usize];
+        if let Some(f) = &mut ps.frontier[stream as usize] {
+            if f.next_page < np {
+                let ppn = Ppn(f.block * np + f.next_page);
+                f.next_page += 1;
+                return Ok(ppn);
+            }
+        }
+        self.open_block(plane, stream, nand)
+    }
+
+    #[cold]
+    fn open_block(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
+        let np = self.geo.pages_per_block;
+        if let Some(f) = self.planes[plane as usize].frontier[stream as usize].take() {
+            self.role[f.block as usize] = Role::Closed;
+            let b = BlockId(f.block);
+            self.policy.on_close(b, nand.valid_count(b), self.clock);
+        }
+        let ps = &mut self.planes[plane as usize];
+        // Wear-leveling relocations hold cold data: give them the most-worn free block.
+        let entry = if stream == Stream::Wl {
+            ps.free.pop_last()
+        } else {
+            ps.free.pop_first()
+        };
+        let (_, block) = entry.ok_or(FtlError::OutOfSpace { plane })?;
+        self.role[block as usize] = Role::Open;
+        ps.frontier[stream as usize] = Some(Frontier {
+            block,
+            next_page: 1,
+        });
+        Ok(Ppn(block * np))
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
+        nand.invalidate(ppn);
+        let b = self.geo.block_of(ppn);
+        self.policy
+            .on_invalidate(b, nand.valid_count(b), self.clock);
+    }
+
+    /// Moves every valid page of `victim` to `stream`'s frontier and erases it.
+    fn evacuate(
+        &mut self,
+        victim: BlockId,
+        stream: Stream,
+        cause: Cause,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        let plane = self.geo.plane_of(victim);
+        self.role[victim.0 as usize] = Role::Collecting;
+        let mut pages = std::mem::take(&mut self.scratch);
+        pages.clear();
+        nand.valid_pages(victim, &mut pages);
+        for &src in &pages {
+            let dst = self.next_page(plane, stream, nand)?;
+            nand.copy(src, dst, cause);
+            nand.invalidate(src);
+            let lpn = nand.oob(src).lpn;
+            self.l2p[lpn.0 as usize] = dst.0 + 1;
+        }
+        self.scratch = pages;
+        nand.erase(victim, cause);
+        self.release(victim, nand.erase_count(victim));
+        Ok(())
+    }
+
+    #[cold]
+    fn collect(&mut self, plane: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        self.gc_invocations += 1;
+        let stream = if self.cfg.hot_cold {
+            Stream::Gc
+        } else {
+            Stream::Host
+        };
+        // Bounded so a policy that keeps choosing full blocks cannot spin forever.
+        let mut budget = self.geo.blocks_per_plane;
+        while self.planes[plane as usize].free.len() < self.cfg.gc_high_free_blocks as usize
+            && budget > 0
+        {
+            budget -= 1;
+            let Some(victim) = self.policy.select(plane, nand, self.clock) else {
+                break;
+            };
+            self.gc_victims += 1;
+            self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
+            self.evacuate(victim, stream, Cause::Gc, nand)?;
+            let ps = &mut self.planes[plane as usize];
+            ps.erases_since_wl_check += 1;
+            if self.cfg.static_wl_threshold > 0
+                && ps.erases_since_wl_check >= self.cfg.static_wl_check_erases
+            {
+                ps.erases_since_wl_check = 0;
+                self.static_wear_level(plane, nand)?;
+            }
+        }
+        if self.planes[plane as usize].free.is_empty() {
+            return Err(FtlError::OutOfSpace { plane });
+        }
+        Ok(())
+    }
+
+    /// Static wear leveling (threshold cold-block swap, algorithms.md §4.3): if the spread
+    /// of erase counts in `plane` reached the threshold, move the least-worn closed block's
+    /// (cold) data into the most-worn free block so the young block re-enters circulation.
+    fn static_wear_level(&mut self, plane: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        if self.planes[plane as usize].free.len() <= self.cfg.gc_low_free_blocks as usize {
+            return Ok(());
+        }
+        let first = plane * self.geo.blocks_per_plane;
+        let mut max_erases = 0;
+        let mut coldest: Option<(u32, u32)> = None;
+        for b in first..first + self.geo.blocks_per_plane {
+            let e = nand.erase_count(BlockId(b));
+            max_erases = max_erases.max(e);
+            if self.role[b as usize] == Role::Closed && coldest.is_none_or(|(ce, _)| e < ce) {
+                coldest = Some((e, b));
+            }
+        }
+        let Some((min_erases, cold)) = coldest else {
+            return Ok(());
+        };
+        if max_erases - min_erases < self.cfg.static_wl_threshold {
+            return Ok(());
+        }
+        self.policy.remove(BlockId(cold));
+        self.wl_relocations += 1;
+        self.evacuate(BlockId(cold), Stream::Wl, Cause::Wl, nand)
+    }
+}
+
+impl<V: VictimPolicy> Ftl for PageFtl<V> {
+    fn name(&self) -> &'static str {
+        "page"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages as u64
+    }
+
+    #[inline]
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let raw = self.l2p[lpn.0 as usize];
+        if raw == 0 {
+            return Ok(None);
+        }
+        let ppn = Ppn(raw - 1);
+        nand.read(ppn, Cause::Host);
+        Ok(Some(ppn))
+    }
+
+    #[inline]
+    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        let raw = self.l2p[lpn.0 as usize];
+        (raw != 0).then(|| Ppn(raw - 1))
+    }
+
+    #[inline]
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        self.clock += 1;
+        let old = self.l2p[lpn.0 as usize];
+        if old != 0 {
+            // Invalidate first so GC below never copies data that is being replaced.
+            self.invalidate(Ppn(old - 1), nand);
+        }
+        let plane = self.stripe[self.cursor];
+        self.cursor += 1;
+        if self.cursor == self.stripe.len() {
+            self.cursor = 0;
+        }
+        let ppn = self.next_page(plane, Stream::Host, nand)?;
+        nand.program(ppn, lpn, Cause::Host);
+        self.l2p[lpn.0 as usize] = ppn.0 + 1;
+        if self.planes[plane as usize].free.len() < self.cfg.gc_low_free_blocks as usize {
+            self.collect(plane, nand)?;
+        }
+        Ok(())
+    }
+
+    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let old = self.l2p[lpn.0 as usize];
+        if old != 0 {
+            self.invalidate(Ppn(old - 1), nand);
+            self.l2p[lpn.0 as usize] = 0;
+        }
+        Ok(())
+    }
+
+    fn mapping_bytes(&self) -> u64 {
+        self.logical_pages as u64 * 4
+    }
+
+    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+        out.insert("ftl.gc.invocations".into(), self.gc_invocations);
+        out.insert("ftl.gc.victims".into(), self.gc_victims);
+        out.insert(
+            "ftl.gc.victim_valid_pages".into(),
+            self.gc_victim_valid_pages,
+        );
+        out.insert("ftl.wl.relocations".into(), self.wl_relocations);
+    }
+
+    fn reserved_blocks(&self) -> u64 {
+        let frontiers = if self.cfg.hot_cold { 2 } else { 1 };
+        self.geo.planes() as u64 * (self.cfg.gc_low_free_blocks as u64 + frontiers)
+    }
+
+    fn check_invariants(&self, nand: &Nand) {
+        let mut mapped = 0u64;
+        for (lpn, &raw) in self.l2p.iter().enumerate() {
+            if raw != 0 {
+                let ppn = Ppn(raw - 1);
+                assert!(nand.is_valid(ppn), "lpn {lpn} maps to invalid page {ppn:?}");
+                assert_eq!(nand.oob(ppn).lpn, Lpn(lpn as u32), "OOB of {ppn:?}");
+                mapped += 1;
+            }
+        }
+        let mut valid = 0u64;
+        for b in 0..self.geo.blocks() {
+            let id = BlockId(b);
+            let v = nand.valid_count(id) as u64;
+            valid += v;
+            match self.role[b as usize] {
+                Role::Free => {
+                    assert_eq!(v, 0, "free block {b} holds valid data");
+                    assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
+                    assert!(
+                        !self.policy.contains(id),
+                        "free block {b} is a GC candidate"
+                    );
+                }
+                Role::Closed => {
+                    assert_eq!(
+                        nand.write_ptr(id),
+                        self.geo.pages_per_block,
+                        "closed block {b}"
+                    );
+                    assert!(
+                        self.policy.contains(id),
+                        "closed block {b} is not a GC candidate"
+                    );
+                }
+                Role::Open => assert!(
+                    !self.policy.contains(id),
+                    "open block {b} is a GC candidate"
+                ),
+                Role::Collecting => panic!("block {b} left in the middle of collection"),
+            }
+        }
+        assert_eq!(mapped, valid, "mapped pages != valid pages");
+        for (p, ps) in self.planes.iter().enumerate() {
+            for f in ps.frontier.iter().flatten() {
+                assert_eq!(
+                    self.role[f.block as usize],
+                    Role::Open,
+                    "plane {p} frontier"
+                );
+                assert_eq!(
+                    nand.write_ptr(BlockId(f.block)),
+                    f.next_page,
+                    "plane {p} frontier"
+                );
+            }
+        }
+        nand.check_invariants();
+    }
+}
