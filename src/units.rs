@@ -78,7 +78,7 @@ impl fmt::Display for Size {
             ("KiB", 1 << 10),
         ];
         for (name, m) in UNITS {
-            if self.0 >= m && self.0 % m == 0 {
+            if self.0 >= m && self.0.is_multiple_of(m) {
                 return write!(f, "{}{}", self.0 / m, name);
             }
         }

@@ -175,25 +175,28 @@ impl<V: VictimPolicy> PageFtl<V> {
     #[inline]
     fn next_page(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
         let np = self.geo.pages_per_block;
-        let ps = &mut self.planes[plane as usize];
-        if let Some(f) = &mut ps.frontier[stream as usize] {
-            if f.next_page < np {
-                let ppn = Ppn(f.block * np + f.next_page);
-                f.next_page += 1;
-                return Ok(ppn);
-            }
+        if self.planes[plane as usize].frontier[stream as usize].is_none() {
+            self.open_block(plane, stream)?;
         }
-        self.open_block(plane, stream, nand)
+        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let ppn = Ppn(f.block * np + f.next_page);
+        f.next_page += 1;
+        if f.next_page == np {
+            // Close as soon as the last page is handed out, so a full block is a GC and
+            // wear-leveling candidate at once rather than when the stream next writes.
+            // The page is programmed right after this returns; the policy is told the
+            // valid count it will have then.
+            let b = BlockId(f.block);
+            *slot = None;
+            self.role[b.0 as usize] = Role::Closed;
+            self.policy.on_close(b, nand.valid_count(b) + 1, self.clock);
+        }
+        Ok(ppn)
     }
 
     #[cold]
-    fn open_block(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
-        let np = self.geo.pages_per_block;
-        if let Some(f) = self.planes[plane as usize].frontier[stream as usize].take() {
-            self.role[f.block as usize] = Role::Closed;
-            let b = BlockId(f.block);
-            self.policy.on_close(b, nand.valid_count(b), self.clock);
-        }
+    fn open_block(&mut self, plane: u32, stream: Stream) -> Result<(), FtlError> {
         let ps = &mut self.planes[plane as usize];
         // Wear-leveling relocations hold cold data: give them the most-worn free block.
         let entry = if stream == Stream::Wl {
@@ -205,9 +208,9 @@ impl<V: VictimPolicy> PageFtl<V> {
         self.role[block as usize] = Role::Open;
         ps.frontier[stream as usize] = Some(Frontier {
             block,
-            next_page: 1,
+            next_page: 0,
         });
-        Ok(Ppn(block * np))
+        Ok(())
     }
 
     #[inline]
@@ -264,14 +267,16 @@ impl<V: VictimPolicy> PageFtl<V> {
             self.gc_victims += 1;
             self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
             self.evacuate(victim, stream, Cause::Gc, nand)?;
-            let ps = &mut self.planes[plane as usize];
-            ps.erases_since_wl_check += 1;
-            if self.cfg.static_wl_threshold > 0
-                && ps.erases_since_wl_check >= self.cfg.static_wl_check_erases
-            {
-                ps.erases_since_wl_check = 0;
-                self.static_wear_level(plane, nand)?;
-            }
+            self.planes[plane as usize].erases_since_wl_check += 1;
+        }
+        // Wear leveling runs after GC has refilled the pool, so its copies never compete
+        // with GC for the last free block.
+        let ps = &mut self.planes[plane as usize];
+        if self.cfg.static_wl_threshold > 0
+            && ps.erases_since_wl_check >= self.cfg.static_wl_check_erases
+        {
+            ps.erases_since_wl_check = 0;
+            self.static_wear_level(plane, nand)?;
         }
         if self.planes[plane as usize].free.is_empty() {
             return Err(FtlError::OutOfSpace { plane });

@@ -1,0 +1,45 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use ssdlab::nand::Geometry;
+
+/// One-plane geometry with `blocks` blocks of `pages` pages.
+pub fn one_plane(blocks: u32, pages: u32) -> Geometry {
+    Geometry {
+        channels: 1,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: blocks,
+        pages_per_block: pages,
+        page_size_bytes: 4096,
+        oob_size_bytes: 128,
+    }
+}
+
+/// Principal branch of Lambert W for x in [-1/e, 0), by Halley iteration.
+pub fn lambert_w0(x: f64) -> f64 {
+    assert!((-1.0 / std::f64::consts::E..0.0).contains(&x));
+    let mut w = if x < -0.3 {
+        -1.0 + (2.0 * (1.0 + std::f64::consts::E * x)).sqrt()
+    } else {
+        x
+    };
+    for _ in 0..100 {
+        let ew = w.exp();
+        let f = w * ew - x;
+        let next = w - f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
+        if (next - w).abs() < 1e-15 {
+            return next;
+        }
+        w = next;
+    }
+    w
+}
+
+/// Write amplification of FIFO cleaning under uniform random single-page writes with
+/// `alpha` = physical / logical blocks (Hu et al. 2009; Desnoyers 2012).
+pub fn fifo_wa(alpha: f64) -> f64 {
+    let x = -lambert_w0(-alpha * (-alpha).exp()) / alpha;
+    1.0 / (1.0 - x)
+}
