@@ -17,6 +17,9 @@ mod stream;
 mod uniform;
 mod zipf;
 
+#[cfg(test)]
+mod tests;
+
 pub use export::write_ascii;
 
 use super::{IoRequest, OpKind, Phase};
