@@ -1,10 +1,31 @@
 //! Benchmark generators: sequential, uniform random, zipf, hot/cold, mixes, IOZone-like.
 //!
-//! (Helper brief: implement the generators behind `build_phases`.)
+//! Every generator is a lazy iterator: it holds a few words of state and computes each
+//! request on demand, so a 100 M-request run costs no memory and no allocation per request.
+//! All randomness comes from one `Xoshiro256PlusPlus` per phase seeded from the run's seed,
+//! so the same config and seed always give the same requests.
+//!
+//! Guarantees for every request: `offset_bytes` is a multiple of `align`,
+//! `offset_bytes + size_bytes <= span`, and `size_bytes` is `size` or (with `size_max`) a
+//! multiple of `align` in `[size, size_max]`.
 
-use super::Phase;
+pub mod export;
+mod hotcold;
+mod iozone;
+mod sequential;
+mod stream;
+mod uniform;
+mod zipf;
+
+#[cfg(test)]
+mod tests;
+
+pub use export::write_ascii;
+
+use super::{IoRequest, OpKind, Phase};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
+use stream::{Arrivals, Generator, OpMix, Placement, SizeDist, SynthRng, rng_from_seed};
 
 /// Which generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -25,6 +46,12 @@ pub enum SynthKind {
     /// `hot_access_percent` of requests go to the first `hot_span_percent` of the span.
     HotCold,
     /// IOZone-like suite: seq-write, seq-read, random-write, random-read phases.
+    ///
+    /// The span defaults to min(1 GiB, capacity). Sequential phases use 128 KiB records
+    /// unless `size` is set to something other than its 4 KiB default, in which case they
+    /// use `size`; random phases use `size`. Each phase's default request count is
+    /// span / its request size; `requests`, if set, applies to every phase. `size_max` is
+    /// not accepted.
     #[default]
     Iozone,
 }
@@ -75,12 +102,328 @@ impl Default for SynthConfig {
     }
 }
 
+/// Every generator's name (kebab-case, as in config files) and a one-line description, in
+/// the order `ssdlab list` shows them.
+pub fn names() -> &'static [(&'static str, &'static str)] {
+    &[
+        (
+            "seq-write",
+            "sequential writes over the span, one pass by default",
+        ),
+        (
+            "seq-read",
+            "sequential reads over the span, one pass by default",
+        ),
+        ("random-write", "uniform random writes over the span"),
+        ("random-read", "uniform random reads over the span"),
+        (
+            "mixed",
+            "uniform random reads and writes, read_percent reads",
+        ),
+        (
+            "zipf",
+            "Zipf-distributed offsets (zipf_theta), hot slots scattered over the span",
+        ),
+        (
+            "hot-cold",
+            "hot_access_percent of requests to the first hot_span_percent of the span",
+        ),
+        (
+            "iozone",
+            "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
+        ),
+    ]
+}
+
+impl SynthKind {
+    /// The kebab-case name, as in config files and [`names`].
+    pub fn name(self) -> &'static str {
+        match self {
+            SynthKind::SeqWrite => "seq-write",
+            SynthKind::SeqRead => "seq-read",
+            SynthKind::RandomWrite => "random-write",
+            SynthKind::RandomRead => "random-read",
+            SynthKind::Mixed => "mixed",
+            SynthKind::Zipf => "zipf",
+            SynthKind::HotCold => "hot-cold",
+            SynthKind::Iozone => "iozone",
+        }
+    }
+}
+
+/// One generated phase with infallible requests (generators cannot fail mid-stream, unlike
+/// trace readers). `gen-trace` feeds `requests` straight to [`write_ascii`].
+pub struct SynthPhase {
+    /// Short name shown in reports (the generator's kebab-case name).
+    pub name: String,
+    /// Requests carry Poisson arrival times (`mean_gap_ns` set) rather than all 0.
+    pub open_loop: bool,
+    /// The requests, computed lazily.
+    pub requests: Box<dyn Iterator<Item = IoRequest> + Send>,
+}
+
+impl std::fmt::Debug for SynthPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SynthPhase")
+            .field("name", &self.name)
+            .field("open_loop", &self.open_loop)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Builds the phases of a generator for a device of `capacity_bytes`, seeded by `seed`.
+///
+/// Errors name the offending setting and what was expected; the CLI prints them as is.
 pub fn build_phases(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
 ) -> Result<Vec<Phase>, String> {
-    let _ = (cfg, capacity_bytes, seed);
-    Err("generators are not built yet".into())
+    Ok(generate(cfg, capacity_bytes, seed)?
+        .into_iter()
+        .map(|p| Phase {
+            name: p.name,
+            requests: Box::new(p.requests.map(Ok)),
+            open_loop: p.open_loop,
+        })
+        .collect())
+}
+
+/// Like [`build_phases`], but yields plain [`IoRequest`]s (for exporting traces).
+///
+/// A single generator's phase is seeded with `seed`; the iozone suite's phase `i`
+/// (0-based) with `seed + i`, so its phases do not replay each other's offsets.
+pub fn generate(
+    cfg: &SynthConfig,
+    capacity_bytes: u64,
+    seed: u64,
+) -> Result<Vec<SynthPhase>, String> {
+    let span = resolve_span(cfg, capacity_bytes);
+    validate(cfg, capacity_bytes, span)?;
+    let align = cfg.align.bytes();
+    let size = cfg.size.bytes();
+    if cfg.kind == SynthKind::Iozone {
+        let plan = iozone::plan(span, size, align, cfg.requests);
+        // Each phase gets its own seed so, e.g., the random-read phase does not replay
+        // the random-write phase's offsets.
+        return Ok(plan
+            .iter()
+            .zip(0u64..)
+            .map(|(p, i)| {
+                let sizes = SizeDist::new(p.size, None, align);
+                single(
+                    cfg,
+                    p.kind,
+                    span,
+                    sizes,
+                    p.count,
+                    rng_from_seed(seed.wrapping_add(i)),
+                )
+            })
+            .collect());
+    }
+    let sizes = SizeDist::new(size, cfg.size_max.map(Size::bytes), align);
+    let count = cfg.requests.unwrap_or(span / size);
+    Ok(vec![single(
+        cfg,
+        cfg.kind,
+        span,
+        sizes,
+        count,
+        rng_from_seed(seed),
+    )])
+}
+
+/// The span a config uses on a device of `capacity_bytes`.
+fn resolve_span(cfg: &SynthConfig, capacity_bytes: u64) -> u64 {
+    match (cfg.span, cfg.kind) {
+        (Some(span), _) => span.bytes(),
+        (None, SynthKind::Iozone) => iozone::DEFAULT_SPAN.min(capacity_bytes),
+        (None, _) => capacity_bytes,
+    }
+}
+
+/// One phase of a single (non-suite) generator `kind`; `cfg` is already validated.
+fn single(
+    cfg: &SynthConfig,
+    kind: SynthKind,
+    span: u64,
+    sizes: SizeDist,
+    count: u64,
+    mut rng: SynthRng,
+) -> SynthPhase {
+    let align = cfg.align.bytes();
+    let reads = OpMix::Reads(cfg.read_percent / 100.0);
+    let arrivals = Arrivals::new(cfg.mean_gap_ns);
+    fn boxed<P: Placement + 'static>(
+        rng: SynthRng,
+        placement: P,
+        sizes: SizeDist,
+        ops: OpMix,
+        arrivals: Arrivals,
+        count: u64,
+    ) -> Box<dyn Iterator<Item = IoRequest> + Send> {
+        Box::new(Generator::new(rng, placement, sizes, ops, arrivals, count))
+    }
+    let seq = || sequential::Sequential::new(span);
+    let uni = || uniform::Uniform::new(span, align);
+    let requests = match kind {
+        SynthKind::SeqWrite => boxed(
+            rng,
+            seq(),
+            sizes,
+            OpMix::Fixed(OpKind::Write),
+            arrivals,
+            count,
+        ),
+        SynthKind::SeqRead => boxed(
+            rng,
+            seq(),
+            sizes,
+            OpMix::Fixed(OpKind::Read),
+            arrivals,
+            count,
+        ),
+        SynthKind::RandomWrite => boxed(
+            rng,
+            uni(),
+            sizes,
+            OpMix::Fixed(OpKind::Write),
+            arrivals,
+            count,
+        ),
+        SynthKind::RandomRead => boxed(
+            rng,
+            uni(),
+            sizes,
+            OpMix::Fixed(OpKind::Read),
+            arrivals,
+            count,
+        ),
+        SynthKind::Mixed => boxed(rng, uni(), sizes, reads, arrivals, count),
+        SynthKind::Zipf => {
+            let placement =
+                zipf::ZipfSlots::new(span, align, sizes.max(), cfg.zipf_theta, &mut rng);
+            boxed(rng, placement, sizes, reads, arrivals, count)
+        }
+        SynthKind::HotCold => {
+            let placement =
+                hotcold::HotCold::new(span, align, cfg.hot_span_percent, cfg.hot_access_percent);
+            boxed(rng, placement, sizes, reads, arrivals, count)
+        }
+        SynthKind::Iozone => unreachable!("the suite is expanded into single phases by generate"),
+    };
+    SynthPhase {
+        name: kind.name().to_string(),
+        open_loop: arrivals.open_loop(),
+        requests,
+    }
+}
+
+/// Checks a config against a device; the error says what was expected.
+fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), String> {
+    let (size, align) = (cfg.size.bytes(), cfg.align.bytes());
+    if span > capacity_bytes {
+        return Err(format!(
+            "workload span {} is larger than the device's logical capacity {}: expected span <= capacity",
+            cfg.span.unwrap_or(Size(span)),
+            Size(capacity_bytes)
+        ));
+    }
+    if size == 0 {
+        return Err("workload size is 0: expected a request size > 0, e.g. 4KiB".into());
+    }
+    if align == 0 {
+        return Err("workload align is 0: expected an alignment > 0, e.g. 4KiB".into());
+    }
+    if size % align != 0 {
+        return Err(format!(
+            "workload size {} is not a multiple of align {}: expected align to divide size",
+            cfg.size, cfg.align
+        ));
+    }
+    if size > span {
+        return Err(format!(
+            "workload size {} is larger than the span {}: expected size <= span",
+            cfg.size,
+            Size(span)
+        ));
+    }
+    if let Some(max) = cfg.size_max {
+        if cfg.kind == SynthKind::Iozone {
+            return Err(
+                "workload size_max is not supported by iozone (it runs fixed record sizes): \
+                 expected no size_max, or a single generator such as random-write"
+                    .into(),
+            );
+        }
+        if max < cfg.size || max.bytes() > span {
+            return Err(format!(
+                "workload size_max {} is outside [size, span] = [{}, {}]: expected size <= size_max <= span",
+                max,
+                cfg.size,
+                Size(span)
+            ));
+        }
+    }
+    if cfg.requests == Some(0) {
+        return Err(
+            "workload requests is 0: expected at least 1 (or omit it for span / size)".into(),
+        );
+    }
+    for (name, value) in [
+        ("read_percent", cfg.read_percent),
+        ("hot_span_percent", cfg.hot_span_percent),
+        ("hot_access_percent", cfg.hot_access_percent),
+    ] {
+        if !(0.0..=100.0).contains(&value) {
+            return Err(format!(
+                "workload {name} is {value}: expected a percentage from 0 to 100"
+            ));
+        }
+    }
+    if !(cfg.zipf_theta > 0.0 && cfg.zipf_theta.is_finite()) {
+        return Err(format!(
+            "workload zipf_theta is {}: expected a finite exponent > 0, e.g. 0.99",
+            cfg.zipf_theta
+        ));
+    }
+    if cfg.mean_gap_ns == Some(0) {
+        return Err(
+            "workload mean_gap_ns is 0: expected a mean gap > 0 ns (omit it for a closed loop)"
+                .into(),
+        );
+    }
+    if cfg.kind == SynthKind::HotCold {
+        validate_hot_cold(cfg, span)?;
+    }
+    Ok(())
+}
+
+/// Each region that receives requests must hold the largest request.
+fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), String> {
+    let align = cfg.align.bytes();
+    let max = SizeDist::new(cfg.size.bytes(), cfg.size_max.map(Size::bytes), align).max();
+    let hot_end = hotcold::HotCold::hot_end(span, align, cfg.hot_span_percent);
+    if cfg.hot_access_percent > 0.0 && hot_end < max {
+        return Err(format!(
+            "hot-cold: the hot region ({}% of span {} = {} after rounding down to align {}) \
+             cannot hold a {} request: expected a larger span or hot_span_percent",
+            cfg.hot_span_percent,
+            Size(span),
+            Size(hot_end),
+            cfg.align,
+            Size(max)
+        ));
+    }
+    if cfg.hot_access_percent < 100.0 && span - hot_end < max {
+        return Err(format!(
+            "hot-cold: the cold region (span {} minus the hot {}) cannot hold a {} request: \
+             expected a larger span or a smaller hot_span_percent",
+            Size(span),
+            Size(hot_end),
+            Size(max)
+        ));
+    }
+    Ok(())
 }
