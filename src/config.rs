@@ -1,1 +1,496 @@
-//! (in progress)
+//! Configuration: built-in defaults ← preset ← TOML file ← command-line flags, resolved
+//! into one validated [`Config`] that is echoed (with its seed) in every report.
+
+use crate::ftl::FtlConfig;
+use crate::nand::{CellKind, Geometry};
+use crate::timing::{CopyCost, FormulaCosts, Organisation, TimingParams};
+use crate::units::Size;
+use crate::workload::synth::SynthConfig;
+use crate::workload::trace::{FitPolicy, TraceFormat};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Presets embedded in the binary: (name, TOML text).
+pub const PRESETS: &[(&str, &str)] = &[
+    ("default", include_str!("../presets/default.toml")),
+    ("tlc-nvme", include_str!("../presets/tlc-nvme.toml")),
+    ("qlc-nvme", include_str!("../presets/qlc-nvme.toml")),
+    ("ssd-a", include_str!("../presets/ssd-a.toml")),
+    ("ssd-b", include_str!("../presets/ssd-b.toml")),
+    ("ssd-c", include_str!("../presets/ssd-c.toml")),
+    ("android-emmc", include_str!("../presets/android-emmc.toml")),
+];
+
+/// `[device]`: the flash array, controller and host link.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DeviceConfig {
+    /// Preset this device came from.
+    pub preset: String,
+    /// One-line description.
+    pub description: String,
+    /// Cell technology (default timings, endurance, block size).
+    pub cell: CellKind,
+    /// Logical capacity exported to the host.
+    pub capacity: Size,
+    /// Over-provisioning, percent: (physical − logical) / logical.
+    pub op_percent: f64,
+    /// Channels.
+    pub channels: u32,
+    /// Chips per channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip.
+    pub dies_per_chip: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Page (mapping unit) size.
+    pub page_size: Size,
+    /// Spare bytes per page.
+    pub oob_size: Size,
+    /// Pages per block; default from the cell type.
+    pub pages_per_block: Option<u32>,
+    /// t_R override, ns.
+    pub read_ns: Option<u64>,
+    /// t_PROG override, ns.
+    pub program_ns: Option<u64>,
+    /// t_BERS override, ns.
+    pub erase_ns: Option<u64>,
+    /// Serial transfer per byte override, ns (page transfer = page size × t_RC).
+    pub t_rc_ns: Option<f64>,
+    /// Channel rate, MB/s; when set it replaces page size × t_RC.
+    pub channel_mb_s: Option<f64>,
+    /// Control-bus time per command for shared-control gangs, ns.
+    pub command_ns: u64,
+    /// How chips are wired.
+    pub organisation: Organisation,
+    /// Same-plane GC copies use copy-back.
+    pub copyback: bool,
+    /// Host interface rate, MB/s; 0 = unlimited.
+    pub host_link_mb_s: f64,
+    /// Program/erase cycles per block; default from the cell type.
+    pub endurance_cycles: Option<u32>,
+    /// DRAM on the device (the write buffer uses it when one is configured).
+    pub dram_buffer: Size,
+    /// Keep a write sequence number in every page's OOB tag (4 B per page). Default: on
+    /// for arrays of up to 64 Mi pages.
+    pub track_write_seq: Option<bool>,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        DeviceConfig {
+            preset: "default".into(),
+            description: String::new(),
+            cell: CellKind::Tlc,
+            capacity: Size(64 << 30),
+            op_percent: 7.0,
+            channels: 8,
+            chips_per_channel: 4,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            page_size: Size(4096),
+            oob_size: Size(128),
+            pages_per_block: None,
+            read_ns: None,
+            program_ns: None,
+            erase_ns: None,
+            t_rc_ns: None,
+            channel_mb_s: None,
+            command_ns: 100,
+            organisation: Organisation::Channels,
+            copyback: false,
+            host_link_mb_s: 0.0,
+            endurance_cycles: None,
+            dram_buffer: Size(0),
+            track_write_seq: None,
+        }
+    }
+}
+
+/// `[host]`: the host queue.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HostConfig {
+    /// Requests outstanding at most (1–512).
+    pub qd: u32,
+    /// Open-loop replay speed-up: trace gaps are divided by this.
+    pub speedup: f64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            qd: 32,
+            speedup: 1.0,
+        }
+    }
+}
+
+/// Timing model choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TimingMode {
+    /// Channel / die busy-until model.
+    #[default]
+    Full,
+    /// Serial elapsed-time formula only (fastest).
+    Count,
+}
+
+/// `[timing]`: model choice and the elapsed-time formula's constants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimingConfig {
+    /// `full` or `count`.
+    pub mode: TimingMode,
+    /// Tr of the formula; default: the device's t_R.
+    pub formula_read_ns: Option<u64>,
+    /// Tw of the formula; default: the device's t_PROG.
+    pub formula_program_ns: Option<u64>,
+    /// Te of the formula; default: the device's t_BERS.
+    pub formula_erase_ns: Option<u64>,
+    /// What one GC copy costs in the formula.
+    pub copy_cost: CopyCost,
+}
+
+/// `[trace]`: replaying a block trace instead of a generator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Trace file; when set, `[workload]` is ignored.
+    pub path: Option<PathBuf>,
+    /// Format; detected from the file when absent.
+    pub format: Option<TraceFormat>,
+    /// Keep only this device / volume.
+    pub device: Option<u32>,
+    /// Requests past the device end: reject, wrap or scale.
+    pub fit: FitPolicy,
+    /// Column spec for the generic `csv` format.
+    pub columns: Option<String>,
+}
+
+/// Preconditioning before the measured run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Precondition {
+    /// Start from an empty device.
+    #[default]
+    None,
+    /// Write the whole logical space once, sequentially.
+    Fill,
+    /// Fill, then random single-page overwrites until write amplification settles.
+    Steady,
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Preconditioning.
+    pub precondition: Precondition,
+    /// Device.
+    pub device: DeviceConfig,
+    /// FTL.
+    pub ftl: FtlConfig,
+    /// Host queue.
+    pub host: HostConfig,
+    /// Timing.
+    pub timing: TimingConfig,
+    /// Generator settings.
+    pub workload: SynthConfig,
+    /// Trace settings.
+    pub trace: TraceConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            precondition: Precondition::None,
+            device: DeviceConfig::default(),
+            ftl: FtlConfig::default(),
+            host: HostConfig::default(),
+            timing: TimingConfig::default(),
+            workload: SynthConfig::default(),
+            trace: TraceConfig::default(),
+        }
+    }
+}
+
+/// The device as the simulator builds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedDevice {
+    /// Array shape.
+    pub geometry: Geometry,
+    /// Logical pages exported.
+    pub logical_pages: u64,
+    /// Full-model parameters.
+    pub timing: TimingParams,
+    /// Counting-formula costs.
+    pub formula: FormulaCosts,
+    /// Endurance per block.
+    pub endurance_cycles: u32,
+    /// Whether OOB tags carry write sequence numbers.
+    pub track_write_seq: bool,
+    /// Host link, ns per byte (0 = unlimited).
+    pub link_ns_per_byte: f64,
+    /// Over-provisioning actually obtained after rounding to whole blocks, percent.
+    pub op_percent_actual: f64,
+}
+
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+/// Looks up a preset's TOML text by name.
+pub fn preset_text(name: &str) -> Result<&'static str, String> {
+    PRESETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
+            format!(
+                "unknown preset '{name}': expected one of {}",
+                names.join(", ")
+            )
+        })
+}
+
+impl Config {
+    /// Builds a config from an optional preset name and optional TOML text of a user file
+    /// (`source` names it in errors). The file's `device.preset` is used when `preset` is
+    /// `None`.
+    pub fn load(preset: Option<&str>, file: Option<(&str, &str)>) -> Result<Config, String> {
+        let user: toml::Table = match file {
+            Some((source, text)) => toml::from_str(text)
+                .map_err(|e| format!("{source}: {}", e.to_string().trim_end()))?,
+            None => toml::Table::new(),
+        };
+        let file_preset = user
+            .get("device")
+            .and_then(|d| d.get("preset"))
+            .and_then(|p| p.as_str())
+            .map(str::to_string);
+        let name = preset
+            .map(str::to_string)
+            .or(file_preset)
+            .unwrap_or_else(|| "default".into());
+        let mut base = toml::Table::try_from(Config::default()).expect("defaults serialize");
+        let preset_table: toml::Table =
+            toml::from_str(preset_text(&name)?).map_err(|e| format!("preset {name}: {e}"))?;
+        merge(&mut base, preset_table);
+        merge(&mut base, user);
+        if let Some(toml::Value::Table(d)) = base.get_mut("device") {
+            d.insert("preset".into(), toml::Value::String(name.clone()));
+        }
+        let source = file.map(|(s, _)| s).unwrap_or("configuration");
+        Config::deserialize(base).map_err(|e| format!("{source}: {}", e.to_string().trim_end()))
+    }
+
+    /// Derives the device the simulator builds, checking every setting.
+    pub fn resolve_device(&self) -> Result<ResolvedDevice, String> {
+        let d = &self.device;
+        let cell = d.cell.timing();
+        let page = d.page_size.bytes();
+        if page == 0 || page % 512 != 0 || page > (1 << 20) {
+            return Err(format!(
+                "device.page_size = {}: expected a multiple of 512 B up to 1 MiB",
+                d.page_size
+            ));
+        }
+        if !(0.0..=1000.0).contains(&d.op_percent) || !d.op_percent.is_finite() {
+            return Err(format!(
+                "device.op_percent = {}: expected 0 to 1000",
+                d.op_percent
+            ));
+        }
+        let logical_pages = d.capacity.bytes() / page;
+        if logical_pages == 0 {
+            return Err(format!(
+                "device.capacity = {} is smaller than one page ({})",
+                d.capacity, d.page_size
+            ));
+        }
+        if d.capacity.bytes() % page != 0 {
+            return Err(format!(
+                "device.capacity = {} is not a whole number of {} pages",
+                d.capacity, d.page_size
+            ));
+        }
+        let pages_per_block = d.pages_per_block.unwrap_or(cell.pages_per_block);
+        for (name, v) in [
+            ("channels", d.channels),
+            ("chips_per_channel", d.chips_per_channel),
+            ("dies_per_chip", d.dies_per_chip),
+            ("planes_per_die", d.planes_per_die),
+            ("pages_per_block", pages_per_block),
+        ] {
+            if v == 0 {
+                return Err(format!(
+                    "impossible geometry: device.{name} must be at least 1"
+                ));
+            }
+        }
+        let planes = d.channels as u64
+            * d.chips_per_channel as u64
+            * d.dies_per_chip as u64
+            * d.planes_per_die as u64;
+        let physical_pages = (logical_pages as f64 * (1.0 + d.op_percent / 100.0)).ceil() as u64;
+        let blocks_per_plane = physical_pages.div_ceil(pages_per_block as u64 * planes);
+        if blocks_per_plane > u32::MAX as u64 {
+            return Err("impossible geometry: too many blocks per plane".into());
+        }
+        let geometry = Geometry {
+            channels: d.channels,
+            chips_per_channel: d.chips_per_channel,
+            dies_per_chip: d.dies_per_chip,
+            planes_per_die: d.planes_per_die,
+            blocks_per_plane: blocks_per_plane as u32,
+            pages_per_block,
+            page_size_bytes: page as u32,
+            oob_size_bytes: d.oob_size.bytes() as u32,
+        };
+        geometry.validate()?;
+        let transfer_ns = match (d.channel_mb_s, d.t_rc_ns) {
+            (Some(rate), _) if rate > 0.0 => (page as f64 / rate * 1e3).round() as u64,
+            (Some(rate), _) => {
+                return Err(format!(
+                    "device.channel_mb_s = {rate}: expected a positive rate"
+                ));
+            }
+            (None, Some(t_rc)) => (page as f64 * t_rc).round() as u64,
+            (None, None) => (page as f64 * cell.t_rc_ns).round() as u64,
+        };
+        let read_ns = d.read_ns.unwrap_or(cell.read_ns);
+        let program_ns = d.program_ns.unwrap_or(cell.program_ns);
+        let erase_ns = d.erase_ns.unwrap_or(cell.erase_ns);
+        let timing = TimingParams {
+            read_ns,
+            program_ns,
+            erase_ns,
+            transfer_ns,
+            command_ns: d.command_ns,
+            copyback: d.copyback,
+            organisation: d.organisation,
+        };
+        let t = &self.timing;
+        let formula = FormulaCosts {
+            read_ns: t.formula_read_ns.unwrap_or(read_ns),
+            program_ns: t.formula_program_ns.unwrap_or(program_ns),
+            erase_ns: t.formula_erase_ns.unwrap_or(erase_ns),
+            copy_cost: t.copy_cost,
+        };
+        if !(d.host_link_mb_s >= 0.0 && d.host_link_mb_s.is_finite()) {
+            return Err(format!(
+                "device.host_link_mb_s = {}: expected ≥ 0",
+                d.host_link_mb_s
+            ));
+        }
+        let link_ns_per_byte = if d.host_link_mb_s > 0.0 {
+            1e3 / d.host_link_mb_s
+        } else {
+            0.0
+        };
+        if !(1..=512).contains(&self.host.qd) {
+            return Err(format!("host.qd = {}: expected 1 to 512", self.host.qd));
+        }
+        if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
+            return Err(format!(
+                "host.speedup = {}: expected a positive number",
+                self.host.speedup
+            ));
+        }
+        let physical = geometry.pages();
+        Ok(ResolvedDevice {
+            geometry,
+            logical_pages,
+            timing,
+            formula,
+            endurance_cycles: d.endurance_cycles.unwrap_or(cell.endurance_cycles),
+            track_write_seq: d.track_write_seq.unwrap_or(physical <= 1 << 26),
+            link_ns_per_byte,
+            op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
+                * 100.0,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_loads_and_resolves() {
+        for (name, _) in PRESETS {
+            let c = Config::load(Some(name), None).unwrap();
+            assert_eq!(&c.device.preset, name);
+            let d = c.resolve_device().unwrap();
+            assert!(d.op_percent_actual >= c.device.op_percent - 1e-9, "{name}");
+            assert!(d.op_percent_actual < c.device.op_percent + 1.0, "{name}");
+        }
+    }
+
+    #[test]
+    fn file_overrides_preset_and_preset_overrides_defaults() {
+        let c = Config::load(
+            Some("ssd-b"),
+            Some((
+                "my.toml",
+                "seed = 9\n[device]\nop_percent = 28\n[ftl]\ngc = \"fifo\"\n",
+            )),
+        )
+        .unwrap();
+        assert_eq!(c.seed, 9);
+        assert_eq!(c.device.op_percent, 28.0);
+        assert_eq!(c.device.page_size, Size(2048));
+        assert_eq!(c.ftl.gc, crate::ftl::gc::GcPolicyKind::Fifo);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_key() {
+        let e = Config::load(None, Some(("my.toml", "[device]\nchanels = 4\n"))).unwrap_err();
+        assert!(e.starts_with("my.toml"), "{e}");
+        assert!(e.contains("chanels"), "{e}");
+        let e = Config::load(Some("nope"), None).unwrap_err();
+        assert!(
+            e.contains("unknown preset 'nope'") && e.contains("ssd-a"),
+            "{e}"
+        );
+        let e = Config::load(None, Some(("x.toml", "[ftl]\nname = \"zftl\"\n"))).unwrap_err();
+        assert!(e.contains("zftl"), "{e}");
+    }
+
+    #[test]
+    fn impossible_geometry_is_an_error() {
+        let mut c = Config::default();
+        c.device.channels = 0;
+        assert!(c.resolve_device().unwrap_err().contains("channels"));
+        let mut c = Config::default();
+        c.device.page_size = Size(1000);
+        assert!(c.resolve_device().unwrap_err().contains("page_size"));
+        let mut c = Config::default();
+        c.host.qd = 0;
+        assert!(c.resolve_device().unwrap_err().contains("qd"));
+    }
+
+    #[test]
+    fn android_preset_uses_the_papers_formula_constants() {
+        let c = Config::load(Some("android-emmc"), None).unwrap();
+        let d = c.resolve_device().unwrap();
+        assert_eq!(
+            (d.formula.read_ns, d.formula.program_ns, d.formula.erase_ns),
+            (20_000, 250_000, 1_500_000)
+        );
+        assert_eq!(c.timing.mode, TimingMode::Count);
+    }
+}
