@@ -1,6 +1,9 @@
 //! Run results: the [`Report`] data (JSON keys are part of the interface), and its
 //! renderings — text table, CSV, SVG figures — plus the progress bar.
 
+pub mod numfmt;
+pub mod output;
+
 use serde::{Deserialize, Serialize};
 
 /// Latency distribution summary, nanoseconds.
