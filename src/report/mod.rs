@@ -3,8 +3,10 @@
 
 pub mod csv_out;
 pub mod json;
+pub mod latency;
 pub mod numfmt;
 pub mod output;
+pub mod progress;
 
 use serde::{Deserialize, Serialize};
 
