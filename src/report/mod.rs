@@ -7,6 +7,7 @@ pub mod latency;
 pub mod numfmt;
 pub mod output;
 pub mod progress;
+pub mod svg;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
