@@ -1,6 +1,15 @@
 //! Run results: the [`Report`] data (JSON keys are part of the interface), and its
 //! renderings — text table, CSV, SVG figures — plus the progress bar.
 
+pub mod csv_out;
+pub mod json;
+pub mod latency;
+pub mod numfmt;
+pub mod output;
+pub mod progress;
+pub mod svg;
+pub mod text;
+
 use serde::{Deserialize, Serialize};
 
 /// Latency distribution summary, nanoseconds.

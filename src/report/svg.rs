@@ -1,0 +1,630 @@
+//! SVG figures drawn with plotters: latency CDF, throughput over time, erase-count
+//! histogram, and the generic line and bar charts later experiments reuse.
+//!
+//! Text is emitted as SVG `<text>` elements (plotters' SVG backend) and laid out with
+//! plotters' built-in font-free size estimate, so rendering needs no font files and no C
+//! library. Every function returns a complete SVG document and never panics: data that
+//! cannot be charted (no points, only non-finite values, non-positive values on a log
+//! axis) yields a chart-sized SVG with the title and a "no data" note. Output depends
+//! only on the input, so the same data give byte-identical files.
+
+use super::Figures;
+use super::numfmt::fmt_si;
+use super::output::write_string_atomically;
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{
+    AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged, ValueFormatter,
+};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// Figure size in pixels.
+const SIZE: (u32, u32) = (800, 500);
+/// Series with at most this many points also get a dot per point, so sparse data
+/// (a single point, a handful of configurations) stay visible.
+const MARKER_MAX_POINTS: usize = 40;
+/// The note drawn in place of a chart without data.
+pub const NO_DATA: &str = "no data";
+
+/// Tableau-10: distinguishable, colour-blind-friendlier than plotters' default palette.
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+const FONT: &str = "sans-serif";
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+type Root<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Minimal XML text escaping for the hand-written fallback document.
+fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Last resort when plotters itself fails: a plain SVG with the title and the message.
+fn fallback_svg(title: &str, message: &str) -> String {
+    let (w, h) = SIZE;
+    format!(
+        concat!(
+            "<svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" ",
+            "xmlns=\"http://www.w3.org/2000/svg\">\n",
+            "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#FFFFFF\"/>\n",
+            "<text x=\"{cx}\" y=\"30\" text-anchor=\"middle\" font-family=\"sans-serif\" ",
+            "font-size=\"18\">{title}</text>\n",
+            "<text x=\"{cx}\" y=\"{cy}\" text-anchor=\"middle\" font-family=\"sans-serif\" ",
+            "font-size=\"16\">{message}</text>\n",
+            "</svg>\n"
+        ),
+        w = w,
+        h = h,
+        cx = w / 2,
+        cy = h / 2,
+        title = xml_escape(title),
+        message = xml_escape(message)
+    )
+}
+
+/// Runs `draw` on a fresh SVG canvas; on a drawing error, falls back to a message SVG
+/// so callers always get a document.
+fn render(title: &str, draw: impl FnOnce(&Root) -> DrawResult) -> String {
+    let mut buf = String::new();
+    let result = {
+        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
+        let r = root
+            .fill(&WHITE)
+            .map_err(Into::into)
+            .and_then(|_| draw(&root));
+        r.and_then(|_| root.present().map_err(Into::into))
+    };
+    match result {
+        Ok(()) => buf,
+        Err(e) => message_svg(title, &format!("chart could not be drawn: {e}")),
+    }
+}
+
+/// A chart-sized SVG with `title` and `message` centred (used for "no data").
+fn message_svg(title: &str, message: &str) -> String {
+    let mut buf = String::new();
+    let result: DrawResult = (|| {
+        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        let area = root.titled(title, (FONT, 22))?;
+        let (w, h) = area.dim_in_pixel();
+        let style = TextStyle::from((FONT, 20))
+            .color(&RGBColor(110, 110, 110))
+            .pos(Pos::new(HPos::Center, VPos::Center));
+        area.draw(&Text::new(
+            message.to_string(),
+            (w as i32 / 2, h as i32 / 2),
+            style,
+        ))?;
+        root.present()?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => buf,
+        Err(_) => fallback_svg(title, message),
+    }
+}
+
+/// Options of the shared line-chart renderer.
+struct LineSpec<'a> {
+    title: &'a str,
+    x_label: &'a str,
+    y_label: &'a str,
+    log_x: bool,
+    /// Fixed y range (a CDF's 0–1); otherwise from the data, including 0.
+    y_fixed: Option<Range<f64>>,
+    x_fmt: &'a dyn Fn(f64) -> String,
+    legend_pos: SeriesLabelPosition,
+}
+
+/// Drops points a chart cannot place: non-finite coordinates, and x ≤ 0 on a log axis.
+fn clean_series(
+    series: &[(String, Vec<(f64, f64)>)],
+    log_x: bool,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    series
+        .iter()
+        .map(|(name, pts)| {
+            let kept = pts
+                .iter()
+                .copied()
+                .filter(|(x, y)| x.is_finite() && y.is_finite() && (!log_x || *x > 0.0))
+                .collect();
+            (name.clone(), kept)
+        })
+        .collect()
+}
+
+fn min_max(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}
+
+/// A y range that includes 0 (bars and rates read against zero), with 5 % headroom,
+/// and is never empty (all-zero data get 0–1).
+fn value_range(lo: f64, hi: f64) -> Range<f64> {
+    let (lo, hi) = (lo.min(0.0), hi.max(0.0));
+    if hi - lo <= 0.0 {
+        return 0.0..1.0;
+    }
+    let pad = (hi - lo) * 0.05;
+    let lo = if lo < 0.0 { lo - pad } else { lo };
+    let hi = if hi > 0.0 { hi + pad } else { hi };
+    lo..hi
+}
+
+/// A linear x range over the data, widened around a single value.
+fn linear_range(lo: f64, hi: f64) -> Range<f64> {
+    if hi > lo {
+        return lo..hi;
+    }
+    let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+    lo - pad..hi + pad
+}
+
+/// A log x range widened to whole decades, so the axis always has labelled powers of
+/// ten (plotters labels only those) and a single value still gets a visible span.
+fn decade_range(lo: f64, hi: f64) -> Range<f64> {
+    // hdrhistogram reports a bucket's upper edge, slightly above the true value; the
+    // tolerance keeps a maximum of "10 ms" from opening a whole extra decade (the
+    // point then sits a sub-pixel past the axis end).
+    const TOLERANCE: f64 = 0.001; // in log10 units: 0.23 %
+    let lo = 10f64.powf(lo.log10().floor());
+    let mut hi = 10f64.powf((hi.log10() - TOLERANCE).ceil());
+    if hi <= lo {
+        hi = lo * 10.0;
+    }
+    lo..hi
+}
+
+fn line_chart(spec: &LineSpec, series: &[(String, Vec<(f64, f64)>)]) -> String {
+    let series = clean_series(series, spec.log_x);
+    let all = || series.iter().flat_map(|(_, p)| p.iter().copied());
+    let (Some((x_lo, x_hi)), Some((y_lo, y_hi))) =
+        (min_max(all().map(|p| p.0)), min_max(all().map(|p| p.1)))
+    else {
+        return message_svg(spec.title, NO_DATA);
+    };
+    let y_range = spec
+        .y_fixed
+        .clone()
+        .unwrap_or_else(|| value_range(y_lo, y_hi));
+    render(spec.title, |root| {
+        if spec.log_x {
+            let x = decade_range(x_lo, x_hi).log_scale();
+            draw_lines(root, spec, &series, x, y_range)
+        } else {
+            draw_lines(root, spec, &series, linear_range(x_lo, x_hi), y_range)
+        }
+    })
+}
+
+fn draw_lines<X>(
+    root: &Root,
+    spec: &LineSpec,
+    series: &[(String, Vec<(f64, f64)>)],
+    x_range: X,
+    y_range: Range<f64>,
+) -> DrawResult
+where
+    X: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(root)
+        .caption(spec.title, (FONT, 22))
+        .margin(15)
+        // Room for the last x tick label, which is centred on the axis end.
+        .margin_right(30)
+        .x_label_area_size(45)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range, y_range)?;
+    chart
+        .configure_mesh()
+        .x_desc(spec.x_label)
+        .y_desc(spec.y_label)
+        .x_label_formatter(&|v| (spec.x_fmt)(*v))
+        .y_label_formatter(&|v| fmt_si(*v))
+        .light_line_style(RGBColor(238, 238, 238))
+        .max_light_lines(4)
+        .draw()?;
+    let mut any_label = false;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let c = color(i);
+        let line = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+        if !name.is_empty() {
+            any_label = true;
+            let label = if pts.is_empty() {
+                format!("{name} ({NO_DATA})")
+            } else {
+                name.clone()
+            };
+            line.label(label).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+            });
+        }
+        if pts.len() <= MARKER_MAX_POINTS {
+            chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+        }
+    }
+    if any_label {
+        chart
+            .configure_series_labels()
+            .position(spec.legend_pos.clone())
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .label_font((FONT, 14))
+            .draw()?;
+    }
+    Ok(())
+}
+
+/// A line chart with one line per `(name, points)` series and a legend of the non-empty
+/// names; `log_x` puts x on a log scale (points with x ≤ 0 are then dropped). Axis ticks
+/// use compact SI numbers (`1.5k`, `2M`).
+pub fn line_chart_svg(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    log_x: bool,
+) -> String {
+    let spec = LineSpec {
+        title,
+        x_label,
+        y_label,
+        log_x,
+        y_fixed: None,
+        x_fmt: &fmt_si,
+        legend_pos: SeriesLabelPosition::UpperRight,
+    };
+    line_chart(&spec, series)
+}
+
+/// An axis tick for a duration in µs, in a fitting unit: `500 ns`, `20 µs`, `1.5 ms`, `2 s`.
+fn fmt_tick_us(us: f64) -> String {
+    let a = us.abs();
+    let (v, unit) = if a >= 1e6 {
+        (us / 1e6, "s")
+    } else if a >= 1e3 {
+        (us / 1e3, "ms")
+    } else if a >= 1.0 || a == 0.0 {
+        (us, "µs")
+    } else {
+        (us * 1e3, "ns")
+    };
+    format!("{} {unit}", fmt_si(v))
+}
+
+/// Latency CDFs, one line per `(name, points)` series with a legend. Points are
+/// `(latency ns, cumulative fraction)` as produced by
+/// [`super::latency::cdf_points`]; the x axis shows latency in µs on a log scale, y
+/// runs from 0 to 1.
+pub fn latency_cdf_svg(series: &[(String, Vec<(f64, f64)>)], title: &str) -> String {
+    let us: Vec<(String, Vec<(f64, f64)>)> = series
+        .iter()
+        .map(|(n, pts)| (n.clone(), pts.iter().map(|&(x, y)| (x / 1e3, y)).collect()))
+        .collect();
+    let spec = LineSpec {
+        title,
+        x_label: "latency (µs, log scale)",
+        y_label: "fraction of requests ≤ latency",
+        log_x: true,
+        y_fixed: Some(0.0..1.0),
+        x_fmt: &fmt_tick_us,
+        // CDFs rise to the upper right, leaving the lower right empty.
+        legend_pos: SeriesLabelPosition::LowerRight,
+    };
+    line_chart(&spec, &us)
+}
+
+/// Throughput over simulated time: points are `(seconds, MiB/s)`.
+pub fn throughput_svg(points: &[(f64, f64)], title: &str) -> String {
+    let spec = LineSpec {
+        title,
+        x_label: "simulated time (s)",
+        y_label: "throughput (MiB/s)",
+        log_x: false,
+        y_fixed: None,
+        x_fmt: &fmt_si,
+        legend_pos: SeriesLabelPosition::UpperRight,
+    };
+    line_chart(&spec, &[(String::new(), points.to_vec())])
+}
+
+/// Histogram bins of erase counts: `(first value, bin width, blocks per bin)`.
+///
+/// One bin per distinct value while the values span at most 50; beyond that about
+/// √n bins (between 10 and 50) of equal integer width, so bins stay readable and
+/// every bin covers the same number of erase counts.
+fn erase_bins(counts: &[u32]) -> Option<(u64, u64, Vec<u64>)> {
+    let (lo, hi) = (
+        u64::from(*counts.iter().min()?),
+        u64::from(*counts.iter().max()?),
+    );
+    let span = hi - lo + 1;
+    let width = if span <= 50 {
+        1
+    } else {
+        let target = ((counts.len() as f64).sqrt().ceil() as u64).clamp(10, 50);
+        span.div_ceil(target)
+    };
+    let mut bins = vec![0u64; span.div_ceil(width) as usize];
+    for &c in counts {
+        bins[((u64::from(c) - lo) / width) as usize] += 1;
+    }
+    Some((lo, width, bins))
+}
+
+/// Histogram of per-block erase counts (x: erase count, y: blocks) with automatic
+/// binning: one bar per value for narrow spreads, ~√n equal-width bins otherwise.
+pub fn erase_histogram_svg(erase_counts: &[u32], title: &str) -> String {
+    let Some((lo, width, bins)) = erase_bins(erase_counts) else {
+        return message_svg(title, NO_DATA);
+    };
+    let x_desc = if width == 1 {
+        "erase count".to_string()
+    } else {
+        format!("erase count (bins of {width})")
+    };
+    let peak = bins.iter().copied().max().unwrap_or(0) as f64;
+    // Bars are centred on the values they count: bin [a, a+w-1] spans a-0.5 .. a+w-0.5.
+    let x0 = lo as f64 - 0.5;
+    let x1 = x0 + (bins.len() as u64 * width) as f64;
+    render(title, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 22))
+            .margin(15)
+            .margin_right(30)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x0..x1, value_range(0.0, peak))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc(x_desc.as_str())
+            .y_desc("blocks")
+            // Only whole erase counts are meaningful ticks.
+            .x_label_formatter(&|v| {
+                if (v - v.round()).abs() < 1e-9 {
+                    fmt_si(*v)
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| fmt_si(*v))
+            .light_line_style(RGBColor(238, 238, 238))
+            .max_light_lines(4)
+            .draw()?;
+        let c = color(0);
+        chart.draw_series(
+            bins.iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(i, &n)| {
+                    let a = x0 + (i as u64 * width) as f64;
+                    let mut r =
+                        Rectangle::new([(a, 0.0), (a + width as f64, n as f64)], c.filled());
+                    // A pixel of air between adjacent bars keeps them countable.
+                    r.set_margin(0, 0, 0, 1);
+                    r
+                }),
+        )?;
+        Ok(())
+    })
+}
+
+/// An x axis of `n` categories at 0, 1, …, n−1, each owning the unit slot around it, with
+/// ticks only at the category centres (plotters' numeric axes would tick at "nice"
+/// fractional values instead).
+#[derive(Clone)]
+struct CategoryAxis {
+    n: usize,
+}
+
+impl Ranged for CategoryAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let r = self.range();
+        let t = (value - r.start) / (r.end - r.start);
+        limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        let max = hint.max_num_points();
+        if max == 0 || self.n == 0 {
+            return Vec::new();
+        }
+        let stride = self.n.div_ceil(max);
+        (0..self.n).step_by(stride).map(|i| i as f64).collect()
+    }
+
+    fn range(&self) -> Range<f64> {
+        -0.5..self.n.max(1) as f64 - 0.5
+    }
+}
+
+/// A bar chart over `categories`: for each category one bar per `(name, values)` series
+/// side by side, or, with `stacked`, the series stacked into one bar (positive values
+/// upward from 0, negative downward; e.g. I/O vs GC time per design). `values[i]`
+/// belongs to `categories[i]`; missing and non-finite values draw no bar. A legend
+/// names the series.
+pub fn bar_chart_svg(
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[(String, Vec<f64>)],
+    stacked: bool,
+) -> String {
+    let n = categories.len();
+    let value = |s: &(String, Vec<f64>), i: usize| s.1.get(i).copied().filter(|v| v.is_finite());
+    let values = || {
+        series
+            .iter()
+            .flat_map(|s| (0..n).filter_map(move |i| value(s, i)))
+    };
+    if values().next().is_none() {
+        return message_svg(title, NO_DATA);
+    }
+    // The y range must cover the stacks' totals, not just single values.
+    let (lo, hi) = if stacked {
+        (0..n).fold((0.0f64, 0.0f64), |(lo, hi), i| {
+            let (neg, pos) =
+                series
+                    .iter()
+                    .filter_map(|s| value(s, i))
+                    .fold(
+                        (0.0, 0.0),
+                        |(n, p), v| {
+                            if v < 0.0 { (n + v, p) } else { (n, p + v) }
+                        },
+                    );
+            (lo.min(neg), hi.max(pos))
+        })
+    } else {
+        min_max(values()).unwrap_or((0.0, 0.0))
+    };
+    render(title, |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 22))
+            .margin(15)
+            .margin_right(30)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(CategoryAxis { n }, value_range(lo, hi))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .y_desc(y_label)
+            .x_label_formatter(&|v| {
+                let i = v.round();
+                if i >= 0.0 && (i as usize) < n && (v - i).abs() < 1e-9 {
+                    categories[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&|v| fmt_si(*v))
+            .light_line_style(RGBColor(238, 238, 238))
+            .max_light_lines(4)
+            .draw()?;
+        let m = series.len().max(1);
+        let mut neg_base = vec![0.0f64; n];
+        let mut pos_base = vec![0.0f64; n];
+        for (j, s) in series.iter().enumerate() {
+            let c = color(j);
+            let mut bars = Vec::new();
+            for i in 0..n {
+                let Some(v) = value(s, i) else { continue };
+                let centre = i as f64;
+                let (x0, x1, y0, y1) = if stacked {
+                    let base = if v < 0.0 {
+                        &mut neg_base[i]
+                    } else {
+                        &mut pos_base[i]
+                    };
+                    let y0 = *base;
+                    *base += v;
+                    (centre - 0.3, centre + 0.3, y0, *base)
+                } else {
+                    // The group fills 80 % of the slot, leaving a gap between categories.
+                    let w = 0.8 / m as f64;
+                    let x0 = centre - 0.4 + j as f64 * w;
+                    (x0, x0 + w, 0.0, v)
+                };
+                let mut r = Rectangle::new([(x0, y0), (x1, y1)], c.filled());
+                r.set_margin(0, 0, 0, 1);
+                bars.push(r);
+            }
+            let drawn = chart.draw_series(bars)?;
+            if !s.0.is_empty() {
+                drawn.label(s.0.as_str()).legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
+                });
+            }
+        }
+        if series.iter().any(|s| !s.0.is_empty()) {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(160, 160, 160))
+                .label_font((FONT, 14))
+                .draw()?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes `latency_cdf.svg`, `throughput.svg` and `erase_histogram.svg` into `dir`
+/// (created if missing), each atomically, and returns their paths in that order. A
+/// non-empty `name_prefix` is prepended with an underscore (`dftl_latency_cdf.svg`) and
+/// shown in the titles, so several designs can share one directory.
+pub fn write_figures(dir: &Path, name_prefix: &str, figures: &Figures) -> io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let (file_prefix, title_suffix) = if name_prefix.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (format!("{name_prefix}_"), format!(" — {name_prefix}"))
+    };
+    let docs = [
+        (
+            "latency_cdf.svg",
+            latency_cdf_svg(&figures.latency_cdf, &format!("Latency CDF{title_suffix}")),
+        ),
+        (
+            "throughput.svg",
+            throughput_svg(
+                &figures.throughput_series,
+                &format!("Throughput{title_suffix}"),
+            ),
+        ),
+        (
+            "erase_histogram.svg",
+            erase_histogram_svg(
+                &figures.erase_counts,
+                &format!("Erase counts per block{title_suffix}"),
+            ),
+        ),
+    ];
+    let mut paths = Vec::with_capacity(docs.len());
+    for (name, svg) in docs {
+        let path = dir.join(format!("{file_prefix}{name}"));
+        write_string_atomically(&path, &svg)?;
+        paths.push(path);
+    }
+    Ok(paths)
+}

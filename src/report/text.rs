@@ -1,0 +1,402 @@
+//! The report as an aligned plain-text table for the terminal.
+//!
+//! Layout: a header line, the device summary (one metric per line, grouped into
+//! performance / flash / time), FTL counters, a per-phase table, notes and warnings, and,
+//! when other reports are given, a side-by-side comparison. Output is a pure function of
+//! the input (no clock, no locale), and no line has trailing spaces.
+
+use super::csv_out::phases_with_overall;
+use super::numfmt::{
+    NOT_AVAILABLE, fmt_bytes, fmt_duration_ns, fmt_duration_us, fmt_number, fmt_percent, fmt_ratio,
+    group_thousands,
+};
+use super::{LatencySummary, PhaseReport, Report};
+
+/// Column alignment in a [`Table`].
+#[derive(Clone, Copy, PartialEq)]
+enum Align {
+    Left,
+    Right,
+}
+
+enum Line {
+    /// A sub-heading spanning the table.
+    Section(String),
+    Cells(Vec<String>),
+}
+
+/// A minimal column-aligned table: widths from the widest cell (counted in chars, so
+/// `µs` counts as two columns, as terminals show it), two spaces between columns.
+struct Table {
+    header: Option<Vec<String>>,
+    align: Vec<Align>,
+    lines: Vec<Line>,
+}
+
+impl Table {
+    fn new(align: Vec<Align>) -> Self {
+        Table {
+            header: None,
+            align,
+            lines: Vec::new(),
+        }
+    }
+
+    fn render(&self, out: &mut String) {
+        let ncol = self.align.len();
+        let mut width = vec![0usize; ncol];
+        let rows = self
+            .header
+            .iter()
+            .chain(self.lines.iter().filter_map(|l| match l {
+                Line::Cells(c) => Some(c),
+                Line::Section(_) => None,
+            }));
+        for cells in rows {
+            for (w, c) in width.iter_mut().zip(cells) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let fmt_row = |cells: &[String], out: &mut String| {
+            let mut line = String::new();
+            for (i, w) in width.iter().enumerate() {
+                let c = cells.get(i).map(String::as_str).unwrap_or("");
+                let pad = w.saturating_sub(c.chars().count());
+                if i > 0 {
+                    line.push_str("  ");
+                }
+                if self.align[i] == Align::Right {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(c);
+                } else {
+                    line.push_str(c);
+                    line.extend(std::iter::repeat_n(' ', pad));
+                }
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        };
+        if let Some(h) = &self.header {
+            fmt_row(h, out);
+            let total = width.iter().sum::<usize>() + 2 * ncol.saturating_sub(1);
+            out.push_str(&"-".repeat(total));
+            out.push('\n');
+        }
+        for l in &self.lines {
+            match l {
+                Line::Section(s) => {
+                    // A blank line before every section but a leading one groups rows
+                    // visually without a box-drawing frame.
+                    if !std::ptr::eq(l, &self.lines[0]) {
+                        out.push('\n');
+                    }
+                    out.push_str(s);
+                    out.push('\n');
+                }
+                Line::Cells(c) => fmt_row(c, out),
+            }
+        }
+    }
+}
+
+/// One line of the device summary: a label and how to read it off a report.
+enum Metric {
+    Section(&'static str),
+    Value(&'static str, fn(&Report) -> String),
+}
+
+fn lat(ns: u64) -> String {
+    fmt_duration_ns(ns as f64)
+}
+
+/// A latency statistic, or `n/a` when the summary measured nothing (e.g. reads in a
+/// write-only run), so an all-zero summary does not read as "0 ns".
+fn lat_if(l: &LatencySummary, f: impl Fn(&LatencySummary) -> String) -> String {
+    if l.count == 0 {
+        NOT_AVAILABLE.to_string()
+    } else {
+        f(l)
+    }
+}
+
+fn erase_spread(r: &Report) -> String {
+    let e = &r.erase_count;
+    format!(
+        "{} / {} / {} / {}",
+        group_thousands(e.min),
+        fmt_number(e.mean),
+        group_thousands(e.max),
+        fmt_number(e.stddev)
+    )
+}
+
+/// The summary rows, shared by the single-report summary and the comparison table so the
+/// two always show the same figures the same way.
+fn summary_metrics() -> Vec<Metric> {
+    use Metric::{Section, Value};
+    vec![
+        Section("Performance"),
+        Value("Requests", |r| group_thousands(r.latency_ns.count)),
+        Value("  reads / writes", |r| {
+            format!(
+                "{} / {}",
+                group_thousands(r.read_latency_ns.count),
+                group_thousands(r.write_latency_ns.count)
+            )
+        }),
+        Value("IOPS", |r| fmt_number(r.iops)),
+        Value("Throughput", |r| {
+            format!("{} MiB/s", fmt_number(r.throughput_mib_s))
+        }),
+        Value("Latency mean", |r| {
+            lat_if(&r.latency_ns, |l| fmt_duration_ns(l.mean))
+        }),
+        Value("Latency p50", |r| lat_if(&r.latency_ns, |l| lat(l.p50))),
+        Value("Latency p99", |r| lat_if(&r.latency_ns, |l| lat(l.p99))),
+        Value("Latency p99.9", |r| lat_if(&r.latency_ns, |l| lat(l.p999))),
+        Value("Latency max", |r| lat_if(&r.latency_ns, |l| lat(l.max))),
+        Value("Read latency mean / p99", |r| {
+            lat_if(&r.read_latency_ns, |l| {
+                format!("{} / {}", fmt_duration_ns(l.mean), lat(l.p99))
+            })
+        }),
+        Value("Write latency mean / p99", |r| {
+            lat_if(&r.write_latency_ns, |l| {
+                format!("{} / {}", fmt_duration_ns(l.mean), lat(l.p99))
+            })
+        }),
+        Section("Flash"),
+        Value("Host pages read / written", |r| {
+            format!(
+                "{} / {}",
+                group_thousands(r.host_read_pages),
+                group_thousands(r.host_write_pages)
+            )
+        }),
+        Value("Host pages trimmed", |r| group_thousands(r.host_trim_pages)),
+        Value("Unmapped page reads", |r| {
+            group_thousands(r.unmapped_read_pages)
+        }),
+        Value("NAND page reads (RMW)", |r| {
+            format!(
+                "{} ({})",
+                group_thousands(r.nand_read_pages),
+                group_thousands(r.rmw_read_pages)
+            )
+        }),
+        Value("NAND page programs", |r| {
+            group_thousands(r.nand_program_pages)
+        }),
+        Value("  host / GC / WL / map", |r| {
+            format!(
+                "{} / {} / {} / {}",
+                group_thousands(r.host_program_pages),
+                group_thousands(r.gc_copy_pages),
+                group_thousands(r.wl_copy_pages),
+                group_thousands(r.map_program_pages)
+            )
+        }),
+        Value("Write amplification", |r| fmt_ratio(r.write_amplification)),
+        Value("  host / GC / WL", |r| {
+            format!(
+                "{} / {} / {}",
+                fmt_ratio(r.write_amplification_host),
+                fmt_ratio(r.write_amplification_gc),
+                fmt_ratio(r.write_amplification_wl)
+            )
+        }),
+        Value("Erases", |r| group_thousands(r.erases)),
+        Value("Erase count min/mean/max/sd", erase_spread),
+        Value("Mapping memory", |r| fmt_bytes(r.mapping_bytes)),
+        Section("Time"),
+        Value("Elapsed (formula)", |r| {
+            fmt_duration_us(r.elapsed_formula_us)
+        }),
+        Value("  I/O / GC", |r| {
+            format!(
+                "{} / {}",
+                fmt_duration_us(r.elapsed_formula_io_us),
+                fmt_duration_us(r.elapsed_formula_gc_us)
+            )
+        }),
+        Value("GC share of formula time", |r| fmt_percent(r.gc_time_share)),
+        Value("GC share of die busy time", |r| {
+            fmt_percent(r.gc_busy_share)
+        }),
+        Value("Simulated time", |r| fmt_duration_ns(r.simulated_ns as f64)),
+    ]
+}
+
+/// Fills `t` (label column + one column per report) with the summary metrics.
+fn push_metrics(t: &mut Table, reports: &[&Report]) {
+    for m in summary_metrics() {
+        match m {
+            Metric::Section(s) => t.lines.push(Line::Section(s.to_string())),
+            Metric::Value(label, f) => {
+                let mut cells = vec![format!("  {label}")];
+                cells.extend(reports.iter().map(|r| f(r)));
+                t.lines.push(Line::Cells(cells));
+            }
+        }
+    }
+}
+
+fn phase_cells(p: &PhaseReport) -> Vec<String> {
+    vec![
+        p.name.clone(),
+        group_thousands(p.requests),
+        fmt_number(p.iops),
+        fmt_number(p.throughput_mib_s),
+        lat_if(&p.latency_ns, |l| fmt_duration_ns(l.mean)),
+        lat_if(&p.latency_ns, |l| lat(l.p99)),
+        fmt_ratio(p.write_amplification),
+        fmt_percent(p.gc_time_share),
+    ]
+}
+
+fn render_phases(report: &Report, out: &mut String) {
+    let mut t = Table::new(vec![
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+    ]);
+    t.header = Some(
+        [
+            "Phase", "Requests", "IOPS", "MiB/s", "Lat mean", "Lat p99", "WA", "GC share",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    for p in &report.phases {
+        t.lines.push(Line::Cells(phase_cells(p)));
+    }
+    out.push_str("Phases\n");
+    t.render(out);
+}
+
+fn render_list(title: &str, items: &[String], out: &mut String) {
+    if items.is_empty() {
+        return;
+    }
+    out.push('\n');
+    out.push_str(title);
+    out.push('\n');
+    for item in items {
+        // Continuation lines of a multi-line note line up under its first line.
+        let mut lines = item.lines();
+        out.push_str("  - ");
+        out.push_str(lines.next().unwrap_or(""));
+        out.push('\n');
+        for l in lines {
+            out.push_str("    ");
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+}
+
+fn render_comparison(comparison: &[(&str, &Report)], out: &mut String) {
+    let mut align = vec![Align::Left];
+    align.extend(comparison.iter().map(|_| Align::Right));
+    let mut t = Table::new(align);
+    let mut header = vec!["Metric".to_string()];
+    header.extend(comparison.iter().map(|(name, _)| name.to_string()));
+    t.header = Some(header);
+    let reports: Vec<&Report> = comparison.iter().map(|(_, r)| *r).collect();
+    push_metrics(&mut t, &reports);
+
+    // Per-phase rows, for phases in order of first appearance across the reports (the
+    // designs usually ran the same workload, hence the same phases).
+    let mut names: Vec<String> = Vec::new();
+    for r in &reports {
+        for p in phases_with_overall(r) {
+            if !names.contains(&p.name) {
+                names.push(p.name);
+            }
+        }
+    }
+    let per_report: Vec<Vec<PhaseReport>> =
+        reports.iter().map(|r| phases_with_overall(r)).collect();
+    type PhaseMetric = (&'static str, fn(&PhaseReport) -> String);
+    let phase_metrics: [PhaseMetric; 4] = [
+        ("IOPS", |p| fmt_number(p.iops)),
+        ("latency p99", |p| lat_if(&p.latency_ns, |l| lat(l.p99))),
+        ("WA", |p| fmt_ratio(p.write_amplification)),
+        ("GC share", |p| fmt_percent(p.gc_time_share)),
+    ];
+    t.lines.push(Line::Section("Phases".to_string()));
+    for name in &names {
+        for (label, f) in &phase_metrics {
+            let mut cells = vec![format!("  {name}: {label}")];
+            for phases in &per_report {
+                cells.push(match phases.iter().find(|p| &p.name == name) {
+                    Some(p) => f(p),
+                    None => "-".to_string(),
+                });
+            }
+            t.lines.push(Line::Cells(cells));
+        }
+    }
+    out.push_str("\nComparison\n");
+    t.render(out);
+}
+
+/// Renders `report` as an aligned text table; when `comparison` is non-empty, a
+/// side-by-side table follows with one column per `(name, report)` (e.g. several
+/// designs on one workload; include the main report there if it should be a column).
+pub fn render_text(report: &Report, comparison: &[(&str, &Report)]) -> String {
+    let mut out = String::new();
+    let mut header = String::from("ssdlab");
+    if !report.ssdlab_version.is_empty() {
+        header.push(' ');
+        header.push_str(&report.ssdlab_version);
+    }
+    header.push_str(" report");
+    if !report.measured_phase.is_empty() {
+        header.push_str(&format!(" (measured: {})", report.measured_phase));
+    }
+    out.push_str(&header);
+    out.push_str("\n\n");
+
+    let mut t = Table::new(vec![Align::Left, Align::Right]);
+    push_metrics(&mut t, &[report]);
+    // Only in the single-report view: wall-clock time varies between identical runs, so
+    // it would be noise in a comparison of designs.
+    t.lines.push(Line::Cells(vec![
+        "  Wall clock (host)".to_string(),
+        fmt_duration_ns(report.wall_clock_s * 1e9),
+    ]));
+    t.render(&mut out);
+
+    if !report.counters.is_empty() {
+        let mut t = Table::new(vec![Align::Left, Align::Right]);
+        for (k, v) in &report.counters {
+            t.lines
+                .push(Line::Cells(vec![format!("  {k}"), group_thousands(*v)]));
+        }
+        out.push_str("\nCounters\n");
+        t.render(&mut out);
+    }
+
+    if !report.phases.is_empty() {
+        out.push('\n');
+        render_phases(report, &mut out);
+    }
+    render_list("Notes", &report.notes, &mut out);
+    render_list("Warnings", &report.warnings, &mut out);
+    if !comparison.is_empty() {
+        render_comparison(comparison, &mut out);
+    }
+    // Notes and names come from users and may carry trailing blanks; strip them so the
+    // promise "no trailing spaces" holds for every line.
+    let mut clean: String = out.lines().map(|l| format!("{}\n", l.trim_end())).collect();
+    if clean.is_empty() {
+        clean.push('\n');
+    }
+    clean
+}

@@ -1,0 +1,252 @@
+//! SVG figures: well-formed documents with titles and series names, for real and
+//! degenerate data alike, deterministic, and written atomically.
+
+use ssdlab::report::Figures;
+use ssdlab::report::svg::{
+    NO_DATA, bar_chart_svg, erase_histogram_svg, latency_cdf_svg, line_chart_svg, throughput_svg,
+    write_figures,
+};
+
+/// A tiny XML well-formedness check: one root `<svg>` element, balanced tags, no raw `<`
+/// or `&` in text, quoted attributes. Enough to catch truncated or garbled output.
+fn assert_well_formed(svg: &str) {
+    assert!(
+        svg.starts_with("<svg"),
+        "does not start with <svg: {:?}",
+        &svg[..svg.len().min(80)]
+    );
+    assert!(
+        svg.trim_end().ends_with("</svg>"),
+        "does not end with </svg>"
+    );
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    let mut roots = 0;
+    while let Some(open) = rest.find('<') {
+        let text = &rest[..open];
+        check_text(text);
+        let close = rest[open..].find('>').expect("unterminated tag") + open;
+        let tag = &rest[open + 1..close];
+        assert_eq!(
+            tag.matches('"').count() % 2,
+            0,
+            "unbalanced quotes in <{tag}>"
+        );
+        if let Some(name) = tag.strip_prefix('/') {
+            let top = stack.pop().unwrap_or_else(|| panic!("stray </{name}>"));
+            assert_eq!(top, name.trim(), "mismatched closing tag");
+        } else {
+            let name: String = tag
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != '/')
+                .collect();
+            assert!(!name.is_empty(), "empty tag name");
+            if stack.is_empty() {
+                roots += 1;
+            }
+            if !tag.ends_with('/') {
+                stack.push(name);
+            }
+        }
+        rest = &rest[close + 1..];
+    }
+    check_text(rest);
+    assert!(stack.is_empty(), "unclosed tags {stack:?}");
+    assert_eq!(roots, 1, "exactly one root element");
+}
+
+fn check_text(text: &str) {
+    let mut s = text;
+    while let Some(i) = s.find('&') {
+        let entity_end = s[i..].find(';').expect("bare &") + i;
+        let entity = &s[i + 1..entity_end];
+        assert!(
+            ["lt", "gt", "amp", "quot", "apos"].contains(&entity) || entity.starts_with('#'),
+            "bad entity &{entity};"
+        );
+        s = &s[entity_end + 1..];
+    }
+}
+
+fn cdf(scale: f64) -> Vec<(f64, f64)> {
+    (1..=100)
+        .map(|i| (scale * f64::from(i).powf(1.5), f64::from(i) / 100.0))
+        .collect()
+}
+
+#[test]
+fn latency_cdf_has_title_legend_and_text_elements() {
+    let series = vec![
+        ("seq-write".to_string(), cdf(10_000.0)),
+        ("rand & write".to_string(), cdf(40_000.0)),
+    ];
+    let svg = latency_cdf_svg(&series, "Latency <CDF>");
+    assert_well_formed(&svg);
+    assert!(svg.contains("Latency &lt;CDF&gt;"));
+    assert!(svg.contains("seq-write") && svg.contains("rand &amp; write"));
+    assert!(svg.contains("<text"), "labels must be SVG text elements");
+    assert!(svg.contains("µs"));
+    assert!(svg.contains("<polyline"));
+    assert_eq!(
+        svg,
+        latency_cdf_svg(&series, "Latency <CDF>"),
+        "deterministic"
+    );
+}
+
+#[test]
+fn degenerate_inputs_give_valid_svgs() {
+    let cases: Vec<(String, &str)> = vec![
+        (latency_cdf_svg(&[], "empty cdf"), "empty cdf"),
+        (
+            latency_cdf_svg(&[("s".into(), vec![])], "empty series"),
+            "empty series",
+        ),
+        (
+            latency_cdf_svg(
+                &[("s".into(), vec![(0.0, 0.5), (-1.0, 1.0)])],
+                "nonpositive",
+            ),
+            "nonpositive",
+        ),
+        (
+            latency_cdf_svg(&[("one".into(), vec![(5000.0, 1.0)])], "one point"),
+            "one point",
+        ),
+        (throughput_svg(&[], "no tput"), "no tput"),
+        (throughput_svg(&[(1.0, 5.0)], "one tput"), "one tput"),
+        (
+            throughput_svg(&[(0.0, 0.0), (1.0, 0.0), (2.0, 0.0)], "zero tput"),
+            "zero tput",
+        ),
+        (
+            throughput_svg(&[(f64::NAN, 1.0), (1.0, f64::INFINITY)], "nan tput"),
+            "nan tput",
+        ),
+        (erase_histogram_svg(&[], "no blocks"), "no blocks"),
+        (erase_histogram_svg(&[0; 1024], "fresh"), "fresh"),
+        (erase_histogram_svg(&[7], "single"), "single"),
+        (erase_histogram_svg(&[0, u32::MAX], "extreme"), "extreme"),
+        (
+            line_chart_svg("no series", "x", "y", &[], false),
+            "no series",
+        ),
+        (
+            line_chart_svg("log one", "x", "y", &[("a".into(), vec![(1.0, 1.0)])], true),
+            "log one",
+        ),
+        (bar_chart_svg("no bars", "y", &[], &[], false), "no bars"),
+        (
+            bar_chart_svg(
+                "nan bars",
+                "y",
+                &["a".into()],
+                &[("s".into(), vec![f64::NAN])],
+                true,
+            ),
+            "nan bars",
+        ),
+        (
+            bar_chart_svg(
+                "zero bars",
+                "y",
+                &["a".into(), "b".into()],
+                &[("s".into(), vec![0.0, 0.0])],
+                false,
+            ),
+            "zero bars",
+        ),
+    ];
+    for (svg, title) in &cases {
+        assert_well_formed(svg);
+        assert!(svg.contains(title), "title {title} missing");
+    }
+    let no_data = [0, 1, 2, 4, 7, 8, 12, 14, 15];
+    for i in no_data {
+        assert!(
+            cases[i].0.contains(NO_DATA),
+            "{} should say no data",
+            cases[i].1
+        );
+    }
+}
+
+#[test]
+fn line_and_bar_charts_name_their_series() {
+    let series = vec![
+        ("page".to_string(), vec![(1.0, 2.0), (2.0, 3.5), (4.0, 3.0)]),
+        ("dftl".to_string(), vec![(1.0, 1.0), (2.0, 1.5), (4.0, 2.5)]),
+    ];
+    let svg = line_chart_svg("WA vs utilisation", "utilisation", "WA", &series, false);
+    assert_well_formed(&svg);
+    for s in ["WA vs utilisation", "utilisation", "page", "dftl"] {
+        assert!(svg.contains(s), "missing {s}");
+    }
+    let cats = vec![
+        "seq-write".to_string(),
+        "rand-write".to_string(),
+        "rand-read".to_string(),
+    ];
+    let bars = vec![
+        ("I/O".to_string(), vec![3.0, 5.0, 1.0]),
+        ("GC".to_string(), vec![0.0, 2.5, 0.0]),
+    ];
+    for stacked in [false, true] {
+        let svg = bar_chart_svg("Time per phase", "seconds", &cats, &bars, stacked);
+        assert_well_formed(&svg);
+        for s in [
+            "Time per phase",
+            "seconds",
+            "seq-write",
+            "rand-read",
+            "I/O",
+            "GC",
+        ] {
+            assert!(svg.contains(s), "missing {s} (stacked={stacked})");
+        }
+        assert!(svg.matches("<rect").count() >= 5);
+    }
+}
+
+#[test]
+fn erase_histogram_bins_wide_spreads() {
+    let counts: Vec<u32> = (0..10_000u32).map(|i| (i * 7919) % 3000).collect();
+    let svg = erase_histogram_svg(&counts, "Wear");
+    assert_well_formed(&svg);
+    assert!(svg.contains("bins of"));
+}
+
+#[test]
+fn write_figures_writes_three_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("figs/nested");
+    let figs = Figures {
+        latency_cdf: vec![("all".into(), cdf(1000.0))],
+        throughput_series: vec![(0.0, 100.0), (1.0, 120.0), (2.0, 80.0)],
+        erase_counts: vec![1, 2, 2, 3, 3, 3],
+    };
+    let paths = write_figures(&out, "dftl", &figs).unwrap();
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "dftl_latency_cdf.svg",
+            "dftl_throughput.svg",
+            "dftl_erase_histogram.svg"
+        ]
+    );
+    for p in &paths {
+        let svg = std::fs::read_to_string(p).unwrap();
+        assert_well_formed(&svg);
+        assert!(svg.contains("dftl"));
+    }
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 3);
+    let plain = write_figures(&out, "", &Figures::default()).unwrap();
+    assert_eq!(plain[0].file_name().unwrap(), "latency_cdf.svg");
+    for p in &plain {
+        assert!(std::fs::read_to_string(p).unwrap().contains(NO_DATA));
+    }
+}

@@ -1,0 +1,108 @@
+//! Text rendering of a hand-made report: key figures present, aligned, deterministic.
+
+mod report_common;
+
+use report_common::sample_report;
+use ssdlab::report::text::render_text;
+
+#[test]
+fn contains_key_figures() {
+    let r = sample_report();
+    let t = render_text(&r, &[]);
+    for needle in [
+        "ssdlab 0.1.0 report (measured: after preconditioning)",
+        "123,457",               // IOPS
+        "482 MiB/s",             // throughput
+        "84.5 µs",               // mean latency
+        "61.0 µs",               // p50
+        "1.25 ms",               // p99
+        "4.80 ms",               // p99.9
+        "9.10 ms",               // max
+        "1.450",                 // WA
+        "1.000 / 0.430 / 0.020", // WA split
+        "5,664",                 // erases
+        "3 / 5.53 / 11 / 1.25",  // erase-count spread
+        "8.00 MiB",              // mapping memory
+        "3.50 s",                // formula time
+        "2.80 s / 700 ms",       // I/O vs GC
+        "20.0 %",                // GC share
+        "10.1 s",                // simulated time
+        "ftl.gc.victims",
+        "4,321",
+        "seq-write",
+        "rand-write",
+        "98,765",
+        "18.8 %",
+        "counters exclude the fill",
+        "beyond device end",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+}
+
+#[test]
+fn deterministic_and_tidy() {
+    let r = sample_report();
+    let a = render_text(&r, &[("page", &r), ("dftl", &r)]);
+    let b = render_text(&r.clone(), &[("page", &r), ("dftl", &r)]);
+    assert_eq!(a, b);
+    assert!(a.ends_with('\n'));
+    for line in a.lines() {
+        assert_eq!(line, line.trim_end(), "trailing blanks in {line:?}");
+    }
+}
+
+#[test]
+fn values_are_right_aligned_in_one_column() {
+    let t = render_text(&sample_report(), &[]);
+    let ends: Vec<usize> = t
+        .lines()
+        .filter(|l| {
+            l.starts_with("  IOPS")
+                || l.starts_with("  Erases")
+                || l.starts_with("  Mapping memory")
+        })
+        .map(|l| l.chars().count())
+        .collect();
+    assert_eq!(ends.len(), 3);
+    assert!(ends.iter().all(|&e| e == ends[0]), "{ends:?}\n{t}");
+}
+
+#[test]
+fn comparison_has_one_column_per_report() {
+    let a = sample_report();
+    let mut b = sample_report();
+    b.iops = 2_000.0;
+    b.phases.pop();
+    let t = render_text(&a, &[("page-ftl", &a), ("dftl", &b)]);
+    let cmp = &t[t.find("Comparison").expect("comparison section")..];
+    let header = cmp.lines().nth(1).unwrap();
+    assert!(
+        header.starts_with("Metric") && header.contains("page-ftl") && header.ends_with("dftl")
+    );
+    let iops = cmp
+        .lines()
+        .find(|l| l.trim_start().starts_with("IOPS"))
+        .unwrap();
+    assert!(
+        iops.contains("123,457") && iops.ends_with("2,000"),
+        "{iops}"
+    );
+    // A phase only the first design ran shows a dash for the second.
+    let rw = cmp
+        .lines()
+        .find(|l| l.contains("rand-write: IOPS"))
+        .unwrap();
+    assert!(rw.ends_with(" -"), "{rw}");
+}
+
+#[test]
+fn empty_report_renders_without_nan() {
+    let r = ssdlab::report::Report {
+        write_amplification: f64::NAN,
+        ..Default::default()
+    };
+    let t = render_text(&r, &[]);
+    assert!(t.contains("n/a"));
+    assert!(!t.contains("NaN"));
+}
