@@ -271,6 +271,15 @@ impl Config {
     /// (`source` names it in errors). The file's `device.preset` is used when `preset` is
     /// `None`.
     pub fn load(preset: Option<&str>, file: Option<(&str, &str)>) -> Result<Config, String> {
+        Config::load_with(preset, file, toml::Table::new())
+    }
+
+    /// Like [`Config::load`], with `overrides` (e.g. from command-line flags) merged last.
+    pub fn load_with(
+        preset: Option<&str>,
+        file: Option<(&str, &str)>,
+        overrides: toml::Table,
+    ) -> Result<Config, String> {
         let user: toml::Table = match file {
             Some((source, text)) => toml::from_str(text)
                 .map_err(|e| format!("{source}: {}", e.to_string().trim_end()))?,
@@ -290,10 +299,11 @@ impl Config {
             toml::from_str(preset_text(&name)?).map_err(|e| format!("preset {name}: {e}"))?;
         merge(&mut base, preset_table);
         merge(&mut base, user);
+        merge(&mut base, overrides);
         if let Some(toml::Value::Table(d)) = base.get_mut("device") {
             d.insert("preset".into(), toml::Value::String(name.clone()));
         }
-        let source = file.map(|(s, _)| s).unwrap_or("configuration");
+        let source = file.map(|(s, _)| s).unwrap_or("command line");
         Config::deserialize(base).map_err(|e| format!("{source}: {}", e.to_string().trim_end()))
     }
 

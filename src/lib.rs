@@ -4,6 +4,7 @@
 //! See `docs/` and the README for the user's view; `../shared/docs/design.md` for the
 //! architecture this crate follows.
 
+pub mod cli;
 pub mod config;
 pub mod ftl;
 pub mod nand;

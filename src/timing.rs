@@ -113,6 +113,58 @@ pub struct TimingParams {
     pub organisation: Organisation,
 }
 
+/// Reservations of one bus as sorted, disjoint, non-touching busy intervals. A transfer
+/// takes the earliest gap at or after the moment its data is ready, so a transfer that
+/// becomes ready early is not held behind one reserved later for a far-future moment (the
+/// head-of-line artefact of a single busy-until value). Intervals that end before the
+/// current request's issue time are pruned, and touching intervals are merged, so the
+/// list stays short.
+#[derive(Clone, Debug, Default)]
+pub struct Calendar {
+    busy: std::collections::VecDeque<(u64, u64)>,
+}
+
+impl Calendar {
+    /// Reserves `len_ns` at the earliest time ≥ `ready_ns`; returns the start.
+    pub fn reserve(&mut self, ready_ns: u64, len_ns: u64) -> u64 {
+        let mut i = self.busy.partition_point(|&(_, e)| e <= ready_ns);
+        let mut t = ready_ns;
+        while i < self.busy.len() {
+            let (s, e) = self.busy[i];
+            if s >= t + len_ns {
+                break;
+            }
+            t = t.max(e);
+            i += 1;
+        }
+        let end = t + len_ns;
+        // Merge with the neighbours it touches.
+        let joins_prev = i > 0 && self.busy[i - 1].1 == t;
+        let joins_next = i < self.busy.len() && self.busy[i].0 == end;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.busy[i - 1].1 = self.busy[i].1;
+                self.busy.remove(i);
+            }
+            (true, false) => self.busy[i - 1].1 = end,
+            (false, true) => self.busy[i].0 = t,
+            (false, false) => self.busy.insert(i, (t, end)),
+        }
+        t
+    }
+
+    /// Forgets intervals that end at or before `now_ns`.
+    pub fn prune(&mut self, now_ns: u64) {
+        while self.busy.front().is_some_and(|&(_, e)| e <= now_ns) {
+            self.busy.pop_front();
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.busy.clear();
+    }
+}
+
 /// Busy-until state of dies and buses.
 #[derive(Clone, Debug)]
 pub struct Timing {
@@ -123,7 +175,7 @@ pub struct Timing {
     /// Data bus of each die.
     die_bus: Vec<u32>,
     die_free_ns: Vec<u64>,
-    bus_free_ns: Vec<u64>,
+    buses: Vec<Calendar>,
     control_free_ns: u64,
     /// Die busy time by cause.
     busy_ns: [u64; CAUSES],
@@ -151,7 +203,7 @@ impl Timing {
             pages_per_block: geo.pages_per_block,
             die_bus,
             die_free_ns: vec![0; dies as usize],
-            bus_free_ns: vec![0; buses],
+            buses: vec![Calendar::default(); buses],
             control_free_ns: 0,
             busy_ns: [0; CAUSES],
         }
@@ -185,23 +237,26 @@ impl Timing {
 
     fn bus_out(&mut self, die: usize, data_ready_ns: u64) -> u64 {
         let bus = self.die_bus[die] as usize;
-        let start = data_ready_ns.max(self.bus_free_ns[bus]);
-        let end = start + self.p.transfer_ns;
-        self.bus_free_ns[bus] = end;
-        end
+        self.buses[bus].reserve(data_ready_ns, self.p.transfer_ns) + self.p.transfer_ns
     }
 
     fn bus_in_and_program(&mut self, die: usize, ready_ns: u64) -> u64 {
         let bus = self.die_bus[die] as usize;
         // The data can only enter the die's page register once the die is free.
-        let start = ready_ns
-            .max(self.bus_free_ns[bus])
-            .max(self.die_free_ns[die]);
-        let in_done = start + self.p.transfer_ns;
-        self.bus_free_ns[bus] = in_done;
-        let end = in_done + self.p.program_ns;
+        let start =
+            self.buses[bus].reserve(ready_ns.max(self.die_free_ns[die]), self.p.transfer_ns);
+        let end = start + self.p.transfer_ns + self.p.program_ns;
         self.die_free_ns[die] = end;
         end
+    }
+
+    /// Tells the model that no operation will be placed before `now_ns` any more (the
+    /// simulator calls it with each request's issue time), so old reservations can go.
+    #[inline]
+    pub fn advance(&mut self, now_ns: u64) {
+        for b in &mut self.buses {
+            b.prune(now_ns);
+        }
     }
 
     /// Places `op` no earlier than `ready_ns`; returns its completion time.
@@ -268,7 +323,7 @@ impl Timing {
     pub fn reset(&mut self, now_ns: u64) {
         self.busy_ns = [0; CAUSES];
         self.die_free_ns.iter_mut().for_each(|t| *t = now_ns);
-        self.bus_free_ns.iter_mut().for_each(|t| *t = now_ns);
+        self.buses.iter_mut().for_each(Calendar::clear);
         self.control_free_ns = now_ns;
     }
 }
@@ -376,6 +431,21 @@ mod tests {
         assert_eq!(t.apply(&op(OpKind::Erase, 0), 0), 1_500_000);
         assert_eq!(t.apply(&op(OpKind::Program, 4), 0), 1_500_000 + 300_000);
         assert_eq!(t.busy_ns()[0], 1_500_000 + 300_000);
+    }
+
+    #[test]
+    fn calendar_backfills_gaps_and_merges() {
+        let mut c = Calendar::default();
+        assert_eq!(c.reserve(100, 10), 100);
+        assert_eq!(c.reserve(0, 10), 0); // before the first reservation
+        assert_eq!(c.reserve(5, 10), 10); // after [0,10), gap [10,100) fits
+        assert_eq!(c.reserve(95, 10), 110); // [95,105) overlaps [100,110)
+        assert_eq!(
+            c.busy.iter().copied().collect::<Vec<_>>(),
+            vec![(0, 20), (100, 120)]
+        );
+        c.prune(50);
+        assert_eq!(c.busy.len(), 1);
     }
 
     #[test]
