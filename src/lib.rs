@@ -12,4 +12,5 @@ pub mod report;
 pub mod sim;
 pub mod timing;
 pub mod units;
+pub mod util;
 pub mod workload;

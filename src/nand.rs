@@ -549,6 +549,21 @@ impl Nand {
         self.log_op(OpKind::Copy { src }, cause, dst);
     }
 
+    /// Copies valid page `src` into erased page `dst` and invalidates `src` in one step
+    /// (what GC does for every live page); returns the logical page moved.
+    #[inline]
+    pub fn relocate(&mut self, src: Ppn, dst: Ppn, cause: Cause) -> Lpn {
+        self.copy(src, dst, cause);
+        self.invalidate(src);
+        Lpn(self.oob_lpn[src.0 as usize] - 1)
+    }
+
+    /// Logical page in the OOB tag of `ppn` without any checks (for prefetching).
+    #[inline]
+    pub fn oob_lpn_raw(&self, ppn: Ppn) -> u32 {
+        self.oob_lpn[ppn.0 as usize].wrapping_sub(1)
+    }
+
     /// Marks `ppn`'s data stale (overwritten, trimmed or copied away).
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {

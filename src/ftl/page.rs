@@ -124,7 +124,7 @@ impl<V: VictimPolicy> PageFtl<V> {
             geo: *geo,
             cfg: cfg.clone(),
             logical_pages: logical_pages as u32,
-            l2p: vec![0; logical_pages as usize],
+            l2p: crate::util::zeroed_vec(logical_pages as usize),
             planes: vec![PlaneState::default(); planes as usize],
             role: vec![Role::Free; geo.blocks() as usize],
             stripe: Vec::with_capacity(planes as usize),
@@ -234,11 +234,18 @@ impl<V: VictimPolicy> PageFtl<V> {
         let mut pages = std::mem::take(&mut self.scratch);
         pages.clear();
         nand.valid_pages(victim, &mut pages);
-        for &src in &pages {
+        // The map updates below hit random entries of a table far larger than the cache;
+        // prefetching a few pages ahead lets those misses overlap.
+        const AHEAD: usize = 16;
+        for &src in pages.iter().take(AHEAD) {
+            crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(src) as usize);
+        }
+        for (i, &src) in pages.iter().enumerate() {
+            if let Some(&next) = pages.get(i + AHEAD) {
+                crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(next) as usize);
+            }
             let dst = self.next_page(plane, stream, nand)?;
-            nand.copy(src, dst, cause);
-            nand.invalidate(src);
-            let lpn = nand.oob(src).lpn;
+            let lpn = nand.relocate(src, dst, cause);
             self.l2p[lpn.0 as usize] = dst.0 + 1;
         }
         self.scratch = pages;

@@ -106,6 +106,11 @@ pub fn sanitize(report: &Report) -> Report {
         fix_phase(&format!("phases[{i}]"), p, &mut w);
     }
     fix("wall_clock_s", &mut r.wall_clock_s, &mut w);
+    fix(
+        "wall_clock_measured_s",
+        &mut r.wall_clock_measured_s,
+        &mut w,
+    );
     r.warnings.extend(w);
     r
 }

@@ -173,6 +173,9 @@ pub struct Report {
     pub phases: Vec<PhaseReport>,
     /// Wall-clock seconds the simulation took (not deterministic; ignore when comparing).
     pub wall_clock_s: f64,
+    /// Wall-clock seconds of the measured phase alone, without building the device and
+    /// preconditioning (not deterministic).
+    pub wall_clock_measured_s: f64,
 }
 
 /// Data behind the figures: kept out of the JSON to keep it small.

@@ -102,5 +102,6 @@ pub fn sample_report() -> Report {
             phase("rand-write", 750_000, 98_765.4, 1.75),
         ],
         wall_clock_s: 1.5,
+        wall_clock_measured_s: 1.0,
     }
 }

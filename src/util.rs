@@ -1,0 +1,52 @@
+//! Small low-level helpers shared by hot paths.
+
+/// Hints the CPU to fetch `slice[index]` into cache (no effect if out of bounds or on
+/// targets without a prefetch instruction). Used where the simulator knows a random
+/// table access is coming several iterations ahead.
+#[inline(always)]
+pub fn prefetch<T>(slice: &[T], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if index < slice.len() {
+        // SAFETY: prefetch never faults, even for invalid addresses; the pointer is in
+        // bounds anyway. SSE is part of the x86_64 baseline.
+        #[allow(unused_unsafe)]
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch(slice.as_ptr().add(index) as *const i8, _MM_HINT_T0);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, index);
+}
+
+/// A zero-filled vector of `len` elements whose memory the kernel is asked to back with
+/// transparent huge pages. The simulator's big tables (L2P, OOB, validity bits) are
+/// accessed at random; with 4 KiB pages nearly every access also misses the TLB, and the
+/// page walks, not the cache misses, become the limit. Huge pages remove most of them.
+pub fn zeroed_vec<T: Copy + Default>(len: usize) -> Vec<T> {
+    let v = vec![T::default(); len];
+    advise_huge(&v);
+    v
+}
+
+/// Asks for transparent huge pages over `v`'s memory (Linux; a no-op elsewhere or when
+/// the region is too small to hold one huge page).
+pub fn advise_huge<T>(v: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = v.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(v);
+        let aligned = start.next_multiple_of(HUGE);
+        if end > aligned + HUGE {
+            let len = (end - aligned) / HUGE * HUGE;
+            // SAFETY: the range lies inside `v`'s allocation; MADV_HUGEPAGE only changes
+            // how the kernel backs it, never its contents.
+            unsafe {
+                libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
