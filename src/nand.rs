@@ -320,6 +320,9 @@ struct BlockState {
 #[derive(Debug)]
 pub struct Nand {
     geo: Geometry,
+    /// log2(pages per block) when it is a power of two (block index by shift instead of a
+    /// division on every page operation), else `u32::MAX`.
+    ppb_shift: u32,
     /// `lpn + 1` of each page's OOB tag; 0 = no tag (erased or never programmed).
     oob_lpn: Vec<u32>,
     /// Write sequence per page; empty when not tracked (saves 4 B per page on huge arrays).
@@ -347,6 +350,11 @@ impl Nand {
         let pages = geo.pages() as usize;
         Nand {
             geo,
+            ppb_shift: if geo.pages_per_block.is_power_of_two() {
+                geo.pages_per_block.trailing_zeros()
+            } else {
+                u32::MAX
+            },
             oob_lpn: vec![0; pages],
             oob_seq: if track_seq {
                 vec![0; pages]
@@ -492,11 +500,22 @@ impl Nand {
         self.log_op(OpKind::Read, cause, ppn);
     }
 
+    /// Block index of `ppn` (shift when possible).
+    #[inline(always)]
+    fn block_index(&self, ppn: Ppn) -> usize {
+        if self.ppb_shift != u32::MAX {
+            (ppn.0 >> self.ppb_shift) as usize
+        } else {
+            (ppn.0 / self.geo.pages_per_block) as usize
+        }
+    }
+
     #[inline]
     fn place(&mut self, ppn: Ppn, lpn: Lpn, seq: u32) {
-        let b = self.geo.block_of(ppn);
-        let page = ppn.0 - self.geo.first_page(b).0;
-        let st = &mut self.blocks[b.0 as usize];
+        let bi = self.block_index(ppn);
+        let page = ppn.0 - bi as u32 * self.geo.pages_per_block;
+        let b = BlockId(bi as u32);
+        let st = &mut self.blocks[bi];
         if self.in_order {
             assert!(
                 page == st.write_ptr,
@@ -574,7 +593,8 @@ impl Nand {
             "FTL bug: invalidate of invalid page {ppn:?}"
         );
         self.valid[i >> 6] &= !bit;
-        self.blocks[(ppn.0 / self.geo.pages_per_block) as usize].valid -= 1;
+        let bi = self.block_index(ppn);
+        self.blocks[bi].valid -= 1;
     }
 
     /// Erases `block`; it must hold no valid page.

@@ -493,8 +493,13 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         let mut acc = PhaseAcc::new(phase.name.clone(), start, &dev);
         let mut issue_clock = start;
         let mut last_arrival = start;
-        for req in phase.requests {
+        let mut requests = phase.requests.peekable();
+        while let Some(req) = requests.next() {
             let req = req?;
+            if let Some(Ok(next)) = requests.peek() {
+                dev.ftl
+                    .prefetch(Lpn((next.offset_bytes / dev.page_bytes) as u32));
+            }
             let (arrival, issue) = if phase.open_loop {
                 let a = (start + (req.arrival_ns as f64 / speedup) as u64).max(last_arrival);
                 last_arrival = a;

@@ -169,9 +169,8 @@ impl Calendar {
 #[derive(Clone, Debug)]
 pub struct Timing {
     p: TimingParams,
-    planes_per_die: u32,
-    blocks_per_plane: u32,
-    pages_per_block: u32,
+    pages_per_plane: u32,
+    pages_per_die: u32,
     /// Data bus of each die.
     die_bus: Vec<u32>,
     die_free_ns: Vec<u64>,
@@ -198,9 +197,8 @@ impl Timing {
         let buses = die_bus.iter().copied().max().unwrap_or(0) as usize + 1;
         Timing {
             p,
-            planes_per_die: geo.planes_per_die,
-            blocks_per_plane: geo.blocks_per_plane,
-            pages_per_block: geo.pages_per_block,
+            pages_per_plane: geo.blocks_per_plane * geo.pages_per_block,
+            pages_per_die: geo.blocks_per_plane * geo.pages_per_block * geo.planes_per_die,
             die_bus,
             die_free_ns: vec![0; dies as usize],
             buses: vec![Calendar::default(); buses],
@@ -216,7 +214,12 @@ impl Timing {
 
     #[inline]
     fn plane_of(&self, ppn: Ppn) -> u32 {
-        ppn.0 / self.pages_per_block / self.blocks_per_plane
+        ppn.0 / self.pages_per_plane
+    }
+
+    #[inline]
+    fn die_of(&self, ppn: Ppn) -> usize {
+        (ppn.0 / self.pages_per_die) as usize
     }
 
     #[inline]
@@ -262,7 +265,7 @@ impl Timing {
     /// Places `op` no earlier than `ready_ns`; returns its completion time.
     pub fn apply(&mut self, op: &FlashOp, ready_ns: u64) -> u64 {
         let c = op.cause as usize;
-        let die = (self.plane_of(op.addr) / self.planes_per_die) as usize;
+        let die = self.die_of(op.addr);
         let ready = self.command(ready_ns);
         match op.kind {
             OpKind::Read => {
@@ -286,7 +289,7 @@ impl Timing {
             }
             OpKind::Copy { src } => {
                 let src_plane = self.plane_of(src);
-                let src_die = (src_plane / self.planes_per_die) as usize;
+                let src_die = self.die_of(src);
                 let data = self.read_into_register(src_die, ready);
                 if self.p.copyback && src_plane == self.plane_of(op.addr) {
                     let end = data + self.p.program_ns;

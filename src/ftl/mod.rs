@@ -47,6 +47,9 @@ pub trait Ftl: Send {
     /// Blocks held back from user data (GC reserve and open frontiers), for analytic
     /// comparisons of write amplification.
     fn reserved_blocks(&self) -> u64;
+    /// Hints that `lpn` will be accessed soon (the simulator passes the next request's
+    /// first page), so a large mapping table's cache miss can overlap current work.
+    fn prefetch(&self, _lpn: Lpn) {}
     /// Panics if the FTL's structures disagree with the NAND (tests call this often).
     fn check_invariants(&self, nand: &Nand);
 }

@@ -368,6 +368,11 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         Ok(())
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        crate::util::prefetch(&self.l2p, lpn.0 as usize);
+    }
+
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = self.l2p[lpn.0 as usize];
         if old != 0 {

@@ -184,6 +184,32 @@ mod tests {
     }
 
     #[test]
+    fn greedy_stays_right_through_stack_compaction() {
+        // Every cycle leaves stale entries in the higher buckets; thousands of cycles force
+        // several compactions. The choice must stay the emptiest block each time.
+        let g = geo();
+        let nand = Nand::new(g, 100, false, true);
+        let mut p = Greedy::build(&g, PolicyParams { d: 1, seed: 0 });
+        for cycle in 0..5000u32 {
+            for b in 0..6u32 {
+                p.on_close(BlockId(b), 4, 0);
+                let target = (b + cycle) % 5;
+                for v in (target..4).rev() {
+                    p.on_invalidate(BlockId(b), v, 0);
+                }
+            }
+            let mut want: Vec<(u32, u32)> = (0..6u32).map(|b| ((b + cycle) % 5, b)).collect();
+            want.sort();
+            for (v, _) in want {
+                let got = p.select(0, &nand, 0).unwrap();
+                assert_eq!((got.0 + cycle) % 5, v, "cycle {cycle}");
+            }
+            assert_eq!(p.select(0, &nand, 0), None);
+        }
+        assert!(p.entries <= 4 * 6 + 1024 + 1);
+    }
+
+    #[test]
     fn fifo_picks_in_close_order_regardless_of_validity() {
         let (mut p, nand) = scenario::<Fifo>([3, 1, 4, 2, 0]);
         let order: Vec<u32> = (0..5).map(|_| p.select(0, &nand, 20).unwrap().0).collect();

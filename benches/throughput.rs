@@ -1,0 +1,197 @@
+//! Throughput benchmarks behind BENCHMARKS.md. Run: `cargo bench --bench throughput`
+//! (add `-- quick` for a shorter version). Each scenario runs the real `ssdlab` binary so
+//! what is measured is what users run; figures come from the report's
+//! `wall_clock_measured_s` (the measured phase only, after preconditioning).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn bin() -> PathBuf {
+    // cargo bench builds the binary in the same profile directory as this bench.
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let b = dir.join("ssdlab");
+    assert!(
+        b.exists(),
+        "build the binary first: cargo build --release ({})",
+        b.display()
+    );
+    b
+}
+
+fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(bin())
+        .args(args)
+        .args(["--json", "-", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ssdlab {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn f(v: &serde_json::Value, k: &str) -> f64 {
+    v[k].as_f64().unwrap_or_else(|| panic!("{k}"))
+}
+
+fn peak_rss_children_kib() -> i64 {
+    // SAFETY: getrusage only writes into the struct we pass.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u.ru_maxrss
+    }
+}
+
+fn gen_trace(path: &Path, requests: &str) {
+    let out = Command::new(bin())
+        .args([
+            "gen-trace",
+            "--workload",
+            "hot-cold",
+            "--capacity",
+            "64GiB",
+            "--span",
+            "16GiB",
+            "--size",
+            "4KiB",
+            "--size-max",
+            "64KiB",
+            "--read-percent",
+            "40",
+            "--mean-gap-ns",
+            "200000",
+            "--requests",
+            requests,
+            "-o",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "quick");
+    let writes = if quick { "4M" } else { "16M" };
+    println!(
+        "ssdlab throughput benchmarks ({} mode)\n",
+        if quick { "quick" } else { "full" }
+    );
+
+    for timing in ["count", "full"] {
+        let r = run_json(&[
+            "run",
+            "--capacity",
+            "64GiB",
+            "--op",
+            "7",
+            "--gc",
+            "greedy",
+            "--workload",
+            "random-write",
+            "--requests",
+            writes,
+            "--steady",
+            "--qd",
+            "32",
+            "--timing",
+            timing,
+        ]);
+        let progs = f(&r, "nand_program_pages");
+        let secs = f(&r, "wall_clock_measured_s");
+        println!(
+            "steady random 4 KiB writes, 64 GiB, op 7, page+greedy, timing {timing:5}: {:6.2} M flash programs/s (WA {:.2}, {:.0} programs in {:.2} s)",
+            progs / secs / 1e6,
+            f(&r, "write_amplification"),
+            progs,
+            secs
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("bench.ascii");
+    gen_trace(&trace, if quick { "200k" } else { "1M" });
+    let t = trace.to_str().unwrap();
+    let r = run_json(&[
+        "run",
+        "--trace",
+        t,
+        "--format",
+        "ascii",
+        "--capacity",
+        "64GiB",
+        "--qd",
+        "32",
+    ]);
+    println!(
+        "1M-request hot/cold trace replay, 64 GiB, full timing: {:.3} s wall ({:.0} requests/s), WA {:.2}",
+        f(&r, "wall_clock_measured_s"),
+        r["counters"]["host.requests"].as_f64().unwrap() / f(&r, "wall_clock_measured_s"),
+        f(&r, "write_amplification")
+    );
+    let r = run_json(&[
+        "run",
+        "--trace",
+        t,
+        "--format",
+        "ascii",
+        "--capacity",
+        "16GiB",
+        "--fill",
+        "--qd",
+        "32",
+    ]);
+    println!(
+        "same trace, 16 GiB filled first (GC throughout), full timing: {:.3} s wall ({:.0} requests/s), WA {:.2}",
+        f(&r, "wall_clock_measured_s"),
+        r["counters"]["host.requests"].as_f64().unwrap() / f(&r, "wall_clock_measured_s"),
+        f(&r, "write_amplification")
+    );
+
+    // Memory: a 1 TiB page-mapped device. Every physical page's tables are touched by a
+    // fill, so the figure is the worst case.
+    let before = peak_rss_children_kib();
+    let r = run_json(&[
+        "run",
+        "--capacity",
+        "1TiB",
+        "--op",
+        "7",
+        "--workload",
+        "random-write",
+        "--requests",
+        "1M",
+        "--fill",
+        "--timing",
+        "count",
+    ]);
+    let rss_kib = peak_rss_children_kib().max(before);
+    let geo = &r["config"]["resolved"]["geometry"];
+    let pages = [
+        "channels",
+        "chips_per_channel",
+        "dies_per_chip",
+        "planes_per_die",
+        "blocks_per_plane",
+        "pages_per_block",
+    ]
+    .iter()
+    .map(|k| geo[k].as_f64().unwrap())
+    .product::<f64>();
+    let rss = rss_kib as f64 * 1024.0;
+    println!(
+        "1 TiB device filled: peak RSS {:.0} MiB for {:.0} M physical pages = {:.2} B/page (budget: 10 B/page + 100 MiB = {:.0} MiB)",
+        rss / (1 << 20) as f64,
+        pages / 1e6,
+        (rss - 100.0 * (1 << 20) as f64) / pages,
+        (10.0 * pages + 100.0 * (1 << 20) as f64) / (1 << 20) as f64
+    );
+}

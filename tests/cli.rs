@@ -1,0 +1,236 @@
+//! End-to-end tests of the `ssdlab` binary: defaults, outputs, determinism, errors.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn ssdlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .output()
+        .expect("run ssdlab")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const SMALL: &[&str] = &[
+    "--capacity",
+    "2GiB",
+    "--set",
+    "device.channels=2",
+    "--set",
+    "device.chips_per_channel=2",
+];
+
+#[test]
+fn default_run_prints_a_table_with_every_iozone_phase() {
+    let o = ssdlab(&["run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for phase in ["seq-write", "seq-read", "random-write", "random-read"] {
+        assert!(out.contains(phase), "missing {phase} in\n{out}");
+    }
+    assert!(out.contains("Write amplification"));
+}
+
+#[test]
+fn json_report_has_the_interface_keys_and_is_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    let args = |p: &Path| {
+        let mut v: Vec<String> = [
+            "run",
+            "--workload",
+            "mixed",
+            "--requests",
+            "20k",
+            "--steady",
+            "--seed",
+            "7",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(SMALL.iter().map(|s| s.to_string()));
+        v.extend([
+            "--json".to_string(),
+            p.display().to_string(),
+            "-q".to_string(),
+        ]);
+        v
+    };
+    for p in [&a, &b] {
+        let v = args(p);
+        let o = ssdlab(&v.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (mut ja, mut jb) = (json(&a), json(&b));
+    for key in [
+        "config",
+        "host_read_pages",
+        "host_write_pages",
+        "nand_read_pages",
+        "nand_program_pages",
+        "gc_copy_pages",
+        "erases",
+        "write_amplification",
+        "iops",
+        "throughput_mib_s",
+        "latency_ns",
+        "elapsed_formula_us",
+        "gc_time_share",
+        "erase_count",
+        "mapping_bytes",
+        "simulated_ns",
+    ] {
+        assert!(ja.get(key).is_some(), "missing key {key}");
+    }
+    for k in ["mean", "p50", "p99", "p999", "max"] {
+        assert!(ja["latency_ns"].get(k).is_some(), "latency_ns.{k}");
+    }
+    for k in ["min", "mean", "max", "stddev"] {
+        assert!(ja["erase_count"].get(k).is_some(), "erase_count.{k}");
+    }
+    assert_eq!(ja["config"]["seed"], 7);
+    assert_eq!(ja["measured_phase"], "after preconditioning");
+    assert!(
+        ja["gc_copy_pages"].as_u64().unwrap() > 0,
+        "steady state must run GC"
+    );
+    for j in [&mut ja, &mut jb] {
+        let o = j.as_object_mut().unwrap();
+        o.remove("wall_clock_s");
+        o.remove("wall_clock_measured_s");
+    }
+    assert_eq!(
+        serde_json::to_string(&ja).unwrap(),
+        serde_json::to_string(&jb).unwrap()
+    );
+}
+
+#[test]
+fn several_designs_run_side_by_side_with_csv_and_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("r.csv");
+    let svg = dir.path().join("figs");
+    let mut args = vec![
+        "run",
+        "--gc",
+        "greedy,fifo",
+        "--workload",
+        "random-write",
+        "--requests",
+        "20k",
+        "--fill",
+    ];
+    args.extend(SMALL);
+    let (c, s) = (csv.display().to_string(), svg.display().to_string());
+    args.extend(["--csv", &c, "--svg", &s]);
+    let o = ssdlab(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.contains("greedy") && text.contains("fifo"), "{text}");
+    for f in [
+        "greedy_latency_cdf.svg",
+        "fifo_throughput.svg",
+        "fifo_erase_histogram.svg",
+    ] {
+        let body = std::fs::read_to_string(svg.join(f)).unwrap_or_else(|_| panic!("missing {f}"));
+        assert!(body.starts_with("<svg") || body.starts_with("<?xml"), "{f}");
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("greedy") && out.contains("fifo"), "{out}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never.json");
+    let o_ = out.display().to_string();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["run", "--preset", "nope"], "unknown preset 'nope'"),
+        (vec!["run", "--ftl", "zftl"], "zftl"),
+        (vec!["run", "--gc", "random"], "random"),
+        (vec!["run", "--capacity", "12XB"], "invalid size"),
+        (vec!["run", "--qd", "0"], "host.qd"),
+        (vec!["run", "--set", "device.channels=0"], "channels"),
+        (
+            vec!["run", "--op", "1", "--capacity", "1GiB"],
+            "impossible geometry",
+        ),
+        (
+            vec!["run", "--workload", "random-write", "--span", "1TiB"],
+            "span",
+        ),
+        (
+            vec!["run", "--trace", "/no/such/trace.csv", "--format", "msr"],
+            "/no/such/trace.csv",
+        ),
+    ];
+    for (mut args, want) in cases {
+        args.extend(["--json", &o_]);
+        let o = ssdlab(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(want),
+            "{args:?}: expected '{want}' in: {}",
+            stderr(&o)
+        );
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+        assert!(!out.exists(), "{args:?} wrote output");
+    }
+    let cfg = dir.path().join("bad.toml");
+    std::fs::write(&cfg, "[device]\nchanels = 4\n").unwrap();
+    let o = ssdlab(&["run", "--config", cfg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("bad.toml") && stderr(&o).contains("chanels"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn list_names_every_plugin() {
+    let o = ssdlab(&["list"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    for name in [
+        "ssd-a",
+        "ssd-b",
+        "ssd-c",
+        "android-emmc",
+        "tlc-nvme",
+        "page",
+        "greedy",
+        "cost-benefit",
+        "fifo",
+        "d-choices",
+        "iozone",
+        "random-write",
+        "msr",
+        "blkparse",
+        "tencent",
+        "disksim",
+    ] {
+        assert!(out.contains(name), "list lacks {name}");
+    }
+}
+
+#[test]
+fn config_prints_toml_that_loads_back() {
+    let o = ssdlab(&["config", "--preset", "ssd-c", "--gc", "fifo"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("c.toml");
+    std::fs::write(&p, &o.stdout).unwrap();
+    let o2 = ssdlab(&["config", "--config", p.to_str().unwrap()]);
+    assert!(o2.status.success(), "{}", stderr(&o2));
+    assert_eq!(o.stdout, o2.stdout);
+}
