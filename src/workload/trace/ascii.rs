@@ -7,7 +7,7 @@
 //! 78643005 1 55596 6 1
 //! ```
 
-use super::lex::{SECTOR, mul, parse_scaled, parse_u32, parse_u64, split_ws};
+use super::lex::{SECTOR, WsCursor, WsFields, parse_scaled};
 use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
 use crate::workload::OpKind;
 
@@ -22,23 +22,47 @@ pub(crate) struct Ascii;
 impl LineParser for Ascii {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        let [t, d, lba, n, op] = split_ws::<5>(line).map_err(|n| count_error(LAYOUT, n))?;
-        // Nanoseconds are integers; a fraction (some converters print one) is truncated.
-        let time_ns = parse_scaled(t, 0)
-            .ok_or_else(|| field_error(LAYOUT, 1, "time_ns", "a non-negative number"))?;
-        let device =
-            parse_u32(d).ok_or_else(|| field_error(LAYOUT, 2, "dev", "an integer below 2^32"))?;
-        let offset = parse_u64(lba)
-            .and_then(|v| mul(v, SECTOR))
-            .ok_or_else(|| field_error(LAYOUT, 3, "lba_sectors", "a sector number"))?;
-        let size = parse_u64(n)
-            .and_then(|v| mul(v, SECTOR))
-            .ok_or_else(|| field_error(LAYOUT, 4, "size_sectors", "a sector count"))?;
-        let op = match op {
-            b"1" => OpKind::Read,
-            b"0" => OpKind::Write,
-            _ => return Err(field_error(LAYOUT, 5, "op", "1 (read) or 0 (write)")),
+        // With the wrong number of fields, say that rather than blame one field: a missing
+        // or extra field is the likelier mistake.
+        let fail = |index, name, must| {
+            let n = WsFields::new(line).count();
+            if n == 5 {
+                field_error(LAYOUT, index, name, must)
+            } else {
+                count_error(LAYOUT, n)
+            }
         };
+        let mut c = WsCursor::new(line);
+        let time_ns = match c.int() {
+            Ok(v) => v,
+            // Nanoseconds are integers; a fraction (some converters print one) is truncated.
+            Err(f) => {
+                parse_scaled(f, 0).ok_or_else(|| fail(1, "time_ns", "a non-negative number"))?
+            }
+        };
+        let device = c
+            .int()
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
+        let offset = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(3, "lba_sectors", "a sector number"))?;
+        let size = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(4, "size_sectors", "a sector count"))?;
+        let op = match c.int() {
+            Ok(1) => OpKind::Read,
+            Ok(0) => OpKind::Write,
+            _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
+        };
+        if !c.at_end() {
+            return Err(count_error(LAYOUT, WsFields::new(line).count()));
+        }
         let r = RawRequest::new(time_ns, device, offset, size, op)
             .map_err(|m| format!("{LAYOUT} ({m})"))?;
         Ok(Parsed::Request(r))

@@ -8,7 +8,7 @@
 //! 8346.206 0 6397360 496 1
 //! ```
 
-use super::lex::{SECTOR, mul, parse_scaled, parse_u32, parse_u64, split_ws};
+use super::lex::{SECTOR, WsCursor, WsFields, parse_scaled};
 use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
 use crate::workload::OpKind;
 
@@ -23,24 +23,45 @@ pub(crate) struct Disksim;
 impl LineParser for Disksim {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        let [t, d, blk, n, flags] = split_ws::<5>(line).map_err(|n| count_error(LAYOUT, n))?;
-        let time_ns = parse_scaled(t, 6)
-            .ok_or_else(|| field_error(LAYOUT, 1, "time_ms", "a non-negative decimal number"))?;
-        let device =
-            parse_u32(d).ok_or_else(|| field_error(LAYOUT, 2, "dev", "an integer below 2^32"))?;
-        let offset = parse_u64(blk)
-            .and_then(|v| mul(v, SECTOR))
-            .ok_or_else(|| field_error(LAYOUT, 3, "blkno_sectors", "a sector number"))?;
-        let size = parse_u64(n)
-            .and_then(|v| mul(v, SECTOR))
-            .ok_or_else(|| field_error(LAYOUT, 4, "count_sectors", "a sector count"))?;
-        let flags = parse_u64(flags)
-            .ok_or_else(|| field_error(LAYOUT, 5, "flags", "a non-negative integer"))?;
+        // With the wrong number of fields, say that rather than blame one field: a missing
+        // or extra field is the likelier mistake.
+        let fail = |index, name, must| {
+            let n = WsFields::new(line).count();
+            if n == 5 {
+                field_error(LAYOUT, index, name, must)
+            } else {
+                count_error(LAYOUT, n)
+            }
+        };
+        let mut c = WsCursor::new(line);
+        let time_ns = parse_scaled(c.field(), 6)
+            .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
+        let device = c
+            .int()
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
+        let offset = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(3, "blkno_sectors", "a sector number"))?;
+        let size = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(4, "count_sectors", "a sector count"))?;
+        let flags = c
+            .int()
+            .map_err(|_| fail(5, "flags", "a non-negative integer"))?;
         let op = if flags & 1 == 1 {
             OpKind::Read
         } else {
             OpKind::Write
         };
+        if !c.at_end() {
+            return Err(count_error(LAYOUT, WsFields::new(line).count()));
+        }
         let r = RawRequest::new(time_ns, device, offset, size, op)
             .map_err(|m| format!("{LAYOUT} ({m})"))?;
         Ok(Parsed::Request(r))

@@ -134,6 +134,77 @@ impl<'a> Iterator for WsFields<'a> {
     }
 }
 
+/// A cursor over the blank-separated fields of a line that parses integers while it
+/// scans, so each byte is looked at once (the hot path of the whitespace formats).
+pub(crate) struct WsCursor<'a> {
+    line: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> WsCursor<'a> {
+    /// A cursor at the start of `line`.
+    #[inline]
+    pub(crate) fn new(line: &'a [u8]) -> Self {
+        WsCursor { line, pos: 0 }
+    }
+
+    /// The next field as an unsigned decimal integer. `Err` holds the raw field (empty when
+    /// there is none) so the caller can try another syntax or report it.
+    #[inline(always)]
+    pub(crate) fn int(&mut self) -> Result<u64, &'a [u8]> {
+        let line = self.line;
+        let len = line.len();
+        let mut i = self.pos;
+        while i < len && is_blank(line[i]) {
+            i += 1;
+        }
+        let start = i;
+        let mut v: u64 = 0;
+        while i < len {
+            let d = line[i].wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            // Wrapping is harmless: more than 19 digits take the checked path below.
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d));
+            i += 1;
+        }
+        let digits = i - start;
+        if (1..=19).contains(&digits) && (i == len || is_blank(line[i])) {
+            self.pos = i;
+            return Ok(v);
+        }
+        while i < len && !is_blank(line[i]) {
+            i += 1;
+        }
+        self.pos = i;
+        let field = &line[start..i];
+        parse_u64(field).ok_or(field)
+    }
+
+    /// The next raw field (empty when there is none).
+    #[inline]
+    pub(crate) fn field(&mut self) -> &'a [u8] {
+        let line = self.line;
+        let mut i = self.pos;
+        while i < line.len() && is_blank(line[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < line.len() && !is_blank(line[i]) {
+            i += 1;
+        }
+        self.pos = i;
+        &line[start..i]
+    }
+
+    /// Whether only blanks remain.
+    #[inline]
+    pub(crate) fn at_end(&self) -> bool {
+        self.line[self.pos..].iter().all(|&b| is_blank(b))
+    }
+}
+
 /// Parses an unsigned decimal integer; `None` on anything else or on overflow.
 #[inline]
 pub(crate) fn parse_u64(s: &[u8]) -> Option<u64> {
@@ -277,6 +348,19 @@ mod tests {
         assert_eq!(split_delim::<2>(b"a,b,c", b','), Err(3));
         assert_eq!(trim(b" \t x y \t"), b"x y");
         assert_eq!(trim(b"   "), b"");
+    }
+
+    #[test]
+    fn ws_cursor() {
+        let mut c = WsCursor::new(b" 12\t345 1.5 x 99999999999999999999 18446744073709551615 ");
+        assert_eq!(c.int(), Ok(12));
+        assert_eq!(c.int(), Ok(345));
+        assert_eq!(c.int(), Err(&b"1.5"[..]));
+        assert_eq!(c.field(), b"x");
+        assert!(c.int().is_err());
+        assert_eq!(c.int(), Ok(u64::MAX));
+        assert!(c.at_end());
+        assert_eq!(c.int(), Err(&b""[..]));
     }
 
     #[test]
