@@ -8,6 +8,16 @@ use ssdlab::workload::trace::{
 };
 use ssdlab::workload::{IoRequest, OpKind};
 
+/// Fixed-seed proptest settings: `cargo test` runs the same cases every time.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x55D1_AB00_7ACE),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
 /// Which operations a format can express.
 fn ops_of(format: TraceFormat) -> Vec<OpKind> {
     match format {
@@ -129,7 +139,7 @@ fn base_for(format: TraceFormat) -> impl Strategy<Value = u64> {
 macro_rules! round_trip_test {
     ($name:ident, $format:expr) => {
         proptest! {
-            #![proptest_config(ProptestConfig::with_cases(64))]
+            #![proptest_config(config(128))]
             #[test]
             fn $name(
                 reqs in requests($format),
@@ -287,7 +297,7 @@ impl Layout {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(config(128))]
     #[test]
     fn delimited_round_trips_with_random_specs(
         layout in layout(),

@@ -159,13 +159,13 @@ impl FromStr for FitPolicy {
 pub enum BlkparseEvent {
     /// `Q`: queued — what the application asked for, before merging (the default).
     #[default]
-    #[serde(alias = "q")]
+    #[serde(alias = "q", alias = "Q")]
     Queue,
     /// `D`: issued to the device driver, after the I/O scheduler merged and reordered.
-    #[serde(alias = "d")]
+    #[serde(alias = "d", alias = "D")]
     Issue,
     /// `C`: completed.
-    #[serde(alias = "c")]
+    #[serde(alias = "c", alias = "C")]
     Complete,
 }
 
@@ -403,5 +403,37 @@ impl Ctx<'_> {
             fit,
             warn,
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_print() {
+        for f in TraceFormat::ALL {
+            assert_eq!(f.to_string().parse::<TraceFormat>().unwrap(), f);
+        }
+        let e = "csvv".parse::<TraceFormat>().unwrap_err().to_string();
+        assert!(e.contains("unknown trace format 'csvv'"), "{e}");
+        assert_eq!("Scale".parse::<FitPolicy>().unwrap(), FitPolicy::Scale);
+        assert_eq!("D".parse::<BlkparseEvent>().unwrap(), BlkparseEvent::Issue);
+        assert!("X".parse::<BlkparseEvent>().is_err());
+    }
+
+    #[test]
+    fn options_from_config_without_the_new_fields() {
+        let o: TraceOptions =
+            toml::from_str("format = \"msr\"\nfit = \"wrap\"\ncapacity_bytes = 1024\n").unwrap();
+        assert_eq!(o.format, Some(TraceFormat::Msr));
+        assert_eq!(o.columns, None);
+        assert_eq!(o.blkparse_event, BlkparseEvent::Queue);
+        let o: TraceOptions = toml::from_str(
+            "fit = \"reject\"\ncapacity_bytes = 1\nblkparse_event = \"D\"\ncolumns = \"x\"\n",
+        )
+        .unwrap();
+        assert_eq!(o.blkparse_event, BlkparseEvent::Issue);
+        assert_eq!(o.columns.as_deref(), Some("x"));
     }
 }
