@@ -403,8 +403,12 @@ pub fn build_workload(
             device: cfg.trace.device,
             fit: cfg.trace.fit,
             capacity_bytes,
+            columns: cfg.trace.columns.clone(),
+            ..TraceOptions::default()
         };
-        let OpenedTrace { requests, warnings } = open_trace(path, &opts)?;
+        let OpenedTrace {
+            requests, warnings, ..
+        } = open_trace(path, &opts)?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -1,0 +1,74 @@
+//! The ASCII layout several SSD simulators use (and the SPC/UMass conversions):
+//! `time_ns dev lba_sectors size_sectors op`, blank-separated, 512 B sectors, op `1` = read
+//! and `0` = write.
+//!
+//! ```text
+//! 0 0 303567 7 0
+//! 78643005 1 55596 6 1
+//! ```
+
+use super::lex::{SECTOR, WsCursor, WsFields, parse_scaled};
+use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use crate::workload::OpKind;
+
+/// The line layout, quoted in errors.
+pub(crate) const LAYOUT: &str =
+    "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1)";
+
+/// Parser for [`super::TraceFormat::Ascii`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Ascii;
+
+impl LineParser for Ascii {
+    #[inline]
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        // With the wrong number of fields, say that rather than blame one field: a missing
+        // or extra field is the likelier mistake.
+        let fail = |index, name, must| {
+            let n = WsFields::new(line).count();
+            if n == 5 {
+                field_error(LAYOUT, index, name, must)
+            } else {
+                count_error(LAYOUT, n)
+            }
+        };
+        let mut c = WsCursor::new(line);
+        let time_ns = match c.int() {
+            Ok(v) => v,
+            // Nanoseconds are integers; a fraction (some converters print one) is truncated.
+            Err(f) => {
+                parse_scaled(f, 0).ok_or_else(|| fail(1, "time_ns", "a non-negative number"))?
+            }
+        };
+        let device = c
+            .int()
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
+        let offset = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(3, "lba_sectors", "a sector number"))?;
+        let size = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(4, "size_sectors", "a sector count"))?;
+        let op = match c.int() {
+            Ok(1) => OpKind::Read,
+            Ok(0) => OpKind::Write,
+            _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
+        };
+        if !c.at_end() {
+            return Err(count_error(LAYOUT, WsFields::new(line).count()));
+        }
+        let r = RawRequest::new(time_ns, device, offset, size, op)
+            .map_err(|m| format!("{LAYOUT} ({m})"))?;
+        Ok(Parsed::Request(r))
+    }
+
+    fn time_unit(&self) -> &'static str {
+        "ns"
+    }
+}

@@ -1,0 +1,148 @@
+//! The default text output of `blkparse` (blktrace):
+//!
+//! ```text
+//!   8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]
+//!   8,16   2     1819     4.327004795 16766 UT   N [flush-8:16] 30
+//! ```
+//!
+//! Fields: `maj,min cpu seq time_s pid action rwbs [sector + count] [process]`. Only lines
+//! whose action is the chosen event are requests ([`BlkparseEvent`]: `Q` queued, the
+//! default — what the application asked for — or `D` issued to the driver, after merging,
+//! or `C` completed); other actions are passed over silently.
+//!
+//! The rwbs field decides the operation: containing `D` (discard) → trim; containing `F`
+//! (flush) with no range or a zero count → flush (offset and size 0); otherwise `W` →
+//! write and `R` → read (a write with `F`/FUA stays a write). An event with none of these
+//! (e.g. `N`) is skipped and counted in the warnings. Sectors are 512 B.
+//!
+//! The device number is `maj * 256 + min` (Linux's classic `dev_t` for small numbers):
+//! `8,16` (sdb) is device 2064. The minor alone would clash across majors (`8,16` and
+//! `253,16`).
+//!
+//! Lines that do not start with `maj,min` are not events — blkparse ends its output with a
+//! per-CPU summary (`CPU0 (8,16):`, `Reads Queued: …`, `Throughput (R/W): …`) — and are
+//! skipped and counted in the warnings. A line that starts with `maj,min` but is cut short
+//! or has a bad field is malformed.
+
+use super::BlkparseEvent;
+use super::lex::{WsFields, parse_scaled, parse_u32, parse_u64};
+use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use super::warn::Kind;
+use crate::workload::OpKind;
+
+/// The line layout, quoted in errors.
+pub(crate) const LAYOUT: &str =
+    "a blkparse event line: maj,min cpu seq time_s pid action rwbs sector + count [process]";
+
+/// Parser for [`super::TraceFormat::Blkparse`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Blkparse {
+    action: u8,
+}
+
+impl Blkparse {
+    /// A parser keeping the `event` lines.
+    pub(crate) fn new(event: BlkparseEvent) -> Self {
+        let action = match event {
+            BlkparseEvent::Queue => b'Q',
+            BlkparseEvent::Issue => b'D',
+            BlkparseEvent::Complete => b'C',
+        };
+        Blkparse { action }
+    }
+}
+
+/// `maj,min` → `(maj, min)`; `None` if the field is not that.
+#[inline]
+fn dev_pair(field: &[u8]) -> Option<(u32, u32)> {
+    let comma = field.iter().position(|&b| b == b',')?;
+    Some((parse_u32(&field[..comma])?, parse_u32(&field[comma + 1..])?))
+}
+
+impl LineParser for Blkparse {
+    #[inline]
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        let mut fields = WsFields::new(line);
+        let Some((maj, min)) = fields.next().and_then(dev_pair) else {
+            return Ok(Parsed::Skip(Kind::NotEvent));
+        };
+        let (Some(_cpu), Some(_seq), Some(time), Some(_pid), Some(action), Some(rwbs)) = (
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+        ) else {
+            return Err(count_error(LAYOUT, WsFields::new(line).count()));
+        };
+        if action != [self.action] {
+            return Ok(Parsed::Ignore);
+        }
+        let time_ns = parse_scaled(time, 9)
+            .ok_or_else(|| field_error(LAYOUT, 4, "time_s", "seconds with a fraction"))?;
+        let device = maj
+            .checked_mul(256)
+            .and_then(|v| v.checked_add(min))
+            .ok_or_else(|| {
+                field_error(LAYOUT, 1, "maj,min", "small enough for maj*256+min < 2^32")
+            })?;
+        let range = match fields.next() {
+            None => None,
+            Some(tok) if tok.first() == Some(&b'[') => None,
+            Some(sector) => {
+                let (Some(b"+"), Some(count)) = (fields.next(), fields.next()) else {
+                    return Err(field_error(
+                        LAYOUT,
+                        8,
+                        "sector + count",
+                        "a range like '2048 + 8'",
+                    ));
+                };
+                let sector = parse_u64(sector)
+                    .ok_or_else(|| field_error(LAYOUT, 8, "sector", "a sector number"))?;
+                let count = parse_u64(count)
+                    .ok_or_else(|| field_error(LAYOUT, 10, "count", "a sector count"))?;
+                Some((sector, count))
+            }
+        };
+        let has = |c: u8| rwbs.contains(&c);
+        let op = if has(b'D') {
+            OpKind::Trim
+        } else if has(b'F') && range.is_none_or(|(_, n)| n == 0) {
+            let r = RawRequest::new(time_ns, device, 0, 0, OpKind::Flush)?;
+            return Ok(Parsed::Request(r));
+        } else if has(b'W') {
+            OpKind::Write
+        } else if has(b'R') {
+            OpKind::Read
+        } else {
+            return Ok(Parsed::Skip(Kind::NoDirection));
+        };
+        let Some((sector, count)) = range else {
+            return Err(field_error(
+                LAYOUT,
+                8,
+                "sector + count",
+                "present for a read, write or discard",
+            ));
+        };
+        let bytes = |v: u64, what: &str| {
+            v.checked_mul(512)
+                .ok_or_else(|| field_error(LAYOUT, 8, what, "below 2^64 bytes"))
+        };
+        let r = RawRequest::new(
+            time_ns,
+            device,
+            bytes(sector, "sector")?,
+            bytes(count, "count")?,
+            op,
+        )
+        .map_err(|m| format!("{LAYOUT} ({m})"))?;
+        Ok(Parsed::Request(r))
+    }
+
+    fn time_unit(&self) -> &'static str {
+        "s"
+    }
+}

@@ -1,0 +1,73 @@
+//! DiskSim's ASCII input: `time_ms dev blkno count flags`, blank-separated. Time is in
+//! milliseconds with a fraction (kept to the nanosecond), `blkno` and `count` are 512 B
+//! sectors, and bit 0 of `flags` set means read (DiskSim's `B_READ`); other flag bits are
+//! ignored.
+//!
+//! ```text
+//! 7961.833 0 20228336 8 0
+//! 8346.206 0 6397360 496 1
+//! ```
+
+use super::lex::{SECTOR, WsCursor, WsFields, parse_scaled};
+use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use crate::workload::OpKind;
+
+/// The line layout, quoted in errors.
+pub(crate) const LAYOUT: &str =
+    "5 space-separated fields: time_ms dev blkno_sectors count_sectors flags(bit 0 = read)";
+
+/// Parser for [`super::TraceFormat::Disksim`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Disksim;
+
+impl LineParser for Disksim {
+    #[inline]
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        // With the wrong number of fields, say that rather than blame one field: a missing
+        // or extra field is the likelier mistake.
+        let fail = |index, name, must| {
+            let n = WsFields::new(line).count();
+            if n == 5 {
+                field_error(LAYOUT, index, name, must)
+            } else {
+                count_error(LAYOUT, n)
+            }
+        };
+        let mut c = WsCursor::new(line);
+        let time_ns = parse_scaled(c.field(), 6)
+            .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
+        let device = c
+            .int()
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
+        let offset = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(3, "blkno_sectors", "a sector number"))?;
+        let size = c
+            .int()
+            .ok()
+            .and_then(|v| v.checked_mul(SECTOR))
+            .ok_or_else(|| fail(4, "count_sectors", "a sector count"))?;
+        let flags = c
+            .int()
+            .map_err(|_| fail(5, "flags", "a non-negative integer"))?;
+        let op = if flags & 1 == 1 {
+            OpKind::Read
+        } else {
+            OpKind::Write
+        };
+        if !c.at_end() {
+            return Err(count_error(LAYOUT, WsFields::new(line).count()));
+        }
+        let r = RawRequest::new(time_ns, device, offset, size, op)
+            .map_err(|m| format!("{LAYOUT} ({m})"))?;
+        Ok(Parsed::Request(r))
+    }
+
+    fn time_unit(&self) -> &'static str {
+        "ms"
+    }
+}

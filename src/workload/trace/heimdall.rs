@@ -1,0 +1,63 @@
+//! The Heimdall project's cuts of the MSR Cambridge traces: `time_ms dev offset_bytes
+//! size_bytes op`, blank-separated, time in milliseconds with a fraction, offsets and sizes
+//! in bytes, op `1` = read and `0` = write.
+//!
+//! ```text
+//! 0.000 0 200626176 4096 0
+//! 223.412 0 3159347200 36864 1
+//! ```
+
+use super::lex::{WsCursor, WsFields, parse_scaled};
+use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use crate::workload::OpKind;
+
+/// The line layout, quoted in errors.
+pub(crate) const LAYOUT: &str =
+    "5 space-separated fields: time_ms dev offset_bytes size_bytes op(0|1)";
+
+/// Parser for [`super::TraceFormat::Heimdall`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Heimdall;
+
+impl LineParser for Heimdall {
+    #[inline]
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        // With the wrong number of fields, say that rather than blame one field: a missing
+        // or extra field is the likelier mistake.
+        let fail = |index, name, must| {
+            let n = WsFields::new(line).count();
+            if n == 5 {
+                field_error(LAYOUT, index, name, must)
+            } else {
+                count_error(LAYOUT, n)
+            }
+        };
+        let mut c = WsCursor::new(line);
+        let time_ns = parse_scaled(c.field(), 6)
+            .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
+        let device = c
+            .int()
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
+        let offset = c
+            .int()
+            .map_err(|_| fail(3, "offset_bytes", "a byte offset"))?;
+        let size = c.int().map_err(|_| fail(4, "size_bytes", "a byte count"))?;
+        let op = match c.int() {
+            Ok(1) => OpKind::Read,
+            Ok(0) => OpKind::Write,
+            _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
+        };
+        if !c.at_end() {
+            return Err(count_error(LAYOUT, WsFields::new(line).count()));
+        }
+        let r = RawRequest::new(time_ns, device, offset, size, op)
+            .map_err(|m| format!("{LAYOUT} ({m})"))?;
+        Ok(Parsed::Request(r))
+    }
+
+    fn time_unit(&self) -> &'static str {
+        "ms"
+    }
+}

@@ -1,0 +1,63 @@
+//! MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
+//! Timestamp is a Windows FILETIME (100 ns ticks since 1601), Type is `Read` or `Write`
+//! (any letter case), Offset and Size are bytes, DiskNumber is the device. Hostname and
+//! ResponseTime are not used. A non-numeric first line is taken as a header and skipped.
+//!
+//! ```text
+//! 128166385295514663,hm,0,Write,9056014336,2048,2833
+//! 128166385295514878,hm,0,Read,11855351808,512,2617
+//! ```
+
+use super::lex::{is_header, mul, parse_u32, parse_u64, split_delim};
+use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use super::warn::Kind;
+use crate::workload::OpKind;
+
+/// The line layout, quoted in errors.
+pub(crate) const LAYOUT: &str = "7 comma-separated fields: \
+     Timestamp(100 ns ticks),Hostname,DiskNumber,Type(Read|Write),Offset,Size,ResponseTime";
+
+/// Parser for [`super::TraceFormat::Msr`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Msr {
+    seen_data: bool,
+}
+
+impl LineParser for Msr {
+    #[inline]
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        if !self.seen_data {
+            self.seen_data = true;
+            if is_header(line) {
+                return Ok(Parsed::Skip(Kind::Header));
+            }
+        }
+        let [t, _host, d, ty, off, n, _resp] =
+            split_delim::<7>(line, b',').map_err(|n| count_error(LAYOUT, n))?;
+        let ticks = parse_u64(t).ok_or_else(|| {
+            field_error(LAYOUT, 1, "Timestamp", "an integer count of 100 ns ticks")
+        })?;
+        // FILETIMEs up to the year ~2185 fit a u64 in nanoseconds; beyond that is an error.
+        let time_ns =
+            mul(ticks, 100).ok_or_else(|| field_error(LAYOUT, 1, "Timestamp", "below 2^64 ns"))?;
+        let device = parse_u32(d)
+            .ok_or_else(|| field_error(LAYOUT, 3, "DiskNumber", "an integer below 2^32"))?;
+        let op = if ty.eq_ignore_ascii_case(b"read") {
+            OpKind::Read
+        } else if ty.eq_ignore_ascii_case(b"write") {
+            OpKind::Write
+        } else {
+            return Err(field_error(LAYOUT, 4, "Type", "Read or Write"));
+        };
+        let offset =
+            parse_u64(off).ok_or_else(|| field_error(LAYOUT, 5, "Offset", "a byte offset"))?;
+        let size = parse_u64(n).ok_or_else(|| field_error(LAYOUT, 6, "Size", "a byte count"))?;
+        let r = RawRequest::new(time_ns, device, offset, size, op)
+            .map_err(|m| format!("{LAYOUT} ({m})"))?;
+        Ok(Parsed::Request(r))
+    }
+
+    fn time_unit(&self) -> &'static str {
+        "100 ns ticks"
+    }
+}

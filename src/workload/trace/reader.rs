@@ -1,0 +1,562 @@
+//! The format-independent half of every reader: line splitting, comment handling, time
+//! rebasing, device filtering, sanity checks and the fit policy. A format only turns one
+//! line into a [`RawRequest`]; everything else is shared so all formats behave alike.
+
+use super::lex::{MAX_LINE, found_text, human_ns, is_blank};
+use super::warn::{Collector, Kind};
+use crate::workload::{IoRequest, OpKind, TraceError};
+use std::io::{BufRead, Read};
+use std::path::{Path, PathBuf};
+
+/// One request as a format parser reads it: absolute time, bytes, before rebasing,
+/// filtering and fitting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RawRequest {
+    /// Absolute timestamp in nanoseconds, in the trace's own epoch.
+    pub time_ns: u64,
+    /// Device number as the format defines it.
+    pub device: u32,
+    /// First byte.
+    pub offset: u64,
+    /// Length in bytes.
+    pub size: u64,
+    /// Operation.
+    pub op: OpKind,
+}
+
+impl RawRequest {
+    /// Builds a request, refusing ranges whose end does not fit a `u64` so later stages can
+    /// add `offset + size` without overflow checks.
+    #[inline]
+    pub(crate) fn new(
+        time_ns: u64,
+        device: u32,
+        offset: u64,
+        size: u64,
+        op: OpKind,
+    ) -> Result<Self, String> {
+        if offset.checked_add(size).is_none() {
+            return Err("offset + size to stay below 2^64 bytes".into());
+        }
+        Ok(RawRequest {
+            time_ns,
+            device,
+            offset,
+            size,
+            op,
+        })
+    }
+}
+
+/// What a format parser made of a line.
+pub(crate) enum Parsed {
+    /// A request.
+    Request(RawRequest),
+    /// A line that is expected and carries no request (another blkparse action).
+    Ignore,
+    /// A line that is not data; counted in the warnings under this kind.
+    Skip(Kind),
+}
+
+/// Turns one data line (no newline, not blank, not a comment) into a request.
+pub(crate) trait LineParser: Send {
+    /// Parses `line`. `Err` holds what was expected, for [`TraceError::Malformed`].
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String>;
+    /// The unit of the time column, for warnings (`ns`, `ms`, …).
+    fn time_unit(&self) -> &'static str;
+    /// How many lines at the start of the file are headers to skip unread.
+    fn skip_lines(&self) -> u64 {
+        0
+    }
+}
+
+/// Builds the `expected` text of a field error: the layout plus which field is wrong.
+pub(crate) fn field_error(layout: &str, index: usize, name: &str, must: &str) -> String {
+    format!("{layout} (field {index}, {name}, must be {must})")
+}
+
+/// Builds the `expected` text of a field-count error.
+pub(crate) fn count_error(layout: &str, found: usize) -> String {
+    let s = if found == 1 { "" } else { "s" };
+    format!("{layout} (the line has {found} field{s})")
+}
+
+/// Why [`Lines::next_line`] stopped.
+pub(crate) enum LineError {
+    /// The reader failed.
+    Io(std::io::Error),
+    /// A line longer than [`MAX_LINE`] at this line number.
+    TooLong(u64),
+}
+
+/// Data lines of a reader: comments (`#` as first non-blank byte), blank lines and the
+/// first `skip` lines are passed over; `\n` and `\r\n` endings are removed. The line
+/// buffer is reused, so reading does not allocate per line.
+pub(crate) struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    line_no: u64,
+    skip: u64,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Lines of `reader`, skipping the first `skip` physical lines.
+    pub(crate) fn new(reader: R, skip: u64) -> Self {
+        Lines {
+            reader,
+            buf: Vec::with_capacity(256),
+            line_no: 0,
+            skip,
+        }
+    }
+
+    /// The next data line and its 1-based physical line number; `None` at the end.
+    #[inline]
+    pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
+        let (start, end) = loop {
+            self.buf.clear();
+            // `take` bounds the memory a newline-free file can make us buffer.
+            let n = (&mut self.reader)
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut self.buf)
+                .map_err(LineError::Io)?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let mut end = self.buf.len();
+            if self.buf[end - 1] == b'\n' {
+                end -= 1;
+            } else if end > MAX_LINE {
+                return Err(LineError::TooLong(self.line_no));
+            }
+            if end > 0 && self.buf[end - 1] == b'\r' {
+                end -= 1;
+            }
+            if self.line_no <= self.skip {
+                continue;
+            }
+            match self.buf[..end].iter().position(|&b| !is_blank(b)) {
+                None => continue,
+                Some(i) if self.buf[i] == b'#' => continue,
+                Some(_) => break (0, end),
+            }
+        };
+        Ok(Some((self.line_no, &self.buf[start..end])))
+    }
+
+    /// The bytes read for the current line (the start of an over-long line).
+    pub(crate) fn partial(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// The last line number read.
+    pub(crate) fn line_no(&self) -> u64 {
+        self.line_no
+    }
+}
+
+/// How requests are made to fit the device.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Fit {
+    /// Fail on a request past `cap`.
+    Reject { cap: u64 },
+    /// Offsets modulo `cap`; crossing requests are split.
+    Wrap { cap: u64 },
+    /// Offsets mapped linearly from `[0, max_end)` into `[0, cap)`.
+    Scale { cap: u64, max_end: u64 },
+}
+
+/// Page size whose alignment scaling preserves.
+const PAGE: u64 = 4096;
+
+/// Maps a request into `[0, cap)` for the scale policy: the offset is scaled by
+/// `cap / max_end`, rounded down to a 4 KiB page, and keeps its position within the page
+/// (`offset % 4096`) so that aligned requests stay aligned and unaligned ones stay
+/// unaligned the same way. Sizes are not scaled — request sizes are what the workload
+/// is. A request that would then end past `cap` is moved back by whole pages; one larger
+/// than the device is shortened to `cap`. Returns `(offset, size, moved, shortened)`.
+pub(crate) fn scale_into(offset: u64, size: u64, cap: u64, max_end: u64) -> (u64, u64, bool, bool) {
+    let shortened = size > cap;
+    let size = size.min(cap);
+    // offset < max_end, so the quotient is < cap and fits a u64.
+    let scaled = (u128::from(offset) * u128::from(cap) / u128::from(max_end.max(1))) as u64;
+    let mut off = (scaled - scaled % PAGE).saturating_add(offset % PAGE);
+    let mut moved = false;
+    if off > cap - size {
+        moved = true;
+        let over = off - (cap - size);
+        let back = over.div_ceil(PAGE).saturating_mul(PAGE);
+        // Going below 0 cannot keep the in-page position; start at 0 then (size <= cap).
+        off = off.saturating_sub(back);
+    }
+    (off, size, moved, shortened)
+}
+
+/// Sizes and devices seen, for the whole-trace checks at the end.
+struct Stats {
+    requests: u64,
+    data_requests: u64,
+    min_size: u64,
+    max_size: u64,
+    /// A few devices the filter rejected, to suggest one when nothing matched.
+    other_devices: Vec<u32>,
+}
+
+/// One day in nanoseconds: a gap longer than this between consecutive requests most likely
+/// means the time unit is wrong.
+const DAY_NS: u64 = 86_400_000_000_000;
+
+/// The streaming reader: lines → parser → filter → time → checks → fit.
+pub(crate) struct Pipeline<R, P> {
+    lines: Lines<R>,
+    parser: P,
+    path: PathBuf,
+    device: Option<u32>,
+    fit: Fit,
+    base: Option<u64>,
+    prev_arrival: u64,
+    pending: Option<IoRequest>,
+    done: bool,
+    stats: Stats,
+    warn: Collector,
+}
+
+impl<R: BufRead, P: LineParser> Pipeline<R, P> {
+    /// A reader over `reader` (positioned at the start of the trace).
+    pub(crate) fn new(
+        reader: R,
+        parser: P,
+        path: &Path,
+        device: Option<u32>,
+        fit: Fit,
+        warn: Collector,
+    ) -> Self {
+        let skip = parser.skip_lines();
+        Pipeline {
+            lines: Lines::new(reader, skip),
+            parser,
+            path: path.to_path_buf(),
+            device,
+            fit,
+            base: None,
+            prev_arrival: 0,
+            pending: None,
+            done: false,
+            stats: Stats {
+                requests: 0,
+                data_requests: 0,
+                min_size: u64::MAX,
+                max_size: 0,
+                other_devices: Vec::new(),
+            },
+            warn,
+        }
+    }
+
+    /// Stops the stream with `err`.
+    fn fail(&mut self, err: TraceError) -> Option<Result<IoRequest, TraceError>> {
+        self.done = true;
+        self.warn.publish();
+        Some(Err(err))
+    }
+
+    /// The whole-trace checks, run once when the file ends.
+    fn finish(&mut self) {
+        self.done = true;
+        let unit = self.parser.time_unit();
+        let n = self.stats.requests;
+        let span = self.prev_arrival;
+        if n >= 100 && span == 0 {
+            self.warn.note(format!(
+                "all {n} requests have the same arrival time: the timestamps (in {unit}) \
+                 may be that coarse, or the time column is wrong"
+            ));
+        } else if n >= 1000 && span < n.saturating_mul(10) {
+            self.warn.note(format!(
+                "the {n} requests span only {} (more than 100 million requests/s): are \
+                 the timestamps in a coarser unit than {unit}?",
+                human_ns(span)
+            ));
+        } else if n >= 100 && span / n > 3_600_000_000_000 {
+            self.warn.note(format!(
+                "the {n} requests span {} (one every {} on average): are the timestamps \
+                 in a finer unit than {unit}?",
+                human_ns(span),
+                human_ns(span / n)
+            ));
+        }
+        let d = self.stats.data_requests;
+        if d >= 100 && self.stats.max_size < 512 {
+            self.warn.note(format!(
+                "all {d} request sizes are below 512 B (largest {} B): is the size column \
+                 in sectors or KiB rather than bytes?",
+                self.stats.max_size
+            ));
+        } else if d >= 100 && self.stats.min_size >= 64 << 20 {
+            self.warn.note(format!(
+                "all {d} request sizes are at least 64 MiB (smallest {} B): is the size \
+                 column in bytes rather than sectors?",
+                self.stats.min_size
+            ));
+        }
+        if let (Some(dev), 0) = (self.device, n)
+            && !self.stats.other_devices.is_empty()
+        {
+            let list: Vec<String> = self
+                .stats
+                .other_devices
+                .iter()
+                .map(u32::to_string)
+                .collect();
+            self.warn.note(format!(
+                "no request has device {dev}; devices in the trace include {}",
+                list.join(", ")
+            ));
+        }
+        self.warn.publish();
+    }
+
+    /// Rebases `time_ns` to the first request and keeps arrivals non-decreasing.
+    #[inline]
+    fn arrival(&mut self, time_ns: u64, line: u64) -> u64 {
+        let base = *self.base.get_or_insert(time_ns);
+        let prev = self.prev_arrival;
+        match time_ns.checked_sub(base) {
+            Some(a) if a >= prev => {
+                if a - prev > DAY_NS {
+                    self.warn
+                        .count(Kind::LongGap, line, || format!("+{}", human_ns(a - prev)));
+                }
+                self.prev_arrival = a;
+                a
+            }
+            a => {
+                let behind = match a {
+                    Some(a) => prev - a,
+                    None => prev.saturating_add(base - time_ns),
+                };
+                self.warn.count(Kind::Backwards, line, || {
+                    format!("{} before the previous request", human_ns(behind))
+                });
+                prev
+            }
+        }
+    }
+}
+
+impl<R: BufRead, P: LineParser> Iterator for Pipeline<R, P> {
+    type Item = Result<IoRequest, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(p) = self.pending.take() {
+            return Some(Ok(p));
+        }
+        if self.done {
+            return None;
+        }
+        loop {
+            let (line_no, line) = match self.lines.next_line() {
+                Ok(Some(l)) => l,
+                Ok(None) => {
+                    self.finish();
+                    return None;
+                }
+                Err(LineError::Io(e)) => {
+                    let err = TraceError::Io {
+                        path: self.path.clone(),
+                        message: format!("after line {}: {e}", self.lines.line_no()),
+                    };
+                    return self.fail(err);
+                }
+                Err(LineError::TooLong(n)) => {
+                    let err = TraceError::Malformed {
+                        path: self.path.clone(),
+                        line: n,
+                        expected: format!("a line of at most {MAX_LINE} bytes"),
+                        found: found_text(self.lines.partial()),
+                    };
+                    return self.fail(err);
+                }
+            };
+            let raw = match self.parser.parse(line) {
+                Ok(Parsed::Request(r)) => r,
+                Ok(Parsed::Ignore) => continue,
+                Ok(Parsed::Skip(kind)) => {
+                    self.warn
+                        .count(kind, line_no, || format!("'{}'", found_text(line)));
+                    continue;
+                }
+                Err(expected) => {
+                    let err = TraceError::Malformed {
+                        path: self.path.clone(),
+                        line: line_no,
+                        expected,
+                        found: found_text(line),
+                    };
+                    return self.fail(err);
+                }
+            };
+            if let Some(want) = self.device
+                && raw.device != want
+            {
+                let seen = &mut self.stats.other_devices;
+                if seen.len() < 8 && !seen.contains(&raw.device) {
+                    seen.push(raw.device);
+                }
+                continue;
+            }
+            if raw.size == 0 && raw.op != OpKind::Flush {
+                self.warn.count(Kind::ZeroSize, line_no, String::new);
+                continue;
+            }
+            let arrival_ns = self.arrival(raw.time_ns, line_no);
+            self.stats.requests += 1;
+            if raw.op != OpKind::Flush {
+                self.stats.data_requests += 1;
+                self.stats.min_size = self.stats.min_size.min(raw.size);
+                self.stats.max_size = self.stats.max_size.max(raw.size);
+                if !raw.size.is_multiple_of(512) {
+                    self.warn
+                        .count(Kind::OddSize, line_no, || format!("{} B", raw.size));
+                }
+            }
+            self.warn.tick();
+            let mut req = IoRequest {
+                arrival_ns,
+                device: raw.device,
+                offset_bytes: raw.offset,
+                size_bytes: raw.size,
+                op: raw.op,
+            };
+            // `RawRequest::new` guarantees this does not overflow.
+            let end = raw.offset + raw.size;
+            match self.fit {
+                Fit::Reject { cap } => {
+                    if end > cap {
+                        let err = TraceError::PastEnd {
+                            path: self.path.clone(),
+                            line: line_no,
+                            end_bytes: end,
+                            capacity_bytes: cap,
+                        };
+                        return self.fail(err);
+                    }
+                }
+                Fit::Wrap { cap } => {
+                    if end > cap {
+                        self.warn
+                            .count(Kind::Wrapped, line_no, || format!("ends at byte {end}"));
+                        if req.size_bytes > cap {
+                            self.warn
+                                .count(Kind::Clipped, line_no, || format!("{} B", req.size_bytes));
+                            req.size_bytes = cap;
+                        }
+                        req.offset_bytes %= cap;
+                        let room = cap - req.offset_bytes;
+                        if req.size_bytes > room {
+                            self.warn.count(Kind::Split, line_no, String::new);
+                            self.pending = Some(IoRequest {
+                                offset_bytes: 0,
+                                size_bytes: req.size_bytes - room,
+                                ..req
+                            });
+                            req.size_bytes = room;
+                        }
+                    }
+                }
+                Fit::Scale { cap, max_end } => {
+                    if req.op != OpKind::Flush {
+                        let (off, size, moved, shortened) =
+                            scale_into(raw.offset, raw.size, cap, max_end);
+                        if shortened {
+                            self.warn
+                                .count(Kind::Clipped, line_no, || format!("{} B", raw.size));
+                        }
+                        if moved {
+                            self.warn.count(Kind::Shifted, line_no, String::new);
+                        }
+                        req.offset_bytes = off;
+                        req.size_bytes = size;
+                    }
+                }
+            }
+            return Some(Ok(req));
+        }
+    }
+}
+
+/// The scale policy's pre-pass: the highest end offset of the requests the main pass will
+/// yield (same parser, same device filter, zero-size and flush requests excluded). Streams
+/// the reader; stops quietly at the first bad line, which the main pass then reports.
+pub(crate) fn max_end<R: BufRead, P: LineParser>(
+    reader: R,
+    mut parser: P,
+    device: Option<u32>,
+) -> u64 {
+    let mut lines = Lines::new(reader, parser.skip_lines());
+    let mut max = 0;
+    while let Ok(Some((_, line))) = lines.next_line() {
+        match parser.parse(line) {
+            Ok(Parsed::Request(r)) => {
+                if device.is_some_and(|d| d != r.device) || r.size == 0 || r.op == OpKind::Flush {
+                    continue;
+                }
+                max = max.max(r.offset + r.size);
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    max
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_skip_comments_blanks_and_crlf() {
+        let text = b"# head\r\n\r\n  \t\nA B\r\n  # indented comment\nC\n\nD";
+        let mut l = Lines::new(&text[..], 0);
+        let mut got = Vec::new();
+        while let Ok(Some((n, line))) = l.next_line() {
+            got.push((n, line.to_vec()));
+        }
+        assert_eq!(
+            got,
+            vec![(4, b"A B".to_vec()), (6, b"C".to_vec()), (8, b"D".to_vec())]
+        );
+    }
+
+    #[test]
+    fn lines_skip_header_lines() {
+        let mut l = Lines::new(&b"h1\nh2\nx\n"[..], 2);
+        assert!(matches!(l.next_line(), Ok(Some((3, b"x")))));
+        assert!(matches!(l.next_line(), Ok(None)));
+    }
+
+    #[test]
+    fn too_long_line_is_an_error() {
+        let text = vec![b'1'; MAX_LINE + 10];
+        let mut l = Lines::new(&text[..], 0);
+        assert!(matches!(l.next_line(), Err(LineError::TooLong(1))));
+    }
+
+    #[test]
+    fn scale_keeps_page_position_and_stays_inside() {
+        // Half-size device: 6 pages + 512 B becomes 3 pages + 512 B.
+        let (off, size, moved, short) = scale_into(8192 * 3 + 512, 4096, 1 << 20, 2 << 20);
+        assert_eq!((off, size, moved, short), (12288 + 512, 4096, false, false));
+        // The topmost request is moved back so it ends inside.
+        let (off, size, moved, _) = scale_into((2 << 20) - 8192, 8192, 1 << 20, 2 << 20);
+        assert!(moved);
+        assert!(off + size <= 1 << 20);
+        assert_eq!(off % 4096, 0);
+        // Larger than the device: shortened to it, at 0.
+        assert_eq!(scale_into(0, 10_000, 4096, 20_000), (0, 4096, false, true));
+        // A tiny device still never overflows.
+        let (off, size, _, _) = scale_into(u64::MAX - 10, 10, 100, u64::MAX);
+        assert!(off + size <= 100);
+    }
+}

@@ -1,0 +1,642 @@
+//! Bad input: corrupted lines are reported as `path:N:` with what was expected, arbitrary
+//! bytes and token soup never panic, the stream stops at the first error, and the fit
+//! policies and warnings behave as documented.
+
+use proptest::prelude::*;
+use ssdlab::workload::trace::{
+    CSV_CANONICAL_COLUMNS, FitPolicy, TraceFormat, TraceOptions, open_trace, parse_bytes,
+    write_request,
+};
+use ssdlab::workload::{IoRequest, OpKind, TraceError};
+use std::io::Write;
+
+/// Fixed-seed proptest settings: `cargo test` runs the same cases every time.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x55D1_AB00_7ACE),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Options that read `format` (with the canonical spec for csv).
+fn opts(format: TraceFormat) -> TraceOptions {
+    TraceOptions {
+        format: Some(format),
+        columns: (format == TraceFormat::Csv).then(|| CSV_CANONICAL_COLUMNS.to_string()),
+        ..TraceOptions::default()
+    }
+}
+
+/// A line that is malformed in `format` whatever comes before it.
+fn bad_line(format: TraceFormat) -> &'static str {
+    match format {
+        // Starts like an event line, so it is not skipped as a summary line.
+        TraceFormat::Blkparse => "  8,16  0 1 0.5x 1 Q R 8 + 8 [p]",
+        // Numeric first field, so it is not taken for a header.
+        TraceFormat::Msr | TraceFormat::Tencent | TraceFormat::Csv => "12,34",
+        _ => "12 34 56",
+    }
+}
+
+fn sample_request(i: u64, op: OpKind) -> IoRequest {
+    IoRequest {
+        arrival_ns: i * 1_000_000,
+        device: 1,
+        offset_bytes: i * 4096,
+        size_bytes: 4096,
+        op,
+    }
+}
+
+/// `n` valid lines of `format`.
+fn valid_lines(format: TraceFormat, n: u64) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let op = if i % 2 == 0 {
+                OpKind::Read
+            } else {
+                OpKind::Write
+            };
+            let mut v = Vec::new();
+            write_request(format, &sample_request(i, op), &mut v).unwrap();
+            String::from_utf8(v).unwrap().trim_end().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn corrupted_line_is_named_with_path_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in TraceFormat::ALL {
+        let mut lines = valid_lines(format, 20);
+        lines.insert(0, "# a comment line counts as a line".into());
+        lines.insert(5, String::new());
+        // Line numbers are 1-based physical lines: the bad line becomes line 13.
+        lines.insert(12, bad_line(format).into());
+        let path = dir.path().join(format!("bad.{format}"));
+        let mut f = std::fs::File::create(&path).unwrap();
+        f.write_all(lines.join("\r\n").as_bytes()).unwrap();
+        drop(f);
+        let t = open_trace(&path, &opts(format)).unwrap();
+        let items: Vec<_> = t.requests.collect();
+        // 10 good requests (lines 2-5, 7-12), then the error, then nothing.
+        assert_eq!(items.len(), 11, "{format}");
+        assert!(items[..10].iter().all(Result::is_ok), "{format}");
+        let err = items[10].as_ref().unwrap_err();
+        let text = err.to_string();
+        let prefix = format!("{}:13: expected ", path.display());
+        assert!(text.starts_with(&prefix), "{format}: {text}");
+        assert!(
+            text.ends_with(&format!("found '{}'", bad_line(format))),
+            "{text}"
+        );
+        match err {
+            TraceError::Malformed { line, found, .. } => {
+                assert_eq!(*line, 13);
+                assert_eq!(found, bad_line(format));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn error_messages_say_what_was_expected() {
+    let cases: [(TraceFormat, &str, &str); 9] = [
+        (
+            TraceFormat::Ascii,
+            "1 2 3 4",
+            "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1) (the line \
+             has 4 fields)",
+        ),
+        (
+            TraceFormat::Ascii,
+            "1 2 3 4 7",
+            "(field 5, op, must be 1 (read) or 0 (write))",
+        ),
+        (
+            TraceFormat::Ascii,
+            "1 2 -3 4 1",
+            "(field 3, lba_sectors, must be a sector number)",
+        ),
+        (
+            TraceFormat::Ascii,
+            "1 2 36028797018963968 4 1",
+            "(field 3, lba_sectors, must be a sector number)",
+        ),
+        (
+            TraceFormat::Disksim,
+            "1,5 0 1 1 1",
+            "(field 1, time_ms, must be",
+        ),
+        (
+            TraceFormat::Heimdall,
+            "1 0 18446744073709551615 1 1",
+            "(offset + size to stay below 2^64 bytes)",
+        ),
+        (
+            TraceFormat::Msr,
+            "1,h,0,Append,0,512,0",
+            "(field 4, Type, must be Read or Write)",
+        ),
+        (
+            TraceFormat::Tencent,
+            "1,0,8,2,3",
+            "(field 4, type, must be 0 (read) or 1 (write))",
+        ),
+        (
+            TraceFormat::Blkparse,
+            "8,16 0 1 0.1 5 Q W [p]",
+            "sector + count",
+        ),
+    ];
+    for (format, line, want) in cases {
+        let out = parse_bytes(format, line.as_bytes(), &opts(format));
+        let err = out.last().unwrap().as_ref().unwrap_err().to_string();
+        assert!(err.starts_with("<bytes>:1: expected "), "{err}");
+        assert!(err.contains(want), "{format} '{line}': {err}");
+    }
+}
+
+#[test]
+fn overflowing_values_are_malformed_not_panics() {
+    let msr = "1844674407370955162,h,0,Read,0,512,0"; // ticks × 100 > 2^64 ns
+    let e = parse_bytes(TraceFormat::Msr, msr.as_bytes(), &opts(TraceFormat::Msr));
+    assert!(
+        e[0].as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("below 2^64 ns")
+    );
+    let blk = "4294967295,255 0 1 0.1 5 Q W 1 + 1 [p]"; // maj*256+min > 2^32
+    let e = parse_bytes(
+        TraceFormat::Blkparse,
+        blk.as_bytes(),
+        &opts(TraceFormat::Blkparse),
+    );
+    assert!(
+        e[0].as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("maj*256+min")
+    );
+    let tencent = "99999999999,0,8,0,1"; // seconds × 1e9 > 2^64
+    let e = parse_bytes(
+        TraceFormat::Tencent,
+        tencent.as_bytes(),
+        &opts(TraceFormat::Tencent),
+    );
+    assert!(e[0].is_err());
+}
+
+#[test]
+fn blkparse_skips_non_event_lines_and_maps_rwbs() {
+    let text = "\
+  8,0    3        1     0.000000000   697  Q FWS [kworker/3:1H]
+  8,0    3        2     0.000001000   697  Q  DS 2048 + 16 [fstrim]
+  8,0    3        3     0.000002000   697  Q WFS 4096 + 8 [jbd2/sda1-8]
+  8,0    3        4     0.000003000   697  G   R 4096 + 8 [cat]
+  8,0    3        5     0.000004000   697  Q   N [cat]
+  8,0    3        6     0.000005000   697  Q  RA 8 + 8 [cat]
+CPU3 (8,0):
+ Reads Queued:           1,        4KiB\t Writes Queued:           2,        4KiB
+Total (8,0):
+Throughput (R/W): 0KiB/s / 0KiB/s
+Events (8,0): 6 entries
+";
+    let t = ssdlab::workload::trace::open_reader(
+        std::io::Cursor::new(text.as_bytes().to_vec()),
+        std::path::Path::new("x.txt"),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(t.format, TraceFormat::Blkparse);
+    let w = t.warnings.clone();
+    let r: Vec<IoRequest> = t.requests.map(Result::unwrap).collect();
+    let got: Vec<(u64, u64, u64, OpKind)> = r
+        .iter()
+        .map(|q| (q.arrival_ns, q.offset_bytes, q.size_bytes, q.op))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, 0, 0, OpKind::Flush),
+            (1_000, 2048 * 512, 16 * 512, OpKind::Trim),
+            (2_000, 4096 * 512, 8 * 512, OpKind::Write),
+            (5_000, 8 * 512, 8 * 512, OpKind::Read),
+        ]
+    );
+    assert!(r.iter().all(|q| q.device == 8 * 256));
+    let w = w.snapshot();
+    assert!(
+        w.iter()
+            .any(|s| s.starts_with("skipped lines that are not blkparse event lines at 5 lines (first at line 7: 'CPU3 (8,0):'")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|s| s
+                .starts_with("skipped events whose rwbs has no R, W, D or F at 1 line (at line 5")),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn csv_needs_a_spec_and_headers_are_skipped() {
+    let e = parse_bytes(TraceFormat::Csv, b"1,2,3", &TraceOptions::default());
+    let msg = e[0].as_ref().unwrap_err().to_string();
+    assert!(
+        msg.contains("needs a column spec") && msg.contains("time=0:ms"),
+        "{msg}"
+    );
+    let msr = b"Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n1,h,0,Read,0,512,9\n";
+    let r = parse_bytes(TraceFormat::Msr, msr, &TraceOptions::default());
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0].as_ref().unwrap().size_bytes, 512);
+}
+
+#[test]
+fn warnings_for_odd_input() {
+    // Backwards time, a zero-size request, a size that is not whole sectors, a day-long gap.
+    let text = "1000 0 0 4096 1\n500 0 8 4096 1\n2000 0 0 0 0\n3000 0 0 1000 0\n\
+                90000000000000000 0 0 4096 0\n";
+    let opts = TraceOptions {
+        columns: Some(
+            "time=0:ns,dev=1,offset=2:bytes,size=3:bytes,op=4,delim=space,read=1,write=0".into(),
+        ),
+        ..TraceOptions::default()
+    };
+    let t = ssdlab::workload::trace::open_reader(
+        std::io::Cursor::new(text.as_bytes().to_vec()),
+        std::path::Path::new("w.txt"),
+        &opts,
+    )
+    .unwrap();
+    let w = t.warnings.clone();
+    let r: Vec<IoRequest> = t.requests.map(Result::unwrap).collect();
+    assert_eq!(
+        r.iter().map(|q| q.arrival_ns).collect::<Vec<_>>(),
+        vec![0, 0, 2000, 89_999_999_999_999_000]
+    );
+    let w = w.snapshot();
+    let has = |p: &str| w.iter().any(|s| s.starts_with(p));
+    assert!(
+        has("timestamps go backwards at 1 line (at line 2: 500 ns before the previous request)"),
+        "{w:?}"
+    );
+    assert!(
+        has("zero-size read/write/trim requests at 1 line (at line 3); dropped"),
+        "{w:?}"
+    );
+    assert!(
+        has("sizes that are not a multiple of 512 B at 1 line (at line 4: 1000 B)"),
+        "{w:?}"
+    );
+    assert!(
+        has("time jumps forward by more than a day at 1 line (at line 5: +1041.7 days)"),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn whole_trace_unit_checks() {
+    // 200 requests of 8 bytes each, 1 ns apart: sizes and times both look like wrong units.
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!("{i} 0 {} 8 0\n", i * 8));
+    }
+    let opts = TraceOptions {
+        format: Some(TraceFormat::Heimdall),
+        ..TraceOptions::default()
+    };
+    let t = ssdlab::workload::trace::open_reader(
+        std::io::Cursor::new(text.into_bytes()),
+        std::path::Path::new("u.trace"),
+        &opts,
+    )
+    .unwrap();
+    let w = t.warnings.clone();
+    assert_eq!(t.requests.count(), 2000);
+    let w = w.snapshot();
+    // Heimdall times are ms: 2000 requests over 1999 ms is plausible, no time warning.
+    assert!(!w.iter().any(|s| s.contains("coarser unit")), "{w:?}");
+    assert!(
+        w.iter()
+            .any(|s| s.starts_with("all 2000 request sizes are below 512 B")),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|s| s.starts_with("sizes that are not a multiple of 512 B at 2000 lines")),
+        "{w:?}"
+    );
+    // The same numbers as ascii ns: 2000 requests in 2 µs is a wrong-unit smell.
+    let mut text = String::new();
+    for i in 0..2000 {
+        text.push_str(&format!("{i} 0 {i} 8 0\n"));
+    }
+    let out = parse_bytes(
+        TraceFormat::Ascii,
+        text.as_bytes(),
+        &TraceOptions::default(),
+    );
+    assert_eq!(out.len(), 2000);
+    let opened = ssdlab::workload::trace::open_reader(
+        std::io::Cursor::new(text.into_bytes()),
+        std::path::Path::new("u.ascii"),
+        &TraceOptions::default(),
+    )
+    .unwrap();
+    let w = opened.warnings.clone();
+    opened.requests.for_each(drop);
+    assert!(
+        w.snapshot()
+            .iter()
+            .any(|s| s.contains("coarser unit than ns")),
+        "{:?}",
+        w.snapshot()
+    );
+}
+
+#[test]
+fn fit_needs_capacity_and_reject_names_the_line() {
+    let line = "0 0 8 8 1\n0 0 16 8 1\n";
+    let o = TraceOptions {
+        capacity_bytes: 0,
+        fit: FitPolicy::Wrap,
+        ..TraceOptions::default()
+    };
+    let e = parse_bytes(TraceFormat::Ascii, line.as_bytes(), &o);
+    assert!(
+        e[0].as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("capacity above 0")
+    );
+    let o = TraceOptions {
+        capacity_bytes: 16 * 512,
+        ..TraceOptions::default()
+    };
+    let r = parse_bytes(TraceFormat::Ascii, line.as_bytes(), &o);
+    assert!(r[0].is_ok());
+    assert_eq!(
+        r[1].as_ref().unwrap_err().to_string(),
+        "<bytes>:2: request ends at byte 12288, past the device's 8192 bytes (use \
+         --trace-fit wrap or scale)"
+    );
+    assert_eq!(r.len(), 2);
+}
+
+#[test]
+fn wrap_splits_a_request_crossing_the_end() {
+    // Capacity 10 sectors; a 4-sector write at sector 18 wraps to 8 and crosses the end:
+    // sectors 8-9, then 0-1, same arrival.
+    let o = TraceOptions {
+        capacity_bytes: 10 * 512,
+        fit: FitPolicy::Wrap,
+        ..TraceOptions::default()
+    };
+    let r: Vec<IoRequest> = parse_bytes(TraceFormat::Ascii, b"7 3 18 4 0\n", &o)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let parts: Vec<(u64, u64, u64)> = r
+        .iter()
+        .map(|q| (q.arrival_ns, q.offset_bytes, q.size_bytes))
+        .collect();
+    assert_eq!(parts, vec![(0, 8 * 512, 2 * 512), (0, 0, 2 * 512)]);
+    // Larger than the device: shortened to it, then placed from the wrapped offset.
+    let r: Vec<IoRequest> = parse_bytes(TraceFormat::Ascii, b"7 3 0 40 0\n", &o)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(r.iter().map(|q| q.size_bytes).sum::<u64>(), 10 * 512);
+}
+
+/// Tokens to build nasty lines from.
+const TOKENS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "7",
+    "512",
+    "4096",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999999",
+    "-1",
+    "1.5",
+    "0.000001850",
+    ".",
+    "1e9",
+    ",",
+    ",,",
+    "Read",
+    "Write",
+    "read",
+    "Q",
+    "D",
+    "C",
+    "R",
+    "W",
+    "WS",
+    "FWS",
+    "N",
+    "8,16",
+    "0,0",
+    "+",
+    "[java]",
+    "#",
+    "\t",
+    " ",
+    "\r",
+    "é",
+    "\u{0}",
+    "Timestamp",
+    "m",
+    "cfq1211A",
+    "/",
+];
+
+/// A valid line of each format, to mix and mutate.
+const VALID: &[&str] = &[
+    "3 0 8 8 1",
+    "0.5 2 8 16 0",
+    "128166385295514663,hm,0,Write,9056014336,2048,2833",
+    "1538323200,4247200,128,1,1058",
+    "  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]",
+    "  8,0    3        1     0.000000000   697  Q FWS [kworker/3:1H]",
+    "12,1,4096,512,Read",
+    "99,1,0,0,Flush",
+];
+
+fn token_line() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(TOKENS), 0..14).prop_map(|t| t.join(" "))
+}
+
+fn soup() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..600),
+        prop::collection::vec(token_line(), 0..30).prop_map(|l| l.join("\n").into_bytes()),
+        prop::collection::vec(
+            prop_oneof![
+                token_line(),
+                "[0-9 ,.]{0,40}",
+                prop::sample::select(VALID).prop_map(str::to_string),
+                // A valid line with one byte changed.
+                (
+                    prop::sample::select(VALID),
+                    any::<prop::sample::Index>(),
+                    any::<u8>()
+                )
+                    .prop_map(|(l, i, b)| {
+                        let mut v = l.as_bytes().to_vec();
+                        v[i.index(l.len())] = b;
+                        String::from_utf8_lossy(&v).into_owned()
+                    }),
+            ],
+            0..30
+        )
+        .prop_map(|l| l.join("\r\n").into_bytes()),
+    ]
+}
+
+/// The physical line `n` (1-based) of `bytes`, without its ending.
+fn physical_line(bytes: &[u8], n: u64) -> Vec<u8> {
+    let mut line = bytes
+        .split(|&b| b == b'\n')
+        .nth(n as usize - 1)
+        .unwrap_or_default()
+        .to_vec();
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    line
+}
+
+/// Requires requests followed by at most one error naming a real line, arrivals that never
+/// go backwards and sensible ranges; returns the requests.
+fn check_stream(
+    format: TraceFormat,
+    bytes: &[u8],
+    out: &[Result<IoRequest, TraceError>],
+) -> Vec<IoRequest> {
+    let lines = bytes.split(|&b| b == b'\n').count() as u64;
+    // Requests, then at most one error, which is last.
+    if let Some(pos) = out.iter().position(Result::is_err) {
+        assert_eq!(pos, out.len() - 1, "{format}: items after an error");
+        match &out[pos] {
+            Err(TraceError::Malformed {
+                line, found, path, ..
+            }) => {
+                assert_eq!(path.to_str(), Some("<bytes>"));
+                assert!(
+                    *line >= 1 && *line <= lines,
+                    "{format}: line {line} of {lines}"
+                );
+                let text = String::from_utf8_lossy(&physical_line(bytes, *line)).into_owned();
+                let shown: String = text.chars().take(80).collect();
+                assert!(
+                    found.starts_with(&shown),
+                    "{format}: line {line} is '{text}', error shows '{found}'"
+                );
+            }
+            Err(TraceError::PastEnd { .. }) => panic!("no capacity limit was set"),
+            Err(e) => panic!("{format}: unexpected {e}"),
+            Ok(_) => unreachable!(),
+        }
+    }
+    let mut prev = 0;
+    for r in out.iter().filter_map(|r| r.as_ref().ok()) {
+        assert!(r.arrival_ns >= prev, "{format}: arrival went backwards");
+        prev = r.arrival_ns;
+        if r.op == OpKind::Flush {
+            assert_eq!((r.offset_bytes, r.size_bytes), (0, 0));
+        } else {
+            assert!(r.size_bytes > 0);
+            assert!(r.offset_bytes.checked_add(r.size_bytes).is_some());
+        }
+    }
+    out.iter()
+        .filter_map(|r| r.as_ref().ok())
+        .copied()
+        .collect()
+}
+
+/// What parsed is written back in the same format and must parse to the same requests
+/// (the fuzz targets' round trip).
+fn check_round_trip(format: TraceFormat, reqs: &[IoRequest]) {
+    let mut text = Vec::new();
+    for r in reqs {
+        write_request(format, r, &mut text).expect("a parsed request is writable");
+    }
+    let again: Vec<IoRequest> = parse_bytes(format, &text, &opts(format))
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{format}: {e}")))
+        .collect();
+    assert_eq!(again, reqs, "{format}: round trip");
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+    #[test]
+    fn garbage_never_panics_errors_name_the_right_line_and_what_parsed_round_trips(bytes in soup()) {
+        for format in TraceFormat::ALL {
+            let out = parse_bytes(format, &bytes, &opts(format));
+            let reqs = check_stream(format, &bytes, &out);
+            check_round_trip(format, &reqs);
+        }
+        // Detection either picks a format whose stream behaves, or says why it cannot.
+        let t = ssdlab::workload::trace::open_reader(
+            std::io::Cursor::new(bytes.clone()),
+            std::path::Path::new("<bytes>"),
+            &TraceOptions::default(),
+        );
+        if let Ok(t) = t {
+            let format = t.format;
+            let out: Vec<_> = t.requests.collect();
+            check_stream(format, &bytes, &out);
+        }
+    }
+
+    #[test]
+    fn fit_policies_keep_requests_inside(
+        reqs in prop::collection::vec((0u64..1 << 30, 1u64..1 << 12, any::<bool>()), 1..50),
+        cap_sectors in 1u64..1 << 20,
+    ) {
+        let mut text = Vec::new();
+        for (i, (lba, n, read)) in reqs.iter().enumerate() {
+            writeln!(text, "{i} 0 {lba} {n} {}", u8::from(*read)).unwrap();
+        }
+        let cap = cap_sectors * 512;
+        let total: u64 = reqs.iter().map(|(_, n, _)| (n * 512).min(cap)).sum();
+        for fit in [FitPolicy::Wrap, FitPolicy::Scale] {
+            let o = TraceOptions { capacity_bytes: cap, fit, ..TraceOptions::default() };
+            let out: Vec<IoRequest> = parse_bytes(TraceFormat::Ascii, &text, &o)
+                .into_iter()
+                .map(Result::unwrap)
+                .collect();
+            prop_assert!(out.iter().all(|r| r.size_bytes > 0 && r.offset_bytes + r.size_bytes <= cap));
+            if fit == FitPolicy::Scale {
+                prop_assert_eq!(out.len(), reqs.len());
+            }
+            prop_assert_eq!(out.iter().map(|r| r.size_bytes).sum::<u64>(), total);
+        }
+        // Reject: either everything fits, or the first request past the end is named.
+        let o = TraceOptions { capacity_bytes: cap, ..TraceOptions::default() };
+        let out = parse_bytes(TraceFormat::Ascii, &text, &o);
+        match reqs.iter().position(|(lba, n, _)| (lba + n) * 512 > cap) {
+            None => prop_assert!(out.iter().all(Result::is_ok)),
+            Some(i) => {
+                prop_assert_eq!(out.len(), i + 1);
+                let is_past_end = matches!(
+                    &out[i],
+                    Err(TraceError::PastEnd { line, .. }) if *line == i as u64 + 1
+                );
+                prop_assert!(is_past_end);
+            }
+        }
+    }
+}
