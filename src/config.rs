@@ -312,7 +312,7 @@ impl Config {
         let d = &self.device;
         let cell = d.cell.timing();
         let page = d.page_size.bytes();
-        if page == 0 || page % 512 != 0 || page > (1 << 20) {
+        if page == 0 || !page.is_multiple_of(512) || page > (1 << 20) {
             return Err(format!(
                 "device.page_size = {}: expected a multiple of 512 B up to 1 MiB",
                 d.page_size
@@ -331,7 +331,7 @@ impl Config {
                 d.capacity, d.page_size
             ));
         }
-        if d.capacity.bytes() % page != 0 {
+        if !d.capacity.bytes().is_multiple_of(page) {
             return Err(format!(
                 "device.capacity = {} is not a whole number of {} pages",
                 d.capacity, d.page_size

@@ -210,7 +210,7 @@ impl Geometry {
                 return Err(format!("impossible geometry: {name} must be at least 1"));
             }
         }
-        if self.page_size_bytes % 512 != 0 {
+        if !self.page_size_bytes.is_multiple_of(512) {
             return Err(format!(
                 "impossible geometry: page size {} B is not a multiple of 512 B sectors",
                 self.page_size_bytes

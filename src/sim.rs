@@ -181,8 +181,8 @@ impl Device {
                     ready_ns = self.link.reserve(issue_ns, link) + link;
                 }
                 for lpn in first..last {
-                    let partial = (lpn == first && req.offset_bytes % ps != 0)
-                        || (lpn + 1 == last && end_bytes % ps != 0);
+                    let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
+                        || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
                     if partial && let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
                         // Read-modify-write: the untouched sectors come from the old page.
                         self.nand.read(old, Cause::Rmw);

@@ -234,3 +234,104 @@ fn config_prints_toml_that_loads_back() {
     assert!(o2.status.success(), "{}", stderr(&o2));
     assert_eq!(o.stdout, o2.stdout);
 }
+
+fn traces_dir() -> std::path::PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    assert!(
+        d.is_dir(),
+        "missing {} (the trace samples must sit beside the checkout)",
+        d.display()
+    );
+    d
+}
+
+#[test]
+fn every_trace_sample_replays_through_the_simulator() {
+    let d = traces_dir();
+    let samples = [
+        ("msr/hm_0-head1k.csv", "msr"),
+        (
+            "heimdall-msr/msr.cut.per_10k.rw_20_80.105.trace",
+            "heimdall",
+        ),
+        ("spc-ascii/financial1-head10k.ascii", "ascii"),
+        ("spc-ascii/tpcc-small.ascii", "ascii"),
+        ("spc-ascii/wsrch-small.ascii", "ascii"),
+        ("disksim/postmark.ascii", "disksim"),
+        ("blkparse/java-job.blkparse.txt", "blkparse"),
+        ("snia-tencent/cbs-1s-sample.csv", "tencent"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (file, format) in samples {
+        let path = d.join(file);
+        let out = dir.path().join("r.json");
+        let o = ssdlab(&[
+            "run",
+            "--trace",
+            path.to_str().unwrap(),
+            "--format",
+            format,
+            "--trace-fit",
+            "wrap",
+            "--capacity",
+            "16GiB",
+            "--json",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        let r = json(&out);
+        let requests = r["counters"]["host.requests"].as_u64().unwrap();
+        assert!(requests > 0, "{file}: no requests");
+        assert!(r["latency_ns"]["max"].as_u64().unwrap() > 0, "{file}");
+        assert!(
+            r["host_read_pages"].as_u64().unwrap() + r["host_write_pages"].as_u64().unwrap() > 0
+        );
+    }
+}
+
+#[test]
+fn a_corrupted_trace_line_names_file_and_line_and_exits_2() {
+    let d = traces_dir();
+    let text = std::fs::read_to_string(d.join("spc-ascii/financial1-head10k.ascii")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[41] = "0 1 55590 six 0"; // line 42
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.ascii");
+    std::fs::write(&bad, lines.join("\n")).unwrap();
+    let out = dir.path().join("r.json");
+    let o = ssdlab(&[
+        "run",
+        "--trace",
+        bad.to_str().unwrap(),
+        "--format",
+        "ascii",
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let msg = stderr(&o);
+    assert!(
+        msg.contains(&format!("{}:42: expected", bad.display())),
+        "{msg}"
+    );
+    assert!(!out.exists());
+    // A trace larger than the device is rejected by default, with the line named.
+    let o = ssdlab(&[
+        "run",
+        "--trace",
+        d.join("msr/hm_0-head1k.csv").to_str().unwrap(),
+        "--capacity",
+        "2GiB",
+        "--set",
+        "device.channels=1",
+        "--set",
+        "device.chips_per_channel=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("hm_0-head1k.csv:") && stderr(&o).contains("past"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -84,10 +84,10 @@ fn render(format: TraceFormat, reqs: &[IoRequest], base: u64, noise: &[u8]) -> V
     let mut out = Vec::new();
     for (i, r) in reqs.iter().enumerate() {
         let n = noise[i % noise.len()];
-        if n % 5 == 0 {
+        if n.is_multiple_of(5) {
             out.extend_from_slice(b"# a comment, 1 2 3 4 5\n");
         }
-        if n % 7 == 0 {
+        if n.is_multiple_of(7) {
             out.extend_from_slice(b"   \t\n\n");
         }
         let shifted = IoRequest {
@@ -96,13 +96,13 @@ fn render(format: TraceFormat, reqs: &[IoRequest], base: u64, noise: &[u8]) -> V
         };
         let mut line = Vec::new();
         write_request(format, &shifted, &mut line).expect("representable request");
-        if n % 3 == 0 {
+        if n.is_multiple_of(3) {
             line.pop();
             line.extend_from_slice(b"\r\n");
         }
         out.extend_from_slice(&line);
     }
-    if noise[0] % 2 == 0 {
+    if noise[0].is_multiple_of(2) {
         // The last line without its newline must still count.
         while out.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
             out.pop();

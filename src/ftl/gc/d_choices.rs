@@ -26,7 +26,7 @@ impl VictimPolicy for DChoices {
         DChoices {
             d: params.d.max(1),
             list: CandidateList::new(geo),
-            rng: Xoshiro256PlusPlus::seed_from_u64(params.seed ^ 0xd_c401_ce5),
+            rng: Xoshiro256PlusPlus::seed_from_u64(params.seed ^ 0xdc40_1ce5),
         }
     }
 
