@@ -63,7 +63,9 @@ pub struct DeviceConfig {
     pub command_ns: u64,
     /// How chips are wired.
     pub organisation: Organisation,
-    /// Same-plane GC copies use copy-back.
+    /// Same-plane GC copies use copy-back (no bus transfer), as Agrawal et al. (2008)
+    /// assume; the page FTL keeps GC inside a plane, so all its copies qualify. Set false
+    /// to move every copy out over the bus and back (controller-side ECC).
     pub copyback: bool,
     /// Host interface rate, MB/s; 0 = unlimited.
     pub host_link_mb_s: f64,
@@ -98,7 +100,7 @@ impl Default for DeviceConfig {
             channel_mb_s: None,
             command_ns: 100,
             organisation: Organisation::Channels,
-            copyback: false,
+            copyback: true,
             host_link_mb_s: 0.0,
             endurance_cycles: None,
             dram_buffer: Size(0),

@@ -113,53 +113,76 @@ pub struct TimingParams {
     pub organisation: Organisation,
 }
 
-/// Reservations of one bus as sorted, disjoint, non-touching busy intervals. A transfer
-/// takes the earliest gap at or after the moment its data is ready, so a transfer that
-/// becomes ready early is not held behind one reserved later for a far-future moment (the
-/// head-of-line artefact of a single busy-until value). Intervals that end before the
-/// current request's issue time are pruned, and touching intervals are merged, so the
-/// list stays short.
+/// Reservations of one bus as sorted, disjoint busy intervals. A transfer takes the
+/// earliest gap at or after the moment its data is ready, so a transfer that becomes
+/// ready early is not held behind one reserved for a later moment (the head-of-line
+/// artefact of a single busy-until value). Intervals that end before the current
+/// request's issue time are pruned, and an interval is merged with a neighbour when the
+/// gap between them is shorter than `min_gap_ns` (no transfer could use it), so the map
+/// stays small. GC chains reserve far into the future, so the map is a B-tree: O(log n)
+/// per reservation wherever it lands.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
-    busy: std::collections::VecDeque<(u64, u64)>,
+    /// start → end.
+    busy: std::collections::BTreeMap<u64, u64>,
+    min_gap_ns: u64,
 }
 
 impl Calendar {
+    /// An empty calendar whose gaps shorter than `min_gap_ns` count as busy.
+    pub fn new(min_gap_ns: u64) -> Calendar {
+        Calendar {
+            busy: std::collections::BTreeMap::new(),
+            min_gap_ns,
+        }
+    }
+
     /// Reserves `len_ns` at the earliest time ≥ `ready_ns`; returns the start.
     pub fn reserve(&mut self, ready_ns: u64, len_ns: u64) -> u64 {
-        let mut i = self.busy.partition_point(|&(_, e)| e <= ready_ns);
         let mut t = ready_ns;
-        while i < self.busy.len() {
-            let (s, e) = self.busy[i];
+        if let Some((_, &e)) = self.busy.range(..=t).next_back() {
+            t = t.max(e);
+        }
+        for (&s, &e) in self.busy.range(t..) {
             if s >= t + len_ns {
                 break;
             }
             t = t.max(e);
-            i += 1;
         }
-        let end = t + len_ns;
-        // Merge with the neighbours it touches.
-        let joins_prev = i > 0 && self.busy[i - 1].1 == t;
-        let joins_next = i < self.busy.len() && self.busy[i].0 == end;
-        match (joins_prev, joins_next) {
-            (true, true) => {
-                self.busy[i - 1].1 = self.busy[i].1;
-                self.busy.remove(i);
+        let mut start = t;
+        let mut end = t + len_ns;
+        // Absorb neighbours closer than the smallest useful gap.
+        // A gap narrower than `min_gap_ns` (or no gap at all) joins the neighbours.
+        let join = self.min_gap_ns.max(1);
+        if let Some((&ps, &pe)) = self.busy.range(..=start).next_back()
+            && pe + join > start
+        {
+            self.busy.remove(&ps);
+            start = ps;
+            end = end.max(pe);
+        }
+        while let Some((&ns, &ne)) = self.busy.range(start..).next() {
+            if ns >= end + join {
+                break;
             }
-            (true, false) => self.busy[i - 1].1 = end,
-            (false, true) => self.busy[i].0 = t,
-            (false, false) => self.busy.insert(i, (t, end)),
+            self.busy.remove(&ns);
+            end = end.max(ne);
         }
+        self.busy.insert(start, end);
         t
     }
 
     /// Forgets intervals that end at or before `now_ns`.
     pub fn prune(&mut self, now_ns: u64) {
-        while self.busy.front().is_some_and(|&(_, e)| e <= now_ns) {
-            self.busy.pop_front();
+        while let Some(entry) = self.busy.first_entry() {
+            if *entry.get() > now_ns {
+                break;
+            }
+            entry.remove();
         }
     }
 
+    /// Forgets every reservation.
     pub fn clear(&mut self) {
         self.busy.clear();
     }
@@ -201,7 +224,7 @@ impl Timing {
             pages_per_die: geo.blocks_per_plane * geo.pages_per_block * geo.planes_per_die,
             die_bus,
             die_free_ns: vec![0; dies as usize],
-            buses: vec![Calendar::default(); buses],
+            buses: vec![Calendar::new(p.transfer_ns); buses],
             control_free_ns: 0,
             busy_ns: [0; CAUSES],
         }
@@ -438,17 +461,23 @@ mod tests {
 
     #[test]
     fn calendar_backfills_gaps_and_merges() {
-        let mut c = Calendar::default();
+        let mut c = Calendar::new(0);
         assert_eq!(c.reserve(100, 10), 100);
         assert_eq!(c.reserve(0, 10), 0); // before the first reservation
         assert_eq!(c.reserve(5, 10), 10); // after [0,10), gap [10,100) fits
         assert_eq!(c.reserve(95, 10), 110); // [95,105) overlaps [100,110)
-        assert_eq!(
-            c.busy.iter().copied().collect::<Vec<_>>(),
-            vec![(0, 20), (100, 120)]
-        );
+        let v: Vec<(u64, u64)> = c.busy.iter().map(|(&s, &e)| (s, e)).collect();
+        assert_eq!(v, vec![(0, 20), (100, 120)]);
         c.prune(50);
         assert_eq!(c.busy.len(), 1);
+        // Gaps shorter than a transfer are useless and merged away.
+        let mut c = Calendar::new(10);
+        c.reserve(0, 10);
+        c.reserve(15, 10); // gap [10,15) < 10: merged into [0,25)
+        assert_eq!(c.busy.len(), 1);
+        assert_eq!(c.reserve(0, 10), 25);
+        c.reserve(100, 10);
+        assert_eq!(c.busy.len(), 2);
     }
 
     #[test]
