@@ -118,13 +118,13 @@ pub struct TimingParams {
 /// ready early is not held behind one reserved for a later moment (the head-of-line
 /// artefact of a single busy-until value). Intervals that end before the current
 /// request's issue time are pruned, and an interval is merged with a neighbour when the
-/// gap between them is shorter than `min_gap_ns` (no transfer could use it), so the map
-/// stays small. GC chains reserve far into the future, so the map is a B-tree: O(log n)
-/// per reservation wherever it lands.
+/// gap between them is shorter than `min_gap_ns` (no transfer could use it), so the list
+/// stays short. A sorted ring buffer beats a tree here: reservations land near the front
+/// (host I/O) or the back (GC chains), where inserting is cheap. Long GC chains over the
+/// bus (copy-back off) make it longer and slower; see BENCHMARKS.md.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
-    /// start → end.
-    busy: std::collections::BTreeMap<u64, u64>,
+    busy: std::collections::VecDeque<(u64, u64)>,
     min_gap_ns: u64,
 }
 
@@ -132,53 +132,44 @@ impl Calendar {
     /// An empty calendar whose gaps shorter than `min_gap_ns` count as busy.
     pub fn new(min_gap_ns: u64) -> Calendar {
         Calendar {
-            busy: std::collections::BTreeMap::new(),
+            busy: std::collections::VecDeque::new(),
             min_gap_ns,
         }
     }
 
     /// Reserves `len_ns` at the earliest time ≥ `ready_ns`; returns the start.
     pub fn reserve(&mut self, ready_ns: u64, len_ns: u64) -> u64 {
+        let mut i = self.busy.partition_point(|&(_, e)| e <= ready_ns);
         let mut t = ready_ns;
-        if let Some((_, &e)) = self.busy.range(..=t).next_back() {
-            t = t.max(e);
-        }
-        for (&s, &e) in self.busy.range(t..) {
+        while i < self.busy.len() {
+            let (s, e) = self.busy[i];
             if s >= t + len_ns {
                 break;
             }
             t = t.max(e);
+            i += 1;
         }
-        let mut start = t;
-        let mut end = t + len_ns;
-        // Absorb neighbours closer than the smallest useful gap.
+        let end = t + len_ns;
         // A gap narrower than `min_gap_ns` (or no gap at all) joins the neighbours.
         let join = self.min_gap_ns.max(1);
-        if let Some((&ps, &pe)) = self.busy.range(..=start).next_back()
-            && pe + join > start
-        {
-            self.busy.remove(&ps);
-            start = ps;
-            end = end.max(pe);
-        }
-        while let Some((&ns, &ne)) = self.busy.range(start..).next() {
-            if ns >= end + join {
-                break;
+        let joins_prev = i > 0 && self.busy[i - 1].1 + join > t;
+        let joins_next = i < self.busy.len() && self.busy[i].0 < end + join;
+        match (joins_prev, joins_next) {
+            (true, true) => {
+                self.busy[i - 1].1 = self.busy[i].1;
+                self.busy.remove(i);
             }
-            self.busy.remove(&ns);
-            end = end.max(ne);
+            (true, false) => self.busy[i - 1].1 = end,
+            (false, true) => self.busy[i].0 = t,
+            (false, false) => self.busy.insert(i, (t, end)),
         }
-        self.busy.insert(start, end);
         t
     }
 
     /// Forgets intervals that end at or before `now_ns`.
     pub fn prune(&mut self, now_ns: u64) {
-        while let Some(entry) = self.busy.first_entry() {
-            if *entry.get() > now_ns {
-                break;
-            }
-            entry.remove();
+        while self.busy.front().is_some_and(|&(_, e)| e <= now_ns) {
+            self.busy.pop_front();
         }
     }
 
@@ -466,7 +457,7 @@ mod tests {
         assert_eq!(c.reserve(0, 10), 0); // before the first reservation
         assert_eq!(c.reserve(5, 10), 10); // after [0,10), gap [10,100) fits
         assert_eq!(c.reserve(95, 10), 110); // [95,105) overlaps [100,110)
-        let v: Vec<(u64, u64)> = c.busy.iter().map(|(&s, &e)| (s, e)).collect();
+        let v: Vec<(u64, u64)> = c.busy.iter().copied().collect();
         assert_eq!(v, vec![(0, 20), (100, 120)]);
         c.prune(50);
         assert_eq!(c.busy.len(), 1);

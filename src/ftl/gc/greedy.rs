@@ -7,12 +7,14 @@
 //! select(plane): from the lowest non-empty stack, pop until an entry is current
 //!                (b is a candidate and bucket[b] = v); return it
 //! ```
-//! Lazy deletion keeps an invalidation to one random write (`bucket[b]`) plus an append,
-//! instead of the four or five scattered pointer updates of a doubly linked list — the
-//! difference matters because invalidations hit random blocks of a large array. Stale
-//! entries are dropped when popped, and all stacks are rebuilt from `bucket` whenever
-//! they hold more than four entries per block, so memory stays O(blocks) and the cost
-//! O(1) amortised. Ties go to the block that reached the count last (LIFO).
+//! Lazy deletion keeps an invalidation to one random write (`bucket[b]`) plus an append
+//! to a shared arena, instead of the four or five scattered pointer updates of a doubly
+//! linked list — the difference matters because invalidations hit random blocks of a
+//! large array. The stacks are singly linked lists threaded through that arena (one head
+//! per plane and count), so a push writes the arena's hot tail and one head. Stale entries
+//! are dropped when popped, and the arena is rebuilt from `bucket` whenever it holds more
+//! than four entries per block, so memory stays O(blocks) and the cost O(1) amortised.
+//! Ties go to the block that reached the count last (LIFO).
 
 use super::{PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};
@@ -24,11 +26,13 @@ const NONE: u32 = u32::MAX;
 pub struct Greedy {
     blocks_per_plane: u32,
     buckets_per_plane: usize,
-    stacks: Vec<Vec<u32>>,
+    /// Head entry of each (plane, valid count) stack, `NONE` when empty.
+    heads: Vec<u32>,
+    /// (block, next entry) nodes of all stacks.
+    arena: Vec<(u32, u32)>,
     /// Current valid count of each candidate, `NONE` when not a candidate.
     bucket: Vec<u32>,
     min_hint: Vec<u32>,
-    pub(super) entries: usize,
 }
 
 impl Greedy {
@@ -36,35 +40,40 @@ impl Greedy {
     fn push(&mut self, b: u32, v: u32) {
         let plane = (b / self.blocks_per_plane) as usize;
         self.bucket[b as usize] = v;
-        self.stacks[plane * self.buckets_per_plane + v as usize].push(b);
-        if v < self.min_hint[plane] {
-            self.min_hint[plane] = v;
-        }
-        self.entries += 1;
-        if self.entries > 4 * self.bucket.len() + 1024 {
+        self.link(plane, b, v);
+        if self.arena.len() > 4 * self.bucket.len() + 1024 {
             self.compact();
         }
     }
 
-    /// Rebuilds every stack from the current buckets, dropping stale entries. Keeps the
-    /// relative order of current entries, so the choice among ties does not change.
+    #[inline]
+    fn link(&mut self, plane: usize, b: u32, v: u32) {
+        let h = plane * self.buckets_per_plane + v as usize;
+        self.arena.push((b, self.heads[h]));
+        self.heads[h] = (self.arena.len() - 1) as u32;
+        if v < self.min_hint[plane] {
+            self.min_hint[plane] = v;
+        }
+    }
+
+    /// Rebuilds every stack from the current buckets, dropping stale entries (block order
+    /// within a count afterwards, which is deterministic).
     #[cold]
     fn compact(&mut self) {
-        self.entries = 0;
-        for (i, stack) in self.stacks.iter_mut().enumerate() {
-            let v = (i % self.buckets_per_plane) as u32;
-            let mut seen_last = std::collections::HashSet::new();
-            // Keep only the newest entry of each current block (scan from the top).
-            let mut kept: Vec<u32> = stack
-                .iter()
-                .rev()
-                .copied()
-                .filter(|&b| self.bucket[b as usize] == v && seen_last.insert(b))
-                .collect();
-            kept.reverse();
-            self.entries += kept.len();
-            *stack = kept;
+        self.arena.clear();
+        self.heads.iter_mut().for_each(|h| *h = NONE);
+        for b in 0..self.bucket.len() as u32 {
+            let v = self.bucket[b as usize];
+            if v != NONE {
+                self.link((b / self.blocks_per_plane) as usize, b, v);
+            }
         }
+    }
+
+    /// Entries in the arena (for tests of compaction).
+    #[cfg(test)]
+    pub(super) fn entries(&self) -> usize {
+        self.arena.len()
     }
 }
 
@@ -74,10 +83,10 @@ impl VictimPolicy for Greedy {
         Greedy {
             blocks_per_plane: geo.blocks_per_plane,
             buckets_per_plane,
-            stacks: vec![Vec::new(); buckets_per_plane * geo.planes() as usize],
+            heads: vec![NONE; buckets_per_plane * geo.planes() as usize],
+            arena: Vec::new(),
             bucket: vec![NONE; geo.blocks() as usize],
             min_hint: vec![0; geo.planes() as usize],
-            entries: 0,
         }
     }
 
@@ -100,9 +109,10 @@ impl VictimPolicy for Greedy {
         let base = plane as usize * self.buckets_per_plane;
         let mut v = self.min_hint[plane as usize] as usize;
         while v < self.buckets_per_plane {
-            let stack = &mut self.stacks[base + v];
-            while let Some(b) = stack.pop() {
-                self.entries -= 1;
+            let h = base + v;
+            while self.heads[h] != NONE {
+                let (b, next) = self.arena[self.heads[h] as usize];
+                self.heads[h] = next;
                 if self.bucket[b as usize] == v as u32 {
                     self.min_hint[plane as usize] = v as u32;
                     self.bucket[b as usize] = NONE;

@@ -206,7 +206,7 @@ mod tests {
             }
             assert_eq!(p.select(0, &nand, 0), None);
         }
-        assert!(p.entries <= 4 * 6 + 1024 + 1);
+        assert!(p.entries() <= 4 * 6 + 1024 + 1);
     }
 
     #[test]
