@@ -20,7 +20,7 @@ use crate::report::progress::Progress;
 use crate::report::{EraseSummary, Figures, PhaseReport, Report};
 use crate::timing::{Calendar, FormulaCosts, Timing};
 use crate::workload::trace::{OpenedTrace, TraceOptions, Warnings, open_trace};
-use crate::workload::{IoRequest, OpKind, Phase, TraceError, synth};
+use crate::workload::{IoRequest, OpKind, Phase, RequestStream, TraceError, synth};
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -413,6 +413,7 @@ pub fn build_workload(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let requests = parse_ahead(requests);
         Ok((
             vec![Phase {
                 name,
@@ -426,6 +427,24 @@ pub fn build_workload(
             .map_err(|e| SimError::Config(format!("workload: {e}")))?;
         Ok((phases, None))
     }
+}
+
+/// Parses a trace on a second thread, in batches, while the simulator consumes it: on a
+/// two-core machine parsing then costs almost nothing. Order and errors are preserved
+/// (the reader stops after its first error, and so does this stream).
+fn parse_ahead(mut requests: RequestStream) -> RequestStream {
+    const BATCH: usize = 4096;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Result<IoRequest, TraceError>>>(8);
+    std::thread::spawn(move || {
+        loop {
+            let batch: Vec<_> = requests.by_ref().take(BATCH).collect();
+            let done = batch.len() < BATCH || batch.last().is_some_and(|r| r.is_err());
+            if tx.send(batch).is_err() || done {
+                return;
+            }
+        }
+    });
+    Box::new(rx.into_iter().flatten())
 }
 
 /// Fills the logical space once, sequentially; then, for `Steady`, overwrites random

@@ -183,8 +183,8 @@ impl Calendar {
 #[derive(Clone, Debug)]
 pub struct Timing {
     p: TimingParams,
-    pages_per_plane: u32,
-    pages_per_die: u32,
+    pages_per_plane: crate::util::FastDiv,
+    pages_per_die: crate::util::FastDiv,
     /// Data bus of each die.
     die_bus: Vec<u32>,
     die_free_ns: Vec<u64>,
@@ -211,8 +211,10 @@ impl Timing {
         let buses = die_bus.iter().copied().max().unwrap_or(0) as usize + 1;
         Timing {
             p,
-            pages_per_plane: geo.blocks_per_plane * geo.pages_per_block,
-            pages_per_die: geo.blocks_per_plane * geo.pages_per_block * geo.planes_per_die,
+            pages_per_plane: crate::util::FastDiv::new(geo.blocks_per_plane * geo.pages_per_block),
+            pages_per_die: crate::util::FastDiv::new(
+                geo.blocks_per_plane * geo.pages_per_block * geo.planes_per_die,
+            ),
             die_bus,
             die_free_ns: vec![0; dies as usize],
             buses: vec![Calendar::new(p.transfer_ns); buses],
@@ -228,12 +230,12 @@ impl Timing {
 
     #[inline]
     fn plane_of(&self, ppn: Ppn) -> u32 {
-        ppn.0 / self.pages_per_plane
+        self.pages_per_plane.div(ppn.0)
     }
 
     #[inline]
     fn die_of(&self, ppn: Ppn) -> usize {
-        (ppn.0 / self.pages_per_die) as usize
+        self.pages_per_die.div(ppn.0) as usize
     }
 
     #[inline]

@@ -50,3 +50,55 @@ pub fn advise_huge<T>(v: &[T]) {
     #[cfg(not(target_os = "linux"))]
     let _ = v;
 }
+
+/// Division of 32-bit values by a fixed divisor with one 64×64→128-bit multiply
+/// (Lemire, Kaser, Kurz, "Faster remainder by direct computation", 2019): exact for every
+/// `u32` numerator. Address arithmetic (page → block → plane → die) runs for every flash
+/// operation, and hardware division is several times slower than the multiply.
+#[derive(Clone, Copy, Debug)]
+pub struct FastDiv {
+    m: u64,
+    d: u32,
+}
+
+impl FastDiv {
+    /// A divider by `d` (must be non-zero).
+    pub fn new(d: u32) -> FastDiv {
+        assert!(d > 0, "division by zero");
+        FastDiv {
+            m: (u64::MAX / d as u64).wrapping_add(1),
+            d,
+        }
+    }
+
+    /// `n / d`.
+    #[inline(always)]
+    pub fn div(&self, n: u32) -> u32 {
+        if self.d == 1 {
+            return n;
+        }
+        ((self.m as u128 * n as u128) >> 64) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn fast_division_is_exact(n in any::<u32>(), d in 1u32..) {
+            prop_assert_eq!(FastDiv::new(d).div(n), n / d);
+        }
+    }
+
+    #[test]
+    fn fast_division_edges() {
+        for d in [1, 2, 3, 7, 548, 1 << 31, u32::MAX] {
+            for n in [0, 1, d - 1, d, u32::MAX, u32::MAX - 1] {
+                assert_eq!(FastDiv::new(d).div(n), n / d, "{n}/{d}");
+            }
+        }
+    }
+}
