@@ -689,3 +689,104 @@ pub fn erase_summary(counts: &[u32]) -> EraseSummary {
         stddev: var.sqrt(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Size;
+
+    fn tiny() -> Config {
+        let mut c = Config::default();
+        c.device.capacity = Size(64 << 20);
+        c.device.channels = 1;
+        c.device.chips_per_channel = 1;
+        c.device.dies_per_chip = 1;
+        c.device.planes_per_die = 1;
+        c.device.host_link_mb_s = 0.0;
+        c.device.op_percent = 15.0;
+        c.timing.mode = TimingMode::Count;
+        c
+    }
+
+    fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+        IoRequest {
+            arrival_ns: 0,
+            device: 0,
+            offset_bytes,
+            size_bytes,
+            op,
+        }
+    }
+
+    #[test]
+    fn partial_page_writes_read_modify_write_only_when_data_exists() {
+        let mut dev = Device::new(&tiny()).unwrap();
+        // 512 B into an empty page: nothing to merge with.
+        dev.submit(&req(OpKind::Write, 512, 512), 0).unwrap();
+        assert_eq!(dev.nand.counters().reads[Cause::Rmw as usize], 0);
+        // Again: now the page holds data, so the other sectors are read first.
+        dev.submit(&req(OpKind::Write, 1024, 512), 0).unwrap();
+        assert_eq!(dev.nand.counters().reads[Cause::Rmw as usize], 1);
+        // 8 KiB starting mid-page over pages 0..=2: first and last are partial, page 1
+        // whole; only page 0 holds data.
+        dev.submit(&req(OpKind::Write, 2048, 8192), 0).unwrap();
+        assert_eq!(dev.nand.counters().reads[Cause::Rmw as usize], 2);
+        assert_eq!(dev.host.write_pages, 1 + 1 + 3);
+    }
+
+    #[test]
+    fn counting_mode_charges_the_formula_serially() {
+        let c = tiny();
+        let mut dev = Device::new(&c).unwrap();
+        let f = *dev.formula();
+        // Two 4 KiB writes issued at 0: the second waits for the first (serial device).
+        let a = dev.submit(&req(OpKind::Write, 0, 4096), 0).unwrap();
+        let b = dev.submit(&req(OpKind::Write, 4096, 4096), 0).unwrap();
+        assert_eq!(a, f.program_ns);
+        assert_eq!(b, 2 * f.program_ns);
+        // A read of a written page costs Tr; of an unwritten one nothing.
+        let r = dev.submit(&req(OpKind::Read, 0, 4096), b).unwrap();
+        assert_eq!(r, b + f.read_ns);
+        let u = dev.submit(&req(OpKind::Read, 1 << 20, 4096), r).unwrap();
+        assert_eq!(u, r);
+        assert_eq!(dev.host.unmapped_read_pages, 1);
+    }
+
+    #[test]
+    fn trims_discard_whole_pages_only_and_requests_past_the_end_fail() {
+        let mut dev = Device::new(&tiny()).unwrap();
+        dev.submit(&req(OpKind::Write, 0, 3 * 4096), 0).unwrap();
+        dev.submit(&req(OpKind::Trim, 100, 2 * 4096), 0).unwrap(); // covers page 1 only
+        assert_eq!(dev.host.trim_pages, 1);
+        assert!(dev.ftl.lookup(Lpn(0)).is_some());
+        assert!(dev.ftl.lookup(Lpn(1)).is_none());
+        assert!(dev.ftl.lookup(Lpn(2)).is_some());
+        let end = dev.capacity_bytes();
+        assert!(matches!(
+            dev.submit(&req(OpKind::Read, end - 512, 1024), 0),
+            Err(SimError::Config(_))
+        ));
+    }
+
+    #[test]
+    fn closed_loop_queue_depth_bounds_outstanding_requests() {
+        // qd 1 on one die: each 4 KiB read waits for the previous one, so IOPS = 1/Tr.
+        let mut c = tiny();
+        c.timing.mode = TimingMode::Full;
+        c.precondition = Precondition::Fill;
+        c.workload.kind = crate::workload::synth::SynthKind::RandomRead;
+        c.workload.requests = Some(1000);
+        c.host.qd = 1;
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        let d = c.resolve_device().unwrap();
+        let per_read = d.timing.read_ns + d.timing.transfer_ns;
+        assert!(r.latency_ns.max as f64 / per_read as f64 >= 0.99);
+        assert!(
+            (r.iops - 1e9 / per_read as f64).abs() / r.iops < 0.01,
+            "{}",
+            r.iops
+        );
+        assert_eq!(r.measured_phase, "after preconditioning");
+        assert_eq!(r.host_write_pages, 0);
+    }
+}
