@@ -8,7 +8,7 @@
 //! ```
 
 use super::lex::{WsCursor, WsFields, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use super::reader::{LineParser, Parsed, RawRequest, count_error, ws_field_error};
 use crate::workload::OpKind;
 
 /// The line layout, quoted in errors.
@@ -22,16 +22,7 @@ pub(crate) struct Heimdall;
 impl LineParser for Heimdall {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        // With the wrong number of fields, say that rather than blame one field: a missing
-        // or extra field is the likelier mistake.
-        let fail = |index, name, must| {
-            let n = WsFields::new(line).count();
-            if n == 5 {
-                field_error(LAYOUT, index, name, must)
-            } else {
-                count_error(LAYOUT, n)
-            }
-        };
+        let fail = |index, name, must| ws_field_error(line, LAYOUT, 5, index, name, must);
         let mut c = WsCursor::new(line);
         let time_ns = parse_scaled(c.field(), 6)
             .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;

@@ -75,6 +75,25 @@ pub(crate) fn field_error(layout: &str, index: usize, name: &str, must: &str) ->
     format!("{layout} (field {index}, {name}, must be {must})")
 }
 
+/// Error text for a bad field of a whitespace-separated line with `fields` fields: when
+/// the line has the wrong number of fields, say that rather than blame one field (a
+/// missing or extra field is the likelier mistake).
+pub(crate) fn ws_field_error(
+    line: &[u8],
+    layout: &str,
+    fields: usize,
+    index: usize,
+    name: &str,
+    must: &str,
+) -> String {
+    let n = super::lex::WsFields::new(line).count();
+    if n == fields {
+        field_error(layout, index, name, must)
+    } else {
+        count_error(layout, n)
+    }
+}
+
 /// Builds the `expected` text of a field-count error.
 pub(crate) fn count_error(layout: &str, found: usize) -> String {
     let s = if found == 1 { "" } else { "s" };
