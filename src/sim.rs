@@ -100,7 +100,7 @@ impl Device {
             geo,
             resolved.endurance_cycles,
             resolved.track_write_seq,
-            true,
+            ftl.programs_in_order(),
         );
         let timing = match cfg.timing.mode {
             TimingMode::Full => Some(Timing::new(&geo, resolved.timing)),

@@ -3,6 +3,13 @@
 //! An FTL is plain synchronous code: it decides which pages move and asks the
 //! [`Nand`](crate::nand::Nand) to do it. The NAND counts every operation by cause, so
 //! write amplification, copies and erases are never counted by an FTL itself.
+//!
+//! Counter keys every FTL uses when it has the concept (others are FTL-specific):
+//! `ftl.merge.switch`, `ftl.merge.partial`, `ftl.merge.full` (log-block merges by kind),
+//! `ftl.lookup.count` and `ftl.lookup.probes` (map lookups and table entries visited by
+//! them, so probes / count = translation cost per lookup), `ftl.cmt.hits` and
+//! `ftl.cmt.misses` (cached-map FTLs; their extra flash reads and writes show up as NAND
+//! operations of cause `Map`).
 
 pub mod gc;
 pub mod page;
@@ -50,9 +57,17 @@ pub trait Ftl: Send {
     /// Hints that `lpn` will be accessed soon (the simulator passes the next request's
     /// first page), so a large mapping table's cache miss can overlap current work.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// Whether the FTL programs the pages of a block strictly in order, as modern NAND
+    /// requires. Old FTLs that write a page at its fixed offset (NFTL, BAST's data
+    /// blocks) return `false`; the simulator then builds the [`Nand`] in relaxed mode,
+    /// which still refuses to program a page twice without an erase.
+    fn programs_in_order(&self) -> bool {
+        true
+    }
     /// Panics if the FTL's structures disagree with the NAND (tests call this often).
     fn check_invariants(&self, nand: &Nand);
 }
+
 
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
