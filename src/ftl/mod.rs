@@ -68,7 +68,6 @@ pub trait Ftl: Send {
     fn check_invariants(&self, nand: &Nand);
 }
 
-
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
