@@ -134,6 +134,16 @@ pub struct DesignArgs {
     /// Chip organisation: shared-bus, shared-control, channels.
     #[arg(long, value_name = "NAME")]
     pub organisation: Option<String>,
+    /// SSD management block (superblock) size, e.g. 1MiB (default: one flash page).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mgmt_block: Option<Size>,
+    /// Placement inside a management block: write-order (log structured) or by-address
+    /// (fixed position; smaller writes rewrite the whole management block).
+    #[arg(long, value_name = "NAME")]
+    pub placement: Option<String>,
+    /// Placement of a management block's pages: striped (over channels) or one-channel.
+    #[arg(long, value_name = "NAME")]
+    pub channel_placement: Option<String>,
     /// Generator: seq-write, seq-read, random-write, random-read, mixed, zipf, hot-cold, iozone.
     #[arg(long, value_name = "NAME")]
     pub workload: Option<String>,
@@ -268,6 +278,15 @@ impl DesignArgs {
         }
         if let Some(v) = &self.organisation {
             set(&mut t, "device.organisation", s(v));
+        }
+        if let Some(v) = self.mgmt_block {
+            set(&mut t, "ftl.mgmt_block", s(v));
+        }
+        if let Some(v) = &self.placement {
+            set(&mut t, "ftl.placement", s(v));
+        }
+        if let Some(v) = &self.channel_placement {
+            set(&mut t, "ftl.channel_placement", s(v));
         }
         if let Some(v) = &self.workload {
             set(&mut t, "workload.kind", s(v));

@@ -180,15 +180,18 @@ impl Device {
                     self.link.prune(issue_ns);
                     ready_ns = self.link.reserve(issue_ns, link) + link;
                 }
-                for lpn in first..last {
-                    let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
-                        || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
-                    if partial && let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
-                        // Read-modify-write: the untouched sectors come from the old page.
+                // Read-modify-write: the untouched sectors of a partly written first or
+                // last page come from the old page.
+                let head = (!req.offset_bytes.is_multiple_of(ps)).then_some(first);
+                let tail =
+                    (!end_bytes.is_multiple_of(ps) && head != Some(last - 1)).then_some(last - 1);
+                for lpn in [head, tail].into_iter().flatten() {
+                    if let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
                         self.nand.read(old, Cause::Rmw);
                     }
-                    self.ftl.write(Lpn(lpn as u32), &mut self.nand)?;
                 }
+                self.ftl
+                    .write_range(Lpn(first as u32), (last - first) as u32, &mut self.nand)?;
                 self.host.write_pages += last - first;
                 self.host.write_bytes += req.size_bytes;
             }

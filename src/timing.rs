@@ -84,7 +84,9 @@ impl FormulaCosts {
     /// Formula time of a set of counters: copies are charged `copy_ns`, the remaining
     /// reads `Tr` and programs `Tw`; erases `Te`.
     pub fn time(&self, c: &NandCounters) -> FormulaTime {
-        let copies: u64 = c.copies.iter().sum();
+        // Read-modify-write copies of a management block are part of the host write's
+        // own cost, not garbage collection: they count as a read plus a program.
+        let copies: u64 = c.copies.iter().sum::<u64>() - c.copies[Cause::Rmw as usize];
         let reads = c.total_reads() - copies;
         let programs = c.total_programs() - copies;
         FormulaTime {
