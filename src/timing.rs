@@ -309,7 +309,10 @@ impl Timing {
                 let src_plane = self.plane_of(src);
                 let src_die = self.die_of(src);
                 let data = self.read_into_register(src_die, ready);
-                if self.p.copyback && src_plane == self.plane_of(op.addr) {
+                // A management block's read-modify-write merges the old pages with the
+                // new sectors in controller RAM, so its copies always cross the bus.
+                if self.p.copyback && op.cause != Cause::Rmw && src_plane == self.plane_of(op.addr)
+                {
                     let end = data + self.p.program_ns;
                     self.die_free_ns[die] = end;
                     self.busy_ns[c] += self.p.read_ns + self.p.program_ns;
