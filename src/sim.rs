@@ -108,7 +108,9 @@ impl Device {
             resolved.track_write_seq,
             ftl.programs_in_order(),
         );
-        let serial_units = if cfg.ftl.placement == Placement::ByAddress {
+        let serial_units = if cfg.ftl.placement == Placement::ByAddress
+            && cfg.ftl.name == crate::ftl::FtlKind::Page
+        {
             unit_pages(&cfg.ftl, &geo, resolved.logical_pages).map_err(SimError::Config)?
         } else {
             1
@@ -555,6 +557,16 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(513);
     let mut warnings = Vec::new();
+    if cfg.ftl.name != crate::ftl::FtlKind::Page
+        && (cfg.ftl.mgmt_block.bytes() != 0
+            || cfg.ftl.placement != Placement::WriteOrder
+            || cfg.ftl.channel_placement != crate::ftl::layout::ChannelPlacement::Striped)
+    {
+        warnings.push(format!(
+            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL only; the {} FTL uses the physical block as its unit",
+            dev.ftl.name()
+        ));
+    }
     // The management-block probe needs every probe write's latency by offset.
     let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
         probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?

@@ -208,6 +208,10 @@ fn list_names_every_plugin() {
         "android-emmc",
         "tlc-nvme",
         "page",
+        "nftl",
+        "bast",
+        "fast",
+        "faster",
         "greedy",
         "cost-benefit",
         "fifo",
@@ -262,31 +266,83 @@ fn every_trace_sample_replays_through_the_simulator() {
         ("snia-tencent/cbs-1s-sample.csv", "tencent"),
     ];
     let dir = tempfile::tempdir().unwrap();
-    for (file, format) in samples {
-        let path = d.join(file);
+    // Every registered FTL replays every sample.
+    for &(_, ftl, _) in ssdlab::ftl::FtlKind::all() {
+        for (file, format) in samples {
+            let path = d.join(file);
+            let out = dir.path().join("r.json");
+            let o = ssdlab(&[
+                "run",
+                "--trace",
+                path.to_str().unwrap(),
+                "--format",
+                format,
+                "--trace-fit",
+                "wrap",
+                "--capacity",
+                "16GiB",
+                "--ftl",
+                ftl,
+                "--json",
+                out.to_str().unwrap(),
+                "-q",
+            ]);
+            assert!(o.status.success(), "{ftl} {file}: {}", stderr(&o));
+            let r = json(&out);
+            let requests = r["counters"]["host.requests"].as_u64().unwrap();
+            assert!(requests > 0, "{ftl} {file}: no requests");
+            assert!(r["latency_ns"]["max"].as_u64().unwrap() > 0, "{ftl} {file}");
+            assert!(
+                r["host_read_pages"].as_u64().unwrap() + r["host_write_pages"].as_u64().unwrap()
+                    > 0
+            );
+            // The formula's time and its GC share are reported for every FTL.
+            assert!(
+                r["elapsed_formula_us"].as_f64().unwrap() > 0.0,
+                "{ftl} {file}"
+            );
+            let gc = r["gc_time_share"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&gc), "{ftl} {file}: {gc}");
+        }
+    }
+}
+
+#[test]
+fn log_block_ftls_replay_a_trace_that_forces_merges() {
+    // The samples are too small to fill a 16 GiB device; on an 8 MiB one the Financial1
+    // sample's writes wrap around and force merges in every log-block FTL.
+    let d = traces_dir();
+    let path = d.join("spc-ascii/financial1-head10k.ascii");
+    let dir = tempfile::tempdir().unwrap();
+    for ftl in ["nftl", "bast", "fast", "faster"] {
         let out = dir.path().join("r.json");
         let o = ssdlab(&[
             "run",
             "--trace",
             path.to_str().unwrap(),
             "--format",
-            format,
+            "ascii",
             "--trace-fit",
             "wrap",
+            "--preset",
+            "android-emmc",
             "--capacity",
-            "16GiB",
+            "8MiB",
+            "--ftl",
+            ftl,
             "--json",
             out.to_str().unwrap(),
             "-q",
         ]);
-        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        assert!(o.status.success(), "{ftl}: {}", stderr(&o));
         let r = json(&out);
-        let requests = r["counters"]["host.requests"].as_u64().unwrap();
-        assert!(requests > 0, "{file}: no requests");
-        assert!(r["latency_ns"]["max"].as_u64().unwrap() > 0, "{file}");
-        assert!(
-            r["host_read_pages"].as_u64().unwrap() + r["host_write_pages"].as_u64().unwrap() > 0
-        );
+        let c = &r["counters"];
+        let merges: u64 = ["ftl.merge.switch", "ftl.merge.partial", "ftl.merge.full"]
+            .iter()
+            .map(|k| c[k].as_u64().unwrap())
+            .sum();
+        assert!(merges > 0, "{ftl}: no merge");
+        assert!(r["gc_time_share"].as_f64().unwrap() > 0.0, "{ftl}");
     }
 }
 

@@ -47,6 +47,26 @@ fn geometries() -> Vec<Geometry> {
 fn configs() -> Vec<FtlConfig> {
     let mut out = Vec::new();
     for &(name, _, _) in FtlKind::all() {
+        if !name.uses_gc_policy() {
+            // Merge-based FTLs: defaults, plus a starved variant (the smallest log area
+            // each accepts, Linux-style uncapped NFTL chains, FASTer without isolation)
+            // so victim merges and reclaims run almost every write.
+            out.push(FtlConfig {
+                name,
+                ..FtlConfig::default()
+            });
+            let mut tight = FtlConfig {
+                name,
+                ..FtlConfig::default()
+            };
+            tight.log.log_blocks = 2;
+            tight.log.victim = ssdlab::ftl::logblock::LogVictim::Fifo;
+            tight.nftl.max_chain_blocks = 0;
+            tight.nftl.fold_free_blocks = 1;
+            tight.faster.isolation_percent = 0;
+            out.push(tight);
+            continue;
+        }
         for &(gc, _, _) in GcPolicyKind::all() {
             for (hot_cold, static_wl) in [(true, 0), (false, 2)] {
                 out.push(FtlConfig {
@@ -92,7 +112,7 @@ fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), 
                 }
             }
         }
-        if i % 97 == 0 {
+        if i % 13 == 0 {
             ftl.check_invariants(&nand);
         }
     }

@@ -11,8 +11,13 @@
 //! `ftl.cmt.misses` (cached-map FTLs; their extra flash reads and writes show up as NAND
 //! operations of cause `Map`).
 
+pub mod bast;
+pub mod fast;
+pub mod faster;
 pub mod gc;
 pub mod layout;
+pub mod logblock;
+pub mod nftl;
 pub mod page;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
@@ -32,6 +37,12 @@ pub enum FtlError {
     OutOfSpace {
         /// Plane that ran dry.
         plane: u32,
+    },
+    /// A block-mapped FTL found no free block although its block budget should keep one.
+    #[error("{ftl}: no free block left (a bug: its block budget should prevent this)")]
+    NoFreeBlock {
+        /// Which FTL.
+        ftl: &'static str,
     },
 }
 
@@ -87,16 +98,52 @@ pub enum FtlKind {
     /// Page-level mapping (ideal page FTL).
     #[default]
     Page,
+    /// NFTL: primary + replacement-unit chains, folding.
+    Nftl,
+    /// BAST: one log block per data block.
+    Bast,
+    /// FAST: fully associative random log + one sequential log block.
+    Fast,
+    /// FASTer: FAST with second chance and isolation.
+    Faster,
 }
 
 impl FtlKind {
     /// Every FTL with a one-line description, for `ssdlab list`.
     pub fn all() -> &'static [(FtlKind, &'static str, &'static str)] {
-        &[(
-            FtlKind::Page,
-            "page",
-            "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
-        )]
+        &[
+            (
+                FtlKind::Page,
+                "page",
+                "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
+            ),
+            (
+                FtlKind::Nftl,
+                "nftl",
+                "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
+            ),
+            (
+                FtlKind::Bast,
+                "bast",
+                "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
+            ),
+            (
+                FtlKind::Fast,
+                "fast",
+                "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
+            ),
+            (
+                FtlKind::Faster,
+                "faster",
+                "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
+            ),
+        ]
+    }
+
+    /// Whether the FTL uses the `gc` victim policy and the GC / static wear-leveling
+    /// settings (the log-block FTLs reclaim by merging instead).
+    pub fn uses_gc_policy(self) -> bool {
+        matches!(self, FtlKind::Page)
     }
 }
 
@@ -130,6 +177,12 @@ pub struct FtlConfig {
     pub placement: Placement,
     /// Placement of a management block's pages on channels.
     pub channel_placement: ChannelPlacement,
+    /// `[ftl.log]`: log area of BAST, FAST and FASTer.
+    pub log: logblock::LogConfig,
+    /// `[ftl.nftl]`: NFTL chains and folding.
+    pub nftl: nftl::NftlConfig,
+    /// `[ftl.faster]`: FASTer's second chance and isolation.
+    pub faster: faster::FasterConfig,
 }
 
 impl Default for FtlConfig {
@@ -147,6 +200,9 @@ impl Default for FtlConfig {
             mgmt_block: Size(0),
             placement: Placement::WriteOrder,
             channel_placement: ChannelPlacement::Striped,
+            log: Default::default(),
+            nftl: Default::default(),
+            faster: Default::default(),
         }
     }
 }
@@ -172,6 +228,8 @@ impl FtlConfig {
         if self.static_wl_check_erases == 0 {
             return Err("ftl.static_wl_check_erases must be at least 1".into());
         }
+        self.nftl.validate()?;
+        self.faster.validate()?;
         Ok(())
     }
 }
@@ -212,5 +270,9 @@ pub fn build_ftl(
     let params = PolicyParams { d: cfg.gc_d, seed };
     Ok(match cfg.name {
         FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+        FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
+        FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
+        FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
+        FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
     })
 }
