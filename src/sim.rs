@@ -183,7 +183,7 @@ impl Device {
                 for lpn in first..last {
                     let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
                         || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
-                    if partial && let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
+                    if partial && let Some(old) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
                         // Read-modify-write: the untouched sectors come from the old page.
                         self.nand.read(old, Cause::Rmw);
                     }
@@ -758,9 +758,9 @@ mod tests {
         dev.submit(&req(OpKind::Write, 0, 3 * 4096), 0).unwrap();
         dev.submit(&req(OpKind::Trim, 100, 2 * 4096), 0).unwrap(); // covers page 1 only
         assert_eq!(dev.host.trim_pages, 1);
-        assert!(dev.ftl.lookup(Lpn(0)).is_some());
-        assert!(dev.ftl.lookup(Lpn(1)).is_none());
-        assert!(dev.ftl.lookup(Lpn(2)).is_some());
+        assert!(dev.ftl.lookup(Lpn(0), &dev.nand).is_some());
+        assert!(dev.ftl.lookup(Lpn(1), &dev.nand).is_none());
+        assert!(dev.ftl.lookup(Lpn(2), &dev.nand).is_some());
         let end = dev.capacity_bytes();
         assert!(matches!(
             dev.submit(&req(OpKind::Read, end - 512, 1024), 0),

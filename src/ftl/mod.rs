@@ -11,8 +11,13 @@
 //! `ftl.cmt.misses` (cached-map FTLs; their extra flash reads and writes show up as NAND
 //! operations of cause `Map`).
 
+pub mod aftl;
+pub mod cftl;
+pub mod dftl;
 pub mod gc;
+pub mod hash;
 pub mod page;
+mod twolevel;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
 use gc::{GcPolicyKind, PolicyParams};
@@ -41,8 +46,9 @@ pub trait Ftl: Send {
     fn logical_pages(&self) -> u64;
     /// Reads `lpn` (one host flash read when mapped); `None` = never written or trimmed.
     fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError>;
-    /// Where `lpn` lives now, without any flash operation.
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Where `lpn` lives now, without any counted flash operation. FTLs that locate pages
+    /// by their OOB tags (NFTL-style replacement-block scans) read them from `nand`.
+    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn>;
     /// Writes new data for `lpn`.
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError>;
     /// Discards `lpn`.
@@ -68,7 +74,6 @@ pub trait Ftl: Send {
     fn check_invariants(&self, nand: &Nand);
 }
 
-
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -76,16 +81,44 @@ pub enum FtlKind {
     /// Page-level mapping (ideal page FTL).
     #[default]
     Page,
+    /// Adaptive two-level FTL (coarse + fine hash tables).
+    Aftl,
+    /// Clustered FTL (clustered hash tables, two-level fine tables).
+    Cftl,
+    /// Demand-based page mapping (cached mapping table).
+    Dftl,
 }
 
 impl FtlKind {
     /// Every FTL with a one-line description, for `ssdlab list`.
     pub fn all() -> &'static [(FtlKind, &'static str, &'static str)] {
-        &[(
-            FtlKind::Page,
-            "page",
-            "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
-        )]
+        &[
+            (
+                FtlKind::Page,
+                "page",
+                "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
+            ),
+            (
+                FtlKind::Aftl,
+                "aftl",
+                "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
+            ),
+            (
+                FtlKind::Cftl,
+                "cftl",
+                "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
+            ),
+            (
+                FtlKind::Dftl,
+                "dftl",
+                "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
+            ),
+        ]
+    }
+
+    /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
+    pub fn uses_gc_policy(self) -> bool {
+        matches!(self, FtlKind::Page | FtlKind::Dftl)
     }
 }
 
@@ -112,6 +145,12 @@ pub struct FtlConfig {
     pub static_wl_check_erases: u32,
     /// Samples per selection for `d-choices`.
     pub gc_d: u32,
+    /// `[ftl.aftl]` settings.
+    pub aftl: aftl::AftlConfig,
+    /// `[ftl.cftl]` settings.
+    pub cftl: cftl::CftlConfig,
+    /// `[ftl.dftl]` settings.
+    pub dftl: dftl::DftlConfig,
 }
 
 impl Default for FtlConfig {
@@ -126,6 +165,9 @@ impl Default for FtlConfig {
             static_wl_threshold: 0,
             static_wl_check_erases: 64,
             gc_d: 10,
+            aftl: aftl::AftlConfig::default(),
+            cftl: cftl::CftlConfig::default(),
+            dftl: dftl::DftlConfig::default(),
         }
     }
 }
@@ -151,6 +193,9 @@ impl FtlConfig {
         if self.static_wl_check_erases == 0 {
             return Err("ftl.static_wl_check_erases must be at least 1".into());
         }
+        self.aftl.validate()?;
+        self.cftl.validate()?;
+        self.dftl.validate()?;
         Ok(())
     }
 }
@@ -166,5 +211,8 @@ pub fn build_ftl(
     let params = PolicyParams { d: cfg.gc_d, seed };
     Ok(match cfg.name {
         FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+        FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
+        FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
+        FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,
     })
 }
