@@ -612,9 +612,19 @@ impl Nand {
             self.worn_out_blocks += 1;
         }
         if !self.in_order {
-            let first = self.geo.first_page(block).0 as usize;
-            for i in first..first + self.geo.pages_per_block as usize {
-                self.programmed[i >> 6] &= !(1u64 << (i & 63));
+            // Clear the block's bits a word at a time.
+            let mut i = self.geo.first_page(block).0 as usize;
+            let end = i + self.geo.pages_per_block as usize;
+            while i < end {
+                let stop = (((i >> 6) + 1) << 6).min(end);
+                let bits = stop - i;
+                let mask = if bits == 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << bits) - 1) << (i & 63)
+                };
+                self.programmed[i >> 6] &= !mask;
+                i = stop;
             }
         }
         self.counters.erases[cause as usize] += 1;
@@ -734,6 +744,29 @@ mod tests {
         let mut n = Nand::new(tiny(), 10, false, true);
         n.program(Ppn(0), Lpn(0), Cause::Host);
         n.erase(BlockId(0), Cause::Gc);
+    }
+
+    #[test]
+    fn relaxed_erase_clears_exactly_its_blocks_programmed_bits() {
+        // 100 pages per block: blocks straddle 64-bit words.
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 10, false, false);
+        for p in (0..300).rev() {
+            n.program(Ppn(p), Lpn(p), Cause::Host);
+            n.invalidate(Ppn(p));
+        }
+        n.erase(BlockId(1), Cause::Gc);
+        for p in 0..300 {
+            assert_eq!(
+                n.is_programmed(Ppn(p)),
+                !(100..200).contains(&p),
+                "page {p}"
+            );
+        }
+        n.program(Ppn(150), Lpn(0), Cause::Host);
     }
 
     #[test]

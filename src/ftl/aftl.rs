@@ -313,10 +313,13 @@ impl Aftl {
             p,
             r,
             |lpn| defer && fine.find(lpn.0).0 != NIL,
-            |lpn, _| {
-                let n = fine.find(lpn.0).0;
-                if n != NIL {
-                    dropped.push(n);
+            |lpn, _, from_r| {
+                // Only replacement pages can be fine-mapped.
+                if from_r {
+                    let n = fine.find(lpn.0).0;
+                    if n != NIL {
+                        dropped.push(n);
+                    }
                 }
             },
         )?;

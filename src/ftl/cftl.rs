@@ -543,7 +543,7 @@ impl Cftl {
             p,
             r,
             |_| false,
-            |lpn, dst| {
+            |lpn, dst, _| {
                 for t in [&mut *short, &mut *long] {
                     let (s, _) = t.find(lpn.0);
                     if s != NIL {

@@ -40,14 +40,15 @@
 //! in the page FTL. No static wear leveling.
 //!
 //! Mapping memory (bytes), from the structures below with 4-byte lpns, ppns and links:
-//! `CMT = buckets·4 + Ncmt·(key 4 + next 4 + ppn 4 + LRU prev/next 8 + dirty-list
-//! prev/next 8 + flags 1)` (the dirty list per translation page makes the batch update
-//! visit only dirty entries); `GTD = T·4 + T·4` (translation page address and dirty-list
+//! `CMT = slots·8 + Ncmt·(key 4 + ppn 4 + LRU prev/next 8 + dirty-list link 4 + flags 1)`
+//! (an open-addressing index of (key, entry) slots, slots = the power of two ≥ 2·Ncmt, so
+//! a miss — most lookups — is answered from the slot array; the dirty list per
+//! translation page makes the batch update visit only dirty entries); `GTD = T·4 + T·4` (translation page address and dirty-list
 //! head per translation page, T = ⌈L / E⌉). The paper's own estimate counts 8 B per CMT
 //! entry; ours is larger because it counts the links a real implementation needs.
 
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
-use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
@@ -153,12 +154,33 @@ struct PlaneState {
     frontier: [Option<Frontier>; 2],
 }
 
+/// A CMT entry's payload: its data page, its place in the (S)LRU list and in its
+/// translation page's dirty list, and flags.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    ppn: u32,
+    prev: u32,
+    next: u32,
+    flags: u8,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            ppn: NIL,
+            prev: NIL,
+            next: NIL,
+            flags: 0,
+        }
+    }
+}
+
 const DIRTY: u8 = 1;
 const PROTECTED: u8 = 2;
 
-/// Bytes per CMT node beyond the hash index's key and next: ppn, LRU prev/next,
-/// dirty-list prev/next (4 B each) and one flags byte.
-const CMT_PAYLOAD_BYTES: u64 = 5 * WORD_BYTES + 1;
+/// Bytes per CMT node beyond the index's key: ppn, LRU prev/next,
+/// dirty-list link (4 B each) and one flags byte.
+const CMT_PAYLOAD_BYTES: u64 = 4 * WORD_BYTES + 1;
 
 /// Builds a DFTL with the configured data-GC victim policy.
 pub fn build(
@@ -193,20 +215,18 @@ pub struct Dftl<V: VictimPolicy> {
     gmt: Vec<u32>,
     /// GTD: `ppn + 1` of each translation page, 0 = never written.
     gtd: Vec<u32>,
-    cmt: ChainedHash,
-    cmt_ppn: Vec<u32>,
-    flags: Vec<u8>,
-    lru_prev: Vec<u32>,
-    lru_next: Vec<u32>,
+    cmt: OpenHash<Entry>,
     /// MRU and LRU ends of the probationary (0) and protected (1) segments.
     seg_mru: [u32; 2],
     seg_lru: [u32; 2],
     seg_len: [u32; 2],
     protected_cap: u32,
-    dirty_prev: Vec<u32>,
-    dirty_next: Vec<u32>,
-    /// Head of each translation page's list of dirty cached entries.
-    dirty_head: Vec<u32>,
+    /// Dirty cached entries (nodes) of each translation page. An entry only leaves this
+    /// list when its page is written back (a dirty entry is never evicted without it), so
+    /// the list needs no removal: in firmware a singly linked list (4 B link per entry,
+    /// 4 B head per page); here a vector per page, whose independent loads the CPU can
+    /// overlap during the batch update.
+    dirty: Vec<Vec<u32>>,
     planes: Vec<PlaneState>,
     role: Vec<Role>,
     is_trans: Vec<bool>,
@@ -288,18 +308,13 @@ impl<V: VictimPolicy> Dftl<V> {
             epp,
             gmt: crate::util::zeroed_vec(logical_pages as usize),
             gtd: vec![0; tpages as usize],
-            cmt: ChainedHash::new(ncmt, ncmt),
-            cmt_ppn: vec![NIL; ncmt as usize],
-            flags: vec![0; ncmt as usize],
-            lru_prev: vec![NIL; ncmt as usize],
-            lru_next: vec![NIL; ncmt as usize],
+            cmt: OpenHash::new(ncmt),
+
             seg_mru: [NIL; 2],
             seg_lru: [NIL; 2],
             seg_len: [0; 2],
             protected_cap,
-            dirty_prev: vec![NIL; ncmt as usize],
-            dirty_next: vec![NIL; ncmt as usize],
-            dirty_head: vec![NIL; tpages as usize],
+            dirty: vec![Vec::new(); tpages as usize],
             planes: vec![PlaneState::default(); planes as usize],
             role: vec![Role::Free; geo.blocks() as usize],
             is_trans: vec![false; geo.blocks() as usize],
@@ -386,22 +401,22 @@ impl<V: VictimPolicy> Dftl<V> {
 
     #[inline]
     fn seg_of(&self, n: u32) -> usize {
-        (self.flags[n as usize] & PROTECTED != 0) as usize
+        (self.cmt.val(n).flags & PROTECTED != 0) as usize
     }
 
     #[inline]
     fn seg_unlink(&mut self, n: u32) {
         let s = self.seg_of(n);
-        let (p, x) = (self.lru_prev[n as usize], self.lru_next[n as usize]);
+        let (p, x) = (self.cmt.val(n).prev, self.cmt.val(n).next);
         if p == NIL {
             self.seg_mru[s] = x;
         } else {
-            self.lru_next[p as usize] = x;
+            self.cmt.val_mut(p).next = x;
         }
         if x == NIL {
             self.seg_lru[s] = p;
         } else {
-            self.lru_prev[x as usize] = p;
+            self.cmt.val_mut(x).prev = p;
         }
         self.seg_len[s] -= 1;
     }
@@ -409,14 +424,15 @@ impl<V: VictimPolicy> Dftl<V> {
     #[inline]
     fn seg_push_mru(&mut self, n: u32, s: usize) {
         if s == 1 {
-            self.flags[n as usize] |= PROTECTED;
+            self.cmt.val_mut(n).flags |= PROTECTED;
         } else {
-            self.flags[n as usize] &= !PROTECTED;
+            self.cmt.val_mut(n).flags &= !PROTECTED;
         }
-        self.lru_prev[n as usize] = NIL;
-        self.lru_next[n as usize] = self.seg_mru[s];
+        self.cmt.val_mut(n).prev = NIL;
+        self.cmt.val_mut(n).next = self.seg_mru[s];
         if self.seg_mru[s] != NIL {
-            self.lru_prev[self.seg_mru[s] as usize] = n;
+            let m = self.seg_mru[s];
+            self.cmt.val_mut(m).prev = n;
         } else {
             self.seg_lru[s] = n;
         }
@@ -446,18 +462,11 @@ impl<V: VictimPolicy> Dftl<V> {
 
     #[inline]
     fn mark_dirty(&mut self, n: u32, lpn: u32) {
-        if self.flags[n as usize] & DIRTY != 0 {
+        if self.cmt.val(n).flags & DIRTY != 0 {
             return;
         }
-        self.flags[n as usize] |= DIRTY;
-        let m = (lpn / self.epp) as usize;
-        let h = self.dirty_head[m];
-        self.dirty_prev[n as usize] = NIL;
-        self.dirty_next[n as usize] = h;
-        if h != NIL {
-            self.dirty_prev[h as usize] = n;
-        }
-        self.dirty_head[m] = n;
+        self.cmt.val_mut(n).flags |= DIRTY;
+        self.dirty[(lpn / self.epp) as usize].push(n);
     }
 
     /// Caches `lpn → ppn` (`NIL` = unmapped), evicting first when full; returns the node.
@@ -472,8 +481,8 @@ impl<V: VictimPolicy> Dftl<V> {
             self.evict(nand)?;
         }
         let n = self.cmt.insert(lpn);
-        self.cmt_ppn[n as usize] = ppn;
-        self.flags[n as usize] = 0;
+        self.cmt.val_mut(n).ppn = ppn;
+        self.cmt.val_mut(n).flags = 0;
         self.seg_push_mru(n, 0);
         if dirty {
             self.mark_dirty(n, lpn);
@@ -489,10 +498,10 @@ impl<V: VictimPolicy> Dftl<V> {
             self.seg_lru[1]
         };
         let lpn = self.cmt.key(victim);
-        if self.flags[victim as usize] & DIRTY != 0 {
+        if self.cmt.val(victim).flags & DIRTY != 0 {
             self.dirty_evictions += 1;
             self.write_translation(lpn / self.epp, &[], nand)?;
-            debug_assert!(self.flags[victim as usize] & DIRTY == 0);
+            debug_assert!(self.cmt.val(victim).flags & DIRTY == 0);
         } else {
             self.clean_evictions += 1;
         }
@@ -520,15 +529,22 @@ impl<V: VictimPolicy> Dftl<V> {
         for &(lpn, ppn) in moved {
             self.gmt[lpn as usize] = ppn + 1;
         }
-        let mut n = self.dirty_head[mvpn as usize];
-        while n != NIL {
-            let next = self.dirty_next[n as usize];
-            self.gmt[self.cmt.key(n) as usize] = self.cmt_ppn[n as usize].wrapping_add(1);
-            self.flags[n as usize] &= !DIRTY;
-            self.batched_entries += 1;
-            n = next;
+        let list = std::mem::take(&mut self.dirty[mvpn as usize]);
+        const AHEAD: usize = 8;
+        for &n in list.iter().take(AHEAD) {
+            self.cmt.prefetch_node(n);
         }
-        self.dirty_head[mvpn as usize] = NIL;
+        for (i, &n) in list.iter().enumerate() {
+            if let Some(&ahead) = list.get(i + AHEAD) {
+                self.cmt.prefetch_node(ahead);
+            }
+            self.gmt[self.cmt.key(n) as usize] = self.cmt.val(n).ppn.wrapping_add(1);
+            self.cmt.val_mut(n).flags &= !DIRTY;
+        }
+        self.batched_entries += list.len() as u64;
+        // Keep the allocation: the list refills as entries of this page get dirty again.
+        self.dirty[mvpn as usize] = list;
+        self.dirty[mvpn as usize].clear();
         let dst = self.trans_page(nand)?;
         nand.program(dst, self.trans_tag(mvpn), Cause::Map);
         self.trans_writes += 1;
@@ -630,7 +646,7 @@ impl<V: VictimPolicy> Dftl<V> {
         if n != NIL {
             self.hits += 1;
             self.touch(n);
-            return (n, self.cmt_ppn[n as usize]);
+            return (n, self.cmt.val(n).ppn);
         }
         self.misses += 1;
         let t = self.gtd[(lpn / self.epp) as usize];
@@ -671,7 +687,7 @@ impl<V: VictimPolicy> Dftl<V> {
                 if n != NIL {
                     // Lazy copying: the cached entry carries the new address to flash
                     // when it is evicted.
-                    self.cmt_ppn[n as usize] = dst.0;
+                    self.cmt.val_mut(n).ppn = dst.0;
                     self.mark_dirty(n, lpn);
                     self.gc_cmt_updates += 1;
                 } else {
@@ -751,17 +767,37 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
                 // The eviction's translation write took a plane's block; its GC may move
                 // this very page (the cached entry follows it).
                 self.collect_low_planes(nand)?;
-                ppn = self.cmt_ppn[self.cmt.find(lpn.0).0 as usize];
+                ppn = self.cmt.val(self.cmt.find(lpn.0).0).ppn;
             }
         }
         nand.read(Ppn(ppn), Cause::Host);
         Ok(Some(Ppn(ppn)))
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        // The next request's bucket, its flash map entry (read on a miss) and the entry
+        // a miss would evict are all random accesses into large tables.
+        self.cmt.prefetch(lpn.0);
+        crate::util::prefetch(&self.gmt, lpn.0 as usize);
+        crate::util::prefetch(&self.dirty, (lpn.0 / self.epp) as usize);
+        // The eviction victim was prefetched one request ago as the tail's predecessor, so
+        // reading it here is cheap; its bucket (unlinking) and its own predecessor (the
+        // next victim) are fetched for later.
+        let v = self.seg_lru[0];
+        if v != NIL {
+            let e = self.cmt.val(v);
+            self.cmt.prefetch(self.cmt.key(v));
+            if e.prev != NIL {
+                self.cmt.prefetch_node(e.prev);
+            }
+        }
+    }
+
     fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         let (n, _) = self.cmt.find(lpn.0);
         let ppn = if n != NIL {
-            self.cmt_ppn[n as usize]
+            self.cmt.val(n).ppn
         } else {
             self.gmt[lpn.0 as usize].wrapping_sub(1)
         };
@@ -782,7 +818,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         let ppn = self.next_page(plane, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         if n != NIL {
-            self.cmt_ppn[n as usize] = ppn.0;
+            self.cmt.val_mut(n).ppn = ppn.0;
             self.mark_dirty(n, lpn.0);
         } else {
             self.cmt_insert(lpn.0, ppn.0, true, nand)?;
@@ -806,7 +842,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         } else {
             n
         };
-        self.cmt_ppn[n as usize] = NIL;
+        self.cmt.val_mut(n).ppn = NIL;
         self.mark_dirty(n, lpn.0);
         self.collect_low_planes(nand)
     }
@@ -860,12 +896,12 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             let mut prev = NIL;
             let mut len = 0;
             while n != NIL {
-                assert_eq!(self.lru_prev[n as usize], prev, "segment {s} back link");
+                assert_eq!(self.cmt.val(n).prev, prev, "segment {s} back link");
                 assert_eq!(self.seg_of(n), s, "node {n} segment flag");
                 assert!(self.cmt.key(n) != NIL, "free node {n} listed");
                 len += 1;
                 prev = n;
-                n = self.lru_next[n as usize];
+                n = self.cmt.val(n).next;
             }
             assert_eq!(prev, self.seg_lru[s], "segment {s} tail");
             assert_eq!(len, self.seg_len[s], "segment {s} length");
@@ -876,16 +912,11 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         // Dirty lists hold exactly the dirty entries of their page; clean entries agree
         // with flash.
         let mut dirty_listed = 0;
-        for (m, &h) in self.dirty_head.iter().enumerate() {
-            let mut n = h;
-            let mut prev = NIL;
-            while n != NIL {
-                assert_eq!(self.dirty_prev[n as usize], prev, "dirty back link");
-                assert!(self.flags[n as usize] & DIRTY != 0, "clean node {n} listed");
+        for (m, list) in self.dirty.iter().enumerate() {
+            for &n in list {
+                assert!(self.cmt.val(n).flags & DIRTY != 0, "clean node {n} listed");
                 assert_eq!(self.cmt.key(n) / self.epp, m as u32, "node {n} in page {m}");
                 dirty_listed += 1;
-                prev = n;
-                n = self.dirty_next[n as usize];
             }
         }
         let mut dirty = 0;
@@ -894,12 +925,12 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             if lpn == NIL {
                 continue;
             }
-            if self.flags[n as usize] & DIRTY != 0 {
+            if self.cmt.val(n).flags & DIRTY != 0 {
                 dirty += 1;
             } else {
                 assert_eq!(
                     self.gmt[lpn as usize],
-                    self.cmt_ppn[n as usize].wrapping_add(1),
+                    self.cmt.val(n).ppn.wrapping_add(1),
                     "clean entry of lpn {lpn} differs from its translation page"
                 );
             }

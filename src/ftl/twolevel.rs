@@ -252,8 +252,8 @@ impl Blocks {
     /// Folds logical block `lbn`: copies the valid page of every offset held in primary `p`
     /// and replacement `r` ([`NIL`] if none) into a fresh block at its offset — except
     /// replacement pages for which `keep(lpn)` is true, which stay in `r` — and erases `p`,
-    /// and `r` unless it still holds kept pages (it is then detached). `moved(lpn, new)`
-    /// hears about every copy.
+    /// and `r` unless it still holds kept pages (it is then detached). `moved(lpn, new,
+    /// from_r)` hears about every copy.
     pub fn fold(
         &mut self,
         nand: &mut Nand,
@@ -261,7 +261,7 @@ impl Blocks {
         p: u32,
         r: u32,
         mut keep: impl FnMut(Lpn) -> bool,
-        mut moved: impl FnMut(Lpn, Ppn),
+        mut moved: impl FnMut(Lpn, Ppn, bool),
     ) -> Result<Folded, FtlError> {
         let n = self.alloc(Role::Primary, lbn)?;
         let mut pages = std::mem::take(&mut self.scratch);
@@ -272,14 +272,22 @@ impl Blocks {
             }
             pages.clear();
             nand.valid_pages(BlockId(src_block), &mut pages);
+            let base = src_block * self.np;
+            let lbn_base = lbn * self.np;
             for &src in &pages {
-                let lpn = Lpn(nand.oob_lpn_raw(src));
+                // A primary page's offset is its logical offset; a replacement page's
+                // comes from its OOB tag.
+                let lpn = if from_r {
+                    Lpn(nand.oob_lpn_raw(src))
+                } else {
+                    Lpn(lbn_base + src.0 - base)
+                };
                 if from_r && keep(lpn) {
                     continue;
                 }
-                let dst = self.page(n, lpn.0 % self.np);
+                let dst = self.page(n, lpn.0 - lbn_base);
                 nand.relocate(src, dst, Cause::Gc);
-                moved(lpn, dst);
+                moved(lpn, dst, from_r);
                 copies += 1;
             }
         }
@@ -453,7 +461,7 @@ mod tests {
                 p,
                 r,
                 |l| l == Lpn(1),
-                |l, d| moved.push((l, d)),
+                |l, d, _| moved.push((l, d)),
             )
             .unwrap();
         assert!(f.detached);
