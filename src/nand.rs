@@ -853,6 +853,29 @@ mod tests {
     }
 
     #[test]
+    fn relaxed_erase_clears_exactly_its_blocks_programmed_bits() {
+        // 100 pages per block: blocks straddle 64-bit words.
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 10, false, false);
+        for p in (0..300).rev() {
+            n.program(Ppn(p), Lpn(p), Cause::Host);
+            n.invalidate(Ppn(p));
+        }
+        n.erase(BlockId(1), Cause::Gc);
+        for p in 0..300 {
+            assert_eq!(
+                n.is_programmed(Ppn(p)),
+                !(100..200).contains(&p),
+                "page {p}"
+            );
+        }
+        n.program(Ppn(150), Lpn(0), Cause::Host);
+    }
+
+    #[test]
     fn valid_pages_scans_bitset_within_block() {
         let g = Geometry {
             pages_per_block: 100,

@@ -201,7 +201,7 @@ impl Device {
                 let tail =
                     (!end_bytes.is_multiple_of(ps) && head != Some(last - 1)).then_some(last - 1);
                 for lpn in [head, tail].into_iter().flatten() {
-                    if let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
+                    if let Some(old) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
                         self.nand.read(old, Cause::Rmw);
                     }
                 }
@@ -873,9 +873,9 @@ mod tests {
         dev.submit(&req(OpKind::Write, 0, 3 * 4096), 0).unwrap();
         dev.submit(&req(OpKind::Trim, 100, 2 * 4096), 0).unwrap(); // covers page 1 only
         assert_eq!(dev.host.trim_pages, 1);
-        assert!(dev.ftl.lookup(Lpn(0)).is_some());
-        assert!(dev.ftl.lookup(Lpn(1)).is_none());
-        assert!(dev.ftl.lookup(Lpn(2)).is_some());
+        assert!(dev.ftl.lookup(Lpn(0), &dev.nand).is_some());
+        assert!(dev.ftl.lookup(Lpn(1), &dev.nand).is_none());
+        assert!(dev.ftl.lookup(Lpn(2), &dev.nand).is_some());
         let end = dev.capacity_bytes();
         assert!(matches!(
             dev.submit(&req(OpKind::Read, end - 512, 1024), 0),

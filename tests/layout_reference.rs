@@ -84,7 +84,7 @@ fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), 
     }
     ftl.check_invariants(&nand);
     for l in 0..logical {
-        let got = ftl.lookup(Lpn(l)).map(|p| nand.oob(p).seq);
+        let got = ftl.lookup(Lpn(l), &nand).map(|p| nand.oob(p).seq);
         prop_assert_eq!(got, model.get(&l).copied(), "lpn {} at the end", l);
     }
     Ok(())

@@ -11,14 +11,19 @@
 //! `ftl.cmt.misses` (cached-map FTLs; their extra flash reads and writes show up as NAND
 //! operations of cause `Map`).
 
+pub mod aftl;
 pub mod bast;
+pub mod cftl;
+pub mod dftl;
 pub mod fast;
 pub mod faster;
 pub mod gc;
+pub mod hash;
 pub mod layout;
 pub mod logblock;
 pub mod nftl;
 pub mod page;
+mod twolevel;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
 use crate::units::Size;
@@ -55,8 +60,9 @@ pub trait Ftl: Send {
     fn logical_pages(&self) -> u64;
     /// Reads `lpn` (one host flash read when mapped); `None` = never written or trimmed.
     fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError>;
-    /// Where `lpn` lives now, without any flash operation.
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Where `lpn` lives now, without any counted flash operation. FTLs that locate pages
+    /// by their OOB tags (NFTL-style replacement-block scans) read them from `nand`.
+    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn>;
     /// Writes new data for `lpn`.
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError>;
     /// Discards `lpn`.
@@ -106,6 +112,12 @@ pub enum FtlKind {
     Fast,
     /// FASTer: FAST with second chance and isolation.
     Faster,
+    /// Adaptive two-level FTL (coarse + fine hash tables).
+    Aftl,
+    /// Clustered FTL (clustered hash tables, two-level fine tables).
+    Cftl,
+    /// Demand-based page mapping (cached mapping table).
+    Dftl,
 }
 
 impl FtlKind {
@@ -137,13 +149,27 @@ impl FtlKind {
                 "faster",
                 "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
             ),
+            (
+                FtlKind::Aftl,
+                "aftl",
+                "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
+            ),
+            (
+                FtlKind::Cftl,
+                "cftl",
+                "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
+            ),
+            (
+                FtlKind::Dftl,
+                "dftl",
+                "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
+            ),
         ]
     }
 
-    /// Whether the FTL uses the `gc` victim policy and the GC / static wear-leveling
-    /// settings (the log-block FTLs reclaim by merging instead).
+    /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
     pub fn uses_gc_policy(self) -> bool {
-        matches!(self, FtlKind::Page)
+        matches!(self, FtlKind::Page | FtlKind::Dftl)
     }
 }
 
@@ -183,6 +209,12 @@ pub struct FtlConfig {
     pub nftl: nftl::NftlConfig,
     /// `[ftl.faster]`: FASTer's second chance and isolation.
     pub faster: faster::FasterConfig,
+    /// `[ftl.aftl]` settings.
+    pub aftl: aftl::AftlConfig,
+    /// `[ftl.cftl]` settings.
+    pub cftl: cftl::CftlConfig,
+    /// `[ftl.dftl]` settings.
+    pub dftl: dftl::DftlConfig,
 }
 
 impl Default for FtlConfig {
@@ -203,6 +235,9 @@ impl Default for FtlConfig {
             log: Default::default(),
             nftl: Default::default(),
             faster: Default::default(),
+            aftl: aftl::AftlConfig::default(),
+            cftl: cftl::CftlConfig::default(),
+            dftl: dftl::DftlConfig::default(),
         }
     }
 }
@@ -230,6 +265,9 @@ impl FtlConfig {
         }
         self.nftl.validate()?;
         self.faster.validate()?;
+        self.aftl.validate()?;
+        self.cftl.validate()?;
+        self.dftl.validate()?;
         Ok(())
     }
 }
@@ -274,5 +312,8 @@ pub fn build_ftl(
         FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
         FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
         FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
+        FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
+        FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
+        FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,
     })
 }

@@ -244,7 +244,7 @@ impl Nftl {
         let (lbn, off) = self.b.split(lpn);
         let w = self.walk(lbn, off, nand);
         let r = (w.newest != NIL && self.mapped.get(lpn.0)).then(|| self.b.page(w.newest, off));
-        debug_assert_eq!(r, self.lookup(lpn));
+        debug_assert_eq!(r, self.lookup(lpn, nand));
         (r, w)
     }
 }
@@ -278,7 +278,7 @@ impl Ftl for Nftl {
         Ok(r)
     }
 
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         if !self.mapped.get(lpn.0) {
             return None;
         }
@@ -432,6 +432,6 @@ impl Ftl for Nftl {
         for (u, &r) in self.b.role.iter().enumerate() {
             assert_eq!(r != Role::Free, seen[u], "unit {u} role vs chains");
         }
-        self.b.check(nand, |l| self.lookup(l));
+        self.b.check(nand, |l| self.lookup(l, nand));
     }
 }

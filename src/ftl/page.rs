@@ -349,7 +349,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     #[inline]
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         let raw = self.l2p[lpn.0 as usize];
         (raw != 0).then(|| Ppn(raw - 1))
     }
