@@ -241,7 +241,7 @@ impl Ftl for Bast {
         Ok(r)
     }
 
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         self.locate(lpn, &mut 0)
     }
 

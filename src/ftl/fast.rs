@@ -508,7 +508,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
         Ok(r)
     }
 
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         self.core.locate(lpn, &mut 0).map(|l| self.core.ppn_of(l))
     }
 

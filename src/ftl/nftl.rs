@@ -326,7 +326,7 @@ impl Nftl {
         let (lbn, off) = self.b.split(lpn);
         let w = self.walk(lbn, off, nand);
         let r = (w.newest != NIL && self.mapped.get(lpn.0)).then(|| self.b.page(w.newest, off));
-        debug_assert_eq!(r, self.lookup(lpn));
+        debug_assert_eq!(r, self.lookup(lpn, nand));
         (r, w)
     }
 }
@@ -360,7 +360,7 @@ impl Ftl for Nftl {
         Ok(r)
     }
 
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         if !self.mapped.get(lpn.0) {
             return None;
         }
@@ -510,6 +510,6 @@ impl Ftl for Nftl {
             assert_eq!(r != Role::Free, seen[u], "unit {u} role vs chains");
         }
         self.chains.check();
-        self.b.check(nand, |l| self.lookup(l));
+        self.b.check(nand, |l| self.lookup(l, nand));
     }
 }
