@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod config;
 pub mod ftl;
+pub mod hybrid;
 pub mod nand;
 pub mod report;
 pub mod sim;
