@@ -400,6 +400,14 @@ impl Nand {
         self.log.clear();
     }
 
+    /// Moves the logged operations into `other` (cleared first) and keeps `other`'s
+    /// buffer for the next ones, so callers can read the NAND while walking the log
+    /// without allocating.
+    pub fn swap_log(&mut self, other: &mut Vec<FlashOp>) {
+        other.clear();
+        std::mem::swap(&mut self.log, other);
+    }
+
     /// Operations logged since the last call (the buffer is reused).
     pub fn drain_log(&mut self) -> std::vec::Drain<'_, FlashOp> {
         self.log.drain(..)

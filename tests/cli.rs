@@ -335,3 +335,15 @@ fn a_corrupted_trace_line_names_file_and_line_and_exits_2() {
         stderr(&o)
     );
 }
+
+#[test]
+fn reproduce_rejects_an_unknown_experiment_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = ssdlab(&["reproduce", "no-such-paper", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no-such-paper"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = ssdlab(&["reproduce", "--list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -12,10 +12,13 @@
 //! operations of cause `Map`).
 
 pub mod gc;
+pub mod layout;
 pub mod page;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
+use crate::units::Size;
 use gc::{GcPolicyKind, PolicyParams};
+use layout::{ChannelPlacement, Placement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -66,8 +69,16 @@ pub trait Ftl: Send {
     }
     /// Panics if the FTL's structures disagree with the NAND (tests call this often).
     fn check_invariants(&self, nand: &Nand);
+    /// Writes the `count` pages from `first` as one host command. FTLs that map units
+    /// larger than a page (management blocks) override this so one command rewrites a
+    /// unit once, not once per page.
+    fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        for lpn in first.0..first.0 + count {
+            self.write(Lpn(lpn), nand)?;
+        }
+        Ok(())
+    }
 }
-
 
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -112,6 +123,13 @@ pub struct FtlConfig {
     pub static_wl_check_erases: u32,
     /// Samples per selection for `d-choices`.
     pub gc_d: u32,
+    /// SSD management block (superblock): the unit a `by-address` layout rewrites;
+    /// 0 = one flash page. A multiple of the page size.
+    pub mgmt_block: Size,
+    /// Placement of pages inside a management block.
+    pub placement: Placement,
+    /// Placement of a management block's pages on channels.
+    pub channel_placement: ChannelPlacement,
 }
 
 impl Default for FtlConfig {
@@ -126,6 +144,9 @@ impl Default for FtlConfig {
             static_wl_threshold: 0,
             static_wl_check_erases: 64,
             gc_d: 10,
+            mgmt_block: Size(0),
+            placement: Placement::WriteOrder,
+            channel_placement: ChannelPlacement::Striped,
         }
     }
 }
@@ -153,6 +174,31 @@ impl FtlConfig {
         }
         Ok(())
     }
+}
+
+/// Pages per management block for `cfg` on `geo`, or why the size does not fit.
+pub fn unit_pages(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<u32, String> {
+    let page = geo.page_size_bytes as u64;
+    let bytes = cfg.mgmt_block.bytes();
+    if bytes == 0 {
+        return Ok(1);
+    }
+    if !bytes.is_multiple_of(page) {
+        return Err(format!(
+            "ftl.mgmt_block = {}: expected a multiple of the {} page size",
+            cfg.mgmt_block,
+            Size(page)
+        ));
+    }
+    let pages = bytes / page;
+    if pages > logical_pages {
+        return Err(format!(
+            "ftl.mgmt_block = {} is larger than the logical capacity {}",
+            cfg.mgmt_block,
+            Size(logical_pages * page)
+        ));
+    }
+    Ok(pages as u32)
 }
 
 /// Builds the configured FTL over `geo`, exporting `logical_pages`.
