@@ -402,7 +402,10 @@ fn sequential_reads_cost_the_same_on_every_ftl() {
             // DFTL caches single entries: reading a cold region costs one translation-page
             // read per data page (algorithms.md §2.9): about twice the data reads, plus
             // the write-back of entries the fill left dirty in the CMT.
-            assert!((1.9..2.1).contains(&(t / min)), "{name}: {t} µs vs best {min}");
+            assert!(
+                (1.9..2.1).contains(&(t / min)),
+                "{name}: {t} µs vs best {min}"
+            );
         } else {
             assert!(t / min < 1.03, "{name}: {t} µs vs best {min}");
         }

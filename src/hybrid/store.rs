@@ -375,7 +375,7 @@ impl FlashCache {
     fn flash_tag(&self, tags: &Tags, f: u64) -> u64 {
         let mut tag = None;
         for p in f * self.pages_per_unit..(f + 1) * self.pages_per_unit {
-            let Some(ppn) = self.dev.ftl.lookup(Lpn(p as u32)) else {
+            let Some(ppn) = self.dev.ftl.lookup(Lpn(p as u32), &self.dev.nand) else {
                 return CORRUPT_TAG;
             };
             let oob = self.dev.nand.oob(ppn);
@@ -427,7 +427,7 @@ impl FlashCache {
                     let ppn = self
                         .dev
                         .ftl
-                        .lookup(Lpn(p as u32))
+                        .lookup(Lpn(p as u32), &self.dev.nand)
                         .expect("page just written");
                     tags.flash.insert(self.dev.nand.oob(ppn).seq, tag);
                 }
