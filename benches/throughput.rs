@@ -1,5 +1,5 @@
 //! Throughput benchmarks behind BENCHMARKS.md. Run: `cargo bench --bench throughput`
-//! (add `-- quick` for a shorter version). Each scenario runs the real `ssdlab` binary so
+//! (add `-- quick` for a shorter version, `-- ftls` for the log-block FTL rows only). Each scenario runs the real `ssdlab` binary so
 //! what is measured is what users run; figures come from the report's
 //! `wall_clock_measured_s` (the measured phase only, after preconditioning).
 
@@ -78,8 +78,73 @@ fn gen_trace(path: &Path, requests: &str) {
     );
 }
 
+/// User CPU seconds of finished children so far (robust to other processes sharing the
+/// machine, unlike wall-clock time).
+fn children_cpu_s() -> f64 {
+    // SAFETY: getrusage only writes into the struct we pass.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut u);
+        u.ru_utime.tv_sec as f64 + u.ru_utime.tv_usec as f64 / 1e6
+    }
+}
+
+/// The log-block FTLs (issue 3): uniform random 4 KiB writes on a 16 GiB device in
+/// counting mode, target ≥ 2 M host page writes/s each. `fill` preconditions the device
+/// first, so every overwrite merges (the hardest case).
+fn log_ftls(quick: bool) {
+    let requests = if quick { "1M" } else { "4M" };
+    for fill in [false, true] {
+        for ftl in ["page", "nftl", "bast", "fast", "faster"] {
+            let mut args = vec![
+                "run",
+                "--ftl",
+                ftl,
+                "--capacity",
+                "16GiB",
+                "--timing",
+                "count",
+                "--workload",
+                "random-write",
+                "--size",
+                "4KiB",
+                "--requests",
+                requests,
+            ];
+            if fill {
+                args.push("--fill");
+            }
+            let cpu0 = children_cpu_s();
+            let r = run_json(&args);
+            let cpu = children_cpu_s() - cpu0;
+            let writes = f(&r, "host_write_pages");
+            let secs = f(&r, "wall_clock_measured_s");
+            println!(
+                "{ftl:6} 16 GiB random 4 KiB writes{}, counting: {:5.2} M host writes/s wall, {:5.2} M/s per CPU-second of the whole process (WA {:6.2}, GC share {:.3})",
+                if fill {
+                    " after --fill"
+                } else {
+                    ", fresh      "
+                },
+                writes / secs / 1e6,
+                writes / cpu / 1e6,
+                f(&r, "write_amplification"),
+                f(&r, "gc_time_share"),
+            );
+        }
+    }
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
+    if std::env::args().any(|a| a == "ftls") {
+        println!(
+            "log-block FTL throughput ({} mode)\n",
+            if quick { "quick" } else { "full" }
+        );
+        log_ftls(quick);
+        return;
+    }
     let writes = if quick { "4M" } else { "16M" };
     println!(
         "ssdlab throughput benchmarks ({} mode)\n",
@@ -155,6 +220,10 @@ fn main() {
         r["counters"]["host.requests"].as_f64().unwrap() / f(&r, "wall_clock_measured_s"),
         f(&r, "write_amplification")
     );
+
+    println!();
+    log_ftls(quick);
+    println!();
 
     // Memory: a 1 TiB page-mapped device. Every physical page's tables are touched by a
     // fill, so the figure is the worst case.

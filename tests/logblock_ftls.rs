@@ -317,8 +317,8 @@ fn nftl_folds_the_longest_chain_when_free_units_run_low() {
     assert_eq!(r.counter("ftl.nftl.forced_folds"), 0);
     let before = r.snapshot();
     // lbn 7 needs a unit with fewer than 2 free: the longest chain (all of lbns 0..6
-    // have 2 units; the lowest, lbn 0, wins the tie, as in Linux's scan) is folded:
-    // offsets 1..7 copied from its primary (7 copies), the primary erased.
+    // have 2 units; lbn 0's reached that length first) is folded: offsets 1..7 copied
+    // from its primary (7 copies), the primary erased.
     r.write([56]);
     assert_eq!(r.counter("ftl.nftl.forced_folds"), 1);
     assert_eq!(r.cost(&before), (7, 1));

@@ -175,6 +175,18 @@ impl Bast {
     fn merge(&mut self, s: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let sl = self.slots[s as usize];
         self.merged_log_pages += sl.next as u64;
+        // Clear the slot's page map while the log pages' tags still say which entries
+        // are set (thrashing merges typically hold one or two pages of Np).
+        let np = self.b.np as usize;
+        let map = &mut self.page_map[s as usize * np..(s as usize + 1) * np];
+        if (sl.next as usize) < np / 8 {
+            for page in 0..sl.next {
+                let off = self.b.split(nand.oob(self.b.page(sl.block, page)).lpn).1;
+                map[off as usize] = 0;
+            }
+        } else {
+            map.fill(0);
+        }
         if sl.in_order {
             self.b.partial_merge(sl.lbn, sl.block, sl.next, &[], nand);
         } else {
@@ -186,8 +198,6 @@ impl Bast {
             r?;
             self.b.release(sl.block, nand);
         }
-        let np = self.b.np as usize;
-        self.page_map[s as usize * np..(s as usize + 1) * np].fill(0);
         self.log_of[sl.lbn as usize] = NIL;
         self.unlink(s);
         self.slots[s as usize] = EMPTY;

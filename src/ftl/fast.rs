@@ -269,29 +269,27 @@ impl FastCore {
         Ok(())
     }
 
-    /// Writes `lpn` at the next page of stream `s`'s tail (which must have room): new
-    /// host data, or a GC copy of the valid page `src` (already dropped from the map).
-    pub(crate) fn append(
-        &mut self,
-        s: usize,
-        lpn: Lpn,
-        src: Option<Ppn>,
-        flag: bool,
-        nand: &mut Nand,
-    ) {
+    /// Writes new host data for `lpn` at the next page of stream `s`'s tail (which must
+    /// have room).
+    fn append(&mut self, s: usize, lpn: Lpn, nand: &mut Nand) {
         let pos = self.rw.next_pos(s);
-        let dst = self.rw.ppn(pos);
-        match src {
-            None => {
-                nand.program(dst, lpn, Cause::Host);
-            }
-            Some(src) => {
-                nand.relocate(src, dst, Cause::Gc);
-            }
-        }
+        nand.program(self.rw.ppn(pos), lpn, Cause::Host);
         self.rw.insert(pos, lpn, self.b.split(lpn).0);
-        if flag && let Some(f) = &mut self.flags {
-            f.set(pos);
+    }
+
+    /// GC-copies the valid log page at `from` to the next page of stream `s`'s tail
+    /// (which must have room), keeping its maps, and sets its flag to `flag`.
+    pub(crate) fn move_page(&mut self, s: usize, from: u32, flag: bool, nand: &mut Nand) {
+        let to = self.rw.next_pos(s);
+        let lbn = self.b.split(Lpn(self.rw.lpn_at(from))).0;
+        nand.relocate(self.rw.ppn(from), self.rw.ppn(to), Cause::Gc);
+        self.rw.move_to(from, to, lbn);
+        if let Some(f) = &mut self.flags {
+            if flag {
+                f.set(to);
+            } else {
+                f.clear(to);
+            }
         }
     }
 
@@ -419,7 +417,7 @@ impl FastCore {
                 }
                 continue;
             }
-            self.append(HOT, lpn, None, false, nand);
+            self.append(HOT, lpn, nand);
             self.mapped.set(lpn.0);
             return Ok(());
         }

@@ -131,9 +131,7 @@ impl RwReclaim for SecondChance {
                 continue; // merged away while the isolation log made room
             }
             self.isolated += 1;
-            let src = f.rw.ppn(pos);
-            f.rw.remove(pos, lbn);
-            f.append(COLD, Lpn(lpn), Some(src), false, nand);
+            f.move_page(COLD, pos, false, nand);
         }
         // Second chances: the rest go to a fresh tail, marked.
         let left = (0..np)
@@ -148,9 +146,7 @@ impl RwReclaim for SecondChance {
                     continue;
                 }
                 self.second_chances += 1;
-                let src = f.rw.ppn(pos);
-                f.rw.remove(pos, f.b.split(Lpn(lpn)).0);
-                f.append(HOT, Lpn(lpn), Some(src), true, nand);
+                f.move_page(HOT, pos, true, nand);
             }
         }
         f.retire_oldest(HOT, nand);

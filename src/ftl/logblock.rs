@@ -604,6 +604,34 @@ impl RwLog {
         self.rev[p] = NIL;
     }
 
+    /// Moves the copy recorded at `from` to `to` (a GC copy of the same logical page):
+    /// its index slot and list node are rewritten in place.
+    #[inline]
+    pub fn move_to(&mut self, from: u32, to: u32, lbn: u32) {
+        let (f, t) = (from as usize, to as usize);
+        let lpn = self.rev[f];
+        debug_assert!(lpn != NIL && self.rev[t] == NIL);
+        let mask = self.index.len() - 1;
+        let mut i = self.home(lpn);
+        while self.index[i] != from + 1 {
+            i = (i + 1) & mask;
+        }
+        self.index[i] = to + 1;
+        self.rev[t] = lpn;
+        self.rev[f] = NIL;
+        let (p, n) = (self.prev[f], self.next[f]);
+        self.prev[t] = p;
+        self.next[t] = n;
+        if p == NIL {
+            self.head[lbn as usize] = to;
+        } else {
+            self.next[p as usize] = to;
+        }
+        if n != NIL {
+            self.prev[n as usize] = to;
+        }
+    }
+
     /// Removes `pos` from the hash index (backward-shift deletion keeps probe chains
     /// short without tombstones).
     fn unindex(&mut self, pos: u32) {

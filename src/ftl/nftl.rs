@@ -20,7 +20,8 @@
 //! Linux behaviour, where chains grow until free units run out — up to 65,535 units,
 //! the simulator's bound). Free units below
 //! `fold_free_blocks` (default 2, Linux's non-desperate threshold) fold the longest
-//! chain (ties: lowest logical block, Linux's scan order). A fold always goes in place
+//! chain (ties: the one that reached that length first; Linux's scan takes the lowest
+//! logical block, an accident of its loop, not a policy). A fold always goes in place
 //! into the last unit: with writes taking the first FREE page along the chain, the used
 //! pages of an offset form a prefix of the chain, so the last unit's FREE pages are
 //! exactly those it must receive (Linux checks this and falls back to a fresh unit only
@@ -50,8 +51,7 @@ use super::logblock::{Bits, Blocks, NIL, Role};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// `[ftl.nftl]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -94,6 +94,98 @@ impl NftlConfig {
 /// Longest chain the simulator tracks (chain positions are 2-byte); "no cap" means this.
 const MAX_CHAIN: u32 = u16::MAX as u32;
 
+/// Chains of two or more units in lists by length, each oldest first, so the longest
+/// chain is found in O(1) (amortised) without scanning every logical block.
+struct ByLength {
+    /// Units in each logical block's chain.
+    len: Vec<u32>,
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    /// Per length: first and last logical block of its list.
+    head: Vec<u32>,
+    tail: Vec<u32>,
+    /// No list above this length is non-empty.
+    max: u32,
+}
+
+impl ByLength {
+    fn new(bl: usize) -> ByLength {
+        ByLength {
+            len: vec![0; bl],
+            prev: vec![NIL; bl],
+            next: vec![NIL; bl],
+            head: vec![NIL; 3],
+            tail: vec![NIL; 3],
+            max: 0,
+        }
+    }
+
+    fn set(&mut self, lbn: u32, len: u32) {
+        let i = lbn as usize;
+        let old = self.len[i];
+        if old >= 2 {
+            let (p, n) = (self.prev[i], self.next[i]);
+            if p == NIL {
+                self.head[old as usize] = n;
+            } else {
+                self.next[p as usize] = n;
+            }
+            if n == NIL {
+                self.tail[old as usize] = p;
+            } else {
+                self.prev[n as usize] = p;
+            }
+        }
+        self.len[i] = len;
+        if len >= 2 {
+            let l = len as usize;
+            if l >= self.head.len() {
+                self.head.resize(l + 1, NIL);
+                self.tail.resize(l + 1, NIL);
+            }
+            let t = self.tail[l];
+            self.prev[i] = t;
+            self.next[i] = NIL;
+            if t == NIL {
+                self.head[l] = lbn;
+            } else {
+                self.next[t as usize] = lbn;
+            }
+            self.tail[l] = lbn;
+            self.max = self.max.max(len);
+        }
+        while self.max >= 2 && self.head[self.max as usize] == NIL {
+            self.max -= 1;
+        }
+    }
+
+    /// Oldest of the longest chains with two or more units.
+    fn longest(&self) -> Option<u32> {
+        (self.max >= 2).then(|| self.head[self.max as usize])
+    }
+
+    /// Panics unless the lists hold exactly the chains of two or more units.
+    fn check(&self) {
+        let mut listed = 0;
+        for l in 2..self.head.len() {
+            let mut b = self.head[l];
+            let mut prev = NIL;
+            while b != NIL {
+                assert_eq!(self.len[b as usize], l as u32, "lbn {b} in list {l}");
+                assert_eq!(self.prev[b as usize], prev);
+                listed += 1;
+                prev = b;
+                b = self.next[b as usize];
+            }
+            assert_eq!(self.tail[l], prev, "tail of list {l}");
+            if l as u32 > self.max {
+                assert_eq!(self.head[l], NIL, "list {l} above max");
+            }
+        }
+        assert_eq!(listed, self.len.iter().filter(|&&l| l >= 2).count());
+    }
+}
+
 /// Result of walking a chain at one offset.
 #[derive(Clone, Copy, Debug)]
 struct Walk {
@@ -116,9 +208,7 @@ pub struct Nftl {
     max_chain: u32,
     /// Unit → next unit of its chain, or NIL.
     repl: Vec<u32>,
-    chain_len: Vec<u32>,
-    /// Chains of two or more units, longest first, then lowest logical block.
-    longest: BTreeSet<(Reverse<u32>, u32)>,
+    chains: ByLength,
     /// Chain position of each logical page's newest copy (valid while mapped).
     depth: Vec<u16>,
     /// Written and not trimmed, per logical page.
@@ -150,8 +240,7 @@ impl Nftl {
                 n => n.min(MAX_CHAIN),
             },
             repl: vec![NIL; geo.blocks() as usize],
-            chain_len: vec![0; bl as usize],
-            longest: BTreeSet::new(),
+            chains: ByLength::new(bl as usize),
             depth: vec![0; logical_pages as usize],
             mapped: Bits::new(logical_pages as usize),
             folds: 0,
@@ -188,14 +277,7 @@ impl Nftl {
     }
 
     fn set_len(&mut self, lbn: u32, len: u32) {
-        let old = self.chain_len[lbn as usize];
-        if old >= 2 {
-            self.longest.remove(&(Reverse(old), lbn));
-        }
-        if len >= 2 {
-            self.longest.insert((Reverse(len), lbn));
-        }
-        self.chain_len[lbn as usize] = len;
+        self.chains.set(lbn, len);
         self.chain_max = self.chain_max.max(len);
     }
 
@@ -308,7 +390,7 @@ impl Ftl for Nftl {
                 self.depth[lpn.0 as usize] = w.free_depth as u16;
                 self.mapped.set(lpn.0);
                 if self.b.pool.len() <= self.cfg.fold_free_blocks as usize
-                    && let Some(&(_, next)) = self.longest.first()
+                    && let Some(next) = self.chains.longest()
                 {
                     // The next write needing a unit will likely fold this chain: start
                     // fetching its units and the pool's next block.
@@ -321,14 +403,14 @@ impl Ftl for Nftl {
                 }
                 return Ok(());
             }
-            let len = self.chain_len[lbn as usize];
+            let len = self.chains.len[lbn as usize];
             if len >= self.max_chain {
                 self.fold(lbn, nand);
                 w = self.walk(lbn, off, nand);
                 continue;
             }
             if self.b.pool.len() < self.cfg.fold_free_blocks as usize
-                && let Some(&(_, victim)) = self.longest.first()
+                && let Some(victim) = self.chains.longest()
             {
                 self.forced_folds += 1;
                 self.fold(victim, nand);
@@ -398,12 +480,7 @@ impl Ftl for Nftl {
                 len += 1;
                 u = self.repl[u as usize];
             }
-            assert_eq!(self.chain_len[lbn], len, "chain length of lbn {lbn}");
-            assert_eq!(
-                self.longest.contains(&(Reverse(len), lbn as u32)),
-                len >= 2,
-                "longest-chain index of lbn {lbn}"
-            );
+            assert_eq!(self.chains.len[lbn], len, "chain length of lbn {lbn}");
             assert!(len <= self.max_chain, "chain of lbn {lbn}: {len}");
             // Used pages of each offset form a prefix of the chain; only the newest copy
             // can be valid.
@@ -432,6 +509,7 @@ impl Ftl for Nftl {
         for (u, &r) in self.b.role.iter().enumerate() {
             assert_eq!(r != Role::Free, seen[u], "unit {u} role vs chains");
         }
+        self.chains.check();
         self.b.check(nand, |l| self.lookup(l, nand));
     }
 }
