@@ -76,6 +76,9 @@ pub enum Command {
     Config(ConfigArgs),
     /// Write a synthetic workload as an ASCII trace (`time_ns dev lba size op`).
     GenTrace(GenTraceArgs),
+    /// Run a workload on an HDD alone and behind a flash cache (Kim et al. 2011).
+    #[command(after_help = crate::hybrid::cli::AFTER_HELP)]
+    Hybrid(crate::hybrid::cli::HybridArgs),
     /// Rebuild a source paper's experiment: CSV tables, SVG figures and a Markdown
     /// summary with the paper's numbers beside ours.
     #[command(after_help = REPRODUCE_HELP)]
@@ -246,7 +249,8 @@ fn parse_size(s: &str) -> Result<Size, String> {
     s.parse::<Size>().map_err(|e| e.to_string())
 }
 
-fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
+/// Sets the dotted key `path` of `t` to `v`, creating tables on the way.
+pub(crate) fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
     let mut cur = t;
     let mut parts: Vec<&str> = path.split('.').collect();
     let last = parts.pop().expect("non-empty key");
@@ -262,7 +266,8 @@ fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
     cur.insert(last.to_string(), v);
 }
 
-fn s(v: impl ToString) -> toml::Value {
+/// A TOML string value.
+pub(crate) fn s(v: impl ToString) -> toml::Value {
     toml::Value::String(v.to_string())
 }
 
@@ -646,6 +651,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Config(a) => cmd_config(a),
         Command::GenTrace(a) => cmd_gen_trace(a),
+        Command::Hybrid(a) => crate::hybrid::cli::cmd_hybrid(a),
         Command::Reproduce(a) => cmd_reproduce(a),
     }
 }
