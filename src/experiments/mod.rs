@@ -11,6 +11,7 @@
 //! they are never inputs to a computation.
 
 pub mod android_ftl;
+pub mod hdd_cache;
 pub mod mgmt_block;
 
 use crate::config::Config;
@@ -50,6 +51,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(mgmt_block::MgmtBlock),
         Box::new(android_ftl::AndroidFtl),
+        Box::new(hdd_cache::HddCache),
     ]
 }
 
