@@ -13,7 +13,7 @@
 //! CMT full:   evict the policy's victim; if dirty, write back its translation page:
 //!             read it, fold in every dirty cached entry of that page (batch update,
 //!             all become clean), program it elsewhere, GTD → new page (Map read + write)
-//! GC(plane):  below gc_low free blocks, until gc_high (one more of each on a one-plane
+//! GC(plane):  below gc_low free blocks, until gc_high (two more of each on a one-plane
 //!             device, whose translation pages the GC itself writes must come from the
 //!             plane being collected): victim = policy (data and
 //!             translation blocks compete, as in the paper)
@@ -277,10 +277,15 @@ impl<V: VictimPolicy> Dftl<V> {
         let per_plane_logical = logical_pages.div_ceil(planes as u64);
         let data_blocks = per_plane_logical.div_ceil(geo.pages_per_block as u64);
         let frontiers = if cfg.hot_cold { 2 } else { 1 };
-        // A data GC rewrites translation pages; their next block comes from the plane
-        // with the most free blocks, which on a one-plane device is the one being
-        // collected, so that device keeps one more block in reserve.
-        let extra = u32::from(planes == 1);
+        // A data GC rewrites translation pages (one per distinct translation page among
+        // the victim's valid pages, up to a block's worth) on top of filling its GC
+        // frontier. Their next block comes from the plane with the most free blocks,
+        // which on a one-plane device is the one being collected, so that device keeps
+        // two more blocks in reserve: one for the translation frontier it may open and
+        // one for the block after it. (With one, a full one-plane device under random
+        // writes ran out of blocks: `ssdlab run --preset android-emmc --fill --ftl dftl
+        // --workload random-write --requests 300k`.)
+        let extra = 2 * u32::from(planes == 1);
         let per_plane = data_blocks + (cfg.gc_high_free_blocks + extra) as u64 + frontiers;
         let trans_blocks = tpages.div_ceil(geo.pages_per_block as u64) + 1;
         if (geo.blocks_per_plane as u64) < per_plane
