@@ -1,5 +1,6 @@
 //! Throughput benchmarks behind BENCHMARKS.md. Run: `cargo bench --bench throughput`
-//! (add `-- quick` for a shorter version). Each scenario runs the real `ssdlab` binary so
+//! (add `-- quick` for a shorter version; `-- hash-ftl` runs only the DFTL / AFTL / CFTL
+//! scenarios, `-- hash-ftl quick` a shorter version of those). Each scenario runs the real `ssdlab` binary so
 //! what is measured is what users run; figures come from the report's
 //! `wall_clock_measured_s` (the measured phase only, after preconditioning).
 
@@ -78,8 +79,67 @@ fn gen_trace(path: &Path, requests: &str) {
     );
 }
 
+/// Host page writes per second of the hash-table FTLs: uniform random 4 KiB writes on a
+/// fresh 16 GiB device (default preset otherwise), counting mode.
+fn hash_ftls(quick: bool) {
+    let writes = if quick { "1M" } else { "4M" };
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "dftl, CMT 10% of entries",
+            &["--set", "ftl.dftl.cmt_fraction=0.1"],
+        ),
+        (
+            "dftl, CMT 10% of entries, filled first (GC throughout)",
+            &["--set", "ftl.dftl.cmt_fraction=0.1", "--fill"],
+        ),
+        ("aftl", &[]),
+        ("cftl", &[]),
+    ];
+    for (label, extra) in cases {
+        let name = label.split(',').next().unwrap();
+        let mut args = vec![
+            "run",
+            "--ftl",
+            name,
+            "--capacity",
+            "16GiB",
+            "--workload",
+            "random-write",
+            "--requests",
+            if name == "dftl" && !quick {
+                "16M"
+            } else {
+                writes
+            },
+            "--timing",
+            "count",
+        ];
+        args.extend_from_slice(extra);
+        let r = run_json(&args);
+        let secs = f(&r, "wall_clock_measured_s");
+        let host = f(&r, "host_write_pages");
+        let flash = f(&r, "nand_program_pages");
+        println!(
+            "{label:55}: {:5.2} M host page writes/s, {:5.2} M flash programs/s (WA {:.2}, {:.0} writes in {:.2} s)",
+            host / secs / 1e6,
+            flash / secs / 1e6,
+            f(&r, "write_amplification"),
+            host,
+            secs
+        );
+    }
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
+    if std::env::args().any(|a| a == "hash-ftl") {
+        println!(
+            "ssdlab hash-FTL throughput ({} mode)\n",
+            if quick { "quick" } else { "full" }
+        );
+        hash_ftls(quick);
+        return;
+    }
     let writes = if quick { "4M" } else { "16M" };
     println!(
         "ssdlab throughput benchmarks ({} mode)\n",

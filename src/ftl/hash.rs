@@ -12,8 +12,9 @@
 //! depends on run-time settings (CFTL's clustered slots) keep it in arrays indexed by
 //! node instead. [`ChainedHash::bytes`] plus the payload fields' widths give the table's
 //! real RAM size (declared field widths, not the simulator's padding). The
-//! hash is Fibonacci (multiplicative) hashing into a power-of-two bucket array, which
-//! spreads runs of consecutive keys (sequential block numbers) over distinct buckets.
+//! hash is Fibonacci (multiplicative) hashing, which spreads runs of consecutive keys
+//! (sequential block numbers) over distinct buckets, reduced to any bucket count with a
+//! multiply-shift (Lemire's fast range), so a table has exactly as many buckets as asked.
 //!
 //! Probes: `find` reports the table entries it visited — the bucket head when the bucket
 //! is empty, else every node compared — so a lookup costs at least one probe per table.
@@ -39,15 +40,13 @@ pub struct ChainedHash<P: Copy + Default = ()> {
     nodes: Vec<Node<P>>,
     free: u32,
     len: u32,
-    shift: u32,
 }
 
 impl<P: Copy + Default> ChainedHash<P> {
-    /// A table of `nodes` nodes and at least `buckets` buckets (rounded up to a power of
-    /// two, at least 2).
+    /// A table of `nodes` nodes and `buckets` buckets (at least 1).
     pub fn new(nodes: u32, buckets: u32) -> ChainedHash<P> {
         assert!(nodes < NIL, "too many nodes");
-        let b = buckets.max(2).next_power_of_two();
+        let b = buckets.max(1);
         let mut t = ChainedHash {
             buckets: crate::util::filled_vec(b as usize, NIL),
             nodes: crate::util::filled_vec(
@@ -60,7 +59,6 @@ impl<P: Copy + Default> ChainedHash<P> {
             ),
             free: NIL,
             len: 0,
-            shift: 32 - b.trailing_zeros(),
         };
         // Free list in ascending node order, so allocation order is deterministic and the
         // first nodes used are adjacent in memory.
@@ -97,7 +95,7 @@ impl<P: Copy + Default> ChainedHash<P> {
 
     #[inline(always)]
     fn bucket(&self, key: u32) -> usize {
-        (key.wrapping_mul(0x9E37_79B9) >> self.shift) as usize
+        ((key.wrapping_mul(0x9E37_79B9) as u64 * self.buckets.len() as u64) >> 32) as usize
     }
 
     /// Node holding `key` (or [`NIL`]) and the probes the search took.
@@ -476,15 +474,22 @@ mod tests {
 
     #[test]
     fn probes_count_nodes_compared_along_a_chain() {
-        // Two buckets (the minimum): a chain of n keys costs 1 + 2 + … + n probes to find
-        // them all, the newest (head) first.
-        let mut h: ChainedHash = ChainedHash::new(4, 1);
+        // Two buckets: a chain of n keys costs 1 + 2 + … + n probes to find them all, the
+        // newest (head) first.
+        let mut h: ChainedHash = ChainedHash::new(4, 2);
         let keys = [10u32, 20, 30, 40];
         for k in keys {
             h.insert(k);
         }
         h.check();
         let mut per_bucket = [0u32; 2];
+        // (With one bucket every key shares the chain.)
+        let mut one: ChainedHash = ChainedHash::new(4, 1);
+        for k in keys {
+            one.insert(k);
+        }
+        let all: u32 = keys.iter().map(|&k| one.find(k).1).sum();
+        assert_eq!(all, 1 + 2 + 3 + 4);
         for k in keys {
             per_bucket[h.bucket(k)] += 1;
         }
