@@ -680,7 +680,21 @@ impl<V: VictimPolicy> Dftl<V> {
             };
             let mut moved = std::mem::take(&mut self.moved);
             moved.clear();
-            for &src in &pages {
+            // Each moved page looks up a random CMT slot and, if uncached, later writes a
+            // random flash-map entry: fetch both a few pages ahead so the misses overlap.
+            const AHEAD: usize = 16;
+            let fetch = |this: &Self, nand: &Nand, p: Ppn| {
+                let lpn = nand.oob_lpn_raw(p);
+                this.cmt.prefetch(lpn);
+                crate::util::prefetch(&this.gmt, lpn as usize);
+            };
+            for &src in pages.iter().take(AHEAD) {
+                fetch(self, nand, src);
+            }
+            for (i, &src) in pages.iter().enumerate() {
+                if let Some(&ahead) = pages.get(i + AHEAD) {
+                    fetch(self, nand, ahead);
+                }
                 let dst = self.next_page(plane, stream, nand)?;
                 let lpn = nand.relocate(src, dst, Cause::Gc).0;
                 let (n, _) = self.cmt.find(lpn);
