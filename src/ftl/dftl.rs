@@ -49,10 +49,11 @@
 
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
+use super::page::{Frontier, PlaneState, Role, Stream, channel_first_stripe, check_block};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// CMT replacement policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -126,32 +127,6 @@ impl DftlConfig {
         };
         n.clamp(1, logical_pages.max(1))
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    Host = 0,
-    Gc = 1,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    Free,
-    Open,
-    Closed,
-    Collecting,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Frontier {
-    block: u32,
-    next_page: u32,
-}
-
-#[derive(Clone, Debug, Default)]
-struct PlaneState {
-    free: BTreeSet<(u32, u32)>,
-    frontier: [Option<Frontier>; 2],
 }
 
 /// A CMT entry's payload: its data page, its place in the (S)LRU list and in its
@@ -319,7 +294,8 @@ impl<V: VictimPolicy> Dftl<V> {
             role: vec![Role::Free; geo.blocks() as usize],
             is_trans: vec![false; geo.blocks() as usize],
             trans_frontier: None,
-            stripe: Vec::with_capacity(planes as usize),
+            // Data pages stripe over planes as in the page FTL.
+            stripe: channel_first_stripe(geo),
             cursor: 0,
             policy: V::build(geo, params),
             clock: 0,
@@ -346,20 +322,6 @@ impl<V: VictimPolicy> Dftl<V> {
         };
         for b in 0..geo.blocks() {
             ftl.release(b, 0);
-        }
-        // Channel-first striping, as the page FTL.
-        for plane in 0..geo.planes_per_die {
-            for die in 0..geo.dies_per_chip {
-                for chip in 0..geo.chips_per_channel {
-                    for ch in 0..geo.channels {
-                        ftl.stripe.push(
-                            ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die)
-                                * geo.planes_per_die
-                                + plane,
-                        );
-                    }
-                }
-            }
         }
         Ok(ftl)
     }
@@ -987,25 +949,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             } else {
                 valid_data += v;
             }
-            match self.role[b as usize] {
-                Role::Free => {
-                    assert_eq!(v, 0, "free block {b} holds valid data");
-                    assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
-                    assert!(
-                        !self.policy.contains(id),
-                        "free block {b} is a GC candidate"
-                    );
-                }
-                Role::Closed => {
-                    assert_eq!(nand.write_ptr(id), self.np, "closed block {b}");
-                    assert!(
-                        self.policy.contains(id),
-                        "closed block {b} is not a candidate"
-                    );
-                }
-                Role::Open => assert!(!self.policy.contains(id), "open block {b} is a candidate"),
-                Role::Collecting => panic!("block {b} left in the middle of collection"),
-            }
+            check_block(self.role[b as usize], id, nand, &self.policy);
         }
         assert_eq!(mapped, valid_data, "mapped pages != valid data pages");
         assert_eq!(
