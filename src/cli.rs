@@ -4,6 +4,7 @@
 //! the file, line or flag and what was expected; nothing is written before a run succeeds.
 
 use crate::config::{Config, PRESETS};
+use crate::experiments;
 use crate::ftl::FtlKind;
 use crate::ftl::gc::GcPolicyKind;
 use crate::report::{Report, csv_out, json, output, svg, text};
@@ -52,7 +53,8 @@ Examples:
   ssdlab run --gc greedy,fifo,cost-benefit --fill --workload random-write --capacity 4GiB
   ssdlab run --trace trace.csv --format msr --trace-fit wrap --json out.json --svg figs/
   ssdlab list                                   presets, FTLs, GC policies, workloads, formats
-  ssdlab config --preset ssd-c                  print a preset as a TOML file to edit";
+  ssdlab config --preset ssd-c                  print a preset as a TOML file to edit
+  ssdlab reproduce --list                       paper reproductions (CSV, SVG, Markdown)";
 
 /// Top-level command line.
 #[derive(Parser, Debug)]
@@ -74,6 +76,41 @@ pub enum Command {
     Config(ConfigArgs),
     /// Write a synthetic workload as an ASCII trace (`time_ns dev lba size op`).
     GenTrace(GenTraceArgs),
+    /// Run a workload on an HDD alone and behind a flash cache (Kim et al. 2011).
+    #[command(after_help = crate::hybrid::cli::AFTER_HELP)]
+    Hybrid(crate::hybrid::cli::HybridArgs),
+    /// Rebuild a source paper's experiment: CSV tables, SVG figures and a Markdown
+    /// summary with the paper's numbers beside ours.
+    #[command(after_help = REPRODUCE_HELP)]
+    Reproduce(ReproduceArgs),
+}
+
+const REPRODUCE_HELP: &str = "\
+Examples:
+  ssdlab reproduce --list                       experiments and what each rebuilds
+  ssdlab reproduce android-ftl --out results/android
+  ssdlab reproduce cftl --out results/cftl --quick   smaller sizes, seconds instead of minutes
+
+Nothing is written unless the whole experiment succeeds.";
+
+/// `ssdlab reproduce` flags.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment name (see --list).
+    #[arg(value_name = "NAME", required_unless_present = "list")]
+    pub name: Option<String>,
+    /// Directory for the CSV, SVG and Markdown outputs (created if missing).
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    pub out: Option<PathBuf>,
+    /// Smaller devices and shorter workloads (the summary says so).
+    #[arg(long)]
+    pub quick: bool,
+    /// Base seed of every run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// List the experiments.
+    #[arg(long)]
+    pub list: bool,
 }
 
 /// Flags that pick and adjust the design and workload.
@@ -100,6 +137,16 @@ pub struct DesignArgs {
     /// Chip organisation: shared-bus, shared-control, channels.
     #[arg(long, value_name = "NAME")]
     pub organisation: Option<String>,
+    /// SSD management block (superblock) size, e.g. 1MiB (default: one flash page).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mgmt_block: Option<Size>,
+    /// Placement inside a management block: write-order (log structured) or by-address
+    /// (fixed position; smaller writes rewrite the whole management block).
+    #[arg(long, value_name = "NAME")]
+    pub placement: Option<String>,
+    /// Placement of a management block's pages: striped (over channels) or one-channel.
+    #[arg(long, value_name = "NAME")]
+    pub channel_placement: Option<String>,
     /// Generator: seq-write, seq-read, random-write, random-read, mixed, zipf, hot-cold, iozone.
     #[arg(long, value_name = "NAME")]
     pub workload: Option<String>,
@@ -202,7 +249,8 @@ fn parse_size(s: &str) -> Result<Size, String> {
     s.parse::<Size>().map_err(|e| e.to_string())
 }
 
-fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
+/// Sets the dotted key `path` of `t` to `v`, creating tables on the way.
+pub(crate) fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
     let mut cur = t;
     let mut parts: Vec<&str> = path.split('.').collect();
     let last = parts.pop().expect("non-empty key");
@@ -218,7 +266,8 @@ fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
     cur.insert(last.to_string(), v);
 }
 
-fn s(v: impl ToString) -> toml::Value {
+/// A TOML string value.
+pub(crate) fn s(v: impl ToString) -> toml::Value {
     toml::Value::String(v.to_string())
 }
 
@@ -234,6 +283,15 @@ impl DesignArgs {
         }
         if let Some(v) = &self.organisation {
             set(&mut t, "device.organisation", s(v));
+        }
+        if let Some(v) = self.mgmt_block {
+            set(&mut t, "ftl.mgmt_block", s(v));
+        }
+        if let Some(v) = &self.placement {
+            set(&mut t, "ftl.placement", s(v));
+        }
+        if let Some(v) = &self.channel_placement {
+            set(&mut t, "ftl.channel_placement", s(v));
         }
         if let Some(v) = &self.workload {
             set(&mut t, "workload.kind", s(v));
@@ -471,6 +529,8 @@ fn cmd_list() {
     for (name, desc) in TRACE_FORMATS {
         o.push_str(&format!("  {name:<14} {desc}\n"));
     }
+    o.push_str("\nExperiments (ssdlab reproduce NAME --out DIR):\n");
+    o.push_str(&experiment_list());
     o.push_str("\nTiming models (--timing):\n  full           busy-until reservations per die, bus and control bus\n  count          serial elapsed-time formula Cr*Tr + Cw*Tw + Gc*Tcopy + Ce*Te\n");
     print!("{o}");
 }
@@ -538,6 +598,49 @@ fn cmd_gen_trace(args: &GenTraceArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+fn experiment_list() -> String {
+    let mut o = String::new();
+    for e in experiments::all() {
+        o.push_str(&format!("  {:<14} {}\n", e.name(), e.about()));
+    }
+    if o.is_empty() {
+        o.push_str("  (none registered)\n");
+    }
+    o
+}
+
+fn cmd_reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
+    if args.list {
+        print!(
+            "Experiments (ssdlab reproduce NAME --out DIR):\n{}",
+            experiment_list()
+        );
+        return Ok(());
+    }
+    let name = args
+        .name
+        .as_deref()
+        .expect("clap requires NAME without --list");
+    let out = args
+        .out
+        .as_deref()
+        .expect("clap requires --out without --list");
+    let exp = experiments::find(name).ok_or_else(|| {
+        CliError::Input(format!(
+            "unknown experiment `{name}`; expected one of:\n{}",
+            experiment_list()
+        ))
+    })?;
+    let mut ctx = experiments::Ctx::new(args.quick, args.seed);
+    exp.run(&mut ctx)
+        .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
+    let written = experiments::write_outputs(&ctx, out).map_err(|e| out_err(out, e))?;
+    for p in written {
+        println!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
@@ -548,5 +651,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Config(a) => cmd_config(a),
         Command::GenTrace(a) => cmd_gen_trace(a),
+        Command::Hybrid(a) => crate::hybrid::cli::cmd_hybrid(a),
+        Command::Reproduce(a) => cmd_reproduce(a),
     }
 }

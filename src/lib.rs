@@ -6,7 +6,9 @@
 
 pub mod cli;
 pub mod config;
+pub mod experiments;
 pub mod ftl;
+pub mod hybrid;
 pub mod nand;
 pub mod report;
 pub mod sim;

@@ -13,12 +13,14 @@
 //! operations it caused.
 
 use crate::config::{Config, Precondition, ResolvedDevice, TimingMode};
-use crate::ftl::{Ftl, FtlError, build_ftl};
-use crate::nand::{Cause, Lpn, Nand, NandCounters};
+use crate::ftl::layout::Placement;
+use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
+use crate::nand::{Cause, Lpn, Nand, NandCounters, OpKind as FlashOpKind};
 use crate::report::latency::{cdf_points, new_latency_histogram, summarize};
 use crate::report::progress::Progress;
-use crate::report::{EraseSummary, Figures, PhaseReport, Report};
+use crate::report::{EraseSummary, Figures, PhaseReport, ProbeReport, Report};
 use crate::timing::{Calendar, FormulaCosts, Timing};
+use crate::workload::synth::{SynthKind, probe};
 use crate::workload::trace::{OpenedTrace, TraceOptions, Warnings, open_trace};
 use crate::workload::{IoRequest, OpKind, Phase, RequestStream, TraceError, synth};
 use hdrhistogram::Histogram;
@@ -55,6 +57,10 @@ pub struct Device {
     /// Counting mode: time at which the serial device is next free.
     serial_free_ns: u64,
     link: Calendar,
+    /// Pages per management block when by-address placement rewrites whole blocks (their
+    /// rewrites are serialised in time), else 1.
+    serial_units: u32,
+    op_scratch: Vec<crate::nand::FlashOp>,
     /// Host-side page counters.
     pub host: HostCounters,
 }
@@ -102,6 +108,13 @@ impl Device {
             resolved.track_write_seq,
             ftl.programs_in_order(),
         );
+        let serial_units = if cfg.ftl.placement == Placement::ByAddress
+            && cfg.ftl.name == crate::ftl::FtlKind::Page
+        {
+            unit_pages(&cfg.ftl, &geo, resolved.logical_pages).map_err(SimError::Config)?
+        } else {
+            1
+        };
         let timing = match cfg.timing.mode {
             TimingMode::Full => Some(Timing::new(&geo, resolved.timing)),
             TimingMode::Count => None,
@@ -114,6 +127,8 @@ impl Device {
             timing,
             serial_free_ns: 0,
             link: Calendar::default(),
+            serial_units,
+            op_scratch: Vec::new(),
             host: HostCounters::default(),
         };
         dev.nand.set_logging(dev.timing.is_some());
@@ -180,15 +195,18 @@ impl Device {
                     self.link.prune(issue_ns);
                     ready_ns = self.link.reserve(issue_ns, link) + link;
                 }
-                for lpn in first..last {
-                    let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
-                        || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
-                    if partial && let Some(old) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
-                        // Read-modify-write: the untouched sectors come from the old page.
+                // Read-modify-write: the untouched sectors of a partly written first or
+                // last page come from the old page.
+                let head = (!req.offset_bytes.is_multiple_of(ps)).then_some(first);
+                let tail =
+                    (!end_bytes.is_multiple_of(ps) && head != Some(last - 1)).then_some(last - 1);
+                for lpn in [head, tail].into_iter().flatten() {
+                    if let Some(old) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
                         self.nand.read(old, Cause::Rmw);
                     }
-                    self.ftl.write(Lpn(lpn as u32), &mut self.nand)?;
                 }
+                self.ftl
+                    .write_range(Lpn(first as u32), (last - first) as u32, &mut self.nand)?;
                 self.host.write_pages += last - first;
                 self.host.write_bytes += req.size_bytes;
             }
@@ -206,9 +224,38 @@ impl Device {
         let mut done_ns = ready_ns;
         if let Some(t) = &mut self.timing {
             t.advance(issue_ns);
-            for op in self.nand.drain_log() {
-                done_ns = done_ns.max(t.apply(&op, ready_ns));
+            // A partly written page is programmed only once its old contents have been
+            // read and merged: read-modify-write reads gate the command's own programs.
+            // With by-address management blocks the firmware rewrites one block at a
+            // time, so a write straddling two blocks pays for both in sequence.
+            let mut ops = std::mem::take(&mut self.op_scratch);
+            self.nand.swap_log(&mut ops);
+            let mut merged_ns = ready_ns;
+            let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, ready_ns, ready_ns);
+            for op in &ops {
+                let rmw_read = op.cause == Cause::Rmw && op.kind == FlashOpKind::Read;
+                let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
+                let mut start = if own { merged_ns } else { ready_ns };
+                if own && self.serial_units > 1 {
+                    let u = self.nand.oob_lpn_raw(op.addr) / self.serial_units;
+                    if u != unit {
+                        if unit != u32::MAX {
+                            unit_start_ns = unit_done_ns;
+                        }
+                        unit = u;
+                    }
+                    start = start.max(unit_start_ns);
+                }
+                let end = t.apply(op, start);
+                if rmw_read {
+                    merged_ns = merged_ns.max(end);
+                }
+                if own {
+                    unit_done_ns = unit_done_ns.max(end);
+                }
+                done_ns = done_ns.max(end);
             }
+            self.op_scratch = ops;
         } else if let Some(before) = before {
             let cost = self
                 .resolved
@@ -498,7 +545,6 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let nand_base = *dev.nand.counters();
     let host_base = dev.host;
     let busy_base = dev.timing.as_ref().map(|t| *t.busy_ns());
-    let qd = cfg.host.qd as usize;
     let speedup = cfg.host.speedup;
     let mut now_ns = 0u64;
     let mut phase_reports = Vec::new();
@@ -509,9 +555,40 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let mut series = ThroughputSeries::new(0);
     let mut requests_total = 0u64;
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
-    let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
+    let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(513);
     let mut warnings = Vec::new();
+    if cfg.ftl.name != crate::ftl::FtlKind::Page
+        && (cfg.ftl.mgmt_block.bytes() != 0
+            || cfg.ftl.placement != Placement::WriteOrder
+            || cfg.ftl.channel_placement != crate::ftl::layout::ChannelPlacement::Striped)
+    {
+        warnings.push(format!(
+            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL only; the {} FTL uses the physical block as its unit",
+            dev.ftl.name()
+        ));
+    }
+    // The management-block probe needs every probe write's latency by offset.
+    let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
+        probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?
+    } else {
+        Vec::new()
+    };
+    let mut probe_samples: Vec<(u32, u64, u64)> = Vec::new();
+    // A probe write's latency must be its own service time, not time spent queued behind
+    // earlier writes: the probe always runs at queue depth 1.
+    let qd = if probe_starts.is_empty() {
+        cfg.host.qd as usize
+    } else {
+        if cfg.host.qd != 1 {
+            notes.push(format!(
+                "the probe ran at queue depth 1 (host.qd = {} ignored)",
+                cfg.host.qd
+            ));
+        }
+        1
+    };
     for phase in phases {
+        let probing = !probe_starts.is_empty() && phase.name == "probe";
         let start = now_ns;
         let mut acc = PhaseAcc::new(phase.name.clone(), start, &dev);
         let mut issue_clock = start;
@@ -546,6 +623,10 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
             let done = dev.submit(&req, issue)?;
             outstanding.push(Reverse(done));
             acc.record(req.op, done - arrival, done);
+            if probing {
+                let p = probe_starts.partition_point(|&s| s <= req.offset_bytes) - 1;
+                probe_samples.push((p as u32, req.offset_bytes - probe_starts[p], done - arrival));
+            }
             series.add(done, req.size_bytes);
             requests_total += 1;
             if let Some(p) = &mut progress {
@@ -659,6 +740,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         simulated_ns: now_ns,
         counters,
         phases: phase_reports,
+        probe: (!probe_starts.is_empty()).then(|| probe_report(cfg, &probe_samples)),
         wall_clock_s: wall.elapsed().as_secs_f64(),
         wall_clock_measured_s: measured_wall.elapsed().as_secs_f64(),
     };
@@ -666,8 +748,41 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         latency_cdf: cdfs,
         throughput_series: series.points(),
         erase_counts,
+        probe_latency: probe_figure(&probe_samples),
     };
     Ok(RunOutput { report, figures })
+}
+
+/// The probe's inference as a report section.
+fn probe_report(cfg: &Config, samples: &[(u32, u64, u64)]) -> ProbeReport {
+    let r = probe::infer(samples, cfg.workload.size.bytes());
+    ProbeReport {
+        mgmt_block_bytes: r.mgmt_block_bytes,
+        mgmt_block: r
+            .mgmt_block_bytes
+            .map(|b| crate::units::Size(b).to_string())
+            .unwrap_or_else(|| "none seen".into()),
+        size_bytes: cfg.workload.size.bytes(),
+        step_bytes: cfg.workload.probe_step.bytes(),
+        partitions: cfg.workload.probe_partitions,
+        onsets: r.onsets as u64,
+        latency_ns_min: r.latency_ns_min,
+        latency_ns_max: r.latency_ns_max,
+    }
+}
+
+/// Probe latency by offset, one series per partition (KiB, µs).
+fn probe_figure(samples: &[(u32, u64, u64)]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for &(p, off, lat) in samples {
+        if out.len() <= p as usize {
+            out.push((format!("partition {p}"), Vec::new()));
+        }
+        out[p as usize]
+            .1
+            .push((off as f64 / 1024.0, lat as f64 / 1e3));
+    }
+    out
 }
 
 /// Min / mean / max / population standard deviation of erase counts.

@@ -309,6 +309,13 @@ fn replay_every_sample(ftl: &str) {
             r["host_read_pages"].as_u64().unwrap() + r["host_write_pages"].as_u64().unwrap() > 0
         );
         assert!(r["mapping_bytes"].as_u64().unwrap() > 0, "{ftl}, {file}");
+        // The formula's time and its GC share are reported for every FTL.
+        assert!(
+            r["elapsed_formula_us"].as_f64().unwrap() > 0.0,
+            "{ftl}, {file}"
+        );
+        let gc = r["gc_time_share"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&gc), "{ftl}, {file}: {gc}");
     }
 }
 
@@ -370,4 +377,55 @@ fn a_corrupted_trace_line_names_file_and_line_and_exits_2() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn log_block_ftls_replay_a_trace_that_forces_merges() {
+    // The samples are too small to fill a 16 GiB device; on an 8 MiB one the Financial1
+    // sample's writes wrap around and force merges in every log-block FTL.
+    let d = traces_dir();
+    let path = d.join("spc-ascii/financial1-head10k.ascii");
+    let dir = tempfile::tempdir().unwrap();
+    for ftl in ["nftl", "bast", "fast", "faster"] {
+        let out = dir.path().join("r.json");
+        let o = ssdlab(&[
+            "run",
+            "--trace",
+            path.to_str().unwrap(),
+            "--format",
+            "ascii",
+            "--trace-fit",
+            "wrap",
+            "--preset",
+            "android-emmc",
+            "--capacity",
+            "8MiB",
+            "--ftl",
+            ftl,
+            "--json",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(o.status.success(), "{ftl}: {}", stderr(&o));
+        let r = json(&out);
+        let c = &r["counters"];
+        let merges: u64 = ["ftl.merge.switch", "ftl.merge.partial", "ftl.merge.full"]
+            .iter()
+            .map(|k| c[k].as_u64().unwrap())
+            .sum();
+        assert!(merges > 0, "{ftl}: no merge");
+        assert!(r["gc_time_share"].as_f64().unwrap() > 0.0, "{ftl}");
+    }
+}
+
+#[test]
+fn reproduce_rejects_an_unknown_experiment_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let o = ssdlab(&["reproduce", "no-such-paper", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no-such-paper"), "{}", stderr(&o));
+    assert!(!out.exists());
+    let o = ssdlab(&["reproduce", "--list"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }

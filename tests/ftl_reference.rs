@@ -49,6 +49,29 @@ fn geometries() -> Vec<Geometry> {
 fn configs() -> Vec<FtlConfig> {
     let mut out = Vec::new();
     for &(name, _, _) in FtlKind::all() {
+        if matches!(
+            name,
+            FtlKind::Nftl | FtlKind::Bast | FtlKind::Fast | FtlKind::Faster
+        ) {
+            // Log-block FTLs: defaults, plus a starved variant (the smallest log area
+            // each accepts, Linux-style uncapped NFTL chains, FASTer without isolation)
+            // so victim merges and reclaims run almost every write.
+            out.push(FtlConfig {
+                name,
+                ..FtlConfig::default()
+            });
+            let mut tight = FtlConfig {
+                name,
+                ..FtlConfig::default()
+            };
+            tight.log.log_blocks = 2;
+            tight.log.victim = ssdlab::ftl::logblock::LogVictim::Fifo;
+            tight.nftl.max_chain_blocks = 0;
+            tight.nftl.fold_free_blocks = 1;
+            tight.faster.isolation_percent = 0;
+            out.push(tight);
+            continue;
+        }
         // FTLs that fold instead of using a victim policy skip the GC-policy product.
         let policies: Vec<GcPolicyKind> = if name.uses_gc_policy() {
             GcPolicyKind::all().iter().map(|p| p.0).collect()
@@ -140,7 +163,7 @@ fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), 
                 }
             }
         }
-        if i % 97 == 0 {
+        if i % 13 == 0 {
             ftl.check_invariants(&nand);
         }
     }

@@ -49,7 +49,8 @@
 
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
-use super::page::{Frontier, PlaneState, Role, Stream, channel_first_stripe, check_block};
+use super::layout::{ChannelPlacement, Layout, Placement};
+use super::page::{Frontier, PlaneState, Role, Stream, check_block};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
@@ -206,8 +207,7 @@ pub struct Dftl<V: VictimPolicy> {
     role: Vec<Role>,
     is_trans: Vec<bool>,
     trans_frontier: Option<Frontier>,
-    stripe: Vec<u32>,
-    cursor: usize,
+    layout: Layout,
     policy: V,
     clock: u64,
     free_key_seq: u32,
@@ -294,9 +294,8 @@ impl<V: VictimPolicy> Dftl<V> {
             role: vec![Role::Free; geo.blocks() as usize],
             is_trans: vec![false; geo.blocks() as usize],
             trans_frontier: None,
-            // Data pages stripe over planes as in the page FTL.
-            stripe: channel_first_stripe(geo),
-            cursor: 0,
+            // Data pages stripe over planes in write order, the page FTL's default.
+            layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
             policy: V::build(geo, params),
             clock: 0,
             free_key_seq: 0,
@@ -786,11 +785,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         if old != NIL {
             self.invalidate(Ppn(old), nand);
         }
-        let plane = self.stripe[self.cursor];
-        self.cursor += 1;
-        if self.cursor == self.stripe.len() {
-            self.cursor = 0;
-        }
+        let plane = self.layout.plane_for(lpn.0);
         let ppn = self.next_page(plane, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         if n != NIL {

@@ -12,15 +12,23 @@
 //! operations of cause `Map`).
 
 pub mod aftl;
+pub mod bast;
 pub mod cftl;
 pub mod dftl;
+pub mod fast;
+pub mod faster;
 pub mod gc;
 pub mod hash;
+pub mod layout;
+pub mod logblock;
+pub mod nftl;
 pub mod page;
 mod twolevel;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
+use crate::units::Size;
 use gc::{GcPolicyKind, PolicyParams};
+use layout::{ChannelPlacement, Placement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -34,6 +42,12 @@ pub enum FtlError {
     OutOfSpace {
         /// Plane that ran dry.
         plane: u32,
+    },
+    /// A block-mapped FTL found no free block although its block budget should keep one.
+    #[error("{ftl}: no free block left (a bug: its block budget should prevent this)")]
+    NoFreeBlock {
+        /// Which FTL.
+        ftl: &'static str,
     },
 }
 
@@ -72,6 +86,15 @@ pub trait Ftl: Send {
     }
     /// Panics if the FTL's structures disagree with the NAND (tests call this often).
     fn check_invariants(&self, nand: &Nand);
+    /// Writes the `count` pages from `first` as one host command. FTLs that map units
+    /// larger than a page (management blocks) override this so one command rewrites a
+    /// unit once, not once per page.
+    fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        for lpn in first.0..first.0 + count {
+            self.write(Lpn(lpn), nand)?;
+        }
+        Ok(())
+    }
 }
 
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
@@ -81,6 +104,14 @@ pub enum FtlKind {
     /// Page-level mapping (ideal page FTL).
     #[default]
     Page,
+    /// NFTL: primary + replacement-unit chains, folding.
+    Nftl,
+    /// BAST: one log block per data block.
+    Bast,
+    /// FAST: fully associative random log + one sequential log block.
+    Fast,
+    /// FASTer: FAST with second chance and isolation.
+    Faster,
     /// Adaptive two-level FTL (coarse + fine hash tables).
     Aftl,
     /// Clustered FTL (clustered hash tables, two-level fine tables).
@@ -97,6 +128,26 @@ impl FtlKind {
                 FtlKind::Page,
                 "page",
                 "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
+            ),
+            (
+                FtlKind::Nftl,
+                "nftl",
+                "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
+            ),
+            (
+                FtlKind::Bast,
+                "bast",
+                "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
+            ),
+            (
+                FtlKind::Fast,
+                "fast",
+                "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
+            ),
+            (
+                FtlKind::Faster,
+                "faster",
+                "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
             ),
             (
                 FtlKind::Aftl,
@@ -145,6 +196,19 @@ pub struct FtlConfig {
     pub static_wl_check_erases: u32,
     /// Samples per selection for `d-choices`.
     pub gc_d: u32,
+    /// SSD management block (superblock): the unit a `by-address` layout rewrites;
+    /// 0 = one flash page. A multiple of the page size.
+    pub mgmt_block: Size,
+    /// Placement of pages inside a management block.
+    pub placement: Placement,
+    /// Placement of a management block's pages on channels.
+    pub channel_placement: ChannelPlacement,
+    /// `[ftl.log]`: log area of BAST, FAST and FASTer.
+    pub log: logblock::LogConfig,
+    /// `[ftl.nftl]`: NFTL chains and folding.
+    pub nftl: nftl::NftlConfig,
+    /// `[ftl.faster]`: FASTer's second chance and isolation.
+    pub faster: faster::FasterConfig,
     /// `[ftl.aftl]` settings.
     pub aftl: aftl::AftlConfig,
     /// `[ftl.cftl]` settings.
@@ -165,6 +229,12 @@ impl Default for FtlConfig {
             static_wl_threshold: 0,
             static_wl_check_erases: 64,
             gc_d: 10,
+            mgmt_block: Size(0),
+            placement: Placement::WriteOrder,
+            channel_placement: ChannelPlacement::Striped,
+            log: Default::default(),
+            nftl: Default::default(),
+            faster: Default::default(),
             aftl: aftl::AftlConfig::default(),
             cftl: cftl::CftlConfig::default(),
             dftl: dftl::DftlConfig::default(),
@@ -193,11 +263,38 @@ impl FtlConfig {
         if self.static_wl_check_erases == 0 {
             return Err("ftl.static_wl_check_erases must be at least 1".into());
         }
+        self.nftl.validate()?;
+        self.faster.validate()?;
         self.aftl.validate()?;
         self.cftl.validate()?;
         self.dftl.validate()?;
         Ok(())
     }
+}
+
+/// Pages per management block for `cfg` on `geo`, or why the size does not fit.
+pub fn unit_pages(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<u32, String> {
+    let page = geo.page_size_bytes as u64;
+    let bytes = cfg.mgmt_block.bytes();
+    if bytes == 0 {
+        return Ok(1);
+    }
+    if !bytes.is_multiple_of(page) {
+        return Err(format!(
+            "ftl.mgmt_block = {}: expected a multiple of the {} page size",
+            cfg.mgmt_block,
+            Size(page)
+        ));
+    }
+    let pages = bytes / page;
+    if pages > logical_pages {
+        return Err(format!(
+            "ftl.mgmt_block = {} is larger than the logical capacity {}",
+            cfg.mgmt_block,
+            Size(logical_pages * page)
+        ));
+    }
+    Ok(pages as u32)
 }
 
 /// Builds the configured FTL over `geo`, exporting `logical_pages`.
@@ -211,6 +308,10 @@ pub fn build_ftl(
     let params = PolicyParams { d: cfg.gc_d, seed };
     Ok(match cfg.name {
         FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+        FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
+        FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
+        FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
+        FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
         FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
         FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
         FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,

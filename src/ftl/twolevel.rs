@@ -304,28 +304,30 @@ impl Blocks {
         let n = self.alloc(Role::Primary, lbn)?;
         let mut pages = std::mem::take(&mut self.scratch);
         let mut copies = 0;
-        for (src_block, from_r) in [(p, false), (r, true)] {
-            if src_block == NIL {
-                continue;
-            }
+        let lbn_base = lbn * self.np;
+        if p != NIL {
+            // The primary's pages keep their offsets: one block-wide merge copy.
             pages.clear();
-            nand.valid_pages(BlockId(src_block), &mut pages);
-            let base = src_block * self.np;
-            let lbn_base = lbn * self.np;
+            nand.valid_pages(BlockId(p), &mut pages);
+            copies += nand.relocate_block(BlockId(p), BlockId(n), Cause::Gc);
+            let base = p * self.np;
             for &src in &pages {
-                // A primary page's offset is its logical offset; a replacement page's
-                // comes from its OOB tag.
-                let lpn = if from_r {
-                    Lpn(nand.oob_lpn_raw(src))
-                } else {
-                    Lpn(lbn_base + src.0 - base)
-                };
-                if from_r && keep(lpn) {
+                let off = src.0 - base;
+                moved(Lpn(lbn_base + off), self.page(n, off), false);
+            }
+        }
+        if r != NIL {
+            pages.clear();
+            nand.valid_pages(BlockId(r), &mut pages);
+            for &src in &pages {
+                // A replacement page's offset comes from its OOB tag.
+                let lpn = Lpn(nand.oob_lpn_raw(src));
+                if keep(lpn) {
                     continue;
                 }
                 let dst = self.page(n, lpn.0 - lbn_base);
                 nand.relocate(src, dst, Cause::Gc);
-                moved(lpn, dst, from_r);
+                moved(lpn, dst, true);
                 copies += 1;
             }
         }

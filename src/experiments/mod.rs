@@ -1,0 +1,223 @@
+//! Paper reproductions: `ssdlab reproduce NAME --out DIR`, one file per experiment,
+//! registered in [`all`].
+//!
+//! An experiment builds configurations, runs them (in parallel, see [`Ctx::run_many`])
+//! and hands its tables, figures and Markdown summary to [`Ctx`]. Nothing reaches the
+//! disk until the experiment has succeeded: [`Ctx`] keeps every output in memory and
+//! [`write_outputs`] writes them all at the end, each file atomically, so a failed or
+//! interrupted reproduction never leaves a half-finished result directory behind.
+//!
+//! Summaries quote the papers' published numbers (from `system.md`) as text beside ours;
+//! they are never inputs to a computation.
+
+pub mod mgmt_block;
+
+use crate::config::Config;
+use crate::report::output;
+use crate::sim::{RunOptions, RunOutput, SimError, run};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Why an experiment failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpError {
+    /// A run inside the experiment failed (the label says which).
+    #[error("{label}: {source}")]
+    Run {
+        /// Which configuration of the experiment.
+        label: String,
+        /// What went wrong.
+        source: SimError,
+    },
+    /// Anything else, e.g. an inconsistent setting.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A paper reproduction.
+pub trait Experiment: Sync {
+    /// Name on the command line (`ssdlab reproduce NAME`).
+    fn name(&self) -> &'static str;
+    /// One line for `ssdlab reproduce --list`.
+    fn about(&self) -> &'static str;
+    /// Runs the experiment, handing every output to `ctx`.
+    fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError>;
+}
+
+/// Every registered experiment, in the order `--list` shows them.
+pub fn all() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(mgmt_block::MgmtBlock)]
+}
+
+/// Looks an experiment up by name.
+pub fn find(name: &str) -> Option<Box<dyn Experiment>> {
+    all().into_iter().find(|e| e.name() == name)
+}
+
+/// One output file held in memory until the experiment succeeds.
+#[derive(Clone, Debug)]
+pub struct OutputFile {
+    /// File name inside the output directory, e.g. `memory.csv`.
+    pub file_name: String,
+    /// Contents.
+    pub contents: String,
+}
+
+/// What an experiment sees: its settings and the sink for its outputs.
+#[derive(Debug)]
+pub struct Ctx {
+    /// Smaller sizes so a test can run the experiment in seconds; the summary says so.
+    pub quick: bool,
+    /// Base seed; experiments derive every run's seed from it.
+    pub seed: u64,
+    files: Vec<OutputFile>,
+}
+
+impl Ctx {
+    /// A context with no outputs yet.
+    pub fn new(quick: bool, seed: u64) -> Ctx {
+        Ctx {
+            quick,
+            seed,
+            files: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, file_name: String, contents: String) {
+        if let Some(f) = self.files.iter_mut().find(|f| f.file_name == file_name) {
+            f.contents = contents;
+        } else {
+            self.files.push(OutputFile {
+                file_name,
+                contents,
+            });
+        }
+    }
+
+    /// A CSV table `STEM.csv` (fields quoted as needed).
+    pub fn csv(&mut self, stem: &str, header: &[&str], rows: Vec<Vec<String>>) {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(header).expect("in-memory CSV");
+        for r in &rows {
+            debug_assert_eq!(r.len(), header.len(), "{stem}.csv: row width");
+            w.write_record(r).expect("in-memory CSV");
+        }
+        let bytes = w.into_inner().expect("in-memory CSV");
+        self.push(
+            format!("{stem}.csv"),
+            String::from_utf8(bytes).expect("CSV of strings is UTF-8"),
+        );
+    }
+
+    /// An SVG figure `STEM.svg` (see [`crate::report::svg`] for the chart helpers).
+    pub fn svg(&mut self, stem: &str, svg: String) {
+        self.push(format!("{stem}.svg"), svg);
+    }
+
+    /// A Markdown summary `STEM.md`.
+    pub fn markdown(&mut self, stem: &str, text: String) {
+        self.push(format!("{stem}.md"), text);
+    }
+
+    /// Outputs so far, in the order they were first produced.
+    pub fn files(&self) -> &[OutputFile] {
+        &self.files
+    }
+
+    /// Runs every `(label, config)` with [`crate::sim::run`], in parallel, results in
+    /// input order (each run is a pure function of its config, so order of execution
+    /// cannot change a result).
+    pub fn run_many(&self, configs: &[(String, Config)]) -> Vec<Result<RunOutput, ExpError>> {
+        configs
+            .par_iter()
+            .map(|(label, cfg)| {
+                run(cfg, RunOptions::default()).map_err(|source| ExpError::Run {
+                    label: label.clone(),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// Like [`Ctx::run_many`], failing on the first failed run.
+    pub fn run_all(&self, configs: &[(String, Config)]) -> Result<Vec<RunOutput>, ExpError> {
+        self.run_many(configs).into_iter().collect()
+    }
+}
+
+/// Writes every output of `ctx` into `dir` (created if missing), each file atomically;
+/// returns the paths written.
+pub fn write_outputs(ctx: &Ctx, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for f in ctx.files() {
+        let path = dir.join(&f.file_name);
+        output::write_string_atomically(&path, &f.contents)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Formats a float for tables with `digits` decimals.
+pub fn fmt_f(x: f64, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.digits$}")
+    } else {
+        "n/a".into()
+    }
+}
+
+/// A Markdown table from a header and rows.
+pub fn md_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut s = String::new();
+    s.push('|');
+    for h in header {
+        s.push_str(&format!(" {h} |"));
+    }
+    s.push_str("\n|");
+    for _ in header {
+        s.push_str("---|");
+    }
+    s.push('\n');
+    for r in rows {
+        s.push('|');
+        for c in r {
+            s.push_str(&format!(" {c} |"));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_stay_in_memory_until_written_and_a_rewrite_replaces() {
+        let mut ctx = Ctx::new(true, 1);
+        ctx.csv("t", &["a", "b"], vec![vec!["1".into(), "x,y".into()]]);
+        ctx.markdown("s", "# hi\n".into());
+        ctx.csv("t", &["a"], vec![vec!["2".into()]]);
+        assert_eq!(ctx.files().len(), 2);
+        assert_eq!(ctx.files()[0].contents, "a\n2\n");
+        let dir = std::env::temp_dir().join(format!("ssdlab-exp-{}", std::process::id()));
+        let written = write_outputs(&ctx, &dir).unwrap();
+        assert_eq!(written.len(), 2);
+        assert_eq!(std::fs::read_to_string(dir.join("s.md")).unwrap(), "# hi\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn csv_quotes_fields_with_commas() {
+        let mut ctx = Ctx::new(true, 1);
+        ctx.csv("t", &["a", "b"], vec![vec!["1".into(), "x,y".into()]]);
+        assert_eq!(ctx.files()[0].contents, "a,b\n1,\"x,y\"\n");
+    }
+
+    #[test]
+    fn markdown_table_has_a_separator_row() {
+        let t = md_table(&["x", "y"], &[vec!["1".into(), "2".into()]]);
+        assert_eq!(t, "| x | y |\n|---|---|\n| 1 | 2 |\n");
+    }
+}
