@@ -4,13 +4,16 @@
 //! ```text
 //! clustered hash table: one node per cluster of `subblock_factor` (SBF) consecutive keys,
 //!     node = tag (key / SBF) + next + SBF slots        (Talluri et al.'s clustered page table)
-//! coarse table:            key = lbn, slot = (primary P, replacement R, hit count)
+//! coarse table:            key = lbn, slot = (primary P, replacement R, hit count per
+//!                          cluster of the block)
 //! long / short fine table: key = lpn, slot = ppn; per node R bit, M bit (+ hit count in long)
 //! lookup(lpn):  short → long → coarse (P[off], else scan R), in that order
 //!     node in short:  slot answers (R = 1)
 //!     node in long:   slot answers; R = 1; hits += 1; hits = threshold → node moves to short
-//!     coarse found:   hits(lbn) += 1; hits = threshold → lpn's whole cluster is loaded
-//!                     into long (each page through the coarse path); counts reset
+//!     coarse found:   hits(cluster) += 1; = threshold → lpn's whole cluster is loaded
+//!                     into long (each page through the coarse path); count reset
+//!     (consecutive lookups in one cluster count as one hit: a sequential pass is one
+//!      access, so only clusters used again are promoted)
 //! write(lpn):   lookup; invalidate the old copy; P[off] erased → in place, else append to
 //!               R (fold when full); a cached cluster's slot takes the new address, M = 1
 //! every `nur_period_lookups` lookups (NUR, Table 1 of the paper):
@@ -26,10 +29,13 @@
 //! SBF pages (the ETRI version calls this prefetching).
 //!
 //! Choices the paper leaves open, fixed here as parameters (defaults in brackets):
-//! promotion threshold [`promote_hits` = 4 hits, the same for both steps as the paper
-//! says]; NUR period [8,192 host lookups]; the coarse hit count is kept per logical block
-//! (a per-page count would cost as much RAM as a page table) and the long table's per
-//! node, as are the R and M bits (a cluster moves as a whole); both bits are cleared each
+//! promotion threshold [`promote_hits` = 2: promoted when used again, the same for both
+//! steps as the paper says]; NUR period [8,192 host lookups]; the paper counts hits "per address": here per
+//! cluster, the unit that moves (a 4-bit count per cluster of each logical block in the
+//! coarse table, per node in the long table — a per-page count would cost as much RAM as
+//! a page table), and a run of lookups inside one cluster counts once (otherwise every
+//! sequential pass would promote everything it reads); the R and M bits are per node
+//! too (a cluster moves as a whole); both bits are cleared each
 //! period (a write sets M, any use sets R, so a node survives a period if it was used in
 //! it); a promotion into a table whose node pool is full waits [`full = "wait"`: demotion
 //! only happens by the NUR rule, the only one the paper gives] or evicts the node of the
@@ -40,7 +46,8 @@
 //!
 //! Mapping memory (bytes), from the structures below, with 4-byte tags, links and block /
 //! page numbers, per table `buckets·4 + nodes·(tag 4 + next 4 + SBF·slot + bits)`:
-//! coarse: slot = P 4 + R 4 + a 4-bit hit count, nodes = ⌈BL / SBF⌉;
+//! coarse: slot = P 4 + R 4 + a 4-bit hit count per cluster of the block, nodes =
+//! ⌈BL / SBF⌉;
 //! long: slot = ppn 4, bits = R, M, 4-bit hit count, nodes = ⌈long_slots / SBF⌉;
 //! short: slot = ppn 4, bits = R, M, nodes = ⌈short_slots / SBF⌉;
 //! bit fields rounded up to whole bytes per node, one bucket per node. With SBF = 8 a fine
@@ -90,7 +97,7 @@ impl Default for CftlConfig {
             short_slots: 2_500,
             long_slots: 10_000,
             subblock_factor: 8,
-            promote_hits: 4,
+            promote_hits: 2,
             nur_period_lookups: 8_192,
             full: FullPolicy::Wait,
         }
@@ -290,7 +297,12 @@ pub struct Cftl {
     coarse: ChainedHash,
     coarse_p: Vec<u32>,
     coarse_r: Vec<u32>,
+    /// Hit counts per cluster of each logical block (`cpb` per coarse slot).
     coarse_hits: Vec<u8>,
+    /// Clusters per logical block (at least 1).
+    cpb: usize,
+    /// Cluster of the previous host lookup.
+    last_cluster: u32,
     short: FineTable,
     long: FineTable,
     /// A cluster's translations while it is being loaded.
@@ -327,6 +339,7 @@ impl Cftl {
         let sbf = c.subblock_factor;
         let coarse_nodes = lbns.div_ceil(sbf);
         let coarse_slots = (coarse_nodes * sbf) as usize;
+        let cpb = geo.pages_per_block.div_ceil(sbf) as usize;
         Ok(Cftl {
             cfg: c.clone(),
             np: geo.pages_per_block,
@@ -338,7 +351,9 @@ impl Cftl {
             coarse: ChainedHash::new(coarse_nodes, coarse_nodes),
             coarse_p: vec![NIL; coarse_slots],
             coarse_r: vec![NIL; coarse_slots],
-            coarse_hits: vec![0; coarse_slots],
+            coarse_hits: vec![0; coarse_slots * cpb],
+            cpb,
+            last_cluster: NIL,
             short: FineTable::new(c.short_slots, sbf, false),
             long: FineTable::new(c.long_slots, sbf, true),
             cluster: vec![NIL; sbf as usize],
@@ -365,7 +380,9 @@ impl Cftl {
     pub fn coarse_bytes(&self) -> u64 {
         let nodes = self.coarse.capacity() as u64;
         let sbf = self.sbf as u64;
-        self.coarse.bytes() + nodes * sbf * 2 * WORD_BYTES + nodes * bits_to_bytes(sbf * HIT_BITS)
+        self.coarse.bytes()
+            + nodes * sbf * 2 * WORD_BYTES
+            + nodes * bits_to_bytes(sbf * self.cpb as u64 * HIT_BITS)
     }
 
     /// RAM of the two fine clustered tables (bytes).
@@ -492,6 +509,11 @@ impl Cftl {
         let (loc, level, mut probes) = self.find(lpn, nand);
         self.lookups += 1;
         let threshold = self.cfg.promote_hits as u8;
+        // Consecutive lookups inside one cluster are one access to it: a sequential
+        // pass counts once, so only clusters used again get promoted.
+        let cluster = lpn.0 / self.sbf;
+        let counts = cluster != self.last_cluster;
+        self.last_cluster = cluster;
         let level = match level {
             Level::Short(n) => {
                 self.short_hits += 1;
@@ -502,7 +524,9 @@ impl Cftl {
                 self.long_hits += 1;
                 let i = n as usize;
                 self.long.nur[i] |= R_BIT;
-                self.long.hits[i] = (self.long.hits[i] + 1).min(threshold);
+                if counts {
+                    self.long.hits[i] = (self.long.hits[i] + 1).min(threshold);
+                }
                 if self.long.hits[i] < threshold {
                     level
                 } else if self.room(true) {
@@ -523,12 +547,15 @@ impl Cftl {
             Level::Coarse => {
                 self.coarse_lookups += 1;
                 if loc.is_some() {
-                    let c = self.coarse_slot(lpn.0 / self.np).0 as usize;
-                    self.coarse_hits[c] = (self.coarse_hits[c] + 1).min(threshold);
-                    if self.coarse_hits[c] < threshold {
+                    let h = self.coarse_slot(lpn.0 / self.np).0 as usize * self.cpb
+                        + ((lpn.0 % self.np) / self.sbf) as usize;
+                    if counts {
+                        self.coarse_hits[h] = (self.coarse_hits[h] + 1).min(threshold);
+                    }
+                    if self.coarse_hits[h] < threshold {
                         level
                     } else if self.room(false) {
-                        self.coarse_hits[c] = 0;
+                        self.coarse_hits[h] = 0;
                         probes += self.load_cluster(lpn.0, nand);
                         self.promotions_long += 1;
                         let n = self.long.insert(lpn.0 / self.sbf, &self.cluster, R_BIT);
