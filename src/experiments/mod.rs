@@ -10,6 +10,7 @@
 //! Summaries quote the papers' published numbers (from `system.md`) as text beside ours;
 //! they are never inputs to a computation.
 
+pub mod cftl;
 pub mod mgmt_block;
 
 use crate::config::Config;
@@ -46,7 +47,7 @@ pub trait Experiment: Sync {
 
 /// Every registered experiment, in the order `--list` shows them.
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(mgmt_block::MgmtBlock)]
+    vec![Box::new(mgmt_block::MgmtBlock), Box::new(cftl::CftlRepro)]
 }
 
 /// Looks an experiment up by name.
