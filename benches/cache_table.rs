@@ -3,7 +3,10 @@
 //! at most 200 ns.
 //!
 //! Records are one to eight 4 KiB units long, spaced with gaps, inserted in random order
-//! (a cache fills in the order data is read). Two lookup patterns:
+//! (a cache fills in the order data is read). `reference/sorted-array` is a binary search
+//! over a plain sorted array of the same starts (8 B per record, no inserts possible): a
+//! floor for any comparison-based search on the machine at hand, to read the tables'
+//! figures against when the machine is shared. Two lookup patterns:
 //! - `random`: hits at uniformly random records (no hint) — the worst case for caches;
 //! - `sequential-hint`: every record in address order through the last-read hint.
 //!
@@ -96,6 +99,20 @@ fn bench(c: &mut Criterion) {
             );
             group.sample_size(20);
         }
+        let sorted: Vec<u64> = (0..n).map(|i| 16 * i).collect();
+        let mut x = 12345u64;
+        let keys: Vec<u64> = (0..BATCH).map(|_| 16 * (next(&mut x) % n)).collect();
+        group.throughput(Throughput::Elements(BATCH as u64));
+        group.bench_with_input(BenchmarkId::new("reference/sorted-array", n), &n, |b, _| {
+            b.iter(|| {
+                let mut found = 0u64;
+                for &k in &keys {
+                    let i = sorted.partition_point(|&s| s <= black_box(k));
+                    found += sorted[i - 1];
+                }
+                black_box(found)
+            })
+        });
     }
     group.finish();
 }

@@ -10,7 +10,9 @@
 //! Summaries quote the papers' published numbers (from `system.md`) as text beside ours;
 //! they are never inputs to a computation.
 
+pub mod android_ftl;
 pub mod cftl;
+pub mod hdd_cache;
 pub mod mgmt_block;
 
 use crate::config::Config;
@@ -47,7 +49,12 @@ pub trait Experiment: Sync {
 
 /// Every registered experiment, in the order `--list` shows them.
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(mgmt_block::MgmtBlock), Box::new(cftl::CftlRepro)]
+    vec![
+        Box::new(mgmt_block::MgmtBlock),
+        Box::new(android_ftl::AndroidFtl),
+        Box::new(cftl::CftlRepro),
+        Box::new(hdd_cache::HddCache),
+    ]
 }
 
 /// Looks an experiment up by name.

@@ -320,6 +320,26 @@ impl Nftl {
         self.b.release(u, nand);
     }
 
+    /// [`Nftl::locate`], counted as one lookup probing every unit walked.
+    #[inline]
+    fn locate_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
+        let r = self.locate(lpn, nand);
+        self.b.stats.lookups += 1;
+        self.b.stats.probes += r.1.visited as u64;
+        r
+    }
+
+    /// Invalidates `lpn`'s current copy, if any; returns the walk that found it.
+    #[inline]
+    fn drop_copy(&mut self, lpn: Lpn, nand: &mut Nand) -> Walk {
+        let (old, w) = self.locate_counted(lpn, nand);
+        if let Some(p) = old {
+            nand.invalidate(p);
+            self.mapped.clear(lpn.0);
+        }
+        w
+    }
+
     /// Where `lpn`'s current copy is, and the walk that found it.
     #[inline]
     fn locate(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
@@ -341,9 +361,7 @@ impl Ftl for Nftl {
     }
 
     fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let (r, w) = self.locate(lpn, nand);
-        self.b.stats.lookups += 1;
-        self.b.stats.probes += w.visited as u64;
+        let (r, w) = self.locate_counted(lpn, nand);
         if let Some(p) = r {
             nand.read(p, Cause::Host);
         }
@@ -374,15 +392,8 @@ impl Ftl for Nftl {
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let (lbn, off) = self.b.split(lpn);
-        let (old, w) = self.locate(lpn, nand);
-        self.b.stats.lookups += 1;
-        self.b.stats.probes += w.visited as u64;
-        if let Some(p) = old {
-            // Invalidate first so no fold below copies the page being replaced.
-            nand.invalidate(p);
-            self.mapped.clear(lpn.0);
-        }
-        let mut w = w;
+        // Invalidate first so no fold below copies the page being replaced.
+        let mut w = self.drop_copy(lpn, nand);
         loop {
             if w.free != NIL {
                 let p = self.b.page(w.free, off);
@@ -392,14 +403,9 @@ impl Ftl for Nftl {
                 if self.b.pool.len() <= self.cfg.fold_free_blocks as usize
                     && let Some(next) = self.chains.longest()
                 {
-                    // The next write needing a unit will likely fold this chain: start
-                    // fetching its units and the pool's next block.
-                    let mut u = self.b.data[next as usize];
-                    while u != NIL {
-                        nand.prefetch_block(BlockId(u));
-                        u = self.repl[u as usize];
-                    }
-                    self.b.prefetch_next_free(nand);
+                    // The next write needing a unit will likely fold this chain, copying
+                    // its primary unit's pages: start fetching them.
+                    nand.prefetch_block(BlockId(self.b.data[next as usize]));
                 }
                 return Ok(());
             }
@@ -438,13 +444,7 @@ impl Ftl for Nftl {
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let (old, w) = self.locate(lpn, nand);
-        self.b.stats.lookups += 1;
-        self.b.stats.probes += w.visited as u64;
-        if let Some(p) = old {
-            nand.invalidate(p);
-            self.mapped.clear(lpn.0);
-        }
+        self.drop_copy(lpn, nand);
         Ok(())
     }
 

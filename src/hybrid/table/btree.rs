@@ -33,8 +33,8 @@ const NIL: u32 = u32::MAX;
 const MAX_HEIGHT: usize = 16;
 
 /// Number of `keys[..n]` that are ≤ `key` (the keys ascend), by a binary search whose
-/// probe sequence depends only on `n`: no branch to mispredict, `⌈log2 n⌉ + 1`
-/// comparisons.
+/// probe sequence depends only on `n` and whose steps are arithmetic, not branches (a
+/// random key would mispredict half of them): `⌈log2 n⌉ + 1` comparisons.
 #[inline(always)]
 fn rank(keys: &[u64], n: usize, key: u64, cmp: &mut u64) -> usize {
     if n == 0 {
@@ -44,11 +44,11 @@ fn rank(keys: &[u64], n: usize, key: u64, cmp: &mut u64) -> usize {
     while size > 1 {
         let half = size / 2;
         let mid = base + half;
-        *cmp += 1;
-        base = if keys[mid] <= key { mid } else { base };
+        base = std::hint::select_unpredictable(keys[mid] <= key, mid, base);
         size -= half;
     }
-    *cmp += 1;
+    // The loop ran ⌈log2 n⌉ times whatever the key.
+    *cmp += u64::from(usize::BITS - (n - 1).leading_zeros()) + 1;
     base + (keys[base] <= key) as usize
 }
 
@@ -396,13 +396,16 @@ impl<const LEAF_CAP: usize, const INNER_CAP: usize> BTreeTable<LEAF_CAP, INNER_C
 
 /// Pushes `item`; when the vector grows, asks for huge pages over its whole allocation:
 /// random lookups in a large tree otherwise miss the TLB on nearly every leaf.
-fn push_advised<T>(v: &mut Vec<T>, item: T) {
-    let cap = v.capacity();
-    v.push(item);
-    if v.capacity() != cap {
-        crate::util::advise_huge(v);
-        crate::util::advise_huge(v.spare_capacity_mut());
+fn push_advised<T: Clone>(v: &mut Vec<T>, item: T) {
+    if v.len() == v.capacity() {
+        // Grow by hand so the advice comes before any page of the new block is touched
+        // (a plain realloc would move the old pages over as small pages).
+        let mut bigger = Vec::with_capacity((v.capacity() * 2).max(16));
+        crate::util::advise_huge(bigger.spare_capacity_mut());
+        bigger.extend_from_slice(v);
+        *v = bigger;
     }
+    v.push(item);
 }
 
 /// Two distinct elements of one vector, mutably.
