@@ -1,5 +1,6 @@
 //! Throughput benchmarks behind BENCHMARKS.md. Run: `cargo bench --bench throughput`
-//! (add `-- quick` for a shorter version, `-- ftls` for the log-block FTL rows only). Each scenario runs the real `ssdlab` binary so
+//! (add `-- quick` for a shorter version, `-- ftls` for the log-block FTL rows only,
+//! `-- hash-ftl` for the DFTL / AFTL / CFTL rows only). Each scenario runs the real `ssdlab` binary so
 //! what is measured is what users run; figures come from the report's
 //! `wall_clock_measured_s` (the measured phase only, after preconditioning).
 
@@ -135,8 +136,71 @@ fn log_ftls(quick: bool) {
     }
 }
 
+/// Host page writes per second of the hash-table FTLs: uniform random 4 KiB writes on a
+/// 16 GiB device (default preset otherwise), counting mode; as many writes as the device
+/// has pages (a quarter in quick mode). The CPU share (process user CPU time / process
+/// wall time) shows how much of a core the run got: below ~95% the machine was shared.
+fn hash_ftls(quick: bool) {
+    let writes = if quick { "1M" } else { "4M" };
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "dftl, CMT 10% of entries",
+            &["--set", "ftl.dftl.cmt_fraction=0.1"],
+        ),
+        (
+            "dftl, CMT 10% of entries, filled first (GC throughout)",
+            &["--set", "ftl.dftl.cmt_fraction=0.1", "--fill"],
+        ),
+        ("aftl", &[]),
+        ("cftl", &[]),
+    ];
+    for (label, extra) in cases {
+        let name = label.split(',').next().unwrap();
+        let mut args = vec![
+            "run",
+            "--ftl",
+            name,
+            "--capacity",
+            "16GiB",
+            "--workload",
+            "random-write",
+            "--requests",
+            writes,
+            "--timing",
+            "count",
+        ];
+        args.extend_from_slice(extra);
+        let cpu0 = children_cpu_s();
+        let t0 = std::time::Instant::now();
+        let r = run_json(&args);
+        let cpu = children_cpu_s() - cpu0;
+        let share = cpu / t0.elapsed().as_secs_f64();
+        let secs = f(&r, "wall_clock_measured_s");
+        let host = f(&r, "host_write_pages");
+        let flash = f(&r, "nand_program_pages");
+        println!(
+            "{label:55}: {:5.2} M host page writes/s wall, {:5.2} M/s per CPU-second of the whole process, {:5.2} M flash programs/s wall (WA {:.2}, {:.0} writes in {:.2} s, CPU share {:.0}%)",
+            host / secs / 1e6,
+            host / cpu / 1e6,
+            flash / secs / 1e6,
+            f(&r, "write_amplification"),
+            host,
+            secs,
+            share * 100.0
+        );
+    }
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
+    if std::env::args().any(|a| a == "hash-ftl") {
+        println!(
+            "ssdlab hash-FTL throughput ({} mode)\n",
+            if quick { "quick" } else { "full" }
+        );
+        hash_ftls(quick);
+        return;
+    }
     if std::env::args().any(|a| a == "ftls") {
         println!(
             "log-block FTL throughput ({} mode)\n",

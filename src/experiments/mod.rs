@@ -11,6 +11,7 @@
 //! they are never inputs to a computation.
 
 pub mod android_ftl;
+pub mod cftl;
 pub mod hdd_cache;
 pub mod mgmt_block;
 
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(mgmt_block::MgmtBlock),
         Box::new(android_ftl::AndroidFtl),
+        Box::new(cftl::CftlRepro),
         Box::new(hdd_cache::HddCache),
     ]
 }

@@ -32,8 +32,8 @@
 //! / page numbers:
 //! `coarse = buckets_c·4 + BL·(key 4 + next 4 + P 4 + R 4)`,
 //! `fine = buckets_f·4 + fine_slots·(key 4 + next 4 + ppn 4 + LRU prev 4 + LRU next 4)`,
-//! bucket counts the powers of two ≥ BL and ≥ fine_slots. 20 B per fine slot is the
-//! AFTL figure the CFTL paper's Table 3 implies (244.1 KB for 12,500 slots).
+//! one bucket per node (BL and fine_slots buckets). 20 B per fine node is the AFTL figure
+//! the CFTL paper's Table 3 implies (244.1 KB for 12,500 slots); the buckets add 4 B.
 
 use super::hash::{ChainedHash, NIL, WORD_BYTES};
 use super::twolevel::{self, Blocks, Placement, Role, check_mapping};

@@ -4,43 +4,56 @@
 //! ```text
 //! clustered hash table: one node per cluster of `subblock_factor` (SBF) consecutive keys,
 //!     node = tag (key / SBF) + next + SBF slots        (Talluri et al.'s clustered page table)
-//! coarse table: key = lbn, slot = (primary P, replacement R, hit count)
-//! long / short fine tables: key = lpn, slot = (ppn, R bit, M bit[, hit count in long])
+//! coarse table:            key = lbn, slot = (primary P, replacement R, hit count per
+//!                          cluster of the block)
+//! long / short fine table: key = lpn, slot = ppn; per node R bit, M bit (+ hit count in long)
 //! lookup(lpn):  short → long → coarse (P[off], else scan R), in that order
-//!     hit in long:   R = 1; hits += 1; hits = threshold → move to short
-//!     hit in coarse: hits(lbn) += 1; hits = threshold → lpn's translation into long
-//!                    (counts reset on promotion)
+//!     node in short:  slot answers (R = 1)
+//!     node in long:   slot answers; R = 1; hits += 1; hits = threshold → node moves to short
+//!     coarse found:   hits(cluster) += 1; = threshold → lpn's whole cluster is loaded
+//!                     into long (each page through the coarse path); count reset
+//!     (consecutive lookups in one cluster count as one hit: a sequential pass is one
+//!      access, so only clusters used again are promoted)
 //! write(lpn):   lookup; invalidate the old copy; P[off] erased → in place, else append to
-//!               R (fold when full); a fine entry takes the new address and sets M = 1
+//!               R (fold when full); a cached cluster's slot takes the new address, M = 1
 //! every `nur_period_lookups` lookups (NUR, Table 1 of the paper):
-//!     entries with (R, M) = (0, 0) go back to coarse (their fine slot is freed);
+//!     nodes with (R, M) = (0, 0) go back to coarse (their fine node is freed);
 //!     then R and M are cleared everywhere
 //! ```
 //! The fine tables are a two-level software TLB over NFTL-style blocks (NAND side:
-//! [`super::twolevel`]), so demoting an entry only frees its slot — the coarse table can
-//! always find the page — and a fold updates the fine entries of the pages it moves.
+//! [`super::twolevel`]). A fine node mirrors its whole cluster — writes, trims and folds
+//! update the slots of cached clusters — so a node answers a lookup by itself (an empty
+//! slot means unmapped), and demoting a node only frees it: the coarse table can always
+//! find the pages. Loading whole clusters is what the paper's clustered table is for:
+//! consecutive addresses used together share one node, so one promotion serves a run of
+//! SBF pages (the ETRI version calls this prefetching).
 //!
 //! Choices the paper leaves open, fixed here as parameters (defaults in brackets):
-//! promotion threshold [`promote_hits` = 4 hits, the same for both steps as the paper
-//! says]; NUR period [8,192 host lookups]; the coarse hit count is kept per logical block
-//! (a per-page count would cost as much RAM as a page table); both R and M are cleared each
-//! period (a write sets M, a read or write hit sets R, so an entry survives a period if it
-//! was used in it); a promotion into a table whose node pool is full waits
-//! [`full = "wait"`: demotion only happens by the NUR rule, the only one the paper gives] or
-//! evicts the node of the lowest NUR class (`full = "evict"`: a clock scan from a rotating
-//! hand, first node of class (R,M) = (0,0) else the lowest seen in one revolution; a node's
-//! class is its highest slot's); entries enter a fine table with R = 1 (the promoting
-//! access is a use).
+//! promotion threshold [`promote_hits` = 2: promoted when used again, the same for both
+//! steps as the paper says]; NUR period [8,192 host lookups]; the paper counts hits "per address": here per
+//! cluster, the unit that moves (a 4-bit count per cluster of each logical block in the
+//! coarse table, per node in the long table — a per-page count would cost as much RAM as
+//! a page table), and a run of lookups inside one cluster counts once (otherwise every
+//! sequential pass would promote everything it reads); the R and M bits are per node
+//! too (a cluster moves as a whole); both bits are cleared each
+//! period (a write sets M, any use sets R, so a node survives a period if it was used in
+//! it); a promotion into a table whose node pool is full waits [`full = "wait"`: demotion
+//! only happens by the NUR rule, the only one the paper gives] or evicts the node of the
+//! lowest NUR class (`full = "evict"`: a clock scan from a rotating hand, first node of
+//! class (R,M) = (0,0), else the lowest seen in one revolution); nodes enter a table with
+//! R = 1 (the promoting access is a use). The coarse-path lookups that load a cluster are
+//! counted as probes of the lookup that triggered them (the firmware does them then).
 //!
 //! Mapping memory (bytes), from the structures below, with 4-byte tags, links and block /
-//! page numbers, 2 NUR bits per fine slot and 4-bit hit counters, per table
-//! `buckets·4 + nodes·(tag 4 + next 4 + SBF·slot)`:
-//! coarse slot = P 4 + R 4 + ½ (hit count), nodes = ⌈BL / SBF⌉;
-//! long slot = ppn 4 + ¼ (R, M) + ½ (hit count), nodes = ⌈long_slots / SBF⌉;
-//! short slot = ppn 4 + ¼ (R, M), nodes = ⌈short_slots / SBF⌉;
-//! bit fields rounded up to whole bytes per node. With SBF = 8 a fine node is 40 B + bits
-//! for 8 slots, about 5.75–6.25 B per slot with its bucket, against AFTL's 24: the
-//! quarter of Table 3 (whose figures, 5 B vs 20 B per slot, leave out buckets and bits).
+//! page numbers, per table `buckets·4 + nodes·(tag 4 + next 4 + SBF·slot + bits)`:
+//! coarse: slot = P 4 + R 4 + a 4-bit hit count per cluster of the block, nodes =
+//! ⌈BL / SBF⌉;
+//! long: slot = ppn 4, bits = R, M, 4-bit hit count, nodes = ⌈long_slots / SBF⌉;
+//! short: slot = ppn 4, bits = R, M, nodes = ⌈short_slots / SBF⌉;
+//! bit fields rounded up to whole bytes per node, one bucket per node. With SBF = 8 a fine
+//! node is 41 B for 8 slots, 45 B with its bucket (5.6 B per slot), against AFTL's 24 B
+//! per slot: the quarter of Table 3 (whose figures, 5 B vs 20 B per slot, leave out
+//! buckets and bits).
 
 use super::hash::{ChainedHash, NIL, WORD_BYTES};
 use super::twolevel::{self, Blocks, Placement, check_mapping};
@@ -84,7 +97,7 @@ impl Default for CftlConfig {
             short_slots: 2_500,
             long_slots: 10_000,
             subblock_factor: 8,
-            promote_hits: 4,
+            promote_hits: 2,
             nur_period_lookups: 8_192,
             full: FullPolicy::Wait,
         }
@@ -98,6 +111,7 @@ impl CftlConfig {
             return Err("ftl.cftl.short_slots and long_slots must be at least 1".into());
         }
         if !(1..=64).contains(&self.subblock_factor) {
+            // (64: the cluster loader tracks pending pages in a 64-bit mask.)
             return Err(format!(
                 "ftl.cftl.subblock_factor = {}: expected 1 to 64",
                 self.subblock_factor
@@ -127,125 +141,104 @@ fn bits_to_bytes(bits: u64) -> u64 {
     bits.div_ceil(8)
 }
 
-/// A clustered fine-grained table: lpn → ppn with NUR bits (and hit counts).
+/// A clustered fine-grained table: one node per cached cluster of SBF pages.
 #[derive(Clone, Debug)]
 struct FineTable {
     index: ChainedHash,
     sbf: u32,
-    /// Per slot (`node · SBF + lpn % SBF`): ppn or `NIL`.
+    /// Per slot (`node · SBF + lpn % SBF`): ppn or `NIL` (unmapped).
     ppn: Vec<u32>,
-    /// Per slot: R and M bits.
+    /// Per node: R and M bits.
     nur: Vec<u8>,
-    /// Per slot hit counts (long table only; empty otherwise).
+    /// Per node hit counts (long table only; empty otherwise).
     hits: Vec<u8>,
-    /// Live slots per node (derivable from `ppn`, so not counted as RAM).
-    used: Vec<u8>,
     hand: u32,
 }
 
 impl FineTable {
     fn new(slots: u32, sbf: u32, with_hits: bool) -> FineTable {
         let nodes = slots.div_ceil(sbf);
-        let n = (nodes * sbf) as usize;
         FineTable {
             index: ChainedHash::new(nodes, nodes),
             sbf,
-            ppn: vec![NIL; n],
-            nur: vec![0; n],
-            hits: if with_hits { vec![0; n] } else { Vec::new() },
-            used: vec![0; nodes as usize],
+            ppn: vec![NIL; (nodes * sbf) as usize],
+            nur: vec![0; nodes as usize],
+            hits: if with_hits {
+                vec![0; nodes as usize]
+            } else {
+                Vec::new()
+            },
             hand: 0,
         }
     }
 
     fn bytes(&self) -> u64 {
         let nodes = self.index.capacity() as u64;
-        let sbf = self.sbf as u64;
         let hit_bits = if self.hits.is_empty() { 0 } else { HIT_BITS };
         self.index.bytes()
-            + nodes * sbf * WORD_BYTES
-            + nodes * bits_to_bytes(sbf * NUR_BITS)
-            + nodes * bits_to_bytes(sbf * hit_bits)
+            + nodes * self.sbf as u64 * WORD_BYTES
+            + nodes * bits_to_bytes(NUR_BITS + hit_bits)
     }
 
-    /// Slot of `lpn` (or `NIL`) and probes.
+    /// Node caching `lpn`'s cluster (or `NIL`) and probes.
     #[inline]
     fn find(&self, lpn: u32) -> (u32, u32) {
-        let (n, probes) = self.index.find(lpn / self.sbf);
-        if n == NIL {
-            return (NIL, probes);
-        }
-        let s = n * self.sbf + lpn % self.sbf;
-        (if self.ppn[s as usize] != NIL { s } else { NIL }, probes)
+        self.index.find(lpn / self.sbf)
     }
 
-    /// Whether `lpn` could be inserted without evicting (its node exists or one is free).
-    fn has_room(&self, lpn: u32) -> bool {
-        !self.index.is_full() || self.index.find(lpn / self.sbf).0 != NIL
+    /// Slot of `lpn` in node `n`.
+    #[inline]
+    fn slot(&self, n: u32, lpn: u32) -> usize {
+        (n * self.sbf + lpn % self.sbf) as usize
     }
 
-    /// Inserts `lpn` (absent) with `nur` bits; the caller made room. Returns the slot.
-    fn insert(&mut self, lpn: u32, ppn: u32, nur: u8) -> u32 {
-        let key = lpn / self.sbf;
-        let mut n = self.index.find(key).0;
-        if n == NIL {
-            n = self.index.insert(key);
-            debug_assert!(n != NIL, "no room");
-        }
-        let s = n * self.sbf + lpn % self.sbf;
-        debug_assert_eq!(self.ppn[s as usize], NIL);
-        self.ppn[s as usize] = ppn;
-        self.nur[s as usize] = nur;
+    /// Whether a new node fits without evicting.
+    fn has_room(&self) -> bool {
+        !self.index.is_full()
+    }
+
+    /// Caches `cluster` with the slots `ppns` and `nur` bits; the caller made room.
+    fn insert(&mut self, cluster: u32, ppns: &[u32], nur: u8) -> u32 {
+        let n = self.index.insert(cluster);
+        debug_assert!(n != NIL, "no room");
+        let base = (n * self.sbf) as usize;
+        self.ppn[base..base + self.sbf as usize].copy_from_slice(ppns);
+        self.nur[n as usize] = nur;
         if !self.hits.is_empty() {
-            self.hits[s as usize] = 0;
+            self.hits[n as usize] = 0;
         }
-        self.used[n as usize] += 1;
-        s
+        n
     }
 
-    /// Frees slot `s`, and its node when it was the last.
-    fn clear(&mut self, s: u32) {
-        debug_assert!(self.ppn[s as usize] != NIL);
-        self.ppn[s as usize] = NIL;
-        self.nur[s as usize] = 0;
-        let n = s / self.sbf;
-        self.used[n as usize] -= 1;
-        if self.used[n as usize] == 0 {
-            let key = self.index.key(n);
-            self.index.remove(key);
-        }
+    /// Drops node `n`.
+    fn remove(&mut self, n: u32) {
+        let key = self.index.key(n);
+        self.index.remove(key);
+        let base = (n * self.sbf) as usize;
+        self.ppn[base..base + self.sbf as usize].fill(NIL);
+        self.nur[n as usize] = 0;
     }
 
-    /// Logical page of slot `s`.
-    fn lpn_of(&self, s: u32) -> u32 {
-        self.index.key(s / self.sbf) * self.sbf + s % self.sbf
-    }
-
-    /// The periodic NUR pass: frees (0,0) slots, clears R and M on the rest; returns the
-    /// slots demoted.
+    /// The periodic NUR pass: drops (0,0) nodes, clears R and M on the rest; returns the
+    /// nodes demoted.
     fn sweep(&mut self) -> u64 {
         let mut demoted = 0;
         for n in 0..self.index.capacity() {
             if self.index.key(n) == NIL {
                 continue;
             }
-            for s in n * self.sbf..(n + 1) * self.sbf {
-                if self.ppn[s as usize] == NIL {
-                    continue;
-                }
-                if self.nur[s as usize] == 0 {
-                    self.clear(s);
-                    demoted += 1;
-                } else {
-                    self.nur[s as usize] = 0;
-                }
+            if self.nur[n as usize] == 0 {
+                self.remove(n);
+                demoted += 1;
+            } else {
+                self.nur[n as usize] = 0;
             }
         }
         demoted
     }
 
-    /// Evicts the node of the lowest NUR class (clock order); returns the slots freed.
-    fn evict(&mut self) -> u64 {
+    /// Drops the node of the lowest NUR class (clock order).
+    fn evict(&mut self) {
         let cap = self.index.capacity();
         let mut best = NIL;
         let mut best_class = u8::MAX;
@@ -255,12 +248,7 @@ impl FineTable {
             if self.index.key(n) == NIL {
                 continue;
             }
-            let base = (n * self.sbf) as usize;
-            let class = (0..self.sbf as usize)
-                .filter(|&i| self.ppn[base + i] != NIL)
-                .map(|i| self.nur[base + i])
-                .max()
-                .unwrap_or(0);
+            let class = self.nur[n as usize];
             if class < best_class {
                 best = n;
                 best_class = class;
@@ -270,33 +258,26 @@ impl FineTable {
             }
         }
         debug_assert!(best != NIL, "evict from an empty table");
-        let mut freed = 0;
-        for s in best * self.sbf..(best + 1) * self.sbf {
-            if self.ppn[s as usize] != NIL {
-                self.clear(s);
-                freed += 1;
-            }
-        }
-        freed
+        self.remove(best);
     }
 
     fn check(&self, what: &str) {
         self.index.check();
         for n in 0..self.index.capacity() {
-            let live = (n * self.sbf..(n + 1) * self.sbf)
-                .filter(|&s| self.ppn[s as usize] != NIL)
-                .count() as u8;
             if self.index.key(n) == NIL {
-                assert_eq!(live, 0, "{what}: free node {n} holds entries");
-            } else {
-                assert!(live > 0, "{what}: empty node {n} kept");
+                let base = (n * self.sbf) as usize;
+                assert!(
+                    self.ppn[base..base + self.sbf as usize]
+                        .iter()
+                        .all(|&p| p == NIL),
+                    "{what}: free node {n} holds entries"
+                );
             }
-            assert_eq!(live, self.used[n as usize], "{what}: node {n} count");
         }
     }
 }
 
-/// Where a lookup found a page.
+/// Where a lookup found a page: the node caching its cluster, or the coarse table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Level {
     Short(u32),
@@ -316,9 +297,16 @@ pub struct Cftl {
     coarse: ChainedHash,
     coarse_p: Vec<u32>,
     coarse_r: Vec<u32>,
+    /// Hit counts per cluster of each logical block (`cpb` per coarse slot).
     coarse_hits: Vec<u8>,
+    /// Clusters per logical block (at least 1).
+    cpb: usize,
+    /// Cluster of the previous host lookup.
+    last_cluster: u32,
     short: FineTable,
     long: FineTable,
+    /// A cluster's translations while it is being loaded.
+    cluster: Vec<u32>,
     since_sweep: u32,
     lookups: u64,
     probes: u64,
@@ -351,6 +339,7 @@ impl Cftl {
         let sbf = c.subblock_factor;
         let coarse_nodes = lbns.div_ceil(sbf);
         let coarse_slots = (coarse_nodes * sbf) as usize;
+        let cpb = geo.pages_per_block.div_ceil(sbf) as usize;
         Ok(Cftl {
             cfg: c.clone(),
             np: geo.pages_per_block,
@@ -362,9 +351,12 @@ impl Cftl {
             coarse: ChainedHash::new(coarse_nodes, coarse_nodes),
             coarse_p: vec![NIL; coarse_slots],
             coarse_r: vec![NIL; coarse_slots],
-            coarse_hits: vec![0; coarse_slots],
+            coarse_hits: vec![0; coarse_slots * cpb],
+            cpb,
+            last_cluster: NIL,
             short: FineTable::new(c.short_slots, sbf, false),
             long: FineTable::new(c.long_slots, sbf, true),
+            cluster: vec![NIL; sbf as usize],
             since_sweep: 0,
             lookups: 0,
             probes: 0,
@@ -388,7 +380,9 @@ impl Cftl {
     pub fn coarse_bytes(&self) -> u64 {
         let nodes = self.coarse.capacity() as u64;
         let sbf = self.sbf as u64;
-        self.coarse.bytes() + nodes * sbf * 2 * WORD_BYTES + nodes * bits_to_bytes(sbf * HIT_BITS)
+        self.coarse.bytes()
+            + nodes * sbf * 2 * WORD_BYTES
+            + nodes * bits_to_bytes(sbf * self.cpb as u64 * HIT_BITS)
     }
 
     /// RAM of the two fine clustered tables (bytes).
@@ -417,55 +411,91 @@ impl Cftl {
         n * self.sbf + lbn % self.sbf
     }
 
-    /// Where `lpn` lives, at which level, probes taken. No side effects.
+    /// `lpn` through the coarse table only: where it lives and probes.
     #[inline]
-    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32) {
-        let (s, mut probes) = self.short.find(lpn.0);
-        if s != NIL {
-            return (
-                Some(Ppn(self.short.ppn[s as usize])),
-                Level::Short(s),
-                probes,
-            );
-        }
-        let (s, p2) = self.long.find(lpn.0);
-        probes += p2;
-        if s != NIL {
-            return (Some(Ppn(self.long.ppn[s as usize])), Level::Long(s), probes);
-        }
-        let (c, p3) = self.coarse_slot(lpn.0 / self.np);
-        probes += p3;
+    fn find_coarse(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32) {
+        let (c, probes) = self.coarse_slot(lpn / self.np);
         if c == NIL {
-            return (None, Level::Coarse, probes);
+            return (None, probes);
         }
-        let (loc, p4) = self.blocks.locate(
+        let (loc, p2) = self.blocks.locate(
             nand,
             self.coarse_p[c as usize],
             self.coarse_r[c as usize],
-            lpn,
-            lpn.0 % self.np,
+            Lpn(lpn),
+            lpn % self.np,
         );
-        (loc, Level::Coarse, probes + p4)
+        (loc, probes + p2)
     }
 
-    /// Makes room in `long` (or `short`) for `lpn`; false if it must wait.
-    fn room(&mut self, short: bool, lpn: u32) -> bool {
+    /// Where `lpn` lives, at which level, probes taken. No side effects.
+    #[inline]
+    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32) {
+        let slot_ppn = |t: &FineTable, n: u32| {
+            let p = t.ppn[t.slot(n, lpn.0)];
+            (p != NIL).then_some(Ppn(p))
+        };
+        let (n, mut probes) = self.short.find(lpn.0);
+        if n != NIL {
+            return (slot_ppn(&self.short, n), Level::Short(n), probes);
+        }
+        let (n, p2) = self.long.find(lpn.0);
+        probes += p2;
+        if n != NIL {
+            return (slot_ppn(&self.long, n), Level::Long(n), probes);
+        }
+        let (loc, p3) = self.find_coarse(lpn.0, nand);
+        (loc, Level::Coarse, probes + p3)
+    }
+
+    /// Makes room for a node in `short` (or `long`); false if the promotion must wait.
+    fn room(&mut self, short: bool) -> bool {
         let full = self.cfg.full;
         let t = if short {
             &mut self.short
         } else {
             &mut self.long
         };
-        if t.has_room(lpn) {
+        if t.has_room() {
             return true;
         }
         match full {
             FullPolicy::Wait => false,
             FullPolicy::Evict => {
-                self.demotions_evict += t.evict();
+                t.evict();
+                self.demotions_evict += 1;
                 true
             }
         }
+    }
+
+    /// Loads the translations of `lpn`'s cluster into `self.cluster` through the coarse
+    /// table (one coarse lookup and one replacement-block scan per logical block the
+    /// cluster covers); returns the probes.
+    fn load_cluster(&mut self, lpn: u32, nand: &Nand) -> u32 {
+        let first = lpn / self.sbf * self.sbf;
+        let end = (first + self.sbf).min(self.logical_pages);
+        self.cluster.fill(NIL);
+        let mut probes = 0;
+        let mut l = first;
+        while l < end {
+            let lbn = l / self.np;
+            let run_end = ((lbn + 1) * self.np).min(end);
+            let (c, p) = self.coarse_slot(lbn);
+            probes += p;
+            if c != NIL {
+                let (i, j) = ((l - first) as usize, (run_end - first) as usize);
+                probes += self.blocks.locate_run(
+                    nand,
+                    self.coarse_p[c as usize],
+                    self.coarse_r[c as usize],
+                    l,
+                    &mut self.cluster[i..j],
+                );
+            }
+            l = run_end;
+        }
+        probes
     }
 
     /// A host-path lookup: counted, with hit counting, promotion and the NUR clock.
@@ -476,27 +506,60 @@ impl Cftl {
             self.sweeps += 1;
             self.demotions_nur += self.short.sweep() + self.long.sweep();
         }
-        let (loc, level, probes) = self.find(lpn, nand);
+        let (loc, level, mut probes) = self.find(lpn, nand);
         self.lookups += 1;
-        self.probes += probes as u64;
         let threshold = self.cfg.promote_hits as u8;
+        // Consecutive lookups inside one cluster are one access to it: a sequential
+        // pass counts once, so only clusters used again get promoted.
+        let cluster = lpn.0 / self.sbf;
+        let counts = cluster != self.last_cluster;
+        self.last_cluster = cluster;
         let level = match level {
-            Level::Short(s) => {
+            Level::Short(n) => {
                 self.short_hits += 1;
-                self.short.nur[s as usize] |= R_BIT;
+                self.short.nur[n as usize] |= R_BIT;
                 level
             }
-            Level::Long(s) => {
+            Level::Long(n) => {
                 self.long_hits += 1;
-                let i = s as usize;
+                let i = n as usize;
                 self.long.nur[i] |= R_BIT;
-                self.long.hits[i] = (self.long.hits[i] + 1).min(threshold);
-                if self.long.hits[i] >= threshold {
-                    if self.room(true, lpn.0) {
-                        let (ppn, nur) = (self.long.ppn[i], self.long.nur[i]);
-                        self.long.clear(s);
-                        self.promotions_short += 1;
-                        Level::Short(self.short.insert(lpn.0, ppn, nur | R_BIT))
+                if counts {
+                    self.long.hits[i] = (self.long.hits[i] + 1).min(threshold);
+                }
+                if self.long.hits[i] < threshold {
+                    level
+                } else if self.room(true) {
+                    let base = (n * self.sbf) as usize;
+                    let sbf = self.sbf as usize;
+                    self.cluster
+                        .copy_from_slice(&self.long.ppn[base..base + sbf]);
+                    let nur = self.long.nur[i];
+                    let key = self.long.index.key(n);
+                    self.long.remove(n);
+                    self.promotions_short += 1;
+                    Level::Short(self.short.insert(key, &self.cluster, nur | R_BIT))
+                } else {
+                    self.promotions_waiting += 1;
+                    level
+                }
+            }
+            Level::Coarse => {
+                self.coarse_lookups += 1;
+                if loc.is_some() {
+                    let h = self.coarse_slot(lpn.0 / self.np).0 as usize * self.cpb
+                        + ((lpn.0 % self.np) / self.sbf) as usize;
+                    if counts {
+                        self.coarse_hits[h] = (self.coarse_hits[h] + 1).min(threshold);
+                    }
+                    if self.coarse_hits[h] < threshold {
+                        level
+                    } else if self.room(false) {
+                        self.coarse_hits[h] = 0;
+                        probes += self.load_cluster(lpn.0, nand);
+                        self.promotions_long += 1;
+                        let n = self.long.insert(lpn.0 / self.sbf, &self.cluster, R_BIT);
+                        Level::Long(n)
                     } else {
                         self.promotions_waiting += 1;
                         level
@@ -505,33 +568,26 @@ impl Cftl {
                     level
                 }
             }
-            Level::Coarse => {
-                self.coarse_lookups += 1;
-                match loc {
-                    None => level,
-                    Some(ppn) => {
-                        let c = self.coarse_slot(lpn.0 / self.np).0 as usize;
-                        self.coarse_hits[c] = (self.coarse_hits[c] + 1).min(threshold);
-                        if self.coarse_hits[c] >= threshold {
-                            if self.room(false, lpn.0) {
-                                self.coarse_hits[c] = 0;
-                                self.promotions_long += 1;
-                                Level::Long(self.long.insert(lpn.0, ppn.0, R_BIT))
-                            } else {
-                                self.promotions_waiting += 1;
-                                level
-                            }
-                        } else {
-                            level
-                        }
-                    }
-                }
-            }
         };
+        self.probes += probes as u64;
         (loc, level)
     }
 
-    /// Folds the logical block of coarse slot `c`; fine entries of moved pages follow.
+    /// Sets `lpn`'s slot in the fine table that caches its cluster, if any (writes, trims
+    /// and folds keep cached clusters exact).
+    fn fine_update(&mut self, lpn: u32, ppn: u32) -> bool {
+        for t in [&mut self.short, &mut self.long] {
+            let (n, _) = t.find(lpn);
+            if n != NIL {
+                let s = t.slot(n, lpn);
+                t.ppn[s] = ppn;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Folds the logical block of coarse slot `c`; cached slots of moved pages follow.
     fn fold(&mut self, c: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c / self.sbf) * self.sbf + c % self.sbf;
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
@@ -545,9 +601,10 @@ impl Cftl {
             |_| false,
             |lpn, dst, _| {
                 for t in [&mut *short, &mut *long] {
-                    let (s, _) = t.find(lpn.0);
-                    if s != NIL {
-                        t.ppn[s as usize] = dst.0;
+                    let (n, _) = t.find(lpn.0);
+                    if n != NIL {
+                        let s = t.slot(n, lpn.0);
+                        t.ppn[s] = dst.0;
                         updates += 1;
                         break;
                     }
@@ -578,14 +635,6 @@ impl Cftl {
             return Err(FtlError::OutOfSpace { plane: 0 });
         }
         Ok(())
-    }
-
-    fn fine_clear(&mut self, level: Level) {
-        match level {
-            Level::Short(s) => self.short.clear(s),
-            Level::Long(s) => self.long.clear(s),
-            Level::Coarse => {}
-        }
     }
 }
 
@@ -636,13 +685,15 @@ impl Ftl for Cftl {
         };
         nand.program(dst, lpn, Cause::Host);
         match level {
-            Level::Short(s) => {
-                self.short.ppn[s as usize] = dst.0;
-                self.short.nur[s as usize] |= M_BIT;
+            Level::Short(n) => {
+                let s = self.short.slot(n, lpn.0);
+                self.short.ppn[s] = dst.0;
+                self.short.nur[n as usize] |= M_BIT;
             }
-            Level::Long(s) => {
-                self.long.ppn[s as usize] = dst.0;
-                self.long.nur[s as usize] |= M_BIT;
+            Level::Long(n) => {
+                let s = self.long.slot(n, lpn.0);
+                self.long.ppn[s] = dst.0;
+                self.long.nur[n as usize] |= M_BIT;
             }
             Level::Coarse => {}
         }
@@ -650,10 +701,10 @@ impl Ftl for Cftl {
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let (old, level, _) = self.find(lpn, nand);
-        self.fine_clear(level);
+        let (old, _, _) = self.find(lpn, nand);
         if let Some(old) = old {
             nand.invalidate(old);
+            self.fine_update(lpn.0, NIL);
         }
         Ok(())
     }
@@ -708,34 +759,35 @@ impl Ftl for Cftl {
                         .then(|| (key * self.sbf + i, self.coarse_p[s], self.coarse_r[s]))
                 })
             }));
-        // A fine entry caches exactly what the coarse table finds; an lpn is in at most
-        // one fine table.
+        // A cached cluster mirrors exactly what the coarse table finds for each of its
+        // pages, and a cluster is cached in at most one fine table.
         for (t, name) in [(&self.short, "short"), (&self.long, "long")] {
-            for s in 0..t.ppn.len() as u32 {
-                if t.ppn[s as usize] == NIL {
+            for n in 0..t.index.capacity() {
+                let cluster = t.index.key(n);
+                if cluster == NIL {
                     continue;
                 }
-                let lpn = t.lpn_of(s);
-                let c = self.coarse_slot(lpn / self.np).0;
-                assert!(c != NIL, "{name} entry of lpn {lpn} without coarse slot");
-                let (loc, _) = self.blocks.locate(
-                    nand,
-                    self.coarse_p[c as usize],
-                    self.coarse_r[c as usize],
-                    Lpn(lpn),
-                    lpn % self.np,
-                );
-                assert_eq!(
-                    loc,
-                    Some(Ppn(t.ppn[s as usize])),
-                    "{name} entry of lpn {lpn}"
-                );
-            }
-        }
-        for s in 0..self.short.ppn.len() as u32 {
-            if self.short.ppn[s as usize] != NIL {
-                let lpn = self.short.lpn_of(s);
-                assert_eq!(self.long.find(lpn).0, NIL, "lpn {lpn} in both fine tables");
+                for i in 0..self.sbf {
+                    let lpn = cluster * self.sbf + i;
+                    let want = if lpn < self.logical_pages {
+                        self.find_coarse(lpn, nand).0
+                    } else {
+                        None
+                    };
+                    let got = t.ppn[t.slot(n, lpn)];
+                    assert_eq!(
+                        (got != NIL).then_some(Ppn(got)),
+                        want,
+                        "{name} slot of lpn {lpn}"
+                    );
+                }
+                if name == "short" {
+                    assert_eq!(
+                        self.long.find(cluster * self.sbf).0,
+                        NIL,
+                        "cluster {cluster} in both fine tables"
+                    );
+                }
             }
         }
         check_mapping(nand, self.logical_pages, |l| self.find(l, nand).0);

@@ -49,10 +49,12 @@
 
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
+use super::layout::{ChannelPlacement, Layout, Placement};
+use super::page::{Frontier, PlaneState, Role, Stream, check_block};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// CMT replacement policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -126,32 +128,6 @@ impl DftlConfig {
         };
         n.clamp(1, logical_pages.max(1))
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
-    Host = 0,
-    Gc = 1,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    Free,
-    Open,
-    Closed,
-    Collecting,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Frontier {
-    block: u32,
-    next_page: u32,
-}
-
-#[derive(Clone, Debug, Default)]
-struct PlaneState {
-    free: BTreeSet<(u32, u32)>,
-    frontier: [Option<Frontier>; 2],
 }
 
 /// A CMT entry's payload: its data page, its place in the (S)LRU list and in its
@@ -231,8 +207,7 @@ pub struct Dftl<V: VictimPolicy> {
     role: Vec<Role>,
     is_trans: Vec<bool>,
     trans_frontier: Option<Frontier>,
-    stripe: Vec<u32>,
-    cursor: usize,
+    layout: Layout,
     policy: V,
     clock: u64,
     free_key_seq: u32,
@@ -324,8 +299,8 @@ impl<V: VictimPolicy> Dftl<V> {
             role: vec![Role::Free; geo.blocks() as usize],
             is_trans: vec![false; geo.blocks() as usize],
             trans_frontier: None,
-            stripe: Vec::with_capacity(planes as usize),
-            cursor: 0,
+            // Data pages stripe over planes in write order, the page FTL's default.
+            layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
             policy: V::build(geo, params),
             clock: 0,
             free_key_seq: 0,
@@ -351,20 +326,6 @@ impl<V: VictimPolicy> Dftl<V> {
         };
         for b in 0..geo.blocks() {
             ftl.release(b, 0);
-        }
-        // Channel-first striping, as the page FTL.
-        for plane in 0..geo.planes_per_die {
-            for die in 0..geo.dies_per_chip {
-                for chip in 0..geo.chips_per_channel {
-                    for ch in 0..geo.channels {
-                        ftl.stripe.push(
-                            ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die)
-                                * geo.planes_per_die
-                                + plane,
-                        );
-                    }
-                }
-            }
         }
         Ok(ftl)
     }
@@ -685,7 +646,21 @@ impl<V: VictimPolicy> Dftl<V> {
             };
             let mut moved = std::mem::take(&mut self.moved);
             moved.clear();
-            for &src in &pages {
+            // Each moved page looks up a random CMT slot and, if uncached, later writes a
+            // random flash-map entry: fetch both a few pages ahead so the misses overlap.
+            const AHEAD: usize = 16;
+            let fetch = |this: &Self, nand: &Nand, p: Ppn| {
+                let lpn = nand.oob_lpn_raw(p);
+                this.cmt.prefetch(lpn);
+                crate::util::prefetch(&this.gmt, lpn as usize);
+            };
+            for &src in pages.iter().take(AHEAD) {
+                fetch(self, nand, src);
+            }
+            for (i, &src) in pages.iter().enumerate() {
+                if let Some(&ahead) = pages.get(i + AHEAD) {
+                    fetch(self, nand, ahead);
+                }
                 let dst = self.next_page(plane, stream, nand)?;
                 let lpn = nand.relocate(src, dst, Cause::Gc).0;
                 let (n, _) = self.cmt.find(lpn);
@@ -815,11 +790,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         if old != NIL {
             self.invalidate(Ppn(old), nand);
         }
-        let plane = self.stripe[self.cursor];
-        self.cursor += 1;
-        if self.cursor == self.stripe.len() {
-            self.cursor = 0;
-        }
+        let plane = self.layout.plane_for(lpn.0);
         let ppn = self.next_page(plane, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         if n != NIL {
@@ -978,25 +949,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             } else {
                 valid_data += v;
             }
-            match self.role[b as usize] {
-                Role::Free => {
-                    assert_eq!(v, 0, "free block {b} holds valid data");
-                    assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
-                    assert!(
-                        !self.policy.contains(id),
-                        "free block {b} is a GC candidate"
-                    );
-                }
-                Role::Closed => {
-                    assert_eq!(nand.write_ptr(id), self.np, "closed block {b}");
-                    assert!(
-                        self.policy.contains(id),
-                        "closed block {b} is not a candidate"
-                    );
-                }
-                Role::Open => assert!(!self.policy.contains(id), "open block {b} is a candidate"),
-                Role::Collecting => panic!("block {b} left in the middle of collection"),
-            }
+            check_block(self.role[b as usize], id, nand, &self.policy);
         }
         assert_eq!(mapped, valid_data, "mapped pages != valid data pages");
         assert_eq!(

@@ -12,8 +12,9 @@
 //! depends on run-time settings (CFTL's clustered slots) keep it in arrays indexed by
 //! node instead. [`ChainedHash::bytes`] plus the payload fields' widths give the table's
 //! real RAM size (declared field widths, not the simulator's padding). The
-//! hash is Fibonacci (multiplicative) hashing into a power-of-two bucket array, which
-//! spreads runs of consecutive keys (sequential block numbers) over distinct buckets.
+//! hash is Fibonacci (multiplicative) hashing, which spreads runs of consecutive keys
+//! (sequential block numbers) over distinct buckets, reduced to any bucket count with a
+//! multiply-shift (Lemire's fast range), so a table has exactly as many buckets as asked.
 //!
 //! Probes: `find` reports the table entries it visited — the bucket head when the bucket
 //! is empty, else every node compared — so a lookup costs at least one probe per table.
@@ -32,55 +33,90 @@ struct Node<P> {
     val: P,
 }
 
-/// A chained hash index over `u32` keys with a fixed pool of nodes carrying payload `P`.
+/// The fixed node pool both tables use: nodes carry key, link and payload; free nodes are
+/// threaded through `next`, in ascending order at first so allocation is deterministic
+/// and the first nodes used are adjacent in memory. The tables give read access to it
+/// (`key`, `val`, …) through `Deref`.
 #[derive(Clone, Debug)]
-pub struct ChainedHash<P: Copy + Default = ()> {
-    buckets: Vec<u32>,
+pub struct Pool<P> {
     nodes: Vec<Node<P>>,
     free: u32,
     len: u32,
-    shift: u32,
 }
 
-impl<P: Copy + Default> ChainedHash<P> {
-    /// A table of `nodes` nodes and at least `buckets` buckets (rounded up to a power of
-    /// two, at least 2).
-    pub fn new(nodes: u32, buckets: u32) -> ChainedHash<P> {
-        assert!(nodes < NIL, "too many nodes");
-        let b = buckets.max(2).next_power_of_two();
-        let mut t = ChainedHash {
-            buckets: crate::util::filled_vec(b as usize, NIL),
-            nodes: crate::util::filled_vec(
-                nodes as usize,
-                Node {
-                    key: NIL,
-                    next: NIL,
-                    val: P::default(),
-                },
-            ),
-            free: NIL,
-            len: 0,
-            shift: 32 - b.trailing_zeros(),
-        };
-        // Free list in ascending node order, so allocation order is deterministic and the
-        // first nodes used are adjacent in memory.
-        for n in (0..nodes).rev() {
-            t.nodes[n as usize].next = t.free;
-            t.free = n;
+impl<P: Copy + Default> Pool<P> {
+    fn new(nodes: u32) -> Pool<P> {
+        assert!(nodes < NIL / 2, "too many nodes");
+        let mut nodes_v = crate::util::filled_vec(
+            nodes as usize,
+            Node {
+                key: NIL,
+                next: NIL,
+                val: P::default(),
+            },
+        );
+        for (n, node) in nodes_v.iter_mut().enumerate() {
+            node.next = if n + 1 < nodes as usize {
+                n as u32 + 1
+            } else {
+                NIL
+            };
         }
-        t
+        Pool {
+            nodes: nodes_v,
+            free: if nodes > 0 { 0 } else { NIL },
+            len: 0,
+        }
     }
 
-    /// Hints the CPU to fetch `key`'s bucket head.
-    #[inline(always)]
-    pub fn prefetch(&self, key: u32) {
-        crate::util::prefetch(&self.buckets, self.bucket(key));
+    /// Takes a free node for `key` (payload reset), or `NIL` when none is left.
+    #[inline]
+    fn alloc(&mut self, key: u32, next: u32) -> u32 {
+        let n = self.free;
+        if n != NIL {
+            self.free = self.nodes[n as usize].next;
+            self.nodes[n as usize] = Node {
+                key,
+                next,
+                val: P::default(),
+            };
+            self.len += 1;
+        }
+        n
+    }
+
+    /// Returns node `n` to the free list.
+    #[inline]
+    fn release(&mut self, n: u32) {
+        self.nodes[n as usize].key = NIL;
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.len -= 1;
+    }
+
+    /// Panics unless the free list holds exactly the nodes not marked in `seen` (the
+    /// used ones), each once.
+    fn check_free(&self, seen: &mut [bool]) {
+        let mut n = self.free;
+        while n != NIL {
+            assert!(!seen[n as usize], "free node {n} also in use");
+            seen[n as usize] = true;
+            assert_eq!(self.key(n), NIL, "free node {n} has a key");
+            n = self.nodes[n as usize].next;
+        }
+        assert!(seen.iter().all(|&s| s), "nodes lost");
     }
 
     /// Hints the CPU to fetch node `n`.
     #[inline(always)]
     pub fn prefetch_node(&self, n: u32) {
         crate::util::prefetch(&self.nodes, n as usize);
+    }
+
+    /// Key stored in node `n` ([`NIL`] for a free node).
+    #[inline(always)]
+    pub fn key(&self, n: u32) -> u32 {
+        self.nodes[n as usize].key
     }
 
     /// Payload of node `n`.
@@ -93,80 +129,6 @@ impl<P: Copy + Default> ChainedHash<P> {
     #[inline(always)]
     pub fn val_mut(&mut self, n: u32) -> &mut P {
         &mut self.nodes[n as usize].val
-    }
-
-    #[inline(always)]
-    fn bucket(&self, key: u32) -> usize {
-        (key.wrapping_mul(0x9E37_79B9) >> self.shift) as usize
-    }
-
-    /// Node holding `key` (or [`NIL`]) and the probes the search took.
-    #[inline]
-    pub fn find(&self, key: u32) -> (u32, u32) {
-        let mut n = self.buckets[self.bucket(key)];
-        let mut probes = 0;
-        while n != NIL {
-            probes += 1;
-            let node = &self.nodes[n as usize];
-            if node.key == key {
-                return (n, probes);
-            }
-            n = node.next;
-        }
-        (NIL, probes.max(1))
-    }
-
-    /// Adds `key` (which must be absent); returns its node, or [`NIL`] if the pool is full.
-    #[inline]
-    pub fn insert(&mut self, key: u32) -> u32 {
-        debug_assert!(key != NIL);
-        debug_assert_eq!(self.find(key).0, NIL, "key {key} already present");
-        let n = self.free;
-        if n == NIL {
-            return NIL;
-        }
-        self.free = self.nodes[n as usize].next;
-        let b = self.bucket(key);
-        self.nodes[n as usize] = Node {
-            key,
-            next: self.buckets[b],
-            val: P::default(),
-        };
-        self.buckets[b] = n;
-        self.len += 1;
-        n
-    }
-
-    /// Removes `key`; returns the node it occupied, or [`NIL`] if absent.
-    #[inline]
-    pub fn remove(&mut self, key: u32) -> u32 {
-        let b = self.bucket(key);
-        let mut prev = NIL;
-        let mut n = self.buckets[b];
-        while n != NIL {
-            let node = self.nodes[n as usize];
-            if node.key == key {
-                if prev == NIL {
-                    self.buckets[b] = node.next;
-                } else {
-                    self.nodes[prev as usize].next = node.next;
-                }
-                self.nodes[n as usize].key = NIL;
-                self.nodes[n as usize].next = self.free;
-                self.free = n;
-                self.len -= 1;
-                return n;
-            }
-            prev = n;
-            n = node.next;
-        }
-        NIL
-    }
-
-    /// Key stored in `node` ([`NIL`] for a free node).
-    #[inline]
-    pub fn key(&self, node: u32) -> u32 {
-        self.nodes[node as usize].key
     }
 
     /// Nodes in use.
@@ -191,6 +153,99 @@ impl<P: Copy + Default> ChainedHash<P> {
     pub fn capacity(&self) -> u32 {
         self.nodes.len() as u32
     }
+}
+
+/// A chained hash index over `u32` keys with a fixed pool of nodes carrying payload `P`.
+#[derive(Clone, Debug)]
+pub struct ChainedHash<P: Copy + Default = ()> {
+    buckets: Vec<u32>,
+    pool: Pool<P>,
+}
+
+impl<P: Copy + Default> std::ops::Deref for ChainedHash<P> {
+    type Target = Pool<P>;
+    fn deref(&self) -> &Pool<P> {
+        &self.pool
+    }
+}
+
+impl<P: Copy + Default> std::ops::DerefMut for ChainedHash<P> {
+    fn deref_mut(&mut self) -> &mut Pool<P> {
+        &mut self.pool
+    }
+}
+
+impl<P: Copy + Default> ChainedHash<P> {
+    /// A table of `nodes` nodes and `buckets` buckets (at least 1).
+    pub fn new(nodes: u32, buckets: u32) -> ChainedHash<P> {
+        ChainedHash {
+            buckets: crate::util::filled_vec(buckets.max(1) as usize, NIL),
+            pool: Pool::new(nodes),
+        }
+    }
+
+    /// Hints the CPU to fetch `key`'s bucket head.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u32) {
+        crate::util::prefetch(&self.buckets, self.bucket(key));
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u32) -> usize {
+        ((key.wrapping_mul(0x9E37_79B9) as u64 * self.buckets.len() as u64) >> 32) as usize
+    }
+
+    /// Node holding `key` (or [`NIL`]) and the probes the search took.
+    #[inline]
+    pub fn find(&self, key: u32) -> (u32, u32) {
+        let mut n = self.buckets[self.bucket(key)];
+        let mut probes = 0;
+        while n != NIL {
+            probes += 1;
+            let node = &self.pool.nodes[n as usize];
+            if node.key == key {
+                return (n, probes);
+            }
+            n = node.next;
+        }
+        (NIL, probes.max(1))
+    }
+
+    /// Adds `key` (which must be absent); returns its node, or [`NIL`] if the pool is full.
+    #[inline]
+    pub fn insert(&mut self, key: u32) -> u32 {
+        debug_assert!(key != NIL);
+        debug_assert_eq!(self.find(key).0, NIL, "key {key} already present");
+        let b = self.bucket(key);
+        let n = self.pool.alloc(key, self.buckets[b]);
+        if n != NIL {
+            self.buckets[b] = n;
+        }
+        n
+    }
+
+    /// Removes `key`; returns the node it occupied, or [`NIL`] if absent.
+    #[inline]
+    pub fn remove(&mut self, key: u32) -> u32 {
+        let b = self.bucket(key);
+        let mut prev = NIL;
+        let mut n = self.buckets[b];
+        while n != NIL {
+            let node = self.pool.nodes[n as usize];
+            if node.key == key {
+                if prev == NIL {
+                    self.buckets[b] = node.next;
+                } else {
+                    self.pool.nodes[prev as usize].next = node.next;
+                }
+                self.pool.release(n);
+                return n;
+            }
+            prev = n;
+            n = node.next;
+        }
+        NIL
+    }
 
     /// Bucket heads.
     pub fn bucket_count(&self) -> u32 {
@@ -200,13 +255,13 @@ impl<P: Copy + Default> ChainedHash<P> {
     /// RAM of the index itself: bucket heads + (key + next) per pool node. Payload fields
     /// are added by the owner.
     pub fn bytes(&self) -> u64 {
-        self.buckets.len() as u64 * WORD_BYTES + self.nodes.len() as u64 * 2 * WORD_BYTES
+        self.buckets.len() as u64 * WORD_BYTES + self.capacity() as u64 * 2 * WORD_BYTES
     }
 
     /// Panics if a chain is broken: every used node reachable from its own bucket exactly
     /// once, and the free list holds the rest.
     pub fn check(&self) {
-        let mut seen = vec![false; self.nodes.len()];
+        let mut seen = vec![false; self.capacity() as usize];
         let mut used = 0;
         for (b, &head) in self.buckets.iter().enumerate() {
             let mut n = head;
@@ -215,20 +270,11 @@ impl<P: Copy + Default> ChainedHash<P> {
                 seen[n as usize] = true;
                 assert_eq!(self.bucket(self.key(n)), b, "node {n} in wrong bucket");
                 used += 1;
-                n = self.nodes[n as usize].next;
+                n = self.pool.nodes[n as usize].next;
             }
         }
-        assert_eq!(used, self.len, "used nodes");
-        let mut n = self.free;
-        let mut free = 0;
-        while n != NIL {
-            assert!(!seen[n as usize], "free node {n} also in a chain");
-            seen[n as usize] = true;
-            assert_eq!(self.key(n), NIL);
-            free += 1;
-            n = self.nodes[n as usize].next;
-        }
-        assert_eq!(used + free, self.capacity(), "nodes lost");
+        assert_eq!(used, self.len(), "used nodes");
+        self.pool.check_free(&mut seen);
     }
 }
 
@@ -244,36 +290,32 @@ pub struct OpenHash<P: Copy + Default> {
     slots: Vec<(u32, u32)>,
     mask: u32,
     shift: u32,
-    nodes: Vec<Node<P>>,
-    free: u32,
-    len: u32,
+    pool: Pool<P>,
+}
+
+impl<P: Copy + Default> std::ops::Deref for OpenHash<P> {
+    type Target = Pool<P>;
+    fn deref(&self) -> &Pool<P> {
+        &self.pool
+    }
+}
+
+impl<P: Copy + Default> std::ops::DerefMut for OpenHash<P> {
+    fn deref_mut(&mut self) -> &mut Pool<P> {
+        &mut self.pool
+    }
 }
 
 impl<P: Copy + Default> OpenHash<P> {
     /// A table of `nodes` nodes and at least twice as many slots.
     pub fn new(nodes: u32) -> OpenHash<P> {
-        assert!(nodes < NIL / 2, "too many nodes");
         let s = (nodes.max(1) * 2).next_power_of_two().max(2);
-        let mut t = OpenHash {
+        OpenHash {
             slots: crate::util::filled_vec(s as usize, (NIL, NIL)),
             mask: s - 1,
             shift: 32 - s.trailing_zeros(),
-            nodes: crate::util::filled_vec(
-                nodes as usize,
-                Node {
-                    key: NIL,
-                    next: NIL,
-                    val: P::default(),
-                },
-            ),
-            free: NIL,
-            len: 0,
-        };
-        for n in (0..nodes).rev() {
-            t.nodes[n as usize].next = t.free;
-            t.free = n;
+            pool: Pool::new(nodes),
         }
-        t
     }
 
     #[inline(always)]
@@ -285,12 +327,6 @@ impl<P: Copy + Default> OpenHash<P> {
     #[inline(always)]
     pub fn prefetch(&self, key: u32) {
         crate::util::prefetch(&self.slots, self.home(key) as usize);
-    }
-
-    /// Hints the CPU to fetch node `n`.
-    #[inline(always)]
-    pub fn prefetch_node(&self, n: u32) {
-        crate::util::prefetch(&self.nodes, n as usize);
     }
 
     /// Slot index of `key`, or the empty slot where its search ended, and probes.
@@ -322,20 +358,12 @@ impl<P: Copy + Default> OpenHash<P> {
     #[inline]
     pub fn insert(&mut self, key: u32) -> u32 {
         debug_assert!(key != NIL);
-        let n = self.free;
-        if n == NIL {
-            return NIL;
-        }
         let (i, hit, _) = self.slot_of(key);
         debug_assert!(!hit, "key {key} already present");
-        self.free = self.nodes[n as usize].next;
-        self.nodes[n as usize] = Node {
-            key,
-            next: NIL,
-            val: P::default(),
-        };
-        self.slots[i as usize] = (key, n);
-        self.len += 1;
+        let n = self.pool.alloc(key, NIL);
+        if n != NIL {
+            self.slots[i as usize] = (key, n);
+        }
         n
     }
 
@@ -365,63 +393,20 @@ impl<P: Copy + Default> OpenHash<P> {
             }
         }
         self.slots[i as usize] = (NIL, NIL);
-        self.nodes[n as usize].key = NIL;
-        self.nodes[n as usize].next = self.free;
-        self.free = n;
-        self.len -= 1;
+        self.pool.release(n);
         n
-    }
-
-    /// Key stored in `node` ([`NIL`] for a free node).
-    #[inline]
-    pub fn key(&self, node: u32) -> u32 {
-        self.nodes[node as usize].key
-    }
-
-    /// Payload of node `n`.
-    #[inline(always)]
-    pub fn val(&self, n: u32) -> &P {
-        &self.nodes[n as usize].val
-    }
-
-    /// Mutable payload of node `n`.
-    #[inline(always)]
-    pub fn val_mut(&mut self, n: u32) -> &mut P {
-        &mut self.nodes[n as usize].val
-    }
-
-    /// Nodes in use.
-    #[inline]
-    pub fn len(&self) -> u32 {
-        self.len
-    }
-
-    /// Whether no node is in use.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Whether every node is in use.
-    #[inline]
-    pub fn is_full(&self) -> bool {
-        self.free == NIL
-    }
-
-    /// Nodes in the pool.
-    #[inline]
-    pub fn capacity(&self) -> u32 {
-        self.nodes.len() as u32
     }
 
     /// RAM of the index: (key + node) per slot and the key per node. Payload fields are
     /// added by the owner.
     pub fn bytes(&self) -> u64 {
-        self.slots.len() as u64 * 2 * WORD_BYTES + self.nodes.len() as u64 * WORD_BYTES
+        self.slots.len() as u64 * 2 * WORD_BYTES + self.capacity() as u64 * WORD_BYTES
     }
 
     /// Panics unless every used node is found from its key through the slots and the
     /// free list holds the rest.
     pub fn check(&self) {
+        let mut seen = vec![false; self.capacity() as usize];
         let mut used = 0;
         for (i, &(k, n)) in self.slots.iter().enumerate() {
             if k == NIL {
@@ -433,17 +418,12 @@ impl<P: Copy + Default> OpenHash<P> {
                 n,
                 "slot {i}: key {k} not found from its home"
             );
+            assert!(!seen[n as usize], "node {n} in two slots");
+            seen[n as usize] = true;
             used += 1;
         }
-        assert_eq!(used, self.len, "used slots");
-        let mut free = 0;
-        let mut n = self.free;
-        while n != NIL {
-            assert_eq!(self.key(n), NIL, "free node {n} has a key");
-            free += 1;
-            n = self.nodes[n as usize].next;
-        }
-        assert_eq!(used + free, self.capacity(), "nodes lost");
+        assert_eq!(used, self.len(), "used slots");
+        self.pool.check_free(&mut seen);
     }
 }
 
@@ -476,15 +456,22 @@ mod tests {
 
     #[test]
     fn probes_count_nodes_compared_along_a_chain() {
-        // Two buckets (the minimum): a chain of n keys costs 1 + 2 + … + n probes to find
-        // them all, the newest (head) first.
-        let mut h: ChainedHash = ChainedHash::new(4, 1);
+        // Two buckets: a chain of n keys costs 1 + 2 + … + n probes to find them all, the
+        // newest (head) first.
+        let mut h: ChainedHash = ChainedHash::new(4, 2);
         let keys = [10u32, 20, 30, 40];
         for k in keys {
             h.insert(k);
         }
         h.check();
         let mut per_bucket = [0u32; 2];
+        // (With one bucket every key shares the chain.)
+        let mut one: ChainedHash = ChainedHash::new(4, 1);
+        for k in keys {
+            one.insert(k);
+        }
+        let all: u32 = keys.iter().map(|&k| one.find(k).1).sum();
+        assert_eq!(all, 1 + 2 + 3 + 4);
         for k in keys {
             per_bucket[h.bucket(k)] += 1;
         }

@@ -24,34 +24,64 @@ use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Write streams, each with its own frontier per plane.
+/// Write streams, each with its own frontier per plane (shared with DFTL's data side).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
+pub(super) enum Stream {
     Host = 0,
     Gc = 1,
     Wl = 2,
 }
 
+/// What a block is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
+pub(super) enum Role {
     Free,
     Open,
     Closed,
     Collecting,
 }
 
+/// An open block and its next page.
 #[derive(Clone, Copy, Debug)]
-struct Frontier {
-    block: u32,
-    next_page: u32,
+pub(super) struct Frontier {
+    pub(super) block: u32,
+    pub(super) next_page: u32,
 }
 
+/// A plane's free pool and open frontiers.
 #[derive(Clone, Debug, Default)]
-struct PlaneState {
+pub(super) struct PlaneState {
     /// Free blocks keyed by (erase count or arrival order, block).
-    free: BTreeSet<(u32, u32)>,
-    frontier: [Option<Frontier>; 3],
-    erases_since_wl_check: u32,
+    pub(super) free: BTreeSet<(u32, u32)>,
+    pub(super) frontier: [Option<Frontier>; 3],
+    pub(super) erases_since_wl_check: u32,
+}
+
+/// Panics unless block `id` in `role` agrees with the NAND and the victim policy: free
+/// blocks erased and not candidates, closed blocks full and candidates, open ones not
+/// candidates, none left mid-collection.
+pub(super) fn check_block<V: VictimPolicy>(role: Role, id: BlockId, nand: &Nand, policy: &V) {
+    let b = id.0;
+    match role {
+        Role::Free => {
+            assert_eq!(nand.valid_count(id), 0, "free block {b} holds valid data");
+            assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
+            assert!(!policy.contains(id), "free block {b} is a GC candidate");
+        }
+        Role::Closed => {
+            assert_eq!(
+                nand.write_ptr(id),
+                nand.geometry().pages_per_block,
+                "closed block {b}"
+            );
+            assert!(
+                policy.contains(id),
+                "closed block {b} is not a GC candidate"
+            );
+        }
+        Role::Open => assert!(!policy.contains(id), "open block {b} is a GC candidate"),
+        Role::Collecting => panic!("block {b} left in the middle of collection"),
+    }
 }
 
 /// Builds a page FTL with the configured victim policy (monomorphised per policy so the
@@ -448,32 +478,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             let id = BlockId(b);
             let v = nand.valid_count(id) as u64;
             valid += v;
-            match self.role[b as usize] {
-                Role::Free => {
-                    assert_eq!(v, 0, "free block {b} holds valid data");
-                    assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
-                    assert!(
-                        !self.policy.contains(id),
-                        "free block {b} is a GC candidate"
-                    );
-                }
-                Role::Closed => {
-                    assert_eq!(
-                        nand.write_ptr(id),
-                        self.geo.pages_per_block,
-                        "closed block {b}"
-                    );
-                    assert!(
-                        self.policy.contains(id),
-                        "closed block {b} is not a GC candidate"
-                    );
-                }
-                Role::Open => assert!(
-                    !self.policy.contains(id),
-                    "open block {b} is a GC candidate"
-                ),
-                Role::Collecting => panic!("block {b} left in the middle of collection"),
-            }
+            check_block(self.role[b as usize], id, nand, &self.policy);
         }
         assert_eq!(mapped, valid, "mapped pages != valid pages");
         for (p, ps) in self.planes.iter().enumerate() {

@@ -249,6 +249,44 @@ impl Blocks {
         (None, probes)
     }
 
+    /// Locates the `out.len()` consecutive pages from `first` (all in the logical block
+    /// of `p` / `r`) at once: each primary slot, then one newest-first scan of R for the
+    /// pages not found there, stopping when all are resolved. Writes ppns (or [`NIL`]) and
+    /// returns the page slots examined.
+    pub fn locate_run(&self, nand: &Nand, p: u32, r: u32, first: u32, out: &mut [u32]) -> u32 {
+        let mut probes = 0;
+        let mut pending = 0;
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = NIL;
+            if p != NIL {
+                probes += 1;
+                let ppn = self.page(p, (first + i as u32) % self.np);
+                if nand.is_valid(ppn) {
+                    *o = ppn.0;
+                    continue;
+                }
+            }
+            pending |= 1u64 << i;
+        }
+        if r != NIL && pending != 0 {
+            let base = r * self.np;
+            let mut i = base + nand.write_ptr(BlockId(r));
+            while i > base && pending != 0 {
+                i -= 1;
+                probes += 1;
+                let k = nand.oob_lpn_raw(Ppn(i)).wrapping_sub(first);
+                if (k as usize) < out.len() && pending & (1u64 << k) != 0 {
+                    // The newest copy decides: valid → here, invalid → unmapped.
+                    pending &= !(1u64 << k);
+                    if nand.is_valid(Ppn(i)) {
+                        out[k as usize] = i;
+                    }
+                }
+            }
+        }
+        probes
+    }
+
     /// Folds logical block `lbn`: copies the valid page of every offset held in primary `p`
     /// and replacement `r` ([`NIL`] if none) into a fresh block at its offset — except
     /// replacement pages for which `keep(lpn)` is true, which stay in `r` — and erases `p`,
@@ -266,28 +304,30 @@ impl Blocks {
         let n = self.alloc(Role::Primary, lbn)?;
         let mut pages = std::mem::take(&mut self.scratch);
         let mut copies = 0;
-        for (src_block, from_r) in [(p, false), (r, true)] {
-            if src_block == NIL {
-                continue;
-            }
+        let lbn_base = lbn * self.np;
+        if p != NIL {
+            // The primary's pages keep their offsets: one block-wide merge copy.
             pages.clear();
-            nand.valid_pages(BlockId(src_block), &mut pages);
-            let base = src_block * self.np;
-            let lbn_base = lbn * self.np;
+            nand.valid_pages(BlockId(p), &mut pages);
+            copies += nand.relocate_block(BlockId(p), BlockId(n), Cause::Gc);
+            let base = p * self.np;
             for &src in &pages {
-                // A primary page's offset is its logical offset; a replacement page's
-                // comes from its OOB tag.
-                let lpn = if from_r {
-                    Lpn(nand.oob_lpn_raw(src))
-                } else {
-                    Lpn(lbn_base + src.0 - base)
-                };
-                if from_r && keep(lpn) {
+                let off = src.0 - base;
+                moved(Lpn(lbn_base + off), self.page(n, off), false);
+            }
+        }
+        if r != NIL {
+            pages.clear();
+            nand.valid_pages(BlockId(r), &mut pages);
+            for &src in &pages {
+                // A replacement page's offset comes from its OOB tag.
+                let lpn = Lpn(nand.oob_lpn_raw(src));
+                if keep(lpn) {
                     continue;
                 }
                 let dst = self.page(n, lpn.0 - lbn_base);
                 nand.relocate(src, dst, Cause::Gc);
-                moved(lpn, dst, from_r);
+                moved(lpn, dst, true);
                 copies += 1;
             }
         }

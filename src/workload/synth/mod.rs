@@ -9,6 +9,7 @@
 //! `offset_bytes + size_bytes <= span`, and `size_bytes` is `size` or (with `size_max`) a
 //! multiple of `align` in `[size, size_max]`.
 
+pub mod andrew;
 pub mod export;
 mod hotcold;
 mod iozone;
@@ -58,6 +59,9 @@ pub enum SynthKind {
     /// Management-block probe: a fill phase, then `size` writes at offsets rising by
     /// `probe_step` over `span` bytes in each of `probe_partitions` partitions.
     Probe,
+    /// Andrew-benchmark-like small-file suite over `andrew_files` files: setup, mkdir,
+    /// copy, scandir, readall, make phases (see [`andrew`]).
+    Andrew,
 }
 
 /// Settings of a generator (the `[workload]` table of a config file).
@@ -90,6 +94,8 @@ pub struct SynthConfig {
     pub probe_step: Size,
     /// Probe: partitions probed (the inference pools them).
     pub probe_partitions: u32,
+    /// Andrew: files in the source tree.
+    pub andrew_files: u32,
 }
 
 impl Default for SynthConfig {
@@ -108,6 +114,7 @@ impl Default for SynthConfig {
             mean_gap_ns: None,
             probe_step: Size(512),
             probe_partitions: 3,
+            andrew_files: 1000,
         }
     }
 }
@@ -146,6 +153,10 @@ pub fn names() -> &'static [(&'static str, &'static str)] {
             "probe",
             "management-block probe: size writes at offsets rising by probe_step; infers the size",
         ),
+        (
+            "andrew",
+            "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
+        ),
     ]
 }
 
@@ -162,6 +173,7 @@ impl SynthKind {
             SynthKind::HotCold => "hot-cold",
             SynthKind::Iozone => "iozone",
             SynthKind::Probe => "probe",
+            SynthKind::Andrew => "andrew",
         }
     }
 }
@@ -213,6 +225,9 @@ pub fn generate(
     capacity_bytes: u64,
     seed: u64,
 ) -> Result<Vec<SynthPhase>, String> {
+    if cfg.kind == SynthKind::Andrew {
+        return andrew::phases(cfg, capacity_bytes, seed);
+    }
     if cfg.kind == SynthKind::Probe {
         let starts = probe::partition_starts(cfg, capacity_bytes)?;
         let fill = probe::fill_requests(cfg, &starts);
@@ -342,7 +357,7 @@ fn single(
                 hotcold::HotCold::new(span, align, cfg.hot_span_percent, cfg.hot_access_percent);
             boxed(rng, placement, sizes, reads, arrivals, count)
         }
-        SynthKind::Iozone | SynthKind::Probe => {
+        SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew => {
             unreachable!("suites are expanded into single phases by generate")
         }
     };

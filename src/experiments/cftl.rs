@@ -1,0 +1,620 @@
+//! `ssdlab reproduce cftl` — Park & Kim, "A Clustered Flash Translation Layer for Mobile
+//! Storage Systems", IEEK 2008 (system.md §3): NFTL, AFTL and CFTL compared on mapping
+//! memory and address-translation cost.
+//!
+//! ```text
+//! device   the paper's kind of CompactFlash card: 512 B pages, 16 KiB blocks (32 pages),
+//!          SLC, one plane, 256 MiB, 7% spare, counting mode
+//! 1 memory NFTL, AFTL, CFTL built at each MFS (L1 + L2) setting of Table 3: mapping bytes
+//!          of the fine tables and in total, from the FTLs' real structures
+//! 2 cost   the Andrew-like small-file workload (`--workload andrew`) and every trace
+//!          sample found in ../shared/traces (if present; skipped otherwise), replayed on
+//!          each FTL: lookups, table entries visited per lookup, share served by the fine
+//!          tables, flash reads spent on translation, write amplification
+//! 3 time   the Andrew-like workload replayed in process on each FTL, then the pages it
+//!          read looked up again (`Ftl::read`) several times: real ns per lookup, the
+//!          fastest pass (machine-dependent: the only output that varies between runs)
+//! ```
+//! The paper's numbers appear only in the summary text, beside ours.
+
+use super::{Ctx, ExpError, Experiment, fmt_f, md_table};
+use crate::config::Config;
+use crate::ftl::{Ftl, build_ftl};
+use crate::nand::{Lpn, Nand};
+use crate::report::svg::bar_chart_svg;
+use crate::sim::RunOutput;
+use crate::workload::OpKind;
+use crate::workload::synth::{self, SynthKind};
+use crate::workload::trace::{FitPolicy, TraceFormat};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The experiment.
+pub struct CftlRepro;
+
+/// The FTLs the paper compares.
+const FTLS: [&str; 3] = ["nftl", "aftl", "cftl"];
+
+/// Table 3's MFS settings (short L1 + long L2 fine-grained slots), as printed.
+const MFS: [(u32, u32); 6] = [
+    (2_500, 10_000),
+    (5_000, 20_000),
+    (7_500, 30_000),
+    (10_000, 40_000),
+    (12_500, 60_000),
+    (15_000, 70_000),
+];
+
+/// Trace samples by directory: (directory, format).
+const TRACE_DIRS: [(&str, TraceFormat); 6] = [
+    ("msr", TraceFormat::Msr),
+    ("heimdall-msr", TraceFormat::Heimdall),
+    ("spc-ascii", TraceFormat::Ascii),
+    ("disksim", TraceFormat::Disksim),
+    ("blkparse", TraceFormat::Blkparse),
+    ("snia-tencent", TraceFormat::Tencent),
+];
+
+/// Where trace samples are looked for, relative to the working directory.
+const TRACES: &str = "../shared/traces";
+
+/// Quick mode replays only trace samples up to this size.
+const QUICK_TRACE_BYTES: u64 = 400 << 10;
+
+/// The card, with `ftl` and optional MFS.
+fn card(ftl: &str, seed: u64) -> Result<Config, ExpError> {
+    let text = format!(
+        r#"
+        seed = {seed}
+        [device]
+        cell = "slc"
+        capacity = "256MiB"
+        op_percent = 7.0
+        channels = 1
+        chips_per_channel = 1
+        dies_per_chip = 1
+        planes_per_die = 1
+        page_size = "512B"
+        oob_size = "16B"
+        pages_per_block = 32
+        host_link_mb_s = 0.0
+        dram_buffer = "0B"
+        [ftl]
+        name = "{ftl}"
+        [timing]
+        mode = "count"
+        "#
+    );
+    Config::load(None, Some(("cftl experiment", &text)))
+        .map_err(|e| ExpError::Other(format!("internal config: {e}")))
+}
+
+fn andrew_files(ctx: &Ctx) -> u32 {
+    if ctx.quick { 200 } else { 1000 }
+}
+
+impl Experiment for CftlRepro {
+    fn name(&self) -> &'static str {
+        "cftl"
+    }
+
+    fn about(&self) -> &'static str {
+        "Park & Kim 2008: NFTL / AFTL / CFTL mapping memory at Table 3's MFS settings, translation cost on Andrew-like files and traces"
+    }
+
+    fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError> {
+        let mut md = String::from("# Clustered FTL: mapping memory and translation cost\n\n");
+        md.push_str(
+            "Reproduction of Park & Kim (IEEK 2008), system.md §3. Device: a CompactFlash-like \
+             card as in the paper — 512 B pages, 16 KiB blocks (32 pages), SLC, one plane, \
+             256 MiB with 7% spare — in counting mode. FTLs at their defaults (docs/ftls.md, \
+             docs/ftls-hash.md): NFTL with one replacement unit per block (Linux-style fixed \
+             offsets), AFTL with 12,500 fine slots, CFTL with 2,500 + 10,000 slots, subblock \
+             factor 8, short:long 1:4, the paper's evaluation settings.\n\n",
+        );
+        if ctx.quick {
+            md.push_str(
+                "**Quick mode:** 200 files in the Andrew-like tree and only the trace samples \
+                 up to 400 KiB; the memory section is the same as a full run.\n\n",
+            );
+        }
+        memory_section(ctx, &mut md)?;
+        cost_section(ctx, &mut md)?;
+        time_section(ctx, &mut md)?;
+        ctx.markdown("summary", md);
+        Ok(())
+    }
+}
+
+fn counters(ftl: &dyn Ftl) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    ftl.counters(&mut m);
+    m
+}
+
+fn kib(bytes: u64) -> String {
+    fmt_f(bytes as f64 / 1024.0, 1)
+}
+
+fn memory_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    let mut rows = Vec::new();
+    let mut md_rows = Vec::new();
+    let mut series: Vec<(String, Vec<f64>)> = vec![
+        ("NFTL (whole map)".into(), Vec::new()),
+        ("AFTL fine table".into(), Vec::new()),
+        ("CFTL fine tables".into(), Vec::new()),
+    ];
+    let mut categories = Vec::new();
+    let mut ratios = Vec::new();
+    for (l1, l2) in MFS {
+        let mut bytes = BTreeMap::new();
+        for ftl in FTLS {
+            let mut cfg = card(ftl, ctx.seed)?;
+            cfg.ftl.aftl.fine_slots = l1 + l2;
+            cfg.ftl.cftl.short_slots = l1;
+            cfg.ftl.cftl.long_slots = l2;
+            let dev = cfg.resolve_device().map_err(ExpError::Other)?;
+            let f = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed)
+                .map_err(ExpError::Other)?;
+            let m = counters(&*f);
+            let fine = m.get("ftl.mapping.fine_bytes").copied().unwrap_or(0);
+            let total = f.mapping_bytes();
+            rows.push(vec![
+                l1.to_string(),
+                l2.to_string(),
+                ftl.to_string(),
+                fine.to_string(),
+                (total - fine).to_string(),
+                total.to_string(),
+            ]);
+            bytes.insert(ftl, (fine, total));
+        }
+        let (nftl, aftl, cftl) = (bytes["nftl"], bytes["aftl"], bytes["cftl"]);
+        let ratio = cftl.0 as f64 / aftl.0 as f64;
+        ratios.push(ratio);
+        categories.push(format!("{l1}+{l2}"));
+        series[0].1.push(nftl.1 as f64 / 1024.0);
+        series[1].1.push(aftl.0 as f64 / 1024.0);
+        series[2].1.push(cftl.0 as f64 / 1024.0);
+        md_rows.push(vec![
+            format!("{l1} + {l2}"),
+            kib(nftl.1),
+            kib(aftl.0),
+            kib(cftl.0),
+            fmt_f(ratio, 3),
+            kib(aftl.1),
+            kib(cftl.1),
+        ]);
+    }
+    ctx.csv(
+        "memory",
+        &[
+            "mfs_short",
+            "mfs_long",
+            "ftl",
+            "fine_bytes",
+            "coarse_bytes",
+            "total_bytes",
+        ],
+        rows.clone(),
+    );
+    ctx.svg(
+        "memory",
+        bar_chart_svg(
+            "Mapping memory by MFS (L1 + L2 fine slots)",
+            "KiB",
+            &categories,
+            &series,
+            false,
+        ),
+    );
+    let (lo, hi) = ratios
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &r| (a.min(r), b.max(r)));
+    let range = if fmt_f(lo, 3) == fmt_f(hi, 3) {
+        fmt_f(lo, 3)
+    } else {
+        format!("{} to {}", fmt_f(lo, 3), fmt_f(hi, 3))
+    };
+    // Coarse tables do not depend on the MFS: the first row's.
+    let coarse = |ftl: &str| -> f64 {
+        let r = rows.iter().find(|r| r[2] == ftl).expect("row");
+        r[4].parse::<f64>().unwrap_or(f64::NAN)
+    };
+    let coarse_ratio = coarse("cftl") / coarse("aftl");
+    md.push_str("## 1. Mapping memory (Table 3)\n\n");
+    md.push_str(
+        "Paper, KB (NFTL / AFTL / CFTL): 2,500 + 10,000: 64.0 / 244.1 / 61.0; \
+         5,000 + 20,000: 64.0 / 488.3 / 122.1; 7,500 + 30,000: 64.0 / 732.4 / 183.1; \
+         10,000 + 40,000: 64.0 / 976.6 / 244.1; 12,500 + 60,000: 64.0 / 1220.7 / 305.2; \
+         15,000 + 70,000: 64.0 / 1464.8 / 366.2 — CFTL a quarter of AFTL in every row, \
+         NFTL constant.\n\n",
+    );
+    md.push_str(&md_table(
+        &[
+            "MFS (L1 + L2)",
+            "NFTL KiB (whole map)",
+            "AFTL fine KiB",
+            "CFTL fine KiB",
+            "CFTL / AFTL",
+            "AFTL total KiB",
+            "CFTL total KiB",
+        ],
+        &md_rows,
+    ));
+    md.push_str(&format!(
+        "\nOurs: CFTL's fine tables take {range} of AFTL's at every setting, NFTL is \
+         constant — the paper's trend. The paper's figures are exactly 20 B per AFTL slot \
+         (tag, page number, three links: 244.1 KB = 12,500 × 20 B) and 5 B per CFTL slot \
+         (a 40 B node — tag, link, 8 page numbers — per 8 slots): fine tables only, \
+         without bucket arrays. Ours count the same nodes plus one 4 B bucket per node and \
+         CFTL's per-node NUR bits and hit count (24 B vs 5.6 B per slot), hence a ratio \
+         slightly below 0.25. The last two rows print 60,000 and 70,000 long slots, but \
+         their memory (1220.7 = 62,500 × 20 B, 1464.8 = 75,000 × 20 B) is that of 50,000 \
+         and 60,000, the 1:4 ratio of the other rows; we use the printed settings, the \
+         ratio does not depend on it. NFTL: the paper's 64 KB is a 2-byte primary and \
+         replacement entry per logical block of a 256 MB card (16,384 × 4 B); our NFTL \
+         keeps 4-byte unit numbers for every logical block and every physical unit, \
+         hence about twice that. The coarse tables (\"total\" columns) are not in the \
+         paper's table: AFTL's plain hash costs 20 B per logical block, CFTL's clustered \
+         one {} of that (one tag and link per 8 blocks, plus its per-cluster hit counts).\n\n",
+        fmt_f(coarse_ratio, 2)
+    ));
+    Ok(())
+}
+
+/// A trace sample found on disk.
+struct Sample {
+    name: String,
+    path: PathBuf,
+    format: TraceFormat,
+}
+
+fn samples(ctx: &Ctx) -> Vec<Sample> {
+    let root = Path::new(TRACES);
+    let mut out = Vec::new();
+    for (dir, format) in TRACE_DIRS {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        for path in files {
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            if ctx.quick && size > QUICK_TRACE_BYTES {
+                continue;
+            }
+            let file = path.file_name().unwrap_or_default().to_string_lossy();
+            out.push(Sample {
+                name: format!("{dir}/{file}"),
+                path,
+                format,
+            });
+        }
+    }
+    out
+}
+
+/// Per-run translation figures.
+struct Cost {
+    lookups: u64,
+    probes: u64,
+    fine_hits: Option<u64>,
+    map_reads: u64,
+    wa: f64,
+    elapsed_s: f64,
+}
+
+fn cost_of(out: &RunOutput) -> Cost {
+    let r = &out.report;
+    let c = |k: &str| r.counters.get(k).copied();
+    let fine_hits = match (c("ftl.aftl.fine_hits"), c("ftl.cftl.short_hits")) {
+        (Some(a), _) => Some(a),
+        (None, Some(s)) => Some(s + c("ftl.cftl.long_hits").unwrap_or(0)),
+        _ => None,
+    };
+    let host_flash_reads = r.host_read_pages.saturating_sub(r.unmapped_read_pages);
+    Cost {
+        lookups: c("ftl.lookup.count").unwrap_or(0),
+        probes: c("ftl.lookup.probes").unwrap_or(0),
+        fine_hits,
+        map_reads: r.nand_read_pages.saturating_sub(
+            host_flash_reads + r.gc_copy_pages + r.wl_copy_pages + r.rmw_read_pages,
+        ),
+        wa: r.write_amplification,
+        elapsed_s: r.elapsed_formula_us / 1e6,
+    }
+}
+
+fn cost_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    let found = samples(ctx);
+    let mut workloads: Vec<(String, Option<&Sample>)> = vec![("andrew".into(), None)];
+    workloads.extend(found.iter().map(|s| (s.name.clone(), Some(s))));
+    let mut runs = Vec::new();
+    for (name, sample) in &workloads {
+        for ftl in FTLS {
+            let mut cfg = card(ftl, ctx.seed)?;
+            match sample {
+                None => {
+                    cfg.workload.kind = SynthKind::Andrew;
+                    cfg.workload.andrew_files = andrew_files(ctx);
+                }
+                Some(s) => {
+                    cfg.trace.path = Some(s.path.clone());
+                    cfg.trace.format = Some(s.format);
+                    cfg.trace.fit = FitPolicy::Wrap;
+                }
+            }
+            runs.push((format!("{name} on {ftl}"), cfg));
+        }
+    }
+    let outs = ctx.run_all(&runs)?;
+    let mut rows = Vec::new();
+    let mut md_rows = Vec::new();
+    let mut probes: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut per: BTreeMap<(String, &str), Cost> = BTreeMap::new();
+    for (i, (name, _)) in workloads.iter().enumerate() {
+        for (j, ftl) in FTLS.iter().enumerate() {
+            let c = cost_of(&outs[i * FTLS.len() + j]);
+            let ppl = c.probes as f64 / c.lookups.max(1) as f64;
+            let share = c.fine_hits.map(|h| h as f64 / c.lookups.max(1) as f64);
+            probes.entry(ftl).or_default().push(ppl);
+            rows.push(vec![
+                name.clone(),
+                ftl.to_string(),
+                c.lookups.to_string(),
+                c.probes.to_string(),
+                fmt_f(ppl, 3),
+                share.map_or("n/a".into(), |s| fmt_f(s, 3)),
+                c.map_reads.to_string(),
+                fmt_f(c.wa, 3),
+                fmt_f(c.elapsed_s, 3),
+            ]);
+            md_rows.push(vec![
+                name.clone(),
+                ftl.to_string(),
+                c.lookups.to_string(),
+                fmt_f(ppl, 2),
+                share.map_or("—".into(), |s| format!("{}%", fmt_f(s * 100.0, 1))),
+                c.map_reads.to_string(),
+                fmt_f(c.wa, 2),
+                fmt_f(c.elapsed_s, 2),
+            ]);
+            per.insert((name.clone(), ftl), c);
+        }
+    }
+    ctx.csv(
+        "cost",
+        &[
+            "workload",
+            "ftl",
+            "lookups",
+            "probes",
+            "probes_per_lookup",
+            "fine_hit_share",
+            "map_reads",
+            "write_amplification",
+            "elapsed_formula_s",
+        ],
+        rows,
+    );
+    let categories: Vec<String> = workloads.iter().map(|w| w.0.clone()).collect();
+    let series: Vec<(String, Vec<f64>)> = FTLS
+        .iter()
+        .map(|f| (f.to_uppercase(), probes.remove(f).unwrap_or_default()))
+        .collect();
+    ctx.svg(
+        "probes",
+        bar_chart_svg(
+            "Table entries visited per address translation",
+            "probes per lookup",
+            &categories,
+            &series,
+            false,
+        ),
+    );
+    md.push_str("## 2. Translation cost per lookup\n\n");
+    md.push_str(
+        "Paper (Table 2, Andrew benchmark, mean of 10 runs): system time NFTL 14.41 s, \
+         AFTL 13.70 s, CFTL 12.68 s; excluding compilation 6.02 / 5.85 / 4.83 s — CFTL's \
+         translation at least 13% faster than NFTL's and 8% faster than AFTL's.\n\n",
+    );
+    if found.is_empty() {
+        md.push_str(&format!(
+            "No trace samples were found in `{TRACES}` (relative to the working directory), \
+             so only the Andrew-like workload ran.\n\n"
+        ));
+    } else {
+        md.push_str(&format!(
+            "Workloads: the Andrew-like small-file suite (`--workload andrew`, {} files: \
+             setup, mkdir, copy, scandir, readall, make) and the {} trace sample(s) found in \
+             `{TRACES}`, wrapped onto the card (`--trace-fit wrap`).\n\n",
+            andrew_files(ctx),
+            found.len()
+        ));
+    }
+    md.push_str(&md_table(
+        &[
+            "workload",
+            "FTL",
+            "lookups",
+            "probes / lookup",
+            "fine-table hits",
+            "translation flash reads",
+            "WA",
+            "formula time s",
+        ],
+        &md_rows,
+    ));
+    let a = &per[&("andrew".to_string(), "aftl")];
+    let c = &per[&("andrew".to_string(), "cftl")];
+    let n = &per[&("andrew".to_string(), "nftl")];
+    let ppl = |x: &Cost| x.probes as f64 / x.lookups.max(1) as f64;
+    let cmp = |x: f64, y: f64| if x < y { "fewer" } else { "more" };
+    md.push_str(&format!(
+        "\nProbes count the table entries a lookup visits: hash nodes compared (or an empty \
+         bucket read), the primary-block page checked, each replacement page scanned; \
+         CFTL's cluster loads count to the lookup that triggered them. On the Andrew-like \
+         workload CFTL visits {} entries per lookup, {} than AFTL's {} and {} than NFTL's \
+         {}.\n\n",
+        fmt_f(ppl(c), 2),
+        cmp(ppl(c), ppl(a)),
+        fmt_f(ppl(a), 2),
+        cmp(ppl(c), ppl(n)),
+        fmt_f(ppl(n), 2),
+    ));
+    let t = |x: &Cost| x.elapsed_s;
+    let mut by_time = [("NFTL", t(n)), ("AFTL", t(a)), ("CFTL", t(c))];
+    by_time.sort_by(|x, y| x.1.total_cmp(&y.1));
+    let wa_note = if a.wa < c.wa {
+        format!(
+            " AFTL's deferred GC leaves hot pages in place when a replacement block fills, \
+             so it copies less than CFTL, which folds as plain log-style NFTL (write \
+             amplification {} vs {}).",
+            fmt_f(a.wa, 3),
+            fmt_f(c.wa, 3)
+        )
+    } else {
+        String::new()
+    };
+    md.push_str(&format!(
+        "In device time (the elapsed-time formula of the flash operations, which includes \
+         NFTL's spare-area reads and every FTL's fold copies) the order on the Andrew-like \
+         workload is {} ({} s) < {} ({} s) < {} ({} s).{wa_note}\n\n",
+        by_time[0].0,
+        fmt_f(by_time[0].1, 2),
+        by_time[1].0,
+        fmt_f(by_time[1].1, 2),
+        by_time[2].0,
+        fmt_f(by_time[2].1, 2),
+    ));
+    md.push_str(
+        "Why ours differ from the paper's ranking:\n\n\
+         - **NFTL** here is the Linux-style NFTL (replacement units written at the page's \
+           own offset), so a lookup checks one page per unit of a chain of at most two and \
+           needs no table search (its probes count units examined; the array index is \
+           free). The paper describes the log-style NFTL whose lookup scans the \
+           replacement block's pages — the cost AFTL's and CFTL's fine tables exist to \
+           avoid — and our AFTL and CFTL sit on that log-style layout (their coarse path \
+           checks the primary page, then scans the replacement block newest first). Our \
+           NFTL pays for its chain walks in flash instead: every unit examined beyond the \
+           one returning the data is a spare-area read (\"translation flash reads\").\n\
+         - **CFTL vs AFTL**: every lookup CFTL does not answer from a fine table visits one \
+           table more than AFTL's (short, long, then coarse vs fine, then coarse), and a \
+           promotion loads a whole 8-page cluster. On workloads whose pages mostly sit in \
+           their primary block (written once, as most of the Andrew tree), the coarse path \
+           is one hash probe and one page check, so fine-table hits save little and the \
+           extra level costs more than it saves. The paper's system-time gain comes from a \
+           real file system over a real device, where the coarse path (replacement-block \
+           scans on flash) and the fine-table hit rate are both higher than in this model; \
+           its fine-table hit rates are not published.\n\n",
+    );
+    Ok(())
+}
+
+/// In-process replay of the Andrew-like workload on `ftl`; returns (lookups timed, ns per
+/// lookup of the fastest pass).
+fn time_lookups(ctx: &Ctx, ftl: &str, passes: usize) -> Result<(usize, f64), ExpError> {
+    let mut cfg = card(ftl, ctx.seed)?;
+    cfg.workload.kind = SynthKind::Andrew;
+    cfg.workload.andrew_files = andrew_files(ctx);
+    let dev = cfg.resolve_device().map_err(ExpError::Other)?;
+    let mut f =
+        build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed).map_err(ExpError::Other)?;
+    let mut nand = Nand::new(
+        dev.geometry,
+        dev.endurance_cycles,
+        false,
+        f.programs_in_order(),
+    );
+    let page = dev.geometry.page_size_bytes as u64;
+    let capacity = dev.logical_pages * page;
+    let phases = synth::generate(&cfg.workload, capacity, cfg.seed).map_err(ExpError::Other)?;
+    let mut reads: Vec<u32> = Vec::new();
+    let fail = |e: crate::ftl::FtlError| ExpError::Other(format!("{ftl}: {e}"));
+    for phase in phases {
+        for r in phase.requests {
+            let (first, last) = (
+                r.offset_bytes / page,
+                (r.offset_bytes + r.size_bytes).div_ceil(page),
+            );
+            for lpn in first..last {
+                let lpn = Lpn(lpn as u32);
+                match r.op {
+                    OpKind::Read => {
+                        f.read(lpn, &mut nand).map_err(fail)?;
+                        reads.push(lpn.0);
+                    }
+                    OpKind::Write => f.write(lpn, &mut nand).map_err(fail)?,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut best = f64::MAX;
+    for _ in 0..passes {
+        let t = Instant::now();
+        for &l in &reads {
+            std::hint::black_box(f.read(Lpn(l), &mut nand).map_err(fail)?);
+        }
+        best = best.min(t.elapsed().as_nanos() as f64 / reads.len().max(1) as f64);
+    }
+    Ok((reads.len(), best))
+}
+
+fn time_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    let passes = if ctx.quick { 2 } else { 5 };
+    let mut rows = Vec::new();
+    let mut md_rows = Vec::new();
+    let mut values = Vec::new();
+    for ftl in FTLS {
+        let (n, ns) = time_lookups(ctx, ftl, passes)?;
+        rows.push(vec![ftl.to_string(), n.to_string(), fmt_f(ns, 1)]);
+        md_rows.push(vec![ftl.to_uppercase(), n.to_string(), fmt_f(ns, 1)]);
+        values.push(ns);
+    }
+    ctx.csv(
+        "lookup_time",
+        &["ftl", "lookups_timed", "ns_per_lookup"],
+        rows,
+    );
+    ctx.svg(
+        "lookup_time",
+        bar_chart_svg(
+            "Real time per lookup, Andrew-like workload (this machine)",
+            "ns per lookup",
+            &["Andrew-like reads".to_string()],
+            &FTLS
+                .iter()
+                .zip(&values)
+                .map(|(f, &v)| (f.to_uppercase(), vec![v]))
+                .collect::<Vec<_>>(),
+            false,
+        ),
+    );
+    md.push_str("## 3. Real time per lookup\n\n");
+    md.push_str(&format!(
+        "The Andrew-like workload replayed in process on each FTL, then every page it read \
+         looked up again with `Ftl::read` ({passes} passes, fastest kept): the lookup path \
+         with its cache upkeep (LRU, NUR, hit counts, promotions) plus the NAND model's \
+         read bookkeeping, which is the same for all three. Wall-clock on the machine that \
+         ran this reproduction, so it varies between runs (the only output that does); \
+         `cargo bench --bench ftl_lookup` measures the same paths with criterion's \
+         statistics (BENCHMARKS.md).\n\n"
+    ));
+    md.push_str(&md_table(
+        &["FTL", "lookups timed", "ns per lookup"],
+        &md_rows,
+    ));
+    md.push_str(
+        "\nThe paper's 8% and 13% are differences in system time of a whole benchmark on a \
+         2008 embedded platform; ours are the translation paths alone on a modern CPU, \
+         where a table probe that stays in cache costs a few nanoseconds: compare with the \
+         probe counts of section 2, which do not depend on the machine.\n",
+    );
+    Ok(())
+}

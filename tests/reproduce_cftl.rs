@@ -1,0 +1,105 @@
+//! `ssdlab reproduce cftl --quick` writes its outputs and shows the paper's memory trend
+//! (Table 3): CFTL's fine tables about a quarter of AFTL's at every MFS, NFTL constant.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn cftl_reproduction_shows_the_papers_memory_trend() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cftl");
+    // Run from the checkout so the trace samples beside it are found.
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["reproduce", "cftl", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "summary.md",
+        "memory.csv",
+        "memory.svg",
+        "cost.csv",
+        "probes.svg",
+        "lookup_time.csv",
+        "lookup_time.svg",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    // Memory: six MFS settings × three FTLs.
+    let mem = rows(&std::fs::read_to_string(out.join("memory.csv")).unwrap());
+    assert_eq!(mem.len(), 18);
+    let get = |r: &BTreeMap<String, String>, k: &str| -> f64 { r[k].parse().unwrap() };
+    let mut nftl = Vec::new();
+    let mut aftl_fine = Vec::new();
+    for chunk in mem.chunks(3) {
+        let by: BTreeMap<&str, &BTreeMap<String, String>> =
+            chunk.iter().map(|r| (r["ftl"].as_str(), r)).collect();
+        let ratio = get(by["cftl"], "fine_bytes") / get(by["aftl"], "fine_bytes");
+        assert!(
+            (0.2..0.3).contains(&ratio),
+            "CFTL / AFTL fine tables {ratio} at {:?}",
+            by["aftl"]
+        );
+        nftl.push(get(by["nftl"], "total_bytes"));
+        aftl_fine.push(get(by["aftl"], "fine_bytes") / get(by["aftl"], "mfs_short"));
+        // CFTL's whole map is smaller than AFTL's too.
+        assert!(get(by["cftl"], "total_bytes") < get(by["aftl"], "total_bytes"));
+    }
+    assert!(
+        nftl.windows(2).all(|w| w[0] == w[1]),
+        "NFTL not constant: {nftl:?}"
+    );
+    // AFTL's fine table grows linearly with the slots: bytes per short slot are constant
+    // over the rows with the 1:4 ratio (the first four).
+    assert!(
+        aftl_fine[..4].windows(2).all(|w| w[0] == w[1]),
+        "{aftl_fine:?}"
+    );
+
+    // Cost: the Andrew-like workload on every FTL, and the fine tables serve lookups.
+    let cost = rows(&std::fs::read_to_string(out.join("cost.csv")).unwrap());
+    let andrew: Vec<_> = cost.iter().filter(|r| r["workload"] == "andrew").collect();
+    assert_eq!(andrew.len(), 3);
+    for r in &andrew {
+        assert!(
+            get(r, "lookups") > 0.0 && get(r, "probes_per_lookup") > 0.0,
+            "{r:?}"
+        );
+    }
+    let cftl = andrew.iter().find(|r| r["ftl"] == "cftl").unwrap();
+    assert!(get(cftl, "fine_hit_share") > 0.0, "{cftl:?}");
+    // Every trace sample up to 400 KiB beside the checkout was replayed on all three.
+    let traces = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    if traces.is_dir() {
+        assert!(
+            cost.len() > 3,
+            "no trace rows although {} exists",
+            traces.display()
+        );
+        assert_eq!(cost.len() % 3, 0);
+    }
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("244.1") && summary.contains("61.0"),
+        "paper's numbers quoted"
+    );
+    let times = rows(&std::fs::read_to_string(out.join("lookup_time.csv")).unwrap());
+    assert_eq!(times.len(), 3);
+    assert!(times.iter().all(|r| get(r, "ns_per_lookup") > 0.0));
+}
