@@ -104,6 +104,11 @@ fn configs() -> Vec<FtlConfig> {
                     FullPolicy::Wait
                 };
                 c.dftl.cmt_entries = Some(2 + variant as u64);
+                if name == FtlKind::Dftl {
+                    // DFTL keeps two more spare blocks on one plane (translation pages);
+                    // stopping GC at the low mark keeps the 16-block geometry feasible.
+                    c.gc_high_free_blocks = c.gc_low_free_blocks;
+                }
                 c.dftl.cmt_policy = if variant == 0 {
                     CmtPolicy::SegmentedLru
                 } else {
