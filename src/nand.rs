@@ -335,6 +335,9 @@ pub struct Nand {
     endurance_cycles: u32,
     worn_out_blocks: u32,
     next_seq: u32,
+    /// Sequence number the next host program stores instead of a fresh one (data a
+    /// write buffer received earlier, see [`Nand::stamp_next_host_program`]).
+    stamp: Option<u32>,
     counters: NandCounters,
     logging: bool,
     log: Vec<FlashOp>,
@@ -372,6 +375,7 @@ impl Nand {
             endurance_cycles,
             worn_out_blocks: 0,
             next_seq: 0,
+            stamp: None,
             counters: NandCounters::default(),
             logging: false,
             log: Vec::new(),
@@ -414,6 +418,30 @@ impl Nand {
     /// Sequence number the next host program will get.
     pub fn next_seq(&self) -> u32 {
         self.next_seq
+    }
+
+    /// Hands out the next sequence number without programming anything: a write buffer
+    /// tags the data it absorbs in the order the host wrote it, so that the tag written
+    /// to flash later (see [`Nand::stamp_next_host_program`]) still says which host write
+    /// the page holds.
+    #[inline]
+    pub fn take_seq(&mut self) -> u32 {
+        let s = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        s
+    }
+
+    /// Makes the next program of cause [`Cause::Host`] store `seq` in its OOB tag instead
+    /// of a fresh number (a write buffer writing back data the host wrote earlier).
+    #[inline]
+    pub fn stamp_next_host_program(&mut self, seq: u32) {
+        self.stamp = Some(seq);
+    }
+
+    /// Whether a stamp is still waiting for its host program (the simulator checks that
+    /// every FTL consumed it).
+    pub fn stamp_pending(&self) -> bool {
+        self.stamp.is_some()
     }
 
     #[inline]
@@ -546,8 +574,13 @@ impl Nand {
     /// number stored in its OOB tag.
     #[inline]
     pub fn program(&mut self, ppn: Ppn, lpn: Lpn, cause: Cause) -> u32 {
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
+        let seq = match self.stamp {
+            Some(s) if cause == Cause::Host => {
+                self.stamp = None;
+                s
+            }
+            _ => self.take_seq(),
+        };
         self.place(ppn, lpn, seq);
         self.counters.programs[cause as usize] += 1;
         self.log_op(OpKind::Program, cause, ppn);
