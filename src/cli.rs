@@ -79,6 +79,9 @@ pub enum Command {
     Config(ConfigArgs),
     /// Write a synthetic workload as an ASCII trace (`time_ns dev lba size op`).
     GenTrace(GenTraceArgs),
+    /// Run a workload on an HDD alone and behind a flash cache (Kim et al. 2011).
+    #[command(after_help = crate::hybrid::cli::AFTER_HELP)]
+    Hybrid(crate::hybrid::cli::HybridArgs),
     /// Rebuild a source paper's experiment: CSV tables, SVG figures and a Markdown
     /// summary with the paper's numbers beside ours.
     #[command(after_help = REPRODUCE_HELP)]
@@ -147,6 +150,16 @@ pub struct DesignArgs {
     /// Chip organisation: shared-bus, shared-control, channels.
     #[arg(long, value_name = "NAME")]
     pub organisation: Option<String>,
+    /// SSD management block (superblock) size, e.g. 1MiB (default: one flash page).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub mgmt_block: Option<Size>,
+    /// Placement inside a management block: write-order (log structured) or by-address
+    /// (fixed position; smaller writes rewrite the whole management block).
+    #[arg(long, value_name = "NAME")]
+    pub placement: Option<String>,
+    /// Placement of a management block's pages: striped (over channels) or one-channel.
+    #[arg(long, value_name = "NAME")]
+    pub channel_placement: Option<String>,
     /// Generator: seq-write, seq-read, random-write, random-read, mixed, zipf, hot-cold, iozone.
     #[arg(long, value_name = "NAME")]
     pub workload: Option<String>,
@@ -249,7 +262,8 @@ fn parse_size(s: &str) -> Result<Size, String> {
     s.parse::<Size>().map_err(|e| e.to_string())
 }
 
-fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
+/// Sets the dotted key `path` of `t` to `v`, creating tables on the way.
+pub(crate) fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
     let mut cur = t;
     let mut parts: Vec<&str> = path.split('.').collect();
     let last = parts.pop().expect("non-empty key");
@@ -265,7 +279,8 @@ fn set(t: &mut toml::Table, path: &str, v: toml::Value) {
     cur.insert(last.to_string(), v);
 }
 
-fn s(v: impl ToString) -> toml::Value {
+/// A TOML string value.
+pub(crate) fn s(v: impl ToString) -> toml::Value {
     toml::Value::String(v.to_string())
 }
 
@@ -281,6 +296,15 @@ impl DesignArgs {
         }
         if let Some(v) = &self.organisation {
             set(&mut t, "device.organisation", s(v));
+        }
+        if let Some(v) = self.mgmt_block {
+            set(&mut t, "ftl.mgmt_block", s(v));
+        }
+        if let Some(v) = &self.placement {
+            set(&mut t, "ftl.placement", s(v));
+        }
+        if let Some(v) = &self.channel_placement {
+            set(&mut t, "ftl.channel_placement", s(v));
         }
         if let Some(v) = &self.workload {
             set(&mut t, "workload.kind", s(v));
@@ -667,6 +691,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         }
         Command::Config(a) => cmd_config(a),
         Command::GenTrace(a) => cmd_gen_trace(a),
+        Command::Hybrid(a) => crate::hybrid::cli::cmd_hybrid(a),
         Command::Reproduce(a) => cmd_reproduce(a),
     }
 }

@@ -252,7 +252,8 @@ pub struct ResolvedDevice {
     pub buffer: Option<BufferShape>,
 }
 
-fn merge(base: &mut toml::Table, over: toml::Table) {
+/// Merges `over` into `base`: tables key by key, any other value replaced.
+pub fn merge(base: &mut toml::Table, over: toml::Table) {
     for (k, v) in over {
         match (base.get_mut(&k), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o),

@@ -10,6 +10,7 @@ pub mod config;
 pub mod experiments;
 pub mod ftl;
 pub mod host;
+pub mod hybrid;
 pub mod nand;
 pub mod report;
 pub mod sim;

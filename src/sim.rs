@@ -23,14 +23,16 @@
 use crate::buffer::core::KeyMap;
 use crate::buffer::{Evictions, WriteBuffer, build_buffer};
 use crate::config::{Config, Precondition, ResolvedDevice, TimingMode};
-use crate::ftl::{Ftl, FtlError, build_ftl};
+use crate::ftl::layout::Placement;
+use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
 use crate::host::{Ncq, QueuedCommand};
-use crate::nand::{Cause, Lpn, Nand, NandCounters};
+use crate::nand::{Cause, Lpn, Nand, NandCounters, OpKind as FlashOpKind};
 use crate::report::BufferReport;
 use crate::report::latency::{cdf_points, new_latency_histogram, summarize};
 use crate::report::progress::Progress;
-use crate::report::{EraseSummary, Figures, PhaseReport, Report};
+use crate::report::{EraseSummary, Figures, PhaseReport, ProbeReport, Report};
 use crate::timing::{Calendar, FormulaCosts, Timing};
+use crate::workload::synth::{SynthKind, probe};
 use crate::workload::trace::{OpenedTrace, TraceOptions, Warnings, open_trace};
 use crate::workload::{IoRequest, OpKind, Phase, RequestStream, TraceError, synth};
 use hdrhistogram::Histogram;
@@ -67,6 +69,10 @@ pub struct Device {
     /// Counting mode: time at which the serial device is next free.
     serial_free_ns: u64,
     link: Calendar,
+    /// Pages per management block when by-address placement rewrites whole blocks (their
+    /// rewrites are serialised in time), else 1.
+    serial_units: u32,
+    op_scratch: Vec<crate::nand::FlashOp>,
     /// Host-side page counters.
     pub host: HostCounters,
     /// Commands waiting for dispatch.
@@ -120,30 +126,45 @@ pub struct Dispatched {
     pub done_ns: u64,
 }
 
-/// Writes back the pages `b.out` lists, through the FTL, and empties the list.
+/// Writes back the pages `b.out` lists, through the FTL, and empties the list. Runs of
+/// consecutive dirty pages go to the FTL as one range (an FTL that rewrites whole units
+/// then rewrites each unit once); padding pages are read from flash and written back one
+/// by one.
 fn write_back(b: &mut BufferFront, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
-    for i in 0..b.out.pages.len() {
-        let e = b.out.pages[i];
-        let lpn = Lpn(e.lpn);
+    let pages = &b.out.pages;
+    let mut i = 0;
+    while i < pages.len() {
+        let e = pages[i];
         if e.pad {
+            i += 1;
             // Padding rewrites the data flash already holds; pages without data stay empty.
-            let Some(old) = ftl.lookup(lpn) else { continue };
+            let Some(old) = ftl.lookup(Lpn(e.lpn), nand) else {
+                continue;
+            };
             let tag = nand.read(old, Cause::Rmw);
             if b.versions.is_some() {
                 nand.stamp_next_host_program(tag.seq);
             }
-            ftl.write(lpn, nand)?;
+            ftl.write_range(Lpn(e.lpn), 1, nand)?;
             b.stats.padding_pages += 1;
         } else {
-            if let Some(v) = b.versions.as_mut().and_then(|m| m.remove(e.lpn)) {
-                nand.stamp_next_host_program(v);
+            let mut j = i + 1;
+            while j < pages.len() && !pages[j].pad && pages[j].lpn == pages[j - 1].lpn + 1 {
+                j += 1;
             }
-            ftl.write(lpn, nand)?;
-            b.stats.flushed_pages += 1;
+            if let Some(m) = b.versions.as_mut() {
+                for e in &pages[i..j] {
+                    let v = m.remove(e.lpn).expect("every buffered page has a version");
+                    nand.stamp_next_host_program(v);
+                }
+            }
+            ftl.write_range(Lpn(e.lpn), (j - i) as u32, nand)?;
+            b.stats.flushed_pages += (j - i) as u64;
+            i = j;
         }
         debug_assert!(
             !nand.stamp_pending(),
-            "FTL {} wrote host data without a host program",
+            "FTL {} did not program every written-back page as host data",
             ftl.name()
         );
     }
@@ -194,6 +215,13 @@ impl Device {
             resolved.track_write_seq,
             ftl.programs_in_order(),
         );
+        let serial_units = if cfg.ftl.placement == Placement::ByAddress
+            && cfg.ftl.name == crate::ftl::FtlKind::Page
+        {
+            unit_pages(&cfg.ftl, &geo, resolved.logical_pages).map_err(SimError::Config)?
+        } else {
+            1
+        };
         let timing = match cfg.timing.mode {
             TimingMode::Full => Some(Timing::new(&geo, resolved.timing)),
             TimingMode::Count => None,
@@ -225,6 +253,8 @@ impl Device {
             timing,
             serial_free_ns: 0,
             link: Calendar::default(),
+            serial_units,
+            op_scratch: Vec::new(),
             host: HostCounters::default(),
             ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
             buffer,
@@ -332,7 +362,9 @@ impl Device {
         {
             return Some(v);
         }
-        self.ftl.lookup(Lpn(lpn)).map(|p| self.nand.oob(p).seq)
+        self.ftl
+            .lookup(Lpn(lpn), &self.nand)
+            .map(|p| self.nand.oob(p).seq)
     }
 
     /// Puts `req` in the device queue: it arrived at the host at `arrival_ns` and entered
@@ -455,7 +487,7 @@ impl Device {
                     } else {
                         let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
                             || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
-                        if partial && let Some(old) = ftl.lookup(Lpn(lpn as u32)) {
+                        if partial && let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
                             // The untouched sectors come from flash into the DRAM slot.
                             nand.read(old, Cause::Rmw);
                         }
@@ -510,14 +542,21 @@ impl Device {
         if let Some(tm) = &mut self.timing {
             let program_ns = tm.params().program_ns;
             tm.advance(t);
+            // A padded page is programmed once its old contents have been read.
+            let mut merged = t;
             for op in self.nand.drain_log() {
-                let end = tm.apply(&op, t);
+                let rmw_read = op.cause == Cause::Rmw && op.kind == FlashOpKind::Read;
+                let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
+                let end = tm.apply(&op, if own { merged } else { t });
+                if rmw_read {
+                    merged = merged.max(end);
+                }
                 flash_done = flash_done.max(end);
                 match (op.kind, op.cause) {
-                    (crate::nand::OpKind::Program, Cause::Host) => {
+                    (FlashOpKind::Program, Cause::Host) => {
                         slot_free = slot_free.max(end - program_ns)
                     }
-                    (crate::nand::OpKind::Read, Cause::Host) => read_done = read_done.max(end),
+                    (FlashOpKind::Read, Cause::Host) => read_done = read_done.max(end),
                     _ => {}
                 }
             }
@@ -589,15 +628,18 @@ impl Device {
                     self.link.prune(issue_ns);
                     ready_ns = self.link.reserve(issue_ns, link) + link;
                 }
-                for lpn in first..last {
-                    let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
-                        || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
-                    if partial && let Some(old) = self.ftl.lookup(Lpn(lpn as u32)) {
-                        // Read-modify-write: the untouched sectors come from the old page.
+                // Read-modify-write: the untouched sectors of a partly written first or
+                // last page come from the old page.
+                let head = (!req.offset_bytes.is_multiple_of(ps)).then_some(first);
+                let tail =
+                    (!end_bytes.is_multiple_of(ps) && head != Some(last - 1)).then_some(last - 1);
+                for lpn in [head, tail].into_iter().flatten() {
+                    if let Some(old) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
                         self.nand.read(old, Cause::Rmw);
                     }
-                    self.ftl.write(Lpn(lpn as u32), &mut self.nand)?;
                 }
+                self.ftl
+                    .write_range(Lpn(first as u32), (last - first) as u32, &mut self.nand)?;
                 self.host.write_pages += last - first;
                 self.host.write_bytes += req.size_bytes;
             }
@@ -615,9 +657,38 @@ impl Device {
         let mut done_ns = ready_ns;
         if let Some(t) = &mut self.timing {
             t.advance(issue_ns);
-            for op in self.nand.drain_log() {
-                done_ns = done_ns.max(t.apply(&op, ready_ns));
+            // A partly written page is programmed only once its old contents have been
+            // read and merged: read-modify-write reads gate the command's own programs.
+            // With by-address management blocks the firmware rewrites one block at a
+            // time, so a write straddling two blocks pays for both in sequence.
+            let mut ops = std::mem::take(&mut self.op_scratch);
+            self.nand.swap_log(&mut ops);
+            let mut merged_ns = ready_ns;
+            let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, ready_ns, ready_ns);
+            for op in &ops {
+                let rmw_read = op.cause == Cause::Rmw && op.kind == FlashOpKind::Read;
+                let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
+                let mut start = if own { merged_ns } else { ready_ns };
+                if own && self.serial_units > 1 {
+                    let u = self.nand.oob_lpn_raw(op.addr) / self.serial_units;
+                    if u != unit {
+                        if unit != u32::MAX {
+                            unit_start_ns = unit_done_ns;
+                        }
+                        unit = u;
+                    }
+                    start = start.max(unit_start_ns);
+                }
+                let end = t.apply(op, start);
+                if rmw_read {
+                    merged_ns = merged_ns.max(end);
+                }
+                if own {
+                    unit_done_ns = unit_done_ns.max(end);
+                }
+                done_ns = done_ns.max(end);
             }
+            self.op_scratch = ops;
         } else if let Some(before) = before {
             let cost = self
                 .resolved
@@ -907,7 +978,6 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let nand_base = *dev.nand.counters();
     let host_base = dev.host;
     let busy_base = dev.timing.as_ref().map(|t| *t.busy_ns());
-    let qd = cfg.host.qd as usize;
     let speedup = cfg.host.speedup;
     let mut now_ns = 0u64;
     let mut phase_reports = Vec::new();
@@ -918,9 +988,40 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let mut series = ThroughputSeries::new(0);
     let mut requests_total = 0u64;
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
-    let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
+    let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(513);
     let mut warnings = Vec::new();
+    if cfg.ftl.name != crate::ftl::FtlKind::Page
+        && (cfg.ftl.mgmt_block.bytes() != 0
+            || cfg.ftl.placement != Placement::WriteOrder
+            || cfg.ftl.channel_placement != crate::ftl::layout::ChannelPlacement::Striped)
+    {
+        warnings.push(format!(
+            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL only; the {} FTL uses the physical block as its unit",
+            dev.ftl.name()
+        ));
+    }
+    // The management-block probe needs every probe write's latency by offset.
+    let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
+        probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?
+    } else {
+        Vec::new()
+    };
+    let mut probe_samples: Vec<(u32, u64, u64)> = Vec::new();
+    // A probe write's latency must be its own service time, not time spent queued behind
+    // earlier writes: the probe always runs at queue depth 1.
+    let qd = if probe_starts.is_empty() {
+        cfg.host.qd as usize
+    } else {
+        if cfg.host.qd != 1 {
+            notes.push(format!(
+                "the probe ran at queue depth 1 (host.qd = {} ignored)",
+                cfg.host.qd
+            ));
+        }
+        1
+    };
     for phase in phases {
+        let probing = !probe_starts.is_empty() && phase.name == "probe";
         let start = now_ns;
         let mut acc = PhaseAcc::new(phase.name.clone(), start, &dev);
         let mut issue_clock = start;
@@ -972,6 +1073,10 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
             let done = dev.submit(&req, issue)?;
             outstanding.push(Reverse(done));
             acc.record(req.op, done - arrival, done);
+            if probing {
+                let p = probe_starts.partition_point(|&s| s <= req.offset_bytes) - 1;
+                probe_samples.push((p as u32, req.offset_bytes - probe_starts[p], done - arrival));
+            }
             series.add(done, req.size_bytes);
             requests_total += 1;
             if let Some(p) = &mut progress {
@@ -1101,6 +1206,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         simulated_ns: now_ns,
         counters,
         phases: phase_reports,
+        probe: (!probe_starts.is_empty()).then(|| probe_report(cfg, &probe_samples)),
         wall_clock_s: wall.elapsed().as_secs_f64(),
         wall_clock_measured_s: measured_wall.elapsed().as_secs_f64(),
     };
@@ -1108,6 +1214,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         latency_cdf: cdfs,
         throughput_series: series.points(),
         erase_counts,
+        probe_latency: probe_figure(&probe_samples),
     };
     Ok(RunOutput { report, figures })
 }
@@ -1262,6 +1369,38 @@ fn run_phase_buffered(
     Ok(n)
 }
 
+/// The probe's inference as a report section.
+fn probe_report(cfg: &Config, samples: &[(u32, u64, u64)]) -> ProbeReport {
+    let r = probe::infer(samples, cfg.workload.size.bytes());
+    ProbeReport {
+        mgmt_block_bytes: r.mgmt_block_bytes,
+        mgmt_block: r
+            .mgmt_block_bytes
+            .map(|b| crate::units::Size(b).to_string())
+            .unwrap_or_else(|| "none seen".into()),
+        size_bytes: cfg.workload.size.bytes(),
+        step_bytes: cfg.workload.probe_step.bytes(),
+        partitions: cfg.workload.probe_partitions,
+        onsets: r.onsets as u64,
+        latency_ns_min: r.latency_ns_min,
+        latency_ns_max: r.latency_ns_max,
+    }
+}
+
+/// Probe latency by offset, one series per partition (KiB, µs).
+fn probe_figure(samples: &[(u32, u64, u64)]) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for &(p, off, lat) in samples {
+        if out.len() <= p as usize {
+            out.push((format!("partition {p}"), Vec::new()));
+        }
+        out[p as usize]
+            .1
+            .push((off as f64 / 1024.0, lat as f64 / 1e3));
+    }
+    out
+}
+
 /// Min / mean / max / population standard deviation of erase counts.
 pub fn erase_summary(counts: &[u32]) -> EraseSummary {
     if counts.is_empty() {
@@ -1350,9 +1489,9 @@ mod tests {
         dev.submit(&req(OpKind::Write, 0, 3 * 4096), 0).unwrap();
         dev.submit(&req(OpKind::Trim, 100, 2 * 4096), 0).unwrap(); // covers page 1 only
         assert_eq!(dev.host.trim_pages, 1);
-        assert!(dev.ftl.lookup(Lpn(0)).is_some());
-        assert!(dev.ftl.lookup(Lpn(1)).is_none());
-        assert!(dev.ftl.lookup(Lpn(2)).is_some());
+        assert!(dev.ftl.lookup(Lpn(0), &dev.nand).is_some());
+        assert!(dev.ftl.lookup(Lpn(1), &dev.nand).is_none());
+        assert!(dev.ftl.lookup(Lpn(2), &dev.nand).is_some());
         let end = dev.capacity_bytes();
         assert!(matches!(
             dev.submit(&req(OpKind::Read, end - 512, 1024), 0),

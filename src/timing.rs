@@ -84,7 +84,9 @@ impl FormulaCosts {
     /// Formula time of a set of counters: copies are charged `copy_ns`, the remaining
     /// reads `Tr` and programs `Tw`; erases `Te`.
     pub fn time(&self, c: &NandCounters) -> FormulaTime {
-        let copies: u64 = c.copies.iter().sum();
+        // Read-modify-write copies of a management block are part of the host write's
+        // own cost, not garbage collection: they count as a read plus a program.
+        let copies: u64 = c.copies.iter().sum::<u64>() - c.copies[Cause::Rmw as usize];
         let reads = c.total_reads() - copies;
         let programs = c.total_programs() - copies;
         FormulaTime {
@@ -307,7 +309,10 @@ impl Timing {
                 let src_plane = self.plane_of(src);
                 let src_die = self.die_of(src);
                 let data = self.read_into_register(src_die, ready);
-                if self.p.copyback && src_plane == self.plane_of(op.addr) {
+                // A management block's read-modify-write merges the old pages with the
+                // new sectors in controller RAM, so its copies always cross the bus.
+                if self.p.copyback && op.cause != Cause::Rmw && src_plane == self.plane_of(op.addr)
+                {
                     let end = data + self.p.program_ns;
                     self.die_free_ns[die] = end;
                     self.busy_ns[c] += self.p.read_ns + self.p.program_ns;

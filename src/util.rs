@@ -29,12 +29,12 @@ pub fn zeroed_vec<T: Copy + Default>(len: usize) -> Vec<T> {
     v
 }
 
-/// A vector of `len` copies of `value` whose memory is advised for transparent huge pages
-/// *before* it is first written (the advice only helps pages not yet faulted in, and a
-/// non-zero fill touches every page).
-pub fn filled_huge_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
+/// A vector of `len` copies of `value`, its memory advised for transparent huge pages
+/// before anything touches it (as [`zeroed_vec`] for tables whose empty value is not 0;
+/// advising after filling would leave the pages already faulted in at 4 KiB).
+pub fn filled_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
     let mut v: Vec<T> = Vec::with_capacity(len);
-    advise_huge_region(v.as_ptr() as usize, len * std::mem::size_of::<T>());
+    advise_huge_range(v.as_ptr() as usize, len * std::mem::size_of::<T>());
     v.resize(len, value);
     v
 }
@@ -42,10 +42,12 @@ pub fn filled_huge_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
 /// Asks for transparent huge pages over `v`'s memory (Linux; a no-op elsewhere or when
 /// the region is too small to hold one huge page).
 pub fn advise_huge<T>(v: &[T]) {
-    advise_huge_region(v.as_ptr() as usize, std::mem::size_of_val(v));
+    advise_huge_range(v.as_ptr() as usize, std::mem::size_of_val(v));
 }
 
-fn advise_huge_region(start: usize, bytes: usize) {
+/// [`advise_huge`] over `bytes` bytes from address `start`, which must lie in one
+/// allocation.
+fn advise_huge_range(start: usize, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;
@@ -53,8 +55,9 @@ fn advise_huge_region(start: usize, bytes: usize) {
         let aligned = start.next_multiple_of(HUGE);
         if end > aligned + HUGE {
             let len = (end - aligned) / HUGE * HUGE;
-            // SAFETY: the range lies inside one allocation (the caller's vector);
-            // MADV_HUGEPAGE only changes how the kernel backs it, never its contents.
+            // SAFETY: the range lies inside one allocation (the callers pass a vector's
+            // buffer); MADV_HUGEPAGE only changes how the kernel backs it, never its
+            // contents.
             unsafe {
                 libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
             }

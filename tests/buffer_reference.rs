@@ -15,6 +15,7 @@ use proptest::prelude::*;
 use ssdlab::buffer::BufferKind;
 use ssdlab::config::{Config, TimingMode};
 use ssdlab::ftl::FtlKind;
+use ssdlab::ftl::layout::Placement;
 use ssdlab::host::{DispatchOrder, QueuedCommand};
 use ssdlab::sim::Device;
 use ssdlab::units::Size;
@@ -217,6 +218,14 @@ proptest! {
                     run(&config(ftl, buffer, dispatch, pages), &seq)?;
                 }
             }
+        }
+        // The page FTL with by-address management blocks of 4 pages: written-back runs
+        // rewrite whole units, copying buffered pages' older flash data along.
+        for buffer in BufferKind::policies() {
+            let mut c = config(FtlKind::Page, buffer, DispatchOrder::Fifo, pages);
+            c.ftl.mgmt_block = Size(4 * PAGE);
+            c.ftl.placement = Placement::ByAddress;
+            run(&c, &seq)?;
         }
     }
 }

@@ -245,28 +245,46 @@ fn traces_dir() -> std::path::PathBuf {
     d
 }
 
-#[test]
-fn every_trace_sample_replays_through_the_simulator() {
+const TRACE_SAMPLES: [(&str, &str); 8] = [
+    ("msr/hm_0-head1k.csv", "msr"),
+    (
+        "heimdall-msr/msr.cut.per_10k.rw_20_80.105.trace",
+        "heimdall",
+    ),
+    ("spc-ascii/financial1-head10k.ascii", "ascii"),
+    ("spc-ascii/tpcc-small.ascii", "ascii"),
+    ("spc-ascii/wsrch-small.ascii", "ascii"),
+    ("disksim/postmark.ascii", "disksim"),
+    ("blkparse/java-job.blkparse.txt", "blkparse"),
+    ("snia-tencent/cbs-1s-sample.csv", "tencent"),
+];
+
+/// Replays every trace sample with `--ftl ftl` and checks each run did something.
+fn replay_every_sample(ftl: &str) {
     let d = traces_dir();
-    let samples = [
-        ("msr/hm_0-head1k.csv", "msr"),
-        (
-            "heimdall-msr/msr.cut.per_10k.rw_20_80.105.trace",
-            "heimdall",
-        ),
-        ("spc-ascii/financial1-head10k.ascii", "ascii"),
-        ("spc-ascii/tpcc-small.ascii", "ascii"),
-        ("spc-ascii/wsrch-small.ascii", "ascii"),
-        ("disksim/postmark.ascii", "disksim"),
-        ("blkparse/java-job.blkparse.txt", "blkparse"),
-        ("snia-tencent/cbs-1s-sample.csv", "tencent"),
-    ];
+    // The list above must name every sample in the directory.
+    let mut on_disk = Vec::new();
+    for sub in std::fs::read_dir(&d).unwrap() {
+        let sub = sub.unwrap().path();
+        if sub.is_dir() {
+            for f in std::fs::read_dir(&sub).unwrap() {
+                let f = f.unwrap().path();
+                on_disk.push(f.strip_prefix(&d).unwrap().to_str().unwrap().to_string());
+            }
+        }
+    }
+    on_disk.sort();
+    let mut listed: Vec<String> = TRACE_SAMPLES.iter().map(|(f, _)| f.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "trace samples on disk vs the test's list");
     let dir = tempfile::tempdir().unwrap();
-    for (file, format) in samples {
+    for (file, format) in TRACE_SAMPLES {
         let path = d.join(file);
         let out = dir.path().join("r.json");
         let o = ssdlab(&[
             "run",
+            "--ftl",
+            ftl,
             "--trace",
             path.to_str().unwrap(),
             "--format",
@@ -279,14 +297,39 @@ fn every_trace_sample_replays_through_the_simulator() {
             out.to_str().unwrap(),
             "-q",
         ]);
-        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        assert!(o.status.success(), "{ftl}, {file}: {}", stderr(&o));
         let r = json(&out);
         let requests = r["counters"]["host.requests"].as_u64().unwrap();
-        assert!(requests > 0, "{file}: no requests");
-        assert!(r["latency_ns"]["max"].as_u64().unwrap() > 0, "{file}");
+        assert!(requests > 0, "{ftl}, {file}: no requests");
+        assert!(
+            r["latency_ns"]["max"].as_u64().unwrap() > 0,
+            "{ftl}, {file}"
+        );
         assert!(
             r["host_read_pages"].as_u64().unwrap() + r["host_write_pages"].as_u64().unwrap() > 0
         );
+        assert!(r["mapping_bytes"].as_u64().unwrap() > 0, "{ftl}, {file}");
+        // The formula's time and its GC share are reported for every FTL.
+        assert!(
+            r["elapsed_formula_us"].as_f64().unwrap() > 0.0,
+            "{ftl}, {file}"
+        );
+        let gc = r["gc_time_share"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&gc), "{ftl}, {file}: {gc}");
+    }
+}
+
+#[test]
+fn every_trace_sample_replays_through_the_simulator() {
+    replay_every_sample("page");
+}
+
+#[test]
+fn every_ftl_replays_every_trace_sample() {
+    for (kind, name, _) in ssdlab::ftl::FtlKind::all() {
+        if *kind != ssdlab::ftl::FtlKind::Page {
+            replay_every_sample(name);
+        }
     }
 }
 
@@ -334,6 +377,45 @@ fn a_corrupted_trace_line_names_file_and_line_and_exits_2() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn log_block_ftls_replay_a_trace_that_forces_merges() {
+    // The samples are too small to fill a 16 GiB device; on an 8 MiB one the Financial1
+    // sample's writes wrap around and force merges in every log-block FTL.
+    let d = traces_dir();
+    let path = d.join("spc-ascii/financial1-head10k.ascii");
+    let dir = tempfile::tempdir().unwrap();
+    for ftl in ["nftl", "bast", "fast", "faster"] {
+        let out = dir.path().join("r.json");
+        let o = ssdlab(&[
+            "run",
+            "--trace",
+            path.to_str().unwrap(),
+            "--format",
+            "ascii",
+            "--trace-fit",
+            "wrap",
+            "--preset",
+            "android-emmc",
+            "--capacity",
+            "8MiB",
+            "--ftl",
+            ftl,
+            "--json",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(o.status.success(), "{ftl}: {}", stderr(&o));
+        let r = json(&out);
+        let c = &r["counters"];
+        let merges: u64 = ["ftl.merge.switch", "ftl.merge.partial", "ftl.merge.full"]
+            .iter()
+            .map(|k| c[k].as_u64().unwrap())
+            .sum();
+        assert!(merges > 0, "{ftl}: no merge");
+        assert!(r["gc_time_share"].as_f64().unwrap() > 0.0, "{ftl}");
+    }
 }
 
 #[test]

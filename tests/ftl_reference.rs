@@ -5,6 +5,8 @@
 mod common;
 
 use proptest::prelude::*;
+use ssdlab::ftl::cftl::FullPolicy;
+use ssdlab::ftl::dftl::CmtPolicy;
 use ssdlab::ftl::gc::GcPolicyKind;
 use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
 use ssdlab::nand::{Geometry, Lpn, Nand};
@@ -47,9 +49,39 @@ fn geometries() -> Vec<Geometry> {
 fn configs() -> Vec<FtlConfig> {
     let mut out = Vec::new();
     for &(name, _, _) in FtlKind::all() {
-        for &(gc, _, _) in GcPolicyKind::all() {
-            for (hot_cold, static_wl) in [(true, 0), (false, 2)] {
-                out.push(FtlConfig {
+        if matches!(
+            name,
+            FtlKind::Nftl | FtlKind::Bast | FtlKind::Fast | FtlKind::Faster
+        ) {
+            // Log-block FTLs: defaults, plus a starved variant (the smallest log area
+            // each accepts, Linux-style uncapped NFTL chains, FASTer without isolation)
+            // so victim merges and reclaims run almost every write.
+            out.push(FtlConfig {
+                name,
+                ..FtlConfig::default()
+            });
+            let mut tight = FtlConfig {
+                name,
+                ..FtlConfig::default()
+            };
+            tight.log.log_blocks = 2;
+            tight.log.victim = ssdlab::ftl::logblock::LogVictim::Fifo;
+            tight.nftl.max_chain_blocks = 0;
+            tight.nftl.fold_free_blocks = 1;
+            tight.faster.isolation_percent = 0;
+            out.push(tight);
+            continue;
+        }
+        // FTLs that fold instead of using a victim policy skip the GC-policy product.
+        let policies: Vec<GcPolicyKind> = if name.uses_gc_policy() {
+            GcPolicyKind::all().iter().map(|p| p.0).collect()
+        } else {
+            vec![GcPolicyKind::Greedy]
+        };
+        for &gc in &policies {
+            for (variant, (hot_cold, static_wl)) in [(true, 0), (false, 2)].into_iter().enumerate()
+            {
+                let mut c = FtlConfig {
                     name,
                     gc,
                     hot_cold,
@@ -57,7 +89,27 @@ fn configs() -> Vec<FtlConfig> {
                     static_wl_check_erases: 3,
                     gc_d: 3,
                     ..FtlConfig::default()
-                });
+                };
+                // Tiny tables so promotions, demotions and evictions happen constantly.
+                c.aftl.fine_slots = 3;
+                c.aftl.defer_gc = variant == 0;
+                c.cftl.short_slots = 2;
+                c.cftl.long_slots = 8;
+                c.cftl.subblock_factor = if variant == 0 { 2 } else { 8 };
+                c.cftl.promote_hits = 2;
+                c.cftl.nur_period_lookups = 11;
+                c.cftl.full = if variant == 0 {
+                    FullPolicy::Evict
+                } else {
+                    FullPolicy::Wait
+                };
+                c.dftl.cmt_entries = Some(2 + variant as u64);
+                c.dftl.cmt_policy = if variant == 0 {
+                    CmtPolicy::SegmentedLru
+                } else {
+                    CmtPolicy::Lru
+                };
+                out.push(c);
             }
         }
     }
@@ -68,31 +120,50 @@ fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), 
     let mut ftl = build_ftl(cfg, geo, logical as u64, 3).map_err(TestCaseError::fail)?;
     let mut nand = Nand::new(*geo, 1_000_000, true, ftl.programs_in_order());
     let mut model: BTreeMap<u32, u32> = BTreeMap::new();
+    let who = format!("{cfg:?} on {} planes", geo.planes());
     for (i, op) in ops.iter().enumerate() {
         match *op {
             Op::Write(l) => {
                 let seq = nand.next_seq();
-                ftl.write(Lpn(l), &mut nand).unwrap();
+                ftl.write(Lpn(l), &mut nand)
+                    .unwrap_or_else(|e| panic!("{cfg:?} on {geo:?}: op {i}: {e}"));
                 model.insert(l, seq);
             }
             Op::Trim(l) => {
-                ftl.trim(Lpn(l), &mut nand).unwrap();
+                ftl.trim(Lpn(l), &mut nand)
+                    .unwrap_or_else(|e| panic!("{cfg:?} on {geo:?}: op {i}: {e}"));
                 model.remove(&l);
             }
             Op::Read(l) => {
-                let got = ftl.read(Lpn(l), &mut nand).unwrap();
+                let got = ftl
+                    .read(Lpn(l), &mut nand)
+                    .unwrap_or_else(|e| panic!("{cfg:?} on {geo:?}: op {i}: {e}"));
                 match (got, model.get(&l)) {
                     (None, None) => {}
                     (Some(ppn), Some(&seq)) => {
                         let tag = nand.oob(ppn);
-                        prop_assert_eq!(tag.lpn, Lpn(l), "op {}: wrong page for lpn {}", i, l);
-                        prop_assert_eq!(tag.seq, seq, "op {}: stale data for lpn {}", i, l);
+                        prop_assert_eq!(
+                            tag.lpn,
+                            Lpn(l),
+                            "{}: op {}: wrong page for lpn {}",
+                            who,
+                            i,
+                            l
+                        );
+                        prop_assert_eq!(
+                            tag.seq,
+                            seq,
+                            "{}: op {}: stale data for lpn {}",
+                            who,
+                            i,
+                            l
+                        );
                     }
-                    (g, m) => prop_assert!(false, "op {i}: lpn {l} read {g:?}, model {m:?}"),
+                    (g, m) => prop_assert!(false, "{who}: op {i}: lpn {l} read {g:?}, model {m:?}"),
                 }
             }
         }
-        if i % 97 == 0 {
+        if i % 13 == 0 {
             ftl.check_invariants(&nand);
         }
     }
@@ -100,8 +171,8 @@ fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), 
     // Finally every page reads back its last write.
     for l in 0..logical {
         let want = model.get(&l).copied();
-        let got = ftl.lookup(Lpn(l)).map(|p| nand.oob(p).seq);
-        prop_assert_eq!(got, want, "lpn {} at the end", l);
+        let got = ftl.lookup(Lpn(l), &nand).map(|p| nand.oob(p).seq);
+        prop_assert_eq!(got, want, "{}: lpn {} at the end", who, l);
     }
     // Without a buffer nothing is written less than once.
     let c = nand.counters();

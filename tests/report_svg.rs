@@ -224,6 +224,7 @@ fn write_figures_writes_three_files() {
         latency_cdf: vec![("all".into(), cdf(1000.0))],
         throughput_series: vec![(0.0, 100.0), (1.0, 120.0), (2.0, 80.0)],
         erase_counts: vec![1, 2, 2, 3, 3, 3],
+        probe_latency: Vec::new(),
     };
     let paths = write_figures(&out, "dftl", &figs).unwrap();
     let names: Vec<String> = paths
@@ -249,4 +250,21 @@ fn write_figures_writes_three_files() {
     for p in &plain {
         assert!(std::fs::read_to_string(p).unwrap().contains(NO_DATA));
     }
+}
+
+#[test]
+fn write_figures_adds_the_probe_figure_when_there_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let figs = Figures {
+        latency_cdf: vec![("all".into(), cdf(1000.0))],
+        throughput_series: vec![(0.0, 100.0)],
+        erase_counts: vec![1],
+        probe_latency: vec![("partition 0".into(), vec![(0.0, 10.0), (0.5, 20.0)])],
+    };
+    let paths = write_figures(dir.path(), "", &figs).unwrap();
+    let probe = paths.last().unwrap();
+    assert_eq!(probe.file_name().unwrap(), "probe.svg");
+    let svg = std::fs::read_to_string(probe).unwrap();
+    assert_well_formed(&svg);
+    assert!(svg.contains("offset in partition"));
 }

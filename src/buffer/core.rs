@@ -20,7 +20,7 @@ pub const NIL: u32 = u32::MAX;
 /// maps and node arenas are accessed at random, and with 4 KiB pages most accesses of a
 /// large buffer would also miss the TLB.
 fn huge_vec<T: Clone>(n: usize, v: T) -> Vec<T> {
-    crate::util::filled_huge_vec(n, v)
+    crate::util::filled_vec(n, v)
 }
 
 /// Hash map from `u32` keys (page or block numbers, never `u32::MAX`) to `u32` values:

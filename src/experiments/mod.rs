@@ -10,6 +10,8 @@
 //! Summaries quote the papers' published numbers (from `system.md`) as text beside ours;
 //! they are never inputs to a computation.
 
+pub mod mgmt_block;
+
 use crate::config::Config;
 use crate::report::output;
 use crate::sim::{RunOptions, RunOutput, SimError, run};
@@ -44,7 +46,7 @@ pub trait Experiment: Sync {
 
 /// Every registered experiment, in the order `--list` shows them.
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![]
+    vec![Box::new(mgmt_block::MgmtBlock)]
 }
 
 /// Looks an experiment up by name.

@@ -11,11 +11,24 @@
 //! `ftl.cmt.misses` (cached-map FTLs; their extra flash reads and writes show up as NAND
 //! operations of cause `Map`).
 
+pub mod aftl;
+pub mod bast;
+pub mod cftl;
+pub mod dftl;
+pub mod fast;
+pub mod faster;
 pub mod gc;
+pub mod hash;
+pub mod layout;
+pub mod logblock;
+pub mod nftl;
 pub mod page;
+mod twolevel;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
+use crate::units::Size;
 use gc::{GcPolicyKind, PolicyParams};
+use layout::{ChannelPlacement, Placement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -30,6 +43,12 @@ pub enum FtlError {
         /// Plane that ran dry.
         plane: u32,
     },
+    /// A block-mapped FTL found no free block although its block budget should keep one.
+    #[error("{ftl}: no free block left (a bug: its block budget should prevent this)")]
+    NoFreeBlock {
+        /// Which FTL.
+        ftl: &'static str,
+    },
 }
 
 /// A flash translation layer. The caller guarantees `lpn < logical_pages()`.
@@ -41,8 +60,9 @@ pub trait Ftl: Send {
     fn logical_pages(&self) -> u64;
     /// Reads `lpn` (one host flash read when mapped); `None` = never written or trimmed.
     fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError>;
-    /// Where `lpn` lives now, without any flash operation.
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn>;
+    /// Where `lpn` lives now, without any counted flash operation. FTLs that locate pages
+    /// by their OOB tags (NFTL-style replacement-block scans) read them from `nand`.
+    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn>;
     /// Writes new data for `lpn`.
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError>;
     /// Discards `lpn`.
@@ -66,6 +86,15 @@ pub trait Ftl: Send {
     }
     /// Panics if the FTL's structures disagree with the NAND (tests call this often).
     fn check_invariants(&self, nand: &Nand);
+    /// Writes the `count` pages from `first` as one host command. FTLs that map units
+    /// larger than a page (management blocks) override this so one command rewrites a
+    /// unit once, not once per page.
+    fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        for lpn in first.0..first.0 + count {
+            self.write(Lpn(lpn), nand)?;
+        }
+        Ok(())
+    }
 }
 
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
@@ -75,16 +104,72 @@ pub enum FtlKind {
     /// Page-level mapping (ideal page FTL).
     #[default]
     Page,
+    /// NFTL: primary + replacement-unit chains, folding.
+    Nftl,
+    /// BAST: one log block per data block.
+    Bast,
+    /// FAST: fully associative random log + one sequential log block.
+    Fast,
+    /// FASTer: FAST with second chance and isolation.
+    Faster,
+    /// Adaptive two-level FTL (coarse + fine hash tables).
+    Aftl,
+    /// Clustered FTL (clustered hash tables, two-level fine tables).
+    Cftl,
+    /// Demand-based page mapping (cached mapping table).
+    Dftl,
 }
 
 impl FtlKind {
     /// Every FTL with a one-line description, for `ssdlab list`.
     pub fn all() -> &'static [(FtlKind, &'static str, &'static str)] {
-        &[(
-            FtlKind::Page,
-            "page",
-            "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
-        )]
+        &[
+            (
+                FtlKind::Page,
+                "page",
+                "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
+            ),
+            (
+                FtlKind::Nftl,
+                "nftl",
+                "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
+            ),
+            (
+                FtlKind::Bast,
+                "bast",
+                "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
+            ),
+            (
+                FtlKind::Fast,
+                "fast",
+                "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
+            ),
+            (
+                FtlKind::Faster,
+                "faster",
+                "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
+            ),
+            (
+                FtlKind::Aftl,
+                "aftl",
+                "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
+            ),
+            (
+                FtlKind::Cftl,
+                "cftl",
+                "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
+            ),
+            (
+                FtlKind::Dftl,
+                "dftl",
+                "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
+            ),
+        ]
+    }
+
+    /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
+    pub fn uses_gc_policy(self) -> bool {
+        matches!(self, FtlKind::Page | FtlKind::Dftl)
     }
 }
 
@@ -111,6 +196,25 @@ pub struct FtlConfig {
     pub static_wl_check_erases: u32,
     /// Samples per selection for `d-choices`.
     pub gc_d: u32,
+    /// SSD management block (superblock): the unit a `by-address` layout rewrites;
+    /// 0 = one flash page. A multiple of the page size.
+    pub mgmt_block: Size,
+    /// Placement of pages inside a management block.
+    pub placement: Placement,
+    /// Placement of a management block's pages on channels.
+    pub channel_placement: ChannelPlacement,
+    /// `[ftl.log]`: log area of BAST, FAST and FASTer.
+    pub log: logblock::LogConfig,
+    /// `[ftl.nftl]`: NFTL chains and folding.
+    pub nftl: nftl::NftlConfig,
+    /// `[ftl.faster]`: FASTer's second chance and isolation.
+    pub faster: faster::FasterConfig,
+    /// `[ftl.aftl]` settings.
+    pub aftl: aftl::AftlConfig,
+    /// `[ftl.cftl]` settings.
+    pub cftl: cftl::CftlConfig,
+    /// `[ftl.dftl]` settings.
+    pub dftl: dftl::DftlConfig,
 }
 
 impl Default for FtlConfig {
@@ -125,6 +229,15 @@ impl Default for FtlConfig {
             static_wl_threshold: 0,
             static_wl_check_erases: 64,
             gc_d: 10,
+            mgmt_block: Size(0),
+            placement: Placement::WriteOrder,
+            channel_placement: ChannelPlacement::Striped,
+            log: Default::default(),
+            nftl: Default::default(),
+            faster: Default::default(),
+            aftl: aftl::AftlConfig::default(),
+            cftl: cftl::CftlConfig::default(),
+            dftl: dftl::DftlConfig::default(),
         }
     }
 }
@@ -150,8 +263,38 @@ impl FtlConfig {
         if self.static_wl_check_erases == 0 {
             return Err("ftl.static_wl_check_erases must be at least 1".into());
         }
+        self.nftl.validate()?;
+        self.faster.validate()?;
+        self.aftl.validate()?;
+        self.cftl.validate()?;
+        self.dftl.validate()?;
         Ok(())
     }
+}
+
+/// Pages per management block for `cfg` on `geo`, or why the size does not fit.
+pub fn unit_pages(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<u32, String> {
+    let page = geo.page_size_bytes as u64;
+    let bytes = cfg.mgmt_block.bytes();
+    if bytes == 0 {
+        return Ok(1);
+    }
+    if !bytes.is_multiple_of(page) {
+        return Err(format!(
+            "ftl.mgmt_block = {}: expected a multiple of the {} page size",
+            cfg.mgmt_block,
+            Size(page)
+        ));
+    }
+    let pages = bytes / page;
+    if pages > logical_pages {
+        return Err(format!(
+            "ftl.mgmt_block = {} is larger than the logical capacity {}",
+            cfg.mgmt_block,
+            Size(logical_pages * page)
+        ));
+    }
+    Ok(pages as u32)
 }
 
 /// Builds the configured FTL over `geo`, exporting `logical_pages`.
@@ -165,5 +308,12 @@ pub fn build_ftl(
     let params = PolicyParams { d: cfg.gc_d, seed };
     Ok(match cfg.name {
         FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+        FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
+        FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
+        FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
+        FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
+        FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
+        FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
+        FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,
     })
 }

@@ -19,6 +19,7 @@
 //! pages' OOB area on flash, as in a real device, and costs no RAM there.
 
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
+use super::layout::Layout;
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use std::collections::{BTreeMap, BTreeSet};
@@ -86,9 +87,8 @@ pub struct PageFtl<V: VictimPolicy> {
     l2p: Vec<u32>,
     planes: Vec<PlaneState>,
     role: Vec<Role>,
-    /// Plane order for host writes: channels vary fastest, then chips, dies, planes.
-    stripe: Vec<u32>,
-    cursor: usize,
+    /// Which plane each host page goes to (management block and channel placement).
+    layout: Layout,
     policy: V,
     /// Host page writes so far: the clock for block ages.
     clock: u64,
@@ -98,6 +98,7 @@ pub struct PageFtl<V: VictimPolicy> {
     gc_victims: u64,
     gc_victim_valid_pages: u64,
     wl_relocations: u64,
+    rmw_pages: u64,
 }
 
 impl<V: VictimPolicy> PageFtl<V> {
@@ -127,8 +128,12 @@ impl<V: VictimPolicy> PageFtl<V> {
             l2p: crate::util::zeroed_vec(logical_pages as usize),
             planes: vec![PlaneState::default(); planes as usize],
             role: vec![Role::Free; geo.blocks() as usize],
-            stripe: Vec::with_capacity(planes as usize),
-            cursor: 0,
+            layout: Layout::new(
+                geo,
+                super::unit_pages(cfg, geo, logical_pages)?,
+                cfg.placement,
+                cfg.channel_placement,
+            ),
             policy: V::build(geo, params),
             clock: 0,
             free_key_seq: 0,
@@ -137,23 +142,10 @@ impl<V: VictimPolicy> PageFtl<V> {
             gc_victims: 0,
             gc_victim_valid_pages: 0,
             wl_relocations: 0,
+            rmw_pages: 0,
         };
         for b in 0..geo.blocks() {
             ftl.release(BlockId(b), 0);
-        }
-        // Channel-first striping spreads consecutive writes over buses first, then chips,
-        // dies and planes, which is what gives sequential writes their parallelism.
-        for plane in 0..geo.planes_per_die {
-            for die in 0..geo.dies_per_chip {
-                for chip in 0..geo.chips_per_channel {
-                    for ch in 0..geo.channels {
-                        let p = ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die)
-                            * geo.planes_per_die
-                            + plane;
-                        ftl.stripe.push(p);
-                    }
-                }
-            }
         }
         Ok(ftl)
     }
@@ -210,6 +202,22 @@ impl<V: VictimPolicy> PageFtl<V> {
             block,
             next_page: 0,
         });
+        Ok(())
+    }
+
+    /// Moves mapped `lpn` to a new page of its plane, data unchanged (the copy half of a
+    /// management block's read-modify-write).
+    fn rewrite(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let old = Ppn(self.l2p[lpn.0 as usize] - 1);
+        let plane = self.layout.plane_for(lpn.0);
+        let dst = self.next_page(plane, Stream::Host, nand)?;
+        nand.copy(old, dst, Cause::Rmw);
+        self.invalidate(old, nand);
+        self.l2p[lpn.0 as usize] = dst.0 + 1;
+        self.rmw_pages += 1;
+        if self.planes[plane as usize].free.len() < self.cfg.gc_low_free_blocks as usize {
+            self.collect(plane, nand)?;
+        }
         Ok(())
     }
 
@@ -341,7 +349,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     #[inline]
-    fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         let raw = self.l2p[lpn.0 as usize];
         (raw != 0).then(|| Ppn(raw - 1))
     }
@@ -354,16 +362,39 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             // Invalidate first so GC below never copies data that is being replaced.
             self.invalidate(Ppn(old - 1), nand);
         }
-        let plane = self.stripe[self.cursor];
-        self.cursor += 1;
-        if self.cursor == self.stripe.len() {
-            self.cursor = 0;
-        }
+        let plane = self.layout.plane_for(lpn.0);
         let ppn = self.next_page(plane, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
         if self.planes[plane as usize].free.len() < self.cfg.gc_low_free_blocks as usize {
             self.collect(plane, nand)?;
+        }
+        Ok(())
+    }
+
+    fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        let end = first.0 + count;
+        if !self.layout.rewrites_units() {
+            for lpn in first.0..end {
+                self.write(Lpn(lpn), nand)?;
+            }
+            return Ok(());
+        }
+        // By-address placement: every management block the command touches is rewritten
+        // whole; its pages outside the command are read and programmed again (the
+        // read-modify-write of system.md §1), so a write straddling two blocks costs two.
+        let m = self.layout.unit_pages();
+        let mut unit_first = first.0 / m * m;
+        while unit_first < end {
+            let unit_end = (unit_first + m).min(self.logical_pages);
+            for lpn in unit_first..unit_end {
+                if (first.0..end).contains(&lpn) {
+                    self.write(Lpn(lpn), nand)?;
+                } else if self.l2p[lpn as usize] != 0 {
+                    self.rewrite(Lpn(lpn), nand)?;
+                }
+            }
+            unit_first += m;
         }
         Ok(())
     }
@@ -394,6 +425,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             self.gc_victim_valid_pages,
         );
         out.insert("ftl.wl.relocations".into(), self.wl_relocations);
+        out.insert("ftl.mgmt.rmw_pages".into(), self.rmw_pages);
     }
 
     fn reserved_blocks(&self) -> u64 {

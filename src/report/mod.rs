@@ -176,6 +176,9 @@ pub struct Report {
     pub counters: std::collections::BTreeMap<String, u64>,
     /// Per-phase results (one per IOZone step, or one for a trace).
     pub phases: Vec<PhaseReport>,
+    /// Management-block probe result (`--workload probe` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<ProbeReport>,
     /// Wall-clock seconds the simulation took (not deterministic; ignore when comparing).
     pub wall_clock_s: f64,
     /// Wall-clock seconds of the measured phase alone, without building the device and
@@ -220,6 +223,28 @@ pub struct BufferReport {
     pub write_amplification_ftl: f64,
 }
 
+/// What the management-block probe inferred.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeReport {
+    /// Inferred management-block size in bytes; absent when latency never jumped
+    /// periodically (write-order placement, or a block no larger than the step).
+    pub mgmt_block_bytes: Option<u64>,
+    /// The same as text, e.g. `1MiB`, or `none seen`.
+    pub mgmt_block: String,
+    /// Write size of the probe.
+    pub size_bytes: u64,
+    /// Offset step between writes.
+    pub step_bytes: u64,
+    /// Partitions probed.
+    pub partitions: u32,
+    /// Latency jumps found (over all partitions).
+    pub onsets: u64,
+    /// Fastest probe write, ns.
+    pub latency_ns_min: u64,
+    /// Slowest probe write, ns.
+    pub latency_ns_max: u64,
+}
+
 /// Data behind the figures: kept out of the JSON to keep it small.
 #[derive(Clone, Debug, Default)]
 pub struct Figures {
@@ -229,4 +254,6 @@ pub struct Figures {
     pub throughput_series: Vec<(f64, f64)>,
     /// Erase count of every block.
     pub erase_counts: Vec<u32>,
+    /// Probe: (offset in KiB, latency µs) per partition.
+    pub probe_latency: Vec<(String, Vec<(f64, f64)>)>,
 }

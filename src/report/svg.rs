@@ -600,7 +600,7 @@ pub fn write_figures(dir: &Path, name_prefix: &str, figures: &Figures) -> io::Re
     } else {
         (format!("{name_prefix}_"), format!(" — {name_prefix}"))
     };
-    let docs = [
+    let mut docs = vec![
         (
             "latency_cdf.svg",
             latency_cdf_svg(&figures.latency_cdf, &format!("Latency CDF{title_suffix}")),
@@ -620,6 +620,18 @@ pub fn write_figures(dir: &Path, name_prefix: &str, figures: &Figures) -> io::Re
             ),
         ),
     ];
+    if !figures.probe_latency.is_empty() {
+        docs.push((
+            "probe.svg",
+            line_chart_svg(
+                &format!("Management-block probe: write latency vs offset{title_suffix}"),
+                "offset in partition (KiB)",
+                "latency (µs)",
+                &figures.probe_latency,
+                false,
+            ),
+        ));
+    }
     let mut paths = Vec::with_capacity(docs.len());
     for (name, svg) in docs {
         let path = dir.join(format!("{file_prefix}{name}"));

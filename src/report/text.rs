@@ -423,6 +423,16 @@ pub fn render_text(report: &Report, comparison: &[(&str, &Report)]) -> String {
     ]));
     t.render(&mut out);
 
+    if let Some(p) = &report.probe {
+        out.push_str(&format!(
+            "\nManagement-block probe ({} writes every {} B, {} partitions): inferred management block: {}\n",
+            crate::units::Size(p.size_bytes),
+            p.step_bytes,
+            p.partitions,
+            p.mgmt_block
+        ));
+    }
+
     if !report.counters.is_empty() {
         let mut t = Table::new(vec![Align::Left, Align::Right]);
         for (k, v) in &report.counters {

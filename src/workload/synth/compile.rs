@@ -5,8 +5,8 @@
 //! sources.
 //!
 //! ```text
-//! regions: metadata = first 2% of the span (at most 4 MiB: the build tree's inodes and
-//!          bitmaps), sources = next 25%, output = the rest
+//! regions: metadata = first 2% of the span (at most 16 MiB: the inode tables and
+//!          bitmaps of a kernel tree), sources = next 25%, output = the rest
 //! each request:
 //!   with probability read_percent: read a [size, size_max] extent of the sources
 //!   else with probability 30%:      write one `size` record at a uniform metadata slot
@@ -20,6 +20,7 @@
 //! ```
 //! The shares, region sizes and file lengths are modelling choices, not measurements.
 
+use super::SynthConfig;
 use super::stream::{Arrivals, SizeDist, SynthRng, below};
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
@@ -33,11 +34,11 @@ const MAX_CHUNKS: u64 = 16;
 /// Share of files written twice in a row.
 const REWRITE_SHARE: f64 = 0.10;
 /// Largest metadata region.
-const MAX_METADATA_BYTES: u64 = 4 << 20;
+const MAX_METADATA_BYTES: u64 = 16 << 20;
 
 /// Region boundaries `(metadata_end, sources_end)` for a span.
 pub(crate) fn regions(span: u64, align: u64) -> (u64, u64) {
-    let meta = (span / 50).min(16 << 20) / align * align;
+    let meta = (span / 50).min(MAX_METADATA_BYTES) / align * align;
     let sources = span / 4 / align * align;
     (meta, meta + sources)
 }
@@ -71,17 +72,19 @@ pub(crate) struct Compile {
 }
 
 impl Compile {
-    /// `count` requests over `span` (validated: every region holds the largest request).
+    /// `count` requests of `cfg` over `span` (validated: every region holds the largest
+    /// request).
     pub(crate) fn new(
         rng: SynthRng,
+        cfg: &SynthConfig,
         span: u64,
-        align: u64,
         sizes: SizeDist,
-        record: u64,
-        read_share: f64,
         arrivals: Arrivals,
         count: u64,
     ) -> Compile {
+        let align = cfg.align.bytes();
+        let record = cfg.size.bytes();
+        let read_share = cfg.read_percent / 100.0;
         let (meta_end, sources_end) = regions(span, align);
         let out_len = span - sources_end;
         Compile {

@@ -16,6 +16,7 @@ pub mod export;
 mod hotcold;
 mod iozone;
 mod oltp;
+pub mod probe;
 mod sequential;
 mod stream;
 mod uniform;
@@ -64,6 +65,9 @@ pub enum SynthKind {
     /// not accepted.
     #[default]
     Iozone,
+    /// Management-block probe: a fill phase, then `size` writes at offsets rising by
+    /// `probe_step` over `span` bytes in each of `probe_partitions` partitions.
+    Probe,
 }
 
 /// Settings of a generator (the `[workload]` table of a config file).
@@ -92,6 +96,10 @@ pub struct SynthConfig {
     pub hot_access_percent: f64,
     /// Mean gap between arrivals (exponential); `None` = closed loop.
     pub mean_gap_ns: Option<u64>,
+    /// Probe: offset step between writes (a multiple of 512 B).
+    pub probe_step: Size,
+    /// Probe: partitions probed (the inference pools them).
+    pub probe_partitions: u32,
 }
 
 impl Default for SynthConfig {
@@ -108,6 +116,8 @@ impl Default for SynthConfig {
             hot_span_percent: 20.0,
             hot_access_percent: 80.0,
             mean_gap_ns: None,
+            probe_step: Size(512),
+            probe_partitions: 3,
         }
     }
 }
@@ -150,6 +160,10 @@ pub fn names() -> &'static [(&'static str, &'static str)] {
             "iozone",
             "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
         ),
+        (
+            "probe",
+            "management-block probe: size writes at offsets rising by probe_step; infers the size",
+        ),
     ]
 }
 
@@ -167,6 +181,7 @@ impl SynthKind {
             SynthKind::Oltp => "oltp",
             SynthKind::Compile => "compile",
             SynthKind::Iozone => "iozone",
+            SynthKind::Probe => "probe",
         }
     }
 }
@@ -218,6 +233,22 @@ pub fn generate(
     capacity_bytes: u64,
     seed: u64,
 ) -> Result<Vec<SynthPhase>, String> {
+    if cfg.kind == SynthKind::Probe {
+        let starts = probe::partition_starts(cfg, capacity_bytes)?;
+        let fill = probe::fill_requests(cfg, &starts);
+        return Ok(vec![
+            SynthPhase {
+                name: "probe-fill".into(),
+                open_loop: false,
+                requests: Box::new(fill.into_iter()),
+            },
+            SynthPhase {
+                name: "probe".into(),
+                open_loop: false,
+                requests: Box::new(probe::probe_requests(cfg, starts)),
+            },
+        ]);
+    }
     let span = resolve_span(cfg, capacity_bytes);
     validate(cfg, capacity_bytes, span)?;
     let align = cfg.align.bytes();
@@ -340,27 +371,13 @@ fn single(
                 hotcold::HotCold::new(span, align, cfg.hot_span_percent, cfg.hot_access_percent);
             boxed(rng, placement, sizes, reads, arrivals, count)
         }
-        SynthKind::Oltp => Box::new(oltp::Oltp::new(
-            rng,
-            span,
-            align,
-            sizes,
-            cfg.zipf_theta,
-            reads,
-            arrivals,
-            count,
-        )),
+        SynthKind::Oltp => Box::new(oltp::Oltp::new(rng, cfg, span, sizes, arrivals, count)),
         SynthKind::Compile => Box::new(compile::Compile::new(
-            rng,
-            span,
-            align,
-            sizes,
-            cfg.size.bytes(),
-            cfg.read_percent / 100.0,
-            arrivals,
-            count,
+            rng, cfg, span, sizes, arrivals, count,
         )),
-        SynthKind::Iozone => unreachable!("the suite is expanded into single phases by generate"),
+        SynthKind::Iozone | SynthKind::Probe => {
+            unreachable!("suites are expanded into single phases by generate")
+        }
     };
     SynthPhase {
         name: kind.name().to_string(),

@@ -14,6 +14,7 @@
 //! The shares and region sizes are modelling choices, not measurements of any trace; the
 //! locality comes from `zipf_theta` (0.99 by default).
 
+use super::SynthConfig;
 use super::stream::Placement;
 use super::stream::{Arrivals, OpMix, SizeDist, SynthRng};
 use super::zipf::ZipfSlots;
@@ -43,19 +44,20 @@ pub(crate) struct Oltp {
 }
 
 impl Oltp {
-    /// `count` requests over `span` (validated: both regions hold the largest request).
+    /// `count` requests of `cfg` over `span` (validated: both regions hold the largest
+    /// request).
     pub(crate) fn new(
         mut rng: SynthRng,
+        cfg: &SynthConfig,
         span: u64,
-        align: u64,
         sizes: SizeDist,
-        theta: f64,
-        ops: OpMix,
         arrivals: Arrivals,
         count: u64,
     ) -> Oltp {
+        let align = cfg.align.bytes();
         let (log_start, log_len) = regions(span, align, sizes.max());
-        let data = ZipfSlots::new(log_start, align, sizes.max(), theta, &mut rng);
+        let data = ZipfSlots::new(log_start, align, sizes.max(), cfg.zipf_theta, &mut rng);
+        let ops = OpMix::Reads(cfg.read_percent / 100.0);
         Oltp {
             rng,
             sizes,

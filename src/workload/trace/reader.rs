@@ -116,6 +116,9 @@ pub(crate) struct Lines<R> {
     buf: Vec<u8>,
     line_no: u64,
     skip: u64,
+    /// Bytes of the reader's buffer handed out as the last line, consumed on the next
+    /// call (lines wholly inside the buffer are parsed in place, without a copy).
+    pending: usize,
 }
 
 impl<R: BufRead> Lines<R> {
@@ -126,12 +129,69 @@ impl<R: BufRead> Lines<R> {
             buf: Vec::with_capacity(256),
             line_no: 0,
             skip,
+            pending: 0,
         }
     }
 
     /// The next data line and its 1-based physical line number; `None` at the end.
     #[inline]
     pub(crate) fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
+        if self.pending > 0 {
+            self.reader.consume(self.pending);
+            self.pending = 0;
+        }
+        enum Step {
+            Eof,
+            Copy,
+            Skip(usize),
+            Line(usize, usize),
+        }
+        let (pos, end) = loop {
+            // Fast path: the whole line is in the reader's buffer; look at it in place.
+            let step = {
+                let avail = self.reader.fill_buf().map_err(LineError::Io)?;
+                if avail.is_empty() {
+                    Step::Eof
+                } else if let Some(pos) =
+                    memchr::memchr(b'\n', avail).filter(|&pos| pos <= MAX_LINE)
+                {
+                    self.line_no += 1;
+                    let end = if pos > 0 && avail[pos - 1] == b'\r' {
+                        pos - 1
+                    } else {
+                        pos
+                    };
+                    let keep = self.line_no > self.skip
+                        && match avail[..end].iter().position(|&b| !is_blank(b)) {
+                            None => false,
+                            Some(i) => avail[i] != b'#',
+                        };
+                    if keep {
+                        Step::Line(pos, end)
+                    } else {
+                        Step::Skip(pos)
+                    }
+                } else {
+                    // The line runs past the buffer (or is over-long).
+                    Step::Copy
+                }
+            };
+            match step {
+                Step::Eof => return Ok(None),
+                Step::Copy => return self.next_line_copied(),
+                Step::Skip(pos) => self.reader.consume(pos + 1),
+                Step::Line(pos, end) => break (pos, end),
+            }
+        };
+        self.pending = pos + 1;
+        // The buffer still holds the line: this returns it without reading.
+        let avail = self.reader.fill_buf().map_err(LineError::Io)?;
+        Ok(Some((self.line_no, &avail[..end])))
+    }
+
+    /// [`Lines::next_line`] for a line that is not wholly inside the reader's buffer.
+    #[cold]
+    fn next_line_copied(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
         let (start, end) = loop {
             self.buf.clear();
             // `take` bounds the memory a newline-free file can make us buffer.
@@ -533,6 +593,39 @@ pub(crate) fn max_end<R: BufRead, P: LineParser>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every buffer size, so lines fall wholly inside the buffer (parsed in place) and
+    /// across its end (copied) in every combination: the results must be identical.
+    #[test]
+    fn lines_are_the_same_whatever_the_buffer_size() {
+        let text =
+            b"# c\r\n1 2 3\r\n\n  \t\nlonger line with several fields 1234567890\n# x\nE\n\nlast";
+        let reference: Vec<(u64, Vec<u8>)> = {
+            let mut l = Lines::new(&text[..], 1);
+            let mut v = Vec::new();
+            while let Ok(Some((n, line))) = l.next_line() {
+                v.push((n, line.to_vec()));
+            }
+            v
+        };
+        assert_eq!(
+            reference,
+            vec![
+                (2, b"1 2 3".to_vec()),
+                (5, b"longer line with several fields 1234567890".to_vec()),
+                (7, b"E".to_vec()),
+                (9, b"last".to_vec()),
+            ]
+        );
+        for cap in 1..=text.len() + 1 {
+            let mut l = Lines::new(std::io::BufReader::with_capacity(cap, &text[..]), 1);
+            let mut v = Vec::new();
+            while let Ok(Some((n, line))) = l.next_line() {
+                v.push((n, line.to_vec()));
+            }
+            assert_eq!(v, reference, "buffer of {cap} bytes");
+        }
+    }
 
     #[test]
     fn lines_skip_comments_blanks_and_crlf() {

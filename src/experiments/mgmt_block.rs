@@ -1,0 +1,562 @@
+//! `ssdlab reproduce mgmt-block` — Ryu & Park 2009 (system.md §1): SSD management
+//! blocks, page placement and chip organisation, on models of the paper's SSDs A, B, C.
+//!
+//! ```text
+//! 1 probe        management-block probe on ssd-a, ssd-b, ssd-c → inferred size
+//! 2 iops         random read / write IOPS at 4–64 KiB, QD 1, filled device, relative to A
+//! 3 aging        sequential vs random read / write MiB/s, fresh (filled once) and aged
+//!                (filled, then random overwrites until WA settles), write-order vs
+//!                by-address placement
+//! 4 organisation shared-bus / shared-control / channels, 1–16 SLC chips, sequential and
+//!                random read / write MiB/s at QD 32
+//! ```
+//! The paper's numbers appear only in the summary text, beside ours.
+
+use super::{Ctx, ExpError, Experiment, fmt_f, md_table};
+use crate::config::Config;
+use crate::ftl::layout::Placement;
+use crate::report::svg::{bar_chart_svg, line_chart_svg};
+use crate::sim::RunOutput;
+use crate::units::Size;
+use crate::workload::synth::SynthKind;
+
+/// The experiment.
+pub struct MgmtBlock;
+
+const MODELS: [(&str, &str); 3] = [("A", "ssd-a"), ("B", "ssd-b"), ("C", "ssd-c")];
+const SIZES_KIB: [u64; 5] = [4, 8, 16, 32, 64];
+/// Outstanding requests in the IOPS runs: the paper's devices acknowledge writes from
+/// their DRAM buffers and overlap them inside; a queue of 32 lets the model overlap them
+/// the same way.
+const IOPS_QD: u32 = 32;
+/// The paper's Figure 14, quoted for the summary only.
+const PAPER_READ_RATIO: [(&str, [f64; 5]); 2] = [
+    ("B", [1.20, 1.03, 1.01, 0.88, 0.77]),
+    ("C", [1.03, 1.03, 1.24, 1.45, 1.45]),
+];
+const PAPER_WRITE_RATIO: [(&str, [f64; 5]); 2] = [
+    ("B", [0.36, 0.41, 0.52, 0.67, 0.82]),
+    ("C", [22.8, 18.6, 14.0, 10.3, 6.9]),
+];
+
+fn cfg(preset: &str, overrides: &str, seed: u64) -> Result<Config, ExpError> {
+    let table: toml::Table = toml::from_str(overrides)
+        .map_err(|e| ExpError::Other(format!("internal override `{overrides}`: {e}")))?;
+    let mut c = Config::load_with(Some(preset), None, table)
+        .map_err(|e| ExpError::Other(format!("{preset}: {e}")))?;
+    c.seed = seed;
+    Ok(c)
+}
+
+impl Experiment for MgmtBlock {
+    fn name(&self) -> &'static str {
+        "mgmt-block"
+    }
+
+    fn about(&self) -> &'static str {
+        "Ryu & Park 2009: management-block probe, IOPS of SSDs A/B/C, aging by placement, chip organisations"
+    }
+
+    fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError> {
+        let mut md = String::from("# Management blocks, placement and chip organisation\n\n");
+        md.push_str(
+            "Reproduction of Ryu & Park (2009), system.md §1, on the `ssd-a`, `ssd-b` and `ssd-c` \
+             presets (the paper's table: cell type, page size, channels, chips, and the \
+             management block and placement the paper infers). Full timing model.\n\n",
+        );
+        if ctx.quick {
+            md.push_str(
+                "**Quick mode:** 2 GiB devices and short runs; numbers are noisier than a full run.\n\n",
+            );
+        }
+        probe_section(ctx, &mut md)?;
+        iops_section(ctx, &mut md)?;
+        aging_section(ctx, &mut md)?;
+        organisation_section(ctx, &mut md)?;
+        ctx.markdown("summary", md);
+        Ok(())
+    }
+}
+
+fn capacity(ctx: &Ctx) -> &'static str {
+    if ctx.quick { "2GiB" } else { "32GiB" }
+}
+
+fn probe_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    let runs: Vec<(String, Config)> = MODELS
+        .iter()
+        .map(|&(m, preset)| {
+            let mut c = cfg(preset, "", ctx.seed)?;
+            c.workload.kind = SynthKind::Probe;
+            Ok((format!("probe {m}"), c))
+        })
+        .collect::<Result<_, ExpError>>()?;
+    let outs = ctx.run_all(&runs)?;
+    let paper = ["16 KB", "1 MB", "4 KB"];
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    for (((m, preset), out), paper) in MODELS.iter().zip(&outs).zip(paper) {
+        let p = out
+            .report
+            .probe
+            .as_ref()
+            .expect("probe run has a probe section");
+        let c = runs
+            .iter()
+            .find(|r| r.0 == format!("probe {m}"))
+            .expect("run");
+        rows.push(vec![
+            m.to_string(),
+            preset.to_string(),
+            c.1.ftl.mgmt_block.to_string(),
+            Placement::all()
+                .iter()
+                .find(|p| p.0 == c.1.ftl.placement)
+                .map(|p| p.1)
+                .unwrap_or("?")
+                .to_string(),
+            p.mgmt_block.clone(),
+            paper.to_string(),
+            fmt_f(p.latency_ns_min as f64 / 1e3, 1),
+            fmt_f(p.latency_ns_max as f64 / 1e3, 1),
+        ]);
+        // First partition, first 64 KiB, so the jumps of the small blocks are visible.
+        let pts = probe_points(out, 64.0);
+        series.push((format!("SSD {m}"), pts));
+    }
+    let header = [
+        "model",
+        "preset",
+        "configured",
+        "placement",
+        "inferred",
+        "paper",
+        "latency_us_min",
+        "latency_us_max",
+    ];
+    ctx.csv("probe", &header, rows.clone());
+    ctx.svg(
+        "probe",
+        line_chart_svg(
+            "Management-block probe: 4 KiB writes every 512 B (first 64 KiB)",
+            "offset (KiB)",
+            "write latency (µs)",
+            &series,
+            false,
+        ),
+    );
+    let b_series = vec![("SSD B".to_string(), probe_points(&outs[1], 4096.0))];
+    ctx.svg(
+        "probe_b",
+        line_chart_svg(
+            "Management-block probe on SSD B (first 4 MiB)",
+            "offset (KiB)",
+            "write latency (µs)",
+            &b_series,
+            false,
+        ),
+    );
+    md.push_str("## 1. Management-block probe\n\n");
+    md.push_str(
+        "4 KiB writes at offsets rising by 512 B, after the probed region was written once, \
+         three partitions, queue depth 1 (`--workload probe`). A write that straddles two \
+         by-address management blocks rewrites both, one after the other, so its latency \
+         doubles; with write-order placement only the page's own read-modify-write shows. \
+         Figures: `probe.svg`, `probe_b.svg`.\n\n",
+    );
+    md.push_str(&md_table(&header, &rows));
+    md.push_str(
+        "\nThe probe recovers each configured size exactly. The paper saw B's spike every \
+         1 MB on real hardware with noise; the model has none beyond the straddle itself, \
+         so one partition would do. C's 4 KB is the flash page: with write-order placement \
+         nothing larger is visible, as the paper notes.\n\n",
+    );
+    Ok(())
+}
+
+fn probe_points(out: &RunOutput, upto_kib: f64) -> Vec<(f64, f64)> {
+    out.figures
+        .probe_latency
+        .first()
+        .map(|(_, pts)| pts.iter().copied().filter(|p| p.0 < upto_kib).collect())
+        .unwrap_or_default()
+}
+
+fn random_cfg(ctx: &Ctx, preset: &str, kind: SynthKind, size_kib: u64) -> Result<Config, ExpError> {
+    let requests = if ctx.quick { 400 } else { 4000 };
+    let mut c = cfg(
+        preset,
+        &format!(
+            "precondition = \"fill\"\n[device]\ncapacity = \"{}\"\n[host]\nqd = {IOPS_QD}\n\
+             [workload]\nkind = \"{}\"\nsize = \"{size_kib}KiB\"\nrequests = {requests}\n",
+            capacity(ctx),
+            kind.name()
+        ),
+        ctx.seed,
+    )?;
+    c.workload.align = Size(4096);
+    Ok(c)
+}
+
+fn iops_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    let mut runs = Vec::new();
+    for (m, preset) in MODELS {
+        for kind in [SynthKind::RandomRead, SynthKind::RandomWrite] {
+            for s in SIZES_KIB {
+                runs.push((
+                    format!("{m} {} {s}KiB", kind.name()),
+                    random_cfg(ctx, preset, kind, s)?,
+                ));
+            }
+        }
+    }
+    let outs = ctx.run_all(&runs)?;
+    // iops[model][op][size]
+    let iops = |mi: usize, oi: usize, si: usize| outs[(mi * 2 + oi) * 5 + si].report.iops;
+    let kbs = |mi: usize, oi: usize, si: usize| iops(mi, oi, si) * SIZES_KIB[si] as f64;
+    let mut rows = Vec::new();
+    for (mi, (m, _)) in MODELS.iter().enumerate() {
+        for (oi, op) in ["random-read", "random-write"].iter().enumerate() {
+            for (si, s) in SIZES_KIB.iter().enumerate() {
+                rows.push(vec![
+                    m.to_string(),
+                    op.to_string(),
+                    s.to_string(),
+                    fmt_f(iops(mi, oi, si), 0),
+                    fmt_f(kbs(mi, oi, si), 0),
+                    fmt_f(iops(mi, oi, si) / iops(0, oi, si), 2),
+                ]);
+            }
+        }
+    }
+    ctx.csv(
+        "iops",
+        &["model", "op", "size_kib", "iops", "kib_s", "relative_to_a"],
+        rows,
+    );
+    let cats: Vec<String> = SIZES_KIB.iter().map(|s| format!("{s} KiB")).collect();
+    for (oi, op) in ["read", "write"].iter().enumerate() {
+        let series: Vec<(String, Vec<f64>)> = MODELS
+            .iter()
+            .enumerate()
+            .map(|(mi, (m, _))| {
+                (
+                    format!("SSD {m}"),
+                    (0..5)
+                        .map(|si| iops(mi, oi, si) / iops(0, oi, si))
+                        .collect(),
+                )
+            })
+            .collect();
+        ctx.svg(
+            &format!("iops_random_{op}"),
+            bar_chart_svg(
+                &format!("Random {op} IOPS relative to SSD A (QD {IOPS_QD})"),
+                "× SSD A",
+                &cats,
+                &series,
+                false,
+            ),
+        );
+    }
+    md.push_str("## 2. Random read and write IOPS relative to SSD A (paper's Figure 14)\n\n");
+    md.push_str(&format!(
+        "Uniform random requests of each size at queue depth {IOPS_QD} over the whole {} \
+         device, written once first. The paper's A values grow with the request size, so \
+         they are throughput (KB/s) rather than IOPS; ours are printed as KiB/s in that row \
+         and the ratios are the same either way. The paper's devices acknowledge writes \
+         from DRAM and overlap them; the queue of {IOPS_QD} lets the model overlap them the \
+         same way. Figures: `iops_random_read.svg`, `iops_random_write.svg`.\n\n",
+        capacity(ctx)
+    ));
+    let mut t = Vec::new();
+    for (oi, (op, paper)) in [("read", PAPER_READ_RATIO), ("write", PAPER_WRITE_RATIO)]
+        .iter()
+        .enumerate()
+    {
+        t.push(vec![
+            format!("{op} A (KiB/s)"),
+            SIZES_KIB
+                .iter()
+                .enumerate()
+                .map(|(si, _)| fmt_f(kbs(0, oi, si), 0))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            if oi == 0 {
+                "19045 / 34822 / 49910 / 70103 / 90915".into()
+            } else {
+                "1699 / 2962 / 4734 / 7108 / 10941".into()
+            },
+        ]);
+        for (mi, (m, ratios)) in paper.iter().enumerate() {
+            t.push(vec![
+                format!("{op} {m} / A"),
+                (0..5)
+                    .map(|si| fmt_f(iops(mi + 1, oi, si) / iops(0, oi, si), 2))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+                ratios
+                    .iter()
+                    .map(|r| fmt_f(*r, 2))
+                    .collect::<Vec<_>>()
+                    .join(" / "),
+            ]);
+        }
+    }
+    md.push_str(&md_table(
+        &["4 / 8 / 16 / 32 / 64 KiB", "ours", "paper"],
+        &t,
+    ));
+    let (a4, b4, c4) = (iops(0, 1, 0), iops(1, 1, 0), iops(2, 1, 0));
+    md.push_str(&format!(
+        "\nRandom-write IOPS at 4 KiB: C {} > A {} > B {}: {}. \
+         The order follows from the management block: C maps pages (no copying) over 20 \
+         chips, A rewrites 16 KiB per 4 KiB write, B rewrites 1 MiB. The paper's C/A gap \
+         (22.8×) is larger than ours because the real C acknowledges writes from its DRAM \
+         buffer and the real A evidently does not overlap its merges (the model has no \
+         DRAM write buffer in these runs, and overlaps both alike); our B/A ratio is far \
+         below the paper's 0.36 because the paper's B absorbs small writes in a log area \
+         that the model leaves out (every small write rewrites its 1 MiB block), so B's \
+         gap narrows toward 64 KiB only in the paper. Random reads cost one page read per \
+         4 KiB in every model: the differences come from page size (B's 2 KiB pages need \
+         two reads per 4 KiB) and channel count (C's 10 channels), where the paper's \
+         devices also differ in controller and firmware speed.\n\n",
+        fmt_f(c4, 0),
+        fmt_f(a4, 0),
+        fmt_f(b4, 0),
+        if c4 > a4 && a4 > b4 {
+            "the paper's order holds"
+        } else {
+            "**the paper's order does not hold**"
+        }
+    ));
+    Ok(())
+}
+
+fn aging_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    // Same device (SSD C's hardware), two placements: what placement alone does to aging.
+    let placements = [
+        (
+            "write-order",
+            "[ftl]\nplacement = \"write-order\"\nmgmt_block = \"4KiB\"\n",
+        ),
+        (
+            "by-address",
+            "[ftl]\nplacement = \"by-address\"\nmgmt_block = \"4KiB\"\n",
+        ),
+    ];
+    let workloads = [
+        ("seq-read", "seq-read", 128u64),
+        ("random-read", "random-read", 4),
+        ("seq-write", "seq-write", 128),
+        ("random-write", "random-write", 4),
+    ];
+    let requests = if ctx.quick { 500 } else { 5000 };
+    let mut runs = Vec::new();
+    for (pname, ptoml) in placements {
+        for (state, pre) in [("fresh", "fill"), ("aged", "steady")] {
+            for (wname, kind, size) in workloads {
+                let c = cfg(
+                    "ssd-c",
+                    &format!(
+                        "precondition = \"{pre}\"\n{ptoml}[device]\ncapacity = \"{}\"\n[host]\nqd = 1\n\
+                         [workload]\nkind = \"{kind}\"\nsize = \"{size}KiB\"\nrequests = {requests}\n",
+                        capacity(ctx)
+                    ),
+                    ctx.seed,
+                )?;
+                runs.push((format!("{pname} {state} {wname}"), c));
+            }
+        }
+    }
+    let outs = ctx.run_all(&runs)?;
+    let mibs = |i: usize| outs[i].report.throughput_mib_s;
+    let mut rows = Vec::new();
+    let mut loss = Vec::new();
+    for (pi, (pname, _)) in placements.iter().enumerate() {
+        for (wi, (wname, _, _)) in workloads.iter().enumerate() {
+            let fresh = mibs((pi * 2) * 4 + wi);
+            let aged = mibs((pi * 2 + 1) * 4 + wi);
+            rows.push(vec![
+                pname.to_string(),
+                wname.to_string(),
+                fmt_f(fresh, 1),
+                fmt_f(aged, 1),
+                fmt_f(100.0 * (1.0 - aged / fresh), 1),
+            ]);
+            if wi == 0 {
+                loss.push(1.0 - aged / fresh);
+            }
+        }
+    }
+    let header = [
+        "placement",
+        "workload",
+        "fresh_mib_s",
+        "aged_mib_s",
+        "loss_percent",
+    ];
+    ctx.csv("aging", &header, rows.clone());
+    let cats: Vec<String> = rows.iter().map(|r| format!("{} {}", r[0], r[1])).collect();
+    ctx.svg(
+        "aging",
+        bar_chart_svg(
+            "Throughput fresh vs aged (SSD C hardware, QD 1)",
+            "MiB/s",
+            &cats,
+            &[
+                (
+                    "fresh".into(),
+                    rows.iter().map(|r| r[2].parse().unwrap_or(0.0)).collect(),
+                ),
+                (
+                    "aged".into(),
+                    rows.iter().map(|r| r[3].parse().unwrap_or(0.0)).collect(),
+                ),
+            ],
+            false,
+        ),
+    );
+    md.push_str("## 3. Sequential vs random, fresh vs aged (\"3 months of use\")\n\n");
+    md.push_str(
+        "SSD C's hardware with page-sized management blocks, once with write-order placement \
+         (C's, log structured) and once by address. *Fresh*: written sequentially once. \
+         *Aged*: then overwritten at random until write amplification settles. 128 KiB \
+         sequential and 4 KiB random requests at queue depth 1. Figure: `aging.svg`.\n\n",
+    );
+    md.push_str(&md_table(&header, &rows));
+    md.push_str(&format!(
+        "\nSequential-read loss after aging: write-order {}%, by-address {}% — {}. \
+         Written in order, consecutive pages land on consecutive channels, so a 128 KiB read \
+         uses all of them; random overwrites scatter them, so the aged read queues on a few \
+         chips while others idle. By-address placement pins each page's channel, so aging \
+         cannot disturb the read's parallelism (paper: C's reads drop badly with age, A's \
+         only a little). Random writes lose in both after aging because GC now runs.\n\n",
+        fmt_f(100.0 * loss[0], 1),
+        fmt_f(100.0 * loss[1], 1),
+        if loss[0] > loss[1] {
+            "write-order loses more, as the paper found"
+        } else {
+            "**write-order does not lose more than by-address here**"
+        }
+    ));
+    Ok(())
+}
+
+fn organisation_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
+    let orgs = ["shared-bus", "shared-control", "channels"];
+    let chips = [1u32, 2, 4, 8, 16];
+    let workloads = [
+        ("seq-read", "seq-read", 64u64, true),
+        ("random-read", "random-read", 2, true),
+        ("seq-write", "seq-write", 64, false),
+        ("random-write", "random-write", 2, false),
+    ];
+    let requests = if ctx.quick { 1000 } else { 8000 };
+    let mut runs = Vec::new();
+    for org in orgs {
+        for n in chips {
+            // Channels give every chip its own bus; the gangs share one bus (shared-bus) or
+            // one control bus (shared-control). The geometry is the same for all three.
+            let (channels, per_channel) = if org == "channels" { (n, 1) } else { (1, n) };
+            for (wname, kind, size, fill) in workloads {
+                let c = cfg(
+                    "ssd-b",
+                    &format!(
+                        "precondition = \"{}\"\n[device]\norganisation = \"{org}\"\n\
+                         channels = {channels}\nchips_per_channel = {per_channel}\n\
+                         dies_per_chip = 2\ncapacity = \"{}MiB\"\nhost_link_mb_s = 300.0\n\
+                         [ftl]\nmgmt_block = \"2KiB\"\nplacement = \"write-order\"\n\
+                         [host]\nqd = 32\n[workload]\nkind = \"{kind}\"\nsize = \"{size}KiB\"\n\
+                         align = \"2KiB\"\nrequests = {requests}\n",
+                        if fill { "fill" } else { "none" },
+                        n * 128,
+                    ),
+                    ctx.seed,
+                )?;
+                runs.push((format!("{org} {n} chips {wname}"), c));
+            }
+        }
+    }
+    let outs = ctx.run_all(&runs)?;
+    let mibs =
+        |oi: usize, ni: usize, wi: usize| outs[(oi * 5 + ni) * 4 + wi].report.throughput_mib_s;
+    let mut rows = Vec::new();
+    for (oi, org) in orgs.iter().enumerate() {
+        for (ni, n) in chips.iter().enumerate() {
+            let mut r = vec![org.to_string(), n.to_string()];
+            r.extend((0..4).map(|wi| fmt_f(mibs(oi, ni, wi), 1)));
+            rows.push(r);
+        }
+    }
+    let header = [
+        "organisation",
+        "chips",
+        "seq_read_mib_s",
+        "random_read_mib_s",
+        "seq_write_mib_s",
+        "random_write_mib_s",
+    ];
+    ctx.csv("organisation", &header, rows.clone());
+    for (wi, (wname, _, _, _)) in workloads.iter().enumerate() {
+        let series: Vec<(String, Vec<(f64, f64)>)> = orgs
+            .iter()
+            .enumerate()
+            .map(|(oi, org)| {
+                (
+                    org.to_string(),
+                    chips
+                        .iter()
+                        .enumerate()
+                        .map(|(ni, &n)| (n as f64, mibs(oi, ni, wi)))
+                        .collect(),
+                )
+            })
+            .collect();
+        ctx.svg(
+            &format!("organisation_{wname}"),
+            line_chart_svg(
+                &format!("{wname} bandwidth by chip organisation (SLC, 2 dies/chip, QD 32)"),
+                "chips",
+                "MiB/s",
+                &series,
+                false,
+            ),
+        );
+    }
+    md.push_str("## 4. Chip organisation (after Agrawal et al., paper's Figure 4)\n\n");
+    md.push_str(
+        "SLC chips with 2 KiB pages and two dies each (SSD B's cell), 1–16 chips, queue depth \
+         32, SATA-2 link (300 MB/s). Shared-bus gang: one data and control bus for all chips; \
+         shared-control gang: a data bus per chip, one control bus; channels: a bus per chip. \
+         Reads run on a filled device, writes on an empty one. Figures: \
+         `organisation_*.svg`.\n\n",
+    );
+    md.push_str(&md_table(&header, &rows));
+    let rr = |oi: usize, ni: usize| mibs(oi, ni, 1);
+    let holds = (3..5).all(|ni| rr(2, ni) > rr(1, ni) && rr(1, ni) > rr(0, ni));
+    md.push_str(&format!(
+        "\nRandom reads at 8 and 16 chips: channels {} / {} MiB/s, shared-control {} / {}, \
+         shared-bus {} / {} — {}. \
+         Paper's ceilings for comparison: one SLC chip reads ~26.7 MB/s (40 MB/s with two \
+         interleaved dies, the bus limit of 2 KB × 25 ns/B) and writes ~10 MB/s (20 MB/s \
+         interleaved); SATA 1/2/3 cap the device at 150/300/600 MB/s. A shared bus stays at \
+         one chip's transfer rate however many chips it has; separate data buses scale until \
+         the shared control bus or the host link saturates; channels scale until the link \
+         does.\n",
+        fmt_f(rr(2, 3), 1),
+        fmt_f(rr(2, 4), 1),
+        fmt_f(rr(1, 3), 1),
+        fmt_f(rr(1, 4), 1),
+        fmt_f(rr(0, 3), 1),
+        fmt_f(rr(0, 4), 1),
+        if holds {
+            "channels beat shared-control beat shared-bus, as the paper says; channels win \
+             over shared-control only by the control-bus command cycles, since both give \
+             every chip its own data bus here"
+        } else {
+            "**the paper's order does not hold at every size**"
+        }
+    ));
+    Ok(())
+}

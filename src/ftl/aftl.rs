@@ -1,0 +1,557 @@
+//! AFTL — adaptive two-level FTL (C.-H. Wu, T.-W. Kuo, "An adaptive two-level management
+//! for the flash translation layer in embedded systems", ICCAD 2006), as the CFTL paper
+//! describes it (system.md §3, algorithms.md §2.10).
+//!
+//! ```text
+//! coarse hash:  lbn → (primary P, replacement R)        one node per logical block
+//! fine hash:    lpn → ppn, at most `fine_slots` nodes, linked in LRU order
+//! lookup(lpn):  fine hit → ppn (move to MRU); else coarse: P[off], else scan R
+//! write(lpn):   invalidate the old copy (and its fine entry)
+//!               P[off] erased → program in place            (coarse-mapped)
+//!               else append to R (fold first if R is full)  → fine entry (hot data)
+//!               fine table full → demote the LRU entry to coarse:
+//!                   page in R(lbn): drop the entry (the R scan finds it)
+//!                   page in a detached block: copy it to P(lbn)[off], drop the entry
+//! fold(lbn):    (R full) copy coarse-mapped pages to a new primary; pages of R still
+//!               fine-mapped stay: R is detached, its GC deferred until they die or are
+//!               demoted
+//! reclaim:      below `gc_low_free_blocks` free blocks: take the cheaper of the detached
+//!               block with fewest valid pages (demote them all) and a forced fold of the
+//!               oldest replacement block (everything copied), until `gc_high_free_blocks`
+//! ```
+//! Choices the sources leave open, fixed here and documented: fine entries are created for
+//! pages written to a replacement block (the CFTL paper: "valid data in replacement blocks,
+//! assumed hot"); reads touch the LRU order but create no entry; a page demoted from a
+//! detached block goes back to its offset in the primary block, which is always erased
+//! there (a fold leaves the offsets of kept pages empty, and any later write of that
+//! offset would have gone in place and dropped the fine entry); `defer_gc = false` turns
+//! the deferral off (a fold then copies fine-mapped pages too, as plain NFTL).
+//! NAND side, allocation and reclaim victim: see [`super::twolevel`].
+//!
+//! Mapping memory (bytes), from the structures below, with 4-byte keys, links and block
+//! / page numbers:
+//! `coarse = buckets_c·4 + BL·(key 4 + next 4 + P 4 + R 4)`,
+//! `fine = buckets_f·4 + fine_slots·(key 4 + next 4 + ppn 4 + LRU prev 4 + LRU next 4)`,
+//! bucket counts the powers of two ≥ BL and ≥ fine_slots. 20 B per fine slot is the
+//! AFTL figure the CFTL paper's Table 3 implies (244.1 KB for 12,500 slots).
+
+use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::twolevel::{self, Blocks, Placement, Role, check_mapping};
+use super::{Ftl, FtlConfig, FtlError};
+use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `[ftl.aftl]`: AFTL settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AftlConfig {
+    /// Fine-grained (page-mapped) slots, the CFTL paper's MFS (default: its first row,
+    /// 2,500 + 10,000).
+    pub fine_slots: u32,
+    /// Defer GC of replacement blocks that still hold fine-mapped pages (AFTL's rule).
+    pub defer_gc: bool,
+}
+
+impl Default for AftlConfig {
+    fn default() -> Self {
+        AftlConfig {
+            fine_slots: 12_500,
+            defer_gc: true,
+        }
+    }
+}
+
+impl AftlConfig {
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.fine_slots == 0 {
+            return Err("ftl.aftl.fine_slots must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// AFTL state.
+pub struct Aftl {
+    cfg: AftlConfig,
+    geo: Geometry,
+    np: u32,
+    logical_pages: u32,
+    gc_low: u32,
+    gc_high: u32,
+    blocks: Blocks,
+    coarse: ChainedHash,
+    coarse_p: Vec<u32>,
+    coarse_r: Vec<u32>,
+    fine: ChainedHash,
+    fine_ppn: Vec<u32>,
+    lru_prev: Vec<u32>,
+    lru_next: Vec<u32>,
+    /// Most recently used fine node.
+    mru: u32,
+    /// Least recently used fine node (the demotion victim).
+    lru: u32,
+    /// Detached blocks by (valid pages, block).
+    detached: BTreeSet<(u32, u32)>,
+    scratch: Vec<Ppn>,
+    dropped: Vec<u32>,
+    lookups: u64,
+    probes: u64,
+    fine_hits: u64,
+    fine_inserts: u64,
+    demotions: u64,
+    demotion_copies: u64,
+    folds: u64,
+    forced_folds: u64,
+    fold_copies: u64,
+    detaches: u64,
+    detached_reclaims: u64,
+}
+
+/// Builds an AFTL.
+pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<dyn Ftl>, String> {
+    Ok(Box::new(Aftl::new(cfg, geo, logical_pages)?))
+}
+
+impl Aftl {
+    /// An AFTL over an erased array of shape `geo`.
+    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Aftl, String> {
+        cfg.aftl.validate()?;
+        let lbns = twolevel::check_capacity("aftl", cfg, geo, logical_pages)?;
+        let slots = cfg.aftl.fine_slots;
+        Ok(Aftl {
+            cfg: cfg.aftl.clone(),
+            geo: *geo,
+            np: geo.pages_per_block,
+            logical_pages: logical_pages as u32,
+            gc_low: cfg.gc_low_free_blocks,
+            gc_high: cfg.gc_high_free_blocks,
+            blocks: Blocks::new(geo, cfg.dynamic_wl),
+            coarse: ChainedHash::new(lbns, lbns),
+            coarse_p: vec![NIL; lbns as usize],
+            coarse_r: vec![NIL; lbns as usize],
+            fine: ChainedHash::new(slots, slots),
+            fine_ppn: vec![NIL; slots as usize],
+            lru_prev: vec![NIL; slots as usize],
+            lru_next: vec![NIL; slots as usize],
+            mru: NIL,
+            lru: NIL,
+            detached: BTreeSet::new(),
+            scratch: Vec::with_capacity(geo.pages_per_block as usize),
+            dropped: Vec::with_capacity(geo.pages_per_block as usize),
+            lookups: 0,
+            probes: 0,
+            fine_hits: 0,
+            fine_inserts: 0,
+            demotions: 0,
+            demotion_copies: 0,
+            folds: 0,
+            forced_folds: 0,
+            fold_copies: 0,
+            detaches: 0,
+            detached_reclaims: 0,
+        })
+    }
+
+    /// RAM of the coarse table (bytes).
+    pub fn coarse_bytes(&self) -> u64 {
+        self.coarse.bytes() + self.coarse.capacity() as u64 * 2 * WORD_BYTES
+    }
+
+    /// RAM of the fine table (bytes).
+    pub fn fine_bytes(&self) -> u64 {
+        self.fine.bytes() + self.fine.capacity() as u64 * 3 * WORD_BYTES
+    }
+
+    fn lru_unlink(&mut self, n: u32) {
+        let (p, x) = (self.lru_prev[n as usize], self.lru_next[n as usize]);
+        if p == NIL {
+            self.mru = x;
+        } else {
+            self.lru_next[p as usize] = x;
+        }
+        if x == NIL {
+            self.lru = p;
+        } else {
+            self.lru_prev[x as usize] = p;
+        }
+    }
+
+    fn lru_push_mru(&mut self, n: u32) {
+        self.lru_prev[n as usize] = NIL;
+        self.lru_next[n as usize] = self.mru;
+        if self.mru != NIL {
+            self.lru_prev[self.mru as usize] = n;
+        } else {
+            self.lru = n;
+        }
+        self.mru = n;
+    }
+
+    #[inline]
+    fn touch(&mut self, n: u32) {
+        if self.mru != n {
+            self.lru_unlink(n);
+            self.lru_push_mru(n);
+        }
+    }
+
+    /// Removes fine node `n` (the page stays where it is).
+    fn fine_drop(&mut self, n: u32) {
+        self.lru_unlink(n);
+        let key = self.fine.key(n);
+        self.fine.remove(key);
+        self.fine_ppn[n as usize] = NIL;
+    }
+
+    /// Where `lpn` lives; its fine node if fine-mapped; probes taken. No side effects.
+    #[inline]
+    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, u32, u32) {
+        let (n, mut probes) = self.fine.find(lpn.0);
+        if n != NIL {
+            return (Some(Ppn(self.fine_ppn[n as usize])), n, probes);
+        }
+        let lbn = lpn.0 / self.np;
+        let (c, p2) = self.coarse.find(lbn);
+        probes += p2;
+        if c == NIL {
+            return (None, NIL, probes);
+        }
+        let (loc, p3) = self.blocks.locate(
+            nand,
+            self.coarse_p[c as usize],
+            self.coarse_r[c as usize],
+            lpn,
+            lpn.0 % self.np,
+        );
+        (loc, NIL, probes + p3)
+    }
+
+    /// A host-path lookup: counted, and a fine hit refreshes the LRU order.
+    #[inline]
+    fn lookup_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, u32) {
+        let (loc, n, probes) = self.find(lpn, nand);
+        self.lookups += 1;
+        self.probes += probes as u64;
+        if n != NIL {
+            self.fine_hits += 1;
+            self.touch(n);
+        }
+        (loc, n)
+    }
+
+    /// Invalidates `ppn`; a detached block left empty is erased at once.
+    fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
+        nand.invalidate(ppn);
+        let b = self.geo.block_of(ppn).0;
+        if self.blocks.role(b) == Role::Detached {
+            let v = nand.valid_count(BlockId(b));
+            self.detached.remove(&(v + 1, b));
+            if v == 0 {
+                self.blocks.erase(b, nand);
+            } else {
+                self.detached.insert((v, b));
+            }
+        }
+    }
+
+    /// Coarse node of `lbn`, created on first use.
+    fn coarse_node(&mut self, lbn: u32) -> u32 {
+        let (c, _) = self.coarse.find(lbn);
+        if c != NIL {
+            return c;
+        }
+        let c = self.coarse.insert(lbn);
+        debug_assert!(c != NIL, "coarse pool sized for every logical block");
+        self.coarse_p[c as usize] = NIL;
+        self.coarse_r[c as usize] = NIL;
+        c
+    }
+
+    /// Demotes fine node `n` to the coarse table (see the header).
+    fn demote(&mut self, n: u32, nand: &mut Nand) {
+        self.demotions += 1;
+        let lpn = self.fine.key(n);
+        let ppn = Ppn(self.fine_ppn[n as usize]);
+        self.fine_drop(n);
+        let b = self.geo.block_of(ppn).0;
+        if self.blocks.role(b) == Role::Detached {
+            let lbn = lpn / self.np;
+            let c = self.coarse.find(lbn).0;
+            let p = self.coarse_p[c as usize];
+            let dst = self.blocks.page(p, lpn % self.np);
+            nand.copy(ppn, dst, Cause::Gc);
+            self.demotion_copies += 1;
+            self.invalidate(ppn, nand);
+        } else {
+            debug_assert_eq!(self.blocks.role(b), Role::Replacement);
+        }
+    }
+
+    fn fine_insert(&mut self, lpn: Lpn, ppn: Ppn, nand: &mut Nand) {
+        if self.fine.is_full() {
+            self.demote(self.lru, nand);
+        }
+        let n = self.fine.insert(lpn.0);
+        self.fine_ppn[n as usize] = ppn.0;
+        self.lru_push_mru(n);
+        self.fine_inserts += 1;
+    }
+
+    /// Folds logical block `lbn` (coarse node `c`). `defer` keeps fine-mapped replacement
+    /// pages in place (natural fold); otherwise they are copied and lose their fine entry.
+    fn fold(&mut self, c: u32, defer: bool, nand: &mut Nand) -> Result<(), FtlError> {
+        let lbn = self.coarse.key(c);
+        let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
+        let fine = &self.fine;
+        let mut dropped = std::mem::take(&mut self.dropped);
+        dropped.clear();
+        let f = self.blocks.fold(
+            nand,
+            lbn,
+            p,
+            r,
+            |lpn| defer && fine.find(lpn.0).0 != NIL,
+            |lpn, _, from_r| {
+                // Only replacement pages can be fine-mapped.
+                if from_r {
+                    let n = fine.find(lpn.0).0;
+                    if n != NIL {
+                        dropped.push(n);
+                    }
+                }
+            },
+        )?;
+        for &n in &dropped {
+            self.fine_drop(n);
+        }
+        self.dropped = dropped;
+        self.folds += 1;
+        self.fold_copies += f.copies as u64;
+        if f.detached {
+            self.detaches += 1;
+            self.detached.insert((nand.valid_count(BlockId(r)), r));
+        }
+        self.coarse_p[c as usize] = f.primary;
+        self.coarse_r[c as usize] = NIL;
+        Ok(())
+    }
+
+    /// Frees blocks until `gc_high` are free (see the header).
+    #[cold]
+    fn reclaim(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        while self.blocks.free_count() < self.gc_high {
+            let fold_victim = self.blocks.oldest_replacement();
+            let fold_cost = fold_victim.map(|r| {
+                let c = self.coarse.find(self.blocks.owner(r)).0;
+                let p = self.coarse_p[c as usize];
+                nand.valid_count(BlockId(r)) + nand.valid_count(BlockId(p))
+            });
+            let cheapest_detached = self.detached.first().copied();
+            // Deferral: a detached block is reclaimed only when that is strictly cheaper
+            // than folding (its fine-mapped pages are hot and may soon die for free).
+            let take_detached = match (cheapest_detached, fold_cost) {
+                (Some((v, _)), Some(c)) => v < c,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if let (true, Some((_, d))) = (take_detached, cheapest_detached) {
+                self.detached_reclaims += 1;
+                let mut pages = std::mem::take(&mut self.scratch);
+                pages.clear();
+                nand.valid_pages(BlockId(d), &mut pages);
+                for &src in &pages {
+                    let n = self.fine.find(nand.oob_lpn_raw(src)).0;
+                    debug_assert!(n != NIL, "detached page without fine entry");
+                    self.demote(n, nand);
+                }
+                self.scratch = pages;
+                debug_assert_eq!(self.blocks.role(d), Role::Free);
+            } else if let Some(r) = fold_victim {
+                let c = self.coarse.find(self.blocks.owner(r)).0;
+                self.forced_folds += 1;
+                self.fold(c, false, nand)?;
+            } else {
+                break;
+            }
+        }
+        if self.blocks.free_count() == 0 {
+            return Err(FtlError::OutOfSpace { plane: 0 });
+        }
+        Ok(())
+    }
+}
+
+impl Ftl for Aftl {
+    fn name(&self) -> &'static str {
+        "aftl"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let (loc, _) = self.lookup_counted(lpn, nand);
+        if let Some(ppn) = loc {
+            nand.read(ppn, Cause::Host);
+        }
+        Ok(loc)
+    }
+
+    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn> {
+        self.find(lpn, nand).0
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        if self.blocks.free_count() < self.gc_low {
+            self.reclaim(nand)?;
+        }
+        let (old, n) = self.lookup_counted(lpn, nand);
+        if n != NIL {
+            self.fine_drop(n);
+        }
+        if let Some(old) = old {
+            self.invalidate(old, nand);
+        }
+        let lbn = lpn.0 / self.np;
+        let off = lpn.0 % self.np;
+        let c = self.coarse_node(lbn);
+        let (mut p, mut r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
+        let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
+        self.coarse_p[c as usize] = p;
+        self.coarse_r[c as usize] = r;
+        let dst = match placed {
+            Some(Placement::InPlace(ppn)) => {
+                nand.program(ppn, lpn, Cause::Host);
+                return Ok(());
+            }
+            Some(Placement::Appended(ppn)) => ppn,
+            None => {
+                // R is full: fold. The old copy is already invalid, so the new primary's
+                // page `off` stays erased and the data goes there in place.
+                self.fold(c, self.cfg.defer_gc, nand)?;
+                let ppn = self.blocks.page(self.coarse_p[c as usize], off);
+                nand.program(ppn, lpn, Cause::Host);
+                return Ok(());
+            }
+        };
+        nand.program(dst, lpn, Cause::Host);
+        self.fine_insert(lpn, dst, nand);
+        Ok(())
+    }
+
+    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let (old, n, _) = self.find(lpn, nand);
+        if n != NIL {
+            self.fine_drop(n);
+        }
+        if let Some(old) = old {
+            self.invalidate(old, nand);
+        }
+        Ok(())
+    }
+
+    fn mapping_bytes(&self) -> u64 {
+        self.coarse_bytes() + self.fine_bytes()
+    }
+
+    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+        out.insert("ftl.lookup.count".into(), self.lookups);
+        out.insert("ftl.lookup.probes".into(), self.probes);
+        out.insert("ftl.merge.full".into(), self.folds);
+        out.insert("ftl.mapping.coarse_bytes".into(), self.coarse_bytes());
+        out.insert("ftl.mapping.fine_bytes".into(), self.fine_bytes());
+        out.insert("ftl.aftl.fine_hits".into(), self.fine_hits);
+        out.insert("ftl.aftl.fine_inserts".into(), self.fine_inserts);
+        out.insert("ftl.aftl.demotions".into(), self.demotions);
+        out.insert("ftl.aftl.demotion_copies".into(), self.demotion_copies);
+        out.insert("ftl.aftl.forced_folds".into(), self.forced_folds);
+        out.insert("ftl.aftl.fold_copies".into(), self.fold_copies);
+        out.insert("ftl.aftl.detached_blocks".into(), self.detaches);
+        out.insert("ftl.aftl.detached_reclaims".into(), self.detached_reclaims);
+    }
+
+    fn reserved_blocks(&self) -> u64 {
+        self.gc_low as u64
+    }
+
+    fn programs_in_order(&self) -> bool {
+        false
+    }
+
+    fn check_invariants(&self, nand: &Nand) {
+        nand.check_invariants();
+        self.blocks.check(nand);
+        self.coarse.check();
+        self.fine.check();
+        // The LRU list holds exactly the fine nodes.
+        let mut n = self.mru;
+        let mut prev = NIL;
+        let mut listed = 0;
+        while n != NIL {
+            assert_eq!(self.lru_prev[n as usize], prev, "LRU back link of {n}");
+            assert!(self.fine.key(n) != NIL, "free node {n} in the LRU list");
+            listed += 1;
+            prev = n;
+            n = self.lru_next[n as usize];
+        }
+        assert_eq!(prev, self.lru, "LRU tail");
+        assert_eq!(listed, self.fine.len(), "LRU length");
+        self.blocks
+            .check_owners((0..self.coarse.capacity()).filter_map(|c| {
+                let lbn = self.coarse.key(c);
+                (lbn != NIL).then(|| (lbn, self.coarse_p[c as usize], self.coarse_r[c as usize]))
+            }));
+        let mut detached = 0;
+        for b in 0..self.geo.blocks() {
+            match self.blocks.role(b) {
+                Role::Detached => {
+                    detached += 1;
+                    let v = nand.valid_count(BlockId(b));
+                    assert!(v > 0, "empty detached block {b} not erased");
+                    assert!(self.detached.contains(&(v, b)), "detached block {b}");
+                    let mut pages = Vec::new();
+                    nand.valid_pages(BlockId(b), &mut pages);
+                    for p in pages {
+                        let n = self.fine.find(nand.oob_lpn_raw(p)).0;
+                        assert!(
+                            n != NIL && self.fine_ppn[n as usize] == p.0,
+                            "detached page {p:?} not fine-mapped"
+                        );
+                    }
+                }
+                Role::Free | Role::Primary | Role::Replacement => {}
+            }
+        }
+        assert_eq!(detached, self.detached.len(), "detached set");
+        // Fine entries point at their page in R(lbn) or a detached block; for the latter
+        // the primary's slot is erased (where a demotion will put it).
+        for n in 0..self.fine.capacity() {
+            let lpn = self.fine.key(n);
+            if lpn == NIL {
+                continue;
+            }
+            let ppn = Ppn(self.fine_ppn[n as usize]);
+            assert!(nand.is_valid(ppn), "fine entry of lpn {lpn}: invalid page");
+            assert_eq!(nand.oob(ppn).lpn, Lpn(lpn), "fine entry of lpn {lpn}");
+            let b = self.geo.block_of(ppn).0;
+            let c = self.coarse.find(lpn / self.np).0;
+            assert!(c != NIL, "fine lpn {lpn} without coarse node");
+            match self.blocks.role(b) {
+                Role::Replacement => assert_eq!(self.coarse_r[c as usize], b),
+                Role::Detached => {
+                    let p = self.coarse_p[c as usize];
+                    assert!(p != NIL, "lpn {lpn} detached without a primary");
+                    assert!(
+                        !nand.is_programmed(self.blocks.page(p, lpn % self.np)),
+                        "lpn {lpn}: primary slot taken while detached copy lives"
+                    );
+                }
+                r => panic!("fine lpn {lpn} in a {r:?} block"),
+            }
+        }
+        check_mapping(nand, self.logical_pages, |l| self.find(l, nand).0);
+    }
+}

@@ -1,0 +1,1015 @@
+//! DFTL — demand-based page mapping (A. Gupta, Y. Kim, B. Urgaonkar, "DFTL: a flash
+//! translation layer employing demand-based selective caching of page-level address
+//! mappings", ASPLOS 2009; algorithms.md §2.9).
+//!
+//! ```text
+//! flash:  data blocks + translation blocks; translation page m holds the map entries of
+//!         lpns m·E … m·E+E−1 (E = page size / 4 B)
+//! GTD:    m → physical translation page (RAM);  CMT: lpn → ppn, bounded, LRU or SLRU
+//! resolve(lpn): CMT hit → ppn; miss → read translation page GTD[lpn / E] (Map read)
+//! read(lpn):  resolve; miss → cache the entry (clean); read the data page
+//! write(lpn): resolve; invalidate the old page; program at the plane's frontier;
+//!             CMT entry = new ppn, dirty (inserted on a miss)
+//! CMT full:   evict the policy's victim; if dirty, write back its translation page:
+//!             read it, fold in every dirty cached entry of that page (batch update,
+//!             all become clean), program it elsewhere, GTD → new page (Map read + write)
+//! GC(plane):  below gc_low free blocks, until gc_high (one more of each on a one-plane
+//!             device, whose translation pages the GC itself writes must come from the
+//!             plane being collected): victim = policy (data and
+//!             translation blocks compete, as in the paper)
+//!   translation victim: copy its valid translation pages, GTD follows (RAM only)
+//!   data victim: copy valid pages; a cached lpn's CMT entry takes the new address
+//!             (dirty, reaches flash on eviction); the others are grouped by translation
+//!             page and each page is rewritten once (batch update: 1 read + 1 write)
+//! ```
+//! Translation reads and writes are NAND operations of cause `Map`; GC copies and erases
+//! of both block kinds are cause `Gc`. A read of an lpn whose translation page exists
+//! costs the translation read even if the entry turns out unmapped (the device cannot
+//! know otherwise); a never-written translation page (GTD empty) costs nothing, and
+//! unmapped entries are not cached.
+//!
+//! Choices the paper leaves open, fixed here as parameters (defaults in brackets): CMT
+//! policy [segmented LRU, the paper's; `lru` as in MQSim and FlashSim]; SLRU protected
+//! segment [half the CMT; Karedla et al.'s split is a free parameter]; CMT size
+//! [3% of all entries — the paper sizes the CMT to the SRAM FAST needs for its log-block
+//! map, about 2–3% of the page entries at the usual 3% log area; `cmt_entries` or
+//! `cmt_fraction` override]; translation blocks are opened in the plane with the most
+//! free blocks (ties: lowest plane index), so translation traffic never takes a plane's
+//! last free block while another has more; data GC is per plane with the configured
+//! victim policy (greedy by default, the paper's), and data writes stripe over planes as
+//! in the page FTL. No static wear leveling.
+//!
+//! Mapping memory (bytes), from the structures below with 4-byte lpns, ppns and links:
+//! `CMT = slots·8 + Ncmt·(key 4 + ppn 4 + LRU prev/next 8 + dirty-list link 4 + flags 1)`
+//! (an open-addressing index of (key, entry) slots, slots = the power of two ≥ 2·Ncmt, so
+//! a miss — most lookups — is answered from the slot array; the dirty list per
+//! translation page makes the batch update visit only dirty entries); `GTD = T·4 + T·4` (translation page address and dirty-list
+//! head per translation page, T = ⌈L / E⌉). The paper's own estimate counts 8 B per CMT
+//! entry; ours is larger because it counts the links a real implementation needs.
+
+use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
+use super::hash::{NIL, OpenHash, WORD_BYTES};
+use super::{Ftl, FtlConfig, FtlError};
+use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// CMT replacement policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CmtPolicy {
+    /// Least recently used.
+    Lru,
+    /// Segmented LRU (probationary + protected segments), the DFTL paper's choice.
+    #[default]
+    SegmentedLru,
+}
+
+/// `[ftl.dftl]`: DFTL settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DftlConfig {
+    /// CMT replacement policy.
+    pub cmt_policy: CmtPolicy,
+    /// CMT size in entries (exclusive with `cmt_fraction`).
+    pub cmt_entries: Option<u64>,
+    /// CMT size as a fraction of all logical pages (default 0.03 when neither is set).
+    pub cmt_fraction: Option<f64>,
+    /// Share of the CMT in the protected segment (segmented LRU only).
+    pub protected_fraction: f64,
+}
+
+impl Default for DftlConfig {
+    fn default() -> Self {
+        DftlConfig {
+            cmt_policy: CmtPolicy::SegmentedLru,
+            cmt_entries: None,
+            cmt_fraction: None,
+            protected_fraction: 0.5,
+        }
+    }
+}
+
+/// CMT fraction when neither size key is given.
+pub const DEFAULT_CMT_FRACTION: f64 = 0.03;
+
+impl DftlConfig {
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.cmt_entries.is_some() && self.cmt_fraction.is_some() {
+            return Err("ftl.dftl: set cmt_entries or cmt_fraction, not both".into());
+        }
+        if let Some(f) = self.cmt_fraction
+            && !(f > 0.0 && f <= 1.0)
+        {
+            return Err(format!(
+                "ftl.dftl.cmt_fraction = {f}: expected more than 0 and at most 1"
+            ));
+        }
+        if self.cmt_entries == Some(0) {
+            return Err("ftl.dftl.cmt_entries must be at least 1".into());
+        }
+        if !(0.0..1.0).contains(&self.protected_fraction) {
+            return Err(format!(
+                "ftl.dftl.protected_fraction = {}: expected at least 0 and below 1",
+                self.protected_fraction
+            ));
+        }
+        Ok(())
+    }
+
+    /// CMT entries for a device of `logical_pages` pages (at least 1, at most all).
+    pub fn cmt_size(&self, logical_pages: u64) -> u64 {
+        let n = match (self.cmt_entries, self.cmt_fraction) {
+            (Some(n), _) => n,
+            (None, f) => (logical_pages as f64 * f.unwrap_or(DEFAULT_CMT_FRACTION)).round() as u64,
+        };
+        n.clamp(1, logical_pages.max(1))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Host = 0,
+    Gc = 1,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Free,
+    Open,
+    Closed,
+    Collecting,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frontier {
+    block: u32,
+    next_page: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct PlaneState {
+    free: BTreeSet<(u32, u32)>,
+    frontier: [Option<Frontier>; 2],
+}
+
+/// A CMT entry's payload: its data page, its place in the (S)LRU list and in its
+/// translation page's dirty list, and flags.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    ppn: u32,
+    prev: u32,
+    next: u32,
+    flags: u8,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            ppn: NIL,
+            prev: NIL,
+            next: NIL,
+            flags: 0,
+        }
+    }
+}
+
+const DIRTY: u8 = 1;
+const PROTECTED: u8 = 2;
+
+/// Bytes per CMT node beyond the index's key: ppn, LRU prev/next,
+/// dirty-list link (4 B each) and one flags byte.
+const CMT_PAYLOAD_BYTES: u64 = 4 * WORD_BYTES + 1;
+
+/// Builds a DFTL with the configured data-GC victim policy.
+pub fn build(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+    params: PolicyParams,
+) -> Result<Box<dyn Ftl>, String> {
+    Ok(match cfg.gc {
+        GcPolicyKind::Greedy => Box::new(Dftl::<Greedy>::new(cfg, geo, logical_pages, params)?),
+        GcPolicyKind::Fifo => Box::new(Dftl::<Fifo>::new(cfg, geo, logical_pages, params)?),
+        GcPolicyKind::CostBenefit => {
+            Box::new(Dftl::<CostBenefit>::new(cfg, geo, logical_pages, params)?)
+        }
+        GcPolicyKind::DChoices => Box::new(Dftl::<DChoices>::new(cfg, geo, logical_pages, params)?),
+    })
+}
+
+/// DFTL state.
+pub struct Dftl<V: VictimPolicy> {
+    geo: Geometry,
+    np: u32,
+    hot_cold: bool,
+    dynamic_wl: bool,
+    gc_low: u32,
+    gc_high: u32,
+    logical_pages: u32,
+    /// Map entries per translation page.
+    epp: u32,
+    /// Content of the translation pages on flash: `ppn + 1` per lpn, 0 = unmapped. Only
+    /// translation-page writes change it (the device's flash, kept here as data).
+    gmt: Vec<u32>,
+    /// GTD: `ppn + 1` of each translation page, 0 = never written.
+    gtd: Vec<u32>,
+    cmt: OpenHash<Entry>,
+    /// MRU and LRU ends of the probationary (0) and protected (1) segments.
+    seg_mru: [u32; 2],
+    seg_lru: [u32; 2],
+    seg_len: [u32; 2],
+    protected_cap: u32,
+    /// Dirty cached entries (nodes) of each translation page. An entry only leaves this
+    /// list when its page is written back (a dirty entry is never evicted without it), so
+    /// the list needs no removal: in firmware a singly linked list (4 B link per entry,
+    /// 4 B head per page); here a vector per page, whose independent loads the CPU can
+    /// overlap during the batch update.
+    dirty: Vec<Vec<u32>>,
+    planes: Vec<PlaneState>,
+    role: Vec<Role>,
+    is_trans: Vec<bool>,
+    trans_frontier: Option<Frontier>,
+    stripe: Vec<u32>,
+    cursor: usize,
+    policy: V,
+    clock: u64,
+    free_key_seq: u32,
+    scratch: Vec<Ppn>,
+    moved: Vec<(u32, u32)>,
+    /// Planes a translation block left below `gc_low`, collected when the operation ends.
+    low_planes: Vec<u32>,
+    lookups: u64,
+    probes: u64,
+    hits: u64,
+    misses: u64,
+    trans_reads: u64,
+    trans_writes: u64,
+    dirty_evictions: u64,
+    clean_evictions: u64,
+    batched_entries: u64,
+    gc_invocations: u64,
+    gc_victims: u64,
+    gc_trans_victims: u64,
+    gc_victim_valid_pages: u64,
+    gc_cmt_updates: u64,
+    gc_trans_updates: u64,
+    gc_batched_entries: u64,
+}
+
+impl<V: VictimPolicy> Dftl<V> {
+    /// A DFTL over an erased array of shape `geo`.
+    pub fn new(
+        cfg: &FtlConfig,
+        geo: &Geometry,
+        logical_pages: u64,
+        params: PolicyParams,
+    ) -> Result<Self, String> {
+        let d = &cfg.dftl;
+        d.validate()?;
+        let epp = geo.page_size_bytes / WORD_BYTES as u32;
+        let tpages = logical_pages.div_ceil(epp as u64);
+        if logical_pages + tpages + 2 >= NIL as u64 {
+            return Err("dftl: too many logical pages".into());
+        }
+        let planes = geo.planes();
+        let per_plane_logical = logical_pages.div_ceil(planes as u64);
+        let data_blocks = per_plane_logical.div_ceil(geo.pages_per_block as u64);
+        let frontiers = if cfg.hot_cold { 2 } else { 1 };
+        // A data GC rewrites translation pages; their next block comes from the plane
+        // with the most free blocks, which on a one-plane device is the one being
+        // collected, so that device keeps one more block in reserve.
+        let extra = u32::from(planes == 1);
+        let per_plane = data_blocks + (cfg.gc_high_free_blocks + extra) as u64 + frontiers;
+        let trans_blocks = tpages.div_ceil(geo.pages_per_block as u64) + 1;
+        if (geo.blocks_per_plane as u64) < per_plane
+            || (geo.blocks() as u64) < per_plane * planes as u64 + trans_blocks
+        {
+            return Err(format!(
+                "impossible geometry for dftl: each plane needs {data_blocks} blocks of data + {} free for GC + {frontiers} open frontiers, and the device {trans_blocks} more for translation pages, but planes have {} blocks (raise over-provisioning or lower ftl.gc_high_free_blocks)",
+                cfg.gc_high_free_blocks + extra,
+                geo.blocks_per_plane
+            ));
+        }
+        let ncmt = d.cmt_size(logical_pages) as u32;
+        let protected_cap = match d.cmt_policy {
+            CmtPolicy::Lru => 0,
+            CmtPolicy::SegmentedLru => (ncmt as f64 * d.protected_fraction).floor() as u32,
+        };
+        let mut ftl = Dftl {
+            geo: *geo,
+            np: geo.pages_per_block,
+            hot_cold: cfg.hot_cold,
+            dynamic_wl: cfg.dynamic_wl,
+            gc_low: cfg.gc_low_free_blocks + extra,
+            gc_high: cfg.gc_high_free_blocks + extra,
+            logical_pages: logical_pages as u32,
+            epp,
+            gmt: crate::util::zeroed_vec(logical_pages as usize),
+            gtd: vec![0; tpages as usize],
+            cmt: OpenHash::new(ncmt),
+
+            seg_mru: [NIL; 2],
+            seg_lru: [NIL; 2],
+            seg_len: [0; 2],
+            protected_cap,
+            dirty: vec![Vec::new(); tpages as usize],
+            planes: vec![PlaneState::default(); planes as usize],
+            role: vec![Role::Free; geo.blocks() as usize],
+            is_trans: vec![false; geo.blocks() as usize],
+            trans_frontier: None,
+            stripe: Vec::with_capacity(planes as usize),
+            cursor: 0,
+            policy: V::build(geo, params),
+            clock: 0,
+            free_key_seq: 0,
+            scratch: Vec::with_capacity(geo.pages_per_block as usize),
+            moved: Vec::with_capacity(geo.pages_per_block as usize),
+            low_planes: Vec::new(),
+            lookups: 0,
+            probes: 0,
+            hits: 0,
+            misses: 0,
+            trans_reads: 0,
+            trans_writes: 0,
+            dirty_evictions: 0,
+            clean_evictions: 0,
+            batched_entries: 0,
+            gc_invocations: 0,
+            gc_victims: 0,
+            gc_trans_victims: 0,
+            gc_victim_valid_pages: 0,
+            gc_cmt_updates: 0,
+            gc_trans_updates: 0,
+            gc_batched_entries: 0,
+        };
+        for b in 0..geo.blocks() {
+            ftl.release(b, 0);
+        }
+        // Channel-first striping, as the page FTL.
+        for plane in 0..geo.planes_per_die {
+            for die in 0..geo.dies_per_chip {
+                for chip in 0..geo.chips_per_channel {
+                    for ch in 0..geo.channels {
+                        ftl.stripe.push(
+                            ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die)
+                                * geo.planes_per_die
+                                + plane,
+                        );
+                    }
+                }
+            }
+        }
+        Ok(ftl)
+    }
+
+    /// CMT capacity in entries.
+    pub fn cmt_capacity(&self) -> u32 {
+        self.cmt.capacity()
+    }
+
+    /// RAM of the CMT (bytes).
+    pub fn cmt_bytes(&self) -> u64 {
+        self.cmt.bytes() + self.cmt.capacity() as u64 * CMT_PAYLOAD_BYTES
+    }
+
+    /// RAM of the GTD and the per-translation-page dirty-list heads (bytes).
+    pub fn gtd_bytes(&self) -> u64 {
+        self.gtd.len() as u64 * 2 * WORD_BYTES
+    }
+
+    #[inline]
+    fn trans_tag(&self, mvpn: u32) -> Lpn {
+        Lpn(NIL - 1 - mvpn)
+    }
+
+    fn release(&mut self, b: u32, erases: u32) {
+        let key = if self.dynamic_wl {
+            erases
+        } else {
+            self.free_key_seq = self.free_key_seq.wrapping_add(1);
+            self.free_key_seq
+        };
+        self.role[b as usize] = Role::Free;
+        self.is_trans[b as usize] = false;
+        let plane = self.geo.plane_of(BlockId(b)) as usize;
+        self.planes[plane].free.insert((key, b));
+    }
+
+    // ---- CMT lists -------------------------------------------------------------------
+
+    #[inline]
+    fn seg_of(&self, n: u32) -> usize {
+        (self.cmt.val(n).flags & PROTECTED != 0) as usize
+    }
+
+    #[inline]
+    fn seg_unlink(&mut self, n: u32) {
+        let s = self.seg_of(n);
+        let (p, x) = (self.cmt.val(n).prev, self.cmt.val(n).next);
+        if p == NIL {
+            self.seg_mru[s] = x;
+        } else {
+            self.cmt.val_mut(p).next = x;
+        }
+        if x == NIL {
+            self.seg_lru[s] = p;
+        } else {
+            self.cmt.val_mut(x).prev = p;
+        }
+        self.seg_len[s] -= 1;
+    }
+
+    #[inline]
+    fn seg_push_mru(&mut self, n: u32, s: usize) {
+        if s == 1 {
+            self.cmt.val_mut(n).flags |= PROTECTED;
+        } else {
+            self.cmt.val_mut(n).flags &= !PROTECTED;
+        }
+        self.cmt.val_mut(n).prev = NIL;
+        self.cmt.val_mut(n).next = self.seg_mru[s];
+        if self.seg_mru[s] != NIL {
+            let m = self.seg_mru[s];
+            self.cmt.val_mut(m).prev = n;
+        } else {
+            self.seg_lru[s] = n;
+        }
+        self.seg_mru[s] = n;
+        self.seg_len[s] += 1;
+    }
+
+    /// A CMT hit: LRU moves the entry to the front; SLRU promotes it to (the front of) the
+    /// protected segment, whose overflow drops back to the probationary front.
+    #[inline]
+    fn touch(&mut self, n: u32) {
+        if self.protected_cap == 0 {
+            if self.seg_mru[0] != n {
+                self.seg_unlink(n);
+                self.seg_push_mru(n, 0);
+            }
+            return;
+        }
+        self.seg_unlink(n);
+        self.seg_push_mru(n, 1);
+        if self.seg_len[1] > self.protected_cap {
+            let old = self.seg_lru[1];
+            self.seg_unlink(old);
+            self.seg_push_mru(old, 0);
+        }
+    }
+
+    #[inline]
+    fn mark_dirty(&mut self, n: u32, lpn: u32) {
+        if self.cmt.val(n).flags & DIRTY != 0 {
+            return;
+        }
+        self.cmt.val_mut(n).flags |= DIRTY;
+        self.dirty[(lpn / self.epp) as usize].push(n);
+    }
+
+    /// Caches `lpn → ppn` (`NIL` = unmapped), evicting first when full; returns the node.
+    fn cmt_insert(
+        &mut self,
+        lpn: u32,
+        ppn: u32,
+        dirty: bool,
+        nand: &mut Nand,
+    ) -> Result<u32, FtlError> {
+        if self.cmt.is_full() {
+            self.evict(nand)?;
+        }
+        let n = self.cmt.insert(lpn);
+        self.cmt.val_mut(n).ppn = ppn;
+        self.cmt.val_mut(n).flags = 0;
+        self.seg_push_mru(n, 0);
+        if dirty {
+            self.mark_dirty(n, lpn);
+        }
+        Ok(n)
+    }
+
+    /// Evicts the policy's victim (probationary LRU end, else protected LRU end).
+    fn evict(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        let victim = if self.seg_lru[0] != NIL {
+            self.seg_lru[0]
+        } else {
+            self.seg_lru[1]
+        };
+        let lpn = self.cmt.key(victim);
+        if self.cmt.val(victim).flags & DIRTY != 0 {
+            self.dirty_evictions += 1;
+            self.write_translation(lpn / self.epp, &[], nand)?;
+            debug_assert!(self.cmt.val(victim).flags & DIRTY == 0);
+        } else {
+            self.clean_evictions += 1;
+        }
+        self.seg_unlink(victim);
+        self.cmt.remove(lpn);
+        Ok(())
+    }
+
+    // ---- translation pages -----------------------------------------------------------
+
+    /// Rewrites translation page `mvpn`: read it (if it exists), apply `moved` (lpn, ppn)
+    /// pairs and every dirty cached entry of the page (which become clean), program it at
+    /// the translation frontier, and point the GTD at it.
+    fn write_translation(
+        &mut self,
+        mvpn: u32,
+        moved: &[(u32, u32)],
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        let old = self.gtd[mvpn as usize];
+        if old != 0 {
+            nand.read(Ppn(old - 1), Cause::Map);
+            self.trans_reads += 1;
+        }
+        for &(lpn, ppn) in moved {
+            self.gmt[lpn as usize] = ppn + 1;
+        }
+        let list = std::mem::take(&mut self.dirty[mvpn as usize]);
+        const AHEAD: usize = 8;
+        for &n in list.iter().take(AHEAD) {
+            self.cmt.prefetch_node(n);
+        }
+        for (i, &n) in list.iter().enumerate() {
+            if let Some(&ahead) = list.get(i + AHEAD) {
+                self.cmt.prefetch_node(ahead);
+            }
+            self.gmt[self.cmt.key(n) as usize] = self.cmt.val(n).ppn.wrapping_add(1);
+            self.cmt.val_mut(n).flags &= !DIRTY;
+        }
+        self.batched_entries += list.len() as u64;
+        // Keep the allocation: the list refills as entries of this page get dirty again.
+        self.dirty[mvpn as usize] = list;
+        self.dirty[mvpn as usize].clear();
+        let dst = self.trans_page(nand)?;
+        nand.program(dst, self.trans_tag(mvpn), Cause::Map);
+        self.trans_writes += 1;
+        if old != 0 {
+            self.invalidate(Ppn(old - 1), nand);
+        }
+        self.gtd[mvpn as usize] = dst.0 + 1;
+        Ok(())
+    }
+
+    /// Next page of the translation frontier; a new translation block comes from the
+    /// plane with the most free blocks.
+    fn trans_page(&mut self, nand: &Nand) -> Result<Ppn, FtlError> {
+        if self.trans_frontier.is_none() {
+            let mut best: Option<usize> = None;
+            for (p, ps) in self.planes.iter().enumerate() {
+                if best.is_none_or(|b| ps.free.len() > self.planes[b].free.len()) {
+                    best = Some(p);
+                }
+            }
+            let p = best.expect("at least one plane");
+            let (_, block) = self.planes[p]
+                .free
+                .pop_first()
+                .ok_or(FtlError::OutOfSpace { plane: p as u32 })?;
+            // That plane sees no host write now, so its GC check happens at the end of
+            // the current operation.
+            if self.planes[p].free.len() < self.gc_low as usize
+                && !self.low_planes.contains(&(p as u32))
+            {
+                self.low_planes.push(p as u32);
+            }
+            self.role[block as usize] = Role::Open;
+            self.is_trans[block as usize] = true;
+            self.trans_frontier = Some(Frontier {
+                block,
+                next_page: 0,
+            });
+        }
+        let f = self.trans_frontier.as_mut().expect("opened above");
+        let ppn = Ppn(f.block * self.np + f.next_page);
+        f.next_page += 1;
+        if f.next_page == self.np {
+            let b = f.block;
+            self.trans_frontier = None;
+            self.close(b, nand);
+        }
+        Ok(ppn)
+    }
+
+    /// The block's last page has been handed out: it becomes a GC candidate with the valid
+    /// count it will have once that page is programmed.
+    fn close(&mut self, b: u32, nand: &Nand) {
+        self.role[b as usize] = Role::Closed;
+        self.policy
+            .on_close(BlockId(b), nand.valid_count(BlockId(b)) + 1, self.clock);
+    }
+
+    // ---- data pages ------------------------------------------------------------------
+
+    #[inline]
+    fn next_page(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
+        let np = self.np;
+        let ps = &mut self.planes[plane as usize];
+        if ps.frontier[stream as usize].is_none() {
+            let (_, block) = ps.free.pop_first().ok_or(FtlError::OutOfSpace { plane })?;
+            self.role[block as usize] = Role::Open;
+            ps.frontier[stream as usize] = Some(Frontier {
+                block,
+                next_page: 0,
+            });
+        }
+        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let ppn = Ppn(f.block * np + f.next_page);
+        f.next_page += 1;
+        if f.next_page == np {
+            let b = f.block;
+            *slot = None;
+            self.close(b, nand);
+        }
+        Ok(ppn)
+    }
+
+    #[inline]
+    fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
+        nand.invalidate(ppn);
+        let b = self.geo.block_of(ppn);
+        self.policy
+            .on_invalidate(b, nand.valid_count(b), self.clock);
+    }
+
+    /// Counted translation: CMT hit, or a miss that reads the translation page.
+    #[inline]
+    fn resolve(&mut self, lpn: u32, nand: &mut Nand) -> (u32, u32) {
+        let (n, probes) = self.cmt.find(lpn);
+        self.lookups += 1;
+        self.probes += probes as u64;
+        if n != NIL {
+            self.hits += 1;
+            self.touch(n);
+            return (n, self.cmt.val(n).ppn);
+        }
+        self.misses += 1;
+        let t = self.gtd[(lpn / self.epp) as usize];
+        if t != 0 {
+            nand.read(Ppn(t - 1), Cause::Map);
+            self.trans_reads += 1;
+        }
+        (NIL, self.gmt[lpn as usize].wrapping_sub(1))
+    }
+
+    /// Moves every valid page of `victim` and erases it.
+    fn evacuate(&mut self, victim: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        let plane = self.geo.plane_of(BlockId(victim));
+        self.role[victim as usize] = Role::Collecting;
+        let mut pages = std::mem::take(&mut self.scratch);
+        pages.clear();
+        nand.valid_pages(BlockId(victim), &mut pages);
+        if self.is_trans[victim as usize] {
+            self.gc_trans_victims += 1;
+            for &src in &pages {
+                let mvpn = NIL - 1 - nand.oob_lpn_raw(src);
+                let dst = self.trans_page(nand)?;
+                nand.relocate(src, dst, Cause::Gc);
+                self.gtd[mvpn as usize] = dst.0 + 1;
+            }
+        } else {
+            let stream = if self.hot_cold {
+                Stream::Gc
+            } else {
+                Stream::Host
+            };
+            let mut moved = std::mem::take(&mut self.moved);
+            moved.clear();
+            for &src in &pages {
+                let dst = self.next_page(plane, stream, nand)?;
+                let lpn = nand.relocate(src, dst, Cause::Gc).0;
+                let (n, _) = self.cmt.find(lpn);
+                if n != NIL {
+                    // Lazy copying: the cached entry carries the new address to flash
+                    // when it is evicted.
+                    self.cmt.val_mut(n).ppn = dst.0;
+                    self.mark_dirty(n, lpn);
+                    self.gc_cmt_updates += 1;
+                } else {
+                    moved.push((lpn, dst.0));
+                }
+            }
+            // Batch update: one rewrite per translation page touched.
+            self.gc_batched_entries += moved.len() as u64;
+            moved.sort_unstable();
+            let mut i = 0;
+            while i < moved.len() {
+                let mvpn = moved[i].0 / self.epp;
+                let mut j = i + 1;
+                while j < moved.len() && moved[j].0 / self.epp == mvpn {
+                    j += 1;
+                }
+                self.write_translation(mvpn, &moved[i..j], nand)?;
+                self.gc_trans_updates += 1;
+                i = j;
+            }
+            self.moved = moved;
+        }
+        self.scratch = pages;
+        nand.erase(BlockId(victim), Cause::Gc);
+        self.release(victim, nand.erase_count(BlockId(victim)));
+        Ok(())
+    }
+
+    /// Collects the planes translation blocks left low (see `trans_page`).
+    #[inline]
+    fn collect_low_planes(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        while let Some(p) = self.low_planes.pop() {
+            if self.planes[p as usize].free.len() < self.gc_low as usize {
+                self.collect(p, nand)?;
+            }
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn collect(&mut self, plane: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        self.gc_invocations += 1;
+        let mut budget = self.geo.blocks_per_plane;
+        while self.planes[plane as usize].free.len() < self.gc_high as usize && budget > 0 {
+            budget -= 1;
+            let Some(victim) = self.policy.select(plane, nand, self.clock) else {
+                break;
+            };
+            self.gc_victims += 1;
+            self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
+            self.evacuate(victim.0, nand)?;
+        }
+        if self.planes[plane as usize].free.is_empty() {
+            return Err(FtlError::OutOfSpace { plane });
+        }
+        Ok(())
+    }
+}
+
+impl<V: VictimPolicy> Ftl for Dftl<V> {
+    fn name(&self) -> &'static str {
+        "dftl"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let (n, mut ppn) = self.resolve(lpn.0, nand);
+        if ppn == NIL {
+            return Ok(None);
+        }
+        if n == NIL {
+            self.cmt_insert(lpn.0, ppn, false, nand)?;
+            if !self.low_planes.is_empty() {
+                // The eviction's translation write took a plane's block; its GC may move
+                // this very page (the cached entry follows it).
+                self.collect_low_planes(nand)?;
+                ppn = self.cmt.val(self.cmt.find(lpn.0).0).ppn;
+            }
+        }
+        nand.read(Ppn(ppn), Cause::Host);
+        Ok(Some(Ppn(ppn)))
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        // The next request's bucket, its flash map entry (read on a miss) and the entry
+        // a miss would evict are all random accesses into large tables.
+        self.cmt.prefetch(lpn.0);
+        crate::util::prefetch(&self.gmt, lpn.0 as usize);
+        crate::util::prefetch(&self.dirty, (lpn.0 / self.epp) as usize);
+        // The eviction victim was prefetched one request ago as the tail's predecessor, so
+        // reading it here is cheap; its bucket (unlinking) and its own predecessor (the
+        // next victim) are fetched for later.
+        let v = self.seg_lru[0];
+        if v != NIL {
+            let e = self.cmt.val(v);
+            self.cmt.prefetch(self.cmt.key(v));
+            if e.prev != NIL {
+                self.cmt.prefetch_node(e.prev);
+            }
+        }
+    }
+
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
+        let (n, _) = self.cmt.find(lpn.0);
+        let ppn = if n != NIL {
+            self.cmt.val(n).ppn
+        } else {
+            self.gmt[lpn.0 as usize].wrapping_sub(1)
+        };
+        (ppn != NIL).then_some(Ppn(ppn))
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        self.clock += 1;
+        let (n, old) = self.resolve(lpn.0, nand);
+        if old != NIL {
+            self.invalidate(Ppn(old), nand);
+        }
+        let plane = self.stripe[self.cursor];
+        self.cursor += 1;
+        if self.cursor == self.stripe.len() {
+            self.cursor = 0;
+        }
+        let ppn = self.next_page(plane, Stream::Host, nand)?;
+        nand.program(ppn, lpn, Cause::Host);
+        if n != NIL {
+            self.cmt.val_mut(n).ppn = ppn.0;
+            self.mark_dirty(n, lpn.0);
+        } else {
+            self.cmt_insert(lpn.0, ppn.0, true, nand)?;
+        }
+        if self.planes[plane as usize].free.len() < self.gc_low as usize {
+            self.collect(plane, nand)?;
+        }
+        self.collect_low_planes(nand)
+    }
+
+    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let (n, old) = self.resolve(lpn.0, nand);
+        if old == NIL {
+            return Ok(());
+        }
+        self.invalidate(Ppn(old), nand);
+        // The unmapping must reach flash like any update: keep it as a dirty cached entry
+        // whose address is "unmapped", so the next write-back of its page records it.
+        let n = if n == NIL {
+            self.cmt_insert(lpn.0, NIL, true, nand)?
+        } else {
+            n
+        };
+        self.cmt.val_mut(n).ppn = NIL;
+        self.mark_dirty(n, lpn.0);
+        self.collect_low_planes(nand)
+    }
+
+    fn mapping_bytes(&self) -> u64 {
+        self.cmt_bytes() + self.gtd_bytes()
+    }
+
+    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+        out.insert("ftl.lookup.count".into(), self.lookups);
+        out.insert("ftl.lookup.probes".into(), self.probes);
+        out.insert("ftl.cmt.hits".into(), self.hits);
+        out.insert("ftl.cmt.misses".into(), self.misses);
+        out.insert("ftl.mapping.cmt_bytes".into(), self.cmt_bytes());
+        out.insert("ftl.mapping.gtd_bytes".into(), self.gtd_bytes());
+        out.insert("ftl.dftl.cmt_entries".into(), self.cmt.capacity() as u64);
+        out.insert("ftl.dftl.trans_reads".into(), self.trans_reads);
+        out.insert("ftl.dftl.trans_writes".into(), self.trans_writes);
+        out.insert("ftl.dftl.dirty_evictions".into(), self.dirty_evictions);
+        out.insert("ftl.dftl.clean_evictions".into(), self.clean_evictions);
+        out.insert("ftl.dftl.batched_entries".into(), self.batched_entries);
+        out.insert("ftl.dftl.gc_cmt_updates".into(), self.gc_cmt_updates);
+        out.insert("ftl.dftl.gc_trans_updates".into(), self.gc_trans_updates);
+        out.insert(
+            "ftl.dftl.gc_batched_entries".into(),
+            self.gc_batched_entries,
+        );
+        out.insert("ftl.gc.invocations".into(), self.gc_invocations);
+        out.insert("ftl.gc.victims".into(), self.gc_victims);
+        out.insert("ftl.gc.trans_victims".into(), self.gc_trans_victims);
+        out.insert(
+            "ftl.gc.victim_valid_pages".into(),
+            self.gc_victim_valid_pages,
+        );
+    }
+
+    fn reserved_blocks(&self) -> u64 {
+        let frontiers = if self.hot_cold { 2 } else { 1 };
+        self.geo.planes() as u64 * (self.gc_low as u64 + frontiers)
+            + (self.gtd.len() as u64).div_ceil(self.np as u64)
+            + 1
+    }
+
+    fn check_invariants(&self, nand: &Nand) {
+        nand.check_invariants();
+        self.cmt.check();
+        // Segments: consistent doubly linked lists covering every cached entry.
+        let mut listed = 0;
+        for s in 0..2 {
+            let mut n = self.seg_mru[s];
+            let mut prev = NIL;
+            let mut len = 0;
+            while n != NIL {
+                assert_eq!(self.cmt.val(n).prev, prev, "segment {s} back link");
+                assert_eq!(self.seg_of(n), s, "node {n} segment flag");
+                assert!(self.cmt.key(n) != NIL, "free node {n} listed");
+                len += 1;
+                prev = n;
+                n = self.cmt.val(n).next;
+            }
+            assert_eq!(prev, self.seg_lru[s], "segment {s} tail");
+            assert_eq!(len, self.seg_len[s], "segment {s} length");
+            listed += len;
+        }
+        assert_eq!(listed, self.cmt.len(), "cached entries listed");
+        assert!(self.seg_len[1] <= self.protected_cap, "protected overflow");
+        // Dirty lists hold exactly the dirty entries of their page; clean entries agree
+        // with flash.
+        let mut dirty_listed = 0;
+        for (m, list) in self.dirty.iter().enumerate() {
+            for &n in list {
+                assert!(self.cmt.val(n).flags & DIRTY != 0, "clean node {n} listed");
+                assert_eq!(self.cmt.key(n) / self.epp, m as u32, "node {n} in page {m}");
+                dirty_listed += 1;
+            }
+        }
+        let mut dirty = 0;
+        for n in 0..self.cmt.capacity() {
+            let lpn = self.cmt.key(n);
+            if lpn == NIL {
+                continue;
+            }
+            if self.cmt.val(n).flags & DIRTY != 0 {
+                dirty += 1;
+            } else {
+                assert_eq!(
+                    self.gmt[lpn as usize],
+                    self.cmt.val(n).ppn.wrapping_add(1),
+                    "clean entry of lpn {lpn} differs from its translation page"
+                );
+            }
+        }
+        assert_eq!(dirty, dirty_listed, "dirty entries listed");
+        // Translation pages: the GTD names valid pages tagged with their number.
+        let mut tvalid = 0u64;
+        for (m, &t) in self.gtd.iter().enumerate() {
+            if t != 0 {
+                let p = Ppn(t - 1);
+                assert!(nand.is_valid(p), "GTD {m} names an invalid page");
+                assert_eq!(nand.oob(p).lpn, self.trans_tag(m as u32), "GTD {m} tag");
+                assert!(
+                    self.is_trans[self.geo.block_of(p).0 as usize],
+                    "GTD {m} block kind"
+                );
+                tvalid += 1;
+            }
+        }
+        // Data: every lpn resolves to a valid data page tagged with it.
+        let mut mapped = 0u64;
+        for l in 0..self.logical_pages {
+            if let Some(p) = self.lookup(Lpn(l), nand) {
+                assert!(nand.is_valid(p), "lpn {l} maps to invalid {p:?}");
+                assert_eq!(nand.oob(p).lpn, Lpn(l), "OOB of {p:?}");
+                assert!(
+                    !self.is_trans[self.geo.block_of(p).0 as usize],
+                    "lpn {l} in a translation block"
+                );
+                mapped += 1;
+            }
+        }
+        let mut valid_data = 0u64;
+        let mut valid_trans = 0u64;
+        for b in 0..self.geo.blocks() {
+            let id = BlockId(b);
+            let v = nand.valid_count(id) as u64;
+            if self.is_trans[b as usize] {
+                valid_trans += v;
+            } else {
+                valid_data += v;
+            }
+            match self.role[b as usize] {
+                Role::Free => {
+                    assert_eq!(v, 0, "free block {b} holds valid data");
+                    assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
+                    assert!(
+                        !self.policy.contains(id),
+                        "free block {b} is a GC candidate"
+                    );
+                }
+                Role::Closed => {
+                    assert_eq!(nand.write_ptr(id), self.np, "closed block {b}");
+                    assert!(
+                        self.policy.contains(id),
+                        "closed block {b} is not a candidate"
+                    );
+                }
+                Role::Open => assert!(!self.policy.contains(id), "open block {b} is a candidate"),
+                Role::Collecting => panic!("block {b} left in the middle of collection"),
+            }
+        }
+        assert_eq!(mapped, valid_data, "mapped pages != valid data pages");
+        assert_eq!(
+            tvalid, valid_trans,
+            "GTD entries != valid translation pages"
+        );
+        let frontiers = self
+            .planes
+            .iter()
+            .flat_map(|ps| ps.frontier.iter().flatten())
+            .chain(self.trans_frontier.iter());
+        for f in frontiers {
+            assert_eq!(self.role[f.block as usize], Role::Open, "frontier role");
+            assert_eq!(
+                nand.write_ptr(BlockId(f.block)),
+                f.next_page,
+                "frontier pointer"
+            );
+        }
+    }
+}

@@ -1,0 +1,565 @@
+//! FAST, fully-associative sector translation: S.-W. Lee, D.-J. Park, T.-S. Chung, D.-H.
+//! Lee, S. Park, H.-J. Song, "A log buffer-based flash translation layer using
+//! fully-associative sector translation", ACM TECS 6(3), 2007.
+//!
+//! ```text
+//! write(lpn):  (lbn, off) = lpn / Np, lpn % Np
+//!              no data block / page off free → write in place (first write)
+//!              otherwise invalidate the old copy (newest of: RW log, SW log, data), then
+//!   off = 0:             close the SW log block (switch if full, else partial merge);
+//!                        open a new SW block for lbn; write its page 0
+//!   lbn = SW owner:      off = SW.next → append to the SW block
+//!                        otherwise (sequence broken) → close the SW block, then as below
+//!   otherwise:           append to the RW log's tail block; when all Nrw RW blocks are
+//!                        full, reclaim the oldest (FIFO): full-merge every logical block
+//!                        with a valid page in it (latest copies from the data block, the
+//!                        SW block and all RW blocks), erase it, open a new tail
+//! read(lpn):   RW page map (newest copy) → SW block → data block
+//! ```
+//! Choices the paper leaves open, resolved as algorithms.md §2.6/§8 recommends
+//! (Desnoyers' reading): a broken SW sequence merges the SW block (partial) and sends
+//! the page to the RW log (FlashSim instead restarts the SW block with a non-zero
+//! offset, corrupting its map); the SW close is a partial merge that also pulls the
+//! owner's newer RW copies into the SW block. One SW block; the RW log is the rest of
+//! `[ftl.log] log_blocks`. An overwritten or trimmed copy leaves the RW page map at
+//! once, so a read never returns a stale log copy (FlashSim's FAST does), and merges
+//! copy page 0 like every other page (FlashSim skips it).
+//!
+//! FASTer (faster.rs) reuses everything here and replaces only the RW reclaim
+//! ([`RwReclaim`]).
+//!
+//! NAND rule: data blocks take first writes at fixed offsets, out of page order;
+//! [`Ftl::programs_in_order`] is `false` (no page is ever programmed twice).
+//!
+//! Mapping memory: `BL·4` (data-block map) + the RW log's structures (see
+//! [`RwLog`](super::logblock::RwLog): `Nrw·Np·12 + H·4 + BL·4 + Nrw·4` with
+//! `H = next_pow2(2·Nrw·Np)` hash slots) + 12 B of SW state. The paper's minimal
+//! `BL·e_b + Nrw·Np·e_lpn` keeps only the reverse map; the hash index and the
+//! per-block lists are what make lookups O(1) and merges proportional to the pages they
+//! move, and they are counted.
+//!
+//! Counters: `ftl.merge.{switch,partial}` (SW closes), `ftl.merge.full`,
+//! `ftl.lookup.{count,probes}` (probes = hash slots + SW + data entries examined),
+//! `ftl.log.reclaims` (RW victims), `ftl.log.reclaim_merges` (full merges caused by
+//! reclaims: divided by reclaims it is FAST's victims' mean associativity), and with
+//! FASTer's isolation `ftl.log.isolation_reclaims`.
+
+use super::logblock::{Bits, Blocks, NIL, Role, RwLog, log_budget};
+use super::{Ftl, FtlConfig, FtlError};
+use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
+use std::collections::BTreeMap;
+
+/// RW log stream of recently written pages.
+pub(crate) const HOT: usize = 0;
+/// FASTer's isolation stream.
+pub(crate) const COLD: usize = 1;
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sw {
+    pub block: u32,
+    pub lbn: u32,
+    pub next: u32,
+}
+
+/// How the oldest RW log block is reclaimed when the RW log is full.
+pub trait RwReclaim: Send + 'static {
+    /// Registered FTL name.
+    const NAME: &'static str;
+    /// Must leave stream [`HOT`] with fewer blocks than its capacity or with room in
+    /// its tail.
+    fn reclaim(&mut self, f: &mut FastCore, nand: &mut Nand) -> Result<(), FtlError>;
+    /// Policy counters.
+    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    /// Policy invariants.
+    fn check(&self, _f: &FastCore, _nand: &Nand) {}
+}
+
+/// FAST's own reclaim: full-merge every logical block with a page in the victim.
+pub struct MergeAll;
+
+impl RwReclaim for MergeAll {
+    const NAME: &'static str = "fast";
+    fn reclaim(&mut self, f: &mut FastCore, nand: &mut Nand) -> Result<(), FtlError> {
+        f.reclaim_merging(HOT, nand)
+    }
+    fn counters(&self, _out: &mut BTreeMap<String, u64>) {}
+}
+
+/// State shared by FAST and FASTer.
+pub struct FastCore {
+    pub(crate) b: Blocks,
+    pub(crate) rw: RwLog,
+    pub(crate) sw: Option<Sw>,
+    /// Blocks each RW stream may hold.
+    pub(crate) cap: [u32; 2],
+    /// Written and not trimmed, per logical page (a device reads this from the flash;
+    /// kept so `lookup` needs no flash access; not counted as mapping memory).
+    pub(crate) mapped: Bits,
+    /// FASTer's second-chance bit per RW log position.
+    pub(crate) flags: Option<Bits>,
+    pos_scratch: Vec<u32>,
+    ppn_scratch: Vec<Ppn>,
+    lbn_scratch: Vec<(u32, u32)>,
+    reclaims: u64,
+    reclaim_merges: u64,
+    isolation_reclaims: u64,
+}
+
+/// Where a current copy lives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Loc {
+    Rw(u32),
+    Other(Ppn),
+}
+
+impl FastCore {
+    pub(crate) fn new(
+        cfg: &FtlConfig,
+        geo: &Geometry,
+        logical_pages: u64,
+        cold_percent: u32,
+        flags: bool,
+        ftl: &'static str,
+    ) -> Result<FastCore, String> {
+        let min = 2 + (cold_percent > 0) as u32;
+        let logs = log_budget(geo, logical_pages, &cfg.log, min, ftl)?;
+        let rw_blocks = logs - 1;
+        let cold = if cold_percent > 0 {
+            ((rw_blocks as u64 * cold_percent as u64 / 100) as u32).max(1)
+        } else {
+            0
+        };
+        let hot = rw_blocks - cold;
+        if hot == 0 {
+            return Err(format!(
+                "{ftl}: {rw_blocks} random log blocks leave none outside the isolation area (raise ftl.log.log_blocks or lower ftl.faster.isolation_percent)"
+            ));
+        }
+        let b = Blocks::new(ftl, geo, logical_pages, cfg.dynamic_wl);
+        let np = geo.pages_per_block;
+        // One extra slot: FASTer opens the new tail before the victim is erased.
+        let slots = rw_blocks + 1;
+        Ok(FastCore {
+            rw: RwLog::new(np, slots, b.data.len(), 2),
+            sw: None,
+            cap: [hot, cold],
+            mapped: Bits::new(logical_pages as usize),
+            flags: flags.then(|| Bits::new(slots as usize * np as usize)),
+            pos_scratch: Vec::new(),
+            ppn_scratch: Vec::new(),
+            lbn_scratch: Vec::new(),
+            reclaims: 0,
+            reclaim_merges: 0,
+            isolation_reclaims: 0,
+            b,
+        })
+    }
+
+    /// Current copy of `lpn`, counting the entries examined.
+    #[inline]
+    fn locate(&self, lpn: Lpn, probes: &mut u64) -> Option<Loc> {
+        if !self.mapped.get(lpn.0) {
+            return None;
+        }
+        let (pos, n) = self.rw.lookup(lpn);
+        *probes += n;
+        if let Some(pos) = pos {
+            return Some(Loc::Rw(pos));
+        }
+        let (lbn, off) = self.b.split(lpn);
+        if let Some(sw) = self.sw
+            && sw.lbn == lbn
+        {
+            *probes += 1;
+            if off < sw.next {
+                return Some(Loc::Other(self.b.page(sw.block, off)));
+            }
+        }
+        *probes += 1;
+        Some(Loc::Other(self.b.page(self.b.data[lbn as usize], off)))
+    }
+
+    #[inline]
+    fn ppn_of(&self, l: Loc) -> Ppn {
+        match l {
+            Loc::Rw(pos) => self.rw.ppn(pos),
+            Loc::Other(p) => p,
+        }
+    }
+
+    #[inline]
+    fn locate_counted(&mut self, lpn: Lpn, nand: &Nand) -> Option<Loc> {
+        self.b.stats.lookups += 1;
+        let mut probes = 0;
+        let r = self.locate(lpn, &mut probes);
+        self.b.stats.probes += probes;
+        debug_assert!(r.is_none_or(|l| {
+            let p = self.ppn_of(l);
+            nand.is_valid(p) && nand.oob(p).lpn == lpn
+        }));
+        r
+    }
+
+    /// Invalidates the current copy of `lpn`, if any.
+    #[inline]
+    fn drop_copy(&mut self, lpn: Lpn, nand: &mut Nand) {
+        if let Some(l) = self.locate_counted(lpn, nand) {
+            nand.invalidate(self.ppn_of(l));
+            if let Loc::Rw(pos) = l {
+                self.rw.remove(pos, self.b.split(lpn).0);
+            }
+            self.mapped.clear(lpn.0);
+        }
+    }
+
+    /// Full merge of `lbn`: its data block, its RW log pages and, if it owns the SW
+    /// block, the SW pages go to a new data block.
+    pub(crate) fn full_merge_lbn(&mut self, lbn: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        let mut pos = std::mem::take(&mut self.pos_scratch);
+        let mut extras = std::mem::take(&mut self.ppn_scratch);
+        pos.clear();
+        extras.clear();
+        self.rw.take_lbn(lbn, &mut pos);
+        extras.extend(pos.iter().map(|&p| self.rw.ppn(p)));
+        let sw = self.sw.filter(|s| s.lbn == lbn);
+        if let Some(s) = sw {
+            for off in 0..s.next {
+                let p = self.b.page(s.block, off);
+                if nand.is_valid(p) {
+                    extras.push(p);
+                }
+            }
+        }
+        let r = self.b.full_merge(lbn, &extras, nand);
+        self.pos_scratch = pos;
+        self.ppn_scratch = extras;
+        r?;
+        if let Some(s) = sw {
+            self.b.release(s.block, nand);
+            self.sw = None;
+        }
+        Ok(())
+    }
+
+    /// Closes the SW block: switch merge if full, else partial merge (it always holds an
+    /// in-order prefix), pulling its owner's RW pages in.
+    fn close_sw(&mut self, nand: &mut Nand) {
+        let Some(s) = self.sw.take() else {
+            return;
+        };
+        let mut pos = std::mem::take(&mut self.pos_scratch);
+        let mut extras = std::mem::take(&mut self.ppn_scratch);
+        pos.clear();
+        extras.clear();
+        self.rw.take_lbn(s.lbn, &mut pos);
+        extras.extend(pos.iter().map(|&p| self.rw.ppn(p)));
+        self.b.partial_merge(s.lbn, s.block, s.next, &extras, nand);
+        self.pos_scratch = pos;
+        self.ppn_scratch = extras;
+    }
+
+    /// Opens a new tail block in RW stream `s`.
+    pub(crate) fn open_rw(&mut self, s: usize) -> Result<(), FtlError> {
+        let block = self.b.alloc(Role::Log)?;
+        let slot = self.rw.push_block(s, block);
+        if let Some(f) = &mut self.flags {
+            let first = self.rw.pos(slot, 0);
+            f.clear_range(first, first + self.b.np);
+        }
+        Ok(())
+    }
+
+    /// Writes `lpn` at the next page of stream `s`'s tail (which must have room): new
+    /// host data, or a GC copy of the valid page `src` (already dropped from the map).
+    pub(crate) fn append(
+        &mut self,
+        s: usize,
+        lpn: Lpn,
+        src: Option<Ppn>,
+        flag: bool,
+        nand: &mut Nand,
+    ) {
+        let pos = self.rw.next_pos(s);
+        let dst = self.rw.ppn(pos);
+        match src {
+            None => {
+                nand.program(dst, lpn, Cause::Host);
+            }
+            Some(src) => {
+                nand.relocate(src, dst, Cause::Gc);
+            }
+        }
+        self.rw.insert(pos, lpn, self.b.split(lpn).0);
+        if flag && let Some(f) = &mut self.flags {
+            f.set(pos);
+        }
+    }
+
+    /// Makes room in stream `s`'s tail, opening blocks up to its capacity and reclaiming
+    /// its oldest block by merging beyond that.
+    pub(crate) fn make_room_merging(&mut self, s: usize, nand: &mut Nand) -> Result<(), FtlError> {
+        while !self.rw.has_room(s) {
+            if (self.rw.len(s) as u32) < self.cap[s] {
+                self.open_rw(s)?;
+            } else {
+                self.isolation_reclaims += 1;
+                self.reclaim_merging(s, nand)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// FAST's reclaim of stream `s`'s oldest block: full-merge every logical block with a
+    /// valid page in it, then erase it.
+    pub(crate) fn reclaim_merging(&mut self, s: usize, nand: &mut Nand) -> Result<(), FtlError> {
+        let slot = self.rw.oldest(s).expect("reclaim of an empty stream");
+        // The victim's logical blocks, in page order; each merge below may drop later
+        // pages of the victim, so a block is merged only if it still has one there.
+        let mut lbns = std::mem::take(&mut self.lbn_scratch);
+        lbns.clear();
+        for page in 0..self.b.np {
+            let lpn = self.rw.lpn_at(self.rw.pos(slot, page));
+            if lpn != NIL {
+                lbns.push((page, self.b.split(Lpn(lpn)).0));
+            }
+        }
+        for i in 0..lbns.len() {
+            if let Some(&(_, next)) = lbns.get(i + 1) {
+                // Merges are memory-bound: fetch the next one's data block meanwhile.
+                let d = self.b.data[next as usize];
+                if d != NIL {
+                    nand.prefetch_block(crate::nand::BlockId(d));
+                }
+            }
+            let (page, lbn) = lbns[i];
+            if self.rw.lpn_at(self.rw.pos(slot, page)) != NIL {
+                self.reclaim_merges += 1;
+                if let Err(e) = self.full_merge_lbn(lbn, nand) {
+                    self.lbn_scratch = lbns;
+                    return Err(e);
+                }
+            }
+        }
+        self.lbn_scratch = lbns;
+        self.retire_oldest(s, nand);
+        Ok(())
+    }
+
+    /// Erases stream `s`'s oldest block, which must hold no valid page.
+    pub(crate) fn retire_oldest(&mut self, s: usize, nand: &mut Nand) {
+        let block = self.rw.pop_oldest(s);
+        self.b.release(block, nand);
+    }
+
+    fn write(
+        &mut self,
+        lpn: Lpn,
+        nand: &mut Nand,
+        policy: &mut impl RwReclaim,
+    ) -> Result<(), FtlError> {
+        let (lbn, off) = self.b.split(lpn);
+        let mut dropped = false;
+        // Every merge below may rebuild lbn's data block without the page being replaced
+        // (it is invalidated first, so no merge copies it); the decision then starts over,
+        // and a free page `off` in the new data block takes the write in place. Logging
+        // it instead would leave a log copy over a free data page, which the next write
+        // would wrongly treat as a first write.
+        loop {
+            let d = self.b.data[lbn as usize];
+            if d == NIL || !nand.is_programmed(self.b.page(d, off)) {
+                // First write of this offset since the data block was (re)built.
+                debug_assert!(!self.mapped.get(lpn.0));
+                let d = if d == NIL {
+                    let d = self.b.alloc(Role::Data)?;
+                    self.b.data[lbn as usize] = d;
+                    d
+                } else {
+                    d
+                };
+                nand.program(self.b.page(d, off), lpn, Cause::Host);
+                self.mapped.set(lpn.0);
+                return Ok(());
+            }
+            if !dropped {
+                dropped = true;
+                self.drop_copy(lpn, nand);
+            }
+            if off == 0 {
+                self.close_sw(nand);
+                let block = self.b.alloc(Role::Log)?;
+                nand.program(self.b.page(block, 0), lpn, Cause::Host);
+                self.mapped.set(lpn.0);
+                self.sw = Some(Sw {
+                    block,
+                    lbn,
+                    next: 1,
+                });
+                return Ok(());
+            }
+            if let Some(s) = &mut self.sw
+                && s.lbn == lbn
+            {
+                if off == s.next {
+                    s.next += 1;
+                    let p = self.b.page(s.block, off);
+                    nand.program(p, lpn, Cause::Host);
+                    self.mapped.set(lpn.0);
+                    return Ok(());
+                }
+                // The sequence broke: merge the SW block, then log the page as random.
+                self.close_sw(nand);
+                continue;
+            }
+            if !self.rw.has_room(HOT) {
+                if (self.rw.len(HOT) as u32) < self.cap[HOT] {
+                    self.open_rw(HOT)?;
+                } else {
+                    self.reclaims += 1;
+                    policy.reclaim(self, nand)?;
+                }
+                continue;
+            }
+            self.append(HOT, lpn, None, false, nand);
+            self.mapped.set(lpn.0);
+            return Ok(());
+        }
+    }
+
+    fn log_blocks(&self) -> u32 {
+        1 + self.cap[HOT] + self.cap[COLD]
+    }
+
+    fn check(&self, nand: &Nand) {
+        self.rw.check(nand, |l| self.b.split(l));
+        let mut logs = 0;
+        for s in [HOT, COLD] {
+            assert!(
+                self.rw.len(s) as u32 <= self.cap[s],
+                "stream {s} over capacity"
+            );
+            for slot in self.rw.slots(s) {
+                logs += 1;
+                let b = self.rw.block(slot);
+                assert_eq!(self.b.role[b as usize], Role::Log, "RW block {b}");
+                for page in 0..self.b.np {
+                    let p = self.b.page(b, page);
+                    let pos = self.rw.pos(slot, page);
+                    if nand.is_valid(p) {
+                        assert_eq!(self.rw.lpn_at(pos), nand.oob(p).lpn.0, "RW page {p:?}");
+                    } else {
+                        assert_eq!(self.rw.lpn_at(pos), NIL, "invalid RW page {p:?} mapped");
+                    }
+                }
+            }
+        }
+        if let Some(s) = self.sw {
+            logs += 1;
+            assert_eq!(self.b.role[s.block as usize], Role::Log, "SW block");
+            assert_eq!(nand.write_ptr(crate::nand::BlockId(s.block)), s.next);
+            assert!(
+                self.b.data[s.lbn as usize] != NIL,
+                "SW owner has no data block"
+            );
+            for off in 0..s.next {
+                let p = self.b.page(s.block, off);
+                assert_eq!(self.b.split(nand.oob(p).lpn), (s.lbn, off), "SW page {off}");
+            }
+        }
+        let roles = self.b.role.iter().filter(|&&r| r == Role::Log).count();
+        assert_eq!(roles, logs, "log blocks vs streams + SW");
+        self.b
+            .check(nand, |l| self.locate(l, &mut 0).map(|x| self.ppn_of(x)));
+    }
+}
+
+/// FAST (with [`MergeAll`]) or FASTer (with its second-chance reclaim).
+pub struct Fast<P: RwReclaim> {
+    pub(crate) core: FastCore,
+    pub(crate) policy: P,
+}
+
+/// Builds FAST.
+pub fn build_fast(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+) -> Result<Fast<MergeAll>, String> {
+    Ok(Fast {
+        core: FastCore::new(cfg, geo, logical_pages, 0, false, "fast")?,
+        policy: MergeAll,
+    })
+}
+
+impl<P: RwReclaim> Ftl for Fast<P> {
+    fn name(&self) -> &'static str {
+        P::NAME
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.core.b.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let r = self
+            .core
+            .locate_counted(lpn, nand)
+            .map(|l| self.core.ppn_of(l));
+        if let Some(p) = r {
+            nand.read(p, Cause::Host);
+        }
+        Ok(r)
+    }
+
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
+        self.core.locate(lpn, &mut 0).map(|l| self.core.ppn_of(l))
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        self.core.write(lpn, nand, &mut self.policy)
+    }
+
+    fn prefetch(&self, lpn: Lpn) {
+        let c = &self.core;
+        c.b.prefetch_lpn(lpn, &c.mapped);
+        c.rw.prefetch(lpn, c.b.split(lpn).0);
+    }
+
+    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        self.core.drop_copy(lpn, nand);
+        Ok(())
+    }
+
+    fn mapping_bytes(&self) -> u64 {
+        let flags = self.core.flags.as_ref().map_or(0, |f| f.bytes());
+        self.core.b.map_bytes()
+            + self.core.rw.mapping_bytes()
+            + std::mem::size_of::<Sw>() as u64
+            + flags
+    }
+
+    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+        self.core.b.stats.report(out);
+        out.insert("ftl.log.reclaims".into(), self.core.reclaims);
+        out.insert("ftl.log.reclaim_merges".into(), self.core.reclaim_merges);
+        if self.core.cap[COLD] > 0 {
+            out.insert(
+                "ftl.log.isolation_reclaims".into(),
+                self.core.isolation_reclaims,
+            );
+        }
+        self.policy.counters(out);
+    }
+
+    fn reserved_blocks(&self) -> u64 {
+        self.core.b.reserved(self.core.log_blocks())
+    }
+
+    fn programs_in_order(&self) -> bool {
+        false
+    }
+
+    fn check_invariants(&self, nand: &Nand) {
+        self.core.check(nand);
+        self.policy.check(&self.core, nand);
+    }
+}

@@ -1,0 +1,529 @@
+//! A chained hash index with a fixed node pool: the table the hash-based FTLs (AFTL, CFTL,
+//! DFTL's cached mapping table) keep in controller RAM.
+//!
+//! ```text
+//! buckets[h(key)] → node → node → … → NIL      (each node: key, next)
+//! find(key):   walk the chain from its bucket, comparing keys
+//! insert(key): take a node from the free list, push it at the chain's head
+//! remove(key): unlink it, return the node to the free list
+//! ```
+//! A node carries its key, its chain link and the owner's payload `P` (physical address,
+//! LRU links…) together, so a lookup touches one cache line per node; owners whose payload
+//! depends on run-time settings (CFTL's clustered slots) keep it in arrays indexed by
+//! node instead. [`ChainedHash::bytes`] plus the payload fields' widths give the table's
+//! real RAM size (declared field widths, not the simulator's padding). The
+//! hash is Fibonacci (multiplicative) hashing into a power-of-two bucket array, which
+//! spreads runs of consecutive keys (sequential block numbers) over distinct buckets.
+//!
+//! Probes: `find` reports the table entries it visited — the bucket head when the bucket
+//! is empty, else every node compared — so a lookup costs at least one probe per table.
+
+/// "No node": empty bucket, end of chain, or a free node's key.
+pub const NIL: u32 = u32::MAX;
+
+/// Bytes of one key, one `next` link and one bucket head (32-bit node indices and keys,
+/// as in the papers' tables).
+pub const WORD_BYTES: u64 = 4;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Node<P> {
+    key: u32,
+    next: u32,
+    val: P,
+}
+
+/// A chained hash index over `u32` keys with a fixed pool of nodes carrying payload `P`.
+#[derive(Clone, Debug)]
+pub struct ChainedHash<P: Copy + Default = ()> {
+    buckets: Vec<u32>,
+    nodes: Vec<Node<P>>,
+    free: u32,
+    len: u32,
+    shift: u32,
+}
+
+impl<P: Copy + Default> ChainedHash<P> {
+    /// A table of `nodes` nodes and at least `buckets` buckets (rounded up to a power of
+    /// two, at least 2).
+    pub fn new(nodes: u32, buckets: u32) -> ChainedHash<P> {
+        assert!(nodes < NIL, "too many nodes");
+        let b = buckets.max(2).next_power_of_two();
+        let mut t = ChainedHash {
+            buckets: crate::util::filled_vec(b as usize, NIL),
+            nodes: crate::util::filled_vec(
+                nodes as usize,
+                Node {
+                    key: NIL,
+                    next: NIL,
+                    val: P::default(),
+                },
+            ),
+            free: NIL,
+            len: 0,
+            shift: 32 - b.trailing_zeros(),
+        };
+        // Free list in ascending node order, so allocation order is deterministic and the
+        // first nodes used are adjacent in memory.
+        for n in (0..nodes).rev() {
+            t.nodes[n as usize].next = t.free;
+            t.free = n;
+        }
+        t
+    }
+
+    /// Hints the CPU to fetch `key`'s bucket head.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u32) {
+        crate::util::prefetch(&self.buckets, self.bucket(key));
+    }
+
+    /// Hints the CPU to fetch node `n`.
+    #[inline(always)]
+    pub fn prefetch_node(&self, n: u32) {
+        crate::util::prefetch(&self.nodes, n as usize);
+    }
+
+    /// Payload of node `n`.
+    #[inline(always)]
+    pub fn val(&self, n: u32) -> &P {
+        &self.nodes[n as usize].val
+    }
+
+    /// Mutable payload of node `n`.
+    #[inline(always)]
+    pub fn val_mut(&mut self, n: u32) -> &mut P {
+        &mut self.nodes[n as usize].val
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u32) -> usize {
+        (key.wrapping_mul(0x9E37_79B9) >> self.shift) as usize
+    }
+
+    /// Node holding `key` (or [`NIL`]) and the probes the search took.
+    #[inline]
+    pub fn find(&self, key: u32) -> (u32, u32) {
+        let mut n = self.buckets[self.bucket(key)];
+        let mut probes = 0;
+        while n != NIL {
+            probes += 1;
+            let node = &self.nodes[n as usize];
+            if node.key == key {
+                return (n, probes);
+            }
+            n = node.next;
+        }
+        (NIL, probes.max(1))
+    }
+
+    /// Adds `key` (which must be absent); returns its node, or [`NIL`] if the pool is full.
+    #[inline]
+    pub fn insert(&mut self, key: u32) -> u32 {
+        debug_assert!(key != NIL);
+        debug_assert_eq!(self.find(key).0, NIL, "key {key} already present");
+        let n = self.free;
+        if n == NIL {
+            return NIL;
+        }
+        self.free = self.nodes[n as usize].next;
+        let b = self.bucket(key);
+        self.nodes[n as usize] = Node {
+            key,
+            next: self.buckets[b],
+            val: P::default(),
+        };
+        self.buckets[b] = n;
+        self.len += 1;
+        n
+    }
+
+    /// Removes `key`; returns the node it occupied, or [`NIL`] if absent.
+    #[inline]
+    pub fn remove(&mut self, key: u32) -> u32 {
+        let b = self.bucket(key);
+        let mut prev = NIL;
+        let mut n = self.buckets[b];
+        while n != NIL {
+            let node = self.nodes[n as usize];
+            if node.key == key {
+                if prev == NIL {
+                    self.buckets[b] = node.next;
+                } else {
+                    self.nodes[prev as usize].next = node.next;
+                }
+                self.nodes[n as usize].key = NIL;
+                self.nodes[n as usize].next = self.free;
+                self.free = n;
+                self.len -= 1;
+                return n;
+            }
+            prev = n;
+            n = node.next;
+        }
+        NIL
+    }
+
+    /// Key stored in `node` ([`NIL`] for a free node).
+    #[inline]
+    pub fn key(&self, node: u32) -> u32 {
+        self.nodes[node as usize].key
+    }
+
+    /// Nodes in use.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether no node is in use.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether every node is in use.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.free == NIL
+    }
+
+    /// Nodes in the pool.
+    #[inline]
+    pub fn capacity(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    /// Bucket heads.
+    pub fn bucket_count(&self) -> u32 {
+        self.buckets.len() as u32
+    }
+
+    /// RAM of the index itself: bucket heads + (key + next) per pool node. Payload fields
+    /// are added by the owner.
+    pub fn bytes(&self) -> u64 {
+        self.buckets.len() as u64 * WORD_BYTES + self.nodes.len() as u64 * 2 * WORD_BYTES
+    }
+
+    /// Panics if a chain is broken: every used node reachable from its own bucket exactly
+    /// once, and the free list holds the rest.
+    pub fn check(&self) {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut used = 0;
+        for (b, &head) in self.buckets.iter().enumerate() {
+            let mut n = head;
+            while n != NIL {
+                assert!(!seen[n as usize], "node {n} reachable twice");
+                seen[n as usize] = true;
+                assert_eq!(self.bucket(self.key(n)), b, "node {n} in wrong bucket");
+                used += 1;
+                n = self.nodes[n as usize].next;
+            }
+        }
+        assert_eq!(used, self.len, "used nodes");
+        let mut n = self.free;
+        let mut free = 0;
+        while n != NIL {
+            assert!(!seen[n as usize], "free node {n} also in a chain");
+            seen[n as usize] = true;
+            assert_eq!(self.key(n), NIL);
+            free += 1;
+            n = self.nodes[n as usize].next;
+        }
+        assert_eq!(used + free, self.capacity(), "nodes lost");
+    }
+}
+
+/// An open-addressing (linear probing) index over `u32` keys: a power-of-two array of
+/// `(key, node)` slots, kept at most half full, over a fixed pool of nodes carrying `key`
+/// and payload `P`. A lookup compares keys in the slot array itself, so a miss usually
+/// costs one cache line and no node access; deletion shifts later slots back (no
+/// tombstones). Used where misses dominate (DFTL's cached mapping table).
+///
+/// Probes: slots examined by `find`, including the empty slot that ends a miss.
+#[derive(Clone, Debug)]
+pub struct OpenHash<P: Copy + Default> {
+    slots: Vec<(u32, u32)>,
+    mask: u32,
+    shift: u32,
+    nodes: Vec<Node<P>>,
+    free: u32,
+    len: u32,
+}
+
+impl<P: Copy + Default> OpenHash<P> {
+    /// A table of `nodes` nodes and at least twice as many slots.
+    pub fn new(nodes: u32) -> OpenHash<P> {
+        assert!(nodes < NIL / 2, "too many nodes");
+        let s = (nodes.max(1) * 2).next_power_of_two().max(2);
+        let mut t = OpenHash {
+            slots: crate::util::filled_vec(s as usize, (NIL, NIL)),
+            mask: s - 1,
+            shift: 32 - s.trailing_zeros(),
+            nodes: crate::util::filled_vec(
+                nodes as usize,
+                Node {
+                    key: NIL,
+                    next: NIL,
+                    val: P::default(),
+                },
+            ),
+            free: NIL,
+            len: 0,
+        };
+        for n in (0..nodes).rev() {
+            t.nodes[n as usize].next = t.free;
+            t.free = n;
+        }
+        t
+    }
+
+    #[inline(always)]
+    fn home(&self, key: u32) -> u32 {
+        key.wrapping_mul(0x9E37_79B9) >> self.shift
+    }
+
+    /// Hints the CPU to fetch `key`'s home slot.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u32) {
+        crate::util::prefetch(&self.slots, self.home(key) as usize);
+    }
+
+    /// Hints the CPU to fetch node `n`.
+    #[inline(always)]
+    pub fn prefetch_node(&self, n: u32) {
+        crate::util::prefetch(&self.nodes, n as usize);
+    }
+
+    /// Slot index of `key`, or the empty slot where its search ended, and probes.
+    #[inline]
+    fn slot_of(&self, key: u32) -> (u32, bool, u32) {
+        let mut i = self.home(key);
+        let mut probes = 1;
+        loop {
+            let (k, _) = self.slots[i as usize];
+            if k == key {
+                return (i, true, probes);
+            }
+            if k == NIL {
+                return (i, false, probes);
+            }
+            i = (i + 1) & self.mask;
+            probes += 1;
+        }
+    }
+
+    /// Node holding `key` (or [`NIL`]) and the probes the search took.
+    #[inline]
+    pub fn find(&self, key: u32) -> (u32, u32) {
+        let (i, hit, probes) = self.slot_of(key);
+        (if hit { self.slots[i as usize].1 } else { NIL }, probes)
+    }
+
+    /// Adds `key` (which must be absent); returns its node, or [`NIL`] if the pool is full.
+    #[inline]
+    pub fn insert(&mut self, key: u32) -> u32 {
+        debug_assert!(key != NIL);
+        let n = self.free;
+        if n == NIL {
+            return NIL;
+        }
+        let (i, hit, _) = self.slot_of(key);
+        debug_assert!(!hit, "key {key} already present");
+        self.free = self.nodes[n as usize].next;
+        self.nodes[n as usize] = Node {
+            key,
+            next: NIL,
+            val: P::default(),
+        };
+        self.slots[i as usize] = (key, n);
+        self.len += 1;
+        n
+    }
+
+    /// Removes `key`; returns the node it occupied, or [`NIL`] if absent.
+    #[inline]
+    pub fn remove(&mut self, key: u32) -> u32 {
+        let (mut i, hit, _) = self.slot_of(key);
+        if !hit {
+            return NIL;
+        }
+        let n = self.slots[i as usize].1;
+        // Backward-shift deletion: move later entries of the cluster into the hole when
+        // their home slot is not between the hole and their position.
+        let mut j = i;
+        loop {
+            j = (j + 1) & self.mask;
+            let (k, _) = self.slots[j as usize];
+            if k == NIL {
+                break;
+            }
+            let h = self.home(k);
+            let dist_hole = i.wrapping_sub(h) & self.mask;
+            let dist_here = j.wrapping_sub(h) & self.mask;
+            if dist_hole < dist_here {
+                self.slots[i as usize] = self.slots[j as usize];
+                i = j;
+            }
+        }
+        self.slots[i as usize] = (NIL, NIL);
+        self.nodes[n as usize].key = NIL;
+        self.nodes[n as usize].next = self.free;
+        self.free = n;
+        self.len -= 1;
+        n
+    }
+
+    /// Key stored in `node` ([`NIL`] for a free node).
+    #[inline]
+    pub fn key(&self, node: u32) -> u32 {
+        self.nodes[node as usize].key
+    }
+
+    /// Payload of node `n`.
+    #[inline(always)]
+    pub fn val(&self, n: u32) -> &P {
+        &self.nodes[n as usize].val
+    }
+
+    /// Mutable payload of node `n`.
+    #[inline(always)]
+    pub fn val_mut(&mut self, n: u32) -> &mut P {
+        &mut self.nodes[n as usize].val
+    }
+
+    /// Nodes in use.
+    #[inline]
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether no node is in use.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether every node is in use.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.free == NIL
+    }
+
+    /// Nodes in the pool.
+    #[inline]
+    pub fn capacity(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    /// RAM of the index: (key + node) per slot and the key per node. Payload fields are
+    /// added by the owner.
+    pub fn bytes(&self) -> u64 {
+        self.slots.len() as u64 * 2 * WORD_BYTES + self.nodes.len() as u64 * WORD_BYTES
+    }
+
+    /// Panics unless every used node is found from its key through the slots and the
+    /// free list holds the rest.
+    pub fn check(&self) {
+        let mut used = 0;
+        for (i, &(k, n)) in self.slots.iter().enumerate() {
+            if k == NIL {
+                continue;
+            }
+            assert_eq!(self.key(n), k, "slot {i}: node {n} holds another key");
+            assert_eq!(
+                self.find(k).0,
+                n,
+                "slot {i}: key {k} not found from its home"
+            );
+            used += 1;
+        }
+        assert_eq!(used, self.len, "used slots");
+        let mut free = 0;
+        let mut n = self.free;
+        while n != NIL {
+            assert_eq!(self.key(n), NIL, "free node {n} has a key");
+            free += 1;
+            n = self.nodes[n as usize].next;
+        }
+        assert_eq!(used + free, self.capacity(), "nodes lost");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_find_remove_and_reuse() {
+        let mut h: ChainedHash = ChainedHash::new(3, 2);
+        assert_eq!(h.bucket_count(), 2);
+        assert_eq!(h.find(5), (NIL, 1)); // empty bucket: one probe
+        let a = h.insert(5);
+        let b = h.insert(7);
+        let c = h.insert(9);
+        assert_eq!((a, b, c), (0, 1, 2));
+        assert!(h.is_full());
+        assert_eq!(h.insert(11), NIL);
+        assert_eq!(h.find(7).0, 1);
+        h.check();
+        assert_eq!(h.remove(7), 1);
+        assert_eq!(h.remove(7), NIL);
+        assert_eq!(h.find(7).0, NIL);
+        assert_eq!(h.insert(11), 1); // the freed node
+        assert_eq!(h.len(), 3);
+        h.check();
+        // 2 buckets × 4 B + 3 nodes × (key + next) 8 B.
+        assert_eq!(h.bytes(), 8 + 24);
+    }
+
+    #[test]
+    fn probes_count_nodes_compared_along_a_chain() {
+        // Two buckets (the minimum): a chain of n keys costs 1 + 2 + … + n probes to find
+        // them all, the newest (head) first.
+        let mut h: ChainedHash = ChainedHash::new(4, 1);
+        let keys = [10u32, 20, 30, 40];
+        for k in keys {
+            h.insert(k);
+        }
+        h.check();
+        let mut per_bucket = [0u32; 2];
+        for k in keys {
+            per_bucket[h.bucket(k)] += 1;
+        }
+        let want: u32 = per_bucket.iter().map(|&n| n * (n + 1) / 2).sum();
+        let total: u32 = keys.iter().map(|&k| h.find(k).1).sum();
+        assert_eq!(total, want);
+        // The newest key of a chain is found with one probe.
+        assert_eq!(h.find(40).1, 1);
+    }
+
+    #[test]
+    fn open_hash_matches_a_model_through_inserts_and_backward_shift_deletes() {
+        // Keys that collide heavily (multiples of a power of two hash to few homes in a
+        // small table) exercise wrap-around clusters and the shift rule.
+        let mut h: OpenHash<u32> = OpenHash::new(16);
+        let mut model = std::collections::BTreeMap::new();
+        let mut x = 7u32;
+        for step in 0..20_000u32 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let key = (x >> 16) % 40 * 64;
+            if let Some(v) = model.remove(&key) {
+                let n = h.remove(key);
+                assert_eq!(*h.val(n), v, "step {step}");
+            } else if !h.is_full() {
+                let n = h.insert(key);
+                *h.val_mut(n) = step;
+                model.insert(key, step);
+            }
+            if step % 97 == 0 {
+                h.check();
+                for (&k, &v) in &model {
+                    let (n, probes) = h.find(k);
+                    assert_eq!(*h.val(n), v);
+                    assert!(probes >= 1);
+                }
+            }
+        }
+        assert_eq!(h.len() as usize, model.len());
+        // 32 slots × 8 B + 16 nodes × 4 B.
+        assert_eq!(h.bytes(), 256 + 64);
+    }
+}

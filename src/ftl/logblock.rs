@@ -1,0 +1,789 @@
+//! Machinery shared by the block-mapped FTLs with log or replacement blocks (NFTL, BAST,
+//! FAST, FASTer; algorithms.md §2.2–2.4): the free-block pool, the data-block map, the
+//! three merges, and the page-mapped log area of FAST and FASTer.
+//!
+//! ```text
+//! pool:          erased blocks, least-worn first (dynamic wear leveling; FIFO when
+//!                ftl.dynamic_wl = false); equal wear → channel-first plane rotation
+//! switch merge:  log holds offsets 0..Np−1 at their own offsets → it becomes the data
+//!                block; erase the old data block                    (0 copies, 1 erase)
+//! partial merge: log holds offsets 0..k−1 at their own offsets → copy the latest copy of
+//!                every other offset into it, then switch         (Np−k copies, 1 erase)
+//! full merge:    new block ← latest copy of every offset (data block + log pages);
+//!                erase the old data block; the caller erases emptied logs (≤ Np copies)
+//! ```
+//! Every latest copy is the one valid page of its logical page (the NAND holds exactly
+//! one), so the data block's valid pages are exactly the offsets no log overrides and a
+//! merge moves the data block's share with one batch [`Nand::relocate_block`]. Merge
+//! copies and erases have cause [`Cause::Gc`], so the formula's GC share covers them.
+//!
+//! Block budget: every logical block owns at most one data block, the log area is capped
+//! (`[ftl.log] log_blocks`), and one block stays free so a full merge always has its
+//! destination before it frees the old data block. The default log area is every block
+//! not needed for that: "page-mapped log blocks in the over-provisioned area"
+//! (system.md §4).
+
+use super::FtlError;
+use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use crate::util::FastDiv;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+
+/// "No block / no entry" in the flat tables.
+pub const NIL: u32 = u32::MAX;
+
+/// `[ftl.log]`: the log area of BAST, FAST and FASTer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    /// Log blocks (FAST/FASTer: the sequential log block plus the random ones); 0 = every
+    /// block beyond one data block per logical block and the one-block merge reserve.
+    pub log_blocks: u32,
+    /// BAST: which log block to merge when a data block needs one and none is free.
+    pub victim: LogVictim,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        LogConfig {
+            log_blocks: 0,
+            victim: LogVictim::Lru,
+        }
+    }
+}
+
+/// BAST's choice of victim log block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LogVictim {
+    /// Least recently written (the usual reading of the BAST paper).
+    Lru,
+    /// Oldest allocated.
+    Fifo,
+}
+
+/// Logical blocks (`BL`) and the largest log area the device allows.
+pub(crate) fn log_budget(
+    geo: &Geometry,
+    logical_pages: u64,
+    cfg: &LogConfig,
+    min_blocks: u32,
+    ftl: &str,
+) -> Result<u32, String> {
+    let bl = logical_pages.div_ceil(geo.pages_per_block as u64);
+    let total = geo.blocks() as u64;
+    let max = total.saturating_sub(bl + 1);
+    if max < min_blocks as u64 {
+        return Err(format!(
+            "impossible geometry for {ftl}: {total} blocks hold {bl} data blocks + 1 merge reserve + at least {min_blocks} log blocks (raise over-provisioning)"
+        ));
+    }
+    match cfg.log_blocks {
+        0 => Ok(max.min(u32::MAX as u64 - 1) as u32),
+        n if (n as u64) > max => Err(format!(
+            "ftl.log.log_blocks = {n}: at most {max} fit ({total} blocks − {bl} data blocks − 1 merge reserve)"
+        )),
+        n if n < min_blocks => Err(format!(
+            "ftl.log.log_blocks = {n}: {ftl} needs at least {min_blocks}"
+        )),
+        n => Ok(n),
+    }
+}
+
+/// A fixed-size bitset.
+#[derive(Clone, Debug)]
+pub(crate) struct Bits(Vec<u64>);
+
+impl Bits {
+    pub fn new(len: usize) -> Bits {
+        Bits(crate::util::zeroed_vec(len.div_ceil(64)))
+    }
+    #[inline]
+    pub fn get(&self, i: u32) -> bool {
+        self.0[(i >> 6) as usize] & (1u64 << (i & 63)) != 0
+    }
+    #[inline]
+    pub fn set(&mut self, i: u32) {
+        self.0[(i >> 6) as usize] |= 1u64 << (i & 63);
+    }
+    #[inline]
+    pub fn clear(&mut self, i: u32) {
+        self.0[(i >> 6) as usize] &= !(1u64 << (i & 63));
+    }
+    /// Clears bits `from..to`.
+    pub fn clear_range(&mut self, from: u32, to: u32) {
+        let mut i = from;
+        while i < to {
+            if i & 63 == 0 && i + 64 <= to {
+                self.0[(i >> 6) as usize] = 0;
+                i += 64;
+            } else {
+                self.clear(i);
+                i += 1;
+            }
+        }
+    }
+    /// Starts fetching the word holding bit `i`.
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        crate::util::prefetch(&self.0, (i >> 6) as usize);
+    }
+    /// Bytes of storage.
+    pub fn bytes(&self) -> u64 {
+        (self.0.len() * 8) as u64
+    }
+}
+
+/// Erased blocks, handed out least-worn first. Buckets by erase count make both ends
+/// O(1): erase counts only grow, so the lowest non-empty bucket moves slowly.
+pub(crate) struct BlockPool {
+    buckets: Vec<VecDeque<u32>>,
+    min: usize,
+    len: usize,
+    least_worn: bool,
+}
+
+impl BlockPool {
+    /// Every block of `geo`, erased, in channel-first plane rotation so consecutive
+    /// allocations of equally worn blocks spread over buses, chips, dies and planes.
+    pub fn new(geo: &Geometry, least_worn: bool) -> BlockPool {
+        let mut planes = Vec::with_capacity(geo.planes() as usize);
+        for plane in 0..geo.planes_per_die {
+            for die in 0..geo.dies_per_chip {
+                for chip in 0..geo.chips_per_channel {
+                    for ch in 0..geo.channels {
+                        planes.push(
+                            ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die)
+                                * geo.planes_per_die
+                                + plane,
+                        );
+                    }
+                }
+            }
+        }
+        let mut first = VecDeque::with_capacity(geo.blocks() as usize);
+        for i in 0..geo.blocks_per_plane {
+            for &p in &planes {
+                first.push_back(p * geo.blocks_per_plane + i);
+            }
+        }
+        BlockPool {
+            len: first.len(),
+            buckets: vec![first],
+            min: 0,
+            least_worn,
+        }
+    }
+
+    /// Free blocks.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Takes the least-worn free block (the oldest released one without wear leveling).
+    #[inline]
+    pub fn pop(&mut self) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        while self.buckets[self.min].is_empty() {
+            self.min += 1;
+        }
+        self.len -= 1;
+        self.buckets[self.min].pop_front()
+    }
+
+    /// The block the next [`BlockPool::pop`] returns.
+    #[inline]
+    pub fn peek(&self) -> Option<u32> {
+        if self.len == 0 {
+            return None;
+        }
+        self.buckets[self.min..]
+            .iter()
+            .find_map(|b| b.front().copied())
+    }
+
+    /// Returns an erased block that has been erased `erases` times.
+    #[inline]
+    pub fn push(&mut self, block: u32, erases: u32) {
+        let k = if self.least_worn { erases as usize } else { 0 };
+        if k >= self.buckets.len() {
+            self.buckets.resize_with(k + 1, VecDeque::new);
+        }
+        self.buckets[k].push_back(block);
+        self.min = self.min.min(k);
+        self.len += 1;
+    }
+
+    /// Every free block (for invariant checks).
+    pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
+        self.buckets.iter().flatten().copied()
+    }
+}
+
+/// What a block is used for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Role {
+    /// In the free pool, erased.
+    Free,
+    /// The block-mapped home of a logical block (NFTL: primary unit).
+    Data,
+    /// Log block (NFTL: replacement unit).
+    Log,
+}
+
+/// Counts of merges and lookups, reported under the conventional keys.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MergeStats {
+    pub switch: u64,
+    pub partial: u64,
+    pub full: u64,
+    pub lookups: u64,
+    pub probes: u64,
+}
+
+impl MergeStats {
+    pub fn report(&self, out: &mut BTreeMap<String, u64>) {
+        out.insert("ftl.merge.switch".into(), self.switch);
+        out.insert("ftl.merge.partial".into(), self.partial);
+        out.insert("ftl.merge.full".into(), self.full);
+        out.insert("ftl.lookup.count".into(), self.lookups);
+        out.insert("ftl.lookup.probes".into(), self.probes);
+    }
+}
+
+/// The block-mapped side every log-block FTL shares: data-block map, roles, free pool,
+/// merges.
+pub(crate) struct Blocks {
+    pub geo: Geometry,
+    pub np: u32,
+    div: FastDiv,
+    pub logical_pages: u32,
+    /// Logical block → its data block, or [`NIL`].
+    pub data: Vec<u32>,
+    pub role: Vec<Role>,
+    pub pool: BlockPool,
+    pub stats: MergeStats,
+    ftl: &'static str,
+}
+
+impl Blocks {
+    pub fn new(ftl: &'static str, geo: &Geometry, logical_pages: u64, least_worn: bool) -> Self {
+        let np = geo.pages_per_block;
+        let bl = logical_pages.div_ceil(np as u64) as usize;
+        Blocks {
+            geo: *geo,
+            np,
+            div: FastDiv::new(np),
+            logical_pages: logical_pages as u32,
+            data: vec![NIL; bl],
+            role: vec![Role::Free; geo.blocks() as usize],
+            pool: BlockPool::new(geo, least_worn),
+            stats: MergeStats::default(),
+            ftl,
+        }
+    }
+
+    /// (logical block, offset) of `lpn`.
+    #[inline]
+    pub fn split(&self, lpn: Lpn) -> (u32, u32) {
+        let lbn = self.div.div(lpn.0);
+        (lbn, lpn.0 - lbn * self.np)
+    }
+
+    /// Page `off` of `block`.
+    #[inline]
+    pub fn page(&self, block: u32, off: u32) -> Ppn {
+        Ppn(block * self.np + off)
+    }
+
+    /// Offset inside its block of the page `ppn`.
+    #[inline]
+    pub fn offset_of(&self, ppn: Ppn) -> u32 {
+        ppn.0 - self.div.div(ppn.0) * self.np
+    }
+
+    /// Takes a free block for `role`.
+    #[inline]
+    pub fn alloc(&mut self, role: Role) -> Result<u32, FtlError> {
+        let b = self
+            .pool
+            .pop()
+            .ok_or(FtlError::NoFreeBlock { ftl: self.ftl })?;
+        debug_assert_eq!(self.role[b as usize], Role::Free);
+        self.role[b as usize] = role;
+        Ok(b)
+    }
+
+    /// Starts fetching what a merge into the next free block will touch.
+    #[inline]
+    pub fn prefetch_next_free(&self, nand: &Nand) {
+        if let Some(b) = self.pool.peek() {
+            nand.prefetch_block(BlockId(b));
+        }
+    }
+
+    /// Starts fetching the map entries of `lpn`'s logical block and the mapped bit.
+    #[inline]
+    pub fn prefetch_lpn(&self, lpn: Lpn, mapped: &Bits) {
+        let lbn = self.div.div(lpn.0) as usize;
+        crate::util::prefetch(&self.data, lbn);
+        mapped.prefetch(lpn.0);
+    }
+
+    /// Erases `block` (it must hold no valid page) and returns it to the pool.
+    #[inline]
+    pub fn release(&mut self, block: u32, nand: &mut Nand) {
+        nand.erase(BlockId(block), Cause::Gc);
+        self.role[block as usize] = Role::Free;
+        self.pool.push(block, nand.erase_count(BlockId(block)));
+    }
+
+    /// Full merge of `lbn`: a new data block receives the latest copy of every offset —
+    /// the old data block's valid pages and the log pages `extras` (each a valid page of
+    /// `lbn` outside the data block) — and the old data block is erased. The caller
+    /// drops `extras` from its log maps and erases log blocks this empties. A logical
+    /// block with no valid page left gets no new block.
+    pub fn full_merge(
+        &mut self,
+        lbn: u32,
+        extras: &[Ppn],
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        self.stats.full += 1;
+        let d = self.data[lbn as usize];
+        let in_data = if d == NIL {
+            0
+        } else {
+            nand.valid_count(BlockId(d))
+        };
+        if in_data == 0 && extras.is_empty() {
+            if d != NIL {
+                self.release(d, nand);
+                self.data[lbn as usize] = NIL;
+            }
+            return Ok(());
+        }
+        let n = self.alloc(Role::Data)?;
+        if in_data > 0 {
+            nand.relocate_block(BlockId(d), BlockId(n), Cause::Gc);
+        }
+        for &src in extras {
+            debug_assert_eq!(self.split(nand.oob(src).lpn).0, lbn);
+            let off = self.offset_of_lpn(nand.oob(src).lpn);
+            nand.relocate(src, self.page(n, off), Cause::Gc);
+        }
+        if d != NIL {
+            self.release(d, nand);
+        }
+        self.data[lbn as usize] = n;
+        Ok(())
+    }
+
+    /// Partial merge (switch merge when `k == Np`): `log` holds offsets `0..k` of `lbn` at
+    /// their own offsets and nothing beyond; it receives the latest copy of every other
+    /// offset (the data block's valid pages and the log pages `extras`, all at offsets
+    /// ≥ k) and becomes the data block; the old one is erased.
+    pub fn partial_merge(&mut self, lbn: u32, log: u32, k: u32, extras: &[Ppn], nand: &mut Nand) {
+        if k == self.np {
+            self.stats.switch += 1;
+        } else {
+            self.stats.partial += 1;
+        }
+        let d = self.data[lbn as usize];
+        if d != NIL {
+            if nand.valid_count(BlockId(d)) > 0 {
+                debug_assert!(k < self.np, "switch merge with live data-block pages");
+                nand.relocate_block(BlockId(d), BlockId(log), Cause::Gc);
+            }
+            self.release(d, nand);
+        }
+        for &src in extras {
+            let off = self.offset_of_lpn(nand.oob(src).lpn);
+            debug_assert!(off >= k, "log page below the in-order prefix");
+            nand.relocate(src, self.page(log, off), Cause::Gc);
+        }
+        self.role[log as usize] = Role::Data;
+        self.data[lbn as usize] = log;
+    }
+
+    #[inline]
+    fn offset_of_lpn(&self, lpn: Lpn) -> u32 {
+        self.split(lpn).1
+    }
+
+    /// RAM of the data-block map, bytes.
+    pub fn map_bytes(&self) -> u64 {
+        (self.data.len() * std::mem::size_of::<u32>()) as u64
+    }
+
+    /// Blocks not available to data: the log area plus the merge reserve.
+    pub fn reserved(&self, log_blocks: u32) -> u64 {
+        log_blocks as u64 + 1
+    }
+
+    /// Checks roles against the pool and the NAND, the data blocks' contents, and that
+    /// `lookup` finds exactly the valid pages.
+    pub fn check(&self, nand: &Nand, lookup: impl Fn(Lpn) -> Option<Ppn>) {
+        let mut free = vec![false; self.role.len()];
+        for b in self.pool.blocks() {
+            assert!(!free[b as usize], "block {b} twice in the free pool");
+            free[b as usize] = true;
+            assert_eq!(self.role[b as usize], Role::Free, "pooled block {b}");
+            assert_eq!(
+                nand.write_ptr(BlockId(b)),
+                0,
+                "free block {b} is not erased"
+            );
+        }
+        assert_eq!(self.pool.len(), free.iter().filter(|&&f| f).count());
+        for (b, &r) in self.role.iter().enumerate() {
+            if r == Role::Free {
+                assert!(free[b], "free block {b} is not in the pool");
+            }
+        }
+        let mut owner = vec![NIL; self.role.len()];
+        for (lbn, &d) in self.data.iter().enumerate() {
+            if d == NIL {
+                continue;
+            }
+            assert_eq!(self.role[d as usize], Role::Data, "data block of lbn {lbn}");
+            assert_eq!(owner[d as usize], NIL, "block {d} is data of two lbns");
+            owner[d as usize] = lbn as u32;
+            let mut pages = Vec::new();
+            nand.valid_pages(BlockId(d), &mut pages);
+            for p in pages {
+                let lpn = nand.oob(p).lpn;
+                assert_eq!(
+                    self.split(lpn),
+                    (lbn as u32, self.offset_of(p)),
+                    "data block {d} of lbn {lbn} holds lpn {} at {p:?}",
+                    lpn.0
+                );
+            }
+        }
+        let mut mapped = 0u64;
+        for l in 0..self.logical_pages {
+            if let Some(p) = lookup(Lpn(l)) {
+                assert!(nand.is_valid(p), "lpn {l} maps to invalid {p:?}");
+                assert_eq!(nand.oob(p).lpn, Lpn(l), "OOB of {p:?}");
+                mapped += 1;
+            }
+        }
+        let valid: u64 = (0..self.geo.blocks())
+            .map(|b| nand.valid_count(BlockId(b)) as u64)
+            .sum();
+        assert_eq!(mapped, valid, "mapped pages != valid pages");
+        nand.check_invariants();
+    }
+}
+
+/// One FIFO stream of log blocks in a [`RwLog`].
+#[derive(Clone, Debug, Default)]
+struct Stream {
+    /// Slots, oldest first; the last is the tail being filled.
+    fifo: VecDeque<u32>,
+    /// Pages used in the tail.
+    fill: u32,
+}
+
+/// FAST's page-mapped random-write log: fully associative log blocks in FIFO streams
+/// (FASTer adds an isolation stream), with
+/// - `rev[pos]`: logical page of each log position (`pos = slot·Np + page`), the
+///   paper's RW map;
+/// - a hash index LPN → position (linear probing over `rev`, so a slot is 4 B): reads
+///   and overwrites find the newest copy in ~1 probe, and an overwritten copy leaves
+///   the index at once (FlashSim's FAST returned stale copies here, algorithms.md §2.6);
+/// - per-logical-block doubly linked lists of its log positions, so a merge gathers a
+///   block's log pages without probing every offset.
+///
+/// Mapping memory: `Nslots·Np·(4 + 8) + H·4 + BL·4 + Nslots·4` bytes (`rev`, list
+/// links, index slots `H` = next power of two ≥ 2·Nslots·Np, list heads, slot table).
+pub(crate) struct RwLog {
+    np: u32,
+    div: FastDiv,
+    slot_block: Vec<u32>,
+    free_slots: Vec<u32>,
+    rev: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    head: Vec<u32>,
+    index: Vec<u32>,
+    bits: u32,
+    streams: Vec<Stream>,
+}
+
+impl RwLog {
+    /// A log of `slots` blocks for `bl` logical blocks, with `streams` FIFO streams.
+    pub fn new(np: u32, slots: u32, bl: usize, streams: usize) -> RwLog {
+        let positions = slots as usize * np as usize;
+        let cap = (2 * positions).next_power_of_two().max(2);
+        RwLog {
+            np,
+            div: FastDiv::new(np),
+            slot_block: vec![NIL; slots as usize],
+            free_slots: (0..slots).rev().collect(),
+            rev: vec![NIL; positions],
+            next: vec![NIL; positions],
+            prev: vec![NIL; positions],
+            head: vec![NIL; bl],
+            index: crate::util::zeroed_vec(cap),
+            bits: cap.trailing_zeros(),
+            streams: vec![Stream::default(); streams],
+        }
+    }
+
+    #[inline]
+    fn home(&self, lpn: u32) -> usize {
+        ((lpn as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    /// Position holding the newest log copy of `lpn`, and index slots probed.
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> (Option<u32>, u64) {
+        let mask = self.index.len() - 1;
+        let mut i = self.home(lpn.0);
+        let mut probes = 1;
+        loop {
+            let e = self.index[i];
+            if e == 0 {
+                return (None, probes);
+            }
+            if self.rev[(e - 1) as usize] == lpn.0 {
+                return (Some(e - 1), probes);
+            }
+            i = (i + 1) & mask;
+            probes += 1;
+        }
+    }
+
+    /// Whether a lookup of `lpn` would find it, without counting (for prefetch-free
+    /// invariant checks).
+    pub fn find(&self, lpn: Lpn) -> Option<u32> {
+        self.lookup(lpn).0
+    }
+
+    /// Records that position `pos` now holds the newest copy of `lpn` (of block `lbn`).
+    #[inline]
+    pub fn insert(&mut self, pos: u32, lpn: Lpn, lbn: u32) {
+        let p = pos as usize;
+        debug_assert_eq!(self.rev[p], NIL);
+        self.rev[p] = lpn.0;
+        let mask = self.index.len() - 1;
+        let mut i = self.home(lpn.0);
+        while self.index[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.index[i] = pos + 1;
+        let h = self.head[lbn as usize];
+        self.next[p] = h;
+        self.prev[p] = NIL;
+        if h != NIL {
+            self.prev[h as usize] = pos;
+        }
+        self.head[lbn as usize] = pos;
+    }
+
+    /// Forgets position `pos` (its copy was overwritten, trimmed or merged away).
+    #[inline]
+    pub fn remove(&mut self, pos: u32, lbn: u32) {
+        self.unindex(pos);
+        let p = pos as usize;
+        let (n, pr) = (self.next[p], self.prev[p]);
+        if pr == NIL {
+            self.head[lbn as usize] = n;
+        } else {
+            self.next[pr as usize] = n;
+        }
+        if n != NIL {
+            self.prev[n as usize] = pr;
+        }
+        self.rev[p] = NIL;
+    }
+
+    /// Removes `pos` from the hash index (backward-shift deletion keeps probe chains
+    /// short without tombstones).
+    fn unindex(&mut self, pos: u32) {
+        let mask = self.index.len() - 1;
+        let mut i = self.home(self.rev[pos as usize]);
+        while self.index[i] != pos + 1 {
+            debug_assert_ne!(self.index[i], 0, "position {pos} not indexed");
+            i = (i + 1) & mask;
+        }
+        let mut hole = i;
+        let mut j = i;
+        loop {
+            j = (j + 1) & mask;
+            let e = self.index[j];
+            if e == 0 {
+                break;
+            }
+            let home = self.home(self.rev[(e - 1) as usize]);
+            // The entry may fill the hole if the hole lies on its probe path home..j.
+            if (j.wrapping_sub(home) & mask) >= (j.wrapping_sub(hole) & mask) {
+                self.index[hole] = e;
+                hole = j;
+            }
+        }
+        self.index[hole] = 0;
+    }
+
+    /// Starts fetching the index slot and list head a lookup of `lpn` will read first.
+    #[inline]
+    pub fn prefetch(&self, lpn: Lpn, lbn: u32) {
+        crate::util::prefetch(&self.index, self.home(lpn.0));
+        crate::util::prefetch(&self.head, lbn as usize);
+    }
+
+    /// Removes every log position of `lbn` and appends them to `out`.
+    pub fn take_lbn(&mut self, lbn: u32, out: &mut Vec<u32>) {
+        let mut p = self.head[lbn as usize];
+        while p != NIL {
+            out.push(p);
+            self.unindex(p);
+            self.rev[p as usize] = NIL;
+            p = self.next[p as usize];
+        }
+        self.head[lbn as usize] = NIL;
+    }
+
+    /// Logical page recorded at `pos` ([`NIL`] when none).
+    #[inline]
+    pub fn lpn_at(&self, pos: u32) -> u32 {
+        self.rev[pos as usize]
+    }
+
+    /// Physical page of position `pos`.
+    #[inline]
+    pub fn ppn(&self, pos: u32) -> Ppn {
+        let slot = self.div.div(pos);
+        Ppn(self.slot_block[slot as usize] * self.np + pos - slot * self.np)
+    }
+
+    /// Position of page `page` of `slot`.
+    #[inline]
+    pub fn pos(&self, slot: u32, page: u32) -> u32 {
+        slot * self.np + page
+    }
+
+    /// Block in `slot`.
+    #[inline]
+    pub fn block(&self, slot: u32) -> u32 {
+        self.slot_block[slot as usize]
+    }
+
+    /// Blocks in stream `s`.
+    #[inline]
+    pub fn len(&self, s: usize) -> usize {
+        self.streams[s].fifo.len()
+    }
+
+    /// Whether stream `s`'s tail has an unwritten page.
+    #[inline]
+    pub fn has_room(&self, s: usize) -> bool {
+        !self.streams[s].fifo.is_empty() && self.streams[s].fill < self.np
+    }
+
+    /// Appends erased `block` to stream `s` as its new tail; returns its slot.
+    pub fn push_block(&mut self, s: usize, block: u32) -> u32 {
+        let slot = self
+            .free_slots
+            .pop()
+            .expect("log slots sized to the log area");
+        self.slot_block[slot as usize] = block;
+        self.streams[s].fifo.push_back(slot);
+        self.streams[s].fill = 0;
+        slot
+    }
+
+    /// Takes the next page of stream `s`'s tail (which must have room).
+    #[inline]
+    pub fn next_pos(&mut self, s: usize) -> u32 {
+        let st = &mut self.streams[s];
+        debug_assert!(st.fill < self.np);
+        let slot = *st.fifo.back().expect("stream has a tail");
+        st.fill += 1;
+        slot * self.np + st.fill - 1
+    }
+
+    /// Oldest slot of stream `s`.
+    #[inline]
+    pub fn oldest(&self, s: usize) -> Option<u32> {
+        self.streams[s].fifo.front().copied()
+    }
+
+    /// Removes the oldest slot of stream `s` (its block must hold no indexed copy) and
+    /// returns its block.
+    pub fn pop_oldest(&mut self, s: usize) -> u32 {
+        let st = &mut self.streams[s];
+        let slot = st.fifo.pop_front().expect("stream not empty");
+        if st.fifo.is_empty() {
+            st.fill = 0;
+        }
+        let b = self.slot_block[slot as usize];
+        self.slot_block[slot as usize] = NIL;
+        self.free_slots.push(slot);
+        let first = (slot * self.np) as usize;
+        debug_assert!(
+            self.rev[first..first + self.np as usize]
+                .iter()
+                .all(|&l| l == NIL),
+            "recycled log slot still indexed"
+        );
+        b
+    }
+
+    /// Slots of stream `s`, oldest first.
+    pub fn slots(&self, s: usize) -> impl Iterator<Item = u32> + '_ {
+        self.streams[s].fifo.iter().copied()
+    }
+
+    /// Mapping memory in bytes (formula in the type's docs).
+    pub fn mapping_bytes(&self) -> u64 {
+        let u = std::mem::size_of::<u32>();
+        (self.rev.len() * 3 * u
+            + self.index.len() * u
+            + self.head.len() * u
+            + self.slot_block.len() * u) as u64
+    }
+
+    /// Checks that the index, the lists and `rev` agree with each other and the NAND.
+    pub fn check(&self, nand: &Nand, split: impl Fn(Lpn) -> (u32, u32)) {
+        let mut indexed = 0;
+        for &e in &self.index {
+            if e != 0 {
+                indexed += 1;
+                let pos = e - 1;
+                let lpn = self.rev[pos as usize];
+                assert_ne!(lpn, NIL, "index points at empty position {pos}");
+                assert_eq!(self.find(Lpn(lpn)), Some(pos), "index of lpn {lpn}");
+                let ppn = self.ppn(pos);
+                assert!(
+                    nand.is_valid(ppn),
+                    "log position {pos} of lpn {lpn} is invalid"
+                );
+                assert_eq!(nand.oob(ppn).lpn, Lpn(lpn));
+            }
+        }
+        let mut listed = 0;
+        for (lbn, &h) in self.head.iter().enumerate() {
+            let mut p = h;
+            let mut prev = NIL;
+            while p != NIL {
+                listed += 1;
+                assert_eq!(self.prev[p as usize], prev, "list links of lbn {lbn}");
+                assert_eq!(split(Lpn(self.rev[p as usize])).0, lbn as u32);
+                prev = p;
+                p = self.next[p as usize];
+            }
+        }
+        let used = self.rev.iter().filter(|&&l| l != NIL).count();
+        assert_eq!(indexed, used, "indexed vs recorded log positions");
+        assert_eq!(listed, used, "listed vs recorded log positions");
+        let in_streams: usize = self.streams.iter().map(|s| s.fifo.len()).sum();
+        assert_eq!(in_streams + self.free_slots.len(), self.slot_block.len());
+    }
+}

@@ -1,0 +1,437 @@
+//! NFTL, M-Systems' NAND flash translation layer: A. Ban, "Flash file system", US patent
+//! 5,404,485 (1995), as implemented in Linux `drivers/mtd/nftlcore.c` and described in
+//! system.md §3 (Park & Kim's CFTL paper, which uses it as a baseline).
+//!
+//! ```text
+//! tables:      EUN[lbn] → primary unit; Repl[unit] → next replacement unit (a chain)
+//! write(lpn):  (lbn, off) = lpn / Np, lpn % Np; walk the chain: the first unit whose
+//!              page off is FREE takes the write (the older copy is marked stale)
+//!              none free: if the chain already has max_chain_blocks units → fold it;
+//!                         if fewer than fold_free_blocks units are free → fold the
+//!                         longest chain; append a free unit to the chain and write
+//! read(lpn):   walk the chain while page off is USED; the last USED copy is current
+//!              (each unit examined is an OOB read; a FREE page ends the walk)
+//! fold(lbn):   copy the newest copy of every offset into the chain's last unit (its
+//!              FREE pages are exactly the offsets whose newest copy is elsewhere);
+//!              erase every other unit; the last unit becomes the primary
+//! ```
+//! Choices: the chain is capped at `[ftl.nftl] max_chain_blocks` units (default 2: one
+//! primary and one replacement block, as system.md §3 describes NFTL; 0 = no cap, the
+//! Linux behaviour, where chains grow until free units run out — up to 65,535 units,
+//! the simulator's bound). Free units below
+//! `fold_free_blocks` (default 2, Linux's non-desperate threshold) fold the longest
+//! chain (ties: lowest logical block, Linux's scan order). A fold always goes in place
+//! into the last unit: with writes taking the first FREE page along the chain, the used
+//! pages of an offset form a prefix of the chain, so the last unit's FREE pages are
+//! exactly those it must receive (Linux checks this and falls back to a fresh unit only
+//! for states this model does not have). The page being overwritten is invalidated
+//! before any fold, so folds never copy it (Linux's `pendingblock`). Trimmed pages are
+//! stale (Linux marks them DELETED in the OOB; that OOB write is not charged).
+//!
+//! Read cost: `[ftl.nftl] charge_chain_reads = true` (default) charges every unit the
+//! walk examines beyond the one returning the data as one page read of cause `Map`
+//! (reading a page's spare area still takes t_R); `false` treats the status as free.
+//!
+//! NAND rule: replacement units are written at fixed offsets, out of page order, as on
+//! the small-block parts NFTL was built for; [`Ftl::programs_in_order`] is `false`.
+//!
+//! Mapping memory: `BL·4 + T·4` bytes (the EUN and replacement tables as 4-byte unit
+//! numbers; Linux uses 2). The simulator also keeps, per logical page, a mapped bit and
+//! the chain position of its newest copy (what a device learns by walking the chain's
+//! OOB status; they let `lookup` answer without flash access), and a longest-chain index
+//! instead of Linux's scan; none of those is counted.
+//!
+//! Counters: `ftl.merge.switch` (folds that copied nothing) and `ftl.merge.partial`
+//! (folds that filled the last unit), `ftl.lookup.{count,probes}` (probes = chain units
+//! examined), `ftl.nftl.folds`, `ftl.nftl.forced_folds` (longest chain, for free units),
+//! `ftl.nftl.chain_max` (longest chain seen).
+
+use super::logblock::{Bits, Blocks, NIL, Role};
+use super::{Ftl, FtlConfig, FtlError};
+use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `[ftl.nftl]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NftlConfig {
+    /// Units a chain may hold before a write needing another folds it; 0 = no cap.
+    pub max_chain_blocks: u32,
+    /// Fold the longest chain when fewer units than this are free (at least 1).
+    pub fold_free_blocks: u32,
+    /// Charge each chain unit examined beyond the data's as a page read (cause `Map`).
+    pub charge_chain_reads: bool,
+}
+
+impl Default for NftlConfig {
+    fn default() -> Self {
+        NftlConfig {
+            max_chain_blocks: 2,
+            fold_free_blocks: 2,
+            charge_chain_reads: true,
+        }
+    }
+}
+
+impl NftlConfig {
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_chain_blocks == 1 {
+            return Err(
+                "ftl.nftl.max_chain_blocks = 1: expected 0 (no cap) or at least 2 (a chain needs a replacement unit)"
+                    .into(),
+            );
+        }
+        if self.fold_free_blocks == 0 {
+            return Err("ftl.nftl.fold_free_blocks must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Longest chain the simulator tracks (chain positions are 2-byte); "no cap" means this.
+const MAX_CHAIN: u32 = u16::MAX as u32;
+
+/// Result of walking a chain at one offset.
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    /// Last unit whose page is USED (holds the newest copy, which may be stale).
+    newest: u32,
+    /// First unit whose page is FREE, or NIL.
+    free: u32,
+    /// Last unit of the chain when no page is FREE (NIL for an empty chain).
+    tail: u32,
+    /// Units examined.
+    visited: u32,
+    /// Chain position of `free`.
+    free_depth: u32,
+}
+
+/// NFTL state.
+pub struct Nftl {
+    b: Blocks,
+    cfg: NftlConfig,
+    max_chain: u32,
+    /// Unit → next unit of its chain, or NIL.
+    repl: Vec<u32>,
+    chain_len: Vec<u32>,
+    /// Chains of two or more units, longest first, then lowest logical block.
+    longest: BTreeSet<(Reverse<u32>, u32)>,
+    /// Chain position of each logical page's newest copy (valid while mapped).
+    depth: Vec<u16>,
+    /// Written and not trimmed, per logical page.
+    mapped: Bits,
+    folds: u64,
+    forced_folds: u64,
+    chain_max: u32,
+    units: Vec<u32>,
+}
+
+impl Nftl {
+    /// An NFTL over an erased array.
+    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Nftl, String> {
+        cfg.nftl.validate()?;
+        let b = Blocks::new("nftl", geo, logical_pages, cfg.dynamic_wl);
+        let bl = b.data.len() as u64;
+        let need = bl + cfg.nftl.fold_free_blocks as u64;
+        if (geo.blocks() as u64) < need {
+            return Err(format!(
+                "impossible geometry for nftl: {} blocks, but {bl} primary units + ftl.nftl.fold_free_blocks = {} free units need {need} (raise over-provisioning)",
+                geo.blocks(),
+                cfg.nftl.fold_free_blocks
+            ));
+        }
+        Ok(Nftl {
+            cfg: cfg.nftl.clone(),
+            max_chain: match cfg.nftl.max_chain_blocks {
+                0 => MAX_CHAIN,
+                n => n.min(MAX_CHAIN),
+            },
+            repl: vec![NIL; geo.blocks() as usize],
+            chain_len: vec![0; bl as usize],
+            longest: BTreeSet::new(),
+            depth: vec![0; logical_pages as usize],
+            mapped: Bits::new(logical_pages as usize),
+            folds: 0,
+            forced_folds: 0,
+            chain_max: 0,
+            units: Vec::new(),
+            b,
+        })
+    }
+
+    /// Walks `lbn`'s chain at `off` reading each unit's page status, as NFTL does.
+    #[inline]
+    fn walk(&self, lbn: u32, off: u32, nand: &Nand) -> Walk {
+        let mut w = Walk {
+            newest: NIL,
+            free: NIL,
+            tail: NIL,
+            visited: 0,
+            free_depth: 0,
+        };
+        let mut u = self.b.data[lbn as usize];
+        while u != NIL {
+            w.visited += 1;
+            if !nand.is_programmed(self.b.page(u, off)) {
+                w.free = u;
+                w.free_depth = w.visited - 1;
+                return w;
+            }
+            w.newest = u;
+            w.tail = u;
+            u = self.repl[u as usize];
+        }
+        w
+    }
+
+    fn set_len(&mut self, lbn: u32, len: u32) {
+        let old = self.chain_len[lbn as usize];
+        if old >= 2 {
+            self.longest.remove(&(Reverse(old), lbn));
+        }
+        if len >= 2 {
+            self.longest.insert((Reverse(len), lbn));
+        }
+        self.chain_len[lbn as usize] = len;
+        self.chain_max = self.chain_max.max(len);
+    }
+
+    /// Folds `lbn`'s chain into its last unit.
+    fn fold(&mut self, lbn: u32, nand: &mut Nand) {
+        self.folds += 1;
+        let mut units = std::mem::take(&mut self.units);
+        units.clear();
+        let mut u = self.b.data[lbn as usize];
+        while u != NIL {
+            units.push(u);
+            u = self.repl[u as usize];
+        }
+        let target = *units.last().expect("fold of an empty chain");
+        let mut copied = 0;
+        for &u in &units[..units.len() - 1] {
+            // The valid pages of an earlier unit are the newest copies of their offsets,
+            // and the target's page at each of those offsets is FREE.
+            copied += nand.relocate_block(BlockId(u), BlockId(target), Cause::Gc);
+            self.release(u, nand);
+        }
+        if copied > 0 {
+            self.b.stats.partial += 1;
+        } else {
+            self.b.stats.switch += 1;
+        }
+        // Every newest copy now sits in the single remaining unit.
+        let first = (lbn * self.b.np) as usize;
+        let end = (first + self.b.np as usize).min(self.depth.len());
+        self.depth[first..end].fill(0);
+        self.units = units;
+        self.repl[target as usize] = NIL;
+        self.b.role[target as usize] = Role::Data;
+        self.b.data[lbn as usize] = target;
+        self.set_len(lbn, 1);
+    }
+
+    fn release(&mut self, u: u32, nand: &mut Nand) {
+        self.repl[u as usize] = NIL;
+        self.b.release(u, nand);
+    }
+
+    /// Where `lpn`'s current copy is, and the walk that found it.
+    #[inline]
+    fn locate(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
+        let (lbn, off) = self.b.split(lpn);
+        let w = self.walk(lbn, off, nand);
+        let r = (w.newest != NIL && self.mapped.get(lpn.0)).then(|| self.b.page(w.newest, off));
+        debug_assert_eq!(r, self.lookup(lpn, nand));
+        (r, w)
+    }
+}
+
+impl Ftl for Nftl {
+    fn name(&self) -> &'static str {
+        "nftl"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.b.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let (r, w) = self.locate(lpn, nand);
+        self.b.stats.lookups += 1;
+        self.b.stats.probes += w.visited as u64;
+        if let Some(p) = r {
+            nand.read(p, Cause::Host);
+        }
+        let extra = w.visited - r.is_some() as u32;
+        if self.cfg.charge_chain_reads && extra > 0 {
+            // Spare-area reads of the other units examined (the addresses only matter to
+            // the timing model: the primary unit's page stands for them).
+            let (lbn, off) = self.b.split(lpn);
+            let at = self.b.page(self.b.data[lbn as usize], off);
+            for _ in 0..extra {
+                nand.charge_read(at, Cause::Map);
+            }
+        }
+        Ok(r)
+    }
+
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
+        if !self.mapped.get(lpn.0) {
+            return None;
+        }
+        let (lbn, off) = self.b.split(lpn);
+        let mut u = self.b.data[lbn as usize];
+        for _ in 0..self.depth[lpn.0 as usize] {
+            u = self.repl[u as usize];
+        }
+        Some(self.b.page(u, off))
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let (lbn, off) = self.b.split(lpn);
+        let (old, w) = self.locate(lpn, nand);
+        self.b.stats.lookups += 1;
+        self.b.stats.probes += w.visited as u64;
+        if let Some(p) = old {
+            // Invalidate first so no fold below copies the page being replaced.
+            nand.invalidate(p);
+            self.mapped.clear(lpn.0);
+        }
+        let mut w = w;
+        loop {
+            if w.free != NIL {
+                let p = self.b.page(w.free, off);
+                nand.program(p, lpn, Cause::Host);
+                self.depth[lpn.0 as usize] = w.free_depth as u16;
+                self.mapped.set(lpn.0);
+                if self.b.pool.len() <= self.cfg.fold_free_blocks as usize
+                    && let Some(&(_, next)) = self.longest.first()
+                {
+                    // The next write needing a unit will likely fold this chain: start
+                    // fetching its units and the pool's next block.
+                    let mut u = self.b.data[next as usize];
+                    while u != NIL {
+                        nand.prefetch_block(BlockId(u));
+                        u = self.repl[u as usize];
+                    }
+                    self.b.prefetch_next_free(nand);
+                }
+                return Ok(());
+            }
+            let len = self.chain_len[lbn as usize];
+            if len >= self.max_chain {
+                self.fold(lbn, nand);
+                w = self.walk(lbn, off, nand);
+                continue;
+            }
+            if self.b.pool.len() < self.cfg.fold_free_blocks as usize
+                && let Some(&(_, victim)) = self.longest.first()
+            {
+                self.forced_folds += 1;
+                self.fold(victim, nand);
+                w = self.walk(lbn, off, nand);
+                continue;
+            }
+            let role = if w.tail == NIL { Role::Data } else { Role::Log };
+            let u = self.b.alloc(role)?;
+            if w.tail == NIL {
+                self.b.data[lbn as usize] = u;
+            } else {
+                self.repl[w.tail as usize] = u;
+            }
+            self.set_len(lbn, len + 1);
+            w = Walk {
+                free: u,
+                free_depth: len,
+                ..w
+            };
+        }
+    }
+
+    fn prefetch(&self, lpn: Lpn) {
+        self.b.prefetch_lpn(lpn, &self.mapped);
+    }
+
+    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let (old, w) = self.locate(lpn, nand);
+        self.b.stats.lookups += 1;
+        self.b.stats.probes += w.visited as u64;
+        if let Some(p) = old {
+            nand.invalidate(p);
+            self.mapped.clear(lpn.0);
+        }
+        Ok(())
+    }
+
+    fn mapping_bytes(&self) -> u64 {
+        self.b.map_bytes() + (self.repl.len() * std::mem::size_of::<u32>()) as u64
+    }
+
+    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+        self.b.stats.report(out);
+        out.insert("ftl.nftl.folds".into(), self.folds);
+        out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
+        out.insert("ftl.nftl.chain_max".into(), self.chain_max as u64);
+    }
+
+    fn reserved_blocks(&self) -> u64 {
+        self.b.geo.blocks() as u64 - self.b.data.len() as u64
+    }
+
+    fn programs_in_order(&self) -> bool {
+        false
+    }
+
+    fn check_invariants(&self, nand: &Nand) {
+        let mut seen = vec![false; self.repl.len()];
+        for (lbn, &h) in self.b.data.iter().enumerate() {
+            let mut len = 0;
+            let mut u = h;
+            while u != NIL {
+                assert!(!seen[u as usize], "unit {u} in two chains");
+                seen[u as usize] = true;
+                let want = if len == 0 { Role::Data } else { Role::Log };
+                assert_eq!(self.b.role[u as usize], want, "unit {u} of lbn {lbn}");
+                len += 1;
+                u = self.repl[u as usize];
+            }
+            assert_eq!(self.chain_len[lbn], len, "chain length of lbn {lbn}");
+            assert_eq!(
+                self.longest.contains(&(Reverse(len), lbn as u32)),
+                len >= 2,
+                "longest-chain index of lbn {lbn}"
+            );
+            assert!(len <= self.max_chain, "chain of lbn {lbn}: {len}");
+            // Used pages of each offset form a prefix of the chain; only the newest copy
+            // can be valid.
+            for off in 0..self.b.np {
+                let mut u = h;
+                let mut free_seen = false;
+                while u != NIL {
+                    let p = self.b.page(u, off);
+                    if free_seen {
+                        assert!(
+                            !nand.is_programmed(p),
+                            "lbn {lbn} off {off}: USED after FREE"
+                        );
+                    }
+                    free_seen |= !nand.is_programmed(p);
+                    let newest = !free_seen
+                        && (self.repl[u as usize] == NIL
+                            || !nand.is_programmed(self.b.page(self.repl[u as usize], off)));
+                    if nand.is_valid(p) {
+                        assert!(newest, "stale copy {p:?} still valid");
+                    }
+                    u = self.repl[u as usize];
+                }
+            }
+        }
+        for (u, &r) in self.b.role.iter().enumerate() {
+            assert_eq!(r != Role::Free, seen[u], "unit {u} role vs chains");
+        }
+        self.b.check(nand, |l| self.lookup(l, nand));
+    }
+}

@@ -1,0 +1,468 @@
+//! Hand-computed cases for the hash-table FTLs (AFTL, CFTL, DFTL), worked out in the
+//! comments, and the CFTL paper's memory trend (Table 3) from the real structures.
+
+mod common;
+
+use ssdlab::ftl::cftl::FullPolicy;
+use ssdlab::ftl::dftl::CmtPolicy;
+use ssdlab::ftl::{Ftl, FtlConfig, FtlKind, build_ftl};
+use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
+use std::collections::BTreeMap;
+
+fn counters(ftl: &dyn Ftl) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    ftl.counters(&mut m);
+    m
+}
+
+fn c(m: &BTreeMap<String, u64>, k: &str) -> u64 {
+    *m.get(k).unwrap_or_else(|| panic!("counter {k} missing"))
+}
+
+fn make(cfg: &FtlConfig, geo: Geometry, logical: u64) -> (Box<dyn Ftl>, Nand) {
+    let ftl = build_ftl(cfg, &geo, logical, 1).unwrap();
+    let nand = Nand::new(geo, 1_000_000, true, ftl.programs_in_order());
+    (ftl, nand)
+}
+
+/// 512 B pages: 128 map entries per DFTL translation page, so 256 logical pages span two
+/// translation pages (lpn 0–127 → page 0, 128–255 → page 1). 32 blocks of 16 pages: no
+/// GC during these short sequences.
+fn dftl_device(policy: CmtPolicy) -> (Box<dyn Ftl>, Nand) {
+    let geo = Geometry {
+        page_size_bytes: 512,
+        ..common::one_plane(32, 16)
+    };
+    let mut cfg = FtlConfig {
+        name: FtlKind::Dftl,
+        ..FtlConfig::default()
+    };
+    cfg.dftl.cmt_entries = Some(2);
+    cfg.dftl.cmt_policy = policy;
+    make(&cfg, geo, 256)
+}
+
+#[test]
+fn dftl_cmt_of_two_entries_worked_sequence() {
+    let (mut ftl, mut nand) = dftl_device(CmtPolicy::Lru);
+    let n = &mut nand;
+    // CMT shown MRU first; d = dirty, c = clean. T0/T1 = translation pages 0/1.
+    // 1. write 0: miss; T0 never written → no read. CMT [0d].
+    ftl.write(Lpn(0), n).unwrap();
+    // 2. write 1: miss, no read. CMT [1d 0d].
+    ftl.write(Lpn(1), n).unwrap();
+    // 3. write 128: miss, no read (T1 never written). Full → evict LRU 0 (dirty): write
+    //    back T0 (no old copy to read) with both dirty entries of page 0 (0 and 1, batch)
+    //    → 1 translation write. CMT [128d 1c].
+    ftl.write(Lpn(128), n).unwrap();
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.dftl.trans_writes"), 1);
+    assert_eq!(c(&m, "ftl.dftl.batched_entries"), 2);
+    // 4. read 1: hit. CMT [1c 128d].
+    ftl.read(Lpn(1), n).unwrap().unwrap();
+    // 5. read 0: miss → read T0 (translation read 1). Full → evict LRU 128 (dirty):
+    //    write back T1 (translation write 2). CMT [0c 1c].
+    ftl.read(Lpn(0), n).unwrap().unwrap();
+    // 6. write 1: hit → dirty. CMT [1d 0c].
+    ftl.write(Lpn(1), n).unwrap();
+    // 7. read 128: miss → read T1 (translation read 2). Evict LRU 0, clean: no flash.
+    //    CMT [128c 1d].
+    ftl.read(Lpn(128), n).unwrap().unwrap();
+    // 8. write 2: miss → read T0 (translation read 3). Evict LRU 1 (dirty): read T0
+    //    (translation read 4), fold in page 0's dirty entries ({1}), program it
+    //    (translation write 3), invalidate the old T0. CMT [2d 128c].
+    ftl.write(Lpn(2), n).unwrap();
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.lookup.count"), 8);
+    assert_eq!(c(&m, "ftl.cmt.hits"), 2);
+    assert_eq!(c(&m, "ftl.cmt.misses"), 6);
+    assert_eq!(c(&m, "ftl.dftl.trans_reads"), 4);
+    assert_eq!(c(&m, "ftl.dftl.trans_writes"), 3);
+    assert_eq!(c(&m, "ftl.dftl.dirty_evictions"), 3);
+    assert_eq!(c(&m, "ftl.dftl.clean_evictions"), 1);
+    assert_eq!(c(&m, "ftl.dftl.batched_entries"), 4); // 0, 1 at step 3; 128; 1
+    let k = n.counters();
+    assert_eq!(k.reads[Cause::Map as usize], 4);
+    assert_eq!(k.programs[Cause::Map as usize], 3);
+    assert_eq!(k.programs[Cause::Host as usize], 5);
+    assert_eq!(k.reads[Cause::Host as usize], 3);
+    assert_eq!(k.total_erases(), 0);
+    // Write sequence numbers (translation pages take some too): w0 0, w1 1, w128 2, T0 3,
+    // T1 4, w1 5, w2 6, T0 7. The second write of lpn 1 reached T0 at step 8; every page
+    // reads its latest write.
+    for (lpn, seq) in [(0u32, 0u32), (1, 5), (128, 2), (2, 6)] {
+        let p = ftl.lookup(Lpn(lpn), n).unwrap();
+        assert_eq!(n.oob(p).seq, seq, "lpn {lpn}");
+    }
+    ftl.check_invariants(n);
+}
+
+#[test]
+fn dftl_segmented_lru_keeps_a_reused_entry_that_lru_evicts() {
+    // write 0, read 0, write 1, write 2, read 0 (all in translation page 0).
+    // LRU:  [0d] → hit [0d] → [1d 0d] → evict 0 → [2d 1c] → read 0 misses.
+    // SLRU: [0d] → hit moves 0 to the protected segment → write 1 enters probation →
+    //       write 2 evicts the probationary LRU end, 1 → read 0 hits.
+    let run = |policy| {
+        let (mut ftl, mut nand) = dftl_device(policy);
+        ftl.write(Lpn(0), &mut nand).unwrap();
+        ftl.read(Lpn(0), &mut nand).unwrap();
+        ftl.write(Lpn(1), &mut nand).unwrap();
+        ftl.write(Lpn(2), &mut nand).unwrap();
+        ftl.read(Lpn(0), &mut nand).unwrap();
+        ftl.check_invariants(&nand);
+        let m = counters(&*ftl);
+        (c(&m, "ftl.cmt.hits"), c(&m, "ftl.cmt.misses"))
+    };
+    assert_eq!(run(CmtPolicy::Lru), (1, 4));
+    assert_eq!(run(CmtPolicy::SegmentedLru), (2, 3));
+}
+
+#[test]
+fn dftl_data_gc_batches_translation_updates_per_page() {
+    // A CMT of one entry and 2 translation pages on a device with little spare (16 blocks
+    // of data in 24): fill, then uniform random overwrites, so GC victims hold valid
+    // pages of both translation pages. Each victim rewrites each translation page it
+    // touches once, however many of that page's entries moved.
+    let geo = Geometry {
+        page_size_bytes: 512,
+        ..common::one_plane(24, 16)
+    };
+    let mut cfg = FtlConfig {
+        name: FtlKind::Dftl,
+        ..FtlConfig::default()
+    };
+    cfg.dftl.cmt_entries = Some(1);
+    let (mut ftl, mut nand) = make(&cfg, geo, 256);
+    for l in 0..256u32 {
+        ftl.write(Lpn(l), &mut nand).unwrap();
+    }
+    let mut x = 1u32;
+    for _ in 0..4000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        ftl.write(Lpn((x >> 8) % 256), &mut nand).unwrap();
+    }
+    ftl.check_invariants(&nand);
+    let m = counters(&*ftl);
+    let data_victims = c(&m, "ftl.gc.victims") - c(&m, "ftl.gc.trans_victims");
+    let updates = c(&m, "ftl.dftl.gc_trans_updates");
+    let moved = c(&m, "ftl.dftl.gc_batched_entries");
+    assert!(data_victims > 100, "{m:?}");
+    assert!(
+        updates <= 2 * data_victims,
+        "{updates} > 2 × {data_victims}"
+    );
+    // Victims keep several valid pages each: many more entries moved than pages written.
+    assert!(moved > 3 * updates, "{moved} entries in {updates} rewrites");
+}
+
+fn cftl_device(promote: u32, period: u32) -> (Box<dyn Ftl>, Nand) {
+    let mut cfg = FtlConfig {
+        name: FtlKind::Cftl,
+        ..FtlConfig::default()
+    };
+    cfg.cftl.short_slots = 8;
+    cfg.cftl.long_slots = 8;
+    cfg.cftl.promote_hits = promote;
+    cfg.cftl.nur_period_lookups = period;
+    make(&cfg, common::one_plane(16, 8), 64)
+}
+
+#[test]
+fn cftl_promotes_after_threshold_hits_coarse_to_long_to_short() {
+    let (mut ftl, mut nand) = cftl_device(3, 1000);
+    // Lookup probes: one per table consulted on a miss in an empty bucket or a hit on the
+    // first node, plus one for the primary page checked.
+    // write 5: short (1) + long (1) + coarse (1, no node yet) = 3 probes, no hit.
+    ftl.write(Lpn(5), &mut nand).unwrap();
+    // reads 1–3: short 1 + long 1 + coarse 1 + P[5] 1 = 4 probes each; the third coarse
+    // hit of logical block 0 promotes lpn 5 into the long table.
+    for _ in 0..3 {
+        ftl.read(Lpn(5), &mut nand).unwrap().unwrap();
+    }
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.cftl.promotions_long"), 1);
+    assert_eq!(c(&m, "ftl.cftl.promotions_short"), 0);
+    // reads 4–6: short 1 + long 1 = 2 probes; the third long hit moves it to short.
+    for _ in 0..3 {
+        ftl.read(Lpn(5), &mut nand).unwrap().unwrap();
+    }
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.cftl.promotions_short"), 1);
+    assert_eq!(c(&m, "ftl.cftl.long_hits"), 3);
+    // read 7: short hit, 1 probe.
+    ftl.read(Lpn(5), &mut nand).unwrap().unwrap();
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.cftl.short_hits"), 1);
+    assert_eq!(c(&m, "ftl.lookup.count"), 8);
+    assert_eq!(c(&m, "ftl.lookup.probes"), 3 + 3 * 4 + 3 * 2 + 1);
+    // A write of a short-resident page updates the fine entry in place.
+    ftl.write(Lpn(5), &mut nand).unwrap();
+    let p = ftl.lookup(Lpn(5), &nand).unwrap();
+    assert_eq!(nand.oob(p).seq, 1);
+    ftl.check_invariants(&nand);
+}
+
+#[test]
+fn cftl_nur_demotes_entries_unused_for_a_period() {
+    // Period of 10 lookups: the sweep runs at the start of lookups 10, 20, 30, …
+    let (mut ftl, mut nand) = cftl_device(1, 10);
+    // Lookup 1 (write 5, coarse, unmapped: no hit). Lookup 2 (read 5): coarse hit →
+    // promotion to long with R = 1.
+    ftl.write(Lpn(5), &mut nand).unwrap();
+    ftl.read(Lpn(5), &mut nand).unwrap();
+    // Lookups 3–9 on lpn 40 (logical block 5, fine cluster 5): its promotion needs a
+    // second node in the one-node long table and waits.
+    ftl.write(Lpn(40), &mut nand).unwrap();
+    for _ in 0..6 {
+        ftl.read(Lpn(40), &mut nand).unwrap();
+    }
+    // Lookup 10: sweep. lpn 5 has R = 1 → kept, bits cleared. Lookups 10–20 read lpn 40
+    // only, so at lookup 20 the sweep finds lpn 5 at (R, M) = (0, 0) and demotes it; the
+    // freed node then takes lpn 40's promotion.
+    for _ in 0..11 {
+        ftl.read(Lpn(40), &mut nand).unwrap();
+    }
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.lookup.count"), 20);
+    assert_eq!(c(&m, "ftl.cftl.nur_sweeps"), 2);
+    assert_eq!(c(&m, "ftl.cftl.demotions_nur"), 1);
+    assert_eq!(c(&m, "ftl.cftl.promotions_long"), 2);
+    // After the demotion lpn 5 is found through the coarse table again (no fine hit).
+    let before = counters(&*ftl);
+    ftl.read(Lpn(5), &mut nand).unwrap().unwrap();
+    let after = counters(&*ftl);
+    assert_eq!(
+        c(&after, "ftl.cftl.coarse_lookups"),
+        c(&before, "ftl.cftl.coarse_lookups") + 1
+    );
+    ftl.check_invariants(&nand);
+}
+
+#[test]
+fn cftl_full_table_waits_or_evicts_the_lowest_nur_class() {
+    // One node of 8 slots per fine table; promotions of lpns from two clusters (0–7 and
+    // 8–15) compete for the long table's single node.
+    let run = |full| {
+        let mut cfg = FtlConfig {
+            name: FtlKind::Cftl,
+            ..FtlConfig::default()
+        };
+        cfg.cftl.short_slots = 8;
+        cfg.cftl.long_slots = 8;
+        cfg.cftl.promote_hits = 1;
+        cfg.cftl.nur_period_lookups = 1000;
+        cfg.cftl.full = full;
+        let (mut ftl, mut nand) = make(&cfg, common::one_plane(16, 8), 64);
+        // Both lbn 0 (lpns 0–7) and lbn 1 (8–15) are in the same coarse cluster but
+        // different fine clusters. Read 1 → long node for cluster 0. Read 9 → cluster 1
+        // needs a node: none free.
+        ftl.write(Lpn(1), &mut nand).unwrap();
+        ftl.write(Lpn(9), &mut nand).unwrap();
+        ftl.read(Lpn(1), &mut nand).unwrap();
+        ftl.read(Lpn(9), &mut nand).unwrap();
+        ftl.check_invariants(&nand);
+        counters(&*ftl)
+    };
+    let wait = run(FullPolicy::Wait);
+    assert_eq!(c(&wait, "ftl.cftl.promotions_long"), 1);
+    assert_eq!(c(&wait, "ftl.cftl.promotions_waiting"), 1);
+    let evict = run(FullPolicy::Evict);
+    assert_eq!(c(&evict, "ftl.cftl.promotions_long"), 2);
+    assert_eq!(c(&evict, "ftl.cftl.demotions_evict"), 1);
+}
+
+fn aftl_device(defer: bool) -> (Box<dyn Ftl>, Nand) {
+    let mut cfg = FtlConfig {
+        name: FtlKind::Aftl,
+        ..FtlConfig::default()
+    };
+    cfg.aftl.fine_slots = 2;
+    cfg.aftl.defer_gc = defer;
+    make(&cfg, common::one_plane(16, 8), 64)
+}
+
+#[test]
+fn aftl_demotes_in_lru_order_and_defers_gc_of_blocks_with_fine_pages() {
+    let (mut ftl, mut nand) = aftl_device(true);
+    let n = &mut nand;
+    let w = |ftl: &mut Box<dyn Ftl>, n: &mut Nand, l: u32| ftl.write(Lpn(l), n).unwrap();
+    // Logical block 0 = lpns 0–7. Fine table of 2 slots, shown MRU first.
+    // 1. w0 w1 w2: in place in the primary P (coarse).
+    for l in 0..3 {
+        w(&mut ftl, n, l);
+    }
+    // 2. w0 → R[0], fine [0].  3. w1 → R[1], fine [1 0].  4. r0: fine hit, [0 1].
+    w(&mut ftl, n, 0);
+    w(&mut ftl, n, 1);
+    ftl.read(Lpn(0), n).unwrap();
+    // 5. w2 → R[2]; fine full → demote the LRU entry, 1. Its page is in R: the entry is
+    //    just dropped (no copy). fine [2 0].
+    w(&mut ftl, n, 2);
+    let m = counters(&*ftl);
+    assert_eq!(
+        (
+            c(&m, "ftl.aftl.demotions"),
+            c(&m, "ftl.aftl.demotion_copies")
+        ),
+        (1, 0)
+    );
+    // lpn 1 is now found by the coarse path: P[1] (invalid) then R scanned newest
+    // first, R[2] (lpn 2), R[1] (lpn 1): 3 page slots.
+    let before = c(&counters(&*ftl), "ftl.lookup.probes");
+    ftl.read(Lpn(1), n).unwrap().unwrap();
+    let probes = c(&counters(&*ftl), "ftl.lookup.probes") - before;
+    // fine table miss (1) + coarse table hit (1) + 3 page slots.
+    assert_eq!(probes, 5);
+    // 6. w2 five times → R[3..7] (each drops and re-adds 2's entry); R is full.
+    for _ in 0..5 {
+        w(&mut ftl, n, 2);
+    }
+    // 7. w1: R full → fold. Valid: P none (0, 1, 2 all superseded), R[0] = lpn 0 (fine),
+    //    R[1] = lpn 1 (being overwritten, now invalid), R[7] = lpn 2 (fine). Deferred GC:
+    //    the fine pages stay, R is detached, no copy; old P erased; lpn 1 goes in place
+    //    into the new primary N.
+    w(&mut ftl, n, 1);
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.merge.full"), 1);
+    assert_eq!(c(&m, "ftl.aftl.fold_copies"), 0);
+    assert_eq!(c(&m, "ftl.aftl.detached_blocks"), 1);
+    assert_eq!(n.counters().erases[Cause::Gc as usize], 1);
+    // 8. w1 again: N[1] is taken → new R'[0], fine insert; full → demote LRU = 0 (fine
+    //    order after step 6: [2 0]); its page is in the detached block → copied to N[0].
+    w(&mut ftl, n, 1);
+    // 9. w0: found at N[0]; N[0] taken → R'[1], fine insert; full → demote LRU = 2 →
+    //    copied to N[2]; the detached block is now empty and erased.
+    w(&mut ftl, n, 0);
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.aftl.demotions"), 3);
+    assert_eq!(c(&m, "ftl.aftl.demotion_copies"), 2);
+    let k = n.counters();
+    assert_eq!(k.copies[Cause::Gc as usize], 2);
+    assert_eq!(k.erases[Cause::Gc as usize], 2);
+    ftl.check_invariants(n);
+    // lpn 2's latest write (the fifth of step 6, write number 10) now sits at N[2].
+    let p = ftl.lookup(Lpn(2), n).unwrap();
+    assert_eq!((n.oob(p).seq, p.0 % 8), (10, 2));
+
+    // Without deferral the same fold copies the two fine pages and erases R at once.
+    let (mut ftl, mut nand) = aftl_device(false);
+    let n = &mut nand;
+    for l in [0, 1, 2, 0, 1] {
+        w(&mut ftl, n, l);
+    }
+    ftl.read(Lpn(0), n).unwrap();
+    for _ in 0..6 {
+        w(&mut ftl, n, 2);
+    }
+    w(&mut ftl, n, 1);
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.aftl.fold_copies"), 2);
+    assert_eq!(c(&m, "ftl.aftl.detached_blocks"), 0);
+    assert_eq!(n.counters().erases[Cause::Gc as usize], 2);
+    ftl.check_invariants(n);
+}
+
+/// The MFS settings of the CFTL paper's Table 3 (short L1 + long L2), as printed.
+const MFS: [(u32, u32); 6] = [
+    (2_500, 10_000),
+    (5_000, 20_000),
+    (7_500, 30_000),
+    (10_000, 40_000),
+    (12_500, 60_000),
+    (15_000, 70_000),
+];
+
+#[test]
+fn cftl_fine_tables_take_about_a_quarter_of_aftls_at_every_mfs() {
+    // Paper (Table 3): CFTL 61.0 KB vs AFTL 244.1 KB at 2,500 + 10,000, ratio 0.25 in
+    // every row. Ours from the real structures: AFTL 20 B per node + a 4 B bucket per
+    // slot; CFTL 40 B per 8-slot node + NUR bits (+ hit counters in the long table) + a
+    // bucket per node.
+    let geo = common::one_plane(1100, 64);
+    let logical = 1024 * 64;
+    for (l1, l2) in MFS {
+        let mut a = FtlConfig {
+            name: FtlKind::Aftl,
+            ..FtlConfig::default()
+        };
+        a.aftl.fine_slots = l1 + l2;
+        let mut cf = FtlConfig {
+            name: FtlKind::Cftl,
+            ..FtlConfig::default()
+        };
+        cf.cftl.short_slots = l1;
+        cf.cftl.long_slots = l2;
+        let aftl = build_ftl(&a, &geo, logical, 1).unwrap();
+        let cftl = build_ftl(&cf, &geo, logical, 1).unwrap();
+        let (ma, mc) = (counters(&*aftl), counters(&*cftl));
+        for (m, f) in [(&ma, &aftl), (&mc, &cftl)] {
+            assert_eq!(
+                c(m, "ftl.mapping.coarse_bytes") + c(m, "ftl.mapping.fine_bytes"),
+                f.mapping_bytes()
+            );
+        }
+        let fa = c(&ma, "ftl.mapping.fine_bytes") as f64;
+        let fc = c(&mc, "ftl.mapping.fine_bytes") as f64;
+        let ratio = fc / fa;
+        assert!(
+            (0.22..=0.28).contains(&ratio),
+            "MFS {l1} + {l2}: CFTL {fc} B / AFTL {fa} B = {ratio:.3}"
+        );
+        // AFTL: at least the paper's 20 B per slot, at most 20 B + a bucket rounded up
+        // to a power of two (< 8 B per slot).
+        let per_slot = fa / (l1 + l2) as f64;
+        assert!((24.0..28.0).contains(&per_slot), "AFTL {per_slot} B/slot");
+        // The coarse tables: the clustered one about half the plain hash.
+        let rc =
+            c(&mc, "ftl.mapping.coarse_bytes") as f64 / c(&ma, "ftl.mapping.coarse_bytes") as f64;
+        assert!((0.4..0.6).contains(&rc), "coarse ratio {rc}");
+    }
+}
+
+#[test]
+fn hash_ftl_settings_load_from_toml_and_bad_values_name_the_key() {
+    use ssdlab::config::Config;
+    let cfg = Config::load(
+        None,
+        Some((
+            "t.toml",
+            "[ftl]\nname = \"cftl\"\n[ftl.cftl]\nsubblock_factor = 4\nfull = \"evict\"\n[ftl.dftl]\ncmt_fraction = 0.1\ncmt_policy = \"lru\"\n[ftl.aftl]\nfine_slots = 99\n",
+        )),
+    )
+    .unwrap();
+    assert_eq!(cfg.ftl.name, FtlKind::Cftl);
+    assert_eq!(cfg.ftl.cftl.subblock_factor, 4);
+    assert_eq!(cfg.ftl.cftl.full, FullPolicy::Evict);
+    assert_eq!(cfg.ftl.dftl.cmt_fraction, Some(0.1));
+    assert_eq!(cfg.ftl.dftl.cmt_policy, CmtPolicy::Lru);
+    assert_eq!(cfg.ftl.aftl.fine_slots, 99);
+    assert_eq!(cfg.ftl.dftl.cmt_size(1000), 100);
+    let e = Config::load(None, Some(("t.toml", "[ftl.cftl]\nsubblok_factor = 4\n"))).unwrap_err();
+    assert!(e.contains("t.toml") && e.contains("subblok_factor"), "{e}");
+    let mut bad = cfg.ftl.clone();
+    bad.cftl.promote_hits = 16;
+    assert!(
+        bad.validate()
+            .unwrap_err()
+            .contains("ftl.cftl.promote_hits")
+    );
+    bad = cfg.ftl.clone();
+    bad.dftl.cmt_entries = Some(5);
+    assert!(bad.validate().unwrap_err().contains("not both"));
+}
+
+#[test]
+fn reads_of_unwritten_pages_touch_no_flash() {
+    for name in [FtlKind::Aftl, FtlKind::Cftl, FtlKind::Dftl] {
+        let cfg = FtlConfig {
+            name,
+            ..FtlConfig::default()
+        };
+        let (mut ftl, mut nand) = make(&cfg, common::one_plane(16, 8), 64);
+        for l in 0..64 {
+            assert_eq!(ftl.read(Lpn(l), &mut nand).unwrap(), None);
+        }
+        assert_eq!(nand.counters().total_reads(), 0, "{name:?}");
+    }
+}

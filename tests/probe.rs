@@ -1,0 +1,69 @@
+//! The management-block probe (system.md §1) recovers the management-block size the
+//! device was built with, on the paper's three SSD models and for any size from 4 KiB to
+//! 4 MiB.
+
+use proptest::prelude::*;
+use ssdlab::config::Config;
+use ssdlab::sim::{RunOptions, run};
+
+/// Runs the probe on `preset` with `overrides` (TOML) and returns the inferred size.
+fn probe(preset: &str, overrides: &str) -> Option<u64> {
+    let table: toml::Table = toml::from_str(overrides).unwrap();
+    let mut cfg = Config::load_with(Some(preset), None, table).unwrap();
+    cfg.workload.kind = ssdlab::workload::synth::SynthKind::Probe;
+    let out = run(&cfg, RunOptions::default()).unwrap();
+    out.report.probe.expect("probe section").mgmt_block_bytes
+}
+
+#[test]
+fn probe_recovers_the_three_paper_models() {
+    // The presets carry the paper's inferred management blocks and placements.
+    assert_eq!(probe("ssd-a", ""), Some(16 << 10));
+    assert_eq!(probe("ssd-b", ""), Some(1 << 20));
+    assert_eq!(probe("ssd-c", ""), Some(4 << 10));
+}
+
+#[test]
+fn write_order_placement_hides_a_large_management_block() {
+    // Log-structured placement never rewrites a management block, so only the page size
+    // shows (the unaligned writes' page read-modify-write).
+    let got = probe(
+        "ssd-c",
+        "[ftl]\nmgmt_block = \"1MiB\"\nplacement = \"write-order\"\n",
+    );
+    assert_eq!(got, Some(4 << 10));
+}
+
+/// Probe settings for a management block of `m` bytes: 512 B steps with 4 KiB writes
+/// while that stays cheap; for larger blocks steps of a power of two dividing `m` (at most
+/// m / 16) with writes of two steps, so exactly one write per block straddles.
+fn probe_settings(m: u64) -> (u64, u64) {
+    if m <= 64 << 10 {
+        (512, 4096)
+    } else {
+        let mut step = 1u64 << m.trailing_zeros();
+        while step > m / 16 {
+            step /= 2;
+        }
+        (step, 2 * step)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
+    #[test]
+    fn probe_recovers_any_mgmt_block_from_4kib_to_4mib(
+        pages in prop_oneof![1u64..=16, 17u64..=1024],
+        one_channel in any::<bool>(),
+    ) {
+        let m = pages * 4096;
+        let (step, size) = probe_settings(m);
+        let overrides = format!(
+            "[ftl]\nmgmt_block = \"{m}B\"\nplacement = \"by-address\"\nchannel_placement = \"{}\"\n\
+             [workload]\nprobe_step = \"{step}B\"\nsize = \"{size}B\"\nspan = \"{}B\"\nprobe_partitions = 2\n",
+            if one_channel { "one-channel" } else { "striped" },
+            3 * m,
+        );
+        prop_assert_eq!(probe("ssd-c", &overrides), Some(m), "m = {} B, step {}, size {}", m, step, size);
+    }
+}

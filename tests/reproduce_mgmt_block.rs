@@ -1,0 +1,80 @@
+//! `ssdlab reproduce mgmt-block --quick` writes its outputs and shows the paper's trends.
+
+use std::process::Command;
+
+#[test]
+fn mgmt_block_reproduction_shows_the_papers_trends() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mb");
+    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["reproduce", "mgmt-block", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "summary.md",
+        "probe.csv",
+        "probe.svg",
+        "iops.csv",
+        "aging.csv",
+        "organisation.csv",
+        "organisation_random-read.svg",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    // The probe recovers 16 KiB, 1 MiB and 4 KiB on A, B and C.
+    let probe = std::fs::read_to_string(out.join("probe.csv")).unwrap();
+    let inferred: Vec<&str> = probe
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(4).unwrap())
+        .collect();
+    assert_eq!(inferred, ["16KiB", "1MiB", "4KiB"]);
+    // Random-write IOPS at 4 KiB: C > A > B.
+    let iops = std::fs::read_to_string(out.join("iops.csv")).unwrap();
+    let w4 = |m: &str| -> f64 {
+        iops.lines()
+            .find(|l| l.starts_with(&format!("{m},random-write,4,")))
+            .unwrap()
+            .split(',')
+            .nth(3)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(w4("C") > w4("A") && w4("A") > w4("B"), "{iops}");
+    // Aging: write-order placement loses more sequential-read throughput.
+    let aging = std::fs::read_to_string(out.join("aging.csv")).unwrap();
+    let loss = |p: &str| -> f64 {
+        aging
+            .lines()
+            .find(|l| l.starts_with(&format!("{p},seq-read,")))
+            .unwrap()
+            .split(',')
+            .nth(4)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!(loss("write-order") > loss("by-address"), "{aging}");
+    // Organisation: channels > shared-control > shared-bus on random reads at 8+ chips.
+    let org = std::fs::read_to_string(out.join("organisation.csv")).unwrap();
+    let rr = |o: &str, n: u32| -> f64 {
+        org.lines()
+            .find(|l| l.starts_with(&format!("{o},{n},")))
+            .unwrap()
+            .split(',')
+            .nth(3)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for n in [8, 16] {
+        assert!(rr("channels", n) > rr("shared-control", n), "{org}");
+        assert!(rr("shared-control", n) > rr("shared-bus", n), "{org}");
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!md.contains("does not hold"), "{md}");
+    assert!(md.contains("paper"));
+}
