@@ -174,6 +174,8 @@ pub struct TraceConfig {
     pub fit: FitPolicy,
     /// Column spec for the generic `csv` format.
     pub columns: Option<String>,
+    /// Replay only the trace's writes (the NCQ-buffer paper measures write commands only).
+    pub writes_only: bool,
 }
 
 /// Preconditioning before the measured run.

@@ -422,6 +422,9 @@ impl Device {
         if matches!(cmd.req.op, OpKind::Read | OpKind::Write) {
             b.policy.dispatched(Lpn(cmd.first_lpn), cmd.pages);
         }
+        if let Some(next) = self.ncq.front() {
+            b.policy.prefetch(Lpn(next.first_lpn));
+        }
         let t = b.free_ns.max(cmd.issue_ns);
         let done_ns = self.exec_buffered(&cmd, t)?;
         Ok(Some(Dispatched {
@@ -893,6 +896,11 @@ pub fn build_workload(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let requests: RequestStream = if cfg.trace.writes_only {
+            Box::new(requests.filter(|r| r.as_ref().map_or(true, |r| r.op == OpKind::Write)))
+        } else {
+            requests
+        };
         let requests = parse_ahead(requests);
         Ok((
             vec![Phase {

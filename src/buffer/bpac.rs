@@ -133,6 +133,12 @@ impl WriteBuffer for Bpac {
         self.pl.len + self.bl.pages()
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.pl_slots.map.prefetch(lpn.0);
+        self.bl.map.prefetch(self.bl.split(lpn.0).0);
+    }
+
     fn contains(&self, lpn: Lpn) -> bool {
         self.pl_slots.find(lpn.0).is_some() || self.bl.contains(lpn.0)
     }

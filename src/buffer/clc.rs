@@ -115,6 +115,11 @@ impl WriteBuffer for Clc {
         self.cl.pages()
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.cl.map.prefetch(self.cl.split(lpn.0).0);
+    }
+
     fn contains(&self, lpn: Lpn) -> bool {
         self.cl.contains(lpn.0)
     }

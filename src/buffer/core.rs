@@ -86,6 +86,12 @@ impl KeyMap {
         }
     }
 
+    /// Hints that `key` will be looked up soon: fetches its home slot into the cache.
+    #[inline]
+    pub fn prefetch(&self, key: u32) {
+        crate::util::prefetch(&self.slots, self.home(key));
+    }
+
     /// Looks `key` up once: its value, or where it would be inserted (valid until the
     /// map next changes).
     #[inline]
@@ -146,37 +152,72 @@ impl KeyMap {
     /// Removes `key`; returns its value.
     #[inline]
     pub fn remove(&mut self, key: u32) -> Option<u32> {
+        match self.locate(key) {
+            Ok(i) => {
+                let v = self.slots[i].1;
+                self.remove_at(i);
+                Some(v)
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Table position of `key` (`Ok`), or of the vacancy where it would be inserted
+    /// (`Err`); valid until the map next changes. With [`KeyMap::value_at`],
+    /// [`KeyMap::set_at`] and [`KeyMap::remove_at`] a read-modify-write costs one probe.
+    #[inline]
+    pub fn locate(&self, key: u32) -> Result<usize, usize> {
+        debug_assert!(key != NIL);
         let mask = self.mask();
         let mut i = self.home(key);
         loop {
-            let (k, v) = self.slots[i];
-            if k == NIL {
-                return None;
-            }
+            let k = self.slots[i].0;
             if k == key {
-                self.len -= 1;
-                // Backward shift: pull later entries of the probe run into the hole when
-                // the hole lies on their probe path, so lookups never need tombstones.
-                let mut hole = i;
-                let mut j = (i + 1) & mask;
-                loop {
-                    let kj = self.slots[j].0;
-                    if kj == NIL {
-                        break;
-                    }
-                    let h = self.home(kj);
-                    // Entry j may move to `hole` iff `hole` lies cyclically in [h, j).
-                    if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(hole) & mask) {
-                        self.slots[hole] = self.slots[j];
-                        hole = j;
-                    }
-                    j = (j + 1) & mask;
-                }
-                self.slots[hole] = (NIL, 0);
-                return Some(v);
+                return Ok(i);
+            }
+            if k == NIL {
+                return Err(i);
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// Value at position `i` from [`KeyMap::locate`].
+    #[inline]
+    pub fn value_at(&self, i: usize) -> u32 {
+        self.slots[i].1
+    }
+
+    /// Sets the value at position `i` from [`KeyMap::locate`].
+    #[inline]
+    pub fn set_at(&mut self, i: usize, value: u32) {
+        self.slots[i].1 = value;
+    }
+
+    /// Removes the entry at position `i` from [`KeyMap::locate`].
+    #[inline]
+    pub fn remove_at(&mut self, i: usize) {
+        debug_assert!(self.slots[i].0 != NIL);
+        let mask = self.mask();
+        self.len -= 1;
+        // Backward shift: pull later entries of the probe run into the hole when the
+        // hole lies on their probe path, so lookups never need tombstones.
+        let mut hole = i;
+        let mut j = (i + 1) & mask;
+        loop {
+            let kj = self.slots[j].0;
+            if kj == NIL {
+                break;
+            }
+            let h = self.home(kj);
+            // Entry j may move to `hole` iff `hole` lies cyclically in [h, j).
+            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(hole) & mask) {
+                self.slots[hole] = self.slots[j];
+                hole = j;
+            }
+            j = (j + 1) & mask;
+        }
+        self.slots[hole] = (NIL, 0);
     }
 
     fn grow(&mut self) {

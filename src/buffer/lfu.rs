@@ -159,6 +159,11 @@ impl WriteBuffer for Lfu {
         self.len
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.slots.map.prefetch(lpn.0);
+    }
+
     fn contains(&self, lpn: Lpn) -> bool {
         self.slots.find(lpn.0).is_some()
     }

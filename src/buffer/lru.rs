@@ -45,6 +45,11 @@ impl WriteBuffer for Lru {
         self.list.len
     }
 
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.slots.map.prefetch(lpn.0);
+    }
+
     fn contains(&self, lpn: Lpn) -> bool {
         self.slots.find(lpn.0).is_some()
     }

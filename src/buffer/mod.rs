@@ -105,6 +105,9 @@ pub trait WriteBuffer: Send {
     fn flush_all(&mut self, out: &mut Evictions) {
         while self.evict(out) {}
     }
+    /// Hints that `lpn` will be referenced soon (the simulator passes the next waiting
+    /// command's first page), so the lookup's cache miss overlaps current work.
+    fn prefetch(&self, _lpn: Lpn) {}
     /// NCQ hook: a command covering pages `first .. first + pages` entered the queue.
     fn queued(&mut self, _first: Lpn, _pages: u32) {}
     /// NCQ hook: that command left the queue for execution (it is about to reference

@@ -111,9 +111,10 @@ impl QLru {
     /// page is protected).
     #[inline]
     fn mark_ref(&mut self, lpn: u32, aside: bool) {
-        if let Some(r) = self.refs.get(lpn) {
+        if let Ok(i) = self.refs.locate(lpn) {
+            let r = self.refs.value_at(i);
             self.refs
-                .insert(lpn, if aside { r | REF_ASIDE } else { r & REF_COUNT });
+                .set_at(i, if aside { r | REF_ASIDE } else { r & REF_COUNT });
         }
     }
 
@@ -170,6 +171,11 @@ impl WriteBuffer for QLru {
 
     fn len_pages(&self) -> u32 {
         self.lru.len + self.aside.len
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.slots.map.prefetch(lpn.0);
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
@@ -238,9 +244,9 @@ impl WriteBuffer for QLru {
     #[inline]
     fn queued(&mut self, first: Lpn, pages: u32) {
         for lpn in first.0..first.0 + pages {
-            match self.refs.probe(lpn) {
-                Probe::Found(r) => self.refs.insert(lpn, r + 1),
-                Probe::Vacant(at) => self.refs.insert_vacant(at, lpn, 1),
+            match self.refs.locate(lpn) {
+                Ok(i) => self.refs.set_at(i, self.refs.value_at(i) + 1),
+                Err(at) => self.refs.insert_vacant(at, lpn, 1),
             }
         }
     }
@@ -248,15 +254,16 @@ impl WriteBuffer for QLru {
     #[inline]
     fn dispatched(&mut self, first: Lpn, pages: u32) {
         for lpn in first.0..first.0 + pages {
-            let Some(r) = self.refs.get(lpn) else {
+            let Ok(i) = self.refs.locate(lpn) else {
                 debug_assert!(false, "dispatch of page {lpn} that was never queued");
                 continue;
             };
+            let r = self.refs.value_at(i);
             if r & REF_COUNT > 1 {
-                self.refs.insert(lpn, r - 1);
+                self.refs.set_at(i, r - 1);
                 continue;
             }
-            self.refs.remove(lpn);
+            self.refs.remove_at(i);
             if r & REF_ASIDE != 0 {
                 // No longer protected: back to the LRU list, at MRU (its command is
                 // about to reference it).

@@ -11,6 +11,7 @@
 //! they are never inputs to a computation.
 
 pub mod mgmt_block;
+pub mod ncq_buffer;
 
 use crate::config::Config;
 use crate::report::output;
@@ -46,7 +47,10 @@ pub trait Experiment: Sync {
 
 /// Every registered experiment, in the order `--list` shows them.
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(mgmt_block::MgmtBlock)]
+    vec![
+        Box::new(mgmt_block::MgmtBlock),
+        Box::new(ncq_buffer::NcqBuffer),
+    ]
 }
 
 /// Looks an experiment up by name.
