@@ -3,10 +3,12 @@
 //! Every bad input ends in [`CliError::Input`] (exit code 2) with a message that names
 //! the file, line or flag and what was expected; nothing is written before a run succeeds.
 
+use crate::buffer::BufferKind;
 use crate::config::{Config, PRESETS};
 use crate::experiments;
 use crate::ftl::FtlKind;
 use crate::ftl::gc::GcPolicyKind;
+use crate::host::DispatchOrder;
 use crate::report::{Report, csv_out, json, output, svg, text};
 use crate::sim::{RunOptions, SimError, run};
 use crate::units::{Size, parse_count};
@@ -51,6 +53,7 @@ Examples:
   ssdlab run                                    built-in TLC NVMe device, IOZone-like suite
   ssdlab run --preset ssd-a --workload random-write --span 8GiB --requests 1M --qd 32
   ssdlab run --gc greedy,fifo,cost-benefit --fill --workload random-write --capacity 4GiB
+  ssdlab run --buffer lru,qlru --buffer-size 64MiB --qd 256 --workload zipf --read-percent 0
   ssdlab run --trace trace.csv --format msr --trace-fit wrap --json out.json --svg figs/
   ssdlab list                                   presets, FTLs, GC policies, workloads, formats
   ssdlab config --preset ssd-c                  print a preset as a TOML file to edit
@@ -128,6 +131,16 @@ pub struct DesignArgs {
     /// GC victim policy: greedy, cost-benefit, fifo, d-choices; a comma list compares.
     #[arg(long, value_name = "NAME[,NAME…]")]
     pub gc: Option<String>,
+    /// Write-buffer policy: none, lru, lfu, fab, bplru, clc, bpac, exlru, qlru; a comma
+    /// list compares.
+    #[arg(long, value_name = "NAME[,NAME…]")]
+    pub buffer: Option<String>,
+    /// Write-buffer size, e.g. 256MiB (default: the device's DRAM).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub buffer_size: Option<Size>,
+    /// Device queue dispatch order with a buffer: fifo, hits-first.
+    #[arg(long, value_name = "ORDER")]
+    pub dispatch: Option<String>,
     /// Over-provisioning percent: (physical − logical) / logical.
     #[arg(long, value_name = "PERCENT")]
     pub op: Option<f64>,
@@ -339,6 +352,12 @@ impl DesignArgs {
         if let Some(v) = self.qd {
             set(&mut t, "host.qd", toml::Value::Integer(v as i64));
         }
+        if let Some(v) = self.buffer_size {
+            set(&mut t, "buffer.size", s(v));
+        }
+        if let Some(v) = &self.dispatch {
+            set(&mut t, "host.dispatch", s(v));
+        }
         if let Some(v) = self.seed {
             set(&mut t, "seed", toml::Value::Integer(v as i64));
         }
@@ -372,8 +391,8 @@ impl DesignArgs {
         Ok(t)
     }
 
-    /// Every design the flags name (the product of the --ftl and --gc lists), each with a
-    /// label; a single design has an empty label.
+    /// Every design the flags name (the product of the --ftl, --gc and --buffer lists),
+    /// each with a label; a single design has an empty label.
     pub fn configs(&self) -> Result<Vec<(String, Config)>, CliError> {
         let file = match &self.config {
             Some(p) => Some((
@@ -394,9 +413,18 @@ impl DesignArgs {
         };
         let ftls = split(&self.ftl);
         let gcs = split(&self.gc);
+        let buffers = split(&self.buffer);
         let mut out = Vec::new();
+        let mut designs = Vec::new();
         for f in &ftls {
             for g in &gcs {
+                for b in &buffers {
+                    designs.push((f, g, b));
+                }
+            }
+        }
+        for (f, g, b) in designs {
+            {
                 let mut o = self.overrides()?;
                 let mut label = Vec::new();
                 if let Some(f) = f {
@@ -406,6 +434,10 @@ impl DesignArgs {
                 if let Some(g) = g {
                     set(&mut o, "ftl.gc", s(g));
                     label.push(g.clone());
+                }
+                if let Some(b) = b {
+                    set(&mut o, "buffer.name", s(b));
+                    label.push(b.clone());
                 }
                 let cfg = Config::load_with(
                     self.preset.as_deref(),
@@ -519,6 +551,14 @@ fn cmd_list() {
     }
     o.push_str("\nGC victim policies (--gc):\n");
     for (_, name, desc) in GcPolicyKind::all() {
+        o.push_str(&format!("  {name:<14} {desc}\n"));
+    }
+    o.push_str("\nWrite-buffer policies (--buffer):\n");
+    for (_, name, desc) in BufferKind::all() {
+        o.push_str(&format!("  {name:<14} {desc}\n"));
+    }
+    o.push_str("\nDispatch orders (--dispatch):\n");
+    for (_, name, desc) in DispatchOrder::all() {
         o.push_str(&format!("  {name:<14} {desc}\n"));
     }
     o.push_str("\nWorkloads (--workload):\n");

@@ -1,7 +1,9 @@
 //! Configuration: built-in defaults ← preset ← TOML file ← command-line flags, resolved
 //! into one validated [`Config`] that is echoed (with its seed) in every report.
 
+use crate::buffer::{BufferConfig, BufferShape};
 use crate::ftl::FtlConfig;
+use crate::host::DispatchOrder;
 use crate::nand::{CellKind, Geometry};
 use crate::timing::{CopyCost, FormulaCosts, Organisation, TimingParams};
 use crate::units::Size;
@@ -117,6 +119,8 @@ pub struct HostConfig {
     pub qd: u32,
     /// Open-loop replay speed-up: trace gaps are divided by this.
     pub speedup: f64,
+    /// Which waiting command the device takes next (matters with a write buffer).
+    pub dispatch: DispatchOrder,
 }
 
 impl Default for HostConfig {
@@ -124,6 +128,7 @@ impl Default for HostConfig {
         HostConfig {
             qd: 32,
             speedup: 1.0,
+            dispatch: DispatchOrder::Fifo,
         }
     }
 }
@@ -169,6 +174,8 @@ pub struct TraceConfig {
     pub fit: FitPolicy,
     /// Column spec for the generic `csv` format.
     pub columns: Option<String>,
+    /// Replay only the trace's writes (the NCQ-buffer paper measures write commands only).
+    pub writes_only: bool,
 }
 
 /// Preconditioning before the measured run.
@@ -198,6 +205,8 @@ pub struct Config {
     pub ftl: FtlConfig,
     /// Host queue.
     pub host: HostConfig,
+    /// DRAM write buffer.
+    pub buffer: BufferConfig,
     /// Timing.
     pub timing: TimingConfig,
     /// Generator settings.
@@ -214,6 +223,7 @@ impl Default for Config {
             device: DeviceConfig::default(),
             ftl: FtlConfig::default(),
             host: HostConfig::default(),
+            buffer: BufferConfig::default(),
             timing: TimingConfig::default(),
             workload: SynthConfig::default(),
             trace: TraceConfig::default(),
@@ -240,6 +250,8 @@ pub struct ResolvedDevice {
     pub link_ns_per_byte: f64,
     /// Over-provisioning actually obtained after rounding to whole blocks, percent.
     pub op_percent_actual: f64,
+    /// The write buffer's shape; `None` = no buffer.
+    pub buffer: Option<BufferShape>,
 }
 
 /// Merges `over` into `base`: tables key by key, any other value replaced.
@@ -423,6 +435,9 @@ impl Config {
                 self.host.speedup
             ));
         }
+        let buffer =
+            self.buffer
+                .shape(page, pages_per_block, logical_pages, d.dram_buffer.bytes())?;
         let physical = geometry.pages();
         Ok(ResolvedDevice {
             geometry,
@@ -434,6 +449,7 @@ impl Config {
             link_ns_per_byte,
             op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
                 * 100.0,
+            buffer,
         })
     }
 }

@@ -4,10 +4,12 @@
 //! See `docs/` and the README for the user's view; `../shared/docs/design.md` for the
 //! architecture this crate follows.
 
+pub mod buffer;
 pub mod cli;
 pub mod config;
 pub mod experiments;
 pub mod ftl;
+pub mod host;
 pub mod hybrid;
 pub mod nand;
 pub mod report;

@@ -335,6 +335,9 @@ pub struct Nand {
     endurance_cycles: u32,
     worn_out_blocks: u32,
     next_seq: u32,
+    /// Sequence numbers the next host programs store, in order, instead of fresh ones
+    /// (data a write buffer received earlier, see [`Nand::stamp_next_host_program`]).
+    stamps: std::collections::VecDeque<u32>,
     counters: NandCounters,
     logging: bool,
     log: Vec<FlashOp>,
@@ -372,6 +375,7 @@ impl Nand {
             endurance_cycles,
             worn_out_blocks: 0,
             next_seq: 0,
+            stamps: std::collections::VecDeque::new(),
             counters: NandCounters::default(),
             logging: false,
             log: Vec::new(),
@@ -422,6 +426,31 @@ impl Nand {
     /// Sequence number the next host program will get.
     pub fn next_seq(&self) -> u32 {
         self.next_seq
+    }
+
+    /// Hands out the next sequence number without programming anything: a write buffer
+    /// tags the data it absorbs in the order the host wrote it, so that the tag written
+    /// to flash later (see [`Nand::stamp_next_host_program`]) still says which host write
+    /// the page holds.
+    #[inline]
+    pub fn take_seq(&mut self) -> u32 {
+        let s = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        s
+    }
+
+    /// Makes a coming program of cause [`Cause::Host`] store `seq` in its OOB tag instead
+    /// of a fresh number (a write buffer writing back data the host wrote earlier).
+    /// Stamps are used in the order given, one per host program.
+    #[inline]
+    pub fn stamp_next_host_program(&mut self, seq: u32) {
+        self.stamps.push_back(seq);
+    }
+
+    /// Whether a stamp is still waiting for its host program (the simulator checks that
+    /// every FTL consumed them all).
+    pub fn stamp_pending(&self) -> bool {
+        !self.stamps.is_empty()
     }
 
     #[inline]
@@ -554,8 +583,13 @@ impl Nand {
     /// number stored in its OOB tag.
     #[inline]
     pub fn program(&mut self, ppn: Ppn, lpn: Lpn, cause: Cause) -> u32 {
-        let seq = self.next_seq;
-        self.next_seq = self.next_seq.wrapping_add(1);
+        let seq = match self.stamps.front() {
+            Some(&s) if cause == Cause::Host => {
+                self.stamps.pop_front();
+                s
+            }
+            _ => self.take_seq(),
+        };
         self.place(ppn, lpn, seq);
         self.counters.programs[cause as usize] += 1;
         self.log_op(OpKind::Program, cause, ppn);

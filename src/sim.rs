@@ -11,11 +11,23 @@
 //! request completes when its last operation does. In counting mode the device is one
 //! serial server whose service time for a request is the elapsed-time formula of the
 //! operations it caused.
+//!
+//! With a write buffer (docs/buffer.md) commands wait in the device queue ([`Ncq`]) and
+//! the buffer's front end takes them one at a time, in the configured dispatch order:
+//! a write completes once its data is in DRAM, which needs free slots, so a miss on a
+//! full buffer waits until its victims' data has left DRAM for a die (program transfer
+//! done); a read hit costs the DRAM copy, a read miss goes to flash while the front end
+//! moves on. Victims are written through the FTL, so their programs, and any GC they
+//! trigger, occupy dies exactly as host writes do without a buffer.
 
+use crate::buffer::core::KeyMap;
+use crate::buffer::{Evictions, WriteBuffer, build_buffer};
 use crate::config::{Config, Precondition, ResolvedDevice, TimingMode};
 use crate::ftl::layout::Placement;
 use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
+use crate::host::{Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand, NandCounters, OpKind as FlashOpKind};
+use crate::report::BufferReport;
 use crate::report::latency::{cdf_points, new_latency_histogram, summarize};
 use crate::report::progress::Progress;
 use crate::report::{EraseSummary, Figures, PhaseReport, ProbeReport, Report};
@@ -63,6 +75,101 @@ pub struct Device {
     op_scratch: Vec<crate::nand::FlashOp>,
     /// Host-side page counters.
     pub host: HostCounters,
+    /// Commands waiting for dispatch.
+    ncq: Ncq,
+    /// The write buffer, when configured.
+    buffer: Option<Box<BufferFront>>,
+}
+
+/// Counters of the write buffer, kept by the simulator (the same way for every policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferStats {
+    /// Host page writes that hit.
+    pub write_hit_pages: u64,
+    /// Host page reads served from DRAM.
+    pub read_hit_pages: u64,
+    /// Buffered pages written back.
+    pub flushed_pages: u64,
+    /// Of those, by the end-of-run flush.
+    pub end_flush_pages: u64,
+    /// Padding pages read from flash and written back (BPLRU).
+    pub padding_pages: u64,
+    /// Host FLUSH commands.
+    pub host_flushes: u64,
+}
+
+/// The write buffer as the device runs it: the policy, the host write each buffered page
+/// holds, the front end's clock and the counters.
+struct BufferFront {
+    policy: Box<dyn WriteBuffer>,
+    /// Page → sequence number of the host write it holds (when the NAND tracks write
+    /// sequence numbers), written into the OOB tag when the page is written back.
+    versions: Option<KeyMap>,
+    out: Evictions,
+    flush_on_host_flush: bool,
+    flush_at_end: bool,
+    size_bytes: u64,
+    dram_ns_per_page: u64,
+    /// When the front end can take the next command.
+    free_ns: u64,
+    stats: BufferStats,
+}
+
+/// A dispatched command and its times.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatched {
+    /// The command.
+    pub cmd: QueuedCommand,
+    /// When the device took it.
+    pub dispatch_ns: u64,
+    /// When it completed.
+    pub done_ns: u64,
+}
+
+/// Writes back the pages `b.out` lists, through the FTL, and empties the list. Runs of
+/// consecutive dirty pages go to the FTL as one range (an FTL that rewrites whole units
+/// then rewrites each unit once); padding pages are read from flash and written back one
+/// by one.
+fn write_back(b: &mut BufferFront, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
+    let pages = &b.out.pages;
+    let mut i = 0;
+    while i < pages.len() {
+        let e = pages[i];
+        if e.pad {
+            i += 1;
+            // Padding rewrites the data flash already holds; pages without data stay empty.
+            let Some(old) = ftl.lookup(Lpn(e.lpn), nand) else {
+                continue;
+            };
+            let tag = nand.read(old, Cause::Rmw);
+            if b.versions.is_some() {
+                nand.stamp_next_host_program(tag.seq);
+            }
+            ftl.write_range(Lpn(e.lpn), 1, nand)?;
+            b.stats.padding_pages += 1;
+        } else {
+            let mut j = i + 1;
+            while j < pages.len() && !pages[j].pad && pages[j].lpn == pages[j - 1].lpn + 1 {
+                j += 1;
+            }
+            if let Some(m) = b.versions.as_mut() {
+                for e in &pages[i..j] {
+                    let v = m.remove(e.lpn).expect("every buffered page has a version");
+                    nand.stamp_next_host_program(v);
+                }
+            }
+            ftl.write_range(Lpn(e.lpn), (j - i) as u32, nand)?;
+            b.stats.flushed_pages += (j - i) as u64;
+            i = j;
+        }
+        debug_assert!(
+            !nand.stamp_pending(),
+            "FTL {} did not program every written-back page as host data",
+            ftl.name()
+        );
+    }
+    b.out.clear();
+    Ok(())
 }
 
 /// Page counters kept by the host side of the simulator.
@@ -119,6 +226,25 @@ impl Device {
             TimingMode::Full => Some(Timing::new(&geo, resolved.timing)),
             TimingMode::Count => None,
         };
+        let buffer = resolved.buffer.map(|shape| {
+            let policy = build_buffer(&cfg.buffer, shape).expect("a shape means a policy");
+            Box::new(BufferFront {
+                policy,
+                versions: nand
+                    .tracks_seq()
+                    .then(|| KeyMap::with_capacity(shape.capacity_pages as usize)),
+                out: Evictions {
+                    pages: Vec::with_capacity(shape.block_pages as usize + 1),
+                },
+                flush_on_host_flush: cfg.buffer.flush_on_host_flush,
+                flush_at_end: cfg.buffer.flush_at_end,
+                size_bytes: shape.capacity_pages as u64 * geo.page_size_bytes as u64,
+                dram_ns_per_page: (geo.page_size_bytes as f64 / cfg.buffer.dram_mb_s * 1e3).round()
+                    as u64,
+                free_ns: 0,
+                stats: BufferStats::default(),
+            })
+        });
         let mut dev = Device {
             page_bytes: geo.page_size_bytes as u64,
             resolved,
@@ -130,6 +256,8 @@ impl Device {
             serial_units,
             op_scratch: Vec::new(),
             host: HostCounters::default(),
+            ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
+            buffer,
         };
         dev.nand.set_logging(dev.timing.is_some());
         Ok(dev)
@@ -159,9 +287,19 @@ impl Device {
         (bytes as f64 * self.resolved.link_ns_per_byte) as u64
     }
 
-    /// Performs `req`, issued at `issue_ns`; returns its completion time.
+    /// Performs `req`, issued at `issue_ns`; returns its completion time. With a write
+    /// buffer the request goes through the device queue (queued and dispatched at once).
     pub fn submit(&mut self, req: &IoRequest, issue_ns: u64) -> Result<u64, SimError> {
-        let ps = self.page_bytes;
+        if self.buffer.is_some() {
+            self.queue(req, issue_ns, issue_ns)?;
+            let d = self.dispatch()?.expect("a command was just queued");
+            return Ok(d.done_ns);
+        }
+        self.submit_direct(req, issue_ns)
+    }
+
+    #[inline]
+    fn check_range(&self, req: &IoRequest) -> Result<u64, SimError> {
         let end_bytes = req.offset_bytes.saturating_add(req.size_bytes);
         let capacity = self.capacity_bytes();
         if end_bytes > capacity {
@@ -170,6 +308,304 @@ impl Device {
                 req.offset_bytes, req.size_bytes
             )));
         }
+        Ok(end_bytes)
+    }
+
+    /// Whether a write buffer is configured.
+    pub fn has_buffer(&self) -> bool {
+        self.buffer.is_some()
+    }
+
+    /// The write buffer's counters.
+    pub fn buffer_stats(&self) -> Option<BufferStats> {
+        self.buffer.as_ref().map(|b| b.stats)
+    }
+
+    /// The write buffer's policy.
+    pub fn buffer_policy(&self) -> Option<&dyn WriteBuffer> {
+        self.buffer.as_deref().map(|b| &*b.policy)
+    }
+
+    /// When the buffer's front end can take the next command (0 without a buffer).
+    pub fn front_free_ns(&self) -> u64 {
+        self.buffer.as_ref().map_or(0, |b| b.free_ns)
+    }
+
+    /// Commands waiting in the device queue.
+    pub fn queued_commands(&self) -> usize {
+        self.ncq.len()
+    }
+
+    /// The oldest waiting command.
+    pub fn oldest_queued(&self) -> Option<&QueuedCommand> {
+        self.ncq.front()
+    }
+
+    /// The newest waiting command.
+    pub fn newest_queued(&self) -> Option<&QueuedCommand> {
+        self.ncq.back()
+    }
+
+    /// Commands the device took ahead of an older one ([`crate::host::DispatchOrder`]).
+    pub fn reordered_commands(&self) -> u64 {
+        self.ncq.reordered()
+    }
+
+    /// Sequence number of the host write that a read of `lpn` returns now (from the
+    /// buffer or from flash); `None` when it holds no data. Needs write-sequence tracking.
+    pub fn peek_version(&self, lpn: u32) -> Option<u32> {
+        if let Some(v) = self
+            .buffer
+            .as_ref()
+            .and_then(|b| b.versions.as_ref())
+            .and_then(|m| m.get(lpn))
+        {
+            return Some(v);
+        }
+        self.ftl
+            .lookup(Lpn(lpn), &self.nand)
+            .map(|p| self.nand.oob(p).seq)
+    }
+
+    /// Puts `req` in the device queue: it arrived at the host at `arrival_ns` and entered
+    /// the device at `issue_ns`. The buffer learns of the pages it will reference.
+    pub fn queue(
+        &mut self,
+        req: &IoRequest,
+        arrival_ns: u64,
+        issue_ns: u64,
+    ) -> Result<(), SimError> {
+        let end_bytes = self.check_range(req)?;
+        let (first_lpn, pages) = if req.op == OpKind::Flush {
+            (0, 0)
+        } else {
+            let first = req.offset_bytes / self.page_bytes;
+            (
+                first as u32,
+                (end_bytes.div_ceil(self.page_bytes) - first) as u32,
+            )
+        };
+        if let Some(b) = &mut self.buffer
+            && matches!(req.op, OpKind::Read | OpKind::Write)
+        {
+            b.policy.queued(Lpn(first_lpn), pages);
+        }
+        self.ncq.push(QueuedCommand {
+            req: *req,
+            arrival_ns,
+            issue_ns,
+            first_lpn,
+            pages,
+        });
+        Ok(())
+    }
+
+    /// Takes the next command from the device queue and performs it: at its issue time
+    /// without a buffer, else when the buffer's front end is free. `None` when the queue
+    /// is empty.
+    pub fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
+        let Some(b) = &mut self.buffer else {
+            let Some(cmd) = self.ncq.pop(|_| false) else {
+                return Ok(None);
+            };
+            let done_ns = self.submit_direct(&cmd.req, cmd.issue_ns)?;
+            return Ok(Some(Dispatched {
+                cmd,
+                dispatch_ns: cmd.issue_ns,
+                done_ns,
+            }));
+        };
+        let policy = &b.policy;
+        let Some(cmd) = self.ncq.pop(|l| policy.contains(Lpn(l))) else {
+            return Ok(None);
+        };
+        if matches!(cmd.req.op, OpKind::Read | OpKind::Write) {
+            b.policy.dispatched(Lpn(cmd.first_lpn), cmd.pages);
+        }
+        if let Some(next) = self.ncq.front() {
+            b.policy.prefetch(Lpn(next.first_lpn));
+        }
+        let t = b.free_ns.max(cmd.issue_ns);
+        let done_ns = self.exec_buffered(&cmd, t)?;
+        Ok(Some(Dispatched {
+            cmd,
+            dispatch_ns: t,
+            done_ns,
+        }))
+    }
+
+    /// Writes every buffered page back (the end-of-run flush), starting at `now_ns`;
+    /// returns when the last program completes.
+    pub fn flush_buffer(&mut self, now_ns: u64) -> Result<u64, SimError> {
+        let Some(b) = &mut self.buffer else {
+            return Ok(now_ns);
+        };
+        b.policy.flush_all(&mut b.out);
+        let n = b.out.pages.iter().filter(|e| !e.pad).count() as u64;
+        b.stats.end_flush_pages += n;
+        let before = self.timing.is_none().then(|| *self.nand.counters());
+        write_back(b, &mut *self.ftl, &mut self.nand)?;
+        let mut done = now_ns;
+        if let Some(t) = &mut self.timing {
+            t.advance(now_ns);
+            for op in self.nand.drain_log() {
+                done = done.max(t.apply(&op, now_ns));
+            }
+        } else if let Some(before) = before {
+            let cost = self
+                .resolved
+                .formula
+                .time(&self.nand.counters().since(&before));
+            self.serial_free_ns = now_ns.max(self.serial_free_ns) + cost.total_ns();
+            done = self.serial_free_ns;
+        }
+        Ok(done)
+    }
+
+    /// Performs a dispatched command through the buffer at `t`; returns its completion
+    /// and advances the front end's clock.
+    fn exec_buffered(&mut self, cmd: &QueuedCommand, t: u64) -> Result<u64, SimError> {
+        let ps = self.page_bytes;
+        let req = &cmd.req;
+        let end_bytes = req.offset_bytes + req.size_bytes;
+        let first = cmd.first_lpn as u64;
+        let last = first + cmd.pages as u64;
+        let before = self.timing.is_none().then(|| *self.nand.counters());
+        let b = self.buffer.as_deref_mut().expect("buffered path");
+        let ftl = &mut *self.ftl;
+        let nand = &mut self.nand;
+        let mut ready_ns = t;
+        let mut dram_pages = 0u64;
+        match req.op {
+            OpKind::Write => {
+                let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
+                if link > 0 {
+                    self.link.prune(t);
+                    ready_ns = self.link.reserve(t, link) + link;
+                }
+                for lpn in first..last {
+                    let version = b.versions.is_some().then(|| nand.take_seq());
+                    if b.policy.write(Lpn(lpn as u32), &mut b.out) {
+                        b.stats.write_hit_pages += 1;
+                    } else {
+                        let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
+                            || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
+                        if partial && let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
+                            // The untouched sectors come from flash into the DRAM slot.
+                            nand.read(old, Cause::Rmw);
+                        }
+                    }
+                    write_back(b, ftl, nand)?;
+                    if let (Some(v), Some(m)) = (version, b.versions.as_mut()) {
+                        m.insert(lpn as u32, v);
+                    }
+                }
+                dram_pages = last - first;
+                self.host.write_pages += last - first;
+                self.host.write_bytes += req.size_bytes;
+            }
+            OpKind::Read => {
+                for lpn in first..last {
+                    if b.policy.read(Lpn(lpn as u32)) {
+                        b.stats.read_hit_pages += 1;
+                        dram_pages += 1;
+                    } else if ftl.read(Lpn(lpn as u32), nand)?.is_none() {
+                        self.host.unmapped_read_pages += 1;
+                    }
+                }
+                self.host.read_pages += last - first;
+                self.host.read_bytes += req.size_bytes;
+            }
+            OpKind::Trim => {
+                let whole_first = req.offset_bytes.div_ceil(ps);
+                let whole_last = end_bytes / ps;
+                for lpn in whole_first..whole_last.max(whole_first) {
+                    if b.policy.remove(Lpn(lpn as u32))
+                        && let Some(m) = b.versions.as_mut()
+                    {
+                        m.remove(lpn as u32);
+                    }
+                    ftl.trim(Lpn(lpn as u32), nand)?;
+                }
+                self.host.trim_pages += whole_last.saturating_sub(whole_first);
+            }
+            OpKind::Flush => {
+                b.stats.host_flushes += 1;
+                if b.flush_on_host_flush {
+                    b.policy.flush_all(&mut b.out);
+                    write_back(b, ftl, nand)?;
+                }
+            }
+        }
+        // Time: victims' data leaves DRAM when its program's bus transfer ends; reads
+        // that missed complete when their flash read does.
+        let mut slot_free = t;
+        let mut flash_done = t;
+        let mut read_done = t;
+        if let Some(tm) = &mut self.timing {
+            let program_ns = tm.params().program_ns;
+            tm.advance(t);
+            // A padded page is programmed once its old contents have been read.
+            let mut merged = t;
+            for op in self.nand.drain_log() {
+                let rmw_read = op.cause == Cause::Rmw && op.kind == FlashOpKind::Read;
+                let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
+                let end = tm.apply(&op, if own { merged } else { t });
+                if rmw_read {
+                    merged = merged.max(end);
+                }
+                flash_done = flash_done.max(end);
+                match (op.kind, op.cause) {
+                    (FlashOpKind::Program, Cause::Host) => {
+                        slot_free = slot_free.max(end - program_ns)
+                    }
+                    (FlashOpKind::Read, Cause::Host) => read_done = read_done.max(end),
+                    _ => {}
+                }
+            }
+        } else if let Some(before) = before {
+            let cost = self
+                .resolved
+                .formula
+                .time(&self.nand.counters().since(&before));
+            if cost.total_ns() > 0 {
+                let start = t.max(self.serial_free_ns);
+                self.serial_free_ns = start + cost.total_ns();
+                (slot_free, flash_done, read_done) = (
+                    self.serial_free_ns,
+                    self.serial_free_ns,
+                    self.serial_free_ns,
+                );
+            }
+        }
+        let b = self.buffer.as_deref_mut().expect("buffered path");
+        let dram_ns = dram_pages * b.dram_ns_per_page;
+        let (done, free) = match req.op {
+            OpKind::Write => {
+                let d = ready_ns.max(slot_free + dram_ns);
+                (d, d)
+            }
+            OpKind::Read => {
+                let hits_done = t + dram_ns;
+                let mut d = hits_done.max(read_done);
+                let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
+                if link > 0 {
+                    self.link.prune(t);
+                    d = self.link.reserve(d, link) + link;
+                }
+                (d, hits_done)
+            }
+            OpKind::Trim => (t, t),
+            OpKind::Flush => (flash_done, slot_free),
+        };
+        b.free_ns = free;
+        Ok(done)
+    }
+
+    /// Performs `req` without a buffer, issued at `issue_ns`; returns its completion time.
+    fn submit_direct(&mut self, req: &IoRequest, issue_ns: u64) -> Result<u64, SimError> {
+        let ps = self.page_bytes;
+        let end_bytes = self.check_range(req)?;
         let first = req.offset_bytes / ps;
         let last = end_bytes.div_ceil(ps);
         let before = if self.timing.is_none() {
@@ -460,6 +896,11 @@ pub fn build_workload(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let requests: RequestStream = if cfg.trace.writes_only {
+            Box::new(requests.filter(|r| r.as_ref().map_or(true, |r| r.op == OpKind::Write)))
+        } else {
+            requests
+        };
         let requests = parse_ahead(requests);
         Ok((
             vec![Phase {
@@ -593,6 +1034,23 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         let mut acc = PhaseAcc::new(phase.name.clone(), start, &dev);
         let mut issue_clock = start;
         let mut last_arrival = start;
+        if dev.has_buffer() {
+            requests_total += run_phase_buffered(
+                &mut dev,
+                phase,
+                PhaseClock { start, qd, speedup },
+                &mut acc,
+                &mut series,
+                &mut progress,
+            )?;
+            now_ns = acc.end_ns;
+            all.add(&acc.all).ok();
+            reads.add(&acc.reads).ok();
+            writes.add(&acc.writes).ok();
+            cdfs.push((acc.name.clone(), cdf_points(&acc.all)));
+            phase_reports.push(acc.finish(&dev));
+            continue;
+        }
         let mut requests = phase.requests.peekable();
         while let Some(req) = requests.next() {
             let req = req?;
@@ -644,6 +1102,10 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     if let Some(p) = progress {
         p.finish();
     }
+    if dev.buffer.as_ref().is_some_and(|b| b.flush_at_end) {
+        // Its programs count; its time does not, as no request waits for it.
+        dev.flush_buffer(now_ns)?;
+    }
     if let Some(w) = trace_warnings {
         warnings.extend(w.snapshot());
     }
@@ -669,6 +1131,17 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         dev.nand.worn_out_blocks() as u64,
     );
     counters.insert("host.requests".into(), requests_total);
+    if let Some(b) = &dev.buffer {
+        b.policy.counters(&mut counters);
+        counters.insert("buffer.host_flushes".into(), b.stats.host_flushes);
+        counters.insert("host.reordered_commands".into(), dev.ncq.reordered());
+    }
+    let buffer = buffer_report(
+        &dev,
+        host.write_pages,
+        host.read_pages,
+        nand.total_programs(),
+    );
     if dev.nand.worn_out_blocks() > 0 {
         warnings.push(format!(
             "{} blocks reached their endurance of {} P/E cycles (they keep working in the model)",
@@ -735,6 +1208,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         elapsed_formula_gc_us: formula.gc_ns as f64 / 1e3,
         gc_time_share: share(formula.gc_ns, formula.total_ns()),
         gc_busy_share,
+        buffer,
         erase_count: erase_summary(&erase_counts),
         mapping_bytes: dev.ftl.mapping_bytes(),
         simulated_ns: now_ns,
@@ -751,6 +1225,156 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         probe_latency: probe_figure(&probe_samples),
     };
     Ok(RunOutput { report, figures })
+}
+
+/// The buffer's figures and the FTL's write amplification for the measured run.
+fn buffer_report(dev: &Device, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
+    let Some(b) = &dev.buffer else {
+        return BufferReport {
+            buffer_policy: "none".into(),
+            ftl_write_pages: host_writes,
+            write_amplification_ftl: ratio(programs, host_writes),
+            ..BufferReport::default()
+        };
+    };
+    let st = b.stats;
+    let ftl_writes = st.flushed_pages + st.padding_pages;
+    BufferReport {
+        buffer_policy: b.policy.name().into(),
+        buffer_size_bytes: b.size_bytes,
+        buffer_write_hit_ratio: ratio(st.write_hit_pages, host_writes),
+        buffer_read_hit_ratio: ratio(st.read_hit_pages, host_reads),
+        buffer_write_hit_pages: st.write_hit_pages,
+        buffer_read_hit_pages: st.read_hit_pages,
+        buffer_flushed_pages: st.flushed_pages,
+        buffer_end_flush_pages: st.end_flush_pages,
+        buffer_padding_pages: st.padding_pages,
+        buffer_programs_saved: host_writes as i64 - ftl_writes as i64,
+        buffer_resident_pages: b.policy.len_pages() as u64,
+        ftl_write_pages: ftl_writes,
+        write_amplification_ftl: ratio(programs, ftl_writes),
+    }
+}
+
+/// Where a phase starts and how its host issues requests.
+#[derive(Clone, Copy)]
+struct PhaseClock {
+    start: u64,
+    qd: usize,
+    speedup: f64,
+}
+
+/// Host-side state while a phase feeds the device queue.
+struct Feeder {
+    requests: std::iter::Peekable<RequestStream>,
+    open_loop: bool,
+    clock: PhaseClock,
+    /// Closed loop: when the previous request was issued.
+    issue_clock: u64,
+    /// Open loop: the previous arrival (arrivals never go back in time).
+    last_arrival: u64,
+    /// Completion times of dispatched commands still holding a queue tag.
+    completions: BinaryHeap<Reverse<u64>>,
+}
+
+impl Feeder {
+    /// Issues the next request into the device queue if it can be issued by `bound`
+    /// (any time when `None`): it must have arrived and a queue tag must be free (tags
+    /// are held from issue to completion, so `qd` bounds waiting + executing commands).
+    fn admit(&mut self, dev: &mut Device, bound: Option<u64>) -> Result<bool, SimError> {
+        let req = match self.requests.peek() {
+            None => return Ok(false),
+            Some(Ok(r)) => *r,
+            Some(Err(_)) => {
+                let e = self
+                    .requests
+                    .next()
+                    .expect("peeked")
+                    .expect_err("peeked an error");
+                return Err(e.into());
+            }
+        };
+        let c = self.clock;
+        let arrival = if self.open_loop {
+            (c.start + (req.arrival_ns as f64 / c.speedup) as u64).max(self.last_arrival)
+        } else {
+            self.issue_clock
+        };
+        if bound.is_some_and(|b| arrival > b) {
+            return Ok(false);
+        }
+        while self
+            .completions
+            .peek()
+            .is_some_and(|&Reverse(t)| t <= arrival)
+        {
+            self.completions.pop();
+        }
+        let issue = if dev.queued_commands() + self.completions.len() >= c.qd {
+            // Every tag is held; a waiting command frees none before it is dispatched.
+            match self.completions.peek() {
+                Some(&Reverse(t)) if bound.is_none_or(|b| t <= b) => {
+                    self.completions.pop();
+                    arrival.max(t)
+                }
+                _ => return Ok(false),
+            }
+        } else {
+            arrival
+        };
+        self.requests.next();
+        let arrival = if self.open_loop {
+            self.last_arrival = arrival;
+            arrival
+        } else {
+            // A closed-loop host issues the request the moment a tag frees.
+            self.issue_clock = issue;
+            issue
+        };
+        dev.queue(&req, arrival, issue)?;
+        Ok(true)
+    }
+}
+
+/// Runs one phase through the device queue and the write buffer; returns the requests
+/// completed. Each dispatch happens when the front end is free and the oldest waiting
+/// command has been issued; every request issued by then is queued first, so the
+/// buffer sees exactly the commands that wait at that moment.
+fn run_phase_buffered(
+    dev: &mut Device,
+    phase: Phase,
+    clock: PhaseClock,
+    acc: &mut PhaseAcc,
+    series: &mut ThroughputSeries,
+    progress: &mut Option<Progress>,
+) -> Result<u64, SimError> {
+    let mut f = Feeder {
+        requests: phase.requests.peekable(),
+        open_loop: phase.open_loop,
+        clock,
+        issue_clock: clock.start,
+        last_arrival: clock.start,
+        completions: BinaryHeap::with_capacity(clock.qd + 1),
+    };
+    let mut n = 0u64;
+    loop {
+        if dev.queued_commands() == 0 && !f.admit(dev, None)? {
+            break;
+        }
+        let oldest = dev.oldest_queued().expect("non-empty").issue_ns;
+        let t = dev.front_free_ns().max(oldest);
+        while f.admit(dev, Some(t))? {}
+        let d = dev.dispatch()?.expect("non-empty");
+        debug_assert_eq!(d.dispatch_ns, t);
+        f.completions.push(Reverse(d.done_ns));
+        acc.record(d.cmd.req.op, d.done_ns - d.cmd.arrival_ns, d.done_ns);
+        series.add(d.done_ns, d.cmd.req.size_bytes);
+        n += 1;
+        if let Some(p) = progress {
+            p.inc(1);
+        }
+    }
+    Ok(n)
 }
 
 /// The probe's inference as a report section.
@@ -903,5 +1527,129 @@ mod tests {
         );
         assert_eq!(r.measured_phase, "after preconditioning");
         assert_eq!(r.host_write_pages, 0);
+    }
+
+    fn buffered(mut c: Config, kind: crate::buffer::BufferKind, pages: u64) -> Config {
+        c.buffer.name = kind;
+        c.buffer.size = Some(Size(pages * 4096));
+        // 4096 B at 4096 MB/s: one page costs exactly 1 µs of DRAM copy.
+        c.buffer.dram_mb_s = 4096.0;
+        c
+    }
+
+    #[test]
+    fn buffered_writes_finish_in_dram_and_misses_wait_for_their_victims() {
+        use crate::buffer::BufferKind;
+        // Counting mode (one serial flash server), no host link, a 2-page LRU buffer.
+        let c = buffered(tiny(), BufferKind::Lru, 2);
+        let mut dev = Device::new(&c).unwrap();
+        let f = *dev.formula();
+        let w = |l: u64| req(OpKind::Write, l * 4096, 4096);
+        // Page 0 into a free slot: 1 µs of DRAM copy. Page 1, issued at 0 too, waits for
+        // the front end (free at 1 µs).
+        assert_eq!(dev.submit(&w(0), 0).unwrap(), 1_000);
+        assert_eq!(dev.submit(&w(1), 0).unwrap(), 2_000);
+        // A hit on page 0: DRAM only, nothing reaches flash.
+        assert_eq!(dev.submit(&w(0), 0).unwrap(), 3_000);
+        assert_eq!(dev.nand.counters().total_programs(), 0);
+        // Page 2 misses on a full buffer: the LRU page, 1, is programmed first (serial
+        // flash: Tw from 3 µs) and the new data is copied into its slot afterwards.
+        assert_eq!(dev.submit(&w(2), 0).unwrap(), 3_000 + f.program_ns + 1_000);
+        assert_eq!(dev.nand.counters().total_programs(), 1);
+        // A read hit costs the DRAM copy; a read of page 1 goes to flash (Tr).
+        let t = dev.front_free_ns();
+        assert_eq!(
+            dev.submit(&req(OpKind::Read, 0, 4096), t).unwrap(),
+            t + 1_000
+        );
+        let t = dev.front_free_ns();
+        assert_eq!(
+            dev.submit(&req(OpKind::Read, 4096, 4096), t).unwrap(),
+            t.max(3_000 + f.program_ns) + f.read_ns
+        );
+        let st = dev.buffer_stats().unwrap();
+        assert_eq!(
+            (st.write_hit_pages, st.read_hit_pages, st.flushed_pages),
+            (1, 1, 1)
+        );
+        // 4 host page writes, 1 flash program so far: device WA 0.25.
+        assert_eq!(dev.host.write_pages, 4);
+    }
+
+    #[test]
+    fn a_victim_frees_its_slot_when_its_data_has_crossed_the_bus() {
+        use crate::buffer::BufferKind;
+        // Full timing, one die: the miss waits for the victim's transfer to the die, not
+        // for the program itself.
+        let mut c = buffered(tiny(), BufferKind::Lru, 1);
+        c.timing.mode = TimingMode::Full;
+        let mut dev = Device::new(&c).unwrap();
+        let d = c.resolve_device().unwrap().timing;
+        let w = |l: u64| req(OpKind::Write, l * 4096, 4096);
+        assert_eq!(dev.submit(&w(0), 0).unwrap(), 1_000);
+        let t = dev.front_free_ns();
+        assert_eq!(dev.submit(&w(1), t).unwrap(), t + d.transfer_ns + 1_000);
+        // The next miss must wait for the die: its victim's transfer starts when the
+        // first program ends.
+        let t2 = dev.front_free_ns();
+        assert_eq!(
+            dev.submit(&w(2), t2).unwrap(),
+            t + d.transfer_ns + d.program_ns + d.transfer_ns + 1_000
+        );
+    }
+
+    #[test]
+    fn with_a_buffer_commands_wait_in_the_queue_closed_loop_keeps_it_full() {
+        use crate::buffer::BufferKind;
+        // Sequential 4 KiB writes that all fit the buffer: every command costs 1 µs of
+        // front-end time. Closed loop at queue depth 4: in steady state each request
+        // waits for the 3 ahead of it, so its latency is 4 µs.
+        let mut c = buffered(tiny(), BufferKind::Lru, 4096);
+        c.workload.kind = crate::workload::synth::SynthKind::SeqWrite;
+        c.workload.requests = Some(2_000);
+        c.buffer.flush_at_end = false;
+        c.host.qd = 4;
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert!(
+            (r.latency_ns.p50 as f64 - 4_000.0).abs() < 50.0,
+            "{:?}",
+            r.latency_ns
+        );
+        assert_eq!(r.buffer.buffer_resident_pages, 2_000);
+        assert_eq!(r.nand_program_pages, 0);
+        assert_eq!(r.write_amplification, 0.0);
+        // Open loop with arrivals far apart: nobody waits, latency is the service time.
+        c.workload.mean_gap_ns = Some(100_000);
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert!(
+            (r.latency_ns.p50 as f64 - 1_000.0).abs() < 20.0,
+            "{:?}",
+            r.latency_ns
+        );
+    }
+
+    #[test]
+    fn device_write_amplification_drops_below_one_and_ftl_wa_is_kept_apart() {
+        use crate::buffer::BufferKind;
+        // Overwrites of a 256-page hot set through a 512-page buffer: almost every write
+        // hits; the end-of-run flush writes each hot page once.
+        let mut c = buffered(tiny(), BufferKind::Qlru, 512);
+        c.workload.kind = crate::workload::synth::SynthKind::RandomWrite;
+        c.workload.span = Some(Size(256 * 4096));
+        c.workload.requests = Some(20_000);
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert_eq!(r.buffer.buffer_flushed_pages, 256);
+        assert_eq!(r.buffer.buffer_end_flush_pages, 256);
+        assert_eq!(r.buffer.ftl_write_pages, 256);
+        assert!(r.write_amplification < 0.02, "{}", r.write_amplification);
+        assert_eq!(r.buffer.write_amplification_ftl, 1.0);
+        assert_eq!(r.buffer.buffer_write_hit_pages, 20_000 - 256);
+        assert_eq!(r.buffer.buffer_programs_saved, 20_000 - 256);
+        // Without the buffer the two WAs coincide.
+        c.buffer.name = BufferKind::None;
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert_eq!(r.buffer.buffer_policy, "none");
+        assert_eq!(r.write_amplification, r.buffer.write_amplification_ftl);
+        assert!(r.write_amplification >= 1.0);
     }
 }

@@ -429,3 +429,83 @@ fn reproduce_rejects_an_unknown_experiment_and_writes_nothing() {
     let o = ssdlab(&["reproduce", "--list"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn write_buffer_flags_report_hit_ratios_and_bad_settings_exit_2() {
+    let o = ssdlab(&["list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    for name in [
+        "none",
+        "lru",
+        "lfu",
+        "fab",
+        "bplru",
+        "clc",
+        "bpac",
+        "exlru",
+        "qlru",
+        "hits-first",
+    ] {
+        assert!(out.contains(&format!("  {name} ")), "list lacks {name}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("b.json");
+    let mut args = vec![
+        "run",
+        "--buffer",
+        "none,lru,qlru",
+        "--buffer-size",
+        "4MiB",
+        "--qd",
+        "64",
+        "--workload",
+        "zipf",
+        "--read-percent",
+        "20",
+        "--span",
+        "64MiB",
+        "--requests",
+        "20k",
+        "-q",
+        "--json",
+        p.to_str().unwrap(),
+    ];
+    args.extend(SMALL);
+    let o = ssdlab(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&p);
+    let designs = v["designs"].as_array().unwrap();
+    let names: Vec<&str> = designs
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["none", "lru", "qlru"]);
+    for d in &designs[1..] {
+        let r = &d["report"];
+        let w = r["buffer_write_hit_ratio"].as_f64().unwrap();
+        let rd = r["buffer_read_hit_ratio"].as_f64().unwrap();
+        assert!(w > 0.1 && w < 1.0, "{w}");
+        assert!(rd > 0.1 && rd < 1.0, "{rd}");
+        // Hits absorb overwrites: the device writes fewer pages than the host; the FTL's
+        // own WA (empty device, no GC) stays 1.
+        assert!(r["write_amplification"].as_f64().unwrap() < 1.0);
+        assert_eq!(r["write_amplification_ftl"].as_f64().unwrap(), 1.0);
+    }
+    let none = &designs[0]["report"];
+    assert_eq!(none["buffer_policy"], "none");
+    assert_eq!(none["buffer_write_hit_ratio"].as_f64().unwrap(), 0.0);
+    // Bad settings name the key and exit 2.
+    let o = ssdlab(&["run", "--buffer", "zlru"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("zlru") && stderr(&o).contains("qlru"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ssdlab(&["run", "--preset", "android-emmc", "--buffer", "lru"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--buffer-size"), "{}", stderr(&o));
+    let o = ssdlab(&["run", "--buffer", "lru", "--dispatch", "random"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("random"), "{}", stderr(&o));
+}

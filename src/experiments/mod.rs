@@ -14,6 +14,7 @@ pub mod android_ftl;
 pub mod cftl;
 pub mod hdd_cache;
 pub mod mgmt_block;
+pub mod ncq_buffer;
 
 use crate::config::Config;
 use crate::report::output;
@@ -54,6 +55,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(android_ftl::AndroidFtl),
         Box::new(cftl::CftlRepro),
         Box::new(hdd_cache::HddCache),
+        Box::new(ncq_buffer::NcqBuffer),
     ]
 }
 

@@ -101,6 +101,22 @@ pub fn sanitize(report: &Report) -> Report {
     );
     fix("gc_time_share", &mut r.gc_time_share, &mut w);
     fix("gc_busy_share", &mut r.gc_busy_share, &mut w);
+    let b = &mut r.buffer;
+    fix(
+        "buffer_write_hit_ratio",
+        &mut b.buffer_write_hit_ratio,
+        &mut w,
+    );
+    fix(
+        "buffer_read_hit_ratio",
+        &mut b.buffer_read_hit_ratio,
+        &mut w,
+    );
+    fix(
+        "write_amplification_ftl",
+        &mut b.write_amplification_ftl,
+        &mut w,
+    );
     fix_erase("erase_count", &mut r.erase_count, &mut w);
     for (i, p) in r.phases.iter_mut().enumerate() {
         fix_phase(&format!("phases[{i}]"), p, &mut w);

@@ -129,7 +129,8 @@ pub struct Report {
     pub map_program_pages: u64,
     /// Block erases, all causes.
     pub erases: u64,
-    /// Flash programs / host page writes.
+    /// Device write amplification: flash programs / host page writes. With a write
+    /// buffer it can drop below 1 (hits absorb overwrites); see `write_amplification_ftl`.
     pub write_amplification: f64,
     /// Host share of WA (host programs / host page writes; 1 without a buffer).
     pub write_amplification_host: f64,
@@ -161,6 +162,10 @@ pub struct Report {
     /// counting mode).
     pub gc_busy_share: f64,
 
+    /// The write buffer and the FTL's own write amplification (keys at the top level).
+    #[serde(flatten)]
+    pub buffer: BufferReport,
+
     /// Per-block erase counts over the whole device.
     pub erase_count: EraseSummary,
     /// Bytes of RAM the FTL's mapping structures need.
@@ -179,6 +184,43 @@ pub struct Report {
     /// Wall-clock seconds of the measured phase alone, without building the device and
     /// preconditioning (not deterministic).
     pub wall_clock_measured_s: f64,
+}
+
+/// Write-buffer figures, and write amplification split into the device's and the FTL's
+/// (flattened into the report's top level, so the JSON keys are `buffer_write_hit_ratio`
+/// and so on). Without a buffer the policy is `none`, the hit ratios 0, and the FTL
+/// receives exactly the host's page writes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BufferReport {
+    /// Write-buffer policy (`none` without a buffer).
+    pub buffer_policy: String,
+    /// DRAM the buffer holds, bytes.
+    pub buffer_size_bytes: u64,
+    /// Host page writes absorbed by the buffer (the page was already buffered) / host
+    /// page writes.
+    pub buffer_write_hit_ratio: f64,
+    /// Host page reads served from the buffer / host page reads.
+    pub buffer_read_hit_ratio: f64,
+    /// Host page writes that hit.
+    pub buffer_write_hit_pages: u64,
+    /// Host page reads that hit.
+    pub buffer_read_hit_pages: u64,
+    /// Buffered pages written back to the FTL (evictions, host flushes, end-of-run flush).
+    pub buffer_flushed_pages: u64,
+    /// Of those, written back by the end-of-run flush.
+    pub buffer_end_flush_pages: u64,
+    /// Pages read from flash and written back to pad a victim block (BPLRU).
+    pub buffer_padding_pages: u64,
+    /// Host page writes that never reached flash, net of padding: host page writes −
+    /// flushed − padding (negative when padding costs more programs than hits save).
+    pub buffer_programs_saved: i64,
+    /// Pages still buffered when the run ended (0 when the end-of-run flush is on).
+    pub buffer_resident_pages: u64,
+    /// Pages the FTL was asked to write (host page writes without a buffer; flushed +
+    /// padding pages with one).
+    pub ftl_write_pages: u64,
+    /// FTL write amplification: flash programs / pages the FTL was asked to write.
+    pub write_amplification_ftl: f64,
 }
 
 /// What the management-block probe inferred.

@@ -227,9 +227,59 @@ fn summary_metrics() -> Vec<Metric> {
     ]
 }
 
+/// Rows shown when a write buffer is configured: hit ratios, write-back, and the device
+/// vs FTL write amplification.
+fn buffer_metrics() -> Vec<Metric> {
+    use Metric::{Section, Value};
+    vec![
+        Section("Write buffer"),
+        Value("Policy / size", |r| {
+            format!(
+                "{} / {}",
+                r.buffer.buffer_policy,
+                fmt_bytes(r.buffer.buffer_size_bytes)
+            )
+        }),
+        Value("Write / read hit ratio", |r| {
+            format!(
+                "{} / {}",
+                fmt_percent(r.buffer.buffer_write_hit_ratio),
+                fmt_percent(r.buffer.buffer_read_hit_ratio)
+            )
+        }),
+        Value("Pages flushed (at end)", |r| {
+            format!(
+                "{} ({})",
+                group_thousands(r.buffer.buffer_flushed_pages),
+                group_thousands(r.buffer.buffer_end_flush_pages)
+            )
+        }),
+        Value("Padding pages", |r| {
+            group_thousands(r.buffer.buffer_padding_pages)
+        }),
+        Value("Flash programs saved", |r| {
+            let v = r.buffer.buffer_programs_saved;
+            let s = group_thousands(v.unsigned_abs());
+            if v < 0 { format!("-{s}") } else { s }
+        }),
+        Value("WA device / FTL", |r| {
+            format!(
+                "{} / {}",
+                fmt_ratio(r.write_amplification),
+                fmt_ratio(r.buffer.write_amplification_ftl)
+            )
+        }),
+    ]
+}
+
 /// Fills `t` (label column + one column per report) with the summary metrics.
 fn push_metrics(t: &mut Table, reports: &[&Report]) {
-    for m in summary_metrics() {
+    let mut metrics = summary_metrics();
+    let buffered = |r: &&Report| !matches!(r.buffer.buffer_policy.as_str(), "" | "none");
+    if reports.iter().any(buffered) {
+        metrics.extend(buffer_metrics());
+    }
+    for m in metrics {
         match m {
             Metric::Section(s) => t.lines.push(Line::Section(s.to_string())),
             Metric::Value(label, f) => {

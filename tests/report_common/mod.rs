@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use ssdlab::report::{EraseSummary, LatencySummary, PhaseReport, Report};
+use ssdlab::report::{BufferReport, EraseSummary, LatencySummary, PhaseReport, Report};
 
 /// A latency summary with round numbers.
 pub fn lat(count: u64, mean: f64, p50: u64, p99: u64, p999: u64, max: u64) -> LatencySummary {
@@ -88,6 +88,21 @@ pub fn sample_report() -> Report {
         elapsed_formula_gc_us: 700_000.0,
         gc_time_share: 0.2,
         gc_busy_share: 0.2,
+        buffer: BufferReport {
+            buffer_policy: "qlru".to_string(),
+            buffer_size_bytes: 256 << 20,
+            buffer_write_hit_ratio: 0.125,
+            buffer_read_hit_ratio: 0.5,
+            buffer_write_hit_pages: 125_000,
+            buffer_read_hit_pages: 125_000,
+            buffer_flushed_pages: 875_000,
+            buffer_end_flush_pages: 65_536,
+            buffer_padding_pages: 0,
+            buffer_programs_saved: 125_000,
+            buffer_resident_pages: 0,
+            ftl_write_pages: 875_000,
+            write_amplification_ftl: 1.657,
+        },
         erase_count: EraseSummary {
             min: 3,
             mean: 5.53,

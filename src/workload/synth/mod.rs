@@ -1,4 +1,5 @@
-//! Benchmark generators: sequential, uniform random, zipf, hot/cold, mixes, IOZone-like.
+//! Benchmark generators: sequential, uniform random, zipf, hot/cold, mixes, IOZone-like,
+//! and OLTP-like and compile-like stand-ins for the NCQ-buffer paper's real workloads.
 //!
 //! Every generator is a lazy iterator: it holds a few words of state and computes each
 //! request on demand, so a 100 M-request run costs no memory and no allocation per request.
@@ -7,12 +8,15 @@
 //!
 //! Guarantees for every request: `offset_bytes` is a multiple of `align`,
 //! `offset_bytes + size_bytes <= span`, and `size_bytes` is `size` or (with `size_max`) a
-//! multiple of `align` in `[size, size_max]`.
+//! multiple of `align` in `[size, size_max]` (`compile` takes `size_max` = 16 × `size`
+//! when it is not set: its file writes are its larger requests).
 
 pub mod andrew;
+mod compile;
 pub mod export;
 mod hotcold;
 mod iozone;
+mod oltp;
 pub mod probe;
 mod sequential;
 mod stream;
@@ -47,6 +51,12 @@ pub enum SynthKind {
     Zipf,
     /// `hot_access_percent` of requests go to the first `hot_span_percent` of the span.
     HotCold,
+    /// OLTP-like: small requests to Zipf-ranked database pages (`zipf_theta`,
+    /// `read_percent`) plus sequential redo-log appends.
+    Oltp,
+    /// Compile-like: four jobs writing object files sequentially into fresh space, small
+    /// metadata writes to a hot region, `read_percent` source reads.
+    Compile,
     /// IOZone-like suite: seq-write, seq-read, random-write, random-read phases.
     ///
     /// The span defaults to min(1 GiB, capacity). Sequential phases use 128 KiB records
@@ -146,6 +156,14 @@ pub fn names() -> &'static [(&'static str, &'static str)] {
             "hot_access_percent of requests to the first hot_span_percent of the span",
         ),
         (
+            "oltp",
+            "OLTP-like: small requests to Zipf-ranked database pages plus sequential log appends",
+        ),
+        (
+            "compile",
+            "compile-like: parallel jobs writing object files into fresh space, hot metadata, source reads",
+        ),
+        (
             "iozone",
             "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
         ),
@@ -171,6 +189,8 @@ impl SynthKind {
             SynthKind::Mixed => "mixed",
             SynthKind::Zipf => "zipf",
             SynthKind::HotCold => "hot-cold",
+            SynthKind::Oltp => "oltp",
+            SynthKind::Compile => "compile",
             SynthKind::Iozone => "iozone",
             SynthKind::Probe => "probe",
             SynthKind::Andrew => "andrew",
@@ -268,7 +288,7 @@ pub fn generate(
             })
             .collect());
     }
-    let sizes = SizeDist::new(size, cfg.size_max.map(Size::bytes), align);
+    let sizes = SizeDist::new(size, effective_size_max(cfg), align);
     let count = cfg.requests.unwrap_or(span / size);
     Ok(vec![single(
         cfg,
@@ -278,6 +298,15 @@ pub fn generate(
         count,
         rng_from_seed(seed),
     )])
+}
+
+/// The largest request size a single generator uses (`compile` defaults it).
+fn effective_size_max(cfg: &SynthConfig) -> Option<u64> {
+    match (cfg.size_max, cfg.kind) {
+        (Some(m), _) => Some(m.bytes()),
+        (None, SynthKind::Compile) => Some(16 * cfg.size.bytes()),
+        (None, _) => None,
+    }
 }
 
 /// The span a config uses on a device of `capacity_bytes`.
@@ -357,6 +386,10 @@ fn single(
                 hotcold::HotCold::new(span, align, cfg.hot_span_percent, cfg.hot_access_percent);
             boxed(rng, placement, sizes, reads, arrivals, count)
         }
+        SynthKind::Oltp => Box::new(oltp::Oltp::new(rng, cfg, span, sizes, arrivals, count)),
+        SynthKind::Compile => Box::new(compile::Compile::new(
+            rng, cfg, span, sizes, arrivals, count,
+        )),
         SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew => {
             unreachable!("suites are expanded into single phases by generate")
         }
@@ -444,6 +477,37 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
     }
     if cfg.kind == SynthKind::HotCold {
         validate_hot_cold(cfg, span)?;
+    }
+    let max = effective_size_max(cfg).unwrap_or(size);
+    if cfg.kind == SynthKind::Oltp {
+        let (data, log) = oltp::regions(span, align, max);
+        if data < max || log < max {
+            return Err(format!(
+                "oltp: span {} leaves {} of data and {} of log, each must hold a {} request: expected a larger span",
+                Size(span),
+                Size(data),
+                Size(log),
+                Size(max)
+            ));
+        }
+    }
+    if cfg.kind == SynthKind::Compile {
+        let (meta_end, sources_end) = compile::regions(span, align);
+        if max > span {
+            return Err(format!(
+                "compile: size_max (default 16 × size) = {} is larger than the span {}: expected a larger span or a size_max",
+                Size(max),
+                Size(span)
+            ));
+        }
+        if meta_end < size || sources_end - meta_end < max || span - sources_end < max {
+            return Err(format!(
+                "compile: span {} is too small for its regions (2% metadata ≥ {}, 25% sources and the rest output ≥ {}): expected a larger span",
+                Size(span),
+                Size(size),
+                Size(max)
+            ));
+        }
     }
     Ok(())
 }

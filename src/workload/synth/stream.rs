@@ -71,7 +71,7 @@ impl SizeDist {
     }
 
     #[inline]
-    fn sample(&self, rng: &mut SynthRng) -> u64 {
+    pub(crate) fn sample(&self, rng: &mut SynthRng) -> u64 {
         if self.steps == 0 {
             // No draw at all for fixed sizes, so a fixed-size stream's offsets do not
             // depend on whether the size code consumed random numbers.
@@ -93,7 +93,7 @@ pub(crate) enum OpMix {
 
 impl OpMix {
     #[inline]
-    fn sample(&self, rng: &mut SynthRng) -> OpKind {
+    pub(crate) fn sample(&self, rng: &mut SynthRng) -> OpKind {
         match *self {
             OpMix::Fixed(op) => op,
             // `gen::<f64>()` is in [0, 1): p = 0 never reads, p = 1 always reads.
@@ -142,7 +142,7 @@ impl Arrivals {
     }
 
     #[inline]
-    fn next(&mut self, rng: &mut SynthRng) -> u64 {
+    pub(crate) fn next(&mut self, rng: &mut SynthRng) -> u64 {
         match self {
             Arrivals::Closed => 0,
             Arrivals::Poisson { gaps, clock_ns } => {

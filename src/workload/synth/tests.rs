@@ -15,7 +15,7 @@ fn requests(c: &SynthConfig, capacity: u64, seed: u64) -> Vec<IoRequest> {
     phases.pop().unwrap().requests.collect()
 }
 
-const SINGLE_KINDS: [SynthKind; 7] = [
+const SINGLE_KINDS: [SynthKind; 9] = [
     SynthKind::SeqWrite,
     SynthKind::SeqRead,
     SynthKind::RandomWrite,
@@ -23,6 +23,8 @@ const SINGLE_KINDS: [SynthKind; 7] = [
     SynthKind::Mixed,
     SynthKind::Zipf,
     SynthKind::HotCold,
+    SynthKind::Oltp,
+    SynthKind::Compile,
 ];
 
 #[test]
@@ -76,8 +78,16 @@ fn every_request_inside_span_and_aligned() {
                     0,
                     "{kind:?}: {r:?} size not aligned"
                 );
+                // compile defaults size_max to 16 × size.
+                let default_max = if kind == SynthKind::Compile {
+                    128 * KIB
+                } else {
+                    8 * KIB
+                };
                 assert!(
-                    r.size_bytes >= 8 * KIB && r.size_bytes <= size_max.map_or(8 * KIB, |s| s.0)
+                    r.size_bytes >= 8 * KIB
+                        && r.size_bytes <= size_max.map_or(default_max, |s| s.0),
+                    "{kind:?}: {r:?} size out of range"
                 );
                 assert!(
                     r.offset_bytes + r.size_bytes <= c.span.unwrap().0,
@@ -610,6 +620,101 @@ fn bad_configs_are_rejected_with_expectations() {
         ..base
     };
     assert!(generate(&all_hot, GIB, 1).is_ok());
+}
+
+#[test]
+fn oltp_is_small_and_skewed_with_a_sequential_log() {
+    let c = SynthConfig {
+        kind: SynthKind::Oltp,
+        span: Some(Size(256 * MIB)),
+        requests: Some(50_000),
+        read_percent: 0.0,
+        ..SynthConfig::default()
+    };
+    let reqs = requests(&c, GIB, 3);
+    let (log_start, _) = oltp::regions(256 * MIB, 4 * KIB, 4 * KIB);
+    let (log, data): (Vec<&IoRequest>, Vec<&IoRequest>) =
+        reqs.iter().partition(|r| r.offset_bytes >= log_start);
+    // 10% log appends, each right after the previous one, wrapping at the end of the
+    // 8 MiB log region.
+    let share = log.len() as f64 / reqs.len() as f64;
+    assert!((share - 0.10).abs() < 0.01, "log share {share}");
+    for w in log.windows(2) {
+        let next = w[0].offset_bytes + w[0].size_bytes;
+        let next = if next == 256 * MIB { log_start } else { next };
+        assert_eq!(w[1].offset_bytes, next);
+    }
+    // High locality: with Zipf 0.99 over 63k data pages, the 1% most written pages take
+    // a large share of the data writes (analytically H(630)/H(63k) ≈ 0.60 at θ = 1).
+    let mut counts = std::collections::HashMap::new();
+    for r in &data {
+        *counts.entry(r.offset_bytes).or_insert(0u64) += 1;
+    }
+    let mut v: Vec<u64> = counts.into_values().collect();
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    let top: u64 = v.iter().take(630).sum();
+    let top_share = top as f64 / data.len() as f64;
+    assert!(top_share > 0.45, "top 1% of pages take {top_share}");
+    assert!(
+        reqs.iter()
+            .all(|r| r.op == OpKind::Write && r.size_bytes == 4 * KIB)
+    );
+}
+
+#[test]
+fn compile_writes_files_sequentially_into_fresh_space() {
+    let c = SynthConfig {
+        kind: SynthKind::Compile,
+        span: Some(Size(GIB)),
+        requests: Some(10_000),
+        read_percent: 0.0,
+        ..SynthConfig::default()
+    };
+    let reqs = requests(&c, GIB, 5);
+    let (meta_end, sources_end) = compile::regions(GIB, 4 * KIB);
+    let meta = reqs.iter().filter(|r| r.offset_bytes < meta_end).count();
+    let share = meta as f64 / reqs.len() as f64;
+    assert!((share - 0.30).abs() < 0.02, "metadata share {share}");
+    let files: Vec<_> = reqs
+        .iter()
+        .filter(|r| r.offset_bytes >= sources_end)
+        .collect();
+    assert_eq!(
+        meta + files.len(),
+        reqs.len(),
+        "no source reads at read_percent 0"
+    );
+    // File chunks are the larger requests: 4–64 KiB, mean about 34 KiB.
+    let mean = files.iter().map(|r| r.size_bytes).sum::<u64>() as f64 / files.len() as f64;
+    assert!((mean / KIB as f64 - 34.0).abs() < 2.0, "mean chunk {mean}");
+    // Low locality: only the files written twice (one in ten) revisit output pages
+    // before the output cursor wraps (10k requests reserve about 7k × 8.5 × 64 KiB ≈
+    // 430 MiB of the 747 MiB region). Their second pass redraws chunk sizes, so it
+    // covers most, not all, of the first: somewhat under 1/11 of file pages are rewrites.
+    let mut seen = std::collections::HashSet::new();
+    let mut pages = 0u64;
+    let mut rewrites = 0u64;
+    for r in &files {
+        for p in r.offset_bytes / (4 * KIB)..(r.offset_bytes + r.size_bytes) / (4 * KIB) {
+            pages += 1;
+            rewrites += !seen.insert(p) as u64;
+        }
+    }
+    let share = rewrites as f64 / pages as f64;
+    assert!(share > 0.04 && share < 0.10, "rewritten pages {share}");
+    // With reads, read_percent of the requests read the sources.
+    let c = SynthConfig {
+        read_percent: 40.0,
+        ..c
+    };
+    let reqs = requests(&c, GIB, 5);
+    let reads: Vec<_> = reqs.iter().filter(|r| r.op == OpKind::Read).collect();
+    assert!((reads.len() as f64 / reqs.len() as f64 - 0.40).abs() < 0.02);
+    assert!(
+        reads
+            .iter()
+            .all(|r| r.offset_bytes >= meta_end && r.offset_bytes + r.size_bytes <= sources_end)
+    );
 }
 
 #[test]

@@ -1,0 +1,264 @@
+//! CLC, Cold and Largest Cluster: S. Kang, S. Park, H. Jung, H. Shim, J. Cha,
+//! "Performance trade-offs in using NVRAM write buffer for flash memory-based storage
+//! devices", IEEE Trans. Computers 58(6), 2009 (algorithms.md §5.5). It combines FAB
+//! (evict large clusters) with BPLRU (block recency).
+//!
+//! ```text
+//! clusters = buffered pages of one logical block
+//! write(p) / read hit(p): c = cluster(p) (new if needed; p added on a miss, after
+//!           evicting if full); c moves to the MRU end of the size-independent LRU region
+//!           while that region holds more than its share of pages (and more than one
+//!           cluster): its LRU cluster moves to the size-dependent region
+//! evict:    the largest cluster of the size-dependent region (ties: least recently
+//!           demoted or referenced); if that region is empty, the LRU cluster
+//! ```
+//! Choices the description leaves open ([R] in algorithms.md): the size-independent
+//! region's share of the buffer, `buffer.clc_lru_percent`, defaults to 10% of the pages
+//! (the paper tunes it; sweep it); a cluster referenced while in the size-dependent
+//! region returns to the LRU region's MRU end; the most recent cluster always stays in the
+//! LRU region, even when it alone exceeds the share.
+
+use super::core::{Clusters, List};
+use super::{Evictions, WriteBuffer};
+use crate::nand::Lpn;
+use std::collections::BTreeMap;
+
+/// Cold and Largest Cluster.
+pub struct Clc {
+    cl: Clusters,
+    /// Size-independent region, most recent first.
+    lru: List,
+    /// Pages of the clusters in `lru`.
+    lru_pages: u32,
+    /// Most pages `lru` keeps before demoting.
+    lru_limit: u32,
+    /// Size-dependent region: `by_size[c]` holds clusters of `c` pages, most recent first.
+    by_size: Vec<List>,
+    /// Largest non-empty size (0 when the region is empty).
+    max: usize,
+    in_lru: Vec<bool>,
+    cap: u32,
+    demotions: u64,
+}
+
+impl Clc {
+    /// An empty buffer of `capacity` pages, blocks of `block_pages` pages, with
+    /// `lru_percent` % of the pages for the size-independent region.
+    pub fn new(capacity: u32, block_pages: u32, logical_pages: u64, lru_percent: f64) -> Clc {
+        Clc {
+            cl: Clusters::new(capacity, block_pages, logical_pages),
+            lru: List::default(),
+            lru_pages: 0,
+            lru_limit: (capacity as f64 * lru_percent / 100.0).ceil() as u32,
+            by_size: vec![List::default(); block_pages as usize + 1],
+            max: 0,
+            in_lru: vec![false; capacity as usize],
+            cap: capacity,
+            demotions: 0,
+        }
+    }
+
+    fn fix_max(&mut self) {
+        while self.max > 0 && self.by_size[self.max].is_empty() {
+            self.max -= 1;
+        }
+    }
+
+    /// Takes node `n` off whichever region holds it.
+    fn detach(&mut self, n: u32) {
+        let c = self.cl.count[n as usize];
+        if self.in_lru[n as usize] {
+            self.cl.links.unlink(&mut self.lru, n);
+            self.lru_pages -= c;
+        } else {
+            self.cl.links.unlink(&mut self.by_size[c as usize], n);
+            self.fix_max();
+        }
+    }
+
+    /// Puts detached node `n` at the LRU region's MRU end, then demotes the excess.
+    fn enter_lru_front(&mut self, n: u32) {
+        self.cl.links.push_front(&mut self.lru, n);
+        self.lru_pages += self.cl.count[n as usize];
+        self.in_lru[n as usize] = true;
+        while self.lru_pages > self.lru_limit && self.lru.len > 1 {
+            let t = self.cl.links.pop_back(&mut self.lru).expect("non-empty");
+            let c = self.cl.count[t as usize];
+            self.lru_pages -= c;
+            self.cl.links.push_front(&mut self.by_size[c as usize], t);
+            self.in_lru[t as usize] = false;
+            self.max = self.max.max(c as usize);
+            self.demotions += 1;
+        }
+    }
+
+    fn reference(&mut self, n: u32) {
+        if self.in_lru[n as usize] {
+            self.cl.links.move_to_front(&mut self.lru, n);
+        } else {
+            self.detach(n);
+            self.enter_lru_front(n);
+        }
+    }
+}
+
+impl WriteBuffer for Clc {
+    fn name(&self) -> &'static str {
+        "clc"
+    }
+
+    fn capacity_pages(&self) -> u32 {
+        self.cap
+    }
+
+    fn len_pages(&self) -> u32 {
+        self.cl.pages()
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: Lpn) {
+        self.cl.map.prefetch(self.cl.split(lpn.0).0);
+    }
+
+    fn contains(&self, lpn: Lpn) -> bool {
+        self.cl.contains(lpn.0)
+    }
+
+    fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
+        let (lbn, off) = self.cl.split(lpn.0);
+        if let Some(n) = self.cl.find(lbn)
+            && self.cl.has(n, off)
+        {
+            self.reference(n);
+            return true;
+        }
+        if self.cl.pages() == self.cap {
+            self.evict(out);
+        }
+        let n = match self.cl.find(lbn) {
+            Some(n) => {
+                self.detach(n);
+                n
+            }
+            None => self.cl.alloc(lbn),
+        };
+        self.cl.set(n, off);
+        self.enter_lru_front(n);
+        false
+    }
+
+    fn read(&mut self, lpn: Lpn) -> bool {
+        let (lbn, off) = self.cl.split(lpn.0);
+        match self.cl.find(lbn) {
+            Some(n) if self.cl.has(n, off) => {
+                self.reference(n);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn remove(&mut self, lpn: Lpn) -> bool {
+        let (lbn, off) = self.cl.split(lpn.0);
+        let Some(n) = self.cl.find(lbn).filter(|&n| self.cl.has(n, off)) else {
+            return false;
+        };
+        if self.in_lru[n as usize] {
+            self.lru_pages -= 1;
+            if self.cl.clear(n, off) == 0 {
+                self.cl.links.unlink(&mut self.lru, n);
+                self.cl.release(n);
+            }
+        } else {
+            let c = self.cl.count[n as usize] as usize;
+            self.cl.links.unlink(&mut self.by_size[c], n);
+            if self.cl.clear(n, off) == 0 {
+                self.cl.release(n);
+            } else {
+                self.cl.links.push_front(&mut self.by_size[c - 1], n);
+            }
+            self.fix_max();
+        }
+        true
+    }
+
+    fn evict(&mut self, out: &mut Evictions) -> bool {
+        let n = if self.max > 0 {
+            let n = self
+                .cl
+                .links
+                .pop_back(&mut self.by_size[self.max])
+                .expect("max list is non-empty");
+            self.fix_max();
+            n
+        } else {
+            let Some(n) = self.cl.links.pop_back(&mut self.lru) else {
+                return false;
+            };
+            self.lru_pages -= self.cl.count[n as usize];
+            n
+        };
+        self.in_lru[n as usize] = false;
+        self.cl.drain(n, false, out);
+        true
+    }
+
+    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+        out.insert("buffer.clc.demotions".into(), self.demotions);
+    }
+
+    fn check_invariants(&self) {
+        self.cl.check();
+        self.cl.links.check(&self.lru);
+        let mut nodes = self.lru.len;
+        let mut pages = 0;
+        for n in self.cl.links.collect(&self.lru) {
+            assert!(self.in_lru[n as usize]);
+            pages += self.cl.count[n as usize];
+        }
+        assert_eq!(pages, self.lru_pages, "LRU region pages");
+        assert!(self.lru_pages <= self.lru_limit || self.lru.len <= 1);
+        for (c, l) in self.by_size.iter().enumerate() {
+            self.cl.links.check(l);
+            for n in self.cl.links.collect(l) {
+                assert!(!self.in_lru[n as usize]);
+                assert_eq!(self.cl.count[n as usize] as usize, c);
+                nodes += 1;
+            }
+            if !l.is_empty() {
+                assert!(c <= self.max);
+            }
+        }
+        assert_eq!(nodes, self.cl.nodes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::testutil::{drain, victims};
+
+    #[test]
+    fn recent_clusters_are_protected_then_the_largest_cold_one_goes() {
+        // Blocks of 4 pages, 8 pages of buffer, LRU region 25% = 2 pages.
+        let mut b = Clc::new(8, 4, 64, 25.0);
+        // Block 0 gets 0 1 2 (3 pages: over the 2-page share, but it is the only cluster
+        // in the LRU region, so it stays). Block 1 gets 4: block 0 is demoted (size 3).
+        // Block 2 gets 8 9: block 1 ({4}) is demoted (size 1); LRU region = {8,9}.
+        // Block 3 gets 12: LRU region would be 3 pages, so block 2 is demoted (size 2).
+        assert!(victims(&mut b, &[0, 1, 2, 4, 8, 9, 12]).is_empty());
+        // Block 4 gets 16: 8 pages, full; the LRU region {12}, {16} holds 2 pages.
+        assert!(victims(&mut b, &[16]).is_empty());
+        // 17 misses on a full buffer: the largest cold cluster, block 0, leaves whole
+        // (plain LRU would have evicted page 0 only). Block 4 grows to {16,17}, so block
+        // 3 is demoted (size 1, ahead of block 1).
+        assert_eq!(victims(&mut b, &[17]), vec![0, 1, 2]);
+        // A hit on 4 brings block 1 back into the LRU region; that pushes block 4
+        // ({16,17}) out to the cold region (size 2).
+        assert!(victims(&mut b, &[4]).is_empty());
+        // Cold region now: size 2 = block 4 then block 2 (most recently demoted first),
+        // size 1 = block 3. Draining: blocks 2 and 4 (the older demotion first), then
+        // block 3, then the LRU region's block 1.
+        assert_eq!(drain(&mut b), vec![8, 9, 16, 17, 12, 4]);
+    }
+}
