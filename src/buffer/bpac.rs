@@ -107,15 +107,14 @@ impl Bpac {
             self.pl_slots.links.move_to_front(&mut self.pl, s);
             return true;
         }
-        let (lbn, off) = self.bl.split(lpn);
-        match self.bl.find(lbn) {
-            Some(n) if self.bl.has(n, off) => {
+        match self.bl.locate_page(lpn) {
+            Some((n, off)) => {
                 self.take_from_cluster(n, off);
                 self.insert_in_page_list(lpn);
                 self.promotions += 1;
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 }
@@ -136,7 +135,7 @@ impl WriteBuffer for Bpac {
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
         self.pl_slots.map.prefetch(lpn.0);
-        self.bl.map.prefetch(self.bl.split(lpn.0).0);
+        self.bl.prefetch(lpn.0);
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
@@ -193,13 +192,12 @@ impl WriteBuffer for Bpac {
             self.pl_slots.release(s);
             return true;
         }
-        let (lbn, off) = self.bl.split(lpn.0);
-        match self.bl.find(lbn) {
-            Some(n) if self.bl.has(n, off) => {
+        match self.bl.locate_page(lpn.0) {
+            Some((n, off)) => {
                 self.take_from_cluster(n, off);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 

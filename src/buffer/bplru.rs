@@ -76,7 +76,7 @@ impl WriteBuffer for Bplru {
 
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
-        self.cl.map.prefetch(self.cl.split(lpn.0).0);
+        self.cl.prefetch(lpn.0);
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
@@ -84,15 +84,13 @@ impl WriteBuffer for Bplru {
     }
 
     fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        if let Some(n) = self.cl.find(lbn)
-            && self.cl.has(n, off)
-        {
+        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
             // A rewrite: not a sequential stream.
             self.seq_next[n as usize] = NIL;
             self.cl.links.move_to_front(&mut self.list, n);
             return true;
         }
+        let (lbn, off) = self.cl.split(lpn.0);
         if self.cl.pages() == self.cap {
             self.evict(out);
         }
@@ -120,19 +118,17 @@ impl WriteBuffer for Bplru {
     }
 
     fn read(&mut self, lpn: Lpn) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        match self.cl.find(lbn) {
-            Some(n) if self.cl.has(n, off) => {
+        match self.cl.locate_page(lpn.0) {
+            Some((n, _)) => {
                 self.cl.links.move_to_front(&mut self.list, n);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 
     fn remove(&mut self, lpn: Lpn) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        let Some(n) = self.cl.find(lbn).filter(|&n| self.cl.has(n, off)) else {
+        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
             return false;
         };
         self.seq_next[n as usize] = NIL;

@@ -117,7 +117,7 @@ impl WriteBuffer for Clc {
 
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
-        self.cl.map.prefetch(self.cl.split(lpn.0).0);
+        self.cl.prefetch(lpn.0);
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
@@ -125,13 +125,11 @@ impl WriteBuffer for Clc {
     }
 
     fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        if let Some(n) = self.cl.find(lbn)
-            && self.cl.has(n, off)
-        {
+        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
             self.reference(n);
             return true;
         }
+        let (lbn, off) = self.cl.split(lpn.0);
         if self.cl.pages() == self.cap {
             self.evict(out);
         }
@@ -148,19 +146,17 @@ impl WriteBuffer for Clc {
     }
 
     fn read(&mut self, lpn: Lpn) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        match self.cl.find(lbn) {
-            Some(n) if self.cl.has(n, off) => {
+        match self.cl.locate_page(lpn.0) {
+            Some((n, _)) => {
                 self.reference(n);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 
     fn remove(&mut self, lpn: Lpn) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        let Some(n) = self.cl.find(lbn).filter(|&n| self.cl.has(n, off)) else {
+        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
             return false;
         };
         if self.in_lru[n as usize] {

@@ -656,11 +656,25 @@ impl Clusters {
         self.bits[w] & (1u64 << (off & 63)) != 0
     }
 
+    /// Node and page offset of `lpn` when it is buffered.
+    #[inline]
+    pub fn locate_page(&self, lpn: u32) -> Option<(u32, u32)> {
+        let (lbn, off) = self.split(lpn);
+        self.find(lbn)
+            .filter(|&n| self.has(n, off))
+            .map(|n| (n, off))
+    }
+
     /// Whether `lpn` is buffered.
     #[inline]
     pub fn contains(&self, lpn: u32) -> bool {
-        let (lbn, off) = self.split(lpn);
-        self.find(lbn).is_some_and(|n| self.has(n, off))
+        self.locate_page(lpn).is_some()
+    }
+
+    /// Hints that `lpn`'s block will be looked up soon.
+    #[inline]
+    pub fn prefetch(&self, lpn: u32) {
+        self.map.prefetch(lpn / self.block_pages);
     }
 
     /// Adds page `off` to node `n` (it must be absent).

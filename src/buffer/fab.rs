@@ -70,7 +70,7 @@ impl WriteBuffer for Fab {
 
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
-        self.cl.map.prefetch(self.cl.split(lpn.0).0);
+        self.cl.prefetch(lpn.0);
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
@@ -78,13 +78,11 @@ impl WriteBuffer for Fab {
     }
 
     fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        if let Some(n) = self.cl.find(lbn)
-            && self.cl.has(n, off)
-        {
+        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
             self.touch(n);
             return true;
         }
+        let (lbn, off) = self.cl.split(lpn.0);
         if self.cl.pages() == self.cap {
             self.evict(out);
         }
@@ -105,19 +103,17 @@ impl WriteBuffer for Fab {
     }
 
     fn read(&mut self, lpn: Lpn) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        match self.cl.find(lbn) {
-            Some(n) if self.cl.has(n, off) => {
+        match self.cl.locate_page(lpn.0) {
+            Some((n, _)) => {
                 self.touch(n);
                 true
             }
-            _ => false,
+            None => false,
         }
     }
 
     fn remove(&mut self, lpn: Lpn) -> bool {
-        let (lbn, off) = self.cl.split(lpn.0);
-        let Some(n) = self.cl.find(lbn).filter(|&n| self.cl.has(n, off)) else {
+        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
             return false;
         };
         let c = self.cl.count[n as usize] as usize;

@@ -103,7 +103,6 @@ impl Iterator for Oltp {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = usize::try_from(self.remaining).unwrap_or(usize::MAX);
-        (n, Some(n))
+        super::stream::size_hint(self.remaining)
     }
 }

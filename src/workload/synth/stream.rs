@@ -210,10 +210,15 @@ impl<P: Placement> Iterator for Generator<P> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        // On 32-bit targets a count above usize::MAX cannot be stated exactly.
-        match usize::try_from(self.remaining) {
-            Ok(n) => (n, Some(n)),
-            Err(_) => (usize::MAX, None),
-        }
+        size_hint(self.remaining)
+    }
+}
+
+/// The size hint of a stream with `remaining` requests left (exact unless the count
+/// exceeds `usize`, as it can on 32-bit targets).
+pub(crate) fn size_hint(remaining: u64) -> (usize, Option<usize>) {
+    match usize::try_from(remaining) {
+        Ok(n) => (n, Some(n)),
+        Err(_) => (usize::MAX, None),
     }
 }
