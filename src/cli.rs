@@ -150,14 +150,17 @@ pub struct DesignArgs {
     /// Chip organisation: shared-bus, shared-control, channels.
     #[arg(long, value_name = "NAME")]
     pub organisation: Option<String>,
-    /// SSD management block (superblock) size, e.g. 1MiB (default: one flash page).
+    /// SSD management block size, e.g. 1MiB. Page FTL: the unit a by-address placement
+    /// rewrites (default one page). nftl/bast/fast/faster/aftl/cftl: a superblock of k
+    /// whole erase blocks on k planes (default one block).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub mgmt_block: Option<Size>,
     /// Placement inside a management block: write-order (log structured) or by-address
     /// (fixed position; smaller writes rewrite the whole management block).
     #[arg(long, value_name = "NAME")]
     pub placement: Option<String>,
-    /// Placement of a management block's pages: striped (over channels) or one-channel.
+    /// Placement of a management block's pages (or a superblock's member blocks):
+    /// striped (over channels) or one-channel.
     #[arg(long, value_name = "NAME")]
     pub channel_placement: Option<String>,
     /// Generator: seq-write, seq-read, random-write, random-read, mixed, zipf, hot-cold, iozone.

@@ -341,6 +341,9 @@ pub struct Nand {
     counters: NandCounters,
     logging: bool,
     log: Vec<FlashOp>,
+    /// Physical blocks one `erase` erases: 1, or k when the FTL runs on superblocks of k
+    /// blocks (`ftl::superblock`), so erase counters stay in physical block erases.
+    blocks_per_erase: u32,
 }
 
 impl Nand {
@@ -379,7 +382,14 @@ impl Nand {
             counters: NandCounters::default(),
             logging: false,
             log: Vec::new(),
+            blocks_per_erase: 1,
         }
+    }
+
+    /// Makes each block of this array stand for `k` physical blocks erased together (a
+    /// superblock): erase counters and worn-out counts then count physical blocks.
+    pub fn set_blocks_per_erase(&mut self, k: u32) {
+        self.blocks_per_erase = k.max(1);
     }
 
     /// The array's geometry.
@@ -651,7 +661,7 @@ impl Nand {
         st.write_ptr = 0;
         st.erases += 1;
         if st.erases == self.endurance_cycles {
-            self.worn_out_blocks += 1;
+            self.worn_out_blocks += self.blocks_per_erase;
         }
         if !self.in_order {
             let first = self.geo.first_page(block).0 as usize;
@@ -661,7 +671,7 @@ impl Nand {
                 first + self.geo.pages_per_block as usize,
             );
         }
-        self.counters.erases[cause as usize] += 1;
+        self.counters.erases[cause as usize] += self.blocks_per_erase as u64;
         let first = self.geo.first_page(block);
         self.log_op(OpKind::Erase, cause, first);
     }

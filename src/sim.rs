@@ -24,6 +24,7 @@ use crate::buffer::core::KeyMap;
 use crate::buffer::{Evictions, WriteBuffer, build_buffer};
 use crate::config::{Config, Precondition, ResolvedDevice, TimingMode};
 use crate::ftl::layout::Placement;
+use crate::ftl::superblock::Superblock;
 use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
 use crate::host::{Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand, NandCounters, OpKind as FlashOpKind};
@@ -207,14 +208,21 @@ impl Device {
     pub fn new(cfg: &Config) -> Result<Device, SimError> {
         let resolved = cfg.resolve_device().map_err(SimError::Config)?;
         let geo = resolved.geometry;
-        let ftl = build_ftl(&cfg.ftl, &geo, resolved.logical_pages, cfg.seed)
+        // Block-mapped FTLs with a management block of k erase blocks run on a virtual
+        // geometry of superblocks; the timing model places their pages physically.
+        let superblock = Superblock::from_config(&cfg.ftl, &geo).map_err(SimError::Config)?;
+        let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
+        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)
             .map_err(SimError::Config)?;
-        let nand = Nand::new(
-            geo,
+        let mut nand = Nand::new(
+            ftl_geo,
             resolved.endurance_cycles,
             resolved.track_write_seq,
             ftl.programs_in_order(),
         );
+        if let Some(sb) = &superblock {
+            nand.set_blocks_per_erase(sb.blocks());
+        }
         let serial_units = if cfg.ftl.placement == Placement::ByAddress
             && cfg.ftl.name == crate::ftl::FtlKind::Page
         {
@@ -223,7 +231,9 @@ impl Device {
             1
         };
         let timing = match cfg.timing.mode {
-            TimingMode::Full => Some(Timing::new(&geo, resolved.timing)),
+            TimingMode::Full => {
+                Some(Timing::new(&geo, resolved.timing).with_superblock(superblock))
+            }
             TimingMode::Count => None,
         };
         let buffer = resolved.buffer.map(|shape| {
@@ -975,6 +985,35 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
     Ok(notes)
 }
 
+/// Which of the layout settings (`ftl.mgmt_block`, `ftl.placement`,
+/// `ftl.channel_placement`) the configured FTL ignores, as a warning for the report.
+fn layout_warning(ftl: &crate::ftl::FtlConfig) -> Option<String> {
+    use crate::ftl::layout::ChannelPlacement;
+    let mgmt = ftl.mgmt_block.bytes() != 0;
+    let by_address = ftl.placement != Placement::WriteOrder;
+    let one_channel = ftl.channel_placement != ChannelPlacement::Striped;
+    if ftl.name == crate::ftl::FtlKind::Page {
+        None
+    } else if ftl.name.maps_blocks() {
+        // The management block makes superblocks and the channel placement picks their
+        // member planes; the in-block placement is the FTL's own design.
+        let ignored = [
+            by_address.then_some("ftl.placement (data blocks are placed by address and the log or replacement blocks are the log area, by design)"),
+            (one_channel && !mgmt).then_some("ftl.channel_placement without ftl.mgmt_block (a single erase block already sits on one plane)"),
+        ];
+        let ignored: Vec<&str> = ignored.into_iter().flatten().collect();
+        (!ignored.is_empty())
+            .then(|| format!("the {} FTL ignores {}", ftl.name.name(), ignored.join("; ")))
+    } else if mgmt || by_address || one_channel {
+        Some(format!(
+            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL and (management block and channel placement) to the block-mapped FTLs; the {} FTL ignores them",
+            ftl.name.name()
+        ))
+    } else {
+        None
+    }
+}
+
 /// Runs the workload `cfg` describes and reports.
 pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let wall = std::time::Instant::now();
@@ -998,15 +1037,8 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(513);
     let mut warnings = Vec::new();
-    if cfg.ftl.name != crate::ftl::FtlKind::Page
-        && (cfg.ftl.mgmt_block.bytes() != 0
-            || cfg.ftl.placement != Placement::WriteOrder
-            || cfg.ftl.channel_placement != crate::ftl::layout::ChannelPlacement::Striped)
-    {
-        warnings.push(format!(
-            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL only; the {} FTL uses the physical block as its unit",
-            dev.ftl.name()
-        ));
+    if let Some(w) = layout_warning(&cfg.ftl) {
+        warnings.push(w);
     }
     // The management-block probe needs every probe write's latency by offset.
     let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {

@@ -12,6 +12,7 @@
 //! - **Count**: the papers' serial elapsed-time formula
 //!   `Cr·Tr + Cw·Tw + Gc·Tcopy + Ce·Te` (system.md §4), with no parallelism and no bus.
 
+use crate::ftl::superblock::Superblock;
 use crate::nand::{CAUSES, Cause, FlashOp, Geometry, NandCounters, OpKind, Ppn};
 use serde::{Deserialize, Serialize};
 
@@ -194,6 +195,12 @@ pub struct Timing {
     control_free_ns: u64,
     /// Die busy time by cause.
     busy_ns: [u64; CAUSES],
+    /// Where virtual pages live when the FTL runs on superblocks.
+    superblock: Option<Superblock>,
+    planes_per_die: u32,
+    /// Superblock erases: the last erase (by `erase_mark`) that reserved each die.
+    die_mark: Vec<u32>,
+    erase_mark: u32,
 }
 
 impl Timing {
@@ -222,7 +229,18 @@ impl Timing {
             buses: vec![Calendar::new(p.transfer_ns); buses],
             control_free_ns: 0,
             busy_ns: [0; CAUSES],
+            superblock: None,
+            planes_per_die: geo.planes_per_die,
+            die_mark: vec![0; dies as usize],
+            erase_mark: 0,
         }
+    }
+
+    /// The same model for an FTL that runs on `superblock`'s virtual geometry: operation
+    /// addresses are then virtual pages, placed on their member planes.
+    pub fn with_superblock(mut self, superblock: Option<Superblock>) -> Timing {
+        self.superblock = superblock;
+        self
     }
 
     /// Parameters in use.
@@ -232,12 +250,18 @@ impl Timing {
 
     #[inline]
     fn plane_of(&self, ppn: Ppn) -> u32 {
-        self.pages_per_plane.div(ppn.0)
+        match &self.superblock {
+            None => self.pages_per_plane.div(ppn.0),
+            Some(sb) => sb.plane_of(ppn),
+        }
     }
 
     #[inline]
     fn die_of(&self, ppn: Ppn) -> usize {
-        self.pages_per_die.div(ppn.0) as usize
+        match &self.superblock {
+            None => self.pages_per_die.div(ppn.0) as usize,
+            Some(sb) => (sb.plane_of(ppn) / self.planes_per_die) as usize,
+        }
     }
 
     #[inline]
@@ -296,6 +320,26 @@ impl Timing {
             OpKind::Program => {
                 let end = self.bus_in_and_program(die, ready);
                 self.busy_ns[c] += self.p.program_ns + self.p.transfer_ns;
+                end
+            }
+            OpKind::Erase if self.superblock.is_some() => {
+                // One erase on every member; members on one die erase together
+                // (multi-plane erase), distinct dies in parallel.
+                let sb = self.superblock.as_ref().expect("checked");
+                let mut end = ready;
+                self.erase_mark = self.erase_mark.wrapping_add(1);
+                for &plane in sb.member_planes(op.addr) {
+                    let d = plane / self.planes_per_die;
+                    if self.die_mark[d as usize] == self.erase_mark {
+                        continue;
+                    }
+                    self.die_mark[d as usize] = self.erase_mark;
+                    let start = ready.max(self.die_free_ns[d as usize]);
+                    let e = start + self.p.erase_ns;
+                    self.die_free_ns[d as usize] = e;
+                    self.busy_ns[c] += self.p.erase_ns;
+                    end = end.max(e);
+                }
                 end
             }
             OpKind::Erase => {
@@ -446,6 +490,44 @@ mod tests {
         assert_eq!(last_bus, 25_000 + 4 * 100_000);
         // Four commands of 1 µs each, then independent read + transfer.
         assert_eq!(last_ctl, 4_000 + 125_000);
+    }
+
+    /// Superblocks of 2 blocks on a 2-channel × 2-chip array (4 blocks of 4 pages per
+    /// plane): virtual blocks are 8 pages, virtual planes hold 32 pages.
+    fn superblock(ch: crate::ftl::layout::ChannelPlacement) -> Timing {
+        let g = geo(2, 2);
+        let cfg = crate::ftl::FtlConfig {
+            name: crate::ftl::FtlKind::Bast,
+            mgmt_block: crate::units::Size(2 * 4 * 4096),
+            channel_placement: ch,
+            ..crate::ftl::FtlConfig::default()
+        };
+        let sb = Superblock::from_config(&cfg, &g).unwrap();
+        Timing::new(&g, params(Organisation::Channels)).with_superblock(sb)
+    }
+
+    #[test]
+    fn superblock_pages_alternate_members_and_erase_all_of_them_at_once() {
+        use crate::ftl::layout::ChannelPlacement;
+        // Striped: the members of virtual plane 0 are channel 0 and channel 1 (chip 0),
+        // so virtual pages 0 and 1 program in parallel: both end after one transfer
+        // (100 µs) and one program (200 µs).
+        let mut t = superblock(ChannelPlacement::Striped);
+        assert_eq!(t.apply(&op(OpKind::Program, 0), 0), 300_000);
+        assert_eq!(t.apply(&op(OpKind::Program, 1), 0), 300_000);
+        // Page 2 is on member 0 again: it waits for that die.
+        assert_eq!(t.apply(&op(OpKind::Program, 2), 0), 600_000);
+        // Erasing superblock 0 erases on both dies: the one free at 300 µs finishes
+        // first, the superblock when the later die (free at 600 µs) is done.
+        assert_eq!(t.apply(&op(OpKind::Erase, 0), 0), 600_000 + 1_500_000);
+        assert_eq!(t.busy_ns()[0], 3 * 300_000 + 2 * 1_500_000);
+        // One-channel: the members are the two chips of channel 0, so the second
+        // page's transfer waits for the first one's on the shared bus.
+        let mut t = superblock(ChannelPlacement::OneChannel);
+        assert_eq!(t.apply(&op(OpKind::Program, 0), 0), 300_000);
+        assert_eq!(t.apply(&op(OpKind::Program, 1), 0), 400_000);
+        // Virtual plane 1 (virtual pages 32..) is channel 1: free.
+        assert_eq!(t.apply(&op(OpKind::Program, 32), 0), 300_000);
     }
 
     #[test]

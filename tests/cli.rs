@@ -169,6 +169,14 @@ fn bad_input_exits_2_with_a_message_and_writes_nothing() {
             "span",
         ),
         (
+            vec!["run", "--ftl", "bast", "--mgmt-block", "16KiB"],
+            "maps whole erase blocks",
+        ),
+        (
+            vec!["run", "--ftl", "fast", "--mgmt-block", "3MiB"],
+            "must divide",
+        ),
+        (
             vec!["run", "--trace", "/no/such/trace.csv", "--format", "msr"],
             "/no/such/trace.csv",
         ),

@@ -5,7 +5,8 @@ mod common;
 
 use proptest::prelude::*;
 use ssdlab::ftl::layout::{ChannelPlacement, Placement};
-use ssdlab::ftl::{FtlConfig, build_ftl};
+use ssdlab::ftl::superblock::Superblock;
+use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
 use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
 use ssdlab::units::Size;
 use std::collections::BTreeMap;
@@ -101,6 +102,35 @@ proptest! {
                         let cfg = layout_cfg(unit_pages, *placement, *channel);
                         run(&cfg, &geo, 64, &seq)?;
                     }
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    /// Block-mapped and hybrid FTLs with management blocks of 1, 2 and 4 erase blocks
+    /// (superblocks over 1, 2 or 4 of the 4 planes), both channel placements.
+    #[test]
+    fn every_block_mapped_ftl_on_every_superblock_reads_back_last_write(seq in ops(64)) {
+        let geo = two_channels();
+        for &(name, _, _) in FtlKind::all() {
+            if !name.maps_blocks() {
+                continue;
+            }
+            for blocks in [1u64, 2, 4] {
+                for (channel, _) in ChannelPlacement::all() {
+                    let cfg = FtlConfig {
+                        name,
+                        mgmt_block: Size(blocks * 4 * 4096),
+                        channel_placement: *channel,
+                        ..FtlConfig::default()
+                    };
+                    let sb = Superblock::from_config(&cfg, &geo).map_err(TestCaseError::fail)?;
+                    prop_assert_eq!(sb.as_ref().map_or(1, |s| s.blocks() as u64), blocks);
+                    let vgeo = sb.as_ref().map_or(geo, Superblock::ftl_geometry);
+                    run(&cfg, &vgeo, 64, &seq)?;
                 }
             }
         }

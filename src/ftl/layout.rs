@@ -97,32 +97,8 @@ impl Layout {
         placement: Placement,
         channel_placement: ChannelPlacement,
     ) -> Layout {
-        let plane_id = |ch: u32, chip: u32, die: u32, plane: u32| {
-            ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die) * geo.planes_per_die
-                + plane
-        };
-        // Channel-first striping spreads consecutive pages over buses first, then chips,
-        // dies and planes, which is what gives sequential transfers their parallelism.
-        let mut stripe = Vec::with_capacity(geo.planes() as usize);
-        for plane in 0..geo.planes_per_die {
-            for die in 0..geo.dies_per_chip {
-                for chip in 0..geo.chips_per_channel {
-                    for ch in 0..geo.channels {
-                        stripe.push(plane_id(ch, chip, die, plane));
-                    }
-                }
-            }
-        }
-        let mut by_channel = Vec::with_capacity(geo.planes() as usize);
-        for ch in 0..geo.channels {
-            for plane in 0..geo.planes_per_die {
-                for die in 0..geo.dies_per_chip {
-                    for chip in 0..geo.chips_per_channel {
-                        by_channel.push(plane_id(ch, chip, die, plane));
-                    }
-                }
-            }
-        }
+        let stripe = channel_first_order(geo);
+        let by_channel = by_channel_order(geo);
         Layout {
             placement,
             channel_placement,
@@ -184,6 +160,44 @@ impl Layout {
             }
         }
     }
+}
+
+/// Global plane number of (channel, chip, die, plane-in-die) under `geo`'s numbering.
+fn plane_id(geo: &Geometry, ch: u32, chip: u32, die: u32, plane: u32) -> u32 {
+    ((ch * geo.chips_per_channel + chip) * geo.dies_per_chip + die) * geo.planes_per_die + plane
+}
+
+/// Every plane, channels varying fastest, then chips, dies and planes: consecutive
+/// entries sit on different buses first, which is what gives striped transfers their
+/// parallelism.
+pub fn channel_first_order(geo: &Geometry) -> Vec<u32> {
+    let mut out = Vec::with_capacity(geo.planes() as usize);
+    for plane in 0..geo.planes_per_die {
+        for die in 0..geo.dies_per_chip {
+            for chip in 0..geo.chips_per_channel {
+                for ch in 0..geo.channels {
+                    out.push(plane_id(geo, ch, chip, die, plane));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every plane grouped by channel (all of channel 0's planes first), chips varying
+/// fastest inside a channel so a one-channel run still spreads over that channel's chips.
+pub fn by_channel_order(geo: &Geometry) -> Vec<u32> {
+    let mut out = Vec::with_capacity(geo.planes() as usize);
+    for ch in 0..geo.channels {
+        for plane in 0..geo.planes_per_die {
+            for die in 0..geo.dies_per_chip {
+                for chip in 0..geo.chips_per_channel {
+                    out.push(plane_id(geo, ch, chip, die, plane));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Where a byte offset lands: management block number and page inside it (the worked

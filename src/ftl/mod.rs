@@ -23,6 +23,7 @@ pub mod layout;
 pub mod logblock;
 pub mod nftl;
 pub mod page;
+pub mod superblock;
 mod twolevel;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
@@ -167,6 +168,14 @@ impl FtlKind {
         ]
     }
 
+    /// The FTL's name as `--ftl` takes it.
+    pub fn name(self) -> &'static str {
+        FtlKind::all()
+            .iter()
+            .find(|e| e.0 == self)
+            .map_or("?", |e| e.1)
+    }
+
     /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
     pub fn uses_gc_policy(self) -> bool {
         matches!(self, FtlKind::Page | FtlKind::Dftl)
@@ -196,8 +205,9 @@ pub struct FtlConfig {
     pub static_wl_check_erases: u32,
     /// Samples per selection for `d-choices`.
     pub gc_d: u32,
-    /// SSD management block (superblock): the unit a `by-address` layout rewrites;
-    /// 0 = one flash page. A multiple of the page size.
+    /// SSD management block: for the page FTL the unit a `by-address` layout rewrites
+    /// (0 = one flash page; a multiple of the page size); for the block-mapped FTLs a
+    /// superblock of whole erase blocks (0 = one block; see [`superblock`]).
     pub mgmt_block: Size,
     /// Placement of pages inside a management block.
     pub placement: Placement,
