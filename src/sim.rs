@@ -997,13 +997,14 @@ fn layout_warning(ftl: &crate::ftl::FtlConfig) -> Option<String> {
     } else if ftl.name.maps_blocks() {
         // The management block makes superblocks and the channel placement picks their
         // member planes; the in-block placement is the FTL's own design.
-        let ignored = [
-            by_address.then_some("ftl.placement (data blocks are placed by address and the log or replacement blocks are the log area, by design)"),
-            (one_channel && !mgmt).then_some("ftl.channel_placement without ftl.mgmt_block (a single erase block already sits on one plane)"),
-        ];
-        let ignored: Vec<&str> = ignored.into_iter().flatten().collect();
-        (!ignored.is_empty())
-            .then(|| format!("the {} FTL ignores {}", ftl.name.name(), ignored.join("; ")))
+        // Their data blocks are placed by address by design, so `placement` has
+        // nothing to choose.
+        (one_channel && !mgmt).then(|| {
+            format!(
+                "the {} FTL ignores ftl.channel_placement without ftl.mgmt_block (a single erase block already sits on one plane)",
+                ftl.name.name()
+            )
+        })
     } else if mgmt || by_address || one_channel {
         Some(format!(
             "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL and (management block and channel placement) to the block-mapped FTLs; the {} FTL ignores them",

@@ -44,6 +44,21 @@ fn mgmt_block_reproduction_shows_the_papers_trends() {
             .unwrap()
     };
     assert!(w4("C") > w4("A") && w4("A") > w4("B"), "{iops}");
+    // B with a log area (FAST on 1 MiB superblocks): the probe still sees 1 MiB, and
+    // small random writes land in the log instead of rewriting 1 MiB each.
+    let log = std::fs::read_to_string(out.join("log_area.csv")).unwrap();
+    let row = |m: &str| -> Vec<String> {
+        log.lines()
+            .find(|l| l.starts_with(&format!("{m},")))
+            .unwrap()
+            .split(',')
+            .map(str::to_string)
+            .collect()
+    };
+    let (b, bl) = (row("B"), row("B + log area"));
+    assert_eq!(bl[1], "1MiB", "{log}");
+    let wa = |r: &[String]| -> f64 { r[4].parse().unwrap() };
+    assert!(wa(&bl) < wa(&b) / 10.0, "{log}");
     // Aging: write-order placement loses more sequential-read throughput.
     let aging = std::fs::read_to_string(out.join("aging.csv")).unwrap();
     let loss = |p: &str| -> f64 {
