@@ -54,11 +54,12 @@ proptest! {
     #[test]
     fn probe_recovers_any_mgmt_block_from_4kib_to_4mib(
         pages in prop_oneof![1u64..=16, 17u64..=1024],
+        one_channel in any::<bool>(),
     ) {
-        // One-channel placement is covered for small blocks below; for blocks of
-        // several MiB on one channel the probe's latency is not periodic enough yet
-        // (e.g. 962 pages infers 64 KiB), a known limitation.
-        let one_channel = false;
+        // Large blocks on one channel run GC on that channel's few planes during the
+        // probe; its rare huge latencies must not hide the straddles (962 pages once
+        // inferred 64 KiB).
+
         let m = pages * 4096;
         let (step, size) = probe_settings(m);
         let overrides = format!(
@@ -72,11 +73,13 @@ proptest! {
 }
 
 #[test]
-fn probe_recovers_small_blocks_placed_on_one_channel() {
-    for m in [8u64 << 10, 12 << 10, 16 << 10, 64 << 10] {
+fn probe_recovers_blocks_placed_on_one_channel() {
+    // 962 pages (3.76 MiB) is the size that GC outliers once hid.
+    for m in [8u64 << 10, 12 << 10, 16 << 10, 64 << 10, 962 * 4096] {
+        let (step, size) = probe_settings(m);
         let overrides = format!(
             "[ftl]\nmgmt_block = \"{m}B\"\nplacement = \"by-address\"\nchannel_placement = \"one-channel\"\n\
-             [workload]\nspan = \"{}B\"\nprobe_partitions = 2\n",
+             [workload]\nprobe_step = \"{step}B\"\nsize = \"{size}B\"\nspan = \"{}B\"\nprobe_partitions = 2\n",
             3 * m
         );
         assert_eq!(probe("ssd-c", &overrides), Some(m), "m = {m}");

@@ -140,7 +140,22 @@ pub fn infer(samples: &[(u32, u64, u64)], size_bytes: u64) -> ProbeResult {
         if phi <= plo + plo / 20 {
             continue;
         }
-        let mid = plo + (phi - plo) / 2;
+        // Rare huge outliers (GC or merges running while a write waits) must not set
+        // the threshold: a straddling write costs about twice a single one, so the top
+        // of the range is capped at 2.5 × the median latency (the median is a single
+        // write's cost, or the straddles' when nearly every write straddles, as with
+        // page-sized blocks). Half-way between the fastest and that level separates
+        // single from straddling writes.
+        let mut lat: Vec<u64> = s.iter().map(|x| x.2).collect();
+        let k = lat.len() / 2;
+        let median = *lat.select_nth_unstable(k).1;
+        let upper = phi.min(median.saturating_mul(5) / 2);
+        // Likewise a floor that fewer than 2% of the writes reach is not a single write's
+        // cost but a few writes that found their block not yet written (or idle dies):
+        // the median stands in for it.
+        let at_floor = s.iter().filter(|x| x.2 <= plo + plo / 20).count();
+        let floor = if at_floor * 50 < s.len() { median } else { plo };
+        let mid = floor + (upper - floor) / 2;
         let mut last: Option<u64> = None;
         for w in s.windows(2) {
             if w[0].2 <= mid && w[1].2 > mid {
@@ -197,6 +212,25 @@ mod tests {
             let r = infer(&samples, 4096);
             assert_eq!(r.mgmt_block_bytes, Some(m), "m = {m}");
         }
+    }
+
+    #[test]
+    fn rare_outliers_do_not_hide_the_straddles() {
+        // 16 KiB blocks probed with 4 KiB writes every 512 B: straddles cost 2000 ns,
+        // others 1000 ns; GC makes three writes take 100 µs and the first two writes
+        // found their block unwritten (10 ns).
+        let m = 16 << 10;
+        let samples: Vec<(u32, u64, u64)> = (0..400u64)
+            .map(|i| {
+                let lat = match i {
+                    0 | 1 => 10,
+                    50 | 170 | 290 => 100_000,
+                    _ => model(i * 512, 4096, m),
+                };
+                (0, i * 512, lat)
+            })
+            .collect();
+        assert_eq!(infer(&samples, 4096).mgmt_block_bytes, Some(m));
     }
 
     #[test]
