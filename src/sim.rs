@@ -1024,6 +1024,9 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     dev.reset_time(0);
     let measured_wall = std::time::Instant::now();
     let nand_base = *dev.nand.counters();
+    // FTL counters are running totals too: the measured phase reports its own share.
+    let mut ftl_base = BTreeMap::new();
+    dev.ftl.counters(&mut ftl_base);
     let host_base = dev.host;
     let busy_base = dev.timing.as_ref().map(|t| *t.busy_ns());
     let speedup = cfg.host.speedup;
@@ -1159,6 +1162,11 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let erase_counts = dev.nand.erase_counts();
     let mut counters = BTreeMap::new();
     dev.ftl.counters(&mut counters);
+    for (k, v) in counters.iter_mut() {
+        if !crate::ftl::is_gauge(k) {
+            *v -= ftl_base.get(k).copied().unwrap_or(0).min(*v);
+        }
+    }
     counters.insert(
         "nand.worn_out_blocks".into(),
         dev.nand.worn_out_blocks() as u64,

@@ -517,3 +517,53 @@ fn write_buffer_flags_report_hit_ratios_and_bad_settings_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("random"), "{}", stderr(&o));
 }
+
+#[test]
+fn ftl_counters_after_a_fill_cover_the_measured_phase_only() {
+    // `--steady` fills the device and overwrites it at random until write amplification
+    // settles: BAST full-merges tens of thousands of times (and looks up ~100 k pages)
+    // there. The measured phase only reads, so it reports no merges and one lookup per
+    // read.
+    let o = ssdlab(&[
+        "run",
+        "--ftl",
+        "bast",
+        "--capacity",
+        "256MiB",
+        "--steady",
+        "--workload",
+        "seq-read",
+        "--size",
+        "4KiB",
+        "--requests",
+        "1000",
+        "-q",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["measured_phase"], "after preconditioning");
+    let c = &r["counters"];
+    assert_eq!(c["ftl.merge.full"], 0, "{c}");
+    assert_eq!(c["ftl.bast.victim_merges"], 0, "{c}");
+    assert_eq!(c["ftl.lookup.count"], 1000, "{c}");
+    // State values stay whole: the mapping tables are not zero.
+    let o = ssdlab(&[
+        "run",
+        "--ftl",
+        "cftl",
+        "--capacity",
+        "256MiB",
+        "--fill",
+        "--workload",
+        "seq-read",
+        "--requests",
+        "100",
+        "-q",
+        "--json",
+        "-",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(r["counters"]["ftl.mapping.coarse_bytes"].as_u64().unwrap() > 0);
+}

@@ -70,7 +70,9 @@ pub trait Ftl: Send {
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError>;
     /// Bytes of RAM the mapping structures need (formula in each FTL's docs).
     fn mapping_bytes(&self) -> u64;
-    /// FTL-specific counters, e.g. `ftl.gc.victims`.
+    /// FTL-specific counters, e.g. `ftl.gc.victims`: running totals since the FTL was
+    /// built (the report subtracts the preconditioning's share), except the state
+    /// values [`is_gauge`] names.
     fn counters(&self, out: &mut BTreeMap<String, u64>);
     /// Blocks held back from user data (GC reserve and open frontiers), for analytic
     /// comparisons of write amplification.
@@ -280,6 +282,16 @@ impl FtlConfig {
         self.dftl.validate()?;
         Ok(())
     }
+}
+
+/// Whether counter `key` is a state value (mapping bytes now, entries held, a maximum
+/// reached) rather than a running total: reports after preconditioning
+/// show state values as they are and running totals for the measured phase only.
+pub fn is_gauge(key: &str) -> bool {
+    key.starts_with("ftl.mapping.")
+        || key.ends_with("_bytes")
+        || key.ends_with("_entries") && !key.contains("batched")
+        || key.ends_with("_max")
 }
 
 /// Pages per management block for `cfg` on `geo`, or why the size does not fit.
