@@ -666,6 +666,15 @@ impl Nand {
         self.log_op(OpKind::Erase, cause, first);
     }
 
+    /// Asks the CPU to start fetching the state an invalidation of `ppn` touches (its
+    /// validity word and its block's counters).
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        let i = ppn.0 as usize;
+        crate::util::prefetch(&self.valid, i >> 6);
+        crate::util::prefetch(&self.blocks, self.block_index(ppn));
+    }
+
     /// Asks the CPU to start fetching everything a whole-block operation on `block` will
     /// touch (its OOB tags, validity and status bits, block state), so the cache misses
     /// of a merge overlap instead of following one another.

@@ -434,6 +434,26 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         crate::util::prefetch(&self.l2p, lpn.0 as usize);
     }
 
+    #[inline]
+    fn prefetch_early(&self, lpn: Lpn) {
+        crate::util::prefetch(&self.l2p, lpn.0 as usize);
+    }
+
+    /// The map entry should be cached by now (see `prefetch_early`); an overwrite will
+    /// invalidate the old page, a random validity word and block of a large array, and
+    /// update the victim policy's entry for that block: fetch those too.
+    #[inline]
+    fn prefetch_next(&self, lpn: Lpn, nand: &Nand) {
+        let Some(&raw) = self.l2p.get(lpn.0 as usize) else {
+            return;
+        };
+        if raw != 0 {
+            let ppn = Ppn(raw - 1);
+            nand.prefetch_page(ppn);
+            self.policy.prefetch(self.geo.block_of(ppn));
+        }
+    }
+
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = self.l2p[lpn.0 as usize];
         if old != 0 {

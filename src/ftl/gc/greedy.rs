@@ -128,4 +128,9 @@ impl VictimPolicy for Greedy {
     fn contains(&self, block: BlockId) -> bool {
         self.bucket[block.0 as usize] != NONE
     }
+
+    #[inline]
+    fn prefetch(&self, block: BlockId) {
+        crate::util::prefetch(&self.bucket, block.0 as usize);
+    }
 }

@@ -88,6 +88,9 @@ pub trait VictimPolicy: Send {
     fn select(&mut self, plane: u32, nand: &Nand, now: u64) -> Option<BlockId>;
     /// Whether `block` is a candidate (for invariant checks).
     fn contains(&self, block: BlockId) -> bool;
+    /// Hints that `block` will soon see [`VictimPolicy::on_invalidate`] (no effect on
+    /// the policy's state).
+    fn prefetch(&self, _block: BlockId) {}
 }
 
 /// Candidates of each plane in a vector with O(1) insert and remove (swap-remove with a
