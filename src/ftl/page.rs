@@ -217,6 +217,41 @@ impl<V: VictimPolicy> PageFtl<V> {
         Ok(ppn)
     }
 
+    /// Up to `want` consecutive pages of `stream`'s frontier in `plane`, opening a block
+    /// when needed: the first page, how many, and the block if they fill it. A filled
+    /// block leaves the frontier at once; the caller closes it with [`Self::close`] once
+    /// the pages are programmed (the policy needs its valid count then).
+    #[inline]
+    fn next_run(
+        &mut self,
+        plane: u32,
+        stream: Stream,
+        want: u32,
+    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
+        let np = self.geo.pages_per_block;
+        if self.planes[plane as usize].frontier[stream as usize].is_none() {
+            self.open_block(plane, stream)?;
+        }
+        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let first = Ppn(f.block * np + f.next_page);
+        let n = want.min(np - f.next_page);
+        f.next_page += n;
+        let mut filled = None;
+        if f.next_page == np {
+            filled = Some(BlockId(f.block));
+            *slot = None;
+        }
+        Ok((first, n, filled))
+    }
+
+    /// Makes fully programmed block `b` a closed GC candidate.
+    #[inline]
+    fn close(&mut self, b: BlockId, nand: &Nand) {
+        self.role[b.0 as usize] = Role::Closed;
+        self.policy.on_close(b, nand.valid_count(b), self.clock);
+    }
+
     #[cold]
     fn open_block(&mut self, plane: u32, stream: Stream) -> Result<(), FtlError> {
         let ps = &mut self.planes[plane as usize];
@@ -278,13 +313,25 @@ impl<V: VictimPolicy> PageFtl<V> {
         for &src in pages.iter().take(AHEAD) {
             crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(src) as usize);
         }
-        for (i, &src) in pages.iter().enumerate() {
-            if let Some(&next) = pages.get(i + AHEAD) {
-                crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(next) as usize);
+        // The pages go to the frontier in runs that fill its block (or end the victim),
+        // each moved by the NAND in one call: the same page-by-page moves, with the
+        // block and counter bookkeeping done once per run.
+        let mut i = 0;
+        while i < pages.len() {
+            let (dst, n, filled) = self.next_run(plane, stream, (pages.len() - i) as u32)?;
+            let run = &pages[i..i + n as usize];
+            nand.relocate_run(run, dst, cause);
+            for k in 0..n {
+                if let Some(&next) = pages.get(i + k as usize + AHEAD) {
+                    crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(next) as usize);
+                }
+                let to = dst.0 + k;
+                self.l2p[nand.oob_lpn_raw(Ppn(to)) as usize] = to + 1;
             }
-            let dst = self.next_page(plane, stream, nand)?;
-            let lpn = nand.relocate(src, dst, cause);
-            self.l2p[lpn.0 as usize] = dst.0 + 1;
+            if let Some(b) = filled {
+                self.close(b, nand);
+            }
+            i += n as usize;
         }
         self.scratch = pages;
         nand.erase(victim, cause);
