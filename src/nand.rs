@@ -368,17 +368,19 @@ impl Nand {
             } else {
                 u32::MAX
             },
-            oob_lpn: vec![0; pages],
+            // Huge pages, like the FTLs' maps: invalidations hit the validity words of
+            // random pages, and GC reads victims' tags all over the array.
+            oob_lpn: crate::util::zeroed_vec(pages),
             oob_seq: if track_seq {
-                vec![0; pages]
+                crate::util::zeroed_vec(pages)
             } else {
                 Vec::new()
             },
-            valid: vec![0; pages.div_ceil(64)],
+            valid: crate::util::zeroed_vec(pages.div_ceil(64)),
             programmed: if in_order {
                 Vec::new()
             } else {
-                vec![0; pages.div_ceil(64)]
+                crate::util::zeroed_vec(pages.div_ceil(64))
             },
             blocks: vec![BlockState::default(); geo.blocks() as usize],
             in_order,

