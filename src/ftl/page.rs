@@ -356,6 +356,11 @@ impl<V: VictimPolicy> PageFtl<V> {
             let Some(victim) = self.policy.select(plane, nand, self.clock) else {
                 break;
             };
+            // A collection usually takes several victims: start fetching the next one's
+            // tags and validity words while this one is moved.
+            if let Some(next) = self.policy.peek(plane) {
+                nand.prefetch_block(next);
+            }
             self.gc_victims += 1;
             self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
             self.evacuate(victim, stream, Cause::Gc, nand)?;
