@@ -457,7 +457,13 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let end = first.0 + count;
         if !self.layout.rewrites_units() {
+            // The simulator prefetched the first page's old location; the others' map
+            // entries share its cache lines, but their old pages lie anywhere.
+            const AHEAD: u32 = 2;
             for lpn in first.0..end {
+                if lpn + AHEAD < end {
+                    self.prefetch_next(Lpn(lpn + AHEAD), nand);
+                }
                 self.write(Lpn(lpn), nand)?;
             }
             return Ok(());
