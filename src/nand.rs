@@ -256,6 +256,16 @@ pub enum OpKind {
     },
     /// Block erase; `addr` is the block's first page.
     Erase,
+    /// `pages` copies, one after another, of valid pages of the block holding `src`
+    /// into the consecutive pages from `addr` on (GC moving a victim's live pages into
+    /// its frontier, see [`Nand::relocate_run`]); the timing model places it exactly as
+    /// `pages` single copies from that block. Never of cause [`Cause::Rmw`].
+    CopyRun {
+        /// One of the source pages (they all share its block).
+        src: Ppn,
+        /// How many pages were copied.
+        pages: u16,
+    },
 }
 
 /// One logged flash operation (for the timing model).
@@ -361,17 +371,19 @@ impl Nand {
             } else {
                 u32::MAX
             },
-            oob_lpn: vec![0; pages],
+            // Huge pages, like the FTLs' maps: invalidations hit the validity words of
+            // random pages, and GC reads victims' tags all over the array.
+            oob_lpn: crate::util::zeroed_vec(pages),
             oob_seq: if track_seq {
-                vec![0; pages]
+                crate::util::zeroed_vec(pages)
             } else {
                 Vec::new()
             },
-            valid: vec![0; pages.div_ceil(64)],
+            valid: crate::util::zeroed_vec(pages.div_ceil(64)),
             programmed: if in_order {
                 Vec::new()
             } else {
-                vec![0; pages.div_ceil(64)]
+                crate::util::zeroed_vec(pages.div_ceil(64))
             },
             blocks: vec![BlockState::default(); geo.blocks() as usize],
             in_order,
@@ -620,6 +632,82 @@ impl Nand {
         self.log_op(OpKind::Copy { src }, cause, dst);
     }
 
+    /// Moves the valid pages `srcs` (all of one block, in the order given) into the
+    /// `srcs.len()` consecutive erased pages from `dst` on, which must lie in one block:
+    /// exactly what [`Nand::relocate`] of each `srcs[k]` to `dst + k` in turn does (same
+    /// tags, checks, counters; logged as one [`OpKind::CopyRun`] entry instead of one
+    /// [`OpKind::Copy`] per page), but with each block's state and the counters updated
+    /// once for the whole run. This is a GC's victim-copy loop, the simulator's hottest
+    /// path under garbage collection. The moved logical pages are in the OOB tags of the
+    /// destination pages afterwards ([`Nand::oob_lpn_raw`]).
+    pub fn relocate_run(&mut self, srcs: &[Ppn], dst: Ppn, cause: Cause) {
+        let Some(&first_src) = srcs.first() else {
+            return;
+        };
+        debug_assert!(cause != Cause::Rmw, "copy runs are GC / WL moves");
+        let n = srcs.len();
+        let db = self.block_index(dst);
+        let off = dst.0 as usize - db * self.geo.pages_per_block as usize;
+        assert!(
+            off + n <= self.geo.pages_per_block as usize,
+            "FTL bug: copy run of {n} pages from page {off} overflows block {db}"
+        );
+        if !self.in_order {
+            // Relaxed parts check every target page's programmed bit; no FTL that runs
+            // them moves pages in runs on a hot path, so the single-page path serves.
+            for (k, &src) in srcs.iter().enumerate() {
+                self.relocate(src, Ppn(dst.0 + k as u32), cause);
+            }
+            return;
+        }
+        assert!(
+            off as u32 == self.blocks[db].write_ptr,
+            "FTL bug: program of page {off} of block {db} out of order (next is {})",
+            self.blocks[db].write_ptr
+        );
+        let sb = self.block_index(first_src);
+        let d = dst.0 as usize;
+        let track_seq = !self.oob_seq.is_empty();
+        for (k, &src) in srcs.iter().enumerate() {
+            let i = src.0 as usize;
+            assert!(
+                self.block_index(src) == sb,
+                "FTL bug: copy run sources {first_src:?} and {src:?} lie in different blocks"
+            );
+            let bit = 1u64 << (i & 63);
+            assert!(
+                self.valid[i >> 6] & bit != 0,
+                "FTL bug: invalidate of invalid page {src:?}"
+            );
+            self.valid[i >> 6] &= !bit;
+            self.oob_lpn[d + k] = self.oob_lpn[i];
+            if track_seq {
+                self.oob_seq[d + k] = self.oob_seq[i];
+            }
+        }
+        // The targets lie at and beyond the write pointer of an in-order block, so their
+        // validity bits are clear.
+        set_bits(&mut self.valid, d, d + n);
+        let st = &mut self.blocks[db];
+        st.write_ptr += n as u32;
+        st.valid += n as u32;
+        self.blocks[sb].valid -= n as u32;
+        let c = cause as usize;
+        self.counters.reads[c] += n as u64;
+        self.counters.programs[c] += n as u64;
+        self.counters.copies[c] += n as u64;
+        if self.logging {
+            for (k, chunk) in srcs.chunks(u16::MAX as usize).enumerate() {
+                let addr = Ppn(dst.0 + (k * u16::MAX as usize) as u32);
+                let kind = OpKind::CopyRun {
+                    src: chunk[0],
+                    pages: chunk.len() as u16,
+                };
+                self.log.push(FlashOp { kind, cause, addr });
+            }
+        }
+    }
+
     /// Copies valid page `src` into erased page `dst` and invalidates `src` in one step
     /// (what GC does for every live page); returns the logical page moved.
     #[inline]
@@ -674,6 +762,15 @@ impl Nand {
         self.counters.erases[cause as usize] += self.blocks_per_erase as u64;
         let first = self.geo.first_page(block);
         self.log_op(OpKind::Erase, cause, first);
+    }
+
+    /// Asks the CPU to start fetching the state an invalidation of `ppn` touches (its
+    /// validity word and its block's counters).
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        let i = ppn.0 as usize;
+        crate::util::prefetch(&self.valid, i >> 6);
+        crate::util::prefetch(&self.blocks, self.block_index(ppn));
     }
 
     /// Asks the CPU to start fetching everything a whole-block operation on `block` will
@@ -809,8 +906,10 @@ impl Nand {
     }
 }
 
-/// Clears bits `from..to` of a bitset, a word at a time where it can.
-fn clear_bits(bits: &mut [u64], from: usize, to: usize) {
+/// Calls `f(word, mask)` for each word of a bitset that bits `from..to` touch, with
+/// the mask of those bits in it.
+#[inline]
+fn for_bit_range(from: usize, to: usize, mut f: impl FnMut(usize, u64)) {
     let mut i = from;
     while i < to {
         let word_end = ((i >> 6) + 1) << 6;
@@ -821,9 +920,19 @@ fn clear_bits(bits: &mut [u64], from: usize, to: usize) {
         } else {
             ((1u64 << n) - 1) << (i & 63)
         };
-        bits[i >> 6] &= !mask;
+        f(i >> 6, mask);
         i = stop;
     }
+}
+
+/// Clears bits `from..to` of a bitset, a word at a time where it can.
+fn clear_bits(bits: &mut [u64], from: usize, to: usize) {
+    for_bit_range(from, to, |w, mask| bits[w] &= !mask);
+}
+
+/// Sets bits `from..to` of a bitset, a word at a time where it can.
+fn set_bits(bits: &mut [u64], from: usize, to: usize) {
+    for_bit_range(from, to, |w, mask| bits[w] |= mask);
 }
 
 #[cfg(test)]
@@ -996,6 +1105,108 @@ mod tests {
             fast.program(Ppn(128 + p), Lpn(p), Cause::Host);
         }
         fast.check_invariants();
+    }
+
+    /// A copy run must leave exactly the state (bits, tags, counts, write pointers,
+    /// counters) that one `relocate` per page leaves, and log one run entry for the
+    /// single-copy entries.
+    #[test]
+    fn relocate_run_matches_page_by_page_relocation() {
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        // Block 1 full, every third page then stale; block 3 already holds 5 pages.
+        let build = || {
+            let mut n = Nand::new(g, 10, true, true);
+            n.set_logging(true);
+            for p in 0..100 {
+                n.program(Ppn(100 + p), Lpn(1000 + p), Cause::Host);
+            }
+            for p in (0..100).step_by(3) {
+                n.invalidate(Ppn(100 + p));
+            }
+            for p in 0..5 {
+                n.program(Ppn(300 + p), Lpn(p), Cause::Host);
+            }
+            n.drain_log();
+            n
+        };
+        let mut srcs = Vec::new();
+        build().valid_pages(BlockId(1), &mut srcs);
+        assert_eq!(srcs.len(), 66);
+        // Two runs, as a GC fills one frontier block and starts the next: 60 pages
+        // into block 3 after its 5 pages, 6 into block 2 from page 0.
+        let (a, b) = srcs.split_at(60);
+        let mut run = build();
+        run.relocate_run(a, Ppn(305), Cause::Gc);
+        run.relocate_run(b, Ppn(200), Cause::Gc);
+        run.relocate_run(&[], Ppn(206), Cause::Gc);
+        let mut single = build();
+        for (k, &src) in a.iter().enumerate() {
+            single.relocate(src, Ppn(305 + k as u32), Cause::Gc);
+        }
+        for (k, &src) in b.iter().enumerate() {
+            single.relocate(src, Ppn(200 + k as u32), Cause::Gc);
+        }
+        assert_eq!(run.counters(), single.counters());
+        assert_eq!(run.counters().copies[Cause::Gc as usize], 66);
+        for p in 0..4 * 100 {
+            let ppn = Ppn(p);
+            assert_eq!(run.is_valid(ppn), single.is_valid(ppn), "{ppn:?}");
+            assert_eq!(run.is_programmed(ppn), single.is_programmed(ppn), "{ppn:?}");
+            if run.is_valid(ppn) {
+                assert_eq!(run.oob(ppn), single.oob(ppn), "{ppn:?}");
+            }
+        }
+        for b in 0..4 {
+            assert_eq!(run.valid_count(BlockId(b)), single.valid_count(BlockId(b)));
+            assert_eq!(run.write_ptr(BlockId(b)), single.write_ptr(BlockId(b)));
+        }
+        assert_eq!(run.valid_count(BlockId(1)), 0);
+        assert_eq!(run.write_ptr(BlockId(3)), 65);
+        run.check_invariants();
+        let log: Vec<FlashOp> = run.drain_log().collect();
+        let kinds: Vec<(OpKind, Ppn)> = log.iter().map(|o| (o.kind, o.addr)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (
+                    OpKind::CopyRun {
+                        src: a[0],
+                        pages: 60
+                    },
+                    Ppn(305)
+                ),
+                (
+                    OpKind::CopyRun {
+                        src: b[0],
+                        pages: 6
+                    },
+                    Ppn(200)
+                )
+            ]
+        );
+        assert_eq!(single.drain_log().count(), 66);
+        // The log entry stays as small as before runs existed.
+        assert_eq!(std::mem::size_of::<FlashOp>(), 16);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of order")]
+    fn relocate_run_refuses_to_skip_pages() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(0), Lpn(0), Cause::Host);
+        n.relocate_run(&[Ppn(0)], Ppn(9), Cause::Gc);
+    }
+
+    #[test]
+    #[should_panic(expected = "different blocks")]
+    fn relocate_run_sources_share_a_block() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(0), Lpn(0), Cause::Host);
+        n.program(Ppn(8), Lpn(1), Cause::Host);
+        n.relocate_run(&[Ppn(0), Ppn(8)], Ppn(16), Cause::Gc);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::buffer::{Evictions, WriteBuffer, build_buffer};
 use crate::config::{Config, Precondition, ResolvedDevice, TimingMode};
 use crate::ftl::layout::Placement;
 use crate::ftl::superblock::Superblock;
-use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
+use crate::ftl::{Ftl, FtlError, PREFETCH_AHEAD, build_ftl, unit_pages};
 use crate::host::{Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand, NandCounters, OpKind as FlashOpKind};
 use crate::report::BufferReport;
@@ -927,6 +927,53 @@ pub fn build_workload(
     }
 }
 
+/// The request stream with the next [`PREFETCH_AHEAD`] requests read ahead, so the
+/// simulator can announce them to the FTL (reading ahead has no other effect: requests
+/// and errors come out in order).
+struct Lookahead {
+    inner: std::iter::Fuse<RequestStream>,
+    ahead: std::collections::VecDeque<Result<IoRequest, TraceError>>,
+}
+
+impl Lookahead {
+    fn new(inner: RequestStream) -> Self {
+        let mut l = Lookahead {
+            inner: inner.fuse(),
+            ahead: std::collections::VecDeque::with_capacity(PREFETCH_AHEAD + 1),
+        };
+        l.fill();
+        l
+    }
+
+    fn fill(&mut self) {
+        while self.ahead.len() < PREFETCH_AHEAD {
+            match self.inner.next() {
+                Some(r) => self.ahead.push_back(r),
+                None => break,
+            }
+        }
+    }
+
+    /// The request `n` positions after the one `next` returned last, if it parsed.
+    #[inline]
+    fn peek(&self, n: usize) -> Option<&IoRequest> {
+        self.ahead.get(n).and_then(|r| r.as_ref().ok())
+    }
+}
+
+impl Iterator for Lookahead {
+    type Item = Result<IoRequest, TraceError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let r = self.ahead.pop_front()?;
+        if let Some(n) = self.inner.next() {
+            self.ahead.push_back(n);
+        }
+        Some(r)
+    }
+}
+
 /// Parses a trace on a second thread, in batches, while the simulator consumes it: on a
 /// two-core machine parsing then costs almost nothing. Order and errors are preserved
 /// (the reader stops after its first error, and so does this stream).
@@ -1087,12 +1134,15 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
             phase_reports.push(acc.finish(&dev));
             continue;
         }
-        let mut requests = phase.requests.peekable();
+        let mut requests = Lookahead::new(phase.requests);
         while let Some(req) = requests.next() {
             let req = req?;
-            if let Some(Ok(next)) = requests.peek() {
-                dev.ftl
-                    .prefetch(Lpn((next.offset_bytes / dev.page_bytes) as u32));
+            let first_page = |r: &IoRequest| Lpn((r.offset_bytes / dev.page_bytes) as u32);
+            if let Some(far) = requests.peek(PREFETCH_AHEAD - 1) {
+                dev.ftl.prefetch_early(first_page(far));
+            }
+            if let Some(next) = requests.peek(0) {
+                dev.ftl.prefetch_next(first_page(next), &dev.nand);
             }
             let (arrival, issue) = if phase.open_loop {
                 let a = (start + (req.arrival_ns as f64 / speedup) as u64).max(last_arrival);

@@ -33,6 +33,12 @@ use layout::{ChannelPlacement, Placement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// How many requests ahead the simulator announces a request's first page through
+/// [`Ftl::prefetch_early`]. A random map entry of a multi-GiB table costs a DRAM access
+/// and often a page walk (~100-200 ns here); a request without GC takes ~50 ns, so one
+/// request ahead is too late and a few are needed.
+pub const PREFETCH_AHEAD: usize = 4;
+
 /// Errors an FTL can report (everything else is a bug and panics).
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FtlError {
@@ -80,6 +86,17 @@ pub trait Ftl: Send {
     /// Hints that `lpn` will be accessed soon (the simulator passes the next request's
     /// first page), so a large mapping table's cache miss can overlap current work.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// Hints that `lpn` will be accessed a few requests from now (the simulator passes
+    /// the first page of the request [`PREFETCH_AHEAD`] positions ahead): far enough
+    /// that the map entry is in cache by the time [`Ftl::prefetch_next`] reads it.
+    fn prefetch_early(&self, _lpn: Lpn) {}
+    /// Hints that `lpn` is the next request's first page. The map entry was asked for
+    /// by [`Ftl::prefetch_early`], so an FTL may read it and prefetch the flash state
+    /// the write will touch (the old page's validity word and block). By default this is
+    /// [`Ftl::prefetch`].
+    fn prefetch_next(&self, lpn: Lpn, _nand: &Nand) {
+        self.prefetch(lpn);
+    }
     /// Whether the FTL programs the pages of a block strictly in order, as modern NAND
     /// requires. Old FTLs that write a page at its fixed offset (NFTL, BAST's data
     /// blocks) return `false`; the simulator then builds the [`Nand`] in relaxed mode,

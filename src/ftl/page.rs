@@ -217,6 +217,41 @@ impl<V: VictimPolicy> PageFtl<V> {
         Ok(ppn)
     }
 
+    /// Up to `want` consecutive pages of `stream`'s frontier in `plane`, opening a block
+    /// when needed: the first page, how many, and the block if they fill it. A filled
+    /// block leaves the frontier at once; the caller closes it with [`Self::close`] once
+    /// the pages are programmed (the policy needs its valid count then).
+    #[inline]
+    fn next_run(
+        &mut self,
+        plane: u32,
+        stream: Stream,
+        want: u32,
+    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
+        let np = self.geo.pages_per_block;
+        if self.planes[plane as usize].frontier[stream as usize].is_none() {
+            self.open_block(plane, stream)?;
+        }
+        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let first = Ppn(f.block * np + f.next_page);
+        let n = want.min(np - f.next_page);
+        f.next_page += n;
+        let mut filled = None;
+        if f.next_page == np {
+            filled = Some(BlockId(f.block));
+            *slot = None;
+        }
+        Ok((first, n, filled))
+    }
+
+    /// Makes fully programmed block `b` a closed GC candidate.
+    #[inline]
+    fn close(&mut self, b: BlockId, nand: &Nand) {
+        self.role[b.0 as usize] = Role::Closed;
+        self.policy.on_close(b, nand.valid_count(b), self.clock);
+    }
+
     #[cold]
     fn open_block(&mut self, plane: u32, stream: Stream) -> Result<(), FtlError> {
         let ps = &mut self.planes[plane as usize];
@@ -278,13 +313,25 @@ impl<V: VictimPolicy> PageFtl<V> {
         for &src in pages.iter().take(AHEAD) {
             crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(src) as usize);
         }
-        for (i, &src) in pages.iter().enumerate() {
-            if let Some(&next) = pages.get(i + AHEAD) {
-                crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(next) as usize);
+        // The pages go to the frontier in runs that fill its block (or end the victim),
+        // each moved by the NAND in one call: the same page-by-page moves, with the
+        // block and counter bookkeeping done once per run.
+        let mut i = 0;
+        while i < pages.len() {
+            let (dst, n, filled) = self.next_run(plane, stream, (pages.len() - i) as u32)?;
+            let run = &pages[i..i + n as usize];
+            nand.relocate_run(run, dst, cause);
+            for k in 0..n {
+                if let Some(&next) = pages.get(i + k as usize + AHEAD) {
+                    crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(next) as usize);
+                }
+                let to = dst.0 + k;
+                self.l2p[nand.oob_lpn_raw(Ppn(to)) as usize] = to + 1;
             }
-            let dst = self.next_page(plane, stream, nand)?;
-            let lpn = nand.relocate(src, dst, cause);
-            self.l2p[lpn.0 as usize] = dst.0 + 1;
+            if let Some(b) = filled {
+                self.close(b, nand);
+            }
+            i += n as usize;
         }
         self.scratch = pages;
         nand.erase(victim, cause);
@@ -309,6 +356,11 @@ impl<V: VictimPolicy> PageFtl<V> {
             let Some(victim) = self.policy.select(plane, nand, self.clock) else {
                 break;
             };
+            // A collection usually takes several victims: start fetching the next one's
+            // tags and validity words while this one is moved.
+            if let Some(next) = self.policy.peek(plane) {
+                nand.prefetch_block(next);
+            }
             self.gc_victims += 1;
             self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
             self.evacuate(victim, stream, Cause::Gc, nand)?;
@@ -405,7 +457,13 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let end = first.0 + count;
         if !self.layout.rewrites_units() {
+            // The simulator prefetched the first page's old location; the others' map
+            // entries share its cache lines, but their old pages lie anywhere.
+            const AHEAD: u32 = 2;
             for lpn in first.0..end {
+                if lpn + AHEAD < end {
+                    self.prefetch_next(Lpn(lpn + AHEAD), nand);
+                }
                 self.write(Lpn(lpn), nand)?;
             }
             return Ok(());
@@ -432,6 +490,26 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
         crate::util::prefetch(&self.l2p, lpn.0 as usize);
+    }
+
+    #[inline]
+    fn prefetch_early(&self, lpn: Lpn) {
+        crate::util::prefetch(&self.l2p, lpn.0 as usize);
+    }
+
+    /// The map entry should be cached by now (see `prefetch_early`); an overwrite will
+    /// invalidate the old page, a random validity word and block of a large array, and
+    /// update the victim policy's entry for that block: fetch those too.
+    #[inline]
+    fn prefetch_next(&self, lpn: Lpn, nand: &Nand) {
+        let Some(&raw) = self.l2p.get(lpn.0 as usize) else {
+            return;
+        };
+        if raw != 0 {
+            let ppn = Ppn(raw - 1);
+            nand.prefetch_page(ppn);
+            self.policy.prefetch(self.geo.block_of(ppn));
+        }
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {

@@ -128,4 +128,32 @@ impl VictimPolicy for Greedy {
     fn contains(&self, block: BlockId) -> bool {
         self.bucket[block.0 as usize] != NONE
     }
+
+    fn peek(&self, plane: u32) -> Option<BlockId> {
+        // `select` without popping: the first current entry from the lowest count up.
+        // Stale entries are skipped, not dropped; give up after a few so a peek stays
+        // cheap whatever the stacks hold.
+        let base = plane as usize * self.buckets_per_plane;
+        let mut budget = 64;
+        for v in self.min_hint[plane as usize] as usize..self.buckets_per_plane {
+            let mut e = self.heads[base + v];
+            while e != NONE {
+                let (b, next) = self.arena[e as usize];
+                if self.bucket[b as usize] == v as u32 {
+                    return Some(BlockId(b));
+                }
+                budget -= 1;
+                if budget == 0 {
+                    return None;
+                }
+                e = next;
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn prefetch(&self, block: BlockId) {
+        crate::util::prefetch(&self.bucket, block.0 as usize);
+    }
 }

@@ -88,6 +88,15 @@ pub trait VictimPolicy: Send {
     fn select(&mut self, plane: u32, nand: &Nand, now: u64) -> Option<BlockId>;
     /// Whether `block` is a candidate (for invariant checks).
     fn contains(&self, block: BlockId) -> bool;
+    /// Hints that `block` will soon see [`VictimPolicy::on_invalidate`] (no effect on
+    /// the policy's state).
+    fn prefetch(&self, _block: BlockId) {}
+    /// The block `select(plane, …)` would most likely return next, if the policy can
+    /// tell cheaply and without changing its state; only used to prefetch that block's
+    /// flash state while the current victim is moved, so a wrong guess costs nothing.
+    fn peek(&self, _plane: u32) -> Option<BlockId> {
+        None
+    }
 }
 
 /// Candidates of each plane in a vector with O(1) insert and remove (swap-remove with a
@@ -190,6 +199,7 @@ mod tests {
         let g = geo();
         let nand = Nand::new(g, 100, false, true);
         let mut p = Greedy::build(&g, PolicyParams { d: 1, seed: 0 });
+        let mut peeks = 0;
         for cycle in 0..5000u32 {
             for b in 0..6u32 {
                 p.on_close(BlockId(b), 4, 0);
@@ -201,12 +211,21 @@ mod tests {
             let mut want: Vec<(u32, u32)> = (0..6u32).map(|b| ((b + cycle) % 5, b)).collect();
             want.sort();
             for (v, _) in want {
+                // A peek, when it answers, names the block select then returns.
+                let peeked = p.peek(0);
                 let got = p.select(0, &nand, 0).unwrap();
                 assert_eq!((got.0 + cycle) % 5, v, "cycle {cycle}");
+                if let Some(b) = peeked {
+                    assert_eq!(b, got, "cycle {cycle}");
+                    peeks += 1;
+                }
             }
+            assert_eq!(p.peek(0), None);
             assert_eq!(p.select(0, &nand, 0), None);
         }
         assert!(p.entries() <= 4 * 6 + 1024 + 1);
+        // Stale entries rarely exhaust the peek's budget here.
+        assert!(peeks > 5000 * 6 * 9 / 10, "{peeks}");
     }
 
     #[test]
