@@ -184,24 +184,9 @@ pub struct DesignArgs {
     /// Mean gap between generated arrivals (open loop), ns.
     #[arg(long, value_name = "NS")]
     pub mean_gap_ns: Option<u64>,
-    /// Block trace to replay instead of a generator.
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
-    /// Trace format: msr, ascii, disksim, blkparse, tencent, heimdall, csv (default: detect).
-    #[arg(long, value_name = "NAME")]
-    pub format: Option<String>,
-    /// Keep only this device / volume number of the trace.
-    #[arg(long, value_name = "N")]
-    pub trace_device: Option<u32>,
-    /// Requests past the device end: reject, wrap, scale.
-    #[arg(long, value_name = "POLICY")]
-    pub trace_fit: Option<String>,
-    /// Column spec of the generic csv format (see docs/traces.md).
-    #[arg(long, value_name = "SPEC")]
-    pub columns: Option<String>,
-    /// Trace replay speed-up (arrival gaps divided by this).
-    #[arg(long, value_name = "X")]
-    pub speedup: Option<f64>,
+    /// Block trace and how to read it.
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Precondition: write the whole logical space once first.
     #[arg(long)]
     pub fill: bool,
@@ -220,6 +205,55 @@ pub struct DesignArgs {
     /// Any config key, e.g. --set ftl.gc_low_free_blocks=4 (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+}
+
+/// Flags that pick a block trace and say how to read it (`ssdlab run` and `ssdlab
+/// hybrid` share them).
+#[derive(Args, Debug, Default, Clone)]
+pub struct TraceArgs {
+    /// Block trace to replay instead of a generator.
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Trace format: msr, ascii, disksim, blkparse, tencent, heimdall, csv (default: detect).
+    #[arg(long, value_name = "NAME")]
+    pub format: Option<String>,
+    /// Keep only this device / volume number of the trace.
+    #[arg(long, value_name = "N")]
+    pub trace_device: Option<u32>,
+    /// Trace requests past the end of the device (the disk, for `hybrid`): reject, wrap,
+    /// scale.
+    #[arg(long, value_name = "POLICY")]
+    pub trace_fit: Option<String>,
+    /// Column spec of the generic csv format (see docs/traces.md).
+    #[arg(long, value_name = "SPEC")]
+    pub columns: Option<String>,
+    /// Trace replay speed-up (arrival gaps divided by this).
+    #[arg(long, value_name = "X")]
+    pub speedup: Option<f64>,
+}
+
+impl TraceArgs {
+    /// Puts the flags that were given into `t` (`trace.*` and `host.speedup`).
+    pub fn apply(&self, t: &mut toml::Table) {
+        if let Some(v) = &self.trace {
+            set(t, "trace.path", s(v.display()));
+        }
+        if let Some(v) = &self.format {
+            set(t, "trace.format", s(v));
+        }
+        if let Some(v) = self.trace_device {
+            set(t, "trace.device", toml::Value::Integer(v as i64));
+        }
+        if let Some(v) = &self.trace_fit {
+            set(t, "trace.fit", s(v));
+        }
+        if let Some(v) = &self.columns {
+            set(t, "trace.columns", s(v));
+        }
+        if let Some(v) = self.speedup {
+            set(t, "host.speedup", toml::Value::Float(v));
+        }
+    }
 }
 
 /// `ssdlab run` flags.
@@ -334,24 +368,7 @@ impl DesignArgs {
                 toml::Value::Integer(v as i64),
             );
         }
-        if let Some(v) = &self.trace {
-            set(&mut t, "trace.path", s(v.display()));
-        }
-        if let Some(v) = &self.format {
-            set(&mut t, "trace.format", s(v));
-        }
-        if let Some(v) = self.trace_device {
-            set(&mut t, "trace.device", toml::Value::Integer(v as i64));
-        }
-        if let Some(v) = &self.trace_fit {
-            set(&mut t, "trace.fit", s(v));
-        }
-        if let Some(v) = &self.columns {
-            set(&mut t, "trace.columns", s(v));
-        }
-        if let Some(v) = self.speedup {
-            set(&mut t, "host.speedup", toml::Value::Float(v));
-        }
+        self.trace.apply(&mut t);
         if let Some(v) = self.qd {
             set(&mut t, "host.qd", toml::Value::Integer(v as i64));
         }

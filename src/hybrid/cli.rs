@@ -9,7 +9,7 @@ use super::run::{HybridReport, design_label, run};
 use super::store::WritePolicy;
 use super::table::TableKind;
 use super::workload::DesktopWorkload;
-use crate::cli::{CliError, s, set};
+use crate::cli::{CliError, TraceArgs, s, set};
 use crate::report::output;
 use crate::units::{Size, parse_count};
 use crate::workload::synth;
@@ -40,23 +40,8 @@ pub struct HybridArgs {
     #[arg(long, value_name = "NAME[,NAME…]")]
     pub workload: Option<String>,
     /// Block trace to replay instead of a workload (formats as for `ssdlab run`).
-    #[arg(long, value_name = "FILE")]
-    pub trace: Option<PathBuf>,
-    /// Trace format: msr, ascii, disksim, blkparse, tencent, heimdall, csv (default: detect).
-    #[arg(long, value_name = "NAME")]
-    pub format: Option<String>,
-    /// Keep only this device / volume number of the trace.
-    #[arg(long, value_name = "N")]
-    pub trace_device: Option<u32>,
-    /// Trace requests past the disk's end: reject, wrap, scale.
-    #[arg(long, value_name = "POLICY")]
-    pub trace_fit: Option<String>,
-    /// Column spec of the generic csv trace format.
-    #[arg(long, value_name = "SPEC")]
-    pub columns: Option<String>,
-    /// Trace replay speed-up (arrival gaps divided by this).
-    #[arg(long, value_name = "X")]
-    pub speedup: Option<f64>,
+    #[command(flatten)]
+    pub trace: TraceArgs,
     /// Runs on one store: the first cold, the others warm [default: 2].
     #[arg(long, value_name = "N")]
     pub runs: Option<u32>,
@@ -172,22 +157,11 @@ impl HybridArgs {
         opt(&mut t, "flash.device.preset", &self.flash_preset);
         opt(&mut t, "flash.ftl.name", &self.ftl);
         opt(&mut t, "flash.ftl.gc", &self.gc);
-        opt(&mut t, "trace.format", &self.format);
-        opt(&mut t, "trace.fit", &self.trace_fit);
-        opt(&mut t, "trace.columns", &self.columns);
+        self.trace.apply(&mut t);
         if let Some(v) = &self.eviction {
             let names: Vec<&str> = EvictionKind::all().iter().map(|x| x.1).collect();
             check_name("eviction", v, &names)?;
             set(&mut t, "cache.eviction", s(v));
-        }
-        if let Some(p) = &self.trace {
-            set(&mut t, "trace.path", s(p.display()));
-        }
-        if let Some(v) = self.trace_device {
-            set(&mut t, "trace.device", toml::Value::Integer(v as i64));
-        }
-        if let Some(v) = self.speedup {
-            set(&mut t, "host.speedup", toml::Value::Float(v));
         }
         if let Some(v) = self.qd {
             set(&mut t, "host.qd", toml::Value::Integer(v as i64));
@@ -241,12 +215,12 @@ impl HybridArgs {
             )),
             None => None,
         };
-        if self.trace.is_some() && self.workload.is_some() {
+        if self.trace.trace.is_some() && self.workload.is_some() {
             return Err(CliError::Input(
                 "--trace and --workload exclude each other: the trace is the workload".into(),
             ));
         }
-        let workloads: Vec<Option<String>> = match (&self.workload, &self.trace, &file) {
+        let workloads: Vec<Option<String>> = match (&self.workload, &self.trace.trace, &file) {
             (None, None, None) => DesktopWorkload::all()
                 .iter()
                 .map(|w| Some(w.1.to_string()))

@@ -7,8 +7,8 @@
 //! 78643005 1 55596 6 1
 //! ```
 
-use super::lex::{SECTOR, WsCursor, WsFields, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, ws_field_error};
+use super::lex::{WsCursor, parse_scaled};
+use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use crate::workload::OpKind;
 
 /// The line layout, quoted in errors.
@@ -32,31 +32,25 @@ impl LineParser for Ascii {
             }
         };
         let device = c
-            .int()
-            .ok()
-            .and_then(|v| u32::try_from(v).ok())
+            .device()
             .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
         let offset = c
-            .int()
-            .ok()
-            .and_then(|v| v.checked_mul(SECTOR))
+            .sectors()
             .ok_or_else(|| fail(3, "lba_sectors", "a sector number"))?;
         let size = c
-            .int()
-            .ok()
-            .and_then(|v| v.checked_mul(SECTOR))
+            .sectors()
             .ok_or_else(|| fail(4, "size_sectors", "a sector count"))?;
         let op = match c.int() {
             Ok(1) => OpKind::Read,
             Ok(0) => OpKind::Write,
             _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
         };
-        if !c.at_end() {
-            return Err(count_error(LAYOUT, WsFields::new(line).count()));
-        }
-        let r = RawRequest::new(time_ns, device, offset, size, op)
-            .map_err(|m| format!("{LAYOUT} ({m})"))?;
-        Ok(Parsed::Request(r))
+        ws_finish(
+            line,
+            &c,
+            LAYOUT,
+            RawRequest::new(time_ns, device, offset, size, op),
+        )
     }
 
     fn time_unit(&self) -> &'static str {

@@ -8,8 +8,8 @@
 //! 8346.206 0 6397360 496 1
 //! ```
 
-use super::lex::{SECTOR, WsCursor, WsFields, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, ws_field_error};
+use super::lex::{WsCursor, parse_scaled};
+use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use crate::workload::OpKind;
 
 /// The line layout, quoted in errors.
@@ -28,19 +28,13 @@ impl LineParser for Disksim {
         let time_ns = parse_scaled(c.field(), 6)
             .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
         let device = c
-            .int()
-            .ok()
-            .and_then(|v| u32::try_from(v).ok())
+            .device()
             .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
         let offset = c
-            .int()
-            .ok()
-            .and_then(|v| v.checked_mul(SECTOR))
+            .sectors()
             .ok_or_else(|| fail(3, "blkno_sectors", "a sector number"))?;
         let size = c
-            .int()
-            .ok()
-            .and_then(|v| v.checked_mul(SECTOR))
+            .sectors()
             .ok_or_else(|| fail(4, "count_sectors", "a sector count"))?;
         let flags = c
             .int()
@@ -50,12 +44,12 @@ impl LineParser for Disksim {
         } else {
             OpKind::Write
         };
-        if !c.at_end() {
-            return Err(count_error(LAYOUT, WsFields::new(line).count()));
-        }
-        let r = RawRequest::new(time_ns, device, offset, size, op)
-            .map_err(|m| format!("{LAYOUT} ({m})"))?;
-        Ok(Parsed::Request(r))
+        ws_finish(
+            line,
+            &c,
+            LAYOUT,
+            RawRequest::new(time_ns, device, offset, size, op),
+        )
     }
 
     fn time_unit(&self) -> &'static str {

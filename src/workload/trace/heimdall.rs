@@ -7,8 +7,8 @@
 //! 223.412 0 3159347200 36864 1
 //! ```
 
-use super::lex::{WsCursor, WsFields, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, ws_field_error};
+use super::lex::{WsCursor, parse_scaled};
+use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use crate::workload::OpKind;
 
 /// The line layout, quoted in errors.
@@ -27,9 +27,7 @@ impl LineParser for Heimdall {
         let time_ns = parse_scaled(c.field(), 6)
             .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
         let device = c
-            .int()
-            .ok()
-            .and_then(|v| u32::try_from(v).ok())
+            .device()
             .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
         let offset = c
             .int()
@@ -40,12 +38,12 @@ impl LineParser for Heimdall {
             Ok(0) => OpKind::Write,
             _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
         };
-        if !c.at_end() {
-            return Err(count_error(LAYOUT, WsFields::new(line).count()));
-        }
-        let r = RawRequest::new(time_ns, device, offset, size, op)
-            .map_err(|m| format!("{LAYOUT} ({m})"))?;
-        Ok(Parsed::Request(r))
+        ws_finish(
+            line,
+            &c,
+            LAYOUT,
+            RawRequest::new(time_ns, device, offset, size, op),
+        )
     }
 
     fn time_unit(&self) -> &'static str {

@@ -182,6 +182,20 @@ impl<'a> WsCursor<'a> {
         parse_u64(field).ok_or(field)
     }
 
+    /// The next field as a device / volume number (`None` unless it is an integer below
+    /// 2^32).
+    #[inline(always)]
+    pub(crate) fn device(&mut self) -> Option<u32> {
+        self.int().ok().and_then(|v| u32::try_from(v).ok())
+    }
+
+    /// The next field as a count of 512-byte sectors, in bytes (`None` unless it is an
+    /// integer whose byte value fits in 64 bits).
+    #[inline(always)]
+    pub(crate) fn sectors(&mut self) -> Option<u64> {
+        self.int().ok().and_then(|v| v.checked_mul(SECTOR))
+    }
+
     /// The next raw field (empty when there is none).
     #[inline]
     pub(crate) fn field(&mut self) -> &'a [u8] {

@@ -75,6 +75,21 @@ pub(crate) fn field_error(layout: &str, index: usize, name: &str, must: &str) ->
     format!("{layout} (field {index}, {name}, must be {must})")
 }
 
+/// The request of a whitespace-format line whose fields `c` has read: the line must end
+/// there (else the field-count error), and `r` is the request or why it is impossible.
+pub(crate) fn ws_finish(
+    line: &[u8],
+    c: &super::lex::WsCursor,
+    layout: &str,
+    r: Result<RawRequest, String>,
+) -> Result<Parsed, String> {
+    if !c.at_end() {
+        return Err(count_error(layout, super::lex::WsFields::new(line).count()));
+    }
+    r.map(Parsed::Request)
+        .map_err(|m| format!("{layout} ({m})"))
+}
+
 /// Error text for a bad field of a whitespace-separated line with `fields` fields: when
 /// the line has the wrong number of fields, say that rather than blame one field (a
 /// missing or extra field is the likelier mistake).
