@@ -85,3 +85,20 @@ fn probe_recovers_blocks_placed_on_one_channel() {
         assert_eq!(probe("ssd-c", &overrides), Some(m), "m = {m}");
     }
 }
+
+#[test]
+fn probe_sees_the_superblocks_of_log_block_ftls() {
+    // BAST and FAST keep one log block per data (super)block or one sequential log
+    // block, so their merges follow data-block boundaries and the probe's latency
+    // pattern repeats with the superblock. (NFTL folds when a replacement block fills,
+    // which does not line up with the boundaries once blocks are large.)
+    for ftl in ["bast", "fast"] {
+        for m in [2u64 << 20, 8 << 20] {
+            let overrides = format!(
+                "[device]\ncapacity = \"1GiB\"\n[ftl]\nname = \"{ftl}\"\nmgmt_block = \"{m}B\"\n\
+                 [workload]\nprobe_step = \"64KiB\"\nsize = \"128KiB\"\nspan = \"32MiB\"\n"
+            );
+            assert_eq!(probe("default", &overrides), Some(m), "{ftl} m = {m}");
+        }
+    }
+}
