@@ -313,13 +313,11 @@ impl Aftl {
             p,
             r,
             |lpn| defer && fine.find(lpn.0).0 != NIL,
-            |lpn, _, from_r| {
-                // Only replacement pages can be fine-mapped.
-                if from_r {
-                    let n = fine.find(lpn.0).0;
-                    if n != NIL {
-                        dropped.push(n);
-                    }
+            |lpn, _| {
+                // Only replacement pages can be fine-mapped (and only they are reported).
+                let n = fine.find(lpn.0).0;
+                if n != NIL {
+                    dropped.push(n);
                 }
             },
         )?;
@@ -378,6 +376,13 @@ impl Aftl {
         }
         if self.blocks.free_count() == 0 {
             return Err(FtlError::OutOfSpace { plane: 0 });
+        }
+        // The next reclaim weighs (and usually folds) the then-oldest replacement block:
+        // fetch its blocks now.
+        if let Some(r) = self.blocks.oldest_replacement() {
+            let c = self.coarse.find(self.blocks.owner(r)).0;
+            self.blocks
+                .prefetch_fold(nand, self.coarse_p[c as usize], r);
         }
         Ok(())
     }

@@ -56,6 +56,7 @@
 //! buckets and bits).
 
 use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::logblock::Bits;
 use super::twolevel::{self, Blocks, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
@@ -153,10 +154,14 @@ struct FineTable {
     /// Per node hit counts (long table only; empty otherwise).
     hits: Vec<u8>,
     hand: u32,
+    /// Per cluster of the device: whether this table caches it. Simulator bookkeeping,
+    /// not part of the firmware's table (not in `bytes`): it lets a fold skip the hash
+    /// look-ups of the clusters no table caches, which is nearly all of them.
+    cached: Bits,
 }
 
 impl FineTable {
-    fn new(slots: u32, sbf: u32, with_hits: bool) -> FineTable {
+    fn new(slots: u32, sbf: u32, with_hits: bool, logical_pages: u32) -> FineTable {
         let nodes = slots.div_ceil(sbf);
         FineTable {
             index: ChainedHash::new(nodes, nodes),
@@ -169,6 +174,7 @@ impl FineTable {
                 Vec::new()
             },
             hand: 0,
+            cached: Bits::new(logical_pages.div_ceil(sbf) as usize),
         }
     }
 
@@ -201,6 +207,7 @@ impl FineTable {
     fn insert(&mut self, cluster: u32, ppns: &[u32], nur: u8) -> u32 {
         let n = self.index.insert(cluster);
         debug_assert!(n != NIL, "no room");
+        self.cached.set(cluster);
         let base = (n * self.sbf) as usize;
         self.ppn[base..base + self.sbf as usize].copy_from_slice(ppns);
         self.nur[n as usize] = nur;
@@ -214,6 +221,7 @@ impl FineTable {
     fn remove(&mut self, n: u32) {
         let key = self.index.key(n);
         self.index.remove(key);
+        self.cached.clear(key);
         let base = (n * self.sbf) as usize;
         self.ppn[base..base + self.sbf as usize].fill(NIL);
         self.nur[n as usize] = 0;
@@ -272,8 +280,18 @@ impl FineTable {
                         .all(|&p| p == NIL),
                     "{what}: free node {n} holds entries"
                 );
+            } else {
+                assert!(
+                    self.cached.get(self.index.key(n)),
+                    "{what}: node {n} not marked cached"
+                );
             }
         }
+        assert_eq!(
+            self.cached.count_ones(),
+            self.index.len() as u64,
+            "{what}: cached-cluster bits"
+        );
     }
 }
 
@@ -354,8 +372,8 @@ impl Cftl {
             coarse_hits: vec![0; coarse_slots * cpb],
             cpb,
             last_cluster: NIL,
-            short: FineTable::new(c.short_slots, sbf, false),
-            long: FineTable::new(c.long_slots, sbf, true),
+            short: FineTable::new(c.short_slots, sbf, false, logical_pages as u32),
+            long: FineTable::new(c.long_slots, sbf, true, logical_pages as u32),
             cluster: vec![NIL; sbf as usize],
             since_sweep: 0,
             lookups: 0,
@@ -591,33 +609,53 @@ impl Cftl {
     fn fold(&mut self, c: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c / self.sbf) * self.sbf + c % self.sbf;
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let (short, long) = (&mut self.short, &mut self.long);
-        let mut updates = 0;
-        let f = self.blocks.fold(
-            nand,
-            lbn,
-            p,
-            r,
-            |_| false,
-            |lpn, dst, _| {
-                for t in [&mut *short, &mut *long] {
-                    let (n, _) = t.find(lpn.0);
-                    if n != NIL {
-                        let s = t.slot(n, lpn.0);
-                        t.ppn[s] = dst.0;
-                        updates += 1;
-                        break;
-                    }
-                }
-            },
-        )?;
+        let f = self.blocks.fold(nand, lbn, p, r, |_| false, |_, _| {})?;
         debug_assert!(!f.detached);
-        self.fold_fine_updates += updates;
+        self.fold_fine_updates += self.follow_fold(lbn, f.primary, nand);
         self.folds += 1;
         self.fold_copies += f.copies as u64;
         self.coarse_p[c as usize] = f.primary;
         self.coarse_r[c as usize] = NIL;
         Ok(())
+    }
+
+    /// After a fold of `lbn` into block `n`: points the cached slot of every moved page
+    /// at its new address and returns how many slots changed. The moved pages are exactly
+    /// the valid pages of `n` (a fold copies every live page of the block to its offset
+    /// in a fresh block), so one look-up per cluster with a moved page replaces one per
+    /// page; a cluster is cached in at most one table.
+    fn follow_fold(&mut self, lbn: u32, n: u32, nand: &Nand) -> u64 {
+        let first = lbn * self.np;
+        let end = first + self.np;
+        let mut updates = 0;
+        let mut lo = first;
+        let mut cluster = first / self.sbf;
+        while lo < end {
+            let hi = ((cluster + 1) * self.sbf).min(end);
+            let t = if self.short.cached.get(cluster) {
+                Some(&mut self.short)
+            } else if self.long.cached.get(cluster) {
+                Some(&mut self.long)
+            } else {
+                None
+            };
+            if let Some(t) = t {
+                let base = self.blocks.page(n, lo - first);
+                let mut bits = nand.valid_bits(base, hi - lo);
+                let (node, _) = t.index.find(cluster);
+                debug_assert!(node != NIL, "cluster {cluster} marked cached");
+                updates += bits.count_ones() as u64;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let s = t.slot(node, lo + i);
+                    t.ppn[s] = base.0 + i;
+                }
+            }
+            lo = hi;
+            cluster += 1;
+        }
+        updates
     }
 
     /// Folds the oldest replacement blocks until `gc_high` blocks are free.
@@ -633,6 +671,12 @@ impl Cftl {
         }
         if self.blocks.free_count() == 0 {
             return Err(FtlError::OutOfSpace { plane: 0 });
+        }
+        // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
+        if let Some(r) = self.blocks.oldest_replacement() {
+            let c = self.coarse_slot(self.blocks.owner(r)).0;
+            self.blocks
+                .prefetch_fold(nand, self.coarse_p[c as usize], r);
         }
         Ok(())
     }

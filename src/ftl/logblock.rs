@@ -132,6 +132,10 @@ impl Bits {
     pub fn bytes(&self) -> u64 {
         (self.0.len() * 8) as u64
     }
+    /// Bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.0.iter().map(|w| w.count_ones() as u64).sum()
+    }
 }
 
 /// Erased blocks, handed out least-worn first. Buckets by erase count make both ends

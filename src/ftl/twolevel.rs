@@ -183,6 +183,17 @@ impl Blocks {
         None
     }
 
+    /// Starts fetching what folding primary `p` / replacement `r` ([`NIL`] when absent)
+    /// will read, so the next reclaim's cache misses overlap the writes before it.
+    #[inline]
+    pub fn prefetch_fold(&self, nand: &Nand, p: u32, r: u32) {
+        for b in [p, r] {
+            if b != NIL {
+                nand.prefetch_block(BlockId(b));
+            }
+        }
+    }
+
     /// Page `off` of block `b`.
     #[inline]
     pub fn page(&self, b: u32, off: u32) -> Ppn {
@@ -232,6 +243,19 @@ impl Blocks {
             let ppn = self.page(p, off);
             if nand.is_valid(ppn) {
                 return (Some(ppn), probes);
+            }
+            if r != NIL && !nand.is_programmed(ppn) {
+                // P[off] erased: offset `off` was not written since P was allocated (a
+                // write goes in place while it can), so R holds no copy. The firmware
+                // scans R to the end to learn that; the result is known, so only the
+                // scan's probes are counted.
+                let wp = nand.write_ptr(BlockId(r));
+                debug_assert!(
+                    (0..wp).all(|i| nand.oob_lpn_raw(self.page(r, i)) != lpn.0),
+                    "lpn {} in R with P[{off}] erased",
+                    lpn.0
+                );
+                return (None, probes + wp);
             }
         }
         if r != NIL {
@@ -290,8 +314,10 @@ impl Blocks {
     /// Folds logical block `lbn`: copies the valid page of every offset held in primary `p`
     /// and replacement `r` ([`NIL`] if none) into a fresh block at its offset — except
     /// replacement pages for which `keep(lpn)` is true, which stay in `r` — and erases `p`,
-    /// and `r` unless it still holds kept pages (it is then detached). `moved(lpn, new,
-    /// from_r)` hears about every copy.
+    /// and `r` unless it still holds kept pages (it is then detached). `moved(lpn, new)`
+    /// hears about every copy out of `r`; the primary's pages keep their offsets, so a
+    /// caller that follows them reads the new block's valid bits instead (one word per
+    /// 64 pages rather than one call per page).
     pub fn fold(
         &mut self,
         nand: &mut Nand,
@@ -299,7 +325,7 @@ impl Blocks {
         p: u32,
         r: u32,
         mut keep: impl FnMut(Lpn) -> bool,
-        mut moved: impl FnMut(Lpn, Ppn, bool),
+        mut moved: impl FnMut(Lpn, Ppn),
     ) -> Result<Folded, FtlError> {
         let n = self.alloc(Role::Primary, lbn)?;
         let mut pages = std::mem::take(&mut self.scratch);
@@ -307,14 +333,7 @@ impl Blocks {
         let lbn_base = lbn * self.np;
         if p != NIL {
             // The primary's pages keep their offsets: one block-wide merge copy.
-            pages.clear();
-            nand.valid_pages(BlockId(p), &mut pages);
             copies += nand.relocate_block(BlockId(p), BlockId(n), Cause::Gc);
-            let base = p * self.np;
-            for &src in &pages {
-                let off = src.0 - base;
-                moved(Lpn(lbn_base + off), self.page(n, off), false);
-            }
         }
         if r != NIL {
             pages.clear();
@@ -327,7 +346,7 @@ impl Blocks {
                 }
                 let dst = self.page(n, lpn.0 - lbn_base);
                 nand.relocate(src, dst, Cause::Gc);
-                moved(lpn, dst, true);
+                moved(lpn, dst);
                 copies += 1;
             }
         }
@@ -479,17 +498,21 @@ mod tests {
         let r = b.alloc(Role::Replacement, 0).unwrap();
         assert_ne!(g.plane_of(BlockId(p)), g.plane_of(BlockId(r)));
         assert_eq!(b.free_count(), 4);
-        // lpn 2 in place at P[2], then twice into R (R[0], R[1]); lpn 1 at R[2].
+        // lpn 2 in place at P[2], then twice into R (R[0], R[1]); lpn 1 in place at
+        // P[1], then at R[2] (a write goes to R only once P[off] is taken).
         nand.program(b.page(p, 2), Lpn(2), Cause::Host);
         nand.invalidate(b.page(p, 2));
         nand.program(b.append_page(r, &nand).unwrap(), Lpn(2), Cause::Host);
         nand.invalidate(b.page(r, 0));
         nand.program(b.append_page(r, &nand).unwrap(), Lpn(2), Cause::Host);
+        nand.program(b.page(p, 1), Lpn(1), Cause::Host);
+        nand.invalidate(b.page(p, 1));
         nand.program(b.append_page(r, &nand).unwrap(), Lpn(1), Cause::Host);
         // lpn 2: P[2] checked (1), then R scanned from R[2] down: R[2] (lpn 1), R[1] hit.
         assert_eq!(b.locate(&nand, p, r, Lpn(2), 2), (Some(b.page(r, 1)), 3));
         assert_eq!(b.locate(&nand, p, r, Lpn(1), 1), (Some(b.page(r, 2)), 2));
-        // lpn 3 never written: P[3] + all 3 programmed R pages.
+        // lpn 3 never written: P[3] + all 3 programmed R pages (counted without the scan:
+        // P[3] is erased, so R cannot hold it).
         assert_eq!(b.locate(&nand, p, r, Lpn(3), 3), (None, 4));
         // Fold keeping lpn 1 in R: lpn 2 copied to the new block's page 2; P erased; R
         // detached with lpn 1.
@@ -501,7 +524,7 @@ mod tests {
                 p,
                 r,
                 |l| l == Lpn(1),
-                |l, d, _| moved.push((l, d)),
+                |l, d| moved.push((l, d)),
             )
             .unwrap();
         assert!(f.detached);
