@@ -61,6 +61,7 @@ use super::twolevel::{self, Blocks, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// What a promotion does when the target table has no free node.
@@ -325,6 +326,8 @@ pub struct Cftl {
     long: FineTable,
     /// A cluster's translations while it is being loaded.
     cluster: Vec<u32>,
+    /// The simulator's hint: first page of the next request (`NIL`: none).
+    hint: Cell<u32>,
     since_sweep: u32,
     lookups: u64,
     probes: u64,
@@ -375,6 +378,7 @@ impl Cftl {
             short: FineTable::new(c.short_slots, sbf, false, logical_pages as u32),
             long: FineTable::new(c.long_slots, sbf, true, logical_pages as u32),
             cluster: vec![NIL; sbf as usize],
+            hint: Cell::new(NIL),
             since_sweep: 0,
             lookups: 0,
             probes: 0,
@@ -658,52 +662,8 @@ impl Cftl {
         updates
     }
 
-    /// Folds the oldest replacement blocks until `gc_high` blocks are free.
-    #[cold]
-    fn reclaim(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
-        while self.blocks.free_count() < self.gc_high {
-            let Some(r) = self.blocks.oldest_replacement() else {
-                break;
-            };
-            let c = self.coarse_slot(self.blocks.owner(r)).0;
-            self.forced_folds += 1;
-            self.fold(c, nand)?;
-        }
-        if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
-        }
-        // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
-        if let Some(r) = self.blocks.oldest_replacement() {
-            let c = self.coarse_slot(self.blocks.owner(r)).0;
-            self.blocks
-                .prefetch_fold(nand, self.coarse_p[c as usize], r);
-        }
-        Ok(())
-    }
-}
-
-impl Ftl for Cftl {
-    fn name(&self) -> &'static str {
-        "cftl"
-    }
-
-    fn logical_pages(&self) -> u64 {
-        self.logical_pages as u64
-    }
-
-    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let (loc, _) = self.lookup_counted(lpn, nand);
-        if let Some(ppn) = loc {
-            nand.read(ppn, Cause::Host);
-        }
-        Ok(loc)
-    }
-
-    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn> {
-        self.find(lpn, nand).0
-    }
-
-    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         if self.blocks.free_count() < self.gc_low {
             self.reclaim(nand)?;
         }
@@ -742,6 +702,103 @@ impl Ftl for Cftl {
             Level::Coarse => {}
         }
         Ok(())
+    }
+
+    /// Second stage of the next request's prefetch, once its buckets (fetched during
+    /// this request) have arrived: fetch the nodes at the chains' heads and the entries
+    /// they index (slots, NUR bits and hit counts; the coarse entry's blocks and hit
+    /// count), so its lookup finds them in cache.
+    #[inline]
+    fn prefetch_next(&self) {
+        use crate::util::prefetch;
+        let lpn = self.hint.replace(NIL);
+        if lpn == NIL {
+            return;
+        }
+        let cluster = lpn / self.sbf;
+        for t in [&self.short, &self.long] {
+            let n = t.index.head(cluster);
+            if n != NIL {
+                t.index.prefetch_node(n);
+                prefetch(&t.ppn, t.slot(n, lpn));
+                prefetch(&t.nur, n as usize);
+                prefetch(&t.hits, n as usize);
+            }
+        }
+        let lbn = lpn / self.np;
+        let c = self.coarse.head(lbn / self.sbf);
+        if c != NIL {
+            self.coarse.prefetch_node(c);
+            let slot = (c * self.sbf + lbn % self.sbf) as usize;
+            prefetch(&self.coarse_p, slot);
+            prefetch(&self.coarse_r, slot);
+            prefetch(
+                &self.coarse_hits,
+                slot * self.cpb + ((lpn % self.np) / self.sbf) as usize,
+            );
+        }
+    }
+
+    /// Folds the oldest replacement blocks until `gc_high` blocks are free.
+    #[cold]
+    fn reclaim(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        while self.blocks.free_count() < self.gc_high {
+            let Some(r) = self.blocks.oldest_replacement() else {
+                break;
+            };
+            let c = self.coarse_slot(self.blocks.owner(r)).0;
+            self.forced_folds += 1;
+            self.fold(c, nand)?;
+        }
+        if self.blocks.free_count() == 0 {
+            return Err(FtlError::OutOfSpace { plane: 0 });
+        }
+        // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
+        if let Some(r) = self.blocks.oldest_replacement() {
+            let c = self.coarse_slot(self.blocks.owner(r)).0;
+            self.blocks
+                .prefetch_fold(nand, self.coarse_p[c as usize], r);
+        }
+        Ok(())
+    }
+}
+
+impl Ftl for Cftl {
+    fn name(&self) -> &'static str {
+        "cftl"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let (loc, _) = self.lookup_counted(lpn, nand);
+        if let Some(ppn) = loc {
+            nand.read(ppn, Cause::Host);
+        }
+        self.prefetch_next();
+        Ok(loc)
+    }
+
+    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn> {
+        self.find(lpn, nand).0
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let r = self.write_page(lpn, nand);
+        self.prefetch_next();
+        r
+    }
+
+    fn prefetch(&self, lpn: Lpn) {
+        // First stage: the buckets the next request's lookup starts from (the second
+        // stage, after this request, follows them: see `prefetch_next`).
+        self.hint.set(lpn.0);
+        let cluster = lpn.0 / self.sbf;
+        self.short.index.prefetch(cluster);
+        self.long.index.prefetch(cluster);
+        self.coarse.prefetch(lpn.0 / self.np / self.sbf);
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {

@@ -69,6 +69,10 @@ pub struct Blocks {
     geo: Geometry,
     np: u32,
     free: Vec<BTreeSet<(u32, u32)>>,
+    /// Bit `p` set when plane `p`'s pool is non-empty: with a handful of free blocks on
+    /// the whole device, finding the next plane that has one is a bit scan, not a walk
+    /// over empty pools.
+    nonempty: Vec<u64>,
     free_count: u32,
     cursor: u32,
     role: Vec<Role>,
@@ -89,6 +93,7 @@ impl Blocks {
             geo: *geo,
             np: geo.pages_per_block,
             free: vec![BTreeSet::new(); geo.planes() as usize],
+            nonempty: vec![0; (geo.planes() as usize).div_ceil(64)],
             free_count: 0,
             cursor: 0,
             role: vec![Role::Free; geo.blocks() as usize],
@@ -141,29 +146,55 @@ impl Blocks {
         self.owner[b as usize] = NIL;
         let plane = self.geo.plane_of(BlockId(b)) as usize;
         self.free[plane].insert((key, b));
+        self.nonempty[plane >> 6] |= 1u64 << (plane & 63);
         self.free_count += 1;
     }
 
     /// Takes a free block for `role` of logical block `lbn`, from the next plane in
     /// rotation that has one.
     pub fn alloc(&mut self, role: Role, lbn: u32) -> Result<u32, FtlError> {
+        let Some(p) = self.next_nonempty_plane() else {
+            return Err(FtlError::OutOfSpace { plane: self.cursor });
+        };
+        let pool = &mut self.free[p as usize];
+        let (_, b) = pool.pop_first().expect("plane marked non-empty");
+        if pool.is_empty() {
+            self.nonempty[p as usize >> 6] &= !(1u64 << (p & 63));
+        }
         let planes = self.free.len() as u32;
-        for i in 0..planes {
-            let p = (self.cursor + i) % planes;
-            if let Some((_, b)) = self.free[p as usize].pop_first() {
-                self.cursor = (p + 1) % planes;
-                self.free_count -= 1;
-                self.role[b as usize] = role;
-                self.owner[b as usize] = lbn;
-                self.stamp_seq = self.stamp_seq.wrapping_add(1);
-                self.stamp[b as usize] = self.stamp_seq;
-                if role == Role::Replacement {
-                    self.fifo.push_back((b, self.stamp_seq));
-                }
-                return Ok(b);
+        self.cursor = (p + 1) % planes;
+        self.free_count -= 1;
+        self.role[b as usize] = role;
+        self.owner[b as usize] = lbn;
+        self.stamp_seq = self.stamp_seq.wrapping_add(1);
+        self.stamp[b as usize] = self.stamp_seq;
+        if role == Role::Replacement {
+            self.fifo.push_back((b, self.stamp_seq));
+        }
+        Ok(b)
+    }
+
+    /// First plane at or after the cursor (wrapping) with a free block.
+    #[inline]
+    fn next_nonempty_plane(&self) -> Option<u32> {
+        let planes = self.free.len();
+        let words = self.nonempty.len();
+        let c = self.cursor as usize;
+        // Words from the cursor's on, the cursor's word masked below it, then the
+        // cursor's word again for the planes below the cursor.
+        for i in 0..=words {
+            let w = (c >> 6) + i;
+            let mut bits = self.nonempty[w % words];
+            if i == 0 {
+                bits &= u64::MAX << (c & 63);
+            }
+            if bits != 0 {
+                let p = (w % words) * 64 + bits.trailing_zeros() as usize;
+                debug_assert!(p < planes);
+                return Some(p as u32);
             }
         }
-        Err(FtlError::OutOfSpace { plane: self.cursor })
+        None
     }
 
     /// Erases `b` (which must hold no valid page) and returns it to its pool.
@@ -410,6 +441,10 @@ impl Blocks {
             }
         }
         assert_eq!(free, self.free_count, "free count");
+        for (plane, set) in self.free.iter().enumerate() {
+            let marked = self.nonempty[plane >> 6] & (1u64 << (plane & 63)) != 0;
+            assert_eq!(marked, !set.is_empty(), "plane {plane} non-empty mark");
+        }
         let roles_free = self.role.iter().filter(|r| **r == Role::Free).count() as u32;
         assert_eq!(roles_free, free, "free roles vs pools");
         for (b, role) in self.role.iter().enumerate() {
