@@ -669,6 +669,20 @@ impl Nand {
         self.log_op(OpKind::Erase, cause, first);
     }
 
+    /// Asks the CPU to start fetching the state of page `ppn` (validity and status
+    /// bits, OOB tag, its block's counters): an FTL about to test a page and then
+    /// program or invalidate it gets all those cache misses at once.
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        use crate::util::prefetch;
+        let i = ppn.0 as usize;
+        prefetch(&self.valid, i >> 6);
+        prefetch(&self.programmed, i >> 6);
+        prefetch(&self.oob_lpn, i);
+        prefetch(&self.oob_seq, i);
+        prefetch(&self.blocks, self.block_index(ppn));
+    }
+
     /// Asks the CPU to start fetching everything a whole-block operation on `block` will
     /// touch (its OOB tags, validity and status bits, block state), so the cache misses
     /// of a merge overlap instead of following one another.

@@ -205,47 +205,8 @@ impl Bast {
         Ok(())
     }
 
-    /// A log slot with an erased block for `lbn`, merging a victim if none is free.
-    fn open_log(&mut self, lbn: u32, nand: &mut Nand) -> Result<u32, FtlError> {
-        if self.free_slots.is_empty() {
-            self.victim_merges += 1;
-            self.merge(self.oldest, nand)?;
-        }
-        let s = self.free_slots.pop().expect("a slot was just freed");
-        let block = self.b.alloc(Role::Log)?;
-        self.slots[s as usize] = LogSlot {
-            block,
-            lbn,
-            ..EMPTY
-        };
-        self.log_of[lbn as usize] = s;
-        self.push_newest(s);
-        Ok(s)
-    }
-}
-
-impl Ftl for Bast {
-    fn name(&self) -> &'static str {
-        "bast"
-    }
-
-    fn logical_pages(&self) -> u64 {
-        self.b.logical_pages as u64
-    }
-
-    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let r = self.locate_counted(lpn, nand);
-        if let Some(p) = r {
-            nand.read(p, Cause::Host);
-        }
-        Ok(r)
-    }
-
-    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
-        self.locate(lpn, &mut 0)
-    }
-
-    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let (lbn, off) = self.b.split(lpn);
         let mut invalidated = false;
         loop {
@@ -306,6 +267,53 @@ impl Ftl for Bast {
             }
             return Ok(());
         }
+    }
+
+    /// A log slot with an erased block for `lbn`, merging a victim if none is free.
+    fn open_log(&mut self, lbn: u32, nand: &mut Nand) -> Result<u32, FtlError> {
+        if self.free_slots.is_empty() {
+            self.victim_merges += 1;
+            self.merge(self.oldest, nand)?;
+        }
+        let s = self.free_slots.pop().expect("a slot was just freed");
+        let block = self.b.alloc(Role::Log)?;
+        self.slots[s as usize] = LogSlot {
+            block,
+            lbn,
+            ..EMPTY
+        };
+        self.log_of[lbn as usize] = s;
+        self.push_newest(s);
+        Ok(s)
+    }
+}
+
+impl Ftl for Bast {
+    fn name(&self) -> &'static str {
+        "bast"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.b.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let r = self.locate_counted(lpn, nand);
+        if let Some(p) = r {
+            nand.read(p, Cause::Host);
+        }
+        self.b.prefetch_hinted_data_page(nand);
+        Ok(r)
+    }
+
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
+        self.locate(lpn, &mut 0)
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let r = self.write_page(lpn, nand);
+        self.b.prefetch_hinted_data_page(nand);
+        r
     }
 
     fn prefetch(&self, lpn: Lpn) {

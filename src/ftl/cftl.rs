@@ -755,9 +755,14 @@ impl Cftl {
         }
         // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
         if let Some(r) = self.blocks.oldest_replacement() {
-            let c = self.coarse_slot(self.blocks.owner(r)).0;
+            let lbn = self.blocks.owner(r);
+            let c = self.coarse_slot(lbn).0;
             self.blocks
                 .prefetch_fold(nand, self.coarse_p[c as usize], r);
+            // The fold then checks which of the block's clusters the fine tables cache.
+            let cluster = lbn * self.np / self.sbf;
+            self.short.cached.prefetch(cluster);
+            self.long.cached.prefetch(cluster);
         }
         Ok(())
     }

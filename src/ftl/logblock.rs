@@ -27,6 +27,7 @@ use super::FtlError;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::util::FastDiv;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 
 /// "No block / no entry" in the flat tables.
@@ -272,6 +273,9 @@ pub(crate) struct Blocks {
     pub pool: BlockPool,
     pub stats: MergeStats,
     ftl: &'static str,
+    /// The simulator's hint ([`Blocks::prefetch_lpn`]): first page of the next request,
+    /// or [`NIL`].
+    hint: Cell<u32>,
 }
 
 impl Blocks {
@@ -288,6 +292,7 @@ impl Blocks {
             pool: BlockPool::new(geo, least_worn),
             stats: MergeStats::default(),
             ftl,
+            hint: Cell::new(NIL),
         }
     }
 
@@ -330,12 +335,36 @@ impl Blocks {
         }
     }
 
-    /// Starts fetching the map entries of `lpn`'s logical block and the mapped bit.
+    /// Starts fetching the map entries of `lpn`'s logical block and the mapped bit, and
+    /// remembers `lpn` for [`Blocks::take_hint`] (the simulator's hint: the next request).
     #[inline]
     pub fn prefetch_lpn(&self, lpn: Lpn, mapped: &Bits) {
         let lbn = self.div.div(lpn.0) as usize;
         crate::util::prefetch(&self.data, lbn);
         mapped.prefetch(lpn.0);
+        self.hint.set(lpn.0);
+    }
+
+    /// The page [`Blocks::prefetch_lpn`] was last given, once ([`NIL`] if none since).
+    #[inline]
+    pub fn take_hint(&self) -> u32 {
+        self.hint.replace(NIL)
+    }
+
+    /// Second prefetch stage, after the current request: the hinted page's data-block
+    /// entry has arrived, so fetch the flash state of its page there, which the next
+    /// write tests first (in place or not) and then programs or invalidates.
+    #[inline]
+    pub fn prefetch_hinted_data_page(&self, nand: &Nand) {
+        let lpn = self.take_hint();
+        if lpn == NIL {
+            return;
+        }
+        let (lbn, off) = self.split(Lpn(lpn));
+        let d = self.data[lbn as usize];
+        if d != NIL {
+            nand.prefetch_page(self.page(d, off));
+        }
     }
 
     /// Erases `block` (it must hold no valid page) and returns it to the pool.

@@ -351,77 +351,8 @@ impl Nftl {
         self.b.release(u, nand);
     }
 
-    /// [`Nftl::locate`], counted as one lookup probing every unit walked.
-    #[inline]
-    fn locate_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
-        let r = self.locate(lpn, nand);
-        self.b.stats.lookups += 1;
-        self.b.stats.probes += r.1.visited as u64;
-        r
-    }
-
-    /// Invalidates `lpn`'s current copy, if any; returns the walk that found it.
-    #[inline]
-    fn drop_copy(&mut self, lpn: Lpn, nand: &mut Nand) -> Walk {
-        let (old, w) = self.locate_counted(lpn, nand);
-        if let Some(p) = old {
-            nand.invalidate(p);
-            self.mapped.clear(lpn.0);
-        }
-        w
-    }
-
-    /// Where `lpn`'s current copy is, and the walk that found it.
-    #[inline]
-    fn locate(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
-        let (lbn, off) = self.b.split(lpn);
-        let w = self.walk(lpn, lbn, off, nand);
-        let r = (w.newest != NIL && self.mapped.get(lpn.0)).then(|| self.b.page(w.newest, off));
-        debug_assert_eq!(r, self.lookup(lpn, nand));
-        (r, w)
-    }
-}
-
-impl Ftl for Nftl {
-    fn name(&self) -> &'static str {
-        "nftl"
-    }
-
-    fn logical_pages(&self) -> u64 {
-        self.b.logical_pages as u64
-    }
-
-    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let (r, w) = self.locate_counted(lpn, nand);
-        if let Some(p) = r {
-            nand.read(p, Cause::Host);
-        }
-        let extra = w.visited - r.is_some() as u32;
-        if self.cfg.charge_chain_reads && extra > 0 {
-            // Spare-area reads of the other units examined (the addresses only matter to
-            // the timing model: the primary unit's page stands for them).
-            let (lbn, off) = self.b.split(lpn);
-            let at = self.b.page(self.b.data[lbn as usize], off);
-            for _ in 0..extra {
-                nand.charge_read(at, Cause::Map);
-            }
-        }
-        Ok(r)
-    }
-
-    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
-        if !self.mapped.get(lpn.0) {
-            return None;
-        }
-        let (lbn, off) = self.b.split(lpn);
-        let mut u = self.b.data[lbn as usize];
-        for _ in 1..self.used[lpn.0 as usize] {
-            u = self.repl[u as usize];
-        }
-        Some(self.b.page(u, off))
-    }
-
-    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let (lbn, off) = self.b.split(lpn);
         // Invalidate first so no fold below copies the page being replaced.
         let mut w = self.drop_copy(lpn, nand);
@@ -468,6 +399,106 @@ impl Ftl for Nftl {
                 ..w
             };
         }
+    }
+
+    /// Second prefetch stage, after the current request: the hinted page's used count
+    /// and chain links have arrived (the hook fetched them), so fetch the flash state of
+    /// the pages its write will touch: the newest copy (invalidated) and the first FREE
+    /// page (programmed).
+    #[inline]
+    fn prefetch_hinted(&self, nand: &Nand) {
+        let lpn = self.b.take_hint();
+        if lpn == NIL {
+            return;
+        }
+        let (lbn, off) = self.b.split(Lpn(lpn));
+        let used = self.used[lpn as usize] as u32;
+        let mut u = self.b.data[lbn as usize];
+        let mut i = 0;
+        while u != NIL && i <= used {
+            if i + 1 >= used {
+                nand.prefetch_page(self.b.page(u, off));
+            }
+            u = self.repl[u as usize];
+            i += 1;
+        }
+    }
+
+    /// [`Nftl::locate`], counted as one lookup probing every unit walked.
+    #[inline]
+    fn locate_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
+        let r = self.locate(lpn, nand);
+        self.b.stats.lookups += 1;
+        self.b.stats.probes += r.1.visited as u64;
+        r
+    }
+
+    /// Invalidates `lpn`'s current copy, if any; returns the walk that found it.
+    #[inline]
+    fn drop_copy(&mut self, lpn: Lpn, nand: &mut Nand) -> Walk {
+        let (old, w) = self.locate_counted(lpn, nand);
+        if let Some(p) = old {
+            nand.invalidate(p);
+            self.mapped.clear(lpn.0);
+        }
+        w
+    }
+
+    /// Where `lpn`'s current copy is, and the walk that found it.
+    #[inline]
+    fn locate(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
+        let (lbn, off) = self.b.split(lpn);
+        let w = self.walk(lpn, lbn, off, nand);
+        let r = (w.newest != NIL && self.mapped.get(lpn.0)).then(|| self.b.page(w.newest, off));
+        debug_assert_eq!(r, self.lookup(lpn, nand));
+        (r, w)
+    }
+}
+
+impl Ftl for Nftl {
+    fn name(&self) -> &'static str {
+        "nftl"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.b.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let (r, w) = self.locate_counted(lpn, nand);
+        if let Some(p) = r {
+            nand.read(p, Cause::Host);
+        }
+        self.prefetch_hinted(nand);
+        let extra = w.visited - r.is_some() as u32;
+        if self.cfg.charge_chain_reads && extra > 0 {
+            // Spare-area reads of the other units examined (the addresses only matter to
+            // the timing model: the primary unit's page stands for them).
+            let (lbn, off) = self.b.split(lpn);
+            let at = self.b.page(self.b.data[lbn as usize], off);
+            for _ in 0..extra {
+                nand.charge_read(at, Cause::Map);
+            }
+        }
+        Ok(r)
+    }
+
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
+        if !self.mapped.get(lpn.0) {
+            return None;
+        }
+        let (lbn, off) = self.b.split(lpn);
+        let mut u = self.b.data[lbn as usize];
+        for _ in 1..self.used[lpn.0 as usize] {
+            u = self.repl[u as usize];
+        }
+        Some(self.b.page(u, off))
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let r = self.write_page(lpn, nand);
+        self.prefetch_hinted(nand);
+        r
     }
 
     fn prefetch(&self, lpn: Lpn) {

@@ -272,6 +272,8 @@ impl Blocks {
         if p != NIL {
             probes += 1;
             let ppn = self.page(p, off);
+            // A write tests P[off]'s status next and programs it or R: fetch all at once.
+            nand.prefetch_page(ppn);
             if nand.is_valid(ppn) {
                 return (Some(ppn), probes);
             }
