@@ -688,17 +688,26 @@ impl Nand {
     /// of a merge overlap instead of following one another.
     #[inline]
     pub fn prefetch_block(&self, block: BlockId) {
+        self.prefetch_pages(block, self.geo.pages_per_block);
+    }
+
+    /// [`Nand::prefetch_block`] for the first `pages` pages of `block` only (a log block
+    /// holding a few pages: fetching the rest would only crowd the memory system).
+    #[inline]
+    pub fn prefetch_pages(&self, block: BlockId, pages: u32) {
         use crate::util::prefetch;
-        let np = self.geo.pages_per_block as usize;
+        let np = pages.min(self.geo.pages_per_block) as usize;
         let first = self.geo.first_page(block).0 as usize;
         // One prefetch per 64-byte line: 16 four-byte tags.
         for i in (first..first + np).step_by(16) {
             prefetch(&self.oob_lpn, i);
             prefetch(&self.oob_seq, i);
         }
-        for w in (first >> 6)..=((first + np - 1) >> 6) {
-            prefetch(&self.valid, w);
-            prefetch(&self.programmed, w);
+        if np > 0 {
+            for w in (first >> 6)..=((first + np - 1) >> 6) {
+                prefetch(&self.valid, w);
+                prefetch(&self.programmed, w);
+            }
         }
         prefetch(&self.blocks, block.0 as usize);
     }

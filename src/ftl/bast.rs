@@ -258,7 +258,7 @@ impl Bast {
                 // Under random writes the next write most likely merges the victim: start
                 // fetching its blocks and the merge's destination now.
                 let v = self.slots[self.oldest as usize];
-                nand.prefetch_block(BlockId(v.block));
+                nand.prefetch_pages(BlockId(v.block), v.next);
                 let d = self.b.data[v.lbn as usize];
                 if d != NIL {
                     nand.prefetch_block(BlockId(d));

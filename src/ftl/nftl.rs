@@ -91,6 +91,21 @@ impl NftlConfig {
     }
 }
 
+/// Byte → its 8 bits as 0/1 counts (bit 0 first): a fold resets 8 used counts per lookup.
+const SPREAD: [[u16; 8]; 256] = {
+    let mut t = [[0u16; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[b][i] = ((b >> i) & 1) as u16;
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// Longest chain the simulator tracks (chain positions are 2-byte); "no cap" means this.
 const MAX_CHAIN: u32 = u16::MAX as u32;
 
@@ -331,11 +346,14 @@ impl Nftl {
         while l < end {
             let n = (end - l).min(64);
             let bits = nand.programmed_bits(Ppn(base + l - first), n);
-            for (i, u) in self.used[l as usize..(l + n) as usize]
-                .iter_mut()
-                .enumerate()
-            {
-                *u = (bits >> i) as u16 & 1;
+            let used = &mut self.used[l as usize..(l + n) as usize];
+            let mut chunks = used.chunks_exact_mut(8);
+            for (i, c) in (&mut chunks).enumerate() {
+                c.copy_from_slice(&SPREAD[(bits >> (8 * i)) as usize & 0xff]);
+            }
+            let done = n as usize / 8 * 8;
+            for (i, u) in chunks.into_remainder().iter_mut().enumerate() {
+                *u = (bits >> (done + i)) as u16 & 1;
             }
             l += n;
         }
@@ -366,8 +384,16 @@ impl Nftl {
                     && let Some(next) = self.chains.longest()
                 {
                     // The next write needing a unit will likely fold this chain, copying
-                    // its primary unit's pages: start fetching them.
-                    nand.prefetch_block(BlockId(self.b.data[next as usize]));
+                    // its primary unit's pages and resetting its used counts: start
+                    // fetching them, and the chain's link.
+                    let d = self.b.data[next as usize];
+                    nand.prefetch_block(BlockId(d));
+                    crate::util::prefetch(&self.repl, d as usize);
+                    let first = (next * self.b.np) as usize;
+                    let last = (first + self.b.np as usize).min(self.used.len());
+                    for i in (first..last).step_by(32) {
+                        crate::util::prefetch(&self.used, i);
+                    }
                 }
                 return Ok(());
             }
