@@ -29,7 +29,8 @@
 use super::hash::NIL;
 use super::{FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::{BTreeSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// What a block is used for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +69,10 @@ pub enum Placement {
 pub struct Blocks {
     geo: Geometry,
     np: u32,
-    free: Vec<BTreeSet<(u32, u32)>>,
+    /// Per plane, its free blocks as `(key, block)`, least first (least worn, then lowest
+    /// numbered). A binary heap: a plane holds a handful of free blocks once the device
+    /// is in use, where a heap's push and pop beat a tree's node allocation.
+    free: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
     /// Bit `p` set when plane `p`'s pool is non-empty: with a handful of free blocks on
     /// the whole device, finding the next plane that has one is a bit scan, not a walk
     /// over empty pools.
@@ -92,7 +96,7 @@ impl Blocks {
         let mut b = Blocks {
             geo: *geo,
             np: geo.pages_per_block,
-            free: vec![BTreeSet::new(); geo.planes() as usize],
+            free: vec![BinaryHeap::new(); geo.planes() as usize],
             nonempty: vec![0; (geo.planes() as usize).div_ceil(64)],
             free_count: 0,
             cursor: 0,
@@ -145,7 +149,7 @@ impl Blocks {
         self.role[b as usize] = Role::Free;
         self.owner[b as usize] = NIL;
         let plane = self.geo.plane_of(BlockId(b)) as usize;
-        self.free[plane].insert((key, b));
+        self.free[plane].push(Reverse((key, b)));
         self.nonempty[plane >> 6] |= 1u64 << (plane & 63);
         self.free_count += 1;
     }
@@ -157,7 +161,7 @@ impl Blocks {
             return Err(FtlError::OutOfSpace { plane: self.cursor });
         };
         let pool = &mut self.free[p as usize];
-        let (_, b) = pool.pop_first().expect("plane marked non-empty");
+        let Reverse((_, b)) = pool.pop().expect("plane marked non-empty");
         if pool.is_empty() {
             self.nonempty[p as usize >> 6] &= !(1u64 << (p & 63));
         }
@@ -431,7 +435,7 @@ impl Blocks {
     pub fn check(&self, nand: &Nand) {
         let mut free = 0;
         for (plane, set) in self.free.iter().enumerate() {
-            for &(_, b) in set {
+            for &Reverse((_, b)) in set {
                 assert_eq!(self.role[b as usize], Role::Free, "pooled block {b}");
                 assert_eq!(
                     self.geo.plane_of(BlockId(b)) as usize,
