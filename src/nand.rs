@@ -676,10 +676,19 @@ impl Nand {
     pub fn prefetch_page(&self, ppn: Ppn) {
         use crate::util::prefetch;
         let i = ppn.0 as usize;
-        prefetch(&self.valid, i >> 6);
-        prefetch(&self.programmed, i >> 6);
+        self.prefetch_page_status(ppn);
         prefetch(&self.oob_lpn, i);
         prefetch(&self.oob_seq, i);
+    }
+
+    /// [`Nand::prefetch_page`] without the OOB tag: for a page that is more likely
+    /// tested and invalidated than programmed.
+    #[inline]
+    pub fn prefetch_page_status(&self, ppn: Ppn) {
+        use crate::util::prefetch;
+        let i = ppn.0 as usize;
+        prefetch(&self.valid, i >> 6);
+        prefetch(&self.programmed, i >> 6);
         prefetch(&self.blocks, self.block_index(ppn));
     }
 

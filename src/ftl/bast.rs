@@ -302,7 +302,7 @@ impl Ftl for Bast {
         if let Some(p) = r {
             nand.read(p, Cause::Host);
         }
-        self.b.prefetch_hinted_data_page(nand);
+        self.b.prefetch_hinted_data_page(nand, &self.mapped);
         Ok(r)
     }
 
@@ -312,7 +312,7 @@ impl Ftl for Bast {
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let r = self.write_page(lpn, nand);
-        self.b.prefetch_hinted_data_page(nand);
+        self.b.prefetch_hinted_data_page(nand, &self.mapped);
         r
     }
 

@@ -505,7 +505,9 @@ impl<P: RwReclaim> Ftl for Fast<P> {
         if let Some(p) = r {
             nand.read(p, Cause::Host);
         }
-        self.core.b.prefetch_hinted_data_page(nand);
+        self.core
+            .b
+            .prefetch_hinted_data_page(nand, &self.core.mapped);
         Ok(r)
     }
 
@@ -515,7 +517,9 @@ impl<P: RwReclaim> Ftl for Fast<P> {
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let r = self.core.write(lpn, nand, &mut self.policy);
-        self.core.b.prefetch_hinted_data_page(nand);
+        self.core
+            .b
+            .prefetch_hinted_data_page(nand, &self.core.mapped);
         r
     }
 

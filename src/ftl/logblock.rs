@@ -352,10 +352,12 @@ impl Blocks {
     }
 
     /// Second prefetch stage, after the current request: the hinted page's data-block
-    /// entry has arrived, so fetch the flash state of its page there, which the next
-    /// write tests first (in place or not) and then programs or invalidates.
+    /// entry and mapped bit have arrived, so fetch the flash state of its page there,
+    /// which the next write tests first: with the OOB tag when the page is unmapped (a
+    /// first write, programmed in place), without it otherwise (an overwrite goes to a
+    /// log block; the data page is at most invalidated).
     #[inline]
-    pub fn prefetch_hinted_data_page(&self, nand: &Nand) {
+    pub fn prefetch_hinted_data_page(&self, nand: &Nand, mapped: &Bits) {
         let lpn = self.take_hint();
         if lpn == NIL {
             return;
@@ -363,7 +365,11 @@ impl Blocks {
         let (lbn, off) = self.split(Lpn(lpn));
         let d = self.data[lbn as usize];
         if d != NIL {
-            nand.prefetch_page(self.page(d, off));
+            if mapped.get(lpn) {
+                nand.prefetch_page_status(self.page(d, off));
+            } else {
+                nand.prefetch_page(self.page(d, off));
+            }
         }
     }
 
