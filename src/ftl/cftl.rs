@@ -162,7 +162,7 @@ struct FineTable {
 }
 
 impl FineTable {
-    fn new(slots: u32, sbf: u32, with_hits: bool, logical_pages: u32) -> FineTable {
+    fn new(slots: u32, sbf: u32, with_hits: bool, pages: u32) -> FineTable {
         let nodes = slots.div_ceil(sbf);
         FineTable {
             index: ChainedHash::new(nodes, nodes),
@@ -175,7 +175,7 @@ impl FineTable {
                 Vec::new()
             },
             hand: 0,
-            cached: Bits::new(logical_pages.div_ceil(sbf) as usize),
+            cached: Bits::new(pages.div_ceil(sbf) as usize),
         }
     }
 
@@ -375,8 +375,9 @@ impl Cftl {
             coarse_hits: vec![0; coarse_slots * cpb],
             cpb,
             last_cluster: NIL,
-            short: FineTable::new(c.short_slots, sbf, false, logical_pages as u32),
-            long: FineTable::new(c.long_slots, sbf, true, logical_pages as u32),
+            // Cached-cluster bits cover whole logical blocks (a fold checks all of one).
+            short: FineTable::new(c.short_slots, sbf, false, lbns * geo.pages_per_block),
+            long: FineTable::new(c.long_slots, sbf, true, lbns * geo.pages_per_block),
             cluster: vec![NIL; sbf as usize],
             hint: Cell::new(NIL),
             since_sweep: 0,
@@ -632,18 +633,21 @@ impl Cftl {
         let first = lbn * self.np;
         let end = first + self.np;
         let mut updates = 0;
-        let mut lo = first;
-        let mut cluster = first / self.sbf;
-        while lo < end {
-            let hi = ((cluster + 1) * self.sbf).min(end);
-            let t = if self.short.cached.get(cluster) {
-                Some(&mut self.short)
-            } else if self.long.cached.get(cluster) {
-                Some(&mut self.long)
-            } else {
-                None
-            };
-            if let Some(t) = t {
+        let (c0, c1) = (first / self.sbf, (end - 1) / self.sbf);
+        // The block's clusters 64 at a time: usually none is cached.
+        for cs in (c0..=c1).step_by(64) {
+            let len = (c1 + 1 - cs).min(64);
+            let mut marks = self.short.cached.range(cs, len) | self.long.cached.range(cs, len);
+            while marks != 0 {
+                let cluster = cs + marks.trailing_zeros();
+                marks &= marks - 1;
+                let lo = (cluster * self.sbf).max(first);
+                let hi = ((cluster + 1) * self.sbf).min(end);
+                let t = if self.short.cached.get(cluster) {
+                    &mut self.short
+                } else {
+                    &mut self.long
+                };
                 let base = self.blocks.page(n, lo - first);
                 let mut bits = nand.valid_bits(base, hi - lo);
                 let (node, _) = t.index.find(cluster);
@@ -656,8 +660,6 @@ impl Cftl {
                     t.ppn[s] = base.0 + i;
                 }
             }
-            lo = hi;
-            cluster += 1;
         }
         updates
     }

@@ -133,6 +133,20 @@ impl Bits {
     pub fn bytes(&self) -> u64 {
         (self.0.len() * 8) as u64
     }
+    /// Bits `from..from + len` (`len` 1 to 64), bit `from` first.
+    #[inline]
+    pub fn range(&self, from: u32, len: u32) -> u64 {
+        debug_assert!((1..=64).contains(&len));
+        let (w, sh) = ((from >> 6) as usize, from & 63);
+        let mut v = self.0[w] >> sh;
+        if sh != 0 && sh + len > 64 {
+            v |= self.0[w + 1] << (64 - sh);
+        }
+        if len < 64 {
+            v &= (1u64 << len) - 1;
+        }
+        v
+    }
     /// Bits set.
     pub fn count_ones(&self) -> u64 {
         self.0.iter().map(|w| w.count_ones() as u64).sum()
