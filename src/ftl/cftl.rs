@@ -301,7 +301,8 @@ impl FineTable {
 enum Level {
     Short(u32),
     Long(u32),
-    Coarse,
+    /// Through the coarse table: the logical block's coarse slot (`NIL`: none yet).
+    Coarse(u32),
 }
 
 /// CFTL state.
@@ -437,9 +438,16 @@ impl Cftl {
     /// `lpn` through the coarse table only: where it lives and probes.
     #[inline]
     fn find_coarse(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32) {
+        let (loc, _, probes) = self.find_coarse_slot(lpn, nand);
+        (loc, probes)
+    }
+
+    /// [`Cftl::find_coarse`], also returning the coarse slot (`NIL`: none yet).
+    #[inline]
+    fn find_coarse_slot(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32, u32) {
         let (c, probes) = self.coarse_slot(lpn / self.np);
         if c == NIL {
-            return (None, probes);
+            return (None, c, probes);
         }
         let (loc, p2) = self.blocks.locate(
             nand,
@@ -448,7 +456,7 @@ impl Cftl {
             Lpn(lpn),
             lpn % self.np,
         );
-        (loc, probes + p2)
+        (loc, c, probes + p2)
     }
 
     /// Where `lpn` lives, at which level, probes taken. No side effects.
@@ -467,8 +475,8 @@ impl Cftl {
         if n != NIL {
             return (slot_ppn(&self.long, n), Level::Long(n), probes);
         }
-        let (loc, p3) = self.find_coarse(lpn.0, nand);
-        (loc, Level::Coarse, probes + p3)
+        let (loc, c, p3) = self.find_coarse_slot(lpn.0, nand);
+        (loc, Level::Coarse(c), probes + p3)
     }
 
     /// Makes room for a node in `short` (or `long`); false if the promotion must wait.
@@ -567,11 +575,10 @@ impl Cftl {
                     level
                 }
             }
-            Level::Coarse => {
+            Level::Coarse(c) => {
                 self.coarse_lookups += 1;
                 if loc.is_some() {
-                    let h = self.coarse_slot(lpn.0 / self.np).0 as usize * self.cpb
-                        + ((lpn.0 % self.np) / self.sbf) as usize;
+                    let h = c as usize * self.cpb + ((lpn.0 % self.np) / self.sbf) as usize;
                     if counts {
                         self.coarse_hits[h] = (self.coarse_hits[h] + 1).min(threshold);
                     }
@@ -675,7 +682,11 @@ impl Cftl {
         }
         let lbn = lpn.0 / self.np;
         let off = lpn.0 % self.np;
-        let c = self.coarse_slot_mut(lbn);
+        // The coarse slot: a coarse-level lookup found it already (slots never move).
+        let c = match level {
+            Level::Coarse(c) if c != NIL => c,
+            _ => self.coarse_slot_mut(lbn),
+        };
         let (mut p, mut r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
         let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
         self.coarse_p[c as usize] = p;
@@ -701,7 +712,7 @@ impl Cftl {
                 self.long.ppn[s] = dst.0;
                 self.long.nur[n as usize] |= M_BIT;
             }
-            Level::Coarse => {}
+            Level::Coarse(_) => {}
         }
         Ok(())
     }
