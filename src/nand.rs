@@ -10,6 +10,7 @@
 //! When the full timing model runs, every operation is also appended to an op log that the
 //! simulator drains after each request and hands to [`crate::timing`].
 
+use crate::util::zeroed_vec;
 use serde::{Deserialize, Serialize};
 
 /// Logical page number (host address / page size).
@@ -371,21 +372,21 @@ impl Nand {
             } else {
                 u32::MAX
             },
-            // Huge pages, like the FTLs' maps: invalidations hit the validity words of
-            // random pages, and GC reads victims' tags all over the array.
-            oob_lpn: crate::util::zeroed_vec(pages),
+            // Huge pages: merges and host writes touch these tables at random, and with
+            // 4 KiB pages the TLB misses would cost as much as the cache misses.
+            oob_lpn: zeroed_vec(pages),
             oob_seq: if track_seq {
-                crate::util::zeroed_vec(pages)
+                zeroed_vec(pages)
             } else {
                 Vec::new()
             },
-            valid: crate::util::zeroed_vec(pages.div_ceil(64)),
+            valid: zeroed_vec(pages.div_ceil(64)),
             programmed: if in_order {
                 Vec::new()
             } else {
-                crate::util::zeroed_vec(pages.div_ceil(64))
+                zeroed_vec(pages.div_ceil(64))
             },
-            blocks: vec![BlockState::default(); geo.blocks() as usize],
+            blocks: zeroed_vec(geo.blocks() as usize),
             in_order,
             endurance_cycles,
             worn_out_blocks: 0,
@@ -764,13 +765,27 @@ impl Nand {
         self.log_op(OpKind::Erase, cause, first);
     }
 
-    /// Asks the CPU to start fetching the state an invalidation of `ppn` touches (its
-    /// validity word and its block's counters).
+    /// Asks the CPU to start fetching the state of page `ppn` (validity and status
+    /// bits, OOB tag, its block's counters): an FTL about to test a page and then
+    /// program or invalidate it gets all those cache misses at once.
     #[inline]
     pub fn prefetch_page(&self, ppn: Ppn) {
+        use crate::util::prefetch;
         let i = ppn.0 as usize;
-        crate::util::prefetch(&self.valid, i >> 6);
-        crate::util::prefetch(&self.blocks, self.block_index(ppn));
+        self.prefetch_page_status(ppn);
+        prefetch(&self.oob_lpn, i);
+        prefetch(&self.oob_seq, i);
+    }
+
+    /// [`Nand::prefetch_page`] without the OOB tag: for a page that is more likely
+    /// tested and invalidated than programmed.
+    #[inline]
+    pub fn prefetch_page_status(&self, ppn: Ppn) {
+        use crate::util::prefetch;
+        let i = ppn.0 as usize;
+        prefetch(&self.valid, i >> 6);
+        prefetch(&self.programmed, i >> 6);
+        prefetch(&self.blocks, self.block_index(ppn));
     }
 
     /// Asks the CPU to start fetching everything a whole-block operation on `block` will
@@ -778,17 +793,26 @@ impl Nand {
     /// of a merge overlap instead of following one another.
     #[inline]
     pub fn prefetch_block(&self, block: BlockId) {
+        self.prefetch_pages(block, self.geo.pages_per_block);
+    }
+
+    /// [`Nand::prefetch_block`] for the first `pages` pages of `block` only (a log block
+    /// holding a few pages: fetching the rest would only crowd the memory system).
+    #[inline]
+    pub fn prefetch_pages(&self, block: BlockId, pages: u32) {
         use crate::util::prefetch;
-        let np = self.geo.pages_per_block as usize;
+        let np = pages.min(self.geo.pages_per_block) as usize;
         let first = self.geo.first_page(block).0 as usize;
         // One prefetch per 64-byte line: 16 four-byte tags.
         for i in (first..first + np).step_by(16) {
             prefetch(&self.oob_lpn, i);
             prefetch(&self.oob_seq, i);
         }
-        for w in (first >> 6)..=((first + np - 1) >> 6) {
-            prefetch(&self.valid, w);
-            prefetch(&self.programmed, w);
+        if np > 0 {
+            for w in (first >> 6)..=((first + np - 1) >> 6) {
+                prefetch(&self.valid, w);
+                prefetch(&self.programmed, w);
+            }
         }
         prefetch(&self.blocks, block.0 as usize);
     }
@@ -828,25 +852,31 @@ impl Nand {
                 "FTL bug: merge into non-erased pages of block {}",
                 dst.0
             );
+            let taken = self.programmed[dw + w];
             self.programmed[dw + w] |= mask;
             self.valid[dw + w] |= mask;
             self.valid[sw + w] = 0;
             let (s, d) = (s0 + (w << 6), d0 + (w << 6));
-            if mask == u64::MAX {
-                self.oob_lpn.copy_within(s..s + 64, d);
+            // Copy the tags in runs of consecutive pages: the runs of `mask` (exactly
+            // the moved pages), or, when fewer, the runs of target pages not yet
+            // programmed (a superset of `mask`). Tags of pages left erased are never read
+            // (only programmed pages' tags are; erasing leaves old tags in place too), so
+            // the extra ones are harmless, and an erased target word is one 64-tag copy.
+            let free = !taken;
+            let runs = |x: u64| (x & !(x << 1)).count_ones();
+            let mut m = if runs(free) < runs(mask) { free } else { mask };
+            while m != 0 {
+                let start = m.trailing_zeros() as usize;
+                let len = (!(m >> start)).trailing_zeros().min(64 - start as u32) as usize;
+                copy_run(&mut self.oob_lpn, s + start, d + start, len);
                 if !self.oob_seq.is_empty() {
-                    self.oob_seq.copy_within(s..s + 64, d);
+                    copy_run(&mut self.oob_seq, s + start, d + start, len);
                 }
-            } else {
-                let mut m = mask;
-                while m != 0 {
-                    let t = m.trailing_zeros() as usize;
-                    self.oob_lpn[d + t] = self.oob_lpn[s + t];
-                    if let Some(&q) = self.oob_seq.get(s + t) {
-                        self.oob_seq[d + t] = q;
-                    }
-                    m &= m - 1;
-                }
+                m &= if start + len == 64 {
+                    0
+                } else {
+                    !(((1u64 << len) - 1) << start)
+                };
             }
             moved += mask.count_ones();
         }
@@ -860,6 +890,26 @@ impl Nand {
         self.counters.programs[c] += n;
         self.counters.copies[c] += n;
         moved
+    }
+
+    /// Validity bits of the `len` pages (1 to 64) from `first`: bit `i` is page
+    /// `first + i` (a whole run of a block's pages in one or two word reads).
+    #[inline]
+    pub fn valid_bits(&self, first: Ppn, len: u32) -> u64 {
+        debug_assert!((1..=64).contains(&len), "valid_bits of {len} pages");
+        bits_at(&self.valid, first.0 as usize, len)
+    }
+
+    /// Programmed bits of the `len` pages (1 to 64) from `first` (as [`Nand::valid_bits`]).
+    #[inline]
+    pub fn programmed_bits(&self, first: Ppn, len: u32) -> u64 {
+        debug_assert!((1..=64).contains(&len), "programmed_bits of {len} pages");
+        if self.in_order {
+            return (0..len).fold(0, |acc, i| {
+                acc | (self.is_programmed(Ppn(first.0 + i)) as u64) << i
+            });
+        }
+        bits_at(&self.programmed, first.0 as usize, len)
     }
 
     /// Valid pages of `block`, in page order, appended to `out`.
@@ -904,6 +954,33 @@ impl Nand {
             );
         }
     }
+}
+
+/// Copies `v[s..s + len]` to `v[d..d + len]` (disjoint): short runs element by element,
+/// long ones with `memcpy`.
+#[inline(always)]
+fn copy_run(v: &mut [u32], s: usize, d: usize, len: usize) {
+    if len < 8 {
+        for i in 0..len {
+            v[d + i] = v[s + i];
+        }
+    } else {
+        v.copy_within(s..s + len, d);
+    }
+}
+
+/// Bits `i..i + len` (`len` 1 to 64) of a bitset, bit 0 first.
+#[inline]
+fn bits_at(bits: &[u64], i: usize, len: u32) -> u64 {
+    let (w, sh) = (i >> 6, i & 63);
+    let mut v = bits[w] >> sh;
+    if sh != 0 && sh + len as usize > 64 {
+        v |= bits[w + 1] << (64 - sh);
+    }
+    if len < 64 {
+        v &= (1u64 << len) - 1;
+    }
+    v
 }
 
 /// Calls `f(word, mask)` for each word of a bitset that bits `from..to` touch, with
@@ -1056,23 +1133,42 @@ mod tests {
     /// page-by-page path, so it is the oracle.
     #[test]
     fn relocate_block_matches_page_by_page_relocation() {
+        const NP: u32 = 192;
         let g = Geometry {
-            pages_per_block: 128,
+            pages_per_block: NP,
             ..tiny()
         };
         let build = |logging: bool| {
             let mut n = Nand::new(g, 10, true, false);
             n.set_logging(logging);
-            // Block 1: pages at offsets ≡ 0,1 mod 3 valid, plus a full second word.
-            for p in 0..128u32 {
-                n.program(Ppn(128 + p), Lpn(1000 + p), Cause::Host);
+            // Block 1 (source): word 0, offsets ≡ 0,1 mod 3 below 60 valid (40, in 20
+            // runs); word 1, all but the 13 offsets ≡ 0 mod 5 (65, 70 … 125) valid (51);
+            // word 2, only the 16 offsets ≡ 0 mod 4 valid.
+            for p in 0..NP {
+                n.program(Ppn(NP + p), Lpn(1000 + p), Cause::Host);
             }
-            for p in (0..64).filter(|p| p % 3 == 2) {
-                n.invalidate(Ppn(128 + p));
+            for p in 0..NP {
+                let stale = match p / 64 {
+                    0 => p % 3 == 2 || p >= 60,
+                    1 => p % 5 == 0,
+                    _ => p % 4 != 0,
+                };
+                if stale {
+                    n.invalidate(Ppn(NP + p));
+                }
             }
-            // Block 2 already holds offsets 2, 5, 8 … of the first word.
-            for p in (0..64).filter(|p| p % 3 == 2) {
-                n.program(Ppn(256 + p), Lpn(5000 + p), Cause::Host);
+            // Block 2 (target) already holds offsets 60–63 of word 0 (the tags go over
+            // in one run, 0–59, around them), nothing of word 1 (one run of 64) and the
+            // 48 offsets ≢ 0 mod 4 of word 2 (runs of the moved pages).
+            for p in 0..NP {
+                let taken = match p / 64 {
+                    0 => p >= 60,
+                    1 => false,
+                    _ => p % 4 != 0,
+                };
+                if taken {
+                    n.program(Ppn(2 * NP + p), Lpn(5000 + p), Cause::Host);
+                }
             }
             let moved = n.relocate_block(BlockId(1), BlockId(2), Cause::Gc);
             n.drain_log();
@@ -1080,11 +1176,11 @@ mod tests {
         };
         let (fast, m1) = build(false);
         let (slow, m2) = build(true);
-        assert_eq!(m1, 64 - 21 + 64);
+        assert_eq!(m1, 40 + 51 + 16);
         assert_eq!(m1, m2);
         assert_eq!(fast.counters(), slow.counters());
         assert_eq!(fast.counters().copies[Cause::Gc as usize], m1 as u64);
-        for p in 0..4 * 128 {
+        for p in 0..4 * NP {
             let ppn = Ppn(p);
             assert_eq!(fast.is_valid(ppn), slow.is_valid(ppn), "{ppn:?}");
             assert_eq!(fast.is_programmed(ppn), slow.is_programmed(ppn), "{ppn:?}");
@@ -1096,13 +1192,13 @@ mod tests {
             assert_eq!(fast.valid_count(BlockId(b)), slow.valid_count(BlockId(b)));
             assert_eq!(fast.write_ptr(BlockId(b)), slow.write_ptr(BlockId(b)));
         }
-        assert_eq!(fast.valid_count(BlockId(2)), 128);
+        assert_eq!(fast.valid_count(BlockId(2)), 4 + 48 + m1);
         fast.check_invariants();
         // Block 1 now holds nothing valid: erasing it frees every page for programming.
         let mut fast = fast;
         fast.erase(BlockId(1), Cause::Gc);
-        for p in (0..128).rev() {
-            fast.program(Ppn(128 + p), Lpn(p), Cause::Host);
+        for p in (0..NP).rev() {
+            fast.program(Ppn(NP + p), Lpn(p), Cause::Host);
         }
         fast.check_invariants();
     }

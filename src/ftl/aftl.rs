@@ -40,6 +40,7 @@ use super::twolevel::{self, Blocks, Placement, Role, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `[ftl.aftl]`: AFTL settings.
@@ -96,6 +97,8 @@ pub struct Aftl {
     detached: BTreeSet<(u32, u32)>,
     scratch: Vec<Ppn>,
     dropped: Vec<u32>,
+    /// The simulator's hint: first page of the next request (`NIL`: none).
+    hint: Cell<u32>,
     lookups: u64,
     probes: u64,
     fine_hits: u64,
@@ -140,6 +143,7 @@ impl Aftl {
             detached: BTreeSet::new(),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
             dropped: Vec::with_capacity(geo.pages_per_block as usize),
+            hint: Cell::new(NIL),
             lookups: 0,
             probes: 0,
             fine_hits: 0,
@@ -313,13 +317,11 @@ impl Aftl {
             p,
             r,
             |lpn| defer && fine.find(lpn.0).0 != NIL,
-            |lpn, _, from_r| {
-                // Only replacement pages can be fine-mapped.
-                if from_r {
-                    let n = fine.find(lpn.0).0;
-                    if n != NIL {
-                        dropped.push(n);
-                    }
+            |lpn, _| {
+                // Only replacement pages can be fine-mapped (and only they are reported).
+                let n = fine.find(lpn.0).0;
+                if n != NIL {
+                    dropped.push(n);
                 }
             },
         )?;
@@ -336,6 +338,68 @@ impl Aftl {
         self.coarse_p[c as usize] = f.primary;
         self.coarse_r[c as usize] = NIL;
         Ok(())
+    }
+
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        if self.blocks.free_count() < self.gc_low {
+            self.reclaim(nand)?;
+        }
+        let (old, n) = self.lookup_counted(lpn, nand);
+        if n != NIL {
+            self.fine_drop(n);
+        }
+        if let Some(old) = old {
+            self.invalidate(old, nand);
+        }
+        let lbn = lpn.0 / self.np;
+        let off = lpn.0 % self.np;
+        let c = self.coarse_node(lbn);
+        let (mut p, mut r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
+        let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
+        self.coarse_p[c as usize] = p;
+        self.coarse_r[c as usize] = r;
+        let dst = match placed {
+            Some(Placement::InPlace(ppn)) => {
+                nand.program(ppn, lpn, Cause::Host);
+                return Ok(());
+            }
+            Some(Placement::Appended(ppn)) => ppn,
+            None => {
+                // R is full: fold. The old copy is already invalid, so the new primary's
+                // page `off` stays erased and the data goes there in place.
+                self.fold(c, self.cfg.defer_gc, nand)?;
+                let ppn = self.blocks.page(self.coarse_p[c as usize], off);
+                nand.program(ppn, lpn, Cause::Host);
+                return Ok(());
+            }
+        };
+        nand.program(dst, lpn, Cause::Host);
+        self.fine_insert(lpn, dst, nand);
+        Ok(())
+    }
+
+    /// Second stage of the next request's prefetch, once its buckets (fetched during
+    /// this request) have arrived: fetch the nodes they lead to and the coarse entry's
+    /// block numbers, so its lookup finds them in cache. Only the chain heads are
+    /// followed (one node per bucket on average).
+    #[inline]
+    fn prefetch_next(&self) {
+        let lpn = self.hint.replace(NIL);
+        if lpn == NIL {
+            return;
+        }
+        let n = self.fine.head(lpn);
+        if n != NIL {
+            self.fine.prefetch_node(n);
+            crate::util::prefetch(&self.fine_ppn, n as usize);
+        }
+        let c = self.coarse.head(lpn / self.np);
+        if c != NIL {
+            self.coarse.prefetch_node(c);
+            crate::util::prefetch(&self.coarse_p, c as usize);
+            crate::util::prefetch(&self.coarse_r, c as usize);
+        }
     }
 
     /// Frees blocks until `gc_high` are free (see the header).
@@ -379,6 +443,13 @@ impl Aftl {
         if self.blocks.free_count() == 0 {
             return Err(FtlError::OutOfSpace { plane: 0 });
         }
+        // The next reclaim weighs (and usually folds) the then-oldest replacement block:
+        // fetch its blocks now.
+        if let Some(r) = self.blocks.oldest_replacement() {
+            let c = self.coarse.find(self.blocks.owner(r)).0;
+            self.blocks
+                .prefetch_fold(nand, self.coarse_p[c as usize], r);
+        }
         Ok(())
     }
 }
@@ -397,6 +468,7 @@ impl Ftl for Aftl {
         if let Some(ppn) = loc {
             nand.read(ppn, Cause::Host);
         }
+        self.prefetch_next();
         Ok(loc)
     }
 
@@ -405,41 +477,17 @@ impl Ftl for Aftl {
     }
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        if self.blocks.free_count() < self.gc_low {
-            self.reclaim(nand)?;
-        }
-        let (old, n) = self.lookup_counted(lpn, nand);
-        if n != NIL {
-            self.fine_drop(n);
-        }
-        if let Some(old) = old {
-            self.invalidate(old, nand);
-        }
-        let lbn = lpn.0 / self.np;
-        let off = lpn.0 % self.np;
-        let c = self.coarse_node(lbn);
-        let (mut p, mut r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
-        self.coarse_p[c as usize] = p;
-        self.coarse_r[c as usize] = r;
-        let dst = match placed {
-            Some(Placement::InPlace(ppn)) => {
-                nand.program(ppn, lpn, Cause::Host);
-                return Ok(());
-            }
-            Some(Placement::Appended(ppn)) => ppn,
-            None => {
-                // R is full: fold. The old copy is already invalid, so the new primary's
-                // page `off` stays erased and the data goes there in place.
-                self.fold(c, self.cfg.defer_gc, nand)?;
-                let ppn = self.blocks.page(self.coarse_p[c as usize], off);
-                nand.program(ppn, lpn, Cause::Host);
-                return Ok(());
-            }
-        };
-        nand.program(dst, lpn, Cause::Host);
-        self.fine_insert(lpn, dst, nand);
-        Ok(())
+        let r = self.write_page(lpn, nand);
+        self.prefetch_next();
+        r
+    }
+
+    fn prefetch(&self, lpn: Lpn) {
+        // First stage: the buckets the next request's lookup starts from (the second
+        // stage, after this request, follows them: see `prefetch_next`).
+        self.hint.set(lpn.0);
+        self.fine.prefetch(lpn.0);
+        self.coarse.prefetch(lpn.0 / self.np);
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {

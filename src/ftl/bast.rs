@@ -205,47 +205,8 @@ impl Bast {
         Ok(())
     }
 
-    /// A log slot with an erased block for `lbn`, merging a victim if none is free.
-    fn open_log(&mut self, lbn: u32, nand: &mut Nand) -> Result<u32, FtlError> {
-        if self.free_slots.is_empty() {
-            self.victim_merges += 1;
-            self.merge(self.oldest, nand)?;
-        }
-        let s = self.free_slots.pop().expect("a slot was just freed");
-        let block = self.b.alloc(Role::Log)?;
-        self.slots[s as usize] = LogSlot {
-            block,
-            lbn,
-            ..EMPTY
-        };
-        self.log_of[lbn as usize] = s;
-        self.push_newest(s);
-        Ok(s)
-    }
-}
-
-impl Ftl for Bast {
-    fn name(&self) -> &'static str {
-        "bast"
-    }
-
-    fn logical_pages(&self) -> u64 {
-        self.b.logical_pages as u64
-    }
-
-    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let r = self.locate_counted(lpn, nand);
-        if let Some(p) = r {
-            nand.read(p, Cause::Host);
-        }
-        Ok(r)
-    }
-
-    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
-        self.locate(lpn, &mut 0)
-    }
-
-    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let (lbn, off) = self.b.split(lpn);
         let mut invalidated = false;
         loop {
@@ -297,7 +258,7 @@ impl Ftl for Bast {
                 // Under random writes the next write most likely merges the victim: start
                 // fetching its blocks and the merge's destination now.
                 let v = self.slots[self.oldest as usize];
-                nand.prefetch_block(BlockId(v.block));
+                nand.prefetch_pages(BlockId(v.block), v.next);
                 let d = self.b.data[v.lbn as usize];
                 if d != NIL {
                     nand.prefetch_block(BlockId(d));
@@ -306,6 +267,53 @@ impl Ftl for Bast {
             }
             return Ok(());
         }
+    }
+
+    /// A log slot with an erased block for `lbn`, merging a victim if none is free.
+    fn open_log(&mut self, lbn: u32, nand: &mut Nand) -> Result<u32, FtlError> {
+        if self.free_slots.is_empty() {
+            self.victim_merges += 1;
+            self.merge(self.oldest, nand)?;
+        }
+        let s = self.free_slots.pop().expect("a slot was just freed");
+        let block = self.b.alloc(Role::Log)?;
+        self.slots[s as usize] = LogSlot {
+            block,
+            lbn,
+            ..EMPTY
+        };
+        self.log_of[lbn as usize] = s;
+        self.push_newest(s);
+        Ok(s)
+    }
+}
+
+impl Ftl for Bast {
+    fn name(&self) -> &'static str {
+        "bast"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.b.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let r = self.locate_counted(lpn, nand);
+        if let Some(p) = r {
+            nand.read(p, Cause::Host);
+        }
+        self.b.prefetch_hinted_data_page(nand, &self.mapped);
+        Ok(r)
+    }
+
+    fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
+        self.locate(lpn, &mut 0)
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let r = self.write_page(lpn, nand);
+        self.b.prefetch_hinted_data_page(nand, &self.mapped);
+        r
     }
 
     fn prefetch(&self, lpn: Lpn) {

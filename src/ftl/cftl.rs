@@ -56,10 +56,12 @@
 //! buckets and bits).
 
 use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::logblock::Bits;
 use super::twolevel::{self, Blocks, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// What a promotion does when the target table has no free node.
@@ -153,10 +155,14 @@ struct FineTable {
     /// Per node hit counts (long table only; empty otherwise).
     hits: Vec<u8>,
     hand: u32,
+    /// Per cluster of the device: whether this table caches it. Simulator bookkeeping,
+    /// not part of the firmware's table (not in `bytes`): it lets a fold skip the hash
+    /// look-ups of the clusters no table caches, which is nearly all of them.
+    cached: Bits,
 }
 
 impl FineTable {
-    fn new(slots: u32, sbf: u32, with_hits: bool) -> FineTable {
+    fn new(slots: u32, sbf: u32, with_hits: bool, pages: u32) -> FineTable {
         let nodes = slots.div_ceil(sbf);
         FineTable {
             index: ChainedHash::new(nodes, nodes),
@@ -169,6 +175,7 @@ impl FineTable {
                 Vec::new()
             },
             hand: 0,
+            cached: Bits::new(pages.div_ceil(sbf) as usize),
         }
     }
 
@@ -201,6 +208,7 @@ impl FineTable {
     fn insert(&mut self, cluster: u32, ppns: &[u32], nur: u8) -> u32 {
         let n = self.index.insert(cluster);
         debug_assert!(n != NIL, "no room");
+        self.cached.set(cluster);
         let base = (n * self.sbf) as usize;
         self.ppn[base..base + self.sbf as usize].copy_from_slice(ppns);
         self.nur[n as usize] = nur;
@@ -214,6 +222,7 @@ impl FineTable {
     fn remove(&mut self, n: u32) {
         let key = self.index.key(n);
         self.index.remove(key);
+        self.cached.clear(key);
         let base = (n * self.sbf) as usize;
         self.ppn[base..base + self.sbf as usize].fill(NIL);
         self.nur[n as usize] = 0;
@@ -272,8 +281,18 @@ impl FineTable {
                         .all(|&p| p == NIL),
                     "{what}: free node {n} holds entries"
                 );
+            } else {
+                assert!(
+                    self.cached.get(self.index.key(n)),
+                    "{what}: node {n} not marked cached"
+                );
             }
         }
+        assert_eq!(
+            self.cached.count_ones(),
+            self.index.len() as u64,
+            "{what}: cached-cluster bits"
+        );
     }
 }
 
@@ -282,7 +301,8 @@ impl FineTable {
 enum Level {
     Short(u32),
     Long(u32),
-    Coarse,
+    /// Through the coarse table: the logical block's coarse slot (`NIL`: none yet).
+    Coarse(u32),
 }
 
 /// CFTL state.
@@ -307,6 +327,8 @@ pub struct Cftl {
     long: FineTable,
     /// A cluster's translations while it is being loaded.
     cluster: Vec<u32>,
+    /// The simulator's hint: first page of the next request (`NIL`: none).
+    hint: Cell<u32>,
     since_sweep: u32,
     lookups: u64,
     probes: u64,
@@ -354,9 +376,11 @@ impl Cftl {
             coarse_hits: vec![0; coarse_slots * cpb],
             cpb,
             last_cluster: NIL,
-            short: FineTable::new(c.short_slots, sbf, false),
-            long: FineTable::new(c.long_slots, sbf, true),
+            // Cached-cluster bits cover whole logical blocks (a fold checks all of one).
+            short: FineTable::new(c.short_slots, sbf, false, lbns * geo.pages_per_block),
+            long: FineTable::new(c.long_slots, sbf, true, lbns * geo.pages_per_block),
             cluster: vec![NIL; sbf as usize],
+            hint: Cell::new(NIL),
             since_sweep: 0,
             lookups: 0,
             probes: 0,
@@ -414,9 +438,16 @@ impl Cftl {
     /// `lpn` through the coarse table only: where it lives and probes.
     #[inline]
     fn find_coarse(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32) {
+        let (loc, _, probes) = self.find_coarse_slot(lpn, nand);
+        (loc, probes)
+    }
+
+    /// [`Cftl::find_coarse`], also returning the coarse slot (`NIL`: none yet).
+    #[inline]
+    fn find_coarse_slot(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32, u32) {
         let (c, probes) = self.coarse_slot(lpn / self.np);
         if c == NIL {
-            return (None, probes);
+            return (None, c, probes);
         }
         let (loc, p2) = self.blocks.locate(
             nand,
@@ -425,7 +456,7 @@ impl Cftl {
             Lpn(lpn),
             lpn % self.np,
         );
-        (loc, probes + p2)
+        (loc, c, probes + p2)
     }
 
     /// Where `lpn` lives, at which level, probes taken. No side effects.
@@ -444,8 +475,8 @@ impl Cftl {
         if n != NIL {
             return (slot_ppn(&self.long, n), Level::Long(n), probes);
         }
-        let (loc, p3) = self.find_coarse(lpn.0, nand);
-        (loc, Level::Coarse, probes + p3)
+        let (loc, c, p3) = self.find_coarse_slot(lpn.0, nand);
+        (loc, Level::Coarse(c), probes + p3)
     }
 
     /// Makes room for a node in `short` (or `long`); false if the promotion must wait.
@@ -544,11 +575,10 @@ impl Cftl {
                     level
                 }
             }
-            Level::Coarse => {
+            Level::Coarse(c) => {
                 self.coarse_lookups += 1;
                 if loc.is_some() {
-                    let h = self.coarse_slot(lpn.0 / self.np).0 as usize * self.cpb
-                        + ((lpn.0 % self.np) / self.sbf) as usize;
+                    let h = c as usize * self.cpb + ((lpn.0 % self.np) / self.sbf) as usize;
                     if counts {
                         self.coarse_hits[h] = (self.coarse_hits[h] + 1).min(threshold);
                     }
@@ -591,28 +621,9 @@ impl Cftl {
     fn fold(&mut self, c: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c / self.sbf) * self.sbf + c % self.sbf;
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let (short, long) = (&mut self.short, &mut self.long);
-        let mut updates = 0;
-        let f = self.blocks.fold(
-            nand,
-            lbn,
-            p,
-            r,
-            |_| false,
-            |lpn, dst, _| {
-                for t in [&mut *short, &mut *long] {
-                    let (n, _) = t.find(lpn.0);
-                    if n != NIL {
-                        let s = t.slot(n, lpn.0);
-                        t.ppn[s] = dst.0;
-                        updates += 1;
-                        break;
-                    }
-                }
-            },
-        )?;
+        let f = self.blocks.fold(nand, lbn, p, r, |_| false, |_, _| {})?;
         debug_assert!(!f.detached);
-        self.fold_fine_updates += updates;
+        self.fold_fine_updates += self.follow_fold(lbn, f.primary, nand);
         self.folds += 1;
         self.fold_copies += f.copies as u64;
         self.coarse_p[c as usize] = f.primary;
@@ -620,46 +631,48 @@ impl Cftl {
         Ok(())
     }
 
-    /// Folds the oldest replacement blocks until `gc_high` blocks are free.
-    #[cold]
-    fn reclaim(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
-        while self.blocks.free_count() < self.gc_high {
-            let Some(r) = self.blocks.oldest_replacement() else {
-                break;
-            };
-            let c = self.coarse_slot(self.blocks.owner(r)).0;
-            self.forced_folds += 1;
-            self.fold(c, nand)?;
+    /// After a fold of `lbn` into block `n`: points the cached slot of every moved page
+    /// at its new address and returns how many slots changed. The moved pages are exactly
+    /// the valid pages of `n` (a fold copies every live page of the block to its offset
+    /// in a fresh block), so one look-up per cluster with a moved page replaces one per
+    /// page; a cluster is cached in at most one table.
+    fn follow_fold(&mut self, lbn: u32, n: u32, nand: &Nand) -> u64 {
+        let first = lbn * self.np;
+        let end = first + self.np;
+        let mut updates = 0;
+        let (c0, c1) = (first / self.sbf, (end - 1) / self.sbf);
+        // The block's clusters 64 at a time: usually none is cached.
+        for cs in (c0..=c1).step_by(64) {
+            let len = (c1 + 1 - cs).min(64);
+            let mut marks = self.short.cached.range(cs, len) | self.long.cached.range(cs, len);
+            while marks != 0 {
+                let cluster = cs + marks.trailing_zeros();
+                marks &= marks - 1;
+                let lo = (cluster * self.sbf).max(first);
+                let hi = ((cluster + 1) * self.sbf).min(end);
+                let t = if self.short.cached.get(cluster) {
+                    &mut self.short
+                } else {
+                    &mut self.long
+                };
+                let base = self.blocks.page(n, lo - first);
+                let mut bits = nand.valid_bits(base, hi - lo);
+                let (node, _) = t.index.find(cluster);
+                debug_assert!(node != NIL, "cluster {cluster} marked cached");
+                updates += bits.count_ones() as u64;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let s = t.slot(node, lo + i);
+                    t.ppn[s] = base.0 + i;
+                }
+            }
         }
-        if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
-        }
-        Ok(())
-    }
-}
-
-impl Ftl for Cftl {
-    fn name(&self) -> &'static str {
-        "cftl"
+        updates
     }
 
-    fn logical_pages(&self) -> u64 {
-        self.logical_pages as u64
-    }
-
-    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let (loc, _) = self.lookup_counted(lpn, nand);
-        if let Some(ppn) = loc {
-            nand.read(ppn, Cause::Host);
-        }
-        Ok(loc)
-    }
-
-    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn> {
-        self.find(lpn, nand).0
-    }
-
-    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         if self.blocks.free_count() < self.gc_low {
             self.reclaim(nand)?;
         }
@@ -669,7 +682,11 @@ impl Ftl for Cftl {
         }
         let lbn = lpn.0 / self.np;
         let off = lpn.0 % self.np;
-        let c = self.coarse_slot_mut(lbn);
+        // The coarse slot: a coarse-level lookup found it already (slots never move).
+        let c = match level {
+            Level::Coarse(c) if c != NIL => c,
+            _ => self.coarse_slot_mut(lbn),
+        };
         let (mut p, mut r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
         let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
         self.coarse_p[c as usize] = p;
@@ -695,9 +712,111 @@ impl Ftl for Cftl {
                 self.long.ppn[s] = dst.0;
                 self.long.nur[n as usize] |= M_BIT;
             }
-            Level::Coarse => {}
+            Level::Coarse(_) => {}
         }
         Ok(())
+    }
+
+    /// Second stage of the next request's prefetch, once its buckets (fetched during
+    /// this request) have arrived: fetch the nodes at the chains' heads and the entries
+    /// they index (slots, NUR bits and hit counts; the coarse entry's blocks and hit
+    /// count), so its lookup finds them in cache.
+    #[inline]
+    fn prefetch_next(&self) {
+        use crate::util::prefetch;
+        let lpn = self.hint.replace(NIL);
+        if lpn == NIL {
+            return;
+        }
+        let cluster = lpn / self.sbf;
+        for t in [&self.short, &self.long] {
+            let n = t.index.head(cluster);
+            if n != NIL {
+                t.index.prefetch_node(n);
+                prefetch(&t.ppn, t.slot(n, lpn));
+                prefetch(&t.nur, n as usize);
+                prefetch(&t.hits, n as usize);
+            }
+        }
+        let lbn = lpn / self.np;
+        let c = self.coarse.head(lbn / self.sbf);
+        if c != NIL {
+            self.coarse.prefetch_node(c);
+            let slot = (c * self.sbf + lbn % self.sbf) as usize;
+            prefetch(&self.coarse_p, slot);
+            prefetch(&self.coarse_r, slot);
+            prefetch(
+                &self.coarse_hits,
+                slot * self.cpb + ((lpn % self.np) / self.sbf) as usize,
+            );
+        }
+    }
+
+    /// Folds the oldest replacement blocks until `gc_high` blocks are free.
+    #[cold]
+    fn reclaim(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        while self.blocks.free_count() < self.gc_high {
+            let Some(r) = self.blocks.oldest_replacement() else {
+                break;
+            };
+            let c = self.coarse_slot(self.blocks.owner(r)).0;
+            self.forced_folds += 1;
+            self.fold(c, nand)?;
+        }
+        if self.blocks.free_count() == 0 {
+            return Err(FtlError::OutOfSpace { plane: 0 });
+        }
+        // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
+        if let Some(r) = self.blocks.oldest_replacement() {
+            let lbn = self.blocks.owner(r);
+            let c = self.coarse_slot(lbn).0;
+            self.blocks
+                .prefetch_fold(nand, self.coarse_p[c as usize], r);
+            // The fold then checks which of the block's clusters the fine tables cache.
+            let cluster = lbn * self.np / self.sbf;
+            self.short.cached.prefetch(cluster);
+            self.long.cached.prefetch(cluster);
+        }
+        Ok(())
+    }
+}
+
+impl Ftl for Cftl {
+    fn name(&self) -> &'static str {
+        "cftl"
+    }
+
+    fn logical_pages(&self) -> u64 {
+        self.logical_pages as u64
+    }
+
+    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
+        let (loc, _) = self.lookup_counted(lpn, nand);
+        if let Some(ppn) = loc {
+            nand.read(ppn, Cause::Host);
+        }
+        self.prefetch_next();
+        Ok(loc)
+    }
+
+    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn> {
+        self.find(lpn, nand).0
+    }
+
+    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let r = self.write_page(lpn, nand);
+        self.prefetch_next();
+        r
+    }
+
+    fn prefetch(&self, lpn: Lpn) {
+        // First stage: the buckets the next request's lookup starts from (the second
+        // stage, after this request, follows them: see `prefetch_next`).
+        self.hint.set(lpn.0);
+        let cluster = lpn.0 / self.sbf;
+        self.short.index.prefetch(cluster);
+        self.long.index.prefetch(cluster);
+        self.coarse.prefetch(lpn.0 / self.np / self.sbf);
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {

@@ -505,6 +505,9 @@ impl<P: RwReclaim> Ftl for Fast<P> {
         if let Some(p) = r {
             nand.read(p, Cause::Host);
         }
+        self.core
+            .b
+            .prefetch_hinted_data_page(nand, &self.core.mapped);
         Ok(r)
     }
 
@@ -513,7 +516,11 @@ impl<P: RwReclaim> Ftl for Fast<P> {
     }
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        self.core.write(lpn, nand, &mut self.policy)
+        let r = self.core.write(lpn, nand, &mut self.policy);
+        self.core
+            .b
+            .prefetch_hinted_data_page(nand, &self.core.mapped);
+        r
     }
 
     fn prefetch(&self, lpn: Lpn) {

@@ -190,6 +190,12 @@ impl<P: Copy + Default> ChainedHash<P> {
         crate::util::prefetch(&self.buckets, self.bucket(key));
     }
 
+    /// First node of `key`'s chain (`NIL` when the bucket is empty), for prefetching.
+    #[inline(always)]
+    pub fn head(&self, key: u32) -> u32 {
+        self.buckets[self.bucket(key)]
+    }
+
     #[inline(always)]
     fn bucket(&self, key: u32) -> usize {
         ((key.wrapping_mul(0x9E37_79B9) as u64 * self.buckets.len() as u64) >> 32) as usize

@@ -27,6 +27,7 @@ use super::FtlError;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::util::FastDiv;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::{BTreeMap, VecDeque};
 
 /// "No block / no entry" in the flat tables.
@@ -131,6 +132,24 @@ impl Bits {
     /// Bytes of storage.
     pub fn bytes(&self) -> u64 {
         (self.0.len() * 8) as u64
+    }
+    /// Bits `from..from + len` (`len` 1 to 64), bit `from` first.
+    #[inline]
+    pub fn range(&self, from: u32, len: u32) -> u64 {
+        debug_assert!((1..=64).contains(&len));
+        let (w, sh) = ((from >> 6) as usize, from & 63);
+        let mut v = self.0[w] >> sh;
+        if sh != 0 && sh + len > 64 {
+            v |= self.0[w + 1] << (64 - sh);
+        }
+        if len < 64 {
+            v &= (1u64 << len) - 1;
+        }
+        v
+    }
+    /// Bits set.
+    pub fn count_ones(&self) -> u64 {
+        self.0.iter().map(|w| w.count_ones() as u64).sum()
     }
 }
 
@@ -268,6 +287,9 @@ pub(crate) struct Blocks {
     pub pool: BlockPool,
     pub stats: MergeStats,
     ftl: &'static str,
+    /// The simulator's hint ([`Blocks::prefetch_lpn`]): first page of the next request,
+    /// or [`NIL`].
+    hint: Cell<u32>,
 }
 
 impl Blocks {
@@ -284,6 +306,7 @@ impl Blocks {
             pool: BlockPool::new(geo, least_worn),
             stats: MergeStats::default(),
             ftl,
+            hint: Cell::new(NIL),
         }
     }
 
@@ -326,12 +349,42 @@ impl Blocks {
         }
     }
 
-    /// Starts fetching the map entries of `lpn`'s logical block and the mapped bit.
+    /// Starts fetching the map entries of `lpn`'s logical block and the mapped bit, and
+    /// remembers `lpn` for [`Blocks::take_hint`] (the simulator's hint: the next request).
     #[inline]
     pub fn prefetch_lpn(&self, lpn: Lpn, mapped: &Bits) {
         let lbn = self.div.div(lpn.0) as usize;
         crate::util::prefetch(&self.data, lbn);
         mapped.prefetch(lpn.0);
+        self.hint.set(lpn.0);
+    }
+
+    /// The page [`Blocks::prefetch_lpn`] was last given, once ([`NIL`] if none since).
+    #[inline]
+    pub fn take_hint(&self) -> u32 {
+        self.hint.replace(NIL)
+    }
+
+    /// Second prefetch stage, after the current request: the hinted page's data-block
+    /// entry and mapped bit have arrived, so fetch the flash state of its page there,
+    /// which the next write tests first: with the OOB tag when the page is unmapped (a
+    /// first write, programmed in place), without it otherwise (an overwrite goes to a
+    /// log block; the data page is at most invalidated).
+    #[inline]
+    pub fn prefetch_hinted_data_page(&self, nand: &Nand, mapped: &Bits) {
+        let lpn = self.take_hint();
+        if lpn == NIL {
+            return;
+        }
+        let (lbn, off) = self.split(Lpn(lpn));
+        let d = self.data[lbn as usize];
+        if d != NIL {
+            if mapped.get(lpn) {
+                nand.prefetch_page_status(self.page(d, off));
+            } else {
+                nand.prefetch_page(self.page(d, off));
+            }
+        }
     }
 
     /// Erases `block` (it must hold no valid page) and returns it to the pool.

@@ -38,9 +38,9 @@
 //!
 //! Mapping memory: `BL·4 + T·4` bytes (the EUN and replacement tables as 4-byte unit
 //! numbers; Linux uses 2). The simulator also keeps, per logical page, a mapped bit and
-//! the chain position of its newest copy (what a device learns by walking the chain's
-//! OOB status; they let `lookup` answer without flash access), and a longest-chain index
-//! instead of Linux's scan; none of those is counted.
+//! how many units of its chain have its offset USED (what a device learns by walking the
+//! chain's OOB status; they let `lookup` and the walk answer without touching the flash
+//! array), and a longest-chain index instead of Linux's scan; none of those is counted.
 //!
 //! Counters: `ftl.merge.switch` (folds that copied nothing) and `ftl.merge.partial`
 //! (folds that filled the last unit), `ftl.lookup.{count,probes}` (probes = chain units
@@ -90,6 +90,21 @@ impl NftlConfig {
         Ok(())
     }
 }
+
+/// Byte → its 8 bits as 0/1 counts (bit 0 first): a fold resets 8 used counts per lookup.
+const SPREAD: [[u16; 8]; 256] = {
+    let mut t = [[0u16; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[b][i] = ((b >> i) & 1) as u16;
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
 
 /// Longest chain the simulator tracks (chain positions are 2-byte); "no cap" means this.
 const MAX_CHAIN: u32 = u16::MAX as u32;
@@ -209,8 +224,12 @@ pub struct Nftl {
     /// Unit → next unit of its chain, or NIL.
     repl: Vec<u32>,
     chains: ByLength,
-    /// Chain position of each logical page's newest copy (valid while mapped).
-    depth: Vec<u16>,
+    /// Per logical page: how many units of its chain have its offset USED (programmed)
+    /// — a prefix of the chain, so the newest copy is at position `used - 1` and the
+    /// first FREE page at `used`. This is what walking the chain's OOB status tells the
+    /// firmware; keeping it per page lets the simulator walk the chain's unit links
+    /// without touching the flash array (the walk and its probes are unchanged).
+    used: Vec<u16>,
     /// Written and not trimmed, per logical page.
     mapped: Bits,
     folds: u64,
@@ -241,7 +260,7 @@ impl Nftl {
             },
             repl: vec![NIL; geo.blocks() as usize],
             chains: ByLength::new(bl as usize),
-            depth: vec![0; logical_pages as usize],
+            used: crate::util::zeroed_vec(logical_pages as usize),
             mapped: Bits::new(logical_pages as usize),
             folds: 0,
             forced_folds: 0,
@@ -251,9 +270,10 @@ impl Nftl {
         })
     }
 
-    /// Walks `lbn`'s chain at `off` reading each unit's page status, as NFTL does.
+    /// Walks `lpn`'s chain (logical block `lbn`, offset `off`) reading each unit's page
+    /// status, as NFTL does: every unit whose page is USED, then the first FREE one.
     #[inline]
-    fn walk(&self, lbn: u32, off: u32, nand: &Nand) -> Walk {
+    fn walk(&self, lpn: Lpn, lbn: u32, off: u32, nand: &Nand) -> Walk {
         let mut w = Walk {
             newest: NIL,
             free: NIL,
@@ -261,18 +281,31 @@ impl Nftl {
             visited: 0,
             free_depth: 0,
         };
+        let used = self.used[lpn.0 as usize] as u32;
         let mut u = self.b.data[lbn as usize];
-        while u != NIL {
+        for _ in 0..used {
             w.visited += 1;
-            if !nand.is_programmed(self.b.page(u, off)) {
-                w.free = u;
-                w.free_depth = w.visited - 1;
-                return w;
-            }
             w.newest = u;
             w.tail = u;
             u = self.repl[u as usize];
         }
+        if u != NIL {
+            w.visited += 1;
+            w.free = u;
+            w.free_depth = used;
+        }
+        debug_assert!(
+            {
+                let (mut v, mut x) = (self.b.data[lbn as usize], 0);
+                while v != NIL && nand.is_programmed(self.b.page(v, off)) {
+                    x += 1;
+                    v = self.repl[v as usize];
+                }
+                x == used && (w.free == NIL || !nand.is_programmed(self.b.page(w.free, off)))
+            },
+            "used count of lpn {} disagrees with the flash",
+            lpn.0
+        );
         w
     }
 
@@ -304,10 +337,26 @@ impl Nftl {
         } else {
             self.b.stats.switch += 1;
         }
-        // Every newest copy now sits in the single remaining unit.
-        let first = (lbn * self.b.np) as usize;
-        let end = (first + self.b.np as usize).min(self.depth.len());
-        self.depth[first..end].fill(0);
+        // Every newest copy now sits in the single remaining unit: an offset is USED
+        // there or nowhere.
+        let first = lbn * self.b.np;
+        let end = (first + self.b.np).min(self.used.len() as u32);
+        let base = self.b.page(target, 0).0;
+        let mut l = first;
+        while l < end {
+            let n = (end - l).min(64);
+            let bits = nand.programmed_bits(Ppn(base + l - first), n);
+            let used = &mut self.used[l as usize..(l + n) as usize];
+            let mut chunks = used.chunks_exact_mut(8);
+            for (i, c) in (&mut chunks).enumerate() {
+                c.copy_from_slice(&SPREAD[(bits >> (8 * i)) as usize & 0xff]);
+            }
+            let done = n as usize / 8 * 8;
+            for (i, u) in chunks.into_remainder().iter_mut().enumerate() {
+                *u = (bits >> (done + i)) as u16 & 1;
+            }
+            l += n;
+        }
         self.units = units;
         self.repl[target as usize] = NIL;
         self.b.role[target as usize] = Role::Data;
@@ -318,6 +367,87 @@ impl Nftl {
     fn release(&mut self, u: u32, nand: &mut Nand) {
         self.repl[u as usize] = NIL;
         self.b.release(u, nand);
+    }
+
+    /// [`Ftl::write`] of one page.
+    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let (lbn, off) = self.b.split(lpn);
+        // Invalidate first so no fold below copies the page being replaced.
+        let mut w = self.drop_copy(lpn, nand);
+        loop {
+            if w.free != NIL {
+                let p = self.b.page(w.free, off);
+                nand.program(p, lpn, Cause::Host);
+                self.used[lpn.0 as usize] = w.free_depth as u16 + 1;
+                self.mapped.set(lpn.0);
+                if self.b.pool.len() <= self.cfg.fold_free_blocks as usize
+                    && let Some(next) = self.chains.longest()
+                {
+                    // The next write needing a unit will likely fold this chain, copying
+                    // its primary unit's pages and resetting its used counts: start
+                    // fetching them, and the chain's link.
+                    let d = self.b.data[next as usize];
+                    nand.prefetch_block(BlockId(d));
+                    crate::util::prefetch(&self.repl, d as usize);
+                    let first = (next * self.b.np) as usize;
+                    let last = (first + self.b.np as usize).min(self.used.len());
+                    for i in (first..last).step_by(32) {
+                        crate::util::prefetch(&self.used, i);
+                    }
+                }
+                return Ok(());
+            }
+            let len = self.chains.len[lbn as usize];
+            if len >= self.max_chain {
+                self.fold(lbn, nand);
+                w = self.walk(lpn, lbn, off, nand);
+                continue;
+            }
+            if self.b.pool.len() < self.cfg.fold_free_blocks as usize
+                && let Some(victim) = self.chains.longest()
+            {
+                self.forced_folds += 1;
+                self.fold(victim, nand);
+                w = self.walk(lpn, lbn, off, nand);
+                continue;
+            }
+            let role = if w.tail == NIL { Role::Data } else { Role::Log };
+            let u = self.b.alloc(role)?;
+            if w.tail == NIL {
+                self.b.data[lbn as usize] = u;
+            } else {
+                self.repl[w.tail as usize] = u;
+            }
+            self.set_len(lbn, len + 1);
+            w = Walk {
+                free: u,
+                free_depth: len,
+                ..w
+            };
+        }
+    }
+
+    /// Second prefetch stage, after the current request: the hinted page's used count
+    /// and chain links have arrived (the hook fetched them), so fetch the flash state of
+    /// the pages its write will touch: the newest copy (invalidated) and the first FREE
+    /// page (programmed).
+    #[inline]
+    fn prefetch_hinted(&self, nand: &Nand) {
+        let lpn = self.b.take_hint();
+        if lpn == NIL {
+            return;
+        }
+        let (lbn, off) = self.b.split(Lpn(lpn));
+        let used = self.used[lpn as usize] as u32;
+        let mut u = self.b.data[lbn as usize];
+        let mut i = 0;
+        while u != NIL && i <= used {
+            if i + 1 >= used {
+                nand.prefetch_page(self.b.page(u, off));
+            }
+            u = self.repl[u as usize];
+            i += 1;
+        }
     }
 
     /// [`Nftl::locate`], counted as one lookup probing every unit walked.
@@ -344,7 +474,7 @@ impl Nftl {
     #[inline]
     fn locate(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Walk) {
         let (lbn, off) = self.b.split(lpn);
-        let w = self.walk(lbn, off, nand);
+        let w = self.walk(lpn, lbn, off, nand);
         let r = (w.newest != NIL && self.mapped.get(lpn.0)).then(|| self.b.page(w.newest, off));
         debug_assert_eq!(r, self.lookup(lpn, nand));
         (r, w)
@@ -365,6 +495,7 @@ impl Ftl for Nftl {
         if let Some(p) = r {
             nand.read(p, Cause::Host);
         }
+        self.prefetch_hinted(nand);
         let extra = w.visited - r.is_some() as u32;
         if self.cfg.charge_chain_reads && extra > 0 {
             // Spare-area reads of the other units examined (the addresses only matter to
@@ -384,63 +515,21 @@ impl Ftl for Nftl {
         }
         let (lbn, off) = self.b.split(lpn);
         let mut u = self.b.data[lbn as usize];
-        for _ in 0..self.depth[lpn.0 as usize] {
+        for _ in 1..self.used[lpn.0 as usize] {
             u = self.repl[u as usize];
         }
         Some(self.b.page(u, off))
     }
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let (lbn, off) = self.b.split(lpn);
-        // Invalidate first so no fold below copies the page being replaced.
-        let mut w = self.drop_copy(lpn, nand);
-        loop {
-            if w.free != NIL {
-                let p = self.b.page(w.free, off);
-                nand.program(p, lpn, Cause::Host);
-                self.depth[lpn.0 as usize] = w.free_depth as u16;
-                self.mapped.set(lpn.0);
-                if self.b.pool.len() <= self.cfg.fold_free_blocks as usize
-                    && let Some(next) = self.chains.longest()
-                {
-                    // The next write needing a unit will likely fold this chain, copying
-                    // its primary unit's pages: start fetching them.
-                    nand.prefetch_block(BlockId(self.b.data[next as usize]));
-                }
-                return Ok(());
-            }
-            let len = self.chains.len[lbn as usize];
-            if len >= self.max_chain {
-                self.fold(lbn, nand);
-                w = self.walk(lbn, off, nand);
-                continue;
-            }
-            if self.b.pool.len() < self.cfg.fold_free_blocks as usize
-                && let Some(victim) = self.chains.longest()
-            {
-                self.forced_folds += 1;
-                self.fold(victim, nand);
-                w = self.walk(lbn, off, nand);
-                continue;
-            }
-            let role = if w.tail == NIL { Role::Data } else { Role::Log };
-            let u = self.b.alloc(role)?;
-            if w.tail == NIL {
-                self.b.data[lbn as usize] = u;
-            } else {
-                self.repl[w.tail as usize] = u;
-            }
-            self.set_len(lbn, len + 1);
-            w = Walk {
-                free: u,
-                free_depth: len,
-                ..w
-            };
-        }
+        let r = self.write_page(lpn, nand);
+        self.prefetch_hinted(nand);
+        r
     }
 
     fn prefetch(&self, lpn: Lpn) {
         self.b.prefetch_lpn(lpn, &self.mapped);
+        crate::util::prefetch(&self.used, lpn.0 as usize);
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {

@@ -507,7 +507,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         };
         if raw != 0 {
             let ppn = Ppn(raw - 1);
-            nand.prefetch_page(ppn);
+            nand.prefetch_page_status(ppn);
             self.policy.prefetch(self.geo.block_of(ppn));
         }
     }

@@ -29,7 +29,8 @@
 use super::hash::NIL;
 use super::{FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::{BTreeSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// What a block is used for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +69,14 @@ pub enum Placement {
 pub struct Blocks {
     geo: Geometry,
     np: u32,
-    free: Vec<BTreeSet<(u32, u32)>>,
+    /// Per plane, its free blocks as `(key, block)`, least first (least worn, then lowest
+    /// numbered). A binary heap: a plane holds a handful of free blocks once the device
+    /// is in use, where a heap's push and pop beat a tree's node allocation.
+    free: Vec<BinaryHeap<Reverse<(u32, u32)>>>,
+    /// Bit `p` set when plane `p`'s pool is non-empty: with a handful of free blocks on
+    /// the whole device, finding the next plane that has one is a bit scan, not a walk
+    /// over empty pools.
+    nonempty: Vec<u64>,
     free_count: u32,
     cursor: u32,
     role: Vec<Role>,
@@ -88,7 +96,8 @@ impl Blocks {
         let mut b = Blocks {
             geo: *geo,
             np: geo.pages_per_block,
-            free: vec![BTreeSet::new(); geo.planes() as usize],
+            free: vec![BinaryHeap::new(); geo.planes() as usize],
+            nonempty: vec![0; (geo.planes() as usize).div_ceil(64)],
             free_count: 0,
             cursor: 0,
             role: vec![Role::Free; geo.blocks() as usize],
@@ -140,30 +149,56 @@ impl Blocks {
         self.role[b as usize] = Role::Free;
         self.owner[b as usize] = NIL;
         let plane = self.geo.plane_of(BlockId(b)) as usize;
-        self.free[plane].insert((key, b));
+        self.free[plane].push(Reverse((key, b)));
+        self.nonempty[plane >> 6] |= 1u64 << (plane & 63);
         self.free_count += 1;
     }
 
     /// Takes a free block for `role` of logical block `lbn`, from the next plane in
     /// rotation that has one.
     pub fn alloc(&mut self, role: Role, lbn: u32) -> Result<u32, FtlError> {
+        let Some(p) = self.next_nonempty_plane() else {
+            return Err(FtlError::OutOfSpace { plane: self.cursor });
+        };
+        let pool = &mut self.free[p as usize];
+        let Reverse((_, b)) = pool.pop().expect("plane marked non-empty");
+        if pool.is_empty() {
+            self.nonempty[p as usize >> 6] &= !(1u64 << (p & 63));
+        }
         let planes = self.free.len() as u32;
-        for i in 0..planes {
-            let p = (self.cursor + i) % planes;
-            if let Some((_, b)) = self.free[p as usize].pop_first() {
-                self.cursor = (p + 1) % planes;
-                self.free_count -= 1;
-                self.role[b as usize] = role;
-                self.owner[b as usize] = lbn;
-                self.stamp_seq = self.stamp_seq.wrapping_add(1);
-                self.stamp[b as usize] = self.stamp_seq;
-                if role == Role::Replacement {
-                    self.fifo.push_back((b, self.stamp_seq));
-                }
-                return Ok(b);
+        self.cursor = (p + 1) % planes;
+        self.free_count -= 1;
+        self.role[b as usize] = role;
+        self.owner[b as usize] = lbn;
+        self.stamp_seq = self.stamp_seq.wrapping_add(1);
+        self.stamp[b as usize] = self.stamp_seq;
+        if role == Role::Replacement {
+            self.fifo.push_back((b, self.stamp_seq));
+        }
+        Ok(b)
+    }
+
+    /// First plane at or after the cursor (wrapping) with a free block.
+    #[inline]
+    fn next_nonempty_plane(&self) -> Option<u32> {
+        let planes = self.free.len();
+        let words = self.nonempty.len();
+        let c = self.cursor as usize;
+        // Words from the cursor's on, the cursor's word masked below it, then the
+        // cursor's word again for the planes below the cursor.
+        for i in 0..=words {
+            let w = (c >> 6) + i;
+            let mut bits = self.nonempty[w % words];
+            if i == 0 {
+                bits &= u64::MAX << (c & 63);
+            }
+            if bits != 0 {
+                let p = (w % words) * 64 + bits.trailing_zeros() as usize;
+                debug_assert!(p < planes);
+                return Some(p as u32);
             }
         }
-        Err(FtlError::OutOfSpace { plane: self.cursor })
+        None
     }
 
     /// Erases `b` (which must hold no valid page) and returns it to its pool.
@@ -181,6 +216,17 @@ impl Blocks {
             self.fifo.pop_front();
         }
         None
+    }
+
+    /// Starts fetching what folding primary `p` / replacement `r` ([`NIL`] when absent)
+    /// will read, so the next reclaim's cache misses overlap the writes before it.
+    #[inline]
+    pub fn prefetch_fold(&self, nand: &Nand, p: u32, r: u32) {
+        for b in [p, r] {
+            if b != NIL {
+                nand.prefetch_block(BlockId(b));
+            }
+        }
     }
 
     /// Page `off` of block `b`.
@@ -230,8 +276,23 @@ impl Blocks {
         if p != NIL {
             probes += 1;
             let ppn = self.page(p, off);
+            // A write tests P[off]'s status next and programs it or R: fetch all at once.
+            nand.prefetch_page(ppn);
             if nand.is_valid(ppn) {
                 return (Some(ppn), probes);
+            }
+            if r != NIL && !nand.is_programmed(ppn) {
+                // P[off] erased: offset `off` was not written since P was allocated (a
+                // write goes in place while it can), so R holds no copy. The firmware
+                // scans R to the end to learn that; the result is known, so only the
+                // scan's probes are counted.
+                let wp = nand.write_ptr(BlockId(r));
+                debug_assert!(
+                    (0..wp).all(|i| nand.oob_lpn_raw(self.page(r, i)) != lpn.0),
+                    "lpn {} in R with P[{off}] erased",
+                    lpn.0
+                );
+                return (None, probes + wp);
             }
         }
         if r != NIL {
@@ -290,8 +351,10 @@ impl Blocks {
     /// Folds logical block `lbn`: copies the valid page of every offset held in primary `p`
     /// and replacement `r` ([`NIL`] if none) into a fresh block at its offset — except
     /// replacement pages for which `keep(lpn)` is true, which stay in `r` — and erases `p`,
-    /// and `r` unless it still holds kept pages (it is then detached). `moved(lpn, new,
-    /// from_r)` hears about every copy.
+    /// and `r` unless it still holds kept pages (it is then detached). `moved(lpn, new)`
+    /// hears about every copy out of `r`; the primary's pages keep their offsets, so a
+    /// caller that follows them reads the new block's valid bits instead (one word per
+    /// 64 pages rather than one call per page).
     pub fn fold(
         &mut self,
         nand: &mut Nand,
@@ -299,7 +362,7 @@ impl Blocks {
         p: u32,
         r: u32,
         mut keep: impl FnMut(Lpn) -> bool,
-        mut moved: impl FnMut(Lpn, Ppn, bool),
+        mut moved: impl FnMut(Lpn, Ppn),
     ) -> Result<Folded, FtlError> {
         let n = self.alloc(Role::Primary, lbn)?;
         let mut pages = std::mem::take(&mut self.scratch);
@@ -307,14 +370,7 @@ impl Blocks {
         let lbn_base = lbn * self.np;
         if p != NIL {
             // The primary's pages keep their offsets: one block-wide merge copy.
-            pages.clear();
-            nand.valid_pages(BlockId(p), &mut pages);
             copies += nand.relocate_block(BlockId(p), BlockId(n), Cause::Gc);
-            let base = p * self.np;
-            for &src in &pages {
-                let off = src.0 - base;
-                moved(Lpn(lbn_base + off), self.page(n, off), false);
-            }
         }
         if r != NIL {
             pages.clear();
@@ -327,7 +383,7 @@ impl Blocks {
                 }
                 let dst = self.page(n, lpn.0 - lbn_base);
                 nand.relocate(src, dst, Cause::Gc);
-                moved(lpn, dst, true);
+                moved(lpn, dst);
                 copies += 1;
             }
         }
@@ -379,7 +435,7 @@ impl Blocks {
     pub fn check(&self, nand: &Nand) {
         let mut free = 0;
         for (plane, set) in self.free.iter().enumerate() {
-            for &(_, b) in set {
+            for &Reverse((_, b)) in set {
                 assert_eq!(self.role[b as usize], Role::Free, "pooled block {b}");
                 assert_eq!(
                     self.geo.plane_of(BlockId(b)) as usize,
@@ -391,6 +447,10 @@ impl Blocks {
             }
         }
         assert_eq!(free, self.free_count, "free count");
+        for (plane, set) in self.free.iter().enumerate() {
+            let marked = self.nonempty[plane >> 6] & (1u64 << (plane & 63)) != 0;
+            assert_eq!(marked, !set.is_empty(), "plane {plane} non-empty mark");
+        }
         let roles_free = self.role.iter().filter(|r| **r == Role::Free).count() as u32;
         assert_eq!(roles_free, free, "free roles vs pools");
         for (b, role) in self.role.iter().enumerate() {
@@ -479,17 +539,21 @@ mod tests {
         let r = b.alloc(Role::Replacement, 0).unwrap();
         assert_ne!(g.plane_of(BlockId(p)), g.plane_of(BlockId(r)));
         assert_eq!(b.free_count(), 4);
-        // lpn 2 in place at P[2], then twice into R (R[0], R[1]); lpn 1 at R[2].
+        // lpn 2 in place at P[2], then twice into R (R[0], R[1]); lpn 1 in place at
+        // P[1], then at R[2] (a write goes to R only once P[off] is taken).
         nand.program(b.page(p, 2), Lpn(2), Cause::Host);
         nand.invalidate(b.page(p, 2));
         nand.program(b.append_page(r, &nand).unwrap(), Lpn(2), Cause::Host);
         nand.invalidate(b.page(r, 0));
         nand.program(b.append_page(r, &nand).unwrap(), Lpn(2), Cause::Host);
+        nand.program(b.page(p, 1), Lpn(1), Cause::Host);
+        nand.invalidate(b.page(p, 1));
         nand.program(b.append_page(r, &nand).unwrap(), Lpn(1), Cause::Host);
         // lpn 2: P[2] checked (1), then R scanned from R[2] down: R[2] (lpn 1), R[1] hit.
         assert_eq!(b.locate(&nand, p, r, Lpn(2), 2), (Some(b.page(r, 1)), 3));
         assert_eq!(b.locate(&nand, p, r, Lpn(1), 1), (Some(b.page(r, 2)), 2));
-        // lpn 3 never written: P[3] + all 3 programmed R pages.
+        // lpn 3 never written: P[3] + all 3 programmed R pages (counted without the scan:
+        // P[3] is erased, so R cannot hold it).
         assert_eq!(b.locate(&nand, p, r, Lpn(3), 3), (None, 4));
         // Fold keeping lpn 1 in R: lpn 2 copied to the new block's page 2; P erased; R
         // detached with lpn 1.
@@ -501,7 +565,7 @@ mod tests {
                 p,
                 r,
                 |l| l == Lpn(1),
-                |l, d, _| moved.push((l, d)),
+                |l, d| moved.push((l, d)),
             )
             .unwrap();
         assert!(f.detached);
