@@ -775,7 +775,10 @@ impl ThroughputSeries {
 /// Accumulates one phase's results.
 struct PhaseAcc {
     name: String,
-    all: Histogram<u64>,
+    /// Latencies of requests that are neither reads nor writes (trims, flushes); the
+    /// histogram of all requests is the sum of the three, formed once at the end rather
+    /// than recorded twice per request.
+    other: Histogram<u64>,
     reads: Histogram<u64>,
     writes: Histogram<u64>,
     read_requests: u64,
@@ -791,7 +794,7 @@ impl PhaseAcc {
     fn new(name: String, start_ns: u64, dev: &Device) -> Self {
         PhaseAcc {
             name,
-            all: new_latency_histogram(),
+            other: new_latency_histogram(),
             reads: new_latency_histogram(),
             writes: new_latency_histogram(),
             read_requests: 0,
@@ -807,7 +810,6 @@ impl PhaseAcc {
     #[inline]
     fn record(&mut self, op: OpKind, latency_ns: u64, done_ns: u64) {
         let v = latency_ns.max(1);
-        self.all.saturating_record(v);
         match op {
             OpKind::Read => {
                 self.reads.saturating_record(v);
@@ -817,10 +819,19 @@ impl PhaseAcc {
                 self.writes.saturating_record(v);
                 self.write_requests += 1;
             }
-            _ => {}
+            _ => self.other.saturating_record(v),
         }
         self.requests += 1;
         self.end_ns = self.end_ns.max(done_ns);
+    }
+
+    /// Latencies of every request of the phase.
+    fn all(&self) -> Histogram<u64> {
+        let mut h = self.reads.clone();
+        // Same bounds and precision, so adding cannot fail.
+        h.add(&self.writes).ok();
+        h.add(&self.other).ok();
+        h
     }
 
     fn finish(&self, dev: &Device) -> PhaseReport {
@@ -843,7 +854,7 @@ impl PhaseAcc {
             throughput_mib_s: per_s((host.read_bytes + host.write_bytes) as f64 / mib),
             read_throughput_mib_s: per_s(host.read_bytes as f64 / mib),
             write_throughput_mib_s: per_s(host.write_bytes as f64 / mib),
-            latency_ns: summarize(&self.all),
+            latency_ns: summarize(&self.all()),
             read_latency_ns: summarize(&self.reads),
             write_latency_ns: summarize(&self.writes),
             host_read_pages: host.read_pages,
@@ -1127,10 +1138,11 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
                 &mut progress,
             )?;
             now_ns = acc.end_ns;
-            all.add(&acc.all).ok();
+            let acc_all = acc.all();
+            all.add(&acc_all).ok();
             reads.add(&acc.reads).ok();
             writes.add(&acc.writes).ok();
-            cdfs.push((acc.name.clone(), cdf_points(&acc.all)));
+            cdfs.push((acc.name.clone(), cdf_points(&acc_all)));
             phase_reports.push(acc.finish(&dev));
             continue;
         }
@@ -1179,10 +1191,11 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         }
         outstanding.clear();
         now_ns = acc.end_ns;
-        all.add(&acc.all).ok();
+        let acc_all = acc.all();
+        all.add(&acc_all).ok();
         reads.add(&acc.reads).ok();
         writes.add(&acc.writes).ok();
-        cdfs.push((acc.name.clone(), cdf_points(&acc.all)));
+        cdfs.push((acc.name.clone(), cdf_points(&acc_all)));
         phase_reports.push(acc.finish(&dev));
     }
     if let Some(p) = progress {
