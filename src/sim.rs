@@ -737,6 +737,11 @@ struct ThroughputSeries {
     width_ns: u64,
     start_ns: u64,
     bytes: Vec<u64>,
+    /// The last bucket used and its time range `[lo, hi)`: consecutive completions
+    /// nearly always fall in it, which saves a 64-bit division per request.
+    last: usize,
+    last_lo_ns: u64,
+    last_hi_ns: u64,
 }
 
 const MAX_BUCKETS: usize = 512;
@@ -747,9 +752,20 @@ impl ThroughputSeries {
             width_ns: 1_000_000,
             start_ns,
             bytes: Vec::new(),
+            last: 0,
+            last_lo_ns: 0,
+            last_hi_ns: 0,
         }
     }
+    #[inline]
     fn add(&mut self, at_ns: u64, bytes: u64) {
+        if (self.last_lo_ns..self.last_hi_ns).contains(&at_ns) {
+            self.bytes[self.last] += bytes;
+            return;
+        }
+        self.add_slow(at_ns, bytes);
+    }
+    fn add_slow(&mut self, at_ns: u64, bytes: u64) {
         let mut i = (at_ns.saturating_sub(self.start_ns) / self.width_ns) as usize;
         while i >= MAX_BUCKETS {
             let merged: Vec<u64> = self.bytes.chunks(2).map(|c| c.iter().sum()).collect();
@@ -761,6 +777,11 @@ impl ThroughputSeries {
             self.bytes.resize(i + 1, 0);
         }
         self.bytes[i] += bytes;
+        // Times before the start share bucket 0 (saturating above); cache only the
+        // bucket's own range.
+        self.last = i;
+        self.last_lo_ns = self.start_ns + i as u64 * self.width_ns;
+        self.last_hi_ns = self.last_lo_ns + self.width_ns;
     }
     fn points(&self) -> Vec<(f64, f64)> {
         let w_s = self.width_ns as f64 / 1e9;
