@@ -1,29 +1,23 @@
 //! `ssdlab reproduce android-ftl --quick` writes its outputs and shows the Android study's
 //! trends (system.md §4).
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::process::Command;
 
 #[test]
 fn android_ftl_reproduction_shows_the_papers_trends() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("android");
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["reproduce", "android-ftl", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "summary.md",
-        "android_ftl.csv",
-        "seq_read.svg",
-        "seq_write_aged.svg",
-        "random_write.svg",
-        "random_read.svg",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
+    let (_dir, out) = common::reproduce_quick(
+        "android-ftl",
+        &[
+            "summary.md",
+            "android_ftl.csv",
+            "seq_read.svg",
+            "seq_write_aged.svg",
+            "random_write.svg",
+            "random_read.svg",
+        ],
+    );
     let csv = std::fs::read_to_string(out.join("android_ftl.csv")).unwrap();
     // (test, ftl) → (total_s, gc_share)
     let mut t: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();

@@ -1,8 +1,9 @@
 //! `ssdlab reproduce cftl --quick` writes its outputs and shows the paper's memory trend
 //! (Table 3): CFTL's fine tables about a quarter of AFTL's at every MFS, NFTL constant.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::process::Command;
 
 fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
     let mut lines = csv.lines();
@@ -20,27 +21,18 @@ fn rows(csv: &str) -> Vec<BTreeMap<String, String>> {
 
 #[test]
 fn cftl_reproduction_shows_the_papers_memory_trend() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("cftl");
-    // Run from the checkout so the trace samples beside it are found.
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["reproduce", "cftl", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "summary.md",
-        "memory.csv",
-        "memory.svg",
-        "cost.csv",
-        "probes.svg",
-        "lookup_time.csv",
-        "lookup_time.svg",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
+    let (_dir, out) = common::reproduce_quick(
+        "cftl",
+        &[
+            "summary.md",
+            "memory.csv",
+            "memory.svg",
+            "cost.csv",
+            "probes.svg",
+            "lookup_time.csv",
+            "lookup_time.svg",
+        ],
+    );
     // Memory: six MFS settings × three FTLs.
     let mem = rows(&std::fs::read_to_string(out.join("memory.csv")).unwrap());
     assert_eq!(mem.len(), 18);

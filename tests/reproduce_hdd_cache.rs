@@ -2,7 +2,7 @@
 //! warm runs beat cold runs and the HDD alone, list lookups grow linearly with the record
 //! count, tree lookups logarithmically, and the hint makes sequential lookups O(1).
 
-use std::process::Command;
+mod common;
 
 fn field(line: &str, i: usize) -> f64 {
     line.split(',').nth(i).unwrap().parse().unwrap()
@@ -10,28 +10,21 @@ fn field(line: &str, i: usize) -> f64 {
 
 #[test]
 fn hdd_cache_reproduction_shows_the_papers_trends() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("hc");
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["reproduce", "hdd-cache", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "summary.md",
-        "setup.csv",
-        "workloads.csv",
-        "workloads.svg",
-        "tables.csv",
-        "lookup.csv",
-        "lookup_comparisons.svg",
-        "lookup_list.svg",
-        "lookup_time.svg",
-        "fig10.csv",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
+    let (_dir, out) = common::reproduce_quick(
+        "hdd-cache",
+        &[
+            "summary.md",
+            "setup.csv",
+            "workloads.csv",
+            "workloads.svg",
+            "tables.csv",
+            "lookup.csv",
+            "lookup_comparisons.svg",
+            "lookup_list.svg",
+            "lookup_time.svg",
+            "fig10.csv",
+        ],
+    );
     // workload,design,run,elapsed_s,…
     let w = std::fs::read_to_string(out.join("workloads.csv")).unwrap();
     let elapsed = |wl: &str, design: &str, run: &str| -> f64 {

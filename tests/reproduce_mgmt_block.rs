@@ -1,28 +1,21 @@
 //! `ssdlab reproduce mgmt-block --quick` writes its outputs and shows the paper's trends.
 
-use std::process::Command;
+mod common;
 
 #[test]
 fn mgmt_block_reproduction_shows_the_papers_trends() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("mb");
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["reproduce", "mgmt-block", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "summary.md",
-        "probe.csv",
-        "probe.svg",
-        "iops.csv",
-        "aging.csv",
-        "organisation.csv",
-        "organisation_random-read.svg",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
+    let (_dir, out) = common::reproduce_quick(
+        "mgmt-block",
+        &[
+            "summary.md",
+            "probe.csv",
+            "probe.svg",
+            "iops.csv",
+            "aging.csv",
+            "organisation.csv",
+            "organisation_random-read.svg",
+        ],
+    );
     // The probe recovers 16 KiB, 1 MiB and 4 KiB on A, B and C.
     let probe = std::fs::read_to_string(out.join("probe.csv")).unwrap();
     let inferred: Vec<&str> = probe

@@ -2,8 +2,9 @@
 //! QLRU ≥ LRU everywhere, a gain that grows with queue length and vanishes when requests
 //! arrive too slowly to queue, and device write amplification below 1 with a buffer.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::process::Command;
 
 /// Rows of a CSV file as maps from column name to field.
 fn rows(path: &std::path::Path) -> Vec<BTreeMap<String, String>> {
@@ -32,28 +33,21 @@ fn f(r: &BTreeMap<String, String>, k: &str) -> f64 {
 
 #[test]
 fn ncq_buffer_reproduction_shows_the_papers_trends() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("ncq");
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(["reproduce", "ncq-buffer", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in [
-        "summary.md",
-        "grid.csv",
-        "gain_vs_qd.svg",
-        "hit_ratio_vs_buffer.svg",
-        "policies_grid.svg",
-        "arrivals.csv",
-        "gain_vs_gap.svg",
-        "queue_vs_gap.svg",
-        "workloads.csv",
-        "workloads.svg",
-    ] {
-        assert!(out.join(f).exists(), "{f} missing");
-    }
+    let (_dir, out) = common::reproduce_quick(
+        "ncq-buffer",
+        &[
+            "summary.md",
+            "grid.csv",
+            "gain_vs_qd.svg",
+            "hit_ratio_vs_buffer.svg",
+            "policies_grid.svg",
+            "arrivals.csv",
+            "gain_vs_gap.svg",
+            "queue_vs_gap.svg",
+            "workloads.csv",
+            "workloads.svg",
+        ],
+    );
     // Grid: QLRU ≥ LRU in every cell; the gain at the longest queue beats the shortest.
     let grid = rows(&out.join("grid.csv"));
     let cell = |mib: &str, qd: &str, p: &str| {

@@ -43,3 +43,23 @@ pub fn fifo_wa(alpha: f64) -> f64 {
     let x = -lambert_w0(-alpha * (-alpha).exp()) / alpha;
     1.0 / (1.0 - x)
 }
+
+/// Runs `ssdlab reproduce NAME --quick` from the checkout (where the trace samples
+/// beside it are found) into a fresh directory, checks that it succeeded and wrote every
+/// one of `files`, and returns the directory (dropping it deletes the outputs) and the
+/// output path.
+pub fn reproduce_quick(name: &str, files: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(name);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["reproduce", name, "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in files {
+        assert!(out.join(f).exists(), "{name}: {f} missing");
+    }
+    (dir, out)
+}
