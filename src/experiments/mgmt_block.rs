@@ -605,7 +605,7 @@ fn organisation_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> 
     for (oi, org) in orgs.iter().enumerate() {
         for (ni, n) in chips.iter().enumerate() {
             let mut r = vec![org.to_string(), n.to_string()];
-            r.extend((0..4).map(|wi| fmt_f(mibs(oi, ni, wi), 1)));
+            r.extend((0..4).map(|wi| fmt_f(mibs(oi, ni, wi), 3)));
             rows.push(r);
         }
     }
