@@ -139,11 +139,6 @@ impl Superblock {
         let k = self.blocks as usize;
         &self.order[v * k..(v + 1) * k]
     }
-
-    /// The physical geometry.
-    pub fn physical(&self) -> &Geometry {
-        &self.physical
-    }
 }
 
 fn gcd(mut a: u32, mut b: u32) -> u32 {
