@@ -67,6 +67,8 @@ pub struct Device {
     /// Full timing model, when enabled.
     pub timing: Option<Timing>,
     page_bytes: u64,
+    /// `page_bytes` as a divider (a shift for power-of-two pages).
+    page: crate::util::SizeDiv,
     /// Counting mode: time at which the serial device is next free.
     serial_free_ns: u64,
     link: Calendar,
@@ -257,6 +259,7 @@ impl Device {
         });
         let mut dev = Device {
             page_bytes: geo.page_size_bytes as u64,
+            page: crate::util::SizeDiv::new(geo.page_size_bytes as u64),
             resolved,
             nand,
             ftl,
@@ -389,11 +392,8 @@ impl Device {
         let (first_lpn, pages) = if req.op == OpKind::Flush {
             (0, 0)
         } else {
-            let first = req.offset_bytes / self.page_bytes;
-            (
-                first as u32,
-                (end_bytes.div_ceil(self.page_bytes) - first) as u32,
-            )
+            let first = self.page.div(req.offset_bytes);
+            (first as u32, (self.page.div_ceil(end_bytes) - first) as u32)
         };
         if let Some(b) = &mut self.buffer
             && matches!(req.op, OpKind::Read | OpKind::Write)
@@ -475,7 +475,7 @@ impl Device {
     /// Performs a dispatched command through the buffer at `t`; returns its completion
     /// and advances the front end's clock.
     fn exec_buffered(&mut self, cmd: &QueuedCommand, t: u64) -> Result<u64, SimError> {
-        let ps = self.page_bytes;
+        let ps = self.page;
         let req = &cmd.req;
         let end_bytes = req.offset_bytes + req.size_bytes;
         let first = cmd.first_lpn as u64;
@@ -498,8 +498,8 @@ impl Device {
                     if b.policy.write(Lpn(lpn as u32), &mut b.out) {
                         b.stats.write_hit_pages += 1;
                     } else {
-                        let partial = (lpn == first && !req.offset_bytes.is_multiple_of(ps))
-                            || (lpn + 1 == last && !end_bytes.is_multiple_of(ps));
+                        let partial = (lpn == first && !ps.divides(req.offset_bytes))
+                            || (lpn + 1 == last && !ps.divides(end_bytes));
                         if partial && let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
                             // The untouched sectors come from flash into the DRAM slot.
                             nand.read(old, Cause::Rmw);
@@ -527,8 +527,8 @@ impl Device {
                 self.host.read_bytes += req.size_bytes;
             }
             OpKind::Trim => {
-                let whole_first = req.offset_bytes.div_ceil(ps);
-                let whole_last = end_bytes / ps;
+                let whole_first = ps.div_ceil(req.offset_bytes);
+                let whole_last = ps.div(end_bytes);
                 for lpn in whole_first..whole_last.max(whole_first) {
                     if b.policy.remove(Lpn(lpn as u32))
                         && let Some(m) = b.versions.as_mut()
@@ -614,10 +614,10 @@ impl Device {
 
     /// Performs `req` without a buffer, issued at `issue_ns`; returns its completion time.
     fn submit_direct(&mut self, req: &IoRequest, issue_ns: u64) -> Result<u64, SimError> {
-        let ps = self.page_bytes;
+        let ps = self.page;
         let end_bytes = self.check_range(req)?;
-        let first = req.offset_bytes / ps;
-        let last = end_bytes.div_ceil(ps);
+        let first = ps.div(req.offset_bytes);
+        let last = ps.div_ceil(end_bytes);
         let before = if self.timing.is_none() {
             Some(*self.nand.counters())
         } else {
@@ -643,9 +643,8 @@ impl Device {
                 }
                 // Read-modify-write: the untouched sectors of a partly written first or
                 // last page come from the old page.
-                let head = (!req.offset_bytes.is_multiple_of(ps)).then_some(first);
-                let tail =
-                    (!end_bytes.is_multiple_of(ps) && head != Some(last - 1)).then_some(last - 1);
+                let head = (!ps.divides(req.offset_bytes)).then_some(first);
+                let tail = (!ps.divides(end_bytes) && head != Some(last - 1)).then_some(last - 1);
                 for lpn in [head, tail].into_iter().flatten() {
                     if let Some(old) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
                         self.nand.read(old, Cause::Rmw);
@@ -658,8 +657,8 @@ impl Device {
             }
             OpKind::Trim => {
                 // Only whole pages can be discarded.
-                let whole_first = req.offset_bytes.div_ceil(ps);
-                let whole_last = end_bytes / ps;
+                let whole_first = ps.div_ceil(req.offset_bytes);
+                let whole_last = ps.div(end_bytes);
                 for lpn in whole_first..whole_last.max(whole_first) {
                     self.ftl.trim(Lpn(lpn as u32), &mut self.nand)?;
                 }
@@ -1170,7 +1169,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         let mut requests = Lookahead::new(phase.requests);
         while let Some(req) = requests.next() {
             let req = req?;
-            let first_page = |r: &IoRequest| Lpn((r.offset_bytes / dev.page_bytes) as u32);
+            let first_page = |r: &IoRequest| Lpn(dev.page.div(r.offset_bytes) as u32);
             if let Some(far) = requests.peek(PREFETCH_AHEAD - 1) {
                 dev.ftl.prefetch_early(first_page(far));
             }

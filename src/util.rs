@@ -97,6 +97,70 @@ impl FastDiv {
     }
 }
 
+/// Division of byte counts by a fixed size (a page, an alignment): a shift when the size
+/// is a power of two, as page and sector sizes are in practice, else a hardware division.
+/// Every request turns its byte range into pages, and a 64-bit division costs tens of
+/// cycles on the simulator's per-request path.
+#[derive(Clone, Copy, Debug)]
+pub struct SizeDiv {
+    d: u64,
+    /// log2(d), or `u32::MAX` when `d` is not a power of two.
+    shift: u32,
+}
+
+impl SizeDiv {
+    /// A divider by `d` (must be non-zero).
+    pub fn new(d: u64) -> SizeDiv {
+        assert!(d > 0, "division by zero");
+        SizeDiv {
+            d,
+            shift: if d.is_power_of_two() {
+                d.trailing_zeros()
+            } else {
+                u32::MAX
+            },
+        }
+    }
+
+    /// The divisor.
+    #[inline(always)]
+    pub fn get(&self) -> u64 {
+        self.d
+    }
+
+    /// `n / d`.
+    #[inline(always)]
+    pub fn div(&self, n: u64) -> u64 {
+        if self.shift != u32::MAX {
+            n >> self.shift
+        } else {
+            n / self.d
+        }
+    }
+
+    /// `n % d`.
+    #[inline(always)]
+    pub fn rem(&self, n: u64) -> u64 {
+        if self.shift != u32::MAX {
+            n & (self.d - 1)
+        } else {
+            n % self.d
+        }
+    }
+
+    /// `⌈n / d⌉`.
+    #[inline(always)]
+    pub fn div_ceil(&self, n: u64) -> u64 {
+        self.div(n) + (self.rem(n) != 0) as u64
+    }
+
+    /// Whether `d` divides `n`.
+    #[inline(always)]
+    pub fn divides(&self, n: u64) -> bool {
+        self.rem(n) == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +170,16 @@ mod tests {
         #[test]
         fn fast_division_is_exact(n in any::<u32>(), d in 1u32..) {
             prop_assert_eq!(FastDiv::new(d).div(n), n / d);
+        }
+
+        #[test]
+        fn size_division_is_exact(n in any::<u64>(), d in 1u64.., pow in 0u32..64, use_pow: bool) {
+            let d = if use_pow { 1u64 << pow } else { d };
+            let s = SizeDiv::new(d);
+            prop_assert_eq!(s.div(n), n / d);
+            prop_assert_eq!(s.rem(n), n % d);
+            prop_assert_eq!(s.div_ceil(n), n.div_ceil(d));
+            prop_assert_eq!(s.divides(n), n % d == 0);
         }
     }
 

@@ -7,12 +7,21 @@ use super::stream::{Placement, SynthRng, below};
 pub(crate) struct Uniform {
     span: u64,
     align: u64,
+    /// The last size seen and its slot count: sizes rarely change from one request to
+    /// the next, and the count costs a 64-bit division.
+    last_size: u64,
+    last_slots: u64,
 }
 
 impl Uniform {
     /// Uniform placement over `[0, span)` at multiples of `align`.
     pub(crate) fn new(span: u64, align: u64) -> Self {
-        Uniform { span, align }
+        Uniform {
+            span,
+            align,
+            last_size: u64::MAX,
+            last_slots: 0,
+        }
     }
 }
 
@@ -21,7 +30,10 @@ impl Placement for Uniform {
     fn offset(&mut self, rng: &mut SynthRng, size: u64) -> u64 {
         // The slot count depends on the size (larger requests have fewer valid start
         // slots), so it is computed per request; validation ensures size <= span.
-        let slots = (self.span - size) / self.align + 1;
-        below(rng, slots) * self.align
+        if size != self.last_size {
+            self.last_size = size;
+            self.last_slots = (self.span - size) / self.align + 1;
+        }
+        below(rng, self.last_slots) * self.align
     }
 }
