@@ -261,7 +261,8 @@ impl Bast {
                 nand.prefetch_pages(BlockId(v.block), v.next);
                 let d = self.b.data[v.lbn as usize];
                 if d != NIL {
-                    nand.prefetch_block(BlockId(d));
+                    // A data block's tags are implicit (pages at their offsets).
+                    nand.prefetch_block_status(BlockId(d));
                 }
                 self.b.prefetch_next_free(nand);
             }

@@ -326,7 +326,8 @@ impl FastCore {
                 // Merges are memory-bound: fetch the next one's data block meanwhile.
                 let d = self.b.data[next as usize];
                 if d != NIL {
-                    nand.prefetch_block(crate::nand::BlockId(d));
+                    // A data block's tags are implicit (pages at their offsets).
+                    nand.prefetch_block_status(crate::nand::BlockId(d));
                 }
             }
             let (page, lbn) = lbns[i];

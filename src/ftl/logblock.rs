@@ -345,7 +345,8 @@ impl Blocks {
     #[inline]
     pub fn prefetch_next_free(&self, nand: &Nand) {
         if let Some(b) = self.pool.peek() {
-            nand.prefetch_block(BlockId(b));
+            // A merge into it writes pages at their offsets: its tags stay implicit.
+            nand.prefetch_block_status(BlockId(b));
         }
     }
 

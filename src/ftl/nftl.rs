@@ -387,7 +387,8 @@ impl Nftl {
                     // its primary unit's pages and resetting its used counts: start
                     // fetching them, and the chain's link.
                     let d = self.b.data[next as usize];
-                    nand.prefetch_block(BlockId(d));
+                    // Its primary unit's tags are implicit (pages at their offsets).
+                    nand.prefetch_block_status(BlockId(d));
                     crate::util::prefetch(&self.repl, d as usize);
                     let first = (next * self.b.np) as usize;
                     let last = (first + self.b.np as usize).min(self.used.len());

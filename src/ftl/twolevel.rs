@@ -222,10 +222,12 @@ impl Blocks {
     /// will read, so the next reclaim's cache misses overlap the writes before it.
     #[inline]
     pub fn prefetch_fold(&self, nand: &Nand, p: u32, r: u32) {
-        for b in [p, r] {
-            if b != NIL {
-                nand.prefetch_block(BlockId(b));
-            }
+        // The primary's tags are implicit (its pages sit at their offsets): not read.
+        if p != NIL {
+            nand.prefetch_block_status(BlockId(p));
+        }
+        if r != NIL {
+            nand.prefetch_block(BlockId(r));
         }
     }
 
