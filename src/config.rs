@@ -75,8 +75,10 @@ pub struct DeviceConfig {
     pub endurance_cycles: Option<u32>,
     /// DRAM on the device (the write buffer uses it when one is configured).
     pub dram_buffer: Size,
-    /// Keep a write sequence number in every page's OOB tag (4 B per page). Default: on
-    /// for arrays of up to 64 Mi pages.
+    /// Keep a write sequence number in every page's OOB tag (4 B per page), so tests can
+    /// check which host write a read returns ([`crate::sim::Device::peek_version`], the
+    /// flash cache's data tags). Default: off. It changes no result, but doubles the tag
+    /// bytes a GC copy or merge moves (and the NAND table's RAM).
     pub track_write_seq: Option<bool>,
 }
 
@@ -445,7 +447,7 @@ impl Config {
             timing,
             formula,
             endurance_cycles: d.endurance_cycles.unwrap_or(cell.endurance_cycles),
-            track_write_seq: d.track_write_seq.unwrap_or(physical <= 1 << 26),
+            track_write_seq: d.track_write_seq.unwrap_or(false),
             link_ns_per_byte,
             op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
                 * 100.0,

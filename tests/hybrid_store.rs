@@ -39,6 +39,8 @@ fn tiny_flash() -> Config {
     c.device.pages_per_block = Some(4);
     c.device.op_percent = 50.0;
     c.device.host_link_mb_s = 0.0;
+    // Data tags identify flash data by write sequence number.
+    c.device.track_write_seq = Some(true);
     c.timing.mode = TimingMode::Full;
     c
 }

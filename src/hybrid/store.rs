@@ -894,8 +894,14 @@ impl HybridStore {
         })
     }
 
-    /// Keeps data tags from now on (for correctness tests).
+    /// Keeps data tags from now on (for correctness tests). The flash cache's device must
+    /// track write sequence numbers (`device.track_write_seq = true`): a flash page's
+    /// data is identified by its sequence number.
     pub fn track_tags(&mut self) {
+        assert!(
+            self.cache.as_ref().is_none_or(|c| c.dev.nand.tracks_seq()),
+            "data tags need device.track_write_seq = true"
+        );
         self.back.tags = Some(Tags::default());
     }
 
