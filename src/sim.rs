@@ -76,6 +76,8 @@ pub struct Device {
     /// rewrites are serialised in time), else 1.
     serial_units: u32,
     op_scratch: Vec<crate::nand::FlashOp>,
+    /// A read's pages as (data ready, bytes for the host), for the link transfer.
+    read_pages_scratch: Vec<(u64, u64)>,
     /// Host-side page counters.
     pub host: HostCounters,
     /// Commands waiting for dispatch.
@@ -268,6 +270,7 @@ impl Device {
             link: Calendar::default(),
             serial_units,
             op_scratch: Vec::new(),
+            read_pages_scratch: Vec::new(),
             host: HostCounters::default(),
             ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
             buffer,
@@ -515,8 +518,16 @@ impl Device {
                 self.host.write_bytes += req.size_bytes;
             }
             OpKind::Read => {
+                // Per page: when its data can cross the link (hits: `HIT` until the DRAM
+                // copy's end is known) and how many bytes the host asked of it.
+                self.read_pages_scratch.clear();
                 for lpn in first..last {
-                    if b.policy.read(Lpn(lpn as u32)) {
+                    let lo = req.offset_bytes.max(lpn * ps.get());
+                    let hi = end_bytes.min((lpn + 1) * ps.get());
+                    let hit = b.policy.read(Lpn(lpn as u32));
+                    self.read_pages_scratch
+                        .push((if hit { HIT } else { t }, hi - lo));
+                    if hit {
                         b.stats.read_hit_pages += 1;
                         dram_pages += 1;
                     } else if ftl.read(Lpn(lpn as u32), nand)?.is_none() {
@@ -557,10 +568,12 @@ impl Device {
             tm.advance(t);
             // A padded page is programmed once its old contents have been read.
             let mut merged = t;
-            for op in self.nand.drain_log() {
+            let mut ops = std::mem::take(&mut self.op_scratch);
+            self.nand.swap_log(&mut ops);
+            for op in &ops {
                 let rmw_read = op.cause == Cause::Rmw && op.kind == FlashOpKind::Read;
                 let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
-                let end = tm.apply(&op, if own { merged } else { t });
+                let end = tm.apply(op, if own { merged } else { t });
                 if rmw_read {
                     merged = merged.max(end);
                 }
@@ -569,10 +582,17 @@ impl Device {
                     (FlashOpKind::Program, Cause::Host) => {
                         slot_free = slot_free.max(end - program_ns)
                     }
-                    (FlashOpKind::Read, Cause::Host) => read_done = read_done.max(end),
+                    (FlashOpKind::Read, Cause::Host) => {
+                        read_done = read_done.max(end);
+                        let k = (self.nand.oob_lpn_raw(op.addr) as u64).wrapping_sub(first);
+                        if let Some(p) = self.read_pages_scratch.get_mut(k as usize) {
+                            p.0 = p.0.max(end);
+                        }
+                    }
                     _ => {}
                 }
             }
+            self.op_scratch = ops;
         } else if let Some(before) = before {
             let cost = self
                 .resolved
@@ -598,10 +618,29 @@ impl Device {
             OpKind::Read => {
                 let hits_done = t + dram_ns;
                 let mut d = hits_done.max(read_done);
-                let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
-                if link > 0 {
+                if self.timing.is_some() {
+                    // Each page crosses the link once its data is ready (hits after the
+                    // DRAM copy, misses when their flash read ends).
+                    let pages = &mut self.read_pages_scratch;
+                    for p in pages.iter_mut() {
+                        if p.0 == HIT {
+                            p.0 = hits_done;
+                        }
+                    }
+                    pages.sort_by_key(|&(ready, _)| ready);
                     self.link.prune(t);
-                    d = self.link.reserve(d, link) + link;
+                    for &(ready, bytes) in pages.iter() {
+                        let link = (bytes as f64 * self.resolved.link_ns_per_byte) as u64;
+                        if link > 0 {
+                            d = d.max(self.link.reserve(ready, link) + link);
+                        }
+                    }
+                } else {
+                    let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
+                    if link > 0 {
+                        self.link.prune(t);
+                        d = self.link.reserve(d, link) + link;
+                    }
                 }
                 (d, hits_done)
             }
@@ -675,6 +714,18 @@ impl Device {
             // time, so a write straddling two blocks pays for both in sequence.
             let mut ops = std::mem::take(&mut self.op_scratch);
             self.nand.swap_log(&mut ops);
+            // A read's pages go to the host one by one as their flash reads finish (an
+            // unmapped page's zeros at once), so the transfer overlaps the reads.
+            let mut pages = std::mem::take(&mut self.read_pages_scratch);
+            pages.clear();
+            if req.op == OpKind::Read {
+                let page_bytes = |lpn: u64| {
+                    let lo = req.offset_bytes.max(lpn * ps.get());
+                    let hi = end_bytes.min((lpn + 1) * ps.get());
+                    hi - lo
+                };
+                pages.extend((first..last).map(|lpn| (ready_ns, page_bytes(lpn))));
+            }
             let mut merged_ns = ready_ns;
             let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, ready_ns, ready_ns);
             for op in &ops {
@@ -698,9 +749,27 @@ impl Device {
                 if own {
                     unit_done_ns = unit_done_ns.max(end);
                 }
+                if op.cause == Cause::Host && op.kind == FlashOpKind::Read {
+                    // Each mapped page of a read has one host read, tagged with it.
+                    let k = (self.nand.oob_lpn_raw(op.addr) as u64).wrapping_sub(first);
+                    if let Some(p) = pages.get_mut(k as usize) {
+                        p.0 = p.0.max(end);
+                    }
+                }
                 done_ns = done_ns.max(end);
             }
             self.op_scratch = ops;
+            if !pages.is_empty() && self.resolved.link_ns_per_byte > 0.0 {
+                self.link.prune(issue_ns);
+                pages.sort_by_key(|&(ready, _)| ready);
+                for &(ready, bytes) in &pages {
+                    let link = self.link_ns(bytes);
+                    if link > 0 {
+                        done_ns = done_ns.max(self.link.reserve(ready, link) + link);
+                    }
+                }
+            }
+            self.read_pages_scratch = pages;
         } else if let Some(before) = before {
             let cost = self
                 .resolved
@@ -710,7 +779,8 @@ impl Device {
             self.serial_free_ns = start + cost.total_ns();
             done_ns = self.serial_free_ns;
         }
-        if req.op == OpKind::Read {
+        if req.op == OpKind::Read && self.timing.is_none() {
+            // Counting mode is one serial server: the data follow the whole request.
             let link = self.link_ns(req.size_bytes);
             if link > 0 {
                 self.link.prune(issue_ns);
@@ -729,6 +799,10 @@ impl Device {
         self.link.clear();
     }
 }
+
+/// Data-ready time of a read page served by the write buffer, until the DRAM copy's end
+/// is known.
+const HIT: u64 = u64::MAX;
 
 /// Throughput over simulated time with a bounded number of buckets (the width doubles
 /// whenever they would exceed `MAX_BUCKETS`).
