@@ -1706,6 +1706,28 @@ mod tests {
     }
 
     #[test]
+    fn a_reads_pages_cross_the_host_link_as_each_flash_read_ends() {
+        // One die: the two pages of an 8 KiB read come off flash one after the other, a
+        // page read (tens of µs) apart. Over a 3.5 GB/s link a page takes ~1.2 µs, so the
+        // first page's transfer is hidden behind the second's read and the request ends
+        // one page transfer after its last flash read (not two).
+        let read_at = |link_mb_s: f64| {
+            let mut c = tiny();
+            c.timing.mode = TimingMode::Full;
+            c.device.host_link_mb_s = link_mb_s;
+            let mut dev = Device::new(&c).unwrap();
+            dev.submit(&req(OpKind::Write, 0, 8192), 0).unwrap();
+            let t = 1_000_000_000;
+            (dev.submit(&req(OpKind::Read, 0, 8192), t).unwrap() - t, dev)
+        };
+        let (flash_ns, _) = read_at(0.0);
+        let (with_link_ns, dev) = read_at(3500.0);
+        let page_link_ns = dev.link_ns(4096);
+        assert!(page_link_ns > 0 && page_link_ns < dev.resolved.timing.read_ns);
+        assert_eq!(with_link_ns, flash_ns + page_link_ns);
+    }
+
+    #[test]
     fn closed_loop_queue_depth_bounds_outstanding_requests() {
         // qd 1 on one die: each 4 KiB read waits for the previous one, so IOPS = 1/Tr.
         let mut c = tiny();
