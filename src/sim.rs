@@ -76,8 +76,13 @@ pub struct Device {
     /// rewrites are serialised in time), else 1.
     serial_units: u32,
     op_scratch: Vec<crate::nand::FlashOp>,
+    /// Host-link time of one whole page.
+    link_page_ns: u64,
     /// A read's pages as (data ready, bytes for the host), for the link transfer.
     read_pages_scratch: Vec<(u64, u64)>,
+    /// Which of them were read from flash, in order: the i-th host read the timing
+    /// model places is the i-th of these (an FTL reads each mapped page once, in order).
+    read_flash_scratch: Vec<u32>,
     /// Host-side page counters.
     pub host: HostCounters,
     /// Commands waiting for dispatch.
@@ -259,6 +264,7 @@ impl Device {
                 stats: BufferStats::default(),
             })
         });
+        let link_page_ns = (geo.page_size_bytes as f64 * resolved.link_ns_per_byte) as u64;
         let mut dev = Device {
             page_bytes: geo.page_size_bytes as u64,
             page: crate::util::SizeDiv::new(geo.page_size_bytes as u64),
@@ -268,9 +274,11 @@ impl Device {
             timing,
             serial_free_ns: 0,
             link: Calendar::default(),
+            link_page_ns,
             serial_units,
             op_scratch: Vec::new(),
             read_pages_scratch: Vec::new(),
+            read_flash_scratch: Vec::new(),
             host: HostCounters::default(),
             ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
             buffer,
@@ -521,6 +529,7 @@ impl Device {
                 // Per page: when its data can cross the link (hits: `HIT` until the DRAM
                 // copy's end is known) and how many bytes the host asked of it.
                 self.read_pages_scratch.clear();
+                self.read_flash_scratch.clear();
                 for lpn in first..last {
                     let lo = req.offset_bytes.max(lpn * ps.get());
                     let hi = end_bytes.min((lpn + 1) * ps.get());
@@ -532,6 +541,8 @@ impl Device {
                         dram_pages += 1;
                     } else if ftl.read(Lpn(lpn as u32), nand)?.is_none() {
                         self.host.unmapped_read_pages += 1;
+                    } else {
+                        self.read_flash_scratch.push((lpn - first) as u32);
                     }
                 }
                 self.host.read_pages += last - first;
@@ -568,6 +579,7 @@ impl Device {
             tm.advance(t);
             // A padded page is programmed once its old contents have been read.
             let mut merged = t;
+            let mut host_reads = 0;
             let mut ops = std::mem::take(&mut self.op_scratch);
             self.nand.swap_log(&mut ops);
             for op in &ops {
@@ -584,10 +596,13 @@ impl Device {
                     }
                     (FlashOpKind::Read, Cause::Host) => {
                         read_done = read_done.max(end);
-                        let k = (self.nand.oob_lpn_raw(op.addr) as u64).wrapping_sub(first);
-                        if let Some(p) = self.read_pages_scratch.get_mut(k as usize) {
+                        if req.op == OpKind::Read
+                            && let Some(&k) = self.read_flash_scratch.get(host_reads)
+                        {
+                            let p = &mut self.read_pages_scratch[k as usize];
                             p.0 = p.0.max(end);
                         }
+                        host_reads += 1;
                     }
                     _ => {}
                 }
@@ -665,9 +680,23 @@ impl Device {
         let mut ready_ns = issue_ns;
         match req.op {
             OpKind::Read => {
+                // Full timing sends each page over the link as it is read: note the pages
+                // and which of them flash supplies.
+                let timed = self.timing.is_some();
+                if timed {
+                    self.read_pages_scratch.clear();
+                    self.read_flash_scratch.clear();
+                }
                 for lpn in first..last {
+                    if timed {
+                        let lo = req.offset_bytes.max(lpn * ps.get());
+                        let hi = end_bytes.min((lpn + 1) * ps.get());
+                        self.read_pages_scratch.push((ready_ns, hi - lo));
+                    }
                     if self.ftl.read(Lpn(lpn as u32), &mut self.nand)?.is_none() {
                         self.host.unmapped_read_pages += 1;
+                    } else if timed {
+                        self.read_flash_scratch.push((lpn - first) as u32);
                     }
                 }
                 self.host.read_pages += last - first;
@@ -717,15 +746,10 @@ impl Device {
             // A read's pages go to the host one by one as their flash reads finish (an
             // unmapped page's zeros at once), so the transfer overlaps the reads.
             let mut pages = std::mem::take(&mut self.read_pages_scratch);
-            pages.clear();
-            if req.op == OpKind::Read {
-                let page_bytes = |lpn: u64| {
-                    let lo = req.offset_bytes.max(lpn * ps.get());
-                    let hi = end_bytes.min((lpn + 1) * ps.get());
-                    hi - lo
-                };
-                pages.extend((first..last).map(|lpn| (ready_ns, page_bytes(lpn))));
+            if req.op != OpKind::Read {
+                pages.clear();
             }
+            let mut host_reads = 0;
             let mut merged_ns = ready_ns;
             let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, ready_ns, ready_ns);
             for op in &ops {
@@ -750,20 +774,27 @@ impl Device {
                     unit_done_ns = unit_done_ns.max(end);
                 }
                 if op.cause == Cause::Host && op.kind == FlashOpKind::Read {
-                    // Each mapped page of a read has one host read, tagged with it.
-                    let k = (self.nand.oob_lpn_raw(op.addr) as u64).wrapping_sub(first);
-                    if let Some(p) = pages.get_mut(k as usize) {
-                        p.0 = p.0.max(end);
+                    if let Some(&k) = self.read_flash_scratch.get(host_reads)
+                        && !pages.is_empty()
+                    {
+                        pages[k as usize].0 = pages[k as usize].0.max(end);
                     }
+                    host_reads += 1;
                 }
                 done_ns = done_ns.max(end);
             }
             self.op_scratch = ops;
             if !pages.is_empty() && self.resolved.link_ns_per_byte > 0.0 {
                 self.link.prune(issue_ns);
-                pages.sort_by_key(|&(ready, _)| ready);
+                if !pages.is_sorted_by_key(|&(ready, _)| ready) {
+                    pages.sort_by_key(|&(ready, _)| ready);
+                }
                 for &(ready, bytes) in &pages {
-                    let link = self.link_ns(bytes);
+                    let link = if bytes == self.page_bytes {
+                        self.link_page_ns
+                    } else {
+                        self.link_ns(bytes)
+                    };
                     if link > 0 {
                         done_ns = done_ns.max(self.link.reserve(ready, link) + link);
                     }
