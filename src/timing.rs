@@ -177,6 +177,11 @@ impl Calendar {
         // back is cheaper than a binary search's unpredictable branches; the search
         // takes over when the walk gets long.
         const WALK: usize = 8;
+        // A host-link transfer due now, with reads' transfers reserved far ahead (they
+        // wait behind GC), falls before every interval: one look at the front.
+        if self.busy.front().is_none_or(|&(_, e)| e > t_ns) {
+            return 0;
+        }
         let mut i = self.busy.len();
         for _ in 0..WALK {
             if i == 0 || self.busy[i - 1].1 <= t_ns {
