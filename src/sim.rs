@@ -531,11 +531,11 @@ impl Device {
                 self.read_pages_scratch.clear();
                 self.read_flash_scratch.clear();
                 for lpn in first..last {
-                    let lo = req.offset_bytes.max(lpn * ps.get());
-                    let hi = end_bytes.min((lpn + 1) * ps.get());
+                    let bytes =
+                        end_bytes.min((lpn + 1) * ps.get()) - req.offset_bytes.max(lpn * ps.get());
                     let hit = b.policy.read(Lpn(lpn as u32));
                     self.read_pages_scratch
-                        .push((if hit { HIT } else { t }, hi - lo));
+                        .push((if hit { HIT } else { t }, bytes));
                     if hit {
                         b.stats.read_hit_pages += 1;
                         dram_pages += 1;
@@ -623,8 +623,12 @@ impl Device {
                 );
             }
         }
-        let b = self.buffer.as_deref_mut().expect("buffered path");
-        let dram_ns = dram_pages * b.dram_ns_per_page;
+        let dram_ns = dram_pages
+            * self
+                .buffer
+                .as_deref()
+                .expect("buffered path")
+                .dram_ns_per_page;
         let (done, free) = match req.op {
             OpKind::Write => {
                 let d = ready_ns.max(slot_free + dram_ns);
@@ -634,22 +638,13 @@ impl Device {
                 let hits_done = t + dram_ns;
                 let mut d = hits_done.max(read_done);
                 if self.timing.is_some() {
-                    // Each page crosses the link once its data is ready (hits after the
-                    // DRAM copy, misses when their flash read ends).
-                    let pages = &mut self.read_pages_scratch;
-                    for p in pages.iter_mut() {
+                    // Hits are ready after the DRAM copy, misses when their flash read ends.
+                    for p in self.read_pages_scratch.iter_mut() {
                         if p.0 == HIT {
                             p.0 = hits_done;
                         }
                     }
-                    pages.sort_by_key(|&(ready, _)| ready);
-                    self.link.prune(t);
-                    for &(ready, bytes) in pages.iter() {
-                        let link = (bytes as f64 * self.resolved.link_ns_per_byte) as u64;
-                        if link > 0 {
-                            d = d.max(self.link.reserve(ready, link) + link);
-                        }
-                    }
+                    d = d.max(self.send_read_pages(t));
                 } else {
                     let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
                     if link > 0 {
@@ -662,8 +657,42 @@ impl Device {
             OpKind::Trim => (t, t),
             OpKind::Flush => (flash_done, slot_free),
         };
-        b.free_ns = free;
+        self.buffer.as_deref_mut().expect("buffered path").free_ns = free;
         Ok(done)
+    }
+
+    /// Bytes of `req` (ending at `end_bytes`) that fall in page `lpn`.
+    #[inline]
+    fn page_share(&self, req: &IoRequest, end_bytes: u64, lpn: u64) -> u64 {
+        let ps = self.page.get();
+        end_bytes.min((lpn + 1) * ps) - req.offset_bytes.max(lpn * ps)
+    }
+
+    /// Sends a read's pages (`read_pages_scratch`: data ready, bytes) to the host, each
+    /// as soon as its data is ready, in order of readiness, so the transfer overlaps the
+    /// flash reads as in an NVMe or SATA controller; returns when the last one has
+    /// crossed (0 without a link).
+    fn send_read_pages(&mut self, now_ns: u64) -> u64 {
+        if self.resolved.link_ns_per_byte <= 0.0 {
+            return 0;
+        }
+        let pages = &mut self.read_pages_scratch;
+        if !pages.is_sorted_by_key(|&(ready, _)| ready) {
+            pages.sort_by_key(|&(ready, _)| ready);
+        }
+        self.link.prune(now_ns);
+        let mut done_ns = 0;
+        for &(ready, bytes) in pages.iter() {
+            let link = if bytes == self.page_bytes {
+                self.link_page_ns
+            } else {
+                (bytes as f64 * self.resolved.link_ns_per_byte) as u64
+            };
+            if link > 0 {
+                done_ns = done_ns.max(self.link.reserve(ready, link) + link);
+            }
+        }
+        done_ns
     }
 
     /// Performs `req` without a buffer, issued at `issue_ns`; returns its completion time.
@@ -689,9 +718,8 @@ impl Device {
                 }
                 for lpn in first..last {
                     if timed {
-                        let lo = req.offset_bytes.max(lpn * ps.get());
-                        let hi = end_bytes.min((lpn + 1) * ps.get());
-                        self.read_pages_scratch.push((ready_ns, hi - lo));
+                        let bytes = self.page_share(req, end_bytes, lpn);
+                        self.read_pages_scratch.push((ready_ns, bytes));
                     }
                     if self.ftl.read(Lpn(lpn as u32), &mut self.nand)?.is_none() {
                         self.host.unmapped_read_pages += 1;
@@ -784,23 +812,10 @@ impl Device {
                 done_ns = done_ns.max(end);
             }
             self.op_scratch = ops;
-            if !pages.is_empty() && self.resolved.link_ns_per_byte > 0.0 {
-                self.link.prune(issue_ns);
-                if !pages.is_sorted_by_key(|&(ready, _)| ready) {
-                    pages.sort_by_key(|&(ready, _)| ready);
-                }
-                for &(ready, bytes) in &pages {
-                    let link = if bytes == self.page_bytes {
-                        self.link_page_ns
-                    } else {
-                        self.link_ns(bytes)
-                    };
-                    if link > 0 {
-                        done_ns = done_ns.max(self.link.reserve(ready, link) + link);
-                    }
-                }
-            }
             self.read_pages_scratch = pages;
+            if req.op == OpKind::Read {
+                done_ns = done_ns.max(self.send_read_pages(issue_ns));
+            }
         } else if let Some(before) = before {
             let cost = self
                 .resolved
