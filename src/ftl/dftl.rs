@@ -564,9 +564,44 @@ impl<V: VictimPolicy> Dftl<V> {
     /// The block's last page has been handed out: it becomes a GC candidate with the valid
     /// count it will have once that page is programmed.
     fn close(&mut self, b: u32, nand: &Nand) {
+        self.close_with(b, nand.valid_count(BlockId(b)) + 1);
+    }
+
+    /// Closes block `b`, holding `valid` valid pages, for the victim policy.
+    fn close_with(&mut self, b: u32, valid: u32) {
         self.role[b as usize] = Role::Closed;
-        self.policy
-            .on_close(BlockId(b), nand.valid_count(BlockId(b)) + 1, self.clock);
+        self.policy.on_close(BlockId(b), valid, self.clock);
+    }
+
+    /// Up to `max` consecutive pages of `plane`'s `stream` frontier (opening one if
+    /// needed): the first, how many, and the block if they fill it (the caller closes it
+    /// once they are programmed, as [`Dftl::next_page`] would have before its last page).
+    fn next_run(
+        &mut self,
+        plane: u32,
+        stream: Stream,
+        max: u32,
+    ) -> Result<(Ppn, u32, Option<u32>), FtlError> {
+        let np = self.np;
+        let ps = &mut self.planes[plane as usize];
+        if ps.frontier[stream as usize].is_none() {
+            let (_, block) = ps.free.pop_first().ok_or(FtlError::OutOfSpace { plane })?;
+            self.role[block as usize] = Role::Open;
+            ps.frontier[stream as usize] = Some(Frontier {
+                block,
+                next_page: 0,
+            });
+        }
+        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let n = max.min(np - f.next_page);
+        let first = Ppn(f.block * np + f.next_page);
+        f.next_page += n;
+        let filled = (f.next_page == np).then_some(f.block);
+        if filled.is_some() {
+            *slot = None;
+        }
+        Ok((first, n, filled))
     }
 
     // ---- data pages ------------------------------------------------------------------
@@ -657,22 +692,33 @@ impl<V: VictimPolicy> Dftl<V> {
             for &src in pages.iter().take(AHEAD) {
                 fetch(self, nand, src);
             }
-            for (i, &src) in pages.iter().enumerate() {
-                if let Some(&ahead) = pages.get(i + AHEAD) {
-                    fetch(self, nand, ahead);
+            // The live pages move in runs that fill the frontier block (one NAND call
+            // per run); then each moved page's mapping follows.
+            let mut i = 0;
+            while i < pages.len() {
+                let (dst, n, filled) = self.next_run(plane, stream, (pages.len() - i) as u32)?;
+                nand.relocate_run(&pages[i..i + n as usize], dst, Cause::Gc);
+                if let Some(b) = filled {
+                    self.close_with(b, nand.valid_count(BlockId(b)));
                 }
-                let dst = self.next_page(plane, stream, nand)?;
-                let lpn = nand.relocate(src, dst, Cause::Gc).0;
-                let (n, _) = self.cmt.find(lpn);
-                if n != NIL {
-                    // Lazy copying: the cached entry carries the new address to flash
-                    // when it is evicted.
-                    self.cmt.val_mut(n).ppn = dst.0;
-                    self.mark_dirty(n, lpn);
-                    self.gc_cmt_updates += 1;
-                } else {
-                    moved.push((lpn, dst.0));
+                for k in 0..n {
+                    if let Some(&ahead) = pages.get(i + k as usize + AHEAD) {
+                        fetch(self, nand, ahead);
+                    }
+                    let to = Ppn(dst.0 + k);
+                    let lpn = nand.oob_lpn_raw(to);
+                    let (c, _) = self.cmt.find(lpn);
+                    if c != NIL {
+                        // Lazy copying: the cached entry carries the new address to
+                        // flash when it is evicted.
+                        self.cmt.val_mut(c).ppn = to.0;
+                        self.mark_dirty(c, lpn);
+                        self.gc_cmt_updates += 1;
+                    } else {
+                        moved.push((lpn, to.0));
+                    }
                 }
+                i += n as usize;
             }
             // Batch update: one rewrite per translation page touched.
             self.gc_batched_entries += moved.len() as u64;
