@@ -608,23 +608,9 @@ impl<V: VictimPolicy> Dftl<V> {
 
     #[inline]
     fn next_page(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
-        let np = self.np;
-        let ps = &mut self.planes[plane as usize];
-        if ps.frontier[stream as usize].is_none() {
-            let (_, block) = ps.free.pop_first().ok_or(FtlError::OutOfSpace { plane })?;
-            self.role[block as usize] = Role::Open;
-            ps.frontier[stream as usize] = Some(Frontier {
-                block,
-                next_page: 0,
-            });
-        }
-        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
-        let f = slot.as_mut().expect("frontier just opened");
-        let ppn = Ppn(f.block * np + f.next_page);
-        f.next_page += 1;
-        if f.next_page == np {
-            let b = f.block;
-            *slot = None;
+        let (ppn, _, filled) = self.next_run(plane, stream, 1)?;
+        if let Some(b) = filled {
+            // Closed now, its last page about to be programmed (`close` counts it).
             self.close(b, nand);
         }
         Ok(ppn)
