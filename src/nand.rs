@@ -941,11 +941,14 @@ impl Nand {
             }
             return moved;
         }
+        let (sb, db) = (src.0 as usize, dst.0 as usize);
+        if self.blocks[sb].valid == 0 {
+            return 0;
+        }
         // Tags: the pages keep their offsets, so a source whose tags are implicit hands
         // its base to a target that has none yet or the same one, and no tag moves.
         // Otherwise the target stores its tags: copied from the source's, or written
         // from the source's base.
-        let (sb, db) = (src.0 as usize, dst.0 as usize);
         let s_base = self.blocks[sb].tag_base;
         let d_base = (self.blocks[db].write_ptr > 0).then_some(self.blocks[db].tag_base);
         let implicit = s_base != EXPLICIT && d_base.is_none_or(|b| b == s_base);
