@@ -66,8 +66,7 @@ pub struct Device {
     pub ftl: Box<dyn Ftl>,
     /// Full timing model, when enabled.
     pub timing: Option<Timing>,
-    page_bytes: u64,
-    /// `page_bytes` as a divider (a shift for power-of-two pages).
+    /// Page size in bytes, as a divider (a shift for power-of-two pages).
     page: crate::util::SizeDiv,
     /// Counting mode: time at which the serial device is next free.
     serial_free_ns: u64,
@@ -266,7 +265,6 @@ impl Device {
         });
         let link_page_ns = (geo.page_size_bytes as f64 * resolved.link_ns_per_byte) as u64;
         let mut dev = Device {
-            page_bytes: geo.page_size_bytes as u64,
             page: crate::util::SizeDiv::new(geo.page_size_bytes as u64),
             resolved,
             nand,
@@ -289,7 +287,7 @@ impl Device {
 
     /// Logical capacity in bytes.
     pub fn capacity_bytes(&self) -> u64 {
-        self.resolved.logical_pages * self.page_bytes
+        self.resolved.logical_pages * self.page.get()
     }
 
     /// Formula costs in use.
@@ -683,7 +681,7 @@ impl Device {
         self.link.prune(now_ns);
         let mut done_ns = 0;
         for &(ready, bytes) in pages.iter() {
-            let link = if bytes == self.page_bytes {
+            let link = if bytes == self.page.get() {
                 self.link_page_ns
             } else {
                 (bytes as f64 * self.resolved.link_ns_per_byte) as u64
@@ -771,12 +769,6 @@ impl Device {
             // time, so a write straddling two blocks pays for both in sequence.
             let mut ops = std::mem::take(&mut self.op_scratch);
             self.nand.swap_log(&mut ops);
-            // A read's pages go to the host one by one as their flash reads finish (an
-            // unmapped page's zeros at once), so the transfer overlaps the reads.
-            let mut pages = std::mem::take(&mut self.read_pages_scratch);
-            if req.op != OpKind::Read {
-                pages.clear();
-            }
             let mut host_reads = 0;
             let mut merged_ns = ready_ns;
             let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, ready_ns, ready_ns);
@@ -802,17 +794,19 @@ impl Device {
                     unit_done_ns = unit_done_ns.max(end);
                 }
                 if op.cause == Cause::Host && op.kind == FlashOpKind::Read {
-                    if let Some(&k) = self.read_flash_scratch.get(host_reads)
-                        && !pages.is_empty()
+                    // A read's page is ready for the host when its flash read ends
+                    // (an unmapped page's zeros at once).
+                    if req.op == OpKind::Read
+                        && let Some(&k) = self.read_flash_scratch.get(host_reads)
                     {
-                        pages[k as usize].0 = pages[k as usize].0.max(end);
+                        let p = &mut self.read_pages_scratch[k as usize];
+                        p.0 = p.0.max(end);
                     }
                     host_reads += 1;
                 }
                 done_ns = done_ns.max(end);
             }
             self.op_scratch = ops;
-            self.read_pages_scratch = pages;
             if req.op == OpKind::Read {
                 done_ns = done_ns.max(self.send_read_pages(issue_ns));
             }
