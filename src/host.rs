@@ -1,15 +1,26 @@
-//! The device's command queue (SATA NCQ / NVMe submission queue): commands wait here
-//! between their arrival and their dispatch to the write buffer, in the order the
-//! configured [`DispatchOrder`] picks.
+//! The host side of the request pipeline: the host queue that admits requests, and the
+//! device's command queue (SATA NCQ / NVMe submission queue) where they wait between
+//! their issue and their dispatch, in the order the configured [`DispatchOrder`] picks.
 //!
-//! The queue only matters with a write buffer: without one the simulator dispatches
-//! every command at once and the flash dies act as the queue (see [`crate::sim`]). With
-//! one, the buffer's front end admits one command at a time; the commands still waiting
-//! are the future references that QLRU exploits.
+//! **One latency definition everywhere**: a request's latency runs from its *arrival*
+//! (the trace's time stamp, scaled by the speed-up, for open-loop phases; the moment the
+//! host wants to send it for closed-loop phases) to its *completion*, so it includes the
+//! time spent waiting for a free queue tag and in the device queue.
+//!
+//! [`HostQueue`] admits requests (open loop, closed loop, or closed loop with think
+//! time) into any [`Target`] — the simulated device, or the hybrid HDD + flash store —
+//! holding at most `qd` tags (a tag is held from issue to completion), and
+//! [`HostQueue::run`] drives the target until the stream ends. Without a write buffer
+//! the device takes every command at its issue time and the flash dies act as the
+//! queue; with one, the buffer's front end admits one command at a time, and the
+//! commands still waiting are the future references that QLRU exploits.
 
-use crate::workload::{IoRequest, OpKind};
+use crate::ftl::PREFETCH_AHEAD;
+use crate::sim::SimError;
+use crate::workload::{IoRequest, OpKind, RequestStream, TraceError};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Which waiting command the device takes next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -134,6 +145,211 @@ impl Ncq {
             }
         }
         self.waiting.pop_front()
+    }
+}
+
+/// A dispatched command and its times.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatched {
+    /// The command.
+    pub cmd: QueuedCommand,
+    /// When the device took it.
+    pub dispatch_ns: u64,
+    /// When it completed.
+    pub done_ns: u64,
+}
+
+/// What a [`HostQueue`] feeds: something with a command queue that performs commands.
+pub trait Target {
+    /// Puts `req` in the queue (arrived at `arrival_ns`, issued at `issue_ns`).
+    fn queue(&mut self, req: &IoRequest, arrival_ns: u64, issue_ns: u64) -> Result<(), SimError>;
+    /// Performs the next waiting command (`None` when none waits).
+    fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError>;
+    /// Commands waiting.
+    fn queued(&self) -> usize;
+    /// Issue time of the oldest waiting command.
+    fn oldest_issue_ns(&self) -> Option<u64>;
+    /// When the target can take the next command (0: at once).
+    fn free_ns(&self) -> u64;
+    /// Hints: `next` is the request after the one just queued, `far` the one
+    /// [`PREFETCH_AHEAD`] positions later (map entries can be fetched early).
+    fn prefetch(&self, _next: Option<&IoRequest>, _far: Option<&IoRequest>) {}
+}
+
+/// How a phase's requests arrive at the host.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arrivals {
+    /// At the request's `arrival_ns` divided by `speedup` (a trace): open loop.
+    Open {
+        /// Arrival gaps are divided by this.
+        speedup: f64,
+    },
+    /// As soon as a queue tag is free (like fio): closed loop.
+    Closed,
+    /// Closed loop with think time: each request arrives `arrival_ns` after the previous
+    /// request completed (a user waiting for each step, as desktop workloads do).
+    Think,
+}
+
+/// The request stream with the next [`PREFETCH_AHEAD`] requests read ahead, so the
+/// target can be told of them (reading ahead has no other effect: requests and errors
+/// come out in order).
+struct Lookahead {
+    inner: std::iter::Fuse<RequestStream>,
+    ahead: VecDeque<Result<IoRequest, TraceError>>,
+}
+
+impl Lookahead {
+    fn new(inner: RequestStream) -> Self {
+        let mut inner = inner.fuse();
+        let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD + 1);
+        while ahead.len() <= PREFETCH_AHEAD {
+            match inner.next() {
+                Some(r) => ahead.push_back(r),
+                None => break,
+            }
+        }
+        Lookahead { inner, ahead }
+    }
+
+    /// The request `n` positions ahead of the next one, if it parsed.
+    #[inline]
+    fn peek(&self, n: usize) -> Option<&IoRequest> {
+        self.ahead.get(n).and_then(|r| r.as_ref().ok())
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<IoRequest, TraceError>> {
+        let r = self.ahead.pop_front()?;
+        if let Some(n) = self.inner.next() {
+            self.ahead.push_back(n);
+        }
+        Some(r)
+    }
+}
+
+/// The host: admits a phase's requests into a [`Target`] with at most `qd` outstanding.
+pub struct HostQueue {
+    requests: Lookahead,
+    arrivals: Arrivals,
+    start_ns: u64,
+    qd: usize,
+    /// Closed loop: when the previous request was issued (think time: completed).
+    issue_clock: u64,
+    /// Open loop: the previous arrival (arrivals never go back in time).
+    last_arrival: u64,
+    /// Completion times of dispatched commands still holding a queue tag.
+    completions: BinaryHeap<Reverse<u64>>,
+}
+
+impl HostQueue {
+    /// A host that starts sending `requests` at `start_ns`.
+    pub fn new(requests: RequestStream, arrivals: Arrivals, start_ns: u64, qd: usize) -> Self {
+        HostQueue {
+            requests: Lookahead::new(requests),
+            arrivals,
+            start_ns,
+            qd: qd.max(1),
+            issue_clock: start_ns,
+            last_arrival: start_ns,
+            completions: BinaryHeap::with_capacity(qd + 1),
+        }
+    }
+
+    /// Issues the next request into the target's queue if it can be issued by `bound`
+    /// (any time when `None`): it must have arrived and a queue tag must be free (tags
+    /// are held from issue to completion, so `qd` bounds waiting + executing commands).
+    fn admit<T: Target>(&mut self, target: &mut T, bound: Option<u64>) -> Result<bool, SimError> {
+        if self.arrivals == Arrivals::Think && target.queued() > 0 {
+            // The next step's arrival depends on this one's completion.
+            return Ok(false);
+        }
+        let req = match self.requests.ahead.front() {
+            None => return Ok(false),
+            Some(Ok(r)) => *r,
+            Some(Err(_)) => {
+                let e = self.requests.next().expect("peeked").expect_err("an error");
+                return Err(e.into());
+            }
+        };
+        let arrival = match self.arrivals {
+            Arrivals::Open { speedup } => {
+                (self.start_ns + (req.arrival_ns as f64 / speedup) as u64).max(self.last_arrival)
+            }
+            Arrivals::Closed => self.issue_clock,
+            Arrivals::Think => self.issue_clock + req.arrival_ns,
+        };
+        if bound.is_some_and(|b| arrival > b) {
+            return Ok(false);
+        }
+        while self
+            .completions
+            .peek()
+            .is_some_and(|&Reverse(t)| t <= arrival)
+        {
+            self.completions.pop();
+        }
+        let issue = if target.queued() + self.completions.len() >= self.qd {
+            // Every tag is held; a waiting command frees none before it is dispatched.
+            match self.completions.peek() {
+                Some(&Reverse(t)) if bound.is_none_or(|b| t <= b) => {
+                    self.completions.pop();
+                    arrival.max(t)
+                }
+                _ => return Ok(false),
+            }
+        } else {
+            arrival
+        };
+        self.requests.next();
+        let arrival = match self.arrivals {
+            Arrivals::Open { .. } => {
+                self.last_arrival = arrival;
+                arrival
+            }
+            // A closed-loop host issues the request the moment a tag frees.
+            Arrivals::Closed => {
+                self.issue_clock = issue;
+                issue
+            }
+            Arrivals::Think => issue,
+        };
+        target.queue(&req, arrival, issue)?;
+        target.prefetch(
+            self.requests.peek(0),
+            self.requests.peek(PREFETCH_AHEAD - 1),
+        );
+        Ok(true)
+    }
+
+    /// Feeds every request to `target` and calls `done` for each completed command, in
+    /// dispatch order; returns the number of commands completed. Each dispatch happens
+    /// when the target is free and the oldest waiting command has been issued; every
+    /// request issued by then is queued first, so the target sees exactly the commands
+    /// that wait at that moment.
+    pub fn run<T: Target>(
+        mut self,
+        target: &mut T,
+        mut done: impl FnMut(&Dispatched),
+    ) -> Result<u64, SimError> {
+        let mut n = 0u64;
+        loop {
+            if target.queued() == 0 && !self.admit(target, None)? {
+                break;
+            }
+            let oldest = target.oldest_issue_ns().expect("non-empty");
+            let t = target.free_ns().max(oldest);
+            while self.admit(target, Some(t))? {}
+            let d = target.dispatch()?.expect("non-empty");
+            self.completions.push(Reverse(d.done_ns));
+            if self.arrivals == Arrivals::Think {
+                // The user waits for this step before thinking about the next.
+                self.issue_clock = d.done_ns;
+            }
+            done(&d);
+            n += 1;
+        }
+        Ok(n)
     }
 }
 

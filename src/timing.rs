@@ -11,9 +11,12 @@
 //!   free, so dies and channels overlap exactly as far as the workload lets them.
 //! - **Count**: the papers' serial elapsed-time formula
 //!   `Cr·Tr + Cw·Tw + Gc·Tcopy + Ce·Te` (system.md §4), with no parallelism and no bus.
+//!
+//! The simulator sees both through [`TimeModel`]: it calls [`TimeModel::begin`] before a
+//! command's flash work and [`TimeModel::place`] after it, and learns when the work ends.
 
 use crate::ftl::superblock::Superblock;
-use crate::nand::{CAUSES, Cause, FlashOp, Geometry, NandCounters, OpKind, Ppn};
+use crate::nand::{CAUSES, Cause, FlashOp, Geometry, Nand, NandCounters, OpKind, Ppn};
 use serde::{Deserialize, Serialize};
 
 /// How chips are wired to the controller (system.md §1, after Agrawal et al.).
@@ -708,5 +711,205 @@ mod tests {
         };
         assert_eq!(t.apply(&copy, 0), 225_000);
         assert_eq!(t.gc_busy_share(), 1.0);
+    }
+}
+
+/// When one command's flash work ends, as a time model places it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// When its last flash operation (its own, and GC or mapping work it triggered)
+    /// ends; the start time when it caused none.
+    pub flash_done_ns: u64,
+    /// When the host data its programs carry has left controller DRAM: the end of the
+    /// last host program's bus transfer (a write buffer's slot is free from then on).
+    pub host_data_out_ns: u64,
+}
+
+/// What the simulator tells a time model about the command being placed.
+pub struct PlaceCtx<'a> {
+    /// No operation starts earlier (the command's issue or dispatch time, or when its
+    /// write data has crossed the host link).
+    pub start_ns: u64,
+    /// Pages per management block when by-address placement rewrites whole blocks (the
+    /// firmware rewrites one at a time, so their programs are serialised), else 1.
+    pub serial_units: u32,
+    /// A read's pages as (data ready, bytes); the model raises "ready" of the pages that
+    /// flash supplies to the end of their flash read. Empty for other commands, and
+    /// when [`TimeModel::per_page_reads`] is false.
+    pub read_pages: &'a mut [(u64, u64)],
+    /// Which of `read_pages` flash supplies, in order: the i-th host read the model
+    /// places is the i-th of these (an FTL reads each mapped page once, in order).
+    pub read_flash: &'a [u32],
+}
+
+/// A way of turning the flash operations of a command into time (full or count).
+pub trait TimeModel: Send {
+    /// Whether the NAND must log every operation for [`TimeModel::place`].
+    fn needs_op_log(&self) -> bool;
+    /// Whether a read's pages are timed one by one (so the host link can carry each as
+    /// soon as its flash read ends) rather than the request as a whole.
+    fn per_page_reads(&self) -> bool;
+    /// Called before a command's flash work starts.
+    fn begin(&mut self, nand: &Nand);
+    /// Places the work done since [`TimeModel::begin`].
+    fn place(&mut self, nand: &mut Nand, ctx: PlaceCtx<'_>) -> Placed;
+    /// Idles every resource at `now_ns` and forgets busy-time accounting.
+    fn reset(&mut self, now_ns: u64);
+    /// Die busy time by cause since the last reset (`None` when the model has no dies).
+    fn busy_ns(&self) -> Option<[u64; CAUSES]>;
+}
+
+/// The full model as a [`TimeModel`]: every logged operation on its die and bus.
+pub struct FullModel {
+    timing: Timing,
+    ops: Vec<FlashOp>,
+}
+
+impl FullModel {
+    /// Wraps `timing`.
+    pub fn new(timing: Timing) -> FullModel {
+        FullModel {
+            timing,
+            ops: Vec::new(),
+        }
+    }
+}
+
+impl TimeModel for FullModel {
+    fn needs_op_log(&self) -> bool {
+        true
+    }
+
+    fn per_page_reads(&self) -> bool {
+        true
+    }
+
+    fn begin(&mut self, _nand: &Nand) {}
+
+    fn place(&mut self, nand: &mut Nand, ctx: PlaceCtx<'_>) -> Placed {
+        let t = &mut self.timing;
+        let start = ctx.start_ns;
+        t.advance(start);
+        let program_ns = t.params().program_ns;
+        // A partly written page is programmed only once its old contents have been read
+        // and merged: read-modify-write reads gate the command's own programs. With
+        // by-address management blocks the firmware rewrites one block at a time, so a
+        // write straddling two blocks pays for both in sequence.
+        let mut ops = std::mem::take(&mut self.ops);
+        nand.swap_log(&mut ops);
+        let mut host_reads = 0;
+        let mut merged_ns = start;
+        let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, start, start);
+        let mut placed = Placed {
+            flash_done_ns: start,
+            host_data_out_ns: start,
+        };
+        for op in &ops {
+            let rmw_read = op.cause == Cause::Rmw && op.kind == OpKind::Read;
+            let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
+            let mut at = if own { merged_ns } else { start };
+            if own && ctx.serial_units > 1 {
+                let u = nand.oob_lpn_raw(op.addr) / ctx.serial_units;
+                if u != unit {
+                    if unit != u32::MAX {
+                        unit_start_ns = unit_done_ns;
+                    }
+                    unit = u;
+                }
+                at = at.max(unit_start_ns);
+            }
+            let end = t.apply(op, at);
+            if rmw_read {
+                merged_ns = merged_ns.max(end);
+            }
+            if own {
+                unit_done_ns = unit_done_ns.max(end);
+            }
+            match (op.kind, op.cause) {
+                (OpKind::Read, Cause::Host) => {
+                    // A read's page is ready for the host when its flash read ends.
+                    if let Some(&k) = ctx.read_flash.get(host_reads) {
+                        let p = &mut ctx.read_pages[k as usize];
+                        p.0 = p.0.max(end);
+                    }
+                    host_reads += 1;
+                }
+                (OpKind::Program, Cause::Host) => {
+                    placed.host_data_out_ns = placed.host_data_out_ns.max(end - program_ns);
+                }
+                _ => {}
+            }
+            placed.flash_done_ns = placed.flash_done_ns.max(end);
+        }
+        self.ops = ops;
+        placed
+    }
+
+    fn reset(&mut self, now_ns: u64) {
+        self.timing.reset(now_ns);
+    }
+
+    fn busy_ns(&self) -> Option<[u64; CAUSES]> {
+        Some(*self.timing.busy_ns())
+    }
+}
+
+/// The counting model as a [`TimeModel`]: the device is one serial server whose service
+/// time for a command is the formula time of the operations it caused. A command that
+/// caused none (a DRAM hit, an unmapped read, a trim) does not wait for the server.
+pub struct CountModel {
+    formula: FormulaCosts,
+    free_ns: u64,
+    before: NandCounters,
+}
+
+impl CountModel {
+    /// A model charging `formula`.
+    pub fn new(formula: FormulaCosts) -> CountModel {
+        CountModel {
+            formula,
+            free_ns: 0,
+            before: NandCounters::default(),
+        }
+    }
+}
+
+impl TimeModel for CountModel {
+    fn needs_op_log(&self) -> bool {
+        false
+    }
+
+    fn per_page_reads(&self) -> bool {
+        false
+    }
+
+    fn begin(&mut self, nand: &Nand) {
+        self.before = *nand.counters();
+    }
+
+    fn place(&mut self, nand: &mut Nand, ctx: PlaceCtx<'_>) -> Placed {
+        let cost = self
+            .formula
+            .time(&nand.counters().since(&self.before))
+            .total_ns();
+        if cost == 0 {
+            return Placed {
+                flash_done_ns: ctx.start_ns,
+                host_data_out_ns: ctx.start_ns,
+            };
+        }
+        self.free_ns = ctx.start_ns.max(self.free_ns) + cost;
+        Placed {
+            flash_done_ns: self.free_ns,
+            host_data_out_ns: self.free_ns,
+        }
+    }
+
+    fn reset(&mut self, now_ns: u64) {
+        self.free_ns = now_ns;
+    }
+
+    fn busy_ns(&self) -> Option<[u64; CAUSES]> {
+        None
     }
 }

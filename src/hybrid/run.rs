@@ -14,14 +14,13 @@ use super::store::{HybridStore, StoreStats};
 use super::workload::{self, Step};
 use crate::config::Config;
 use crate::ftl::FtlKind;
+use crate::host::{Arrivals, Dispatched, HostQueue, QueuedCommand, Target};
 use crate::report::latency::{new_latency_histogram, summarize};
 use crate::report::{EraseSummary, LatencySummary};
 use crate::sim::{SimError, build_workload, erase_summary};
-use crate::workload::{IoRequest, OpKind, Phase};
+use crate::workload::{IoRequest, OpKind, RequestStream};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Flash-side counters of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -57,7 +56,7 @@ pub struct RunReport {
     pub elapsed_s: f64,
     /// Host think time inside it, seconds (desktop workloads).
     pub think_s: f64,
-    /// Request latency (issue to completion), ns.
+    /// Request latency (arrival to completion, queueing included), ns.
     pub latency_ns: LatencySummary,
     /// Share of read units served by flash.
     pub hit_ratio: f64,
@@ -146,8 +145,8 @@ impl Acc {
         }
     }
 
-    fn record(&mut self, req: &IoRequest, issue_ns: u64, done_ns: u64) {
-        self.lat.saturating_record((done_ns - issue_ns).max(1));
+    fn record(&mut self, req: &IoRequest, arrival_ns: u64, done_ns: u64) {
+        self.lat.saturating_record((done_ns - arrival_ns).max(1));
         self.requests += 1;
         match req.op {
             OpKind::Read => {
@@ -205,61 +204,103 @@ impl Acc {
     }
 }
 
-/// Runs desktop steps at depth 1 with think time from `now`; returns the end time.
+/// The store as a [`Target`] of the host queue: it performs each command as soon as it
+/// is dispatched (the HDD serves its commands in order, the flash SSD overlaps as its
+/// timing model allows).
+struct StoreTarget<'a> {
+    store: &'a mut HybridStore,
+    waiting: Option<QueuedCommand>,
+}
+
+impl Target for StoreTarget<'_> {
+    fn queue(&mut self, req: &IoRequest, arrival_ns: u64, issue_ns: u64) -> Result<(), SimError> {
+        debug_assert!(
+            self.waiting.is_none(),
+            "dispatched before the next is queued"
+        );
+        self.waiting = Some(QueuedCommand {
+            req: *req,
+            arrival_ns,
+            issue_ns,
+            first_lpn: 0,
+            pages: 0,
+        });
+        Ok(())
+    }
+
+    fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
+        let Some(cmd) = self.waiting.take() else {
+            return Ok(None);
+        };
+        let done_ns = self.store.submit(&cmd.req, cmd.issue_ns)?;
+        Ok(Some(Dispatched {
+            cmd,
+            dispatch_ns: cmd.issue_ns,
+            done_ns,
+        }))
+    }
+
+    fn queued(&self) -> usize {
+        self.waiting.is_some() as usize
+    }
+
+    fn oldest_issue_ns(&self) -> Option<u64> {
+        self.waiting.map(|c| c.issue_ns)
+    }
+
+    fn free_ns(&self) -> u64 {
+        0
+    }
+}
+
+/// Runs `requests` against the store through the host queue; returns when the last
+/// completes. Latency runs from arrival to completion, as in every ssdlab run.
+fn run_requests(
+    s: &mut HybridStore,
+    requests: RequestStream,
+    arrivals: Arrivals,
+    qd: usize,
+    acc: &mut Acc,
+    start: u64,
+) -> Result<u64, SimError> {
+    let host = HostQueue::new(requests, arrivals, start, qd);
+    let mut target = StoreTarget {
+        store: s,
+        waiting: None,
+    };
+    host.run(&mut target, |d| {
+        acc.record(&d.cmd.req, d.cmd.arrival_ns, d.done_ns)
+    })?;
+    Ok(acc.end_ns)
+}
+
+/// Runs desktop steps at queue depth 1, each issued its think time after the previous
+/// one completed.
 fn run_steps(
     s: &mut HybridStore,
     steps: &[Step],
     acc: &mut Acc,
-    mut now: u64,
+    now: u64,
 ) -> Result<u64, SimError> {
-    for st in steps {
-        let issue = now + st.think_ns;
-        let done = s.submit(&st.req, issue)?;
-        acc.think_ns += st.think_ns;
-        acc.record(&st.req, issue, done);
-        now = done;
-    }
-    Ok(now)
-}
-
-/// Runs a trace or generator phase with up to `qd` requests outstanding.
-fn run_phase(
-    s: &mut HybridStore,
-    phase: Phase,
-    qd: usize,
-    speedup: f64,
-    acc: &mut Acc,
-    start: u64,
-) -> Result<u64, SimError> {
-    let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(qd + 1);
-    let mut clock = start;
-    let mut last_arrival = start;
-    for req in phase.requests {
-        let req = req?;
-        let issue = if phase.open_loop {
-            let a = (start + (req.arrival_ns as f64 / speedup) as u64).max(last_arrival);
-            last_arrival = a;
-            while outstanding.peek().is_some_and(|&Reverse(t)| t <= a) {
-                outstanding.pop();
-            }
-            if outstanding.len() >= qd {
-                let Reverse(t) = outstanding.pop().expect("queue is full");
-                a.max(t)
-            } else {
-                a
-            }
-        } else {
-            if outstanding.len() >= qd {
-                let Reverse(t) = outstanding.pop().expect("queue is full");
-                clock = clock.max(t);
-            }
-            clock
-        };
-        let done = s.submit(&req, issue)?;
-        outstanding.push(Reverse(done));
-        acc.record(&req, issue, done);
-    }
-    Ok(acc.end_ns)
+    acc.think_ns += steps.iter().map(|st| st.think_ns).sum::<u64>();
+    // With think-time arrivals a request's `arrival_ns` is the think time before it.
+    let requests: Vec<_> = steps
+        .iter()
+        .map(|st| {
+            Ok(IoRequest {
+                arrival_ns: st.think_ns,
+                ..st.req
+            })
+        })
+        .collect();
+    run_requests(
+        s,
+        Box::new(requests.into_iter()),
+        Arrivals::Think,
+        1,
+        acc,
+        now,
+    )
 }
 
 /// The label of a configuration: `hdd` alone or `cache SIZE POLICY TABLE[+hint]`.
@@ -339,11 +380,18 @@ pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
                     workload::run_name(i)
                 };
                 let mut acc = Acc::new(name, now, &mut store);
-                now = run_phase(
+                let arrivals = if phase.open_loop {
+                    Arrivals::Open {
+                        speedup: cfg.host.speedup,
+                    }
+                } else {
+                    Arrivals::Closed
+                };
+                now = run_requests(
                     &mut store,
-                    phase,
+                    phase.requests,
+                    arrivals,
                     cfg.host.qd as usize,
-                    cfg.host.speedup,
                     &mut acc,
                     now,
                 )?;

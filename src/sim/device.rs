@@ -1,0 +1,758 @@
+//! The device: device queue → (write-buffer stage) → page operations → FTL → NAND →
+//! time model, one path for every command.
+//!
+//! [`Device::exec`] performs a dispatched command: it splits the request into pages,
+//! lets the write buffer (when there is one) take or serve them, hands the rest to the
+//! FTL (read-modify-write of partial pages, trims of whole pages), then asks the time
+//! model when the flash work ends and the host link when the data has crossed.
+
+use super::SimError;
+use super::stage::{BufferStage, BufferStats};
+use crate::buffer::WriteBuffer;
+use crate::config::{Config, ResolvedDevice, TimingMode};
+use crate::ftl::layout::Placement;
+use crate::ftl::superblock::Superblock;
+use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
+use crate::host::{Dispatched, Ncq, QueuedCommand};
+use crate::nand::{Cause, Lpn, Nand};
+use crate::timing::{Calendar, CountModel, FormulaCosts, FullModel, PlaceCtx, TimeModel, Timing};
+use crate::workload::{IoRequest, OpKind};
+
+/// A built device: NAND array, FTL, optional write buffer and time model.
+pub struct Device {
+    /// Resolved parameters.
+    pub resolved: ResolvedDevice,
+    /// The flash array.
+    pub nand: Nand,
+    /// The FTL.
+    pub ftl: Box<dyn Ftl>,
+    /// Full or counting time model.
+    pub(super) time: Box<dyn TimeModel>,
+    /// Page size in bytes, as a divider (a shift for power-of-two pages).
+    pub(super) page: crate::util::SizeDiv,
+    /// The host link (writes' data in, reads' data out).
+    link: Calendar,
+    /// Host-link time of one whole page.
+    link_page_ns: u64,
+    /// Pages per management block when by-address placement rewrites whole blocks (their
+    /// rewrites are serialised in time), else 1.
+    serial_units: u32,
+    /// A read's pages as (data ready, bytes for the host), for the link transfer.
+    read_pages: Vec<(u64, u64)>,
+    /// Which of them flash supplies, in order.
+    read_flash: Vec<u32>,
+    /// Host-side page counters.
+    pub host: HostCounters,
+    /// Commands waiting for dispatch.
+    pub(super) ncq: Ncq,
+    /// The write-buffer stage, when configured.
+    pub(super) buffer: Option<Box<BufferStage>>,
+}
+
+/// Page counters kept by the host side of the simulator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostCounters {
+    /// Pages read.
+    pub read_pages: u64,
+    /// Pages written.
+    pub write_pages: u64,
+    /// Pages trimmed.
+    pub trim_pages: u64,
+    /// Reads of unmapped pages.
+    pub unmapped_read_pages: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+}
+
+impl HostCounters {
+    pub(super) fn since(&self, e: &HostCounters) -> HostCounters {
+        HostCounters {
+            read_pages: self.read_pages - e.read_pages,
+            write_pages: self.write_pages - e.write_pages,
+            trim_pages: self.trim_pages - e.trim_pages,
+            unmapped_read_pages: self.unmapped_read_pages - e.unmapped_read_pages,
+            read_bytes: self.read_bytes - e.read_bytes,
+            write_bytes: self.write_bytes - e.write_bytes,
+        }
+    }
+}
+
+/// Data-ready time of a read page served by the write buffer, until the DRAM copy's end
+/// is known.
+const HIT: u64 = u64::MAX;
+
+impl Device {
+    /// Builds the device `cfg` describes.
+    pub fn new(cfg: &Config) -> Result<Device, SimError> {
+        let resolved = cfg.resolve_device().map_err(SimError::Config)?;
+        let geo = resolved.geometry;
+        // Block-mapped FTLs with a management block of k erase blocks run on a virtual
+        // geometry of superblocks; the timing model places their pages physically.
+        let superblock = Superblock::from_config(&cfg.ftl, &geo).map_err(SimError::Config)?;
+        let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
+        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)
+            .map_err(SimError::Config)?;
+        let mut nand = Nand::new(
+            ftl_geo,
+            resolved.endurance_cycles,
+            resolved.track_write_seq,
+            ftl.programs_in_order(),
+        );
+        if let Some(sb) = &superblock {
+            nand.set_blocks_per_erase(sb.blocks());
+        }
+        let serial_units = if cfg.ftl.placement == Placement::ByAddress
+            && cfg.ftl.name == crate::ftl::FtlKind::Page
+        {
+            unit_pages(&cfg.ftl, &geo, resolved.logical_pages).map_err(SimError::Config)?
+        } else {
+            1
+        };
+        let time: Box<dyn TimeModel> = match cfg.timing.mode {
+            TimingMode::Full => Box::new(FullModel::new(
+                Timing::new(&geo, resolved.timing).with_superblock(superblock),
+            )),
+            TimingMode::Count => Box::new(CountModel::new(resolved.formula)),
+        };
+        let page_bytes = geo.page_size_bytes as u64;
+        let buffer = resolved
+            .buffer
+            .map(|shape| Box::new(BufferStage::new(&cfg.buffer, shape, page_bytes, &nand)));
+        nand.set_logging(time.needs_op_log());
+        Ok(Device {
+            page: crate::util::SizeDiv::new(page_bytes),
+            link_page_ns: (page_bytes as f64 * resolved.link_ns_per_byte) as u64,
+            resolved,
+            nand,
+            ftl,
+            time,
+            link: Calendar::default(),
+            serial_units,
+            read_pages: Vec::new(),
+            read_flash: Vec::new(),
+            host: HostCounters::default(),
+            ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
+            buffer,
+        })
+    }
+
+    /// Logical capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.resolved.logical_pages * self.page.get()
+    }
+
+    /// Formula costs in use.
+    pub fn formula(&self) -> &FormulaCosts {
+        &self.resolved.formula
+    }
+
+    /// Writes page `lpn` outside any timing (preconditioning).
+    pub fn write_untimed(&mut self, lpn: u64) -> Result<(), FtlError> {
+        self.ftl.write(Lpn(lpn as u32), &mut self.nand)?;
+        if self.time.needs_op_log() {
+            self.nand.drain_log();
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn link_ns(&self, bytes: u64) -> u64 {
+        if bytes == self.page.get() {
+            self.link_page_ns
+        } else {
+            (bytes as f64 * self.resolved.link_ns_per_byte) as u64
+        }
+    }
+
+    /// Performs `req`, issued at `issue_ns`, through the device queue (queued and
+    /// dispatched at once); returns its completion time.
+    pub fn submit(&mut self, req: &IoRequest, issue_ns: u64) -> Result<u64, SimError> {
+        self.queue(req, issue_ns, issue_ns)?;
+        let d = self.dispatch()?.expect("a command was just queued");
+        Ok(d.done_ns)
+    }
+
+    /// Whether a write buffer is configured.
+    pub fn has_buffer(&self) -> bool {
+        self.buffer.is_some()
+    }
+
+    /// The write buffer's counters.
+    pub fn buffer_stats(&self) -> Option<BufferStats> {
+        self.buffer.as_ref().map(|b| b.stats)
+    }
+
+    /// The write buffer's policy.
+    pub fn buffer_policy(&self) -> Option<&dyn WriteBuffer> {
+        self.buffer.as_deref().map(|b| &*b.policy)
+    }
+
+    /// When the device can take the next command: the buffer's front end serves one at a
+    /// time; without a buffer every command is taken at once (0).
+    pub fn front_free_ns(&self) -> u64 {
+        self.buffer.as_ref().map_or(0, |b| b.free_ns)
+    }
+
+    /// Commands waiting in the device queue.
+    pub fn queued_commands(&self) -> usize {
+        self.ncq.len()
+    }
+
+    /// The oldest waiting command.
+    pub fn oldest_queued(&self) -> Option<&QueuedCommand> {
+        self.ncq.front()
+    }
+
+    /// The newest waiting command.
+    pub fn newest_queued(&self) -> Option<&QueuedCommand> {
+        self.ncq.back()
+    }
+
+    /// Commands the device took ahead of an older one ([`crate::host::DispatchOrder`]).
+    pub fn reordered_commands(&self) -> u64 {
+        self.ncq.reordered()
+    }
+
+    /// Sequence number of the host write that a read of `lpn` returns now (from the
+    /// buffer or from flash); `None` when it holds no data. Needs write-sequence tracking.
+    pub fn peek_version(&self, lpn: u32) -> Option<u32> {
+        if let Some(v) = self
+            .buffer
+            .as_ref()
+            .and_then(|b| b.versions.as_ref())
+            .and_then(|m| m.get(lpn))
+        {
+            return Some(v);
+        }
+        self.ftl
+            .lookup(Lpn(lpn), &self.nand)
+            .map(|p| self.nand.oob(p).seq)
+    }
+
+    /// Hints that `req` is the next command: its first page's map entry and buffer slot
+    /// can be fetched while the current one runs.
+    #[inline]
+    pub fn prefetch_next(&self, req: &IoRequest) {
+        let lpn = Lpn(self.page.div(req.offset_bytes) as u32);
+        self.ftl.prefetch_next(lpn, &self.nand);
+    }
+
+    /// Hints that `req` comes a few commands from now ([`crate::ftl::PREFETCH_AHEAD`]).
+    #[inline]
+    pub fn prefetch_early(&self, req: &IoRequest) {
+        self.ftl
+            .prefetch_early(Lpn(self.page.div(req.offset_bytes) as u32));
+    }
+
+    /// Puts `req` in the device queue: it arrived at the host at `arrival_ns` and entered
+    /// the device at `issue_ns`. The buffer learns of the pages it will reference.
+    pub fn queue(
+        &mut self,
+        req: &IoRequest,
+        arrival_ns: u64,
+        issue_ns: u64,
+    ) -> Result<(), SimError> {
+        let end_bytes = req.offset_bytes.saturating_add(req.size_bytes);
+        let capacity = self.capacity_bytes();
+        if end_bytes > capacity {
+            return Err(SimError::Config(format!(
+                "request at byte {} of {} bytes ends past the device's {capacity} bytes",
+                req.offset_bytes, req.size_bytes
+            )));
+        }
+        let (first_lpn, pages) = if req.op == OpKind::Flush {
+            (0, 0)
+        } else {
+            let first = self.page.div(req.offset_bytes);
+            (first as u32, (self.page.div_ceil(end_bytes) - first) as u32)
+        };
+        if let Some(b) = &mut self.buffer
+            && matches!(req.op, OpKind::Read | OpKind::Write)
+        {
+            b.policy.queued(Lpn(first_lpn), pages);
+        }
+        self.ncq.push(QueuedCommand {
+            req: *req,
+            arrival_ns,
+            issue_ns,
+            first_lpn,
+            pages,
+        });
+        Ok(())
+    }
+
+    /// Takes the next command from the device queue and performs it, no earlier than its
+    /// issue time and, with a buffer, than the front end is free. `None` when the queue
+    /// is empty.
+    pub fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
+        let cmd = match &mut self.buffer {
+            None => self.ncq.pop(|_| false),
+            Some(b) => {
+                let policy = &b.policy;
+                let cmd = self.ncq.pop(|l| policy.contains(Lpn(l)));
+                if let Some(c) = &cmd {
+                    if matches!(c.req.op, OpKind::Read | OpKind::Write) {
+                        b.policy.dispatched(Lpn(c.first_lpn), c.pages);
+                    }
+                    if let Some(next) = self.ncq.front() {
+                        b.policy.prefetch(Lpn(next.first_lpn));
+                    }
+                }
+                cmd
+            }
+        };
+        let Some(cmd) = cmd else {
+            return Ok(None);
+        };
+        let t = self.front_free_ns().max(cmd.issue_ns);
+        let done_ns = self.exec(&cmd, t)?;
+        Ok(Some(Dispatched {
+            cmd,
+            dispatch_ns: t,
+            done_ns,
+        }))
+    }
+
+    /// Writes every buffered page back (the end-of-run flush), starting at `now_ns`;
+    /// returns when the last program completes.
+    pub fn flush_buffer(&mut self, now_ns: u64) -> Result<u64, SimError> {
+        let Some(b) = &mut self.buffer else {
+            return Ok(now_ns);
+        };
+        self.time.begin(&self.nand);
+        b.flush_all(&mut *self.ftl, &mut self.nand)?;
+        let placed = self.time.place(
+            &mut self.nand,
+            PlaceCtx {
+                start_ns: now_ns,
+                serial_units: self.serial_units,
+                read_pages: &mut [],
+                read_flash: &[],
+            },
+        );
+        Ok(placed.flash_done_ns)
+    }
+
+    /// Performs a dispatched command at `t`; returns its completion and, with a buffer,
+    /// advances the front end's clock.
+    fn exec(&mut self, cmd: &QueuedCommand, t: u64) -> Result<u64, SimError> {
+        let ps = self.page;
+        let req = &cmd.req;
+        let end_bytes = req.offset_bytes + req.size_bytes;
+        let first = cmd.first_lpn as u64;
+        let last = first + cmd.pages as u64;
+        let per_page_reads = self.time.per_page_reads();
+        self.time.begin(&self.nand);
+        let ftl = &mut *self.ftl;
+        let nand = &mut self.nand;
+        // When the write's data has crossed the host link into the device.
+        let mut ready_ns = t;
+        // Pages served from DRAM (their copy costs the front end time).
+        let mut dram_pages = 0u64;
+        match req.op {
+            OpKind::Write => {
+                let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
+                if link > 0 {
+                    self.link.prune(t);
+                    ready_ns = self.link.reserve(t, link) + link;
+                }
+                let head_partial = !ps.divides(req.offset_bytes);
+                let tail_partial = !ps.divides(end_bytes);
+                match self.buffer.as_deref_mut() {
+                    Some(b) => {
+                        let partial = |lpn: u64| {
+                            (lpn == first && head_partial) || (lpn + 1 == last && tail_partial)
+                        };
+                        b.write(first, last, partial, ftl, nand)?;
+                        dram_pages = last - first;
+                    }
+                    None => {
+                        // Read-modify-write: the untouched sectors of a partly written
+                        // first or last page come from the old page, before the whole
+                        // range goes to the FTL as one command.
+                        let head = head_partial.then_some(first);
+                        let tail = (tail_partial && head != Some(last - 1)).then_some(last - 1);
+                        for lpn in [head, tail].into_iter().flatten() {
+                            if let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
+                                nand.read(old, Cause::Rmw);
+                            }
+                        }
+                        ftl.write_range(Lpn(first as u32), (last - first) as u32, nand)?;
+                    }
+                }
+                self.host.write_pages += last - first;
+                self.host.write_bytes += req.size_bytes;
+            }
+            OpKind::Read => {
+                if per_page_reads {
+                    self.read_pages.clear();
+                    self.read_flash.clear();
+                }
+                for lpn in first..last {
+                    let hit = self.buffer.as_deref_mut().is_some_and(|b| b.read(lpn));
+                    if per_page_reads {
+                        let bytes = end_bytes.min((lpn + 1) * ps.get())
+                            - req.offset_bytes.max(lpn * ps.get());
+                        self.read_pages.push((if hit { HIT } else { t }, bytes));
+                    }
+                    if hit {
+                        dram_pages += 1;
+                    } else if ftl.read(Lpn(lpn as u32), nand)?.is_none() {
+                        self.host.unmapped_read_pages += 1;
+                    } else if per_page_reads {
+                        self.read_flash.push((lpn - first) as u32);
+                    }
+                }
+                self.host.read_pages += last - first;
+                self.host.read_bytes += req.size_bytes;
+            }
+            OpKind::Trim => {
+                // Only whole pages can be discarded.
+                let whole_first = ps.div_ceil(req.offset_bytes);
+                let whole_last = ps.div(end_bytes);
+                for lpn in whole_first..whole_last.max(whole_first) {
+                    if let Some(b) = self.buffer.as_deref_mut() {
+                        b.trim(lpn);
+                    }
+                    ftl.trim(Lpn(lpn as u32), nand)?;
+                }
+                self.host.trim_pages += whole_last.saturating_sub(whole_first);
+            }
+            OpKind::Flush => {
+                if let Some(b) = self.buffer.as_deref_mut() {
+                    b.host_flush(ftl, nand)?;
+                }
+            }
+        }
+        // Without a buffer a write's programs need its data, so its flash work starts
+        // once the data has crossed the link; with one, the programs are of victims
+        // already in DRAM and start at dispatch.
+        let buffered = self.buffer.is_some();
+        let placed = self.time.place(
+            &mut self.nand,
+            PlaceCtx {
+                start_ns: if buffered { t } else { ready_ns },
+                serial_units: self.serial_units,
+                read_pages: &mut self.read_pages,
+                read_flash: &self.read_flash,
+            },
+        );
+        let dram_ns = dram_pages * self.buffer.as_deref().map_or(0, |b| b.dram_ns_per_page);
+        let (done, front_free) = match req.op {
+            // A buffered write completes once its data is in DRAM, which needs its
+            // victims' data to have left; an unbuffered one when its programs end.
+            OpKind::Write if buffered => {
+                let d = ready_ns.max(placed.host_data_out_ns + dram_ns);
+                (d, d)
+            }
+            OpKind::Write => (ready_ns.max(placed.flash_done_ns), t),
+            OpKind::Read => {
+                let hits_done = t + dram_ns;
+                let mut d = hits_done.max(placed.flash_done_ns);
+                if per_page_reads {
+                    // Hits are ready after the DRAM copy, misses when their flash read
+                    // ends; each page crosses the link as soon as it is ready.
+                    for p in self.read_pages.iter_mut() {
+                        if p.0 == HIT {
+                            p.0 = hits_done;
+                        }
+                    }
+                    d = d.max(self.send_read_pages(t));
+                } else {
+                    // One serial server: the data follow the whole request.
+                    let link = self.link_ns(req.size_bytes);
+                    if link > 0 {
+                        self.link.prune(t);
+                        d = self.link.reserve(d, link) + link;
+                    }
+                }
+                (d, hits_done)
+            }
+            OpKind::Trim => (placed.flash_done_ns, t),
+            OpKind::Flush => (placed.flash_done_ns, placed.host_data_out_ns),
+        };
+        if let Some(b) = self.buffer.as_deref_mut() {
+            b.free_ns = front_free;
+        }
+        Ok(done)
+    }
+
+    /// Sends a read's pages (`read_pages`: data ready, bytes) to the host, each as soon
+    /// as its data is ready, in order of readiness, so the transfer overlaps the flash
+    /// reads as in an NVMe or SATA controller; returns when the last one has crossed
+    /// (0 without a link).
+    fn send_read_pages(&mut self, now_ns: u64) -> u64 {
+        if self.resolved.link_ns_per_byte <= 0.0 {
+            return 0;
+        }
+        if !self.read_pages.is_sorted_by_key(|&(ready, _)| ready) {
+            self.read_pages.sort_by_key(|&(ready, _)| ready);
+        }
+        self.link.prune(now_ns);
+        let mut done_ns = 0;
+        for i in 0..self.read_pages.len() {
+            let (ready, bytes) = self.read_pages[i];
+            let link = self.link_ns(bytes);
+            if link > 0 {
+                done_ns = done_ns.max(self.link.reserve(ready, link) + link);
+            }
+        }
+        done_ns
+    }
+
+    /// Idles every resource at `now_ns` and forgets busy-time accounting.
+    pub(super) fn reset_time(&mut self, now_ns: u64) {
+        self.time.reset(now_ns);
+        self.link.clear();
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Precondition;
+    use crate::sim::{RunOptions, run};
+    use crate::units::Size;
+
+    fn tiny() -> Config {
+        let mut c = Config::default();
+        c.device.capacity = Size(64 << 20);
+        c.device.channels = 1;
+        c.device.chips_per_channel = 1;
+        c.device.dies_per_chip = 1;
+        c.device.planes_per_die = 1;
+        c.device.host_link_mb_s = 0.0;
+        c.device.op_percent = 15.0;
+        c.timing.mode = TimingMode::Count;
+        c
+    }
+
+    fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+        IoRequest {
+            arrival_ns: 0,
+            device: 0,
+            offset_bytes,
+            size_bytes,
+            op,
+        }
+    }
+
+    #[test]
+    fn partial_page_writes_read_modify_write_only_when_data_exists() {
+        let mut dev = Device::new(&tiny()).unwrap();
+        // 512 B into an empty page: nothing to merge with.
+        dev.submit(&req(OpKind::Write, 512, 512), 0).unwrap();
+        assert_eq!(dev.nand.counters().reads[Cause::Rmw as usize], 0);
+        // Again: now the page holds data, so the other sectors are read first.
+        dev.submit(&req(OpKind::Write, 1024, 512), 0).unwrap();
+        assert_eq!(dev.nand.counters().reads[Cause::Rmw as usize], 1);
+        // 8 KiB starting mid-page over pages 0..=2: first and last are partial, page 1
+        // whole; only page 0 holds data.
+        dev.submit(&req(OpKind::Write, 2048, 8192), 0).unwrap();
+        assert_eq!(dev.nand.counters().reads[Cause::Rmw as usize], 2);
+        assert_eq!(dev.host.write_pages, 1 + 1 + 3);
+    }
+
+    #[test]
+    fn counting_mode_charges_the_formula_serially() {
+        let c = tiny();
+        let mut dev = Device::new(&c).unwrap();
+        let f = *dev.formula();
+        // Two 4 KiB writes issued at 0: the second waits for the first (serial device).
+        let a = dev.submit(&req(OpKind::Write, 0, 4096), 0).unwrap();
+        let b = dev.submit(&req(OpKind::Write, 4096, 4096), 0).unwrap();
+        assert_eq!(a, f.program_ns);
+        assert_eq!(b, 2 * f.program_ns);
+        // A read of a written page costs Tr; of an unwritten one nothing.
+        let r = dev.submit(&req(OpKind::Read, 0, 4096), b).unwrap();
+        assert_eq!(r, b + f.read_ns);
+        let u = dev.submit(&req(OpKind::Read, 1 << 20, 4096), r).unwrap();
+        assert_eq!(u, r);
+        assert_eq!(dev.host.unmapped_read_pages, 1);
+    }
+
+    #[test]
+    fn trims_discard_whole_pages_only_and_requests_past_the_end_fail() {
+        let mut dev = Device::new(&tiny()).unwrap();
+        dev.submit(&req(OpKind::Write, 0, 3 * 4096), 0).unwrap();
+        dev.submit(&req(OpKind::Trim, 100, 2 * 4096), 0).unwrap(); // covers page 1 only
+        assert_eq!(dev.host.trim_pages, 1);
+        assert!(dev.ftl.lookup(Lpn(0), &dev.nand).is_some());
+        assert!(dev.ftl.lookup(Lpn(1), &dev.nand).is_none());
+        assert!(dev.ftl.lookup(Lpn(2), &dev.nand).is_some());
+        let end = dev.capacity_bytes();
+        assert!(matches!(
+            dev.submit(&req(OpKind::Read, end - 512, 1024), 0),
+            Err(SimError::Config(_))
+        ));
+    }
+
+    #[test]
+    fn a_reads_pages_cross_the_host_link_as_each_flash_read_ends() {
+        // One die: the two pages of an 8 KiB read come off flash one after the other, a
+        // page read (tens of µs) apart. Over a 3.5 GB/s link a page takes ~1.2 µs, so the
+        // first page's transfer is hidden behind the second's read and the request ends
+        // one page transfer after its last flash read (not two).
+        let read_at = |link_mb_s: f64| {
+            let mut c = tiny();
+            c.timing.mode = TimingMode::Full;
+            c.device.host_link_mb_s = link_mb_s;
+            let mut dev = Device::new(&c).unwrap();
+            dev.submit(&req(OpKind::Write, 0, 8192), 0).unwrap();
+            let t = 1_000_000_000;
+            (dev.submit(&req(OpKind::Read, 0, 8192), t).unwrap() - t, dev)
+        };
+        let (flash_ns, _) = read_at(0.0);
+        let (with_link_ns, dev) = read_at(3500.0);
+        let page_link_ns = dev.link_ns(4096);
+        assert!(page_link_ns > 0 && page_link_ns < dev.resolved.timing.read_ns);
+        assert_eq!(with_link_ns, flash_ns + page_link_ns);
+    }
+
+    #[test]
+    fn closed_loop_queue_depth_bounds_outstanding_requests() {
+        // qd 1 on one die: each 4 KiB read waits for the previous one, so IOPS = 1/Tr.
+        let mut c = tiny();
+        c.timing.mode = TimingMode::Full;
+        c.precondition = Precondition::Fill;
+        c.workload.kind = crate::workload::synth::SynthKind::RandomRead;
+        c.workload.requests = Some(1000);
+        c.host.qd = 1;
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        let d = c.resolve_device().unwrap();
+        let per_read = d.timing.read_ns + d.timing.transfer_ns;
+        assert!(r.latency_ns.max as f64 / per_read as f64 >= 0.99);
+        assert!(
+            (r.iops - 1e9 / per_read as f64).abs() / r.iops < 0.01,
+            "{}",
+            r.iops
+        );
+        assert_eq!(r.measured_phase, "after preconditioning");
+        assert_eq!(r.host_write_pages, 0);
+    }
+
+    fn buffered(mut c: Config, kind: crate::buffer::BufferKind, pages: u64) -> Config {
+        c.buffer.name = kind;
+        c.buffer.size = Some(Size(pages * 4096));
+        // 4096 B at 4096 MB/s: one page costs exactly 1 µs of DRAM copy.
+        c.buffer.dram_mb_s = 4096.0;
+        c
+    }
+
+    #[test]
+    fn buffered_writes_finish_in_dram_and_misses_wait_for_their_victims() {
+        use crate::buffer::BufferKind;
+        // Counting mode (one serial flash server), no host link, a 2-page LRU buffer.
+        let c = buffered(tiny(), BufferKind::Lru, 2);
+        let mut dev = Device::new(&c).unwrap();
+        let f = *dev.formula();
+        let w = |l: u64| req(OpKind::Write, l * 4096, 4096);
+        // Page 0 into a free slot: 1 µs of DRAM copy. Page 1, issued at 0 too, waits for
+        // the front end (free at 1 µs).
+        assert_eq!(dev.submit(&w(0), 0).unwrap(), 1_000);
+        assert_eq!(dev.submit(&w(1), 0).unwrap(), 2_000);
+        // A hit on page 0: DRAM only, nothing reaches flash.
+        assert_eq!(dev.submit(&w(0), 0).unwrap(), 3_000);
+        assert_eq!(dev.nand.counters().total_programs(), 0);
+        // Page 2 misses on a full buffer: the LRU page, 1, is programmed first (serial
+        // flash: Tw from 3 µs) and the new data is copied into its slot afterwards.
+        assert_eq!(dev.submit(&w(2), 0).unwrap(), 3_000 + f.program_ns + 1_000);
+        assert_eq!(dev.nand.counters().total_programs(), 1);
+        // A read hit costs the DRAM copy; a read of page 1 goes to flash (Tr).
+        let t = dev.front_free_ns();
+        assert_eq!(
+            dev.submit(&req(OpKind::Read, 0, 4096), t).unwrap(),
+            t + 1_000
+        );
+        let t = dev.front_free_ns();
+        assert_eq!(
+            dev.submit(&req(OpKind::Read, 4096, 4096), t).unwrap(),
+            t.max(3_000 + f.program_ns) + f.read_ns
+        );
+        let st = dev.buffer_stats().unwrap();
+        assert_eq!(
+            (st.write_hit_pages, st.read_hit_pages, st.flushed_pages),
+            (1, 1, 1)
+        );
+        // 4 host page writes, 1 flash program so far: device WA 0.25.
+        assert_eq!(dev.host.write_pages, 4);
+    }
+
+    #[test]
+    fn a_victim_frees_its_slot_when_its_data_has_crossed_the_bus() {
+        use crate::buffer::BufferKind;
+        // Full timing, one die: the miss waits for the victim's transfer to the die, not
+        // for the program itself.
+        let mut c = buffered(tiny(), BufferKind::Lru, 1);
+        c.timing.mode = TimingMode::Full;
+        let mut dev = Device::new(&c).unwrap();
+        let d = c.resolve_device().unwrap().timing;
+        let w = |l: u64| req(OpKind::Write, l * 4096, 4096);
+        assert_eq!(dev.submit(&w(0), 0).unwrap(), 1_000);
+        let t = dev.front_free_ns();
+        assert_eq!(dev.submit(&w(1), t).unwrap(), t + d.transfer_ns + 1_000);
+        // The next miss must wait for the die: its victim's transfer starts when the
+        // first program ends.
+        let t2 = dev.front_free_ns();
+        assert_eq!(
+            dev.submit(&w(2), t2).unwrap(),
+            t + d.transfer_ns + d.program_ns + d.transfer_ns + 1_000
+        );
+    }
+
+    #[test]
+    fn with_a_buffer_commands_wait_in_the_queue_closed_loop_keeps_it_full() {
+        use crate::buffer::BufferKind;
+        // Sequential 4 KiB writes that all fit the buffer: every command costs 1 µs of
+        // front-end time. Closed loop at queue depth 4: in steady state each request
+        // waits for the 3 ahead of it, so its latency is 4 µs.
+        let mut c = buffered(tiny(), BufferKind::Lru, 4096);
+        c.workload.kind = crate::workload::synth::SynthKind::SeqWrite;
+        c.workload.requests = Some(2_000);
+        c.buffer.flush_at_end = false;
+        c.host.qd = 4;
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert!(
+            (r.latency_ns.p50 as f64 - 4_000.0).abs() < 50.0,
+            "{:?}",
+            r.latency_ns
+        );
+        assert_eq!(r.buffer.buffer_resident_pages, 2_000);
+        assert_eq!(r.nand_program_pages, 0);
+        assert_eq!(r.write_amplification, 0.0);
+        // Open loop with arrivals far apart: nobody waits, latency is the service time.
+        c.workload.mean_gap_ns = Some(100_000);
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert!(
+            (r.latency_ns.p50 as f64 - 1_000.0).abs() < 20.0,
+            "{:?}",
+            r.latency_ns
+        );
+    }
+
+    #[test]
+    fn device_write_amplification_drops_below_one_and_ftl_wa_is_kept_apart() {
+        use crate::buffer::BufferKind;
+        // Overwrites of a 256-page hot set through a 512-page buffer: almost every write
+        // hits; the end-of-run flush writes each hot page once.
+        let mut c = buffered(tiny(), BufferKind::Qlru, 512);
+        c.workload.kind = crate::workload::synth::SynthKind::RandomWrite;
+        c.workload.span = Some(Size(256 * 4096));
+        c.workload.requests = Some(20_000);
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert_eq!(r.buffer.buffer_flushed_pages, 256);
+        assert_eq!(r.buffer.buffer_end_flush_pages, 256);
+        assert_eq!(r.buffer.ftl_write_pages, 256);
+        assert!(r.write_amplification < 0.02, "{}", r.write_amplification);
+        assert_eq!(r.buffer.write_amplification_ftl, 1.0);
+        assert_eq!(r.buffer.buffer_write_hit_pages, 20_000 - 256);
+        assert_eq!(r.buffer.buffer_programs_saved, 20_000 - 256);
+        // Without the buffer the two WAs coincide.
+        c.buffer.name = BufferKind::None;
+        let r = run(&c, RunOptions::default()).unwrap().report;
+        assert_eq!(r.buffer.buffer_policy, "none");
+        assert_eq!(r.write_amplification, r.buffer.write_amplification_ftl);
+        assert!(r.write_amplification >= 1.0);
+    }
+}

@@ -1,0 +1,213 @@
+//! A run: build the device and the workload, precondition, drive every phase through the
+//! host queue, and hand the measurements to [`super::report`].
+
+use super::SimError;
+use super::device::Device;
+use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
+use super::workload::build_workload;
+use crate::config::{Config, Precondition};
+use crate::ftl::layout::Placement;
+use crate::host::{Arrivals, Dispatched, HostQueue, Target};
+use crate::report::progress::Progress;
+use crate::report::{Figures, Report};
+use crate::workload::IoRequest;
+use crate::workload::synth::{SynthKind, probe};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A finished run.
+pub struct RunOutput {
+    /// The report (JSON keys are an interface).
+    pub report: Report,
+    /// Data behind the figures.
+    pub figures: Figures,
+}
+
+/// Options that affect how a run is shown, not what it computes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Show a progress bar on long runs (only on a terminal).
+    pub progress: bool,
+}
+
+impl Target for Device {
+    #[inline]
+    fn queue(&mut self, req: &IoRequest, arrival_ns: u64, issue_ns: u64) -> Result<(), SimError> {
+        Device::queue(self, req, arrival_ns, issue_ns)
+    }
+
+    #[inline]
+    fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
+        Device::dispatch(self)
+    }
+
+    #[inline]
+    fn queued(&self) -> usize {
+        self.queued_commands()
+    }
+
+    #[inline]
+    fn oldest_issue_ns(&self) -> Option<u64> {
+        self.oldest_queued().map(|c| c.issue_ns)
+    }
+
+    #[inline]
+    fn free_ns(&self) -> u64 {
+        self.front_free_ns()
+    }
+
+    #[inline]
+    fn prefetch(&self, next: Option<&IoRequest>, far: Option<&IoRequest>) {
+        if let Some(f) = far {
+            self.prefetch_early(f);
+        }
+        if let Some(n) = next {
+            self.prefetch_next(n);
+        }
+    }
+}
+
+/// Fills the logical space once, sequentially; then, for `Steady`, overwrites random
+/// pages in rounds of half the logical space until a round's write amplification is
+/// within 1% of the previous round's (at most 20 rounds). Returns notes for the report.
+fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError> {
+    let mut notes = Vec::new();
+    if cfg.precondition == Precondition::None {
+        return Ok(notes);
+    }
+    let logical = dev.resolved.logical_pages;
+    for lpn in 0..logical {
+        dev.write_untimed(lpn)?;
+    }
+    notes.push(format!(
+        "preconditioned: wrote all {logical} logical pages sequentially"
+    ));
+    if cfg.precondition == Precondition::Steady {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
+        let round = (logical / 2).max(1);
+        let mut prev = f64::NAN;
+        for r in 1..=20 {
+            let before = dev.nand.counters().total_programs();
+            for _ in 0..round {
+                dev.write_untimed(rng.gen_range(0..logical))?;
+            }
+            let wa = (dev.nand.counters().total_programs() - before) as f64 / round as f64;
+            let settled = (wa - prev).abs() <= 0.01 * prev;
+            prev = wa;
+            if settled || r == 20 {
+                notes.push(format!(
+                    "preconditioned: {r} rounds of {round} random page overwrites; last round's write amplification {wa:.3}{}",
+                    if settled { " (settled)" } else { " (not settled after 20 rounds)" }
+                ));
+                break;
+            }
+        }
+    }
+    notes.push("counters cover the measured phase only (after preconditioning)".into());
+    Ok(notes)
+}
+
+/// Which of the layout settings (`ftl.mgmt_block`, `ftl.placement`,
+/// `ftl.channel_placement`) the configured FTL ignores, as a warning for the report.
+fn layout_warning(ftl: &crate::ftl::FtlConfig) -> Option<String> {
+    use crate::ftl::layout::ChannelPlacement;
+    let mgmt = ftl.mgmt_block.bytes() != 0;
+    let by_address = ftl.placement != Placement::WriteOrder;
+    let one_channel = ftl.channel_placement != ChannelPlacement::Striped;
+    if ftl.name == crate::ftl::FtlKind::Page {
+        None
+    } else if ftl.name.maps_blocks() {
+        // The management block makes superblocks and the channel placement picks their
+        // member planes; the in-block placement is the FTL's own design.
+        // Their data blocks are placed by address by design, so `placement` has
+        // nothing to choose.
+        (one_channel && !mgmt).then(|| {
+            format!(
+                "the {} FTL ignores ftl.channel_placement without ftl.mgmt_block (a single erase block already sits on one plane)",
+                ftl.name.name()
+            )
+        })
+    } else if mgmt || by_address || one_channel {
+        Some(format!(
+            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL and (management block and channel placement) to the block-mapped FTLs; the {} FTL ignores them",
+            ftl.name.name()
+        ))
+    } else {
+        None
+    }
+}
+
+/// Runs the workload `cfg` describes and reports.
+pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
+    let start = std::time::Instant::now();
+    let mut dev = Device::new(cfg)?;
+    let (phases, trace_warnings) = build_workload(cfg, dev.capacity_bytes())?;
+    let mut notes = precondition(&mut dev, cfg)?;
+    dev.reset_time(0);
+    let wall = WallClock {
+        start,
+        measured: std::time::Instant::now(),
+    };
+    let base = Baseline::take(&dev);
+    let mut warnings: Vec<String> = layout_warning(&cfg.ftl).into_iter().collect();
+    // The management-block probe needs every probe write's latency by offset.
+    let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
+        probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?
+    } else {
+        Vec::new()
+    };
+    // A probe write's latency must be its own service time, not time spent queued behind
+    // earlier writes: the probe always runs at queue depth 1.
+    let qd = if probe_starts.is_empty() {
+        cfg.host.qd as usize
+    } else {
+        if cfg.host.qd != 1 {
+            notes.push(format!(
+                "the probe ran at queue depth 1 (host.qd = {} ignored)",
+                cfg.host.qd
+            ));
+        }
+        1
+    };
+    let mut m = Measured::new();
+    let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
+    for phase in phases {
+        let probing = !probe_starts.is_empty() && phase.name == "probe";
+        let start_ns = m.now_ns;
+        let mut acc = PhaseAcc::new(phase.name.clone(), start_ns, &dev);
+        let arrivals = if phase.open_loop {
+            Arrivals::Open {
+                speedup: cfg.host.speedup,
+            }
+        } else {
+            Arrivals::Closed
+        };
+        let host = HostQueue::new(phase.requests, arrivals, start_ns, qd);
+        let (series, samples) = (&mut m.series, &mut m.probe_samples);
+        host.run(&mut dev, |d| {
+            let req = &d.cmd.req;
+            let latency_ns = d.done_ns - d.cmd.arrival_ns;
+            acc.record(req.op, latency_ns, d.done_ns);
+            if probing {
+                let p = probe_starts.partition_point(|&s| s <= req.offset_bytes) - 1;
+                samples.push((p as u32, req.offset_bytes - probe_starts[p], latency_ns));
+            }
+            series.add(d.done_ns, req.size_bytes);
+            if let Some(p) = &mut progress {
+                p.inc(1);
+            }
+        })?;
+        m.end_phase(acc, &dev);
+    }
+    if let Some(p) = progress {
+        p.finish();
+    }
+    if dev.buffer.as_ref().is_some_and(|b| b.flush_at_end) {
+        // Its programs count; its time does not, as no request waits for it.
+        dev.flush_buffer(m.now_ns)?;
+    }
+    if let Some(w) = trace_warnings {
+        warnings.extend(w.snapshot());
+    }
+    Ok(assemble(cfg, &dev, &base, m, notes, warnings, wall))
+}

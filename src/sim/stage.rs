@@ -1,0 +1,184 @@
+//! The write-buffer stage of the request pipeline (docs/buffer.md): an optional stage
+//! between the device queue and the FTL. A write's pages go into DRAM; pages the policy
+//! evicts are written back through the FTL; reads that hit are served from DRAM. Without
+//! a buffer the stage is absent and the pipeline hands a write's page range to the FTL
+//! at once.
+
+use crate::buffer::core::KeyMap;
+use crate::buffer::{BufferConfig, BufferShape, Evictions, WriteBuffer, build_buffer};
+use crate::ftl::{Ftl, FtlError};
+use crate::nand::{Cause, Lpn, Nand};
+
+/// Counters of the write buffer, kept by the simulator (the same way for every policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferStats {
+    /// Host page writes that hit.
+    pub write_hit_pages: u64,
+    /// Host page reads served from DRAM.
+    pub read_hit_pages: u64,
+    /// Buffered pages written back.
+    pub flushed_pages: u64,
+    /// Of those, by the end-of-run flush.
+    pub end_flush_pages: u64,
+    /// Padding pages read from flash and written back (BPLRU).
+    pub padding_pages: u64,
+    /// Host FLUSH commands.
+    pub host_flushes: u64,
+}
+
+/// The write buffer as the device runs it: the policy, the host write each buffered page
+/// holds, the front end's clock and the counters.
+pub(super) struct BufferStage {
+    pub(super) policy: Box<dyn WriteBuffer>,
+    /// Page → sequence number of the host write it holds (when the NAND tracks write
+    /// sequence numbers), written into the OOB tag when the page is written back.
+    pub(super) versions: Option<KeyMap>,
+    out: Evictions,
+    flush_on_host_flush: bool,
+    pub(super) flush_at_end: bool,
+    pub(super) size_bytes: u64,
+    pub(super) dram_ns_per_page: u64,
+    /// When the front end can take the next command.
+    pub(super) free_ns: u64,
+    pub(super) stats: BufferStats,
+}
+
+impl BufferStage {
+    /// The stage for `cfg` with the resolved `shape`, over a NAND with `page_bytes` pages.
+    pub(super) fn new(
+        cfg: &BufferConfig,
+        shape: BufferShape,
+        page_bytes: u64,
+        nand: &Nand,
+    ) -> Self {
+        let policy = build_buffer(cfg, shape).expect("a shape means a policy");
+        BufferStage {
+            policy,
+            versions: nand
+                .tracks_seq()
+                .then(|| KeyMap::with_capacity(shape.capacity_pages as usize)),
+            out: Evictions {
+                pages: Vec::with_capacity(shape.block_pages as usize + 1),
+            },
+            flush_on_host_flush: cfg.flush_on_host_flush,
+            flush_at_end: cfg.flush_at_end,
+            size_bytes: shape.capacity_pages as u64 * page_bytes,
+            dram_ns_per_page: (page_bytes as f64 / cfg.dram_mb_s * 1e3).round() as u64,
+            free_ns: 0,
+            stats: BufferStats::default(),
+        }
+    }
+
+    /// Takes the pages `first..last` of a host write. A page that misses and is only
+    /// partly written (`partial`) first gets its untouched sectors from flash.
+    pub(super) fn write(
+        &mut self,
+        first: u64,
+        last: u64,
+        partial: impl Fn(u64) -> bool,
+        ftl: &mut dyn Ftl,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        for lpn in first..last {
+            let version = self.versions.is_some().then(|| nand.take_seq());
+            if self.policy.write(Lpn(lpn as u32), &mut self.out) {
+                self.stats.write_hit_pages += 1;
+            } else if partial(lpn)
+                && let Some(old) = ftl.lookup(Lpn(lpn as u32), nand)
+            {
+                // The untouched sectors come from flash into the DRAM slot.
+                nand.read(old, Cause::Rmw);
+            }
+            self.write_back(ftl, nand)?;
+            if let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
+                m.insert(lpn as u32, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a host read of `lpn` is served from DRAM.
+    #[inline]
+    pub(super) fn read(&mut self, lpn: u64) -> bool {
+        let hit = self.policy.read(Lpn(lpn as u32));
+        self.stats.read_hit_pages += hit as u64;
+        hit
+    }
+
+    /// Drops `lpn` (a trim).
+    pub(super) fn trim(&mut self, lpn: u64) {
+        if self.policy.remove(Lpn(lpn as u32))
+            && let Some(m) = self.versions.as_mut()
+        {
+            m.remove(lpn as u32);
+        }
+    }
+
+    /// A host FLUSH: writes every buffered page back when configured to.
+    pub(super) fn host_flush(
+        &mut self,
+        ftl: &mut dyn Ftl,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        self.stats.host_flushes += 1;
+        if self.flush_on_host_flush {
+            self.policy.flush_all(&mut self.out);
+            self.write_back(ftl, nand)?;
+        }
+        Ok(())
+    }
+
+    /// Writes every buffered page back (the end-of-run flush).
+    pub(super) fn flush_all(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
+        self.policy.flush_all(&mut self.out);
+        self.stats.end_flush_pages += self.out.pages.iter().filter(|e| !e.pad).count() as u64;
+        self.write_back(ftl, nand)
+    }
+
+    /// Writes back the pages the policy evicted, through the FTL, and empties the list.
+    /// Runs of consecutive dirty pages go to the FTL as one range (an FTL that rewrites
+    /// whole units then rewrites each unit once); padding pages are read from flash and
+    /// written back one by one.
+    fn write_back(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
+        let pages = &self.out.pages;
+        let mut i = 0;
+        while i < pages.len() {
+            let e = pages[i];
+            if e.pad {
+                i += 1;
+                // Padding rewrites the data flash already holds; pages without data stay
+                // empty.
+                let Some(old) = ftl.lookup(Lpn(e.lpn), nand) else {
+                    continue;
+                };
+                let tag = nand.read(old, Cause::Rmw);
+                if self.versions.is_some() {
+                    nand.stamp_next_host_program(tag.seq);
+                }
+                ftl.write_range(Lpn(e.lpn), 1, nand)?;
+                self.stats.padding_pages += 1;
+            } else {
+                let mut j = i + 1;
+                while j < pages.len() && !pages[j].pad && pages[j].lpn == pages[j - 1].lpn + 1 {
+                    j += 1;
+                }
+                if let Some(m) = self.versions.as_mut() {
+                    for e in &pages[i..j] {
+                        let v = m.remove(e.lpn).expect("every buffered page has a version");
+                        nand.stamp_next_host_program(v);
+                    }
+                }
+                ftl.write_range(Lpn(e.lpn), (j - i) as u32, nand)?;
+                self.stats.flushed_pages += (j - i) as u64;
+                i = j;
+            }
+            debug_assert!(
+                !nand.stamp_pending(),
+                "FTL {} did not program every written-back page as host data",
+                ftl.name()
+            );
+        }
+        self.out.clear();
+        Ok(())
+    }
+}
