@@ -10,7 +10,7 @@
 //! Choices the description leaves open: read hits refresh recency (they are references
 //! to the page); read misses do not insert (a write buffer holds dirty data only).
 
-use super::core::{List, PageSlots, Probe};
+use super::core::{List, NIL, PageSlots, Probe};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 
@@ -48,6 +48,21 @@ impl WriteBuffer for Lru {
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
         self.slots.map.prefetch(lpn.0);
+    }
+
+    #[inline]
+    fn upcoming_victims(&self) -> [Option<Lpn>; 2] {
+        if self.list.len < self.cap {
+            return [None, None];
+        }
+        let tail = self.list.tail;
+        let before = self.slots.links.prev(tail);
+        // The next miss removes the tail's key from the map: fetch its slot too.
+        self.slots.map.prefetch(self.slots.lpn(tail));
+        [
+            Some(Lpn(self.slots.lpn(tail))),
+            (before != NIL).then(|| Lpn(self.slots.lpn(before))),
+        ]
     }
 
     fn contains(&self, lpn: Lpn) -> bool {

@@ -108,6 +108,12 @@ pub trait WriteBuffer: Send {
     /// Hints that `lpn` will be referenced soon (the simulator passes the next waiting
     /// command's first page), so the lookup's cache miss overlaps current work.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// The pages the policy will evict next and the one after, when it knows them (an
+    /// LRU's tail): the simulator has the FTL fetch their map entries early, so writing
+    /// them back does not wait on cache misses.
+    fn upcoming_victims(&self) -> [Option<Lpn>; 2] {
+        [None, None]
+    }
     /// NCQ hook: a command covering pages `first .. first + pages` entered the queue.
     fn queued(&mut self, _first: Lpn, _pages: u32) {}
     /// NCQ hook: that command left the queue for execution (it is about to reference

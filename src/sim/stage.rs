@@ -93,6 +93,14 @@ impl BufferStage {
             if let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
                 m.insert(lpn as u32, v);
             }
+            // The next victim's map entry was asked for one page ago; the one after it
+            // is asked for now.
+            if let [Some(next), after] = self.policy.upcoming_victims() {
+                ftl.prefetch_next(next, nand);
+                if let Some(a) = after {
+                    ftl.prefetch_early(a);
+                }
+            }
         }
         Ok(())
     }
