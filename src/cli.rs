@@ -487,6 +487,7 @@ fn cmd_run(args: &RunArgs) -> Result<(), CliError> {
                 cfg,
                 RunOptions {
                     progress: show_progress,
+                    ..RunOptions::default()
                 },
             )
         })

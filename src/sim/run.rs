@@ -10,8 +10,8 @@ use crate::ftl::layout::Placement;
 use crate::host::{Arrivals, Dispatched, HostQueue, Target};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
-use crate::workload::IoRequest;
 use crate::workload::synth::{SynthKind, probe};
+use crate::workload::{IoRequest, OpKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -28,6 +28,70 @@ pub struct RunOutput {
 pub struct RunOptions {
     /// Show a progress bar on long runs (only on a terminal).
     pub progress: bool,
+    /// Check the device against a reference model at the end (tests and swarms): FTL,
+    /// NAND and buffer invariants, and that exactly the pages the host wrote and did not
+    /// trim hold data. Costs one byte per logical page.
+    pub check: bool,
+}
+
+/// The host's view of which logical pages hold data, kept from the commands as the
+/// device performs them (an independent model of what the FTL must map).
+struct PresenceModel {
+    page_bytes: u64,
+    present: Vec<bool>,
+}
+
+impl PresenceModel {
+    fn apply(&mut self, req: &IoRequest) {
+        let ps = self.page_bytes;
+        let end = req.offset_bytes + req.size_bytes;
+        match req.op {
+            OpKind::Write => {
+                for l in req.offset_bytes / ps..end.div_ceil(ps) {
+                    self.present[l as usize] = true;
+                }
+            }
+            // Only whole pages are discarded.
+            OpKind::Trim => {
+                for l in
+                    req.offset_bytes.div_ceil(ps)..(end / ps).max(req.offset_bytes.div_ceil(ps))
+                {
+                    self.present[l as usize] = false;
+                }
+            }
+            OpKind::Read | OpKind::Flush => {}
+        }
+    }
+
+    /// Panics at the first page where the device disagrees with the model.
+    fn check(&self, dev: &Device) {
+        dev.ftl.check_invariants(&dev.nand);
+        dev.nand.check_invariants();
+        if let Some(b) = dev.buffer_policy() {
+            b.check_invariants();
+        }
+        for (l, &want) in self.present.iter().enumerate() {
+            let lpn = crate::nand::Lpn(l as u32);
+            let buffered = dev.buffer_policy().is_some_and(|b| b.contains(lpn));
+            let mapped = dev.ftl.lookup(lpn, &dev.nand).is_some();
+            assert_eq!(
+                buffered || mapped,
+                want,
+                "page {l}: the host {} it, but the device {} ({} FTL)",
+                if want {
+                    "wrote and did not trim"
+                } else {
+                    "never wrote or trimmed"
+                },
+                if buffered || mapped {
+                    "holds data"
+                } else {
+                    "holds none"
+                },
+                dev.ftl.name()
+            );
+        }
+    }
 }
 
 impl Target for Device {
@@ -169,6 +233,10 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         }
         1
     };
+    let mut model = opts.check.then(|| PresenceModel {
+        page_bytes: dev.page.get(),
+        present: vec![cfg.precondition != Precondition::None; dev.resolved.logical_pages as usize],
+    });
     let mut m = Measured::new();
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
     for phase in phases {
@@ -193,6 +261,9 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
                 samples.push((p as u32, req.offset_bytes - probe_starts[p], latency_ns));
             }
             series.add(d.done_ns, req.size_bytes);
+            if let Some(model) = &mut model {
+                model.apply(req);
+            }
             if let Some(p) = &mut progress {
                 p.inc(1);
             }
@@ -205,6 +276,19 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     if dev.buffer.as_ref().is_some_and(|b| b.flush_at_end) {
         // Its programs count; its time does not, as no request waits for it.
         dev.flush_buffer(m.now_ns)?;
+    }
+    if let Some(model) = &model {
+        model.check(&dev);
+    }
+    if m.requests == 0 {
+        return Err(SimError::Config(match &cfg.trace.path {
+            Some(p) => format!(
+                "{}: no request to simulate (the trace is empty, or every request was filtered out)",
+                p.display()
+            ),
+            None => "the workload produced no requests (check workload.requests and workload.span)"
+                .into(),
+        }));
     }
     if let Some(w) = trace_warnings {
         warnings.extend(w.snapshot());
