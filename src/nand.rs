@@ -405,9 +405,12 @@ impl Nand {
             } else {
                 u32::MAX
             },
-            // Huge pages: merges and host writes touch these tables at random, and with
-            // 4 KiB pages the TLB misses would cost as much as the cache misses.
-            oob_lpn: zeroed_vec(pages),
+            // Tags are written block by block as blocks are programmed, and on a large
+            // device a run touches few blocks: with 4 KiB pages only the tags of blocks
+            // in use are faulted in and zeroed, where one huge page per plane would zero
+            // the whole table (a quarter of the run on a 512 GiB device). Reads of
+            // tags walk a block in order, so the TLB misses stay rare.
+            oob_lpn: vec![0; pages],
             oob_seq: if track_seq {
                 zeroed_vec(pages)
             } else {
