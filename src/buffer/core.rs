@@ -329,6 +329,12 @@ impl Links {
         self.node[i as usize].prev
     }
 
+    /// Hints that node `i` will be read soon.
+    #[inline]
+    pub fn prefetch(&self, i: u32) {
+        crate::util::prefetch(&self.node, i as usize);
+    }
+
     /// Key of node `i`.
     #[inline]
     pub fn key(&self, i: u32) -> u32 {

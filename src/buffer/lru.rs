@@ -55,8 +55,17 @@ impl WriteBuffer for Lru {
         if self.list.len < self.cap {
             return [None, None];
         }
+        // A pipeline two victims deep: the tail's and its predecessor's nodes were
+        // fetched on earlier calls; the node after them in eviction order is fetched now.
+        let links = &self.slots.links;
         let tail = self.list.tail;
-        let before = self.slots.links.prev(tail);
+        let before = links.prev(tail);
+        if before != NIL {
+            let after = links.prev(before);
+            if after != NIL {
+                links.prefetch(after);
+            }
+        }
         // The next miss removes the tail's key from the map: fetch its slot too.
         self.slots.map.prefetch(self.slots.lpn(tail));
         [
