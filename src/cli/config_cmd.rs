@@ -1,7 +1,7 @@
 //! `ssdlab config`: the resolved configuration as TOML.
 
 use super::CliError;
-use super::design::DesignArgs;
+use super::design::{Check, DesignArgs};
 use super::output;
 use clap::Args;
 use ssdlab::report::output::Batch;
@@ -20,7 +20,7 @@ pub struct ConfigArgs {
 
 /// Runs `ssdlab config`.
 pub fn cmd(args: &ConfigArgs) -> Result<(), CliError> {
-    let designs = args.design.designs()?;
+    let designs = args.design.designs(Check::Device)?;
     let out = output::file(
         "--out",
         args.out.as_deref().unwrap_or(std::path::Path::new("-")),

@@ -6,7 +6,9 @@ use super::args::{GeneratorArgs, HostArgs, SettingsArgs, SsdArgs, TraceArgs, cho
 use super::registry;
 use clap::Args;
 use ssdlab::config::{Config, ResolvedDevice};
+use ssdlab::ftl::layout::Placement;
 use ssdlab::ftl::superblock::Superblock;
+use ssdlab::ftl::{FtlKind, build_ftl, unit_pages};
 use ssdlab::workload::synth;
 use std::path::Path;
 
@@ -66,15 +68,38 @@ impl Design {
     }
 }
 
+/// How much of a design a command needs checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// The device and workload (`config`, `gen-trace`: nothing is simulated).
+    Device,
+    /// Everything a simulation builds ([`validate_design`]).
+    Run,
+}
+
 /// Checks a design without running it.
 ///
 /// MERGE POINT: the one call site of design validation in the CLI. Switch the body to
 /// the library's `Config::validate` when it lands in `src/config.rs`; until then it
-/// runs the checks the library offers without building the device: the device
-/// resolution, the superblock of block-mapped FTLs, and the generator's settings.
+/// runs the checks the library offers without running anything: the device
+/// resolution, the superblock of block-mapped FTLs, the management-block unit of the
+/// page FTL, building the FTL (its constructor checks that the geometry leaves room for
+/// GC and translation pages; the tables it allocates come zeroed from the OS lazily,
+/// so this costs little and is dropped at once), and the generator's settings.
 pub fn validate_design(cfg: &Config) -> Result<ResolvedDevice, String> {
     let device = cfg.resolve_device()?;
-    Superblock::from_config(&cfg.ftl, &device.geometry)?;
+    let geo = device.geometry;
+    let superblock = Superblock::from_config(&cfg.ftl, &geo)?;
+    let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
+    if cfg.ftl.placement == Placement::ByAddress && cfg.ftl.name == FtlKind::Page {
+        unit_pages(&cfg.ftl, &geo, device.logical_pages)?;
+    }
+    drop(build_ftl(
+        &cfg.ftl,
+        &ftl_geo,
+        device.logical_pages,
+        cfg.seed,
+    )?);
     if cfg.trace.path.is_none() {
         let capacity = device.logical_pages * device.geometry.page_size_bytes as u64;
         synth::generate(&cfg.workload, capacity, cfg.seed).map_err(|e| format!("workload: {e}"))?;
@@ -119,9 +144,9 @@ impl DesignArgs {
         Ok(t)
     }
 
-    /// Every design the flags name, each validated; all problems of all designs are
-    /// reported together, before any work.
-    pub fn designs(&self) -> Result<Vec<Design>, CliError> {
+    /// Every design the flags name, each checked as `check` says; all problems of all
+    /// designs are reported together, before any work.
+    pub fn designs(&self, check: Check) -> Result<Vec<Design>, CliError> {
         let file = self.settings.read_file()?;
         let base = self.overrides()?;
         let mut combos = Vec::new();
@@ -160,7 +185,11 @@ impl DesignArgs {
                 if let Some(p) = &cfg.trace.path {
                     check_input("--trace", p)?;
                 }
-                validate_design(&cfg).map(|device| (cfg, device))
+                let device = match check {
+                    Check::Run => validate_design(&cfg)?,
+                    Check::Device => cfg.resolve_device()?,
+                };
+                Ok((cfg, device))
             });
             match checked {
                 Ok((cfg, device)) => designs.push(Design {

@@ -1,7 +1,7 @@
 //! `ssdlab gen-trace`: a generator's requests as an ASCII trace.
 
 use super::CliError;
-use super::design::DesignArgs;
+use super::design::{Check, DesignArgs};
 use super::output;
 use clap::Args;
 use ssdlab::report::output::{Batch, Content};
@@ -21,7 +21,7 @@ pub struct GenTraceArgs {
 
 /// Runs `ssdlab gen-trace`.
 pub fn cmd(args: &GenTraceArgs) -> Result<(), CliError> {
-    let designs = args.design.designs()?;
+    let designs = args.design.designs(Check::Device)?;
     let out = output::file("--out", &args.out)?;
     output::distinct(&[(&out, Vec::new())], &args.design.inputs(&designs))?;
     let d = &designs[0];

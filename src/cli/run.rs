@@ -2,7 +2,7 @@
 
 use super::CliError;
 use super::args::ReportArgs;
-use super::design::{Design, DesignArgs};
+use super::design::{Check, Design, DesignArgs};
 use super::output::{self, Reports};
 use clap::Args;
 use rayon::prelude::*;
@@ -61,7 +61,7 @@ fn figure_names(designs: &[Design]) -> Vec<String> {
 
 /// Runs `ssdlab run`.
 pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
-    let designs = args.design.designs()?;
+    let designs = args.design.designs(Check::Run)?;
     let reports = Reports::check(&args.report)?;
     let svg_dir = args
         .svg

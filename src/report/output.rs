@@ -192,7 +192,7 @@ pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, Stri
     if path.as_os_str().is_empty() {
         return Err(out.err("expected a path"));
     }
-    let target = resolve(path).map_err(|e| out.err(format!("cannot resolve: {e}")))?;
+    let target = resolve(path).map_err(|e| out.err(format!("invalid path: {e}")))?;
     match (fs::metadata(path), expect) {
         (Ok(m), Expect::File) if m.is_dir() => {
             return Err(out.err("is a directory; expected a file"));
