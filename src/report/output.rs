@@ -342,12 +342,15 @@ pub fn check_distinct(
     Ok(())
 }
 
+/// A function that writes an output's content.
+pub type WriteFn<'a> = Box<dyn FnOnce(&mut dyn Write) -> io::Result<()> + 'a>;
+
 /// Content of one output file.
 pub enum Content<'a> {
     /// Bytes already in memory.
     Bytes(Vec<u8>),
     /// Written by a function (for outputs too large to hold, e.g. a generated trace).
-    Writer(Box<dyn FnOnce(&mut dyn Write) -> io::Result<()> + 'a>),
+    Writer(WriteFn<'a>),
 }
 
 impl Content<'_> {
