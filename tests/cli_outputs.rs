@@ -547,3 +547,29 @@ fn a_typo_in_any_flag_gets_a_suggestion_and_exit_2() {
         }
     }
 }
+
+#[test]
+fn hybrid_outputs_follow_the_same_rules() {
+    let quick = [
+        "hybrid",
+        "--workload",
+        "random-read",
+        "--span",
+        "256MiB",
+        "--requests",
+        "200",
+        "--cache",
+        "none,1GiB",
+    ];
+    let o = with(&quick, &["--csv", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("workload,design,run"), "{out}");
+    assert!(!out.contains("vs HDD"), "table printed too:\n{out}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("h.out");
+    let o = with(&quick, &["--json", s(&p), "--csv", s(&p)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("same file"), "{}", stderr(&o));
+    assert!(!p.exists());
+}

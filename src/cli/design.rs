@@ -210,19 +210,26 @@ impl DesignArgs {
         }
     }
 
-    /// The files every design reads (`--config`, traces), for output collision checks.
+    /// The files the designs read, for output collision checks.
     pub fn inputs<'a>(&'a self, designs: &'a [Design]) -> Vec<(&'static str, &'a Path)> {
-        let mut v: Vec<(&str, &Path)> = Vec::new();
-        if let Some(c) = &self.settings.config {
-            v.push(("--config", c.as_path()));
-        }
-        for d in designs {
-            if let Some(p) = &d.cfg.trace.path
-                && !v.iter().any(|(_, q)| *q == p.as_path())
-            {
-                v.push(("--trace", p.as_path()));
-            }
-        }
-        v
+        input_files(
+            self.settings.config.as_deref(),
+            designs.iter().filter_map(|d| d.cfg.trace.path.as_deref()),
+        )
     }
+}
+
+/// The `--config` file and the traces (each once) as (flag, path), for
+/// [`super::output::distinct`].
+pub fn input_files<'a>(
+    config: Option<&'a Path>,
+    traces: impl IntoIterator<Item = &'a Path>,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut v: Vec<(&str, &Path)> = config.map(|c| ("--config", c)).into_iter().collect();
+    for p in traces {
+        if !v.iter().any(|(_, q)| *q == p) {
+            v.push(("--trace", p));
+        }
+    }
+    v
 }

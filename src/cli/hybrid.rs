@@ -6,7 +6,7 @@ use super::CliError;
 use super::args::{
     GeneratorArgs, HostArgs, List, ReportArgs, SettingsArgs, TraceArgs, choices, set,
 };
-use super::design::check_input;
+use super::design::{check_input, input_files};
 use super::output::{self, Reports};
 use super::registry;
 use clap::Args;
@@ -432,15 +432,12 @@ pub fn cmd(a: &HybridArgs) -> Result<(), CliError> {
     }
     let designs = a.designs()?;
     let reports = Reports::check(&a.report)?;
-    let mut inputs: Vec<(&str, &std::path::Path)> = Vec::new();
-    if let Some(c) = &a.settings.config {
-        inputs.push(("--config", c));
-    }
-    for d in &designs {
-        if let Some(p) = &d.config.trace.path {
-            inputs.push(("--trace", p));
-        }
-    }
+    let inputs = input_files(
+        a.settings.config.as_deref(),
+        designs
+            .iter()
+            .filter_map(|d| d.config.trace.path.as_deref()),
+    );
     output::distinct(&reports.paths(), &inputs)?;
     let runs: Vec<Result<HybridReport, _>> = designs.par_iter().map(|d| run(&d.config)).collect();
     let mut results = Vec::new();
