@@ -5,7 +5,6 @@
 //! architecture this crate follows.
 
 pub mod buffer;
-pub mod cli;
 pub mod config;
 pub mod experiments;
 pub mod ftl;

@@ -154,7 +154,7 @@ fn bad_input_exits_2_with_a_message_and_writes_nothing() {
     let out = dir.path().join("never.json");
     let o_ = out.display().to_string();
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["run", "--preset", "nope"], "unknown preset 'nope'"),
+        (vec!["run", "--preset", "nope"], "'nope'"),
         (vec!["run", "--ftl", "zftl"], "zftl"),
         (vec!["run", "--gc", "random"], "random"),
         (vec!["run", "--capacity", "12XB"], "invalid size"),

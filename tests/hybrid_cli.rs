@@ -139,7 +139,7 @@ fn any_trace_and_generator_runs_through_the_hybrid_command() {
 #[test]
 fn bad_input_exits_2_and_names_the_problem() {
     for (args, needle) in [
-        (vec!["--cache", "12XB"], "--cache 12XB"),
+        (vec!["--cache", "12XB"], "12XB"),
         (vec!["--write-policy", "write-sideways"], "write-through"),
         (vec!["--table", "hash"], "btree"),
         (vec!["--eviction", "random"], "lru"),

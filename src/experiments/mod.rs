@@ -4,8 +4,8 @@
 //! An experiment builds configurations, runs them (in parallel, see [`Ctx::run_many`])
 //! and hands its tables, figures and Markdown summary to [`Ctx`]. Nothing reaches the
 //! disk until the experiment has succeeded: [`Ctx`] keeps every output in memory and
-//! [`write_outputs`] writes them all at the end, each file atomically, so a failed or
-//! interrupted reproduction never leaves a half-finished result directory behind.
+//! [`write_outputs`] commits them all together at the end, so a failed or interrupted
+//! reproduction never leaves a half-finished result directory behind.
 //!
 //! Summaries quote the papers' published numbers (from `system.md`) as text beside ours;
 //! they are never inputs to a computation.
@@ -155,17 +155,24 @@ impl Ctx {
     }
 }
 
-/// Writes every output of `ctx` into `dir` (created if missing), each file atomically;
-/// returns the paths written.
+/// Every output of `ctx` as (file name, content), ready for [`output::Batch::dir`].
+pub fn output_files(ctx: &Ctx) -> Vec<(String, output::Content<'static>)> {
+    ctx.files()
+        .iter()
+        .map(|f| (f.file_name.clone(), f.contents.clone().into()))
+        .collect()
+}
+
+/// Writes every output of `ctx` into `dir`, all together or none (see
+/// [`output::Batch`]): a new `dir` (and missing parents) appears whole; in an existing
+/// one the files of the same names are replaced at the end and other files are left.
+/// Returns the paths written.
 pub fn write_outputs(ctx: &Ctx, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
-    for f in ctx.files() {
-        let path = dir.join(&f.file_name);
-        output::write_string_atomically(&path, &f.contents)?;
-        written.push(path);
-    }
-    Ok(written)
+    let out = output::check("--out", dir, output::Expect::Dir)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    let mut batch = output::Batch::new();
+    batch.dir(&out, output_files(ctx));
+    batch.commit().map_err(|e| e.source)
 }
 
 /// Formats a float for tables with `digits` decimals.

@@ -3,7 +3,6 @@
 //! (linear list, AVL tree, B+-tree) with the last-read sequential hint, workloads that
 //! look like booting, launching applications and loading a game, and the run loop.
 
-pub mod cli;
 pub mod config;
 pub mod evict;
 pub mod hdd;

@@ -589,12 +589,11 @@ pub fn bar_chart_svg(
     })
 }
 
-/// Writes `latency_cdf.svg`, `throughput.svg` and `erase_histogram.svg` into `dir`
-/// (created if missing), each atomically, and returns their paths in that order. A
-/// non-empty `name_prefix` is prepended with an underscore (`dftl_latency_cdf.svg`) and
-/// shown in the titles, so several designs can share one directory.
-pub fn write_figures(dir: &Path, name_prefix: &str, figures: &Figures) -> io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
+/// The figures of one design as (file name, SVG): `latency_cdf.svg`, `throughput.svg`,
+/// `erase_histogram.svg` and, after a probe, `probe.svg`. A non-empty `name_prefix` is
+/// prepended with an underscore (`dftl_latency_cdf.svg`) and shown in the titles, so
+/// several designs can share one directory.
+pub fn figure_files(name_prefix: &str, figures: &Figures) -> Vec<(String, String)> {
     let (file_prefix, title_suffix) = if name_prefix.is_empty() {
         (String::new(), String::new())
     } else {
@@ -632,9 +631,19 @@ pub fn write_figures(dir: &Path, name_prefix: &str, figures: &Figures) -> io::Re
             ),
         ));
     }
+    docs.into_iter()
+        .map(|(name, svg)| (format!("{file_prefix}{name}"), svg))
+        .collect()
+}
+
+/// Writes [`figure_files`] into `dir` (created if missing), each atomically, and returns
+/// their paths in that order.
+pub fn write_figures(dir: &Path, name_prefix: &str, figures: &Figures) -> io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let docs = figure_files(name_prefix, figures);
     let mut paths = Vec::with_capacity(docs.len());
     for (name, svg) in docs {
-        let path = dir.join(format!("{file_prefix}{name}"));
+        let path = dir.join(name);
         write_string_atomically(&path, &svg)?;
         paths.push(path);
     }

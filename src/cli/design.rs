@@ -1,0 +1,235 @@
+//! The designs an SSD command names (the product of the `--ftl`, `--gc` and `--buffer`
+//! lists), each resolved and validated before any simulation starts.
+
+use super::CliError;
+use super::args::{GeneratorArgs, HostArgs, SettingsArgs, SsdArgs, TraceArgs, choices, set};
+use super::registry;
+use clap::Args;
+use ssdlab::config::{Config, ResolvedDevice};
+use ssdlab::ftl::layout::Placement;
+use ssdlab::ftl::superblock::Superblock;
+use ssdlab::ftl::{FtlKind, build_ftl, unit_pages};
+use ssdlab::workload::synth;
+use std::path::Path;
+
+/// Everything that makes an SSD run: design, workload, trace, host, configuration.
+#[derive(Args, Debug, Default, Clone)]
+pub struct DesignArgs {
+    /// The SSD design.
+    #[command(flatten)]
+    pub ssd: SsdArgs,
+    /// Workload generator (`ssdlab list` describes each).
+    #[arg(long, value_name = "NAME", help_heading = "Workload",
+          value_parser = registry::one_of(registry::generators()))]
+    pub workload: Option<String>,
+    /// Generator settings.
+    #[command(flatten)]
+    pub generator: GeneratorArgs,
+    /// A trace instead of a generator.
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    /// Precondition: write the whole logical space once first.
+    #[arg(long, help_heading = "Workload", conflicts_with = "steady")]
+    pub fill: bool,
+    /// Precondition: fill, then random overwrites until write amplification settles.
+    #[arg(long, help_heading = "Workload")]
+    pub steady: bool,
+    /// Host queue and seed.
+    #[command(flatten)]
+    pub host: HostArgs,
+    /// File and `--set`.
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+/// One design, validated.
+pub struct Design {
+    /// `ftl+gc+buffer` from the lists (empty for a single design).
+    pub label: String,
+    /// The configuration.
+    pub cfg: Config,
+    /// Its device, resolved once here.
+    pub device: ResolvedDevice,
+}
+
+impl Design {
+    /// Name in reports: the label, or `design` for a single design.
+    pub fn name(&self) -> &str {
+        if self.label.is_empty() {
+            "design"
+        } else {
+            &self.label
+        }
+    }
+
+    /// Logical capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.device.logical_pages * self.device.geometry.page_size_bytes as u64
+    }
+}
+
+/// How much of a design a command needs checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// The device and workload (`config`, `gen-trace`: nothing is simulated).
+    Device,
+    /// Everything a simulation builds ([`validate_design`]).
+    Run,
+}
+
+/// Checks a design without running it.
+///
+/// MERGE POINT: the one call site of design validation in the CLI. Switch the body to
+/// the library's `Config::validate` when it lands in `src/config.rs`; until then it
+/// runs the checks the library offers without running anything: the device
+/// resolution, the superblock of block-mapped FTLs, the management-block unit of the
+/// page FTL, building the FTL (its constructor checks that the geometry leaves room for
+/// GC and translation pages; the tables it allocates come zeroed from the OS lazily,
+/// so this costs little and is dropped at once), and the generator's settings.
+pub fn validate_design(cfg: &Config) -> Result<ResolvedDevice, String> {
+    let device = cfg.resolve_device()?;
+    let geo = device.geometry;
+    let superblock = Superblock::from_config(&cfg.ftl, &geo)?;
+    let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
+    if cfg.ftl.placement == Placement::ByAddress && cfg.ftl.name == FtlKind::Page {
+        unit_pages(&cfg.ftl, &geo, device.logical_pages)?;
+    }
+    drop(build_ftl(
+        &cfg.ftl,
+        &ftl_geo,
+        device.logical_pages,
+        cfg.seed,
+    )?);
+    if cfg.trace.path.is_none() {
+        let capacity = device.logical_pages * device.geometry.page_size_bytes as u64;
+        synth::generate(&cfg.workload, capacity, cfg.seed).map_err(|e| format!("workload: {e}"))?;
+    }
+    Ok(device)
+}
+
+/// Checks that an input file can be read (`-`, standard input, is the trace reader's).
+pub fn check_input(flag: &str, path: &Path) -> Result<(), String> {
+    if path.as_os_str() == "-" {
+        return Ok(());
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(format!(
+            "{flag} {}: is a directory; expected a file",
+            path.display()
+        )),
+        Ok(_) => std::fs::File::open(path)
+            .map(drop)
+            .map_err(|e| format!("{flag} {}: cannot read: {e}", path.display())),
+        Err(e) => Err(format!("{flag} {}: cannot read: {e}", path.display())),
+    }
+}
+
+impl DesignArgs {
+    /// The flags as a TOML overlay (merged over preset and file).
+    fn overrides(&self) -> Result<toml::Table, CliError> {
+        let mut t = toml::Table::new();
+        self.ssd.apply(&mut t);
+        if let Some(w) = &self.workload {
+            set(&mut t, "workload.kind", w.as_str());
+        }
+        self.generator.apply(&mut t, "workload");
+        self.trace.apply(&mut t);
+        self.host.apply(&mut t);
+        if self.fill {
+            set(&mut t, "precondition", "fill");
+        } else if self.steady {
+            set(&mut t, "precondition", "steady");
+        }
+        self.settings.apply(&mut t)?;
+        Ok(t)
+    }
+
+    /// Every design the flags name, each checked as `check` says; all problems of all
+    /// designs are reported together, before any work.
+    pub fn designs(&self, check: Check) -> Result<Vec<Design>, CliError> {
+        let file = self.settings.read_file()?;
+        let base = self.overrides()?;
+        let mut combos = Vec::new();
+        for f in choices(&self.ssd.ftl) {
+            for g in choices(&self.ssd.gc) {
+                for b in choices(&self.ssd.buffer) {
+                    combos.push([("ftl", f.clone()), ("gc", g.clone()), ("buffer", b)]);
+                }
+            }
+        }
+        let several = combos.len() > 1;
+        let mut designs = Vec::new();
+        let mut errors = Vec::new();
+        for (i, combo) in combos.into_iter().enumerate() {
+            let mut o = base.clone();
+            let mut label = Vec::new();
+            let mut given = Vec::new();
+            for (flag, v) in combo {
+                if let Some(v) = v {
+                    let key = match flag {
+                        "ftl" => "ftl.name",
+                        "gc" => "ftl.gc",
+                        _ => "buffer.name",
+                    };
+                    set(&mut o, key, v.as_str());
+                    given.push(format!("{flag}={v}"));
+                    label.push(v);
+                }
+            }
+            let checked = Config::load_with(
+                self.ssd.preset.as_deref(),
+                file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+                o,
+            )
+            .and_then(|cfg| {
+                if let Some(p) = &cfg.trace.path {
+                    check_input("--trace", p)?;
+                }
+                let device = match check {
+                    Check::Run => validate_design(&cfg)?,
+                    Check::Device => cfg.resolve_device()?,
+                };
+                Ok((cfg, device))
+            });
+            match checked {
+                Ok((cfg, device)) => designs.push(Design {
+                    label: label.join("+"),
+                    cfg,
+                    device,
+                }),
+                Err(e) if several => {
+                    errors.push(format!("design {} ({}): {e}", i + 1, given.join(", ")))
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(designs)
+        } else {
+            Err(CliError::Input(errors.join("\n")))
+        }
+    }
+
+    /// The files the designs read, for output collision checks.
+    pub fn inputs<'a>(&'a self, designs: &'a [Design]) -> Vec<(&'static str, &'a Path)> {
+        input_files(
+            self.settings.config.as_deref(),
+            designs.iter().filter_map(|d| d.cfg.trace.path.as_deref()),
+        )
+    }
+}
+
+/// The `--config` file and the traces (each once) as (flag, path), for
+/// [`super::output::distinct`].
+pub fn input_files<'a>(
+    config: Option<&'a Path>,
+    traces: impl IntoIterator<Item = &'a Path>,
+) -> Vec<(&'static str, &'a Path)> {
+    let mut v: Vec<(&str, &Path)> = config.map(|c| ("--config", c)).into_iter().collect();
+    for p in traces {
+        if !v.iter().any(|(_, q)| *q == p) {
+            v.push(("--trace", p));
+        }
+    }
+    v
+}

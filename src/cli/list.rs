@@ -1,0 +1,31 @@
+//! `ssdlab list`: every registry with its descriptions.
+
+use super::registry::{self, Named};
+
+/// The listing.
+pub fn text() -> String {
+    let sections: [(&str, Vec<Named>); 11] = [
+        ("Presets (--preset)", registry::presets()),
+        ("FTLs (--ftl)", registry::ftls()),
+        ("GC victim policies (--gc)", registry::gc_policies()),
+        ("Write-buffer policies (--buffer)", registry::buffers()),
+        ("Dispatch orders (--dispatch)", registry::dispatch_orders()),
+        ("Workloads (--workload)", registry::generators()),
+        ("Trace formats (--format)", registry::trace_formats()),
+        ("Trace fit policies (--trace-fit)", registry::trace_fits()),
+        (
+            "Experiments (ssdlab reproduce NAME --out DIR)",
+            registry::experiments(),
+        ),
+        ("Timing models (--timing)", registry::timing_modes()),
+        (
+            "Chip organisations (--organisation)",
+            registry::organisations(),
+        ),
+    ];
+    sections
+        .iter()
+        .map(|(title, named)| format!("{title}:\n{}", registry::lines(named, 14)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,120 @@
+//! Command-line interface (binary side: the library knows nothing of clap). Flags and
+//! TOML resolve into the library's configurations; registries supply every list of
+//! names; outputs are checked before any work and committed together after it.
+//!
+//! Every bad input ends in [`CliError::Input`] (exit code 2) with a message that names
+//! the flag, file or key and what was expected; a failed write in [`CliError::Output`]
+//! (exit code 1) names the path and the reason.
+
+mod args;
+mod config_cmd;
+mod design;
+mod gen_trace;
+mod hybrid;
+mod list;
+mod output;
+mod registry;
+mod reproduce;
+mod run;
+
+use clap::{Parser, Subcommand};
+use ssdlab::sim::SimError;
+
+/// Errors the binary maps to exit codes.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad input (exit 2).
+    #[error("{0}")]
+    Input(String),
+    /// Could not write an output (exit 1).
+    #[error("{0}")]
+    Output(String),
+}
+
+impl CliError {
+    /// Process exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Output(_) => 1,
+        }
+    }
+}
+
+impl From<SimError> for CliError {
+    fn from(e: SimError) -> Self {
+        CliError::Input(e.to_string())
+    }
+}
+
+const ABOUT: &str =
+    "ssdlab — a fast simulator of SSD firmware designs (NAND, FTLs, GC, wear leveling, timing)";
+
+const AFTER_HELP: &str = "\
+Examples:
+  ssdlab run                                    built-in TLC NVMe device, IOZone-like suite
+  ssdlab run --preset ssd-a --workload random-write --span 8GiB --requests 1M --qd 32
+  ssdlab run --gc greedy,fifo,cost-benefit --fill --workload random-write --capacity 4GiB
+  ssdlab run --buffer lru,qlru --buffer-size 64MiB --qd 256 --workload zipf --read-percent 0
+  ssdlab run --trace trace.csv --format msr --trace-fit wrap --json out.json --svg figs/
+  ssdlab list                                   presets, FTLs, GC policies, workloads, formats
+  ssdlab config --preset ssd-c                  print a preset as a TOML file to edit
+  ssdlab reproduce --list                       paper reproductions (CSV, SVG, Markdown)
+
+`ssdlab COMMAND --help` lists every flag with its choices.";
+
+/// Top-level command line.
+#[derive(Parser, Debug)]
+#[command(name = "ssdlab", version, about = ABOUT, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Simulate a workload (generator or trace) on one or more designs.
+    #[command(after_help = run::AFTER_HELP)]
+    Run(run::RunArgs),
+    /// List presets, FTLs, GC policies, workloads and trace formats.
+    List,
+    /// Print the resolved configuration as TOML (a starting point for --config).
+    Config(config_cmd::ConfigArgs),
+    /// Write a synthetic workload as an ASCII trace (`time_ns dev lba size op`).
+    GenTrace(gen_trace::GenTraceArgs),
+    /// Run a workload on an HDD alone and behind a flash cache (Kim et al. 2011).
+    #[command(after_help = hybrid::AFTER_HELP)]
+    Hybrid(hybrid::HybridArgs),
+    /// Rebuild a source paper's experiment: CSV tables, SVG figures and a Markdown
+    /// summary with the paper's numbers beside ours.
+    #[command(after_help = reproduce::AFTER_HELP)]
+    Reproduce(reproduce::ReproduceArgs),
+}
+
+/// Runs the parsed command line.
+pub fn main_with(cli: Cli) -> Result<(), CliError> {
+    match &cli.command {
+        Command::Run(a) => run::cmd(a),
+        Command::List => {
+            print!("{}", list::text());
+            Ok(())
+        }
+        Command::Config(a) => config_cmd::cmd(a),
+        Command::GenTrace(a) => gen_trace::cmd(a),
+        Command::Hybrid(a) => hybrid::cmd(a),
+        Command::Reproduce(a) => reproduce::cmd(a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,70 @@
+//! Output flags checked before any work and committed together after it (the
+//! mechanism is [`ssdlab::report::output`]; this maps it to exit codes).
+
+use super::CliError;
+use super::args::ReportArgs;
+use ssdlab::report::output::{self, Batch, Expect, OutputPath};
+use std::path::Path;
+
+/// Checks a single-file output flag (`-` = standard output).
+pub fn file(flag: &str, path: &Path) -> Result<OutputPath, CliError> {
+    output::check(flag, path, Expect::File).map_err(CliError::Input)
+}
+
+/// Checks a directory output flag.
+pub fn dir(flag: &str, path: &Path) -> Result<OutputPath, CliError> {
+    output::check(flag, path, Expect::Dir).map_err(CliError::Input)
+}
+
+/// Rejects outputs sharing a file with each other or with an input (see
+/// [`output::check_distinct`]).
+pub fn distinct(
+    outputs: &[(&OutputPath, Vec<String>)],
+    inputs: &[(&str, &Path)],
+) -> Result<(), CliError> {
+    output::check_distinct(outputs, inputs).map_err(CliError::Input)
+}
+
+/// Writes every output of the batch, all or nothing; a failure is an output error
+/// (exit 1) naming the path and the reason.
+pub fn commit(batch: Batch<'_>) -> Result<Vec<std::path::PathBuf>, CliError> {
+    batch
+        .commit()
+        .map_err(|e| CliError::Output(format!("{e}; no output file was written")))
+}
+
+/// `--json` and `--csv` of a run, checked.
+pub struct Reports {
+    /// `--json`.
+    pub json: Option<OutputPath>,
+    /// `--csv`.
+    pub csv: Option<OutputPath>,
+    /// `--quiet`.
+    quiet: bool,
+}
+
+impl Reports {
+    /// Checks the report flags (not yet against each other: see [`Reports::paths`]).
+    pub fn check(a: &ReportArgs) -> Result<Reports, CliError> {
+        Ok(Reports {
+            json: a.json.as_deref().map(|p| file("--json", p)).transpose()?,
+            csv: a.csv.as_deref().map(|p| file("--csv", p)).transpose()?,
+            quiet: a.quiet,
+        })
+    }
+
+    /// The outputs, for [`distinct`].
+    pub fn paths(&self) -> Vec<(&OutputPath, Vec<String>)> {
+        [&self.json, &self.csv]
+            .into_iter()
+            .flatten()
+            .map(|o| (o, Vec::new()))
+            .collect()
+    }
+
+    /// Whether the table goes to standard output: not with `-q`, and not when an output
+    /// does (one stream, one format).
+    pub fn show_table(&self) -> bool {
+        !self.quiet && !self.paths().iter().any(|(o, _)| o.is_stdout())
+    }
+}

@@ -1,0 +1,65 @@
+//! `ssdlab reproduce`: rebuild a paper's experiment into a directory.
+
+use super::CliError;
+use super::output;
+use super::registry;
+use clap::Args;
+use ssdlab::experiments;
+use ssdlab::report::output::Batch;
+use std::path::PathBuf;
+
+/// Examples shown by `ssdlab reproduce --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  ssdlab reproduce --list                       experiments and what each rebuilds
+  ssdlab reproduce android-ftl --out results/android
+  ssdlab reproduce cftl --out results/cftl --quick   smaller sizes, seconds instead of minutes
+
+--out is checked before the experiment starts. Nothing is written unless the whole
+experiment succeeds: a new DIR (and missing parents) appears whole at the end; in an
+existing DIR the files of the same names are replaced at the end, other files are left.";
+
+/// `ssdlab reproduce` flags.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// Experiment name (see --list).
+    #[arg(value_name = "NAME", required_unless_present = "list",
+          value_parser = registry::one_of(registry::experiments()))]
+    pub name: Option<String>,
+    /// Directory for the CSV, SVG and Markdown outputs (created if missing).
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    pub out: Option<PathBuf>,
+    /// Smaller devices and shorter workloads (the summary says so).
+    #[arg(long)]
+    pub quick: bool,
+    /// Base seed of every run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// List the experiments.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// Runs `ssdlab reproduce`.
+pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
+    let (Some(name), Some(out), false) = (&args.name, &args.out, args.list) else {
+        print!(
+            "Experiments (ssdlab reproduce NAME --out DIR):\n{}",
+            registry::lines(&registry::experiments(), 14)
+        );
+        return Ok(());
+    };
+    let dir = output::dir("--out", out)?;
+    let exp = experiments::find(name)
+        .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
+    let mut ctx = experiments::Ctx::new(args.quick, args.seed);
+    exp.run(&mut ctx)
+        .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
+    let mut batch = Batch::new();
+    batch.dir(&dir, experiments::output_files(&ctx));
+    output::commit(batch)?;
+    for f in ctx.files() {
+        println!("wrote {}", out.join(&f.file_name).display());
+    }
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! `ssdlab run`: one or more SSD designs on a workload, side by side.
+
+use super::CliError;
+use super::args::ReportArgs;
+use super::design::{Check, Design, DesignArgs};
+use super::output::{self, Reports};
+use clap::Args;
+use rayon::prelude::*;
+use ssdlab::report::output::{Batch, Content};
+use ssdlab::report::{Report, csv_out, json, svg, text};
+use ssdlab::sim::{RunOptions, RunOutput, run};
+use std::path::PathBuf;
+
+/// Examples shown by `ssdlab run --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  ssdlab run                                    built-in TLC NVMe device, IOZone-like suite
+  ssdlab run --preset ssd-a --workload random-write --span 8GiB --requests 1M --qd 32
+  ssdlab run --gc greedy,fifo,cost-benefit --fill --workload random-write --capacity 4GiB
+  ssdlab run --ftl page,bast,dftl --workload mixed --capacity 4GiB --csv ftls.csv
+  ssdlab run --buffer lru,qlru --buffer-size 64MiB --qd 256 --workload zipf --read-percent 0
+  ssdlab run --trace trace.csv --format msr --trace-fit wrap --json out.json --svg figs/
+  ssdlab run --workload oltp --json - | jq .write_amplification
+
+Every design of the comma lists is checked, and every output path too, before the
+first simulation starts. Outputs are written together when all designs succeed, or
+not at all; `-` is standard output (then no table).";
+
+/// `ssdlab run` flags.
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// Design and workload.
+    #[command(flatten)]
+    pub design: DesignArgs,
+    /// JSON, CSV, quiet.
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Write SVG figures (latency CDF, throughput, erase histogram) into this directory
+    /// (created if missing; files of the same names in it are replaced).
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub svg: Option<PathBuf>,
+}
+
+/// The figure files each design writes into `--svg`, known before the run (the probe
+/// figure only for the probe workload).
+fn figure_names(designs: &[Design]) -> Vec<String> {
+    let probe = ssdlab::report::Figures {
+        probe_latency: vec![(String::new(), Vec::new())],
+        ..Default::default()
+    };
+    designs
+        .iter()
+        .flat_map(|d| {
+            let prefix = if designs.len() == 1 { "" } else { d.name() };
+            svg::figure_files(prefix, &probe)
+                .into_iter()
+                .map(|(n, _)| n)
+        })
+        .collect()
+}
+
+/// Runs `ssdlab run`.
+pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
+    let designs = args.design.designs(Check::Run)?;
+    let reports = Reports::check(&args.report)?;
+    let svg_dir = args
+        .svg
+        .as_deref()
+        .map(|p| output::dir("--svg", p))
+        .transpose()?;
+    let mut outs = reports.paths();
+    if let Some(d) = &svg_dir {
+        outs.push((d, figure_names(&designs)));
+    }
+    output::distinct(&outs, &args.design.inputs(&designs))?;
+
+    let show_progress = designs.len() == 1;
+    let results: Vec<_> = designs
+        .par_iter()
+        .map(|d| {
+            run(
+                &d.cfg,
+                RunOptions {
+                    progress: show_progress,
+                    ..RunOptions::default()
+                },
+            )
+        })
+        .collect();
+    let mut outputs: Vec<(&str, RunOutput)> = Vec::new();
+    for (d, r) in designs.iter().zip(results) {
+        let r = r.map_err(|e| {
+            if d.label.is_empty() {
+                CliError::from(e)
+            } else {
+                CliError::Input(format!("design {}: {e}", d.label))
+            }
+        })?;
+        outputs.push((d.name(), r));
+    }
+    let named: Vec<(&str, &Report)> = outputs.iter().map(|(n, o)| (*n, &o.report)).collect();
+
+    let mut batch = Batch::new();
+    if let Some(o) = &reports.json {
+        batch.file(o, json_text(&outputs) + "\n");
+    }
+    if let Some(o) = &reports.csv {
+        let named = &named;
+        batch.file(
+            o,
+            Content::Writer(Box::new(move |w| {
+                csv_out::write_csv(named, w).map_err(std::io::Error::from)
+            })),
+        );
+    }
+    if let Some(o) = &svg_dir {
+        let files = outputs
+            .iter()
+            .flat_map(|(name, o)| {
+                let prefix = if outputs.len() == 1 { "" } else { *name };
+                svg::figure_files(prefix, &o.figures)
+            })
+            .map(|(n, s)| (n, Content::from(s)))
+            .collect();
+        batch.dir(o, files);
+    }
+    output::commit(batch)?;
+    if reports.show_table() {
+        let comparison = if outputs.len() == 1 { &[][..] } else { &named };
+        println!("{}", text::render_text(&outputs[0].1.report, comparison));
+    }
+    Ok(())
+}
+
+/// One report as is; several as `{"designs": [{"name", "report"}, …]}`.
+fn json_text(outputs: &[(&str, RunOutput)]) -> String {
+    if let [(_, o)] = outputs {
+        return json::to_json_string(&o.report);
+    }
+    let designs: Vec<serde_json::Value> = outputs
+        .iter()
+        .map(|(n, o)| {
+            let report: serde_json::Value = serde_json::from_str(&json::to_json_string(&o.report))
+                .expect("a report's JSON parses back");
+            serde_json::json!({ "name": n, "report": report })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "designs": designs }))
+        .expect("JSON values serialize")
+}
