@@ -75,6 +75,15 @@ pub enum TraceError {
         /// The OS error text.
         message: String,
     },
+    /// A trace that yields no request at all: empty, all lines skipped, no request for
+    /// the chosen device, or every request filtered. Replaying it would simulate nothing.
+    #[error("{path}: no requests: {reason}")]
+    Empty {
+        /// The trace file.
+        path: PathBuf,
+        /// Why nothing was kept, e.g. "device 7 not in trace; devices seen: 0, 1, 3".
+        reason: String,
+    },
     /// A bad option (unknown format name, bad column spec).
     #[error("{0}")]
     Option(String),

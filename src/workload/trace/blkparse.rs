@@ -145,4 +145,12 @@ impl LineParser for Blkparse {
     fn time_unit(&self) -> &'static str {
         "s"
     }
+
+    fn ignore_reason(&self) -> &'static str {
+        match self.action {
+            b'Q' => "were events other than Q (queued); set blkparse_event = \"D\" to keep issues",
+            b'D' => "were events other than D (issued)",
+            _ => "were events other than C (completed)",
+        }
+    }
 }

@@ -1,6 +1,11 @@
-//! Format auto-detection from the first data lines (comments and blanks skipped).
+//! Format auto-detection from the head of the (decompressed) stream: its first bytes for
+//! binary formats, else its first data lines (comments and blanks skipped). It never seeks:
+//! the head is read once and replayed (`input.rs`).
 //!
 //! Rules, in order:
+//! 0. The blk_io_trace magic (`65 61 74` then a version byte, either byte order) in the
+//!    first 4 bytes → blktrace (binary); a first line `fio version 2 iolog` or
+//!    `fio version 3 iolog` → fio.
 //! 1. First field `maj,min` and at least 7 blank-separated fields → blkparse.
 //! 2. Comma-separated (after an optional header line): 7 fields with `Read`/`Write` in the
 //!    4th → MSR Cambridge; 5 numeric fields → Tencent CBS.
@@ -25,7 +30,29 @@ use std::path::Path;
 const SAMPLE_LINES: usize = 32;
 
 /// The format names, for error messages.
-const NAMES: &str = "msr, ascii, disksim, blkparse, tencent, heimdall or csv";
+const NAMES: &str = "msr, ascii, disksim, blkparse, tencent, heimdall, blktrace, fio or csv";
+
+/// Detects the format from a stream's `head` (`eof`: the head is the whole stream).
+pub(crate) fn detect_head(head: &[u8], eof: bool, name: &Path) -> Result<TraceFormat, TraceError> {
+    if super::blktrace::has_magic(head) {
+        return Ok(TraceFormat::Blktrace);
+    }
+    // A line cut by the end of the head would be judged on half its fields.
+    let text = if eof {
+        head
+    } else {
+        match memchr::memrchr2(b'\n', b'\r', head) {
+            Some(i) => &head[..=i],
+            None => head,
+        }
+    };
+    detect(text, name)
+}
+
+/// Whether `text` holds at least one data line (not blank, not a comment).
+pub(crate) fn has_data_line(text: &[u8]) -> bool {
+    !matches!(Lines::new(text, 0).next_line(), Ok(None))
+}
 
 /// Guesses the format of the trace `reader` (named `name`, whose extension is used) from
 /// its first data lines. Consumes part of the reader.
@@ -42,17 +69,34 @@ pub(crate) fn detect<R: BufRead>(reader: R, name: &Path) -> Result<TraceFormat, 
                     message: e.to_string(),
                 });
             }
-            Err(LineError::TooLong(n)) => {
+            Err(LineError::TooLong(n, found)) => {
                 return Err(TraceError::Malformed {
                     path: name.to_path_buf(),
                     line: n,
                     expected: "a trace line of at most 64 KiB".into(),
-                    found: found_text(lines.partial()),
+                    found,
                 });
             }
         }
     }
     detect_lines(&sample, name)
+}
+
+/// The extension that says what the trace is, looking past a compression suffix
+/// (`x.ascii.gz` → `ascii`).
+fn trace_extension(name: &Path) -> String {
+    let ext = |p: &Path| {
+        p.extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default()
+    };
+    let outer = ext(name);
+    match outer.as_str() {
+        "gz" | "bz2" | "xz" | "zst" | "zstd" => {
+            ext(Path::new(name.file_stem().unwrap_or_default()))
+        }
+        _ => outer,
+    }
 }
 
 fn option_error(name: &Path, text: String) -> TraceError {
@@ -61,11 +105,16 @@ fn option_error(name: &Path, text: String) -> TraceError {
 
 fn detect_lines(sample: &[(u64, Vec<u8>)], name: &Path) -> Result<TraceFormat, TraceError> {
     let Some((first_no, first)) = sample.first() else {
-        return Err(option_error(
-            name,
-            format!("no data lines to detect the trace format from; pass --format ({NAMES})"),
-        ));
+        return Err(TraceError::Empty {
+            path: name.to_path_buf(),
+            reason: "the trace has no data lines to detect its format from (it is empty, or \
+                     only comments and blank lines)"
+                .into(),
+        });
     };
+    if super::fio::is_header(first) {
+        return Ok(TraceFormat::Fio);
+    }
     let mut ws = WsFields::new(first);
     let dev_pair = ws.next().is_some_and(|f| {
         f.iter()
@@ -130,10 +179,7 @@ fn detect_lines(sample: &[(u64, Vec<u8>)], name: &Path) -> Result<TraceFormat, T
             sizes_512 += 1;
         }
     }
-    let ext = name
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
+    let ext = trace_extension(name);
     match ext.as_str() {
         "trace" => return Ok(TraceFormat::Heimdall),
         "disksim" => return Ok(TraceFormat::Disksim),
@@ -192,6 +238,24 @@ mod tests {
             Disksim
         );
         assert_eq!(guess("0 0 2 8 0\n", "p.disksim").unwrap(), Disksim);
+        assert_eq!(guess("0 0 2 8 0\n", "p.ascii.zst").unwrap(), Ascii);
+        assert_eq!(
+            guess("fio version 3 iolog\n0 f add\n", "x.log").unwrap(),
+            Fio
+        );
+        assert_eq!(
+            detect_head(b"\x07\x74\x61\x65\0\0\0\0", true, Path::new("x")).unwrap(),
+            Blktrace
+        );
+        assert_eq!(
+            detect_head(b"\x65\x61\x74\x07\0\0\0\0", true, Path::new("x")).unwrap(),
+            Blktrace
+        );
+        // A line cut by the end of the head is not judged.
+        assert_eq!(
+            detect_head(b"0 0 2 8 0\n1 0 2 8", false, Path::new("p.ascii")).unwrap(),
+            Ascii
+        );
         assert_eq!(
             guess("0.000 0 200626176 4096 0\n", "m.trace").unwrap(),
             Heimdall

@@ -289,12 +289,23 @@ pub(crate) fn mul(a: u64, b: u64) -> Option<u64> {
     a.checked_mul(b)
 }
 
-/// The offending text for an error message: lossy UTF-8, at most 80 characters.
+/// The offending text for an error message: lossy UTF-8, control characters escaped (`\r`,
+/// `\u{1b}`), at most 80 characters.
 pub(crate) fn found_text(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
-    let mut out: String = text.chars().take(80).collect();
-    if text.chars().nth(80).is_some() {
-        out.push('…');
+    let mut out = String::with_capacity(line.len().min(96));
+    for (i, c) in text.chars().enumerate() {
+        if i == 80 {
+            out.push('…');
+            break;
+        }
+        // Control bytes (a stray `\r`, NUL, escape sequences) would garble or hide the
+        // message on a terminal; show them escaped. Tabs are field separators: keep them.
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
     out
 }

@@ -21,10 +21,13 @@
 
 mod ascii;
 mod blkparse;
+mod blktrace;
 mod delimited;
 mod detect;
 mod disksim;
+mod fio;
 mod heimdall;
+mod input;
 mod lex;
 mod msr;
 mod reader;
@@ -33,15 +36,16 @@ mod warn;
 mod write;
 
 pub use delimited::{COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnSpec};
-pub use write::write_request;
+pub use input::Compression;
+pub use write::{write_header, write_request};
 
 use super::{IoRequest, RequestStream, TraceError};
-use reader::{Fit, LineParser, Pipeline};
+use input::ByteStream;
+use reader::{Fit, LineParser, LineRecords, Pipeline, Records};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Cursor, Seek, SeekFrom};
-use std::path::Path;
+use std::io::{BufRead, BufReader, Cursor, Seek};
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use warn::Collector;
@@ -68,11 +72,15 @@ pub enum TraceFormat {
     Heimdall,
     /// Generic delimited text; the user names the columns and units.
     Csv,
+    /// blktrace's binary per-CPU files (`NAME.blktrace.N`), read without blkparse.
+    Blktrace,
+    /// fio's `write_iolog` output, versions 2 and 3.
+    Fio,
 }
 
 impl TraceFormat {
     /// Every format, in documentation order.
-    pub const ALL: [TraceFormat; 7] = [
+    pub const ALL: [TraceFormat; 9] = [
         TraceFormat::Msr,
         TraceFormat::Ascii,
         TraceFormat::Disksim,
@@ -80,6 +88,8 @@ impl TraceFormat {
         TraceFormat::Tencent,
         TraceFormat::Heimdall,
         TraceFormat::Csv,
+        TraceFormat::Blktrace,
+        TraceFormat::Fio,
     ];
 
     /// The name used on the command line and in configs (`msr`, `ascii`, …).
@@ -92,6 +102,8 @@ impl TraceFormat {
             TraceFormat::Tencent => "tencent",
             TraceFormat::Heimdall => "heimdall",
             TraceFormat::Csv => "csv",
+            TraceFormat::Blktrace => "blktrace",
+            TraceFormat::Fio => "fio",
         }
     }
 }
@@ -112,8 +124,8 @@ impl FromStr for TraceFormat {
             .find(|f| f.name() == want)
             .ok_or_else(|| {
                 TraceError::Option(format!(
-                    "unknown trace format '{s}' (known: msr, ascii, disksim, blkparse, \
-                     tencent, heimdall, csv)"
+                    "unknown trace format '{s}' (known: {})",
+                    TraceFormat::ALL.map(TraceFormat::name).join(", ")
                 ))
             })
     }
@@ -207,6 +219,8 @@ pub struct OpenedTrace {
     pub warnings: Warnings,
     /// The format read (the detected one when none was given).
     pub format: TraceFormat,
+    /// How the bytes were compressed (recognised by their magic number).
+    pub compression: Compression,
 }
 
 impl fmt::Debug for OpenedTrace {
@@ -253,71 +267,86 @@ impl Default for TraceOptions {
     }
 }
 
-/// Opens `path` as a trace.
+/// Opens `path` as a trace: a file, a FIFO (`<(zcat x.gz)`), or standard input for `-`;
+/// compressed (gzip, bzip2, xz, zstd) or not, recognised by the first bytes. For the
+/// blktrace format `path` may also be the base name `NAME` of blktrace's per-CPU files
+/// `NAME.blktrace.N`, or any one of them: all of them are read and merged by time.
 pub fn open_trace(path: &Path, opts: &TraceOptions) -> Result<OpenedTrace, TraceError> {
-    let file = File::open(path).map_err(|e| TraceError::Io {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    open_reader(BufReader::with_capacity(READ_BUFFER, file), path, opts)
+    let maybe_blktrace = opts.format.is_none_or(|f| f == TraceFormat::Blktrace);
+    let set = if maybe_blktrace && !input::is_stdin(path) {
+        input::blktrace_files(path)
+    } else {
+        Vec::new()
+    };
+    if !set.is_empty() && !path.exists() {
+        // A base name: open the first per-CPU file for detection.
+        let first = set[0].clone();
+        let mut open = move || input::open_raw(&first);
+        return open_source(path, opts, &mut open, true, set);
+    }
+    let rewindable = input::rewindable(path);
+    // A file of the set stands for the set only when it is one of blktrace's own names.
+    let set = if set.iter().any(|p| p.file_name() == path.file_name()) {
+        set
+    } else {
+        Vec::new()
+    };
+    let mut open = || input::open_raw(path);
+    open_source(path, opts, &mut open, rewindable, set)
 }
 
 /// Reads a trace from any seekable buffered reader (a file, a `Cursor` over bytes);
 /// `name` stands for the file in messages and its extension helps format detection.
-///
-/// Seeking is needed to detect the format (the first lines are read twice) and for the
-/// scale policy's pre-pass; both start from the reader's current position.
+/// Compressed bytes are decompressed. Reading starts at the reader's current position;
+/// the scale policy's second pass seeks back to it.
 pub fn open_reader<R>(
-    mut reader: R,
+    reader: R,
     name: &Path,
     opts: &TraceOptions,
 ) -> Result<OpenedTrace, TraceError>
 where
     R: BufRead + Seek + Send + 'static,
 {
-    let io_err = |e: std::io::Error| TraceError::Io {
-        path: name.to_path_buf(),
-        message: e.to_string(),
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(reader));
+    let io_err = |e: std::io::Error| input::io_error(name, e);
+    let start = shared
+        .lock()
+        .map_err(|_| input::io_error(name, std::io::Error::other("poisoned")))?
+        .stream_position()
+        .map_err(io_err)?;
+    let mut open = || -> Result<ByteStream, TraceError> {
+        shared
+            .lock()
+            .map_err(|_| input::io_error(name, std::io::Error::other("poisoned")))?
+            .seek(std::io::SeekFrom::Start(start))
+            .map_err(io_err)?;
+        Ok(Box::new(input::Shared(shared.clone())))
     };
-    let start = reader.stream_position().map_err(io_err)?;
-    let format = match (opts.format, &opts.columns) {
-        (Some(f), _) => f,
-        (None, Some(_)) => TraceFormat::Csv,
-        (None, None) => {
-            let f = detect::detect(&mut reader, name)?;
-            reader.seek(SeekFrom::Start(start)).map_err(io_err)?;
-            f
-        }
+    open_source(name, opts, &mut open, true, Vec::new())
+}
+
+/// Reads a trace from a stream that cannot seek (a socket, a child's output, bytes
+/// arriving over a channel). Like [`open_trace`] on a pipe: compression and format are
+/// recognised from the first bytes; the scale fit policy is refused, as it needs two
+/// passes.
+pub fn open_stream<R>(
+    reader: R,
+    name: &Path,
+    opts: &TraceOptions,
+) -> Result<OpenedTrace, TraceError>
+where
+    R: std::io::Read + Send + 'static,
+{
+    let mut once: Option<ByteStream> = Some(Box::new(reader));
+    let mut open = || {
+        once.take().ok_or_else(|| {
+            TraceError::Option(format!(
+                "{}: the stream can be read only once",
+                name.display()
+            ))
+        })
     };
-    let warnings = Warnings::default();
-    let ctx = Ctx {
-        name,
-        opts,
-        start,
-        warnings: &warnings,
-    };
-    let requests = match format {
-        TraceFormat::Msr => ctx.build(reader, msr::Msr::default()),
-        TraceFormat::Ascii => ctx.build(reader, ascii::Ascii),
-        TraceFormat::Disksim => ctx.build(reader, disksim::Disksim),
-        TraceFormat::Blkparse => ctx.build(reader, blkparse::Blkparse::new(opts.blkparse_event)),
-        TraceFormat::Tencent => ctx.build(reader, tencent::Tencent::default()),
-        TraceFormat::Heimdall => ctx.build(reader, heimdall::Heimdall),
-        TraceFormat::Csv => {
-            let text = opts.columns.as_deref().ok_or_else(|| {
-                TraceError::Option(format!(
-                    "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
-                ))
-            })?;
-            let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
-            ctx.build(reader, delimited::Delimited::new(spec))
-        }
-    }?;
-    Ok(OpenedTrace {
-        requests,
-        warnings,
-        format,
-    })
+    open_source(name, opts, &mut open, false, Vec::new())
 }
 
 /// Parses `bytes` as a trace in `format` (overriding `opts.format`) and collects every
@@ -338,20 +367,136 @@ pub fn parse_bytes(
     }
 }
 
-/// What building a stream needs besides the reader and parser.
+/// The shared opening path: decompress, read the head, pick the format, fail early on a
+/// trace with nothing in it, and build the stream. `open` gives the raw bytes from the
+/// start; it is called again only for the scale policy's second pass, and only when
+/// `rewindable`.
+fn open_source(
+    name: &Path,
+    opts: &TraceOptions,
+    open: &mut dyn FnMut() -> Result<ByteStream, TraceError>,
+    rewindable: bool,
+    blktrace_set: Vec<PathBuf>,
+) -> Result<OpenedTrace, TraceError> {
+    let headed = input::open_headed(open()?, name)?;
+    let compression = headed.compression;
+    let format = match (opts.format, &opts.columns) {
+        (Some(f), _) => f,
+        (None, Some(_)) => TraceFormat::Csv,
+        (None, None) => detect::detect_head(&headed.head, headed.eof, name)?,
+    };
+    // The whole trace is in the head and there is nothing in it: say so now rather than
+    // after setting up a stream of nothing.
+    if headed.eof && blktrace_set.len() <= 1 {
+        let nothing = if format == TraceFormat::Blktrace {
+            headed.head.is_empty()
+        } else {
+            !detect::has_data_line(&headed.head)
+        };
+        if nothing {
+            return Err(TraceError::Empty {
+                path: name.to_path_buf(),
+                reason: if headed.head.is_empty() {
+                    "the trace is empty".into()
+                } else {
+                    "the trace has only comments and blank lines".into()
+                },
+            });
+        }
+    }
+    let warnings = Warnings::default();
+    let mut ctx = Ctx {
+        name,
+        opts,
+        warnings: &warnings,
+        open,
+        rewindable,
+        first: Some(headed.into_stream()),
+    };
+    let requests = match format {
+        TraceFormat::Msr => ctx.lines(msr::Msr::default()),
+        TraceFormat::Ascii => ctx.lines(ascii::Ascii),
+        TraceFormat::Disksim => ctx.lines(disksim::Disksim),
+        TraceFormat::Blkparse => ctx.lines(blkparse::Blkparse::new(opts.blkparse_event)),
+        TraceFormat::Tencent => ctx.lines(tencent::Tencent::default()),
+        TraceFormat::Heimdall => ctx.lines(heimdall::Heimdall),
+        TraceFormat::Fio => ctx.lines(fio::Fio::default()),
+        TraceFormat::Csv => {
+            let text = opts.columns.as_deref().ok_or_else(|| {
+                TraceError::Option(format!(
+                    "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
+                ))
+            })?;
+            let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
+            ctx.lines(delimited::Delimited::new(spec))
+        }
+        TraceFormat::Blktrace => {
+            let event = opts.blkparse_event;
+            if blktrace_set.len() > 1 {
+                // Every per-CPU file, merged by time; the stream opened for detection is
+                // one of them and is read again as part of the set.
+                let set = blktrace_set.clone();
+                ctx.build(move |_first| {
+                    let mut files = Vec::with_capacity(set.len());
+                    for p in &set {
+                        let (stream, _) = input::decompress(input::open_raw(p)?, p)?;
+                        files.push((p.clone(), stream));
+                    }
+                    Ok(blktrace::BlktraceRecords::new(files, event))
+                })
+            } else {
+                let path = blktrace_set.first().cloned().unwrap_or(name.to_path_buf());
+                ctx.build(move |first| {
+                    Ok(blktrace::BlktraceRecords::new(
+                        vec![(path.clone(), first)],
+                        event,
+                    ))
+                })
+            }
+        }
+    }?;
+    Ok(OpenedTrace {
+        requests,
+        warnings,
+        format,
+        compression,
+    })
+}
+
+/// What building a stream needs besides the records.
 struct Ctx<'a> {
     name: &'a Path,
     opts: &'a TraceOptions,
-    start: u64,
     warnings: &'a Warnings,
+    open: &'a mut dyn FnMut() -> Result<ByteStream, TraceError>,
+    rewindable: bool,
+    /// The stream opened for detection, used by the first pass.
+    first: Option<ByteStream>,
 }
 
 impl Ctx<'_> {
-    /// Sets up the fit policy (running the scale pre-pass) and boxes the pipeline.
-    fn build<R, P>(&self, mut reader: R, parser: P) -> Result<RequestStream, TraceError>
+    /// [`Ctx::build`] for a line-based format.
+    fn lines<P>(&mut self, parser: P) -> Result<RequestStream, TraceError>
     where
-        R: BufRead + Seek + Send + 'static,
         P: LineParser + Clone + 'static,
+    {
+        let name = self.name.to_path_buf();
+        self.build(move |stream| {
+            Ok(LineRecords::new(
+                BufReader::with_capacity(READ_BUFFER, stream),
+                parser.clone(),
+                &name,
+            ))
+        })
+    }
+
+    /// Sets up the fit policy (running the scale pre-pass over a first reading of the
+    /// trace) and boxes the pipeline. `make` turns the trace's (decompressed) bytes from
+    /// the start into records.
+    fn build<S, F>(&mut self, mut make: F) -> Result<RequestStream, TraceError>
+    where
+        S: Records + 'static,
+        F: FnMut(ByteStream) -> Result<S, TraceError>,
     {
         let cap = self.opts.capacity_bytes;
         let mut warn = Collector::new(self.warnings.clone());
@@ -364,22 +509,26 @@ impl Ctx<'_> {
                 Ok(())
             }
         };
-        let fit = match self.opts.fit {
-            FitPolicy::Reject => Fit::Reject { cap },
+        let first = self.first.take().expect("build runs once");
+        let (fit, stream) = match self.opts.fit {
+            FitPolicy::Reject => (Fit::Reject { cap }, first),
             FitPolicy::Wrap => {
                 need_room("wrap")?;
-                Fit::Wrap { cap }
+                (Fit::Wrap { cap }, first)
             }
             FitPolicy::Scale => {
                 need_room("scale")?;
-                let max_end = reader::max_end(&mut reader, parser.clone(), self.opts.device);
-                reader
-                    .seek(SeekFrom::Start(self.start))
-                    .map_err(|e| TraceError::Io {
-                        path: self.name.to_path_buf(),
-                        message: e.to_string(),
-                    })?;
-                if max_end <= cap {
+                if !self.rewindable {
+                    return Err(TraceError::Option(format!(
+                        "{}: the scale fit policy reads the trace twice (to find its highest \
+                         address first), and a pipe or standard input can be read only once; \
+                         save the trace to a file, or use --trace-fit wrap",
+                        self.name.display()
+                    )));
+                }
+                let max_end = reader::max_end(make(first)?, self.opts.device);
+                let again = input::open_headed((self.open)()?, self.name)?.into_stream();
+                let fit = if max_end <= cap {
                     warn.note(format!(
                         "scale: the trace's highest address ({max_end} B) fits the device \
                          ({cap} B); offsets are left as they are"
@@ -392,12 +541,12 @@ impl Ctx<'_> {
                         cap as f64 / max_end as f64
                     ));
                     Fit::Scale { cap, max_end }
-                }
+                };
+                (fit, again)
             }
         };
         Ok(Box::new(Pipeline::new(
-            reader,
-            parser,
+            make(stream)?,
             self.name,
             self.opts.device,
             fit,

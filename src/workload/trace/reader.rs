@@ -5,7 +5,7 @@
 use super::lex::{MAX_LINE, found_text, human_ns, is_blank};
 use super::warn::{Collector, Kind};
 use crate::workload::{IoRequest, OpKind, TraceError};
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// One request as a format parser reads it: absolute time, bytes, before rebasing,
@@ -68,6 +68,10 @@ pub(crate) trait LineParser: Send {
     fn skip_lines(&self) -> u64 {
         0
     }
+    /// Why a line came back as [`Parsed::Ignore`], for the message when nothing was kept.
+    fn ignore_reason(&self) -> &'static str {
+        "carry no request"
+    }
 }
 
 /// Builds the `expected` text of a field error: the layout plus which field is wrong.
@@ -119,13 +123,14 @@ pub(crate) fn count_error(layout: &str, found: usize) -> String {
 pub(crate) enum LineError {
     /// The reader failed.
     Io(std::io::Error),
-    /// A line longer than [`MAX_LINE`] at this line number.
-    TooLong(u64),
+    /// A line longer than [`MAX_LINE`] at this line number, and its start for messages.
+    TooLong(u64, String),
 }
 
 /// Data lines of a reader: comments (`#` as first non-blank byte), blank lines and the
-/// first `skip` lines are passed over; `\n` and `\r\n` endings are removed. The line
-/// buffer is reused, so reading does not allocate per line.
+/// first `skip` lines are passed over. A line ends at `\n`, `\r\n` or a lone `\r` (old Mac
+/// and some Windows tools write CR-only files; without this such a file is one huge line).
+/// The line buffer is reused, so reading does not allocate per line.
 pub(crate) struct Lines<R> {
     reader: R,
     buf: Vec<u8>,
@@ -134,6 +139,15 @@ pub(crate) struct Lines<R> {
     /// Bytes of the reader's buffer handed out as the last line, consumed on the next
     /// call (lines wholly inside the buffer are parsed in place, without a copy).
     pending: usize,
+}
+
+/// Whether a line is data: past the header lines, not blank, not a `#` comment.
+#[inline]
+fn is_data(line: &[u8]) -> bool {
+    match line.iter().position(|&b| !is_blank(b)) {
+        None => false,
+        Some(i) => line[i] != b'#',
+    }
 }
 
 impl<R: BufRead> Lines<R> {
@@ -161,30 +175,36 @@ impl<R: BufRead> Lines<R> {
             Skip(usize),
             Line(usize, usize),
         }
-        let (pos, end) = loop {
-            // Fast path: the whole line is in the reader's buffer; look at it in place.
+        let (used, end) = loop {
+            // Fast path: the whole line and its terminator are in the reader's buffer; look
+            // at it in place. One search finds either terminator byte.
             let step = {
                 let avail = self.reader.fill_buf().map_err(LineError::Io)?;
                 if avail.is_empty() {
                     Step::Eof
                 } else if let Some(pos) =
-                    memchr::memchr(b'\n', avail).filter(|&pos| pos <= MAX_LINE)
+                    memchr::memchr2(b'\n', b'\r', avail).filter(|&pos| pos <= MAX_LINE)
                 {
-                    self.line_no += 1;
-                    let end = if pos > 0 && avail[pos - 1] == b'\r' {
-                        pos - 1
+                    // Length of the terminator; 0 = a `\r` at the buffer's end, where the
+                    // next byte (maybe `\n`) is not known yet.
+                    let term = if avail[pos] == b'\n' {
+                        1
                     } else {
-                        pos
+                        match avail.get(pos + 1) {
+                            Some(b'\n') => 2,
+                            Some(_) => 1,
+                            None => 0,
+                        }
                     };
-                    let keep = self.line_no > self.skip
-                        && match avail[..end].iter().position(|&b| !is_blank(b)) {
-                            None => false,
-                            Some(i) => avail[i] != b'#',
-                        };
-                    if keep {
-                        Step::Line(pos, end)
+                    if term == 0 {
+                        Step::Copy
                     } else {
-                        Step::Skip(pos)
+                        self.line_no += 1;
+                        if self.line_no > self.skip && is_data(&avail[..pos]) {
+                            Step::Line(pos + term, pos)
+                        } else {
+                            Step::Skip(pos + term)
+                        }
                     }
                 } else {
                     // The line runs past the buffer (or is over-long).
@@ -194,54 +214,67 @@ impl<R: BufRead> Lines<R> {
             match step {
                 Step::Eof => return Ok(None),
                 Step::Copy => return self.next_line_copied(),
-                Step::Skip(pos) => self.reader.consume(pos + 1),
-                Step::Line(pos, end) => break (pos, end),
+                Step::Skip(used) => self.reader.consume(used),
+                Step::Line(used, end) => break (used, end),
             }
         };
-        self.pending = pos + 1;
+        self.pending = used;
         // The buffer still holds the line: this returns it without reading.
         let avail = self.reader.fill_buf().map_err(LineError::Io)?;
         Ok(Some((self.line_no, &avail[..end])))
     }
 
+    /// Reads one physical line into `self.buf` (without its terminator), across buffer
+    /// refills. `false` at the end of the input.
+    fn read_line_copied(&mut self) -> Result<bool, LineError> {
+        self.buf.clear();
+        loop {
+            let avail = self.reader.fill_buf().map_err(LineError::Io)?;
+            if avail.is_empty() {
+                return Ok(!self.buf.is_empty());
+            }
+            let found = memchr::memchr2(b'\n', b'\r', avail);
+            let take = found.unwrap_or(avail.len());
+            if self.buf.len() + take > MAX_LINE {
+                // Keep only what the error message needs; a newline-free file must not make
+                // us buffer all of it.
+                let room = MAX_LINE + 1 - self.buf.len().min(MAX_LINE + 1);
+                self.buf.extend_from_slice(&avail[..take.min(room)]);
+                self.line_no += 1;
+                return Err(LineError::TooLong(self.line_no, found_text(&self.buf)));
+            }
+            self.buf.extend_from_slice(&avail[..take]);
+            match found {
+                None => self.reader.consume(take),
+                Some(pos) => {
+                    let cr = avail[pos] == b'\r';
+                    self.reader.consume(pos + 1);
+                    if cr {
+                        // `\r\n` is one terminator, even split across two reads.
+                        let next = self.reader.fill_buf().map_err(LineError::Io)?;
+                        if next.first() == Some(&b'\n') {
+                            self.reader.consume(1);
+                        }
+                    }
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
     /// [`Lines::next_line`] for a line that is not wholly inside the reader's buffer.
     #[cold]
     fn next_line_copied(&mut self) -> Result<Option<(u64, &[u8])>, LineError> {
-        let (start, end) = loop {
-            self.buf.clear();
-            // `take` bounds the memory a newline-free file can make us buffer.
-            let n = (&mut self.reader)
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut self.buf)
-                .map_err(LineError::Io)?;
-            if n == 0 {
+        loop {
+            if !self.read_line_copied()? {
                 return Ok(None);
             }
             self.line_no += 1;
-            let mut end = self.buf.len();
-            if self.buf[end - 1] == b'\n' {
-                end -= 1;
-            } else if end > MAX_LINE {
-                return Err(LineError::TooLong(self.line_no));
+            if self.line_no > self.skip && is_data(&self.buf) {
+                break;
             }
-            if end > 0 && self.buf[end - 1] == b'\r' {
-                end -= 1;
-            }
-            if self.line_no <= self.skip {
-                continue;
-            }
-            match self.buf[..end].iter().position(|&b| !is_blank(b)) {
-                None => continue,
-                Some(i) if self.buf[i] == b'#' => continue,
-                Some(_) => break (0, end),
-            }
-        };
-        Ok(Some((self.line_no, &self.buf[start..end])))
-    }
-
-    /// The bytes read for the current line (the start of an over-long line).
-    pub(crate) fn partial(&self) -> &[u8] {
-        &self.buf
+        }
+        Ok(Some((self.line_no, &self.buf[..])))
     }
 
     /// The last line number read.
@@ -287,24 +320,136 @@ pub(crate) fn scale_into(offset: u64, size: u64, cap: u64, max_end: u64) -> (u64
     (off, size, moved, shortened)
 }
 
+/// One record of a trace as a [`Records`] source yields it.
+pub(crate) struct Record<'a> {
+    /// 1-based line (text formats) or record number (binary formats).
+    pub line: u64,
+    /// What the parser made of it.
+    pub parsed: Parsed,
+    /// The record's text, quoted in warnings about skipped records.
+    pub text: &'a [u8],
+}
+
+/// A source of parsed records: the lines of a text format through its [`LineParser`]
+/// ([`LineRecords`]), or the events of a binary format. The [`Pipeline`] does the rest.
+pub(crate) trait Records: Send {
+    /// The next record, `Ok(None)` at the end; an error ends the stream.
+    fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError>;
+    /// The unit of the time column, for warnings (`ns`, `ms`, …).
+    fn time_unit(&self) -> &'static str;
+    /// What the records are called in messages ("data lines", "events").
+    fn noun(&self) -> &'static str {
+        "data lines"
+    }
+    /// What one record's number counts ("line", "event").
+    fn unit(&self) -> &'static str {
+        "line"
+    }
+    /// Why a record came back as [`Parsed::Ignore`], for the message when nothing was kept.
+    fn ignore_reason(&self) -> &'static str {
+        "carry no request"
+    }
+}
+
+/// The lines of a reader through a format's [`LineParser`].
+pub(crate) struct LineRecords<R, P> {
+    lines: Lines<R>,
+    parser: P,
+    path: PathBuf,
+}
+
+impl<R: BufRead, P: LineParser> LineRecords<R, P> {
+    /// Records of `reader` (positioned at the start of the trace) named `path`.
+    pub(crate) fn new(reader: R, parser: P, path: &Path) -> Self {
+        let skip = parser.skip_lines();
+        LineRecords {
+            lines: Lines::new(reader, skip),
+            parser,
+            path: path.to_path_buf(),
+        }
+    }
+}
+
+impl<R: BufRead + Send, P: LineParser> Records for LineRecords<R, P> {
+    #[inline]
+    fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError> {
+        let before = self.lines.line_no();
+        let (line_no, line) = match self.lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => return Ok(None),
+            Err(LineError::Io(e)) => {
+                return Err(TraceError::Io {
+                    path: self.path.clone(),
+                    message: format!("after line {before}: {e}"),
+                });
+            }
+            Err(LineError::TooLong(n, found)) => {
+                return Err(TraceError::Malformed {
+                    path: self.path.clone(),
+                    line: n,
+                    expected: format!("a line of at most {MAX_LINE} bytes"),
+                    found,
+                });
+            }
+        };
+        match self.parser.parse(line) {
+            Ok(parsed) => Ok(Some(Record {
+                line: line_no,
+                parsed,
+                text: line,
+            })),
+            Err(expected) => Err(TraceError::Malformed {
+                path: self.path.clone(),
+                line: line_no,
+                expected,
+                found: found_text(line),
+            }),
+        }
+    }
+
+    fn time_unit(&self) -> &'static str {
+        self.parser.time_unit()
+    }
+
+    fn ignore_reason(&self) -> &'static str {
+        self.parser.ignore_reason()
+    }
+}
+
+/// Most devices listed when `--trace-device` matched nothing.
+const MAX_DEVICES_LISTED: usize = 32;
+
 /// Sizes and devices seen, for the whole-trace checks at the end.
+#[derive(Default)]
 struct Stats {
     requests: u64,
     data_requests: u64,
     min_size: u64,
     max_size: u64,
-    /// A few devices the filter rejected, to suggest one when nothing matched.
-    other_devices: Vec<u32>,
+    /// Records read (data lines or events).
+    records: u64,
+    /// Records that were no request ([`Parsed::Ignore`]).
+    ignored: u64,
+    /// Records skipped with a warning, and the first of them.
+    skipped: u64,
+    first_skip: Option<(u64, Kind, String)>,
+    /// Requests for other devices than the one kept.
+    other_device: u64,
+    /// Zero-size requests dropped.
+    zero_size: u64,
+    /// Devices the filter rejected (the first few), to list when nothing matched.
+    other_devices: std::collections::BTreeSet<u32>,
+    /// More devices than listed were seen.
+    more_devices: bool,
 }
 
 /// One day in nanoseconds: a gap longer than this between consecutive requests most likely
 /// means the time unit is wrong.
 const DAY_NS: u64 = 86_400_000_000_000;
 
-/// The streaming reader: lines → parser → filter → time → checks → fit.
-pub(crate) struct Pipeline<R, P> {
-    lines: Lines<R>,
-    parser: P,
+/// The streaming reader: records → filter → time → checks → fit.
+pub(crate) struct Pipeline<S> {
+    source: S,
     path: PathBuf,
     device: Option<u32>,
     fit: Fit,
@@ -316,20 +461,17 @@ pub(crate) struct Pipeline<R, P> {
     warn: Collector,
 }
 
-impl<R: BufRead, P: LineParser> Pipeline<R, P> {
-    /// A reader over `reader` (positioned at the start of the trace).
+impl<S: Records> Pipeline<S> {
+    /// A reader over `source`.
     pub(crate) fn new(
-        reader: R,
-        parser: P,
+        source: S,
         path: &Path,
         device: Option<u32>,
         fit: Fit,
         warn: Collector,
     ) -> Self {
-        let skip = parser.skip_lines();
         Pipeline {
-            lines: Lines::new(reader, skip),
-            parser,
+            source,
             path: path.to_path_buf(),
             device,
             fit,
@@ -338,11 +480,8 @@ impl<R: BufRead, P: LineParser> Pipeline<R, P> {
             pending: None,
             done: false,
             stats: Stats {
-                requests: 0,
-                data_requests: 0,
                 min_size: u64::MAX,
-                max_size: 0,
-                other_devices: Vec::new(),
+                ..Stats::default()
             },
             warn,
         }
@@ -355,11 +494,65 @@ impl<R: BufRead, P: LineParser> Pipeline<R, P> {
         Some(Err(err))
     }
 
-    /// The whole-trace checks, run once when the file ends.
-    fn finish(&mut self) {
+    /// Why the stream kept no request: the error ending a stream that would otherwise be
+    /// silently empty (a simulation of nothing).
+    fn empty_error(&self) -> TraceError {
+        let s = &self.stats;
+        let noun = self.source.noun();
+        let reason = if s.records == 0 {
+            format!("the trace has no {noun} (it is empty, or only comments and blank lines)")
+        } else if let Some(dev) = self.device
+            && s.other_device > 0
+        {
+            let mut list: Vec<String> = s.other_devices.iter().map(u32::to_string).collect();
+            if s.more_devices {
+                list.push("…".into());
+            }
+            format!(
+                "device {dev} not in trace; devices seen: {}",
+                list.join(", ")
+            )
+        } else {
+            let mut parts = Vec::new();
+            if s.skipped > 0 {
+                let (line, kind, text) = s.first_skip.as_ref().expect("a skip was recorded");
+                parts.push(format!(
+                    "{} {} (first at {} {line}: {text})",
+                    s.skipped,
+                    kind.what(),
+                    self.source.unit()
+                ));
+            }
+            if s.ignored > 0 {
+                parts.push(format!("{} {}", s.ignored, self.source.ignore_reason()));
+            }
+            if s.zero_size > 0 {
+                parts.push(format!("{} had size 0 (dropped)", s.zero_size));
+            }
+            if s.other_device > 0 {
+                parts.push(format!("{} were for other devices", s.other_device));
+            }
+            format!(
+                "none of its {} {noun} is a request that was kept: {}",
+                s.records,
+                parts.join("; ")
+            )
+        };
+        TraceError::Empty {
+            path: self.path.clone(),
+            reason,
+        }
+    }
+
+    /// The whole-trace checks, run once when the trace ends; `Err` when it kept nothing.
+    fn finish(&mut self) -> Result<(), TraceError> {
         self.done = true;
-        let unit = self.parser.time_unit();
+        let unit = self.source.time_unit();
         let n = self.stats.requests;
+        if n == 0 {
+            self.warn.publish();
+            return Err(self.empty_error());
+        }
         let span = self.prev_arrival;
         if n >= 100 && span == 0 {
             self.warn.note(format!(
@@ -394,21 +587,8 @@ impl<R: BufRead, P: LineParser> Pipeline<R, P> {
                 self.stats.min_size
             ));
         }
-        if let (Some(dev), 0) = (self.device, n)
-            && !self.stats.other_devices.is_empty()
-        {
-            let list: Vec<String> = self
-                .stats
-                .other_devices
-                .iter()
-                .map(u32::to_string)
-                .collect();
-            self.warn.note(format!(
-                "no request has device {dev}; devices in the trace include {}",
-                list.join(", ")
-            ));
-        }
         self.warn.publish();
+        Ok(())
     }
 
     /// Rebases `time_ns` to the first request and keeps arrivals non-decreasing.
@@ -439,7 +619,7 @@ impl<R: BufRead, P: LineParser> Pipeline<R, P> {
     }
 }
 
-impl<R: BufRead, P: LineParser> Iterator for Pipeline<R, P> {
+impl<S: Records> Iterator for Pipeline<S> {
     type Item = Result<IoRequest, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -450,57 +630,50 @@ impl<R: BufRead, P: LineParser> Iterator for Pipeline<R, P> {
             return None;
         }
         loop {
-            let (line_no, line) = match self.lines.next_line() {
-                Ok(Some(l)) => l,
+            let (line_no, raw) = match self.source.next_record() {
+                Ok(Some(rec)) => {
+                    self.stats.records += 1;
+                    match rec.parsed {
+                        Parsed::Request(r) => (rec.line, r),
+                        Parsed::Ignore => {
+                            self.stats.ignored += 1;
+                            continue;
+                        }
+                        Parsed::Skip(kind) => {
+                            let text = rec.text;
+                            self.stats.skipped += 1;
+                            if self.stats.first_skip.is_none() {
+                                let quoted = format!("'{}'", found_text(text));
+                                self.stats.first_skip = Some((rec.line, kind, quoted));
+                            }
+                            self.warn
+                                .count(kind, rec.line, || format!("'{}'", found_text(text)));
+                            continue;
+                        }
+                    }
+                }
                 Ok(None) => {
-                    self.finish();
-                    return None;
-                }
-                Err(LineError::Io(e)) => {
-                    let err = TraceError::Io {
-                        path: self.path.clone(),
-                        message: format!("after line {}: {e}", self.lines.line_no()),
+                    return match self.finish() {
+                        Ok(()) => None,
+                        Err(e) => Some(Err(e)),
                     };
-                    return self.fail(err);
                 }
-                Err(LineError::TooLong(n)) => {
-                    let err = TraceError::Malformed {
-                        path: self.path.clone(),
-                        line: n,
-                        expected: format!("a line of at most {MAX_LINE} bytes"),
-                        found: found_text(self.lines.partial()),
-                    };
-                    return self.fail(err);
-                }
-            };
-            let raw = match self.parser.parse(line) {
-                Ok(Parsed::Request(r)) => r,
-                Ok(Parsed::Ignore) => continue,
-                Ok(Parsed::Skip(kind)) => {
-                    self.warn
-                        .count(kind, line_no, || format!("'{}'", found_text(line)));
-                    continue;
-                }
-                Err(expected) => {
-                    let err = TraceError::Malformed {
-                        path: self.path.clone(),
-                        line: line_no,
-                        expected,
-                        found: found_text(line),
-                    };
-                    return self.fail(err);
-                }
+                Err(e) => return self.fail(e),
             };
             if let Some(want) = self.device
                 && raw.device != want
             {
+                self.stats.other_device += 1;
                 let seen = &mut self.stats.other_devices;
-                if seen.len() < 8 && !seen.contains(&raw.device) {
-                    seen.push(raw.device);
+                if seen.len() < MAX_DEVICES_LISTED {
+                    seen.insert(raw.device);
+                } else if !seen.contains(&raw.device) {
+                    self.stats.more_devices = true;
                 }
                 continue;
             }
             if raw.size == 0 && raw.op != OpKind::Flush {
+                self.stats.zero_size += 1;
                 self.warn.count(Kind::ZeroSize, line_no, String::new);
                 continue;
             }
@@ -581,25 +754,16 @@ impl<R: BufRead, P: LineParser> Iterator for Pipeline<R, P> {
 }
 
 /// The scale policy's pre-pass: the highest end offset of the requests the main pass will
-/// yield (same parser, same device filter, zero-size and flush requests excluded). Streams
-/// the reader; stops quietly at the first bad line, which the main pass then reports.
-pub(crate) fn max_end<R: BufRead, P: LineParser>(
-    reader: R,
-    mut parser: P,
-    device: Option<u32>,
-) -> u64 {
-    let mut lines = Lines::new(reader, parser.skip_lines());
+/// yield (same records, same device filter, zero-size and flush requests excluded). Streams
+/// the source; stops quietly at the first error, which the main pass then reports.
+pub(crate) fn max_end<S: Records>(mut source: S, device: Option<u32>) -> u64 {
     let mut max = 0;
-    while let Ok(Some((_, line))) = lines.next_line() {
-        match parser.parse(line) {
-            Ok(Parsed::Request(r)) => {
-                if device.is_some_and(|d| d != r.device) || r.size == 0 || r.op == OpKind::Flush {
-                    continue;
-                }
-                max = max.max(r.offset + r.size);
+    while let Ok(Some(rec)) = source.next_record() {
+        if let Parsed::Request(r) = rec.parsed {
+            if device.is_some_and(|d| d != r.device) || r.size == 0 || r.op == OpKind::Flush {
+                continue;
             }
-            Ok(_) => {}
-            Err(_) => break,
+            max = max.max(r.offset + r.size);
         }
     }
     max
@@ -667,7 +831,7 @@ mod tests {
     fn too_long_line_is_an_error() {
         let text = vec![b'1'; MAX_LINE + 10];
         let mut l = Lines::new(&text[..], 0);
-        assert!(matches!(l.next_line(), Err(LineError::TooLong(1))));
+        assert!(matches!(l.next_line(), Err(LineError::TooLong(1, _))));
     }
 
     #[test]

@@ -42,6 +42,11 @@ pub(crate) enum Kind {
 const KINDS: usize = 11;
 
 impl Kind {
+    /// What happened, as a plural noun phrase ("skipped header lines").
+    pub(crate) fn what(self) -> &'static str {
+        self.text().0
+    }
+
     /// What happened, and what the reader did about it.
     fn text(self) -> (&'static str, &'static str) {
         match self {
