@@ -117,6 +117,9 @@ pub fn check_input(flag: &str, path: &Path) -> Result<(), String> {
             "{flag} {}: is a directory; expected a file",
             path.display()
         )),
+        // Opening a FIFO or a device would consume or block on what the run must
+        // read: only regular files are opened to check them.
+        Ok(m) if !m.is_file() => Ok(()),
         Ok(_) => std::fs::File::open(path)
             .map(drop)
             .map_err(|e| format!("{flag} {}: cannot read: {e}", path.display())),

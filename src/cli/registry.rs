@@ -143,6 +143,10 @@ pub fn trace_formats() -> Vec<Named> {
                 }
                 TraceFormat::Heimdall => "time_ms dev offset_bytes size_bytes op (1 = read)",
                 TraceFormat::Csv => "any delimited text; name the columns with --columns",
+                TraceFormat::Blktrace => {
+                    "blktrace binary per-CPU files (NAME.blktrace.N), merged by time, Q events"
+                }
+                TraceFormat::Fio => "fio iolog v2/v3 as written by write_iolog",
             };
             (f.name(), desc.to_string())
         })
