@@ -334,9 +334,6 @@ impl DesignArgs {
         if let Some(v) = &self.organisation {
             set(&mut t, "device.organisation", s(v));
         }
-        if let Some(v) = self.mgmt_block {
-            set(&mut t, "ftl.mgmt_block", s(v));
-        }
         if let Some(v) = &self.placement {
             set(&mut t, "ftl.placement", s(v));
         }
@@ -435,6 +432,7 @@ impl DesignArgs {
         let gcs = split(&self.gc);
         let buffers = split(&self.buffer);
         let mut out = Vec::new();
+        let mut checked = Vec::new();
         let mut designs = Vec::new();
         for f in &ftls {
             for g in &gcs {
@@ -459,16 +457,21 @@ impl DesignArgs {
                     set(&mut o, "buffer.name", s(b));
                     label.push(b.clone());
                 }
-                let cfg = Config::load_with(
+                let mut cfg = Config::load_with(
                     self.preset.as_deref(),
                     file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
                     o,
                 )
-                .map_err(CliError::Input)?;
-                cfg.resolve_device().map_err(CliError::Input)?;
+                .map_err(|e| CliError::Input(e.to_string()))?;
+                if let Some(v) = self.mgmt_block {
+                    cfg.ftl.set_mgmt_block_flag(v);
+                }
+                checked.push(cfg.validate().map_err(|e| CliError::Input(e.to_string()))?);
                 out.push((label.join("+"), cfg));
             }
         }
+        crate::config::check_memory_together(&checked)
+            .map_err(|e| CliError::Input(e.to_string()))?;
         Ok(out)
     }
 }
@@ -632,7 +635,9 @@ fn cmd_config(args: &ConfigArgs) -> Result<(), CliError> {
 fn cmd_gen_trace(args: &GenTraceArgs) -> Result<(), CliError> {
     let mut designs = args.design.configs()?;
     let (_, cfg) = designs.remove(0);
-    let dev = cfg.resolve_device().map_err(CliError::Input)?;
+    let dev = cfg
+        .resolve_device()
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let capacity = dev.logical_pages * dev.geometry.page_size_bytes as u64;
     let phases = synth::generate(&cfg.workload, capacity, cfg.seed)
         .map_err(|e| CliError::Input(format!("workload: {e}")))?;

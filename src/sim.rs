@@ -22,10 +22,9 @@
 
 use crate::buffer::core::KeyMap;
 use crate::buffer::{Evictions, WriteBuffer, build_buffer};
-use crate::config::{Config, Precondition, ResolvedDevice, TimingMode};
+use crate::config::{Config, ConfigError, Design, Precondition, ResolvedDevice, TimingMode};
 use crate::ftl::layout::Placement;
-use crate::ftl::superblock::Superblock;
-use crate::ftl::{Ftl, FtlError, PREFETCH_AHEAD, build_ftl, unit_pages};
+use crate::ftl::{Ftl, FtlError, PREFETCH_AHEAD, build_ftl};
 use crate::host::{Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand, NandCounters, OpKind as FlashOpKind};
 use crate::report::BufferReport;
@@ -48,12 +47,22 @@ pub enum SimError {
     /// Bad configuration (exit code 2).
     #[error("{0}")]
     Config(String),
+    /// Configuration refused by [`Config::validate`] (exit code 2; boxed: it is large
+    /// and rare).
+    #[error(transparent)]
+    Design(Box<ConfigError>),
     /// Bad trace (exit code 2).
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// The FTL ran out of space.
     #[error(transparent)]
     Ftl(#[from] FtlError),
+}
+
+impl From<ConfigError> for SimError {
+    fn from(e: ConfigError) -> SimError {
+        SimError::Design(Box::new(e))
+    }
 }
 
 /// A built device: NAND array, FTL and time models.
@@ -214,14 +223,19 @@ impl HostCounters {
 impl Device {
     /// Builds the device `cfg` describes.
     pub fn new(cfg: &Config) -> Result<Device, SimError> {
-        let resolved = cfg.resolve_device().map_err(SimError::Config)?;
+        Device::build(&cfg.validate_device()?)
+    }
+
+    /// Builds the device of a validated design.
+    pub fn build(design: &Design) -> Result<Device, SimError> {
+        let cfg = &design.config;
+        let resolved = design.device.clone();
         let geo = resolved.geometry;
         // Block-mapped FTLs with a management block of k erase blocks run on a virtual
         // geometry of superblocks; the timing model places their pages physically.
-        let superblock = Superblock::from_config(&cfg.ftl, &geo).map_err(SimError::Config)?;
-        let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
-        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)
-            .map_err(SimError::Config)?;
+        let superblock = design.superblock.clone();
+        let ftl_geo = design.ftl_geometry;
+        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)?;
         let mut nand = Nand::new(
             ftl_geo,
             resolved.endurance_cycles,
@@ -234,7 +248,7 @@ impl Device {
         let serial_units = if cfg.ftl.placement == Placement::ByAddress
             && cfg.ftl.name == crate::ftl::FtlKind::Page
         {
-            unit_pages(&cfg.ftl, &geo, resolved.logical_pages).map_err(SimError::Config)?
+            design.mgmt_block_pages
         } else {
             1
         };
@@ -1177,40 +1191,16 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
     Ok(notes)
 }
 
-/// Which of the layout settings (`ftl.mgmt_block`, `ftl.placement`,
-/// `ftl.channel_placement`) the configured FTL ignores, as a warning for the report.
-fn layout_warning(ftl: &crate::ftl::FtlConfig) -> Option<String> {
-    use crate::ftl::layout::ChannelPlacement;
-    let mgmt = ftl.mgmt_block.bytes() != 0;
-    let by_address = ftl.placement != Placement::WriteOrder;
-    let one_channel = ftl.channel_placement != ChannelPlacement::Striped;
-    if ftl.name == crate::ftl::FtlKind::Page {
-        None
-    } else if ftl.name.maps_blocks() {
-        // The management block makes superblocks and the channel placement picks their
-        // member planes; the in-block placement is the FTL's own design.
-        // Their data blocks are placed by address by design, so `placement` has
-        // nothing to choose.
-        (one_channel && !mgmt).then(|| {
-            format!(
-                "the {} FTL ignores ftl.channel_placement without ftl.mgmt_block (a single erase block already sits on one plane)",
-                ftl.name.name()
-            )
-        })
-    } else if mgmt || by_address || one_channel {
-        Some(format!(
-            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL and (management block and channel placement) to the block-mapped FTLs; the {} FTL ignores them",
-            ftl.name.name()
-        ))
-    } else {
-        None
-    }
-}
-
 /// Runs the workload `cfg` describes and reports.
 pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
+    run_design(&cfg.validate()?, opts)
+}
+
+/// Runs a validated design and reports.
+pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> {
+    let cfg = &design.config;
     let wall = std::time::Instant::now();
-    let mut dev = Device::new(cfg)?;
+    let mut dev = Device::build(design)?;
     let (phases, trace_warnings) = build_workload(cfg, dev.capacity_bytes())?;
     let mut notes = precondition(&mut dev, cfg)?;
     dev.reset_time(0);
@@ -1233,9 +1223,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
     let mut outstanding: BinaryHeap<Reverse<u64>> = BinaryHeap::with_capacity(513);
     let mut warnings = Vec::new();
-    if let Some(w) = layout_warning(&cfg.ftl) {
-        warnings.push(w);
-    }
+    warnings.extend(design.notes.iter().cloned());
     // The management-block probe needs every probe write's latency by offset.
     let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
         probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?

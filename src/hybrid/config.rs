@@ -22,7 +22,7 @@
 use super::hdd::{DEFAULT_HDD_PRESET, HddParams};
 use super::store::CacheConfig;
 use super::workload::DesktopWorkload;
-use crate::config::{Config, DeviceConfig, TimingConfig, TraceConfig, merge};
+use crate::config::{Config, ConfigError, DeviceConfig, TimingConfig, TraceConfig, merge};
 use crate::ftl::FtlConfig;
 use crate::workload::synth::SynthConfig;
 use serde::{Deserialize, Serialize};
@@ -58,17 +58,16 @@ pub fn load_flash(name: &str, mut user: toml::Table) -> Result<Config, String> {
         d.remove("preset");
     }
     merge(&mut table, user);
-    let mut c = Config::load_with(Some(&base), None, table).map_err(|e| {
-        if e.contains("unknown preset") {
+    let mut c = Config::load_with(Some(&base), None, table).map_err(|e| match e {
+        ConfigError::UnknownPreset { .. } => {
             let mut names: Vec<&str> = FLASH_PRESETS.iter().map(|(n, _)| *n).collect();
             names.extend(crate::config::PRESETS.iter().map(|(n, _)| *n));
             format!(
                 "unknown flash preset '{name}': expected one of {}",
                 names.join(", ")
             )
-        } else {
-            e
         }
+        e => e.to_string(),
     })?;
     c.device.preset = name.to_string();
     Ok(c)
