@@ -3,30 +3,15 @@
 //! names the key.
 
 use proptest::prelude::*;
-use ssdlab::config::{Config, ConfigError};
+use ssdlab::config::{Config, ConfigError, leaves, set_key};
 use ssdlab::units::Size;
 
 /// Every key of the default configuration, dotted, plus optional keys absent from it.
 fn keys() -> Vec<String> {
-    fn walk(prefix: &str, t: &toml::Table, out: &mut Vec<String>) {
-        for (k, v) in t {
-            let key = if prefix.is_empty() {
-                k.clone()
-            } else {
-                format!("{prefix}.{k}")
-            };
-            match v {
-                toml::Value::Table(sub) => walk(&key, sub, out),
-                _ => out.push(key),
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(
-        "",
-        &toml::Table::try_from(Config::default()).unwrap(),
-        &mut out,
-    );
+    let mut out: Vec<String> = leaves(&toml::Table::try_from(Config::default()).unwrap())
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
     out.extend(
         [
             "device.pages_per_block",
@@ -62,19 +47,6 @@ fn value() -> impl Strategy<Value = toml::Value> {
     ]
 }
 
-fn set(t: &mut toml::Table, key: &str, v: toml::Value) {
-    let parts: Vec<&str> = key.split('.').collect();
-    let mut cur = t;
-    for p in &parts[..parts.len() - 1] {
-        cur = cur
-            .entry(p.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-            .as_table_mut()
-            .unwrap();
-    }
-    cur.insert(parts[parts.len() - 1].into(), v);
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -87,8 +59,8 @@ proptest! {
         let key = &keys[pick.index(keys.len())];
         let mut t = toml::Table::new();
         // A small device keeps the accepted cases quick to validate.
-        set(&mut t, "device.capacity", toml::Value::String("1GiB".into()));
-        set(&mut t, key, v.clone());
+        set_key(&mut t, "device.capacity", toml::Value::String("1GiB".into()));
+        set_key(&mut t, key, v.clone());
         match Config::load_with(None, None, t) {
             Err(e) => {
                 let last = key.rsplit('.').next().unwrap();
@@ -113,7 +85,7 @@ proptest! {
             prop_assert_eq!(s.to_string().parse::<Size>().ok(), Some(s));
         }
         let mut t = toml::Table::new();
-        set(&mut t, "device.capacity", toml::Value::String(text.clone()));
+        set_key(&mut t, "device.capacity", toml::Value::String(text.clone()));
         if let Err(e) = Config::load_with(None, None, t) {
             prop_assert!(e.to_string().contains("capacity"), "{text:?}: {e}");
         }

@@ -2,22 +2,8 @@
 //! validates (the FTL reads it) or is refused naming the FTLs that do — from one table,
 //! `ssdlab::ftl::KNOBS`, so adding a key without deciding who reads it fails here.
 
-use ssdlab::config::{Config, ConfigError};
+use ssdlab::config::{Config, ConfigError, leaves, set_key};
 use ssdlab::ftl::{FtlConfig, FtlKind, knob};
-
-fn flat(prefix: &str, t: &toml::Table, out: &mut Vec<(String, toml::Value)>) {
-    for (k, v) in t {
-        let key = if prefix.is_empty() {
-            k.clone()
-        } else {
-            format!("{prefix}.{k}")
-        };
-        match v {
-            toml::Value::Table(sub) => flat(&key, sub, out),
-            v => out.push((key, v.clone())),
-        }
-    }
-}
 
 /// A value other than the default that every FTL reading the key accepts on a 4 GiB
 /// default device.
@@ -50,16 +36,7 @@ fn design(
         format!("[device]\ncapacity = \"4GiB\"\nop_percent = 28.0\n[ftl]\nname = \"{ftl}\"\n");
     let mut ftl_t = toml::Table::new();
     for (k, v) in extra.iter().cloned().chain([(key, value)]) {
-        let mut cur = &mut ftl_t;
-        let parts: Vec<&str> = k.split('.').collect();
-        for p in &parts[..parts.len() - 1] {
-            cur = cur
-                .entry(p.to_string())
-                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                .as_table_mut()
-                .unwrap();
-        }
-        cur.insert(parts[parts.len() - 1].into(), v);
+        set_key(&mut ftl_t, k, v);
     }
     let mut t = toml::Table::new();
     t.insert("ftl".into(), toml::Value::Table(ftl_t));
@@ -70,12 +47,7 @@ fn design(
 
 #[test]
 fn every_knob_under_every_ftl_runs_or_is_refused_with_its_users() {
-    let mut keys = Vec::new();
-    flat(
-        "",
-        &toml::Table::try_from(FtlConfig::default()).unwrap(),
-        &mut keys,
-    );
+    let mut keys = leaves(&toml::Table::try_from(FtlConfig::default()).unwrap());
     // Optional keys absent from the defaults.
     keys.push(("dftl.cmt_entries".into(), toml::Value::Integer(4095)));
     let mut checked = 0;

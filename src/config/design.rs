@@ -180,28 +180,14 @@ pub fn check_memory_together(designs: &[Design]) -> Result<(), ConfigError> {
 
 /// `[ftl]` as dotted keys (sub-tables flattened) and values as a user writes them.
 fn flat(cfg: &FtlConfig) -> BTreeMap<String, String> {
-    fn walk(prefix: &str, t: &toml::Table, out: &mut BTreeMap<String, String>) {
-        for (k, v) in t {
-            let key = if prefix.is_empty() {
-                k.clone()
-            } else {
-                format!("{prefix}.{k}")
-            };
-            match v {
-                toml::Value::Table(sub) => walk(&key, sub, out),
-                toml::Value::String(s) => {
-                    out.insert(key, s.clone());
-                }
-                other => {
-                    out.insert(key, other.to_string());
-                }
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
     let table = toml::Table::try_from(cfg).expect("the ftl table serializes");
-    walk("", &table, &mut out);
-    out
+    super::leaves(&table)
+        .into_iter()
+        .map(|(k, v)| match v {
+            toml::Value::String(s) => (k, s),
+            other => (k, other.to_string()),
+        })
+        .collect()
 }
 
 /// Whether `key` (under `[ftl]`) was set by a file or flag away from both its built-in

@@ -294,6 +294,43 @@ pub fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// Sets the dotted `key` (e.g. `ftl.log.victim`) of `table` to `value`, creating the
+/// sub-tables on the way: the shape `--set` overrides take.
+pub fn set_key(table: &mut toml::Table, key: &str, value: toml::Value) {
+    let (parents, last) = key.rsplit_once('.').map_or(("", key), |(p, l)| (p, l));
+    let mut cur = table;
+    for p in parents.split('.').filter(|p| !p.is_empty()) {
+        let entry = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        cur = entry.as_table_mut().expect("just made a table");
+    }
+    cur.insert(last.to_string(), value);
+}
+
+/// Every value of `table` that is not a table, with its dotted key.
+pub fn leaves(table: &toml::Table) -> Vec<(String, toml::Value)> {
+    fn walk(prefix: &str, t: &toml::Table, out: &mut Vec<(String, toml::Value)>) {
+        for (k, v) in t {
+            let key = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            match v {
+                toml::Value::Table(sub) => walk(&key, sub, out),
+                v => out.push((key, v.clone())),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk("", table, &mut out);
+    out
+}
+
 /// Looks up a preset's TOML text by name.
 pub fn preset_text(name: &str) -> Result<&'static str, ConfigError> {
     PRESETS
