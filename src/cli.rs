@@ -10,7 +10,7 @@ use crate::ftl::FtlKind;
 use crate::ftl::gc::GcPolicyKind;
 use crate::host::DispatchOrder;
 use crate::report::{Report, csv_out, json, output, svg, text};
-use crate::sim::{RunOptions, SimError, run};
+use crate::sim::{RunOptions, SimError, run_design};
 use crate::units::{Size, parse_count};
 use crate::workload::synth;
 use clap::{Args, Parser, Subcommand};
@@ -432,7 +432,6 @@ impl DesignArgs {
         let gcs = split(&self.gc);
         let buffers = split(&self.buffer);
         let mut out = Vec::new();
-        let mut checked = Vec::new();
         let mut designs = Vec::new();
         for f in &ftls {
             for g in &gcs {
@@ -466,12 +465,11 @@ impl DesignArgs {
                 if let Some(v) = self.mgmt_block {
                     cfg.ftl.set_mgmt_block_flag(v);
                 }
-                checked.push(cfg.validate().map_err(|e| CliError::Input(e.to_string()))?);
+                cfg.resolve_device()
+                    .map_err(|e| CliError::Input(e.to_string()))?;
                 out.push((label.join("+"), cfg));
             }
         }
-        crate::config::check_memory_together(&checked)
-            .map_err(|e| CliError::Input(e.to_string()))?;
         Ok(out)
     }
 }
@@ -482,12 +480,24 @@ fn out_err(path: &std::path::Path, e: std::io::Error) -> CliError {
 
 fn cmd_run(args: &RunArgs) -> Result<(), CliError> {
     let designs = args.design.configs()?;
+    // Every design is validated (FTL fit, knobs, memory) before the first one runs.
+    let mut checked = Vec::new();
+    for (label, cfg) in &designs {
+        checked.push(cfg.validate().map_err(|e| {
+            if label.is_empty() {
+                CliError::Input(e.to_string())
+            } else {
+                CliError::Input(format!("design {label}: {e}"))
+            }
+        })?);
+    }
+    crate::config::check_memory_together(&checked).map_err(|e| CliError::Input(e.to_string()))?;
     let show_progress = designs.len() == 1;
-    let results: Vec<Result<_, SimError>> = designs
+    let results: Vec<Result<_, SimError>> = checked
         .par_iter()
-        .map(|(_, cfg)| {
-            run(
-                cfg,
+        .map(|design| {
+            run_design(
+                design,
                 RunOptions {
                     progress: show_progress,
                 },
