@@ -576,7 +576,7 @@ mod tests {
         let g = geo(2, 2);
         let cfg = crate::ftl::FtlConfig {
             name: crate::ftl::FtlKind::Bast,
-            mgmt_block: crate::units::Size(2 * 4 * 4096),
+            superblock: crate::units::Size(2 * 4 * 4096),
             channel_placement: ch,
             ..crate::ftl::FtlConfig::default()
         };

@@ -371,9 +371,7 @@ fn a_failed_write_at_the_end_leaves_every_path_as_it_was() {
         QUICK,
         &[
             "--ftl",
-            "page,dftl,bast,fast",
-            "--gc",
-            "greedy,fifo",
+            "page,dftl,bast,fast,nftl,faster,aftl,cftl",
             "--json",
             s(&mnt.join("a.json")),
             "--csv",

@@ -448,18 +448,21 @@ fn hash_ftl_settings_load_from_toml_and_bad_values_name_the_key() {
     assert_eq!(cfg.ftl.dftl.cmt_policy, CmtPolicy::Lru);
     assert_eq!(cfg.ftl.aftl.fine_slots, 99);
     assert_eq!(cfg.ftl.dftl.cmt_size(1000), 100);
-    let e = Config::load(None, Some(("t.toml", "[ftl.cftl]\nsubblok_factor = 4\n"))).unwrap_err();
+    let e = Config::load(None, Some(("t.toml", "[ftl.cftl]\nsubblok_factor = 4\n")))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("t.toml") && e.contains("subblok_factor"), "{e}");
     let mut bad = cfg.ftl.clone();
     bad.cftl.promote_hits = 16;
     assert!(
         bad.validate()
             .unwrap_err()
+            .to_string()
             .contains("ftl.cftl.promote_hits")
     );
     bad = cfg.ftl.clone();
     bad.dftl.cmt_entries = Some(5);
-    assert!(bad.validate().unwrap_err().contains("not both"));
+    assert!(bad.validate().unwrap_err().to_string().contains("not both"));
 }
 
 #[test]

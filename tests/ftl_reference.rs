@@ -122,7 +122,8 @@ fn configs() -> Vec<FtlConfig> {
 }
 
 fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), TestCaseError> {
-    let mut ftl = build_ftl(cfg, geo, logical as u64, 3).map_err(TestCaseError::fail)?;
+    let mut ftl =
+        build_ftl(cfg, geo, logical as u64, 3).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut nand = Nand::new(*geo, 1_000_000, true, ftl.programs_in_order());
     let mut model: BTreeMap<u32, u32> = BTreeMap::new();
     let who = format!("{cfg:?} on {} planes", geo.planes());

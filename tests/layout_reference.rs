@@ -51,7 +51,8 @@ fn layout_cfg(unit_pages: u64, placement: Placement, channel: ChannelPlacement) 
 }
 
 fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), TestCaseError> {
-    let mut ftl = build_ftl(cfg, geo, logical as u64, 5).map_err(TestCaseError::fail)?;
+    let mut ftl =
+        build_ftl(cfg, geo, logical as u64, 5).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut nand = Nand::new(*geo, 1_000_000, true, ftl.programs_in_order());
     let mut model: BTreeMap<u32, u32> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
@@ -123,11 +124,11 @@ proptest! {
                 for (channel, _) in ChannelPlacement::all() {
                     let cfg = FtlConfig {
                         name,
-                        mgmt_block: Size(blocks * 4 * 4096),
+                        superblock: Size(blocks * 4 * 4096),
                         channel_placement: *channel,
                         ..FtlConfig::default()
                     };
-                    let sb = Superblock::from_config(&cfg, &geo).map_err(TestCaseError::fail)?;
+                    let sb = Superblock::from_config(&cfg, &geo).map_err(|e| TestCaseError::fail(e.to_string()))?;
                     prop_assert_eq!(sb.as_ref().map_or(1, |s| s.blocks() as u64), blocks);
                     let vgeo = sb.as_ref().map_or(geo, Superblock::ftl_geometry);
                     run(&cfg, &vgeo, 64, &seq)?;
@@ -185,6 +186,9 @@ fn mgmt_block_that_is_not_a_whole_number_of_pages_is_refused() {
     let geo = two_channels();
     let mut cfg = layout_cfg(1, Placement::ByAddress, ChannelPlacement::Striped);
     cfg.mgmt_block = Size(6144);
-    let err = build_ftl(&cfg, &geo, 32, 1).err().expect("refused");
+    let err = build_ftl(&cfg, &geo, 32, 1)
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(err.contains("multiple of the 4KiB page size"), "{err}");
 }

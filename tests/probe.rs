@@ -95,7 +95,7 @@ fn probe_sees_the_superblocks_of_log_block_ftls() {
     for ftl in ["bast", "fast"] {
         for m in [2u64 << 20, 8 << 20] {
             let overrides = format!(
-                "[device]\ncapacity = \"1GiB\"\n[ftl]\nname = \"{ftl}\"\nmgmt_block = \"{m}B\"\n\
+                "[device]\ncapacity = \"1GiB\"\n[ftl]\nname = \"{ftl}\"\nsuperblock = \"{m}B\"\n\
                  [workload]\nprobe_step = \"64KiB\"\nsize = \"128KiB\"\nspan = \"32MiB\"\n"
             );
             assert_eq!(probe("default", &overrides), Some(m), "{ftl} m = {m}");

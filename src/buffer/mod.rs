@@ -37,6 +37,7 @@ pub use lfu::Lfu;
 pub use lru::Lru;
 pub use qlru::QLru;
 
+use crate::config::{ConfigError, check_f64, check_range};
 use crate::nand::Lpn;
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
@@ -286,52 +287,90 @@ impl BufferConfig {
         device_block_pages: u32,
         logical_pages: u64,
         dram_bytes: u64,
-    ) -> Result<Option<BufferShape>, String> {
+    ) -> Result<Option<BufferShape>, ConfigError> {
         if !(self.dram_mb_s > 0.0 && self.dram_mb_s.is_finite()) {
-            return Err(format!(
-                "buffer.dram_mb_s = {}: expected a positive rate",
-                self.dram_mb_s
+            return Err(ConfigError::value(
+                "buffer.dram_mb_s",
+                self.dram_mb_s,
+                "a positive rate, MB/s",
             ));
         }
-        if !(0.0..=100.0).contains(&self.clc_lru_percent) {
-            return Err(format!(
-                "buffer.clc_lru_percent = {}: expected 0 to 100",
-                self.clc_lru_percent
-            ));
+        check_f64(
+            "buffer.clc_lru_percent",
+            self.clc_lru_percent,
+            0.0,
+            100.0,
+            "percent of the buffer's pages",
+        )?;
+        check_range(
+            "buffer.exlru_window",
+            self.exlru_window,
+            1,
+            MAX_EXLRU_WINDOW,
+            "LRU-end blocks examined per eviction",
+        )?;
+        if let Some(r) = self.lfu_aging_refs {
+            check_range(
+                "buffer.lfu_aging_refs",
+                r,
+                1,
+                u64::MAX,
+                "references between halvings",
+            )?;
         }
-        if self.exlru_window == 0 {
-            return Err("buffer.exlru_window = 0: expected at least 1 block".into());
-        }
-        if self.lfu_aging_refs == Some(0) {
-            return Err("buffer.lfu_aging_refs = 0: expected at least 1 reference".into());
-        }
+        let block_pages = self.block_pages.unwrap_or(device_block_pages);
+        check_range(
+            "buffer.block_pages",
+            block_pages,
+            1,
+            MAX_BLOCK_PAGES,
+            "pages per logical block",
+        )?;
         if self.name == BufferKind::None {
             return Ok(None);
         }
-        let (bytes, source) = match self.size {
+        let logical_bytes = logical_pages.saturating_mul(page_bytes);
+        let (bytes, key) = match self.size {
+            Some(s) if s.bytes() > logical_bytes => {
+                // A buffer that holds the whole device never evicts: the run would
+                // measure nothing but allocate the excess.
+                return Err(ConfigError::value(
+                    "buffer.size",
+                    s,
+                    format!(
+                        "at most the device's logical capacity {} (device.capacity)",
+                        Size(logical_bytes)
+                    ),
+                ));
+            }
             Some(s) => (s.bytes(), "buffer.size"),
-            None => (dram_bytes, "device.dram_buffer (buffer.size not set)"),
+            // The device's DRAM may exceed a small simulated capacity; the buffer then
+            // holds the whole device.
+            None => (
+                dram_bytes.min(logical_bytes),
+                "device.dram_buffer (buffer.size not set)",
+            ),
         };
         let pages = bytes / page_bytes;
         if pages == 0 {
-            return Err(format!(
-                "{source} = {}: a '{}' buffer needs at least one {} page (set --buffer-size)",
+            return Err(ConfigError::value(
+                key,
                 Size(bytes),
-                self.name.name(),
-                Size(page_bytes)
+                format!(
+                    "room for at least one {} page for a '{}' buffer (set --buffer-size)",
+                    Size(page_bytes),
+                    self.name.name(),
+                ),
             ));
         }
-        if pages > (1 << 28) {
-            return Err(format!(
-                "{source} = {}: at most 2^28 pages ({}) are supported",
+        if pages > MAX_BUFFER_PAGES {
+            return Err(ConfigError::value(
+                key,
                 Size(bytes),
-                Size(page_bytes << 28)
-            ));
-        }
-        let block_pages = self.block_pages.unwrap_or(device_block_pages);
-        if block_pages == 0 || block_pages > 1 << 16 {
-            return Err(format!(
-                "buffer.block_pages = {block_pages}: expected 1 to 65536"
+                format!(
+                    "at most 2^28 pages ({})",
+                    Size(page_bytes * MAX_BUFFER_PAGES)
+                ),
             ));
         }
         Ok(Some(BufferShape {
@@ -341,6 +380,16 @@ impl BufferConfig {
         }))
     }
 }
+
+/// Largest buffer, pages: slot numbers are `u32` with room for list sentinels.
+pub const MAX_BUFFER_PAGES: u64 = 1 << 28;
+
+/// Largest `buffer.block_pages`: a block's page bitmap is kept per node.
+pub const MAX_BLOCK_PAGES: u32 = 1 << 16;
+
+/// Largest `buffer.exlru_window`: each eviction scans this many blocks, so the window
+/// bounds the work per eviction (Jung et al. examine a few tens).
+pub const MAX_EXLRU_WINDOW: u32 = 4096;
 
 /// Builds the configured policy for `shape`.
 pub fn build_buffer(cfg: &BufferConfig, shape: BufferShape) -> Option<Box<dyn WriteBuffer>> {
@@ -539,7 +588,7 @@ mod tests {
             name: BufferKind::Lru,
             ..BufferConfig::default()
         };
-        let e = cfg.shape(4096, 64, 1000, 0).unwrap_err();
+        let e = cfg.shape(4096, 64, 1000, 0).unwrap_err().to_string();
         assert!(
             e.contains("device.dram_buffer") && e.contains("--buffer-size"),
             "{e}"
@@ -553,6 +602,7 @@ mod tests {
         assert!(
             cfg.shape(4096, 64, 1000, 0)
                 .unwrap_err()
+                .to_string()
                 .contains("dram_mb_s")
         );
         let cfg = BufferConfig {

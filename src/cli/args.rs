@@ -107,7 +107,6 @@ impl SsdArgs {
         opt(t, "device.op_percent", self.op);
         opt(t, "device.capacity", size_str(self.capacity));
         opt(t, "device.organisation", self.organisation.clone());
-        opt(t, "ftl.mgmt_block", size_str(self.mgmt_block));
         opt(t, "ftl.placement", self.placement.clone());
         opt(t, "ftl.channel_placement", self.channel_placement.clone());
         opt(t, "buffer.size", size_str(self.buffer_size));

@@ -5,11 +5,7 @@ use super::CliError;
 use super::args::{GeneratorArgs, HostArgs, SettingsArgs, SsdArgs, TraceArgs, choices, set};
 use super::registry;
 use clap::Args;
-use ssdlab::config::{Config, ResolvedDevice};
-use ssdlab::ftl::layout::Placement;
-use ssdlab::ftl::superblock::Superblock;
-use ssdlab::ftl::{FtlKind, build_ftl, unit_pages};
-use ssdlab::workload::synth;
+use ssdlab::config::{Config, Design as ValidDesign, ResolvedDevice};
 use std::path::Path;
 
 /// Everything that makes an SSD run: design, workload, trace, host, configuration.
@@ -50,6 +46,8 @@ pub struct Design {
     pub cfg: Config,
     /// Its device, resolved once here.
     pub device: ResolvedDevice,
+    /// The validated design ([`Check::Run`] only).
+    pub valid: Option<ValidDesign>,
 }
 
 impl Design {
@@ -77,34 +75,10 @@ pub enum Check {
     Run,
 }
 
-/// Checks a design without running it.
-///
-/// MERGE POINT: the one call site of design validation in the CLI. Switch the body to
-/// the library's `Config::validate` when it lands in `src/config.rs`; until then it
-/// runs the checks the library offers without running anything: the device
-/// resolution, the superblock of block-mapped FTLs, the management-block unit of the
-/// page FTL, building the FTL (its constructor checks that the geometry leaves room for
-/// GC and translation pages; the tables it allocates come zeroed from the OS lazily,
-/// so this costs little and is dropped at once), and the generator's settings.
-pub fn validate_design(cfg: &Config) -> Result<ResolvedDevice, String> {
-    let device = cfg.resolve_device()?;
-    let geo = device.geometry;
-    let superblock = Superblock::from_config(&cfg.ftl, &geo)?;
-    let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
-    if cfg.ftl.placement == Placement::ByAddress && cfg.ftl.name == FtlKind::Page {
-        unit_pages(&cfg.ftl, &geo, device.logical_pages)?;
-    }
-    drop(build_ftl(
-        &cfg.ftl,
-        &ftl_geo,
-        device.logical_pages,
-        cfg.seed,
-    )?);
-    if cfg.trace.path.is_none() {
-        let capacity = device.logical_pages * device.geometry.page_size_bytes as u64;
-        synth::generate(&cfg.workload, capacity, cfg.seed).map_err(|e| format!("workload: {e}"))?;
-    }
-    Ok(device)
+/// Checks a design without running it: the library's [`Config::validate`] (device,
+/// bounds, knobs the FTL does not use, FTL feasibility, workload, memory).
+pub fn validate_design(cfg: &Config) -> Result<ValidDesign, String> {
+    cfg.validate().map_err(|e| e.to_string())
 }
 
 /// Checks that an input file can be read (`-`, standard input, is the trace reader's).
@@ -184,21 +158,31 @@ impl DesignArgs {
                 file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
                 o,
             )
-            .and_then(|cfg| {
+            .map_err(|e| e.to_string())
+            .and_then(|mut cfg| {
+                // --mgmt-block means the page FTL's management block or the
+                // block-mapped FTLs' superblock: the key follows the FTL.
+                if let Some(v) = self.ssd.mgmt_block {
+                    cfg.ftl.set_mgmt_block_flag(v);
+                }
                 if let Some(p) = &cfg.trace.path {
                     check_input("--trace", p)?;
                 }
-                let device = match check {
-                    Check::Run => validate_design(&cfg)?,
-                    Check::Device => cfg.resolve_device()?,
+                let (device, valid) = match check {
+                    Check::Run => {
+                        let v = validate_design(&cfg)?;
+                        (v.device.clone(), Some(v))
+                    }
+                    Check::Device => (cfg.resolve_device().map_err(|e| e.to_string())?, None),
                 };
-                Ok((cfg, device))
+                Ok((cfg, device, valid))
             });
             match checked {
-                Ok((cfg, device)) => designs.push(Design {
+                Ok((cfg, device, valid)) => designs.push(Design {
                     label: label.join("+"),
                     cfg,
                     device,
+                    valid,
                 }),
                 Err(e) if several => {
                     errors.push(format!("design {} ({}): {e}", i + 1, given.join(", ")))
@@ -207,6 +191,10 @@ impl DesignArgs {
             }
         }
         if errors.is_empty() {
+            // Designs of a list run side by side: together they must fit in memory.
+            let valid: Vec<ValidDesign> = designs.iter().filter_map(|d| d.valid.clone()).collect();
+            ssdlab::config::check_memory_together(&valid)
+                .map_err(|e| CliError::Input(e.to_string()))?;
             Ok(designs)
         } else {
             Err(CliError::Input(errors.join("\n")))

@@ -8,7 +8,7 @@ use clap::Args;
 use rayon::prelude::*;
 use ssdlab::report::output::{Batch, Content};
 use ssdlab::report::{Report, csv_out, json, svg, text};
-use ssdlab::sim::{RunOptions, RunOutput, run};
+use ssdlab::sim::{RunOptions, RunOutput, run_design};
 use std::path::PathBuf;
 
 /// Examples shown by `ssdlab run --help`.
@@ -78,8 +78,8 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
     let results: Vec<_> = designs
         .par_iter()
         .map(|d| {
-            run(
-                &d.cfg,
+            run_design(
+                d.valid.as_ref().expect("run designs are validated"),
                 RunOptions {
                     progress: show_progress,
                     ..RunOptions::default()

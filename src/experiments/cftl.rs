@@ -154,9 +154,11 @@ fn memory_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
             cfg.ftl.aftl.fine_slots = l1 + l2;
             cfg.ftl.cftl.short_slots = l1;
             cfg.ftl.cftl.long_slots = l2;
-            let dev = cfg.resolve_device().map_err(ExpError::Other)?;
+            let dev = cfg
+                .resolve_device()
+                .map_err(|e| ExpError::Other(e.to_string()))?;
             let f = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed)
-                .map_err(ExpError::Other)?;
+                .map_err(|e| ExpError::Other(e.to_string()))?;
             let m = counters(&*f);
             let fine = m.get("ftl.mapping.fine_bytes").copied().unwrap_or(0);
             let total = f.mapping_bytes();
@@ -522,9 +524,11 @@ fn time_lookups(ctx: &Ctx, ftl: &str, passes: usize) -> Result<(usize, f64), Exp
     let mut cfg = card(ftl, ctx.seed)?;
     cfg.workload.kind = SynthKind::Andrew;
     cfg.workload.andrew_files = andrew_files(ctx);
-    let dev = cfg.resolve_device().map_err(ExpError::Other)?;
-    let mut f =
-        build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed).map_err(ExpError::Other)?;
+    let dev = cfg
+        .resolve_device()
+        .map_err(|e| ExpError::Other(e.to_string()))?;
+    let mut f = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed)
+        .map_err(|e| ExpError::Other(e.to_string()))?;
     let mut nand = Nand::new(
         dev.geometry,
         dev.endurance_cycles,
@@ -533,7 +537,8 @@ fn time_lookups(ctx: &Ctx, ftl: &str, passes: usize) -> Result<(usize, f64), Exp
     );
     let page = dev.geometry.page_size_bytes as u64;
     let capacity = dev.logical_pages * page;
-    let phases = synth::generate(&cfg.workload, capacity, cfg.seed).map_err(ExpError::Other)?;
+    let phases = synth::generate(&cfg.workload, capacity, cfg.seed)
+        .map_err(|e| ExpError::Other(e.to_string()))?;
     let mut reads: Vec<u32> = Vec::new();
     let fail = |e: crate::ftl::FtlError| ExpError::Other(format!("{ftl}: {e}"));
     for phase in phases {

@@ -350,7 +350,7 @@ fn iops_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
 /// 1 MiB (data superblocks at fixed offsets, a sequential log block and random log
 /// blocks as the log area), beside the `ssd-b` preset that rewrites 1 MiB per write.
 fn log_area_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
-    let log = "[ftl]\nname = \"fast\"\nmgmt_block = \"1MiB\"\n";
+    let log = "[ftl]\nname = \"fast\"\nsuperblock = \"1MiB\"\n";
     let mut runs: Vec<(String, Config)> = Vec::new();
     for (name, over) in [("B", ""), ("B + log area", log)] {
         let mut c = cfg("ssd-b", over, ctx.seed)?;

@@ -85,7 +85,7 @@ fn plan(ctx: &Ctx) -> &'static Plan {
 
 /// The common device: the default preset's TLC drive, empty, page FTL, SATA link.
 fn base(ctx: &Ctx, p: &Plan) -> Result<Config, ExpError> {
-    let mut c = Config::load(Some("default"), None).map_err(ExpError::Other)?;
+    let mut c = Config::load(Some("default"), None).map_err(|e| ExpError::Other(e.to_string()))?;
     c.seed = ctx.seed;
     c.precondition = Precondition::None;
     c.device.capacity = Size(p.capacity);
@@ -791,7 +791,8 @@ fn trace_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut c = Config::load(Some("default"), None).map_err(ExpError::Other)?;
+        let mut c =
+            Config::load(Some("default"), None).map_err(|e| ExpError::Other(e.to_string()))?;
         c.seed = ctx.seed;
         c.device.capacity = Size(64 << 30);
         c.device.host_link_mb_s = 600.0;

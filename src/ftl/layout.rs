@@ -68,6 +68,14 @@ impl ChannelPlacement {
             (ChannelPlacement::OneChannel, "one-channel"),
         ]
     }
+
+    /// The name as configs write it.
+    pub fn name(self) -> &'static str {
+        ChannelPlacement::all()
+            .iter()
+            .find(|e| e.0 == self)
+            .map_or("?", |e| e.1)
+    }
 }
 
 /// Plane choice for host pages under a placement.

@@ -26,6 +26,7 @@ pub mod page;
 pub mod superblock;
 mod twolevel;
 
+use crate::config::{ConfigError, check_range};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
 use crate::units::Size;
 use gc::{GcPolicyKind, PolicyParams};
@@ -199,6 +200,217 @@ impl FtlKind {
     pub fn uses_gc_policy(self) -> bool {
         matches!(self, FtlKind::Page | FtlKind::Dftl)
     }
+
+    /// Whether the FTL collects when free blocks fall below `gc_low_free_blocks` (per
+    /// plane for page and DFTL, device-wide for the hash FTLs; the log-block FTLs merge
+    /// on demand instead).
+    pub fn uses_free_block_watermarks(self) -> bool {
+        matches!(
+            self,
+            FtlKind::Page | FtlKind::Dftl | FtlKind::Aftl | FtlKind::Cftl
+        )
+    }
+
+    /// Whether GC copies get their own (colder) frontier.
+    pub fn uses_hot_cold(self) -> bool {
+        self.uses_gc_policy()
+    }
+
+    /// Whether the FTL does static wear leveling (DFTL has none).
+    pub fn uses_static_wl(self) -> bool {
+        self == FtlKind::Page
+    }
+
+    /// Whether the FTL has a page-level management block and in-block placement
+    /// (`ftl.mgmt_block`, `ftl.placement`).
+    pub fn uses_page_layout(self) -> bool {
+        self == FtlKind::Page
+    }
+
+    /// Whether `ftl.channel_placement` chooses something: the page FTL's management
+    /// blocks, or the member planes of a block-mapped FTL's superblock.
+    pub fn uses_channel_placement(self) -> bool {
+        self == FtlKind::Page || self.maps_blocks()
+    }
+
+    /// Whether the FTL has the `[ftl.log]` log area (BAST, FAST, FASTer).
+    pub fn uses_log_area(self) -> bool {
+        matches!(self, FtlKind::Bast | FtlKind::Fast | FtlKind::Faster)
+    }
+
+    /// The key `--mgmt-block` sets for this FTL: the page FTL's management block, the
+    /// block-mapped FTLs' superblock; `None` for DFTL, which has neither.
+    pub fn mgmt_block_key(self) -> Option<&'static str> {
+        if self.uses_page_layout() {
+            Some("ftl.mgmt_block")
+        } else if self.maps_blocks() {
+            Some("ftl.superblock")
+        } else {
+            None
+        }
+    }
+
+    /// Names of the FTLs for which `pred` holds, comma separated (for messages).
+    pub fn names_where(pred: fn(FtlKind) -> bool) -> String {
+        let names: Vec<&str> = FtlKind::all()
+            .iter()
+            .filter(|e| pred(e.0))
+            .map(|e| e.1)
+            .collect();
+        names.join(", ")
+    }
+}
+
+/// A key of `[ftl]` (relative to it; `"log"` covers the whole `[ftl.log]` table) and the
+/// FTLs that read it. A key set by a file or a flag away from its default on an FTL that
+/// does not read it is refused ([`crate::config::Design`]), so a comparison never shows
+/// two identical runs labelled differently.
+#[derive(Clone, Copy, Debug)]
+pub struct Knob {
+    /// Key under `[ftl]`, or a sub-table name for all its keys.
+    pub key: &'static str,
+    /// What it sets, for the message ("the bast FTL does not use {what}").
+    pub what: &'static str,
+    /// Which FTLs read it.
+    pub used_by: fn(FtlKind) -> bool,
+}
+
+fn every_ftl(_: FtlKind) -> bool {
+    true
+}
+
+/// Every `[ftl]` knob and its users. More specific keys come first: [`knob`] takes the
+/// first entry that is the key or a table holding it.
+pub const KNOBS: &[Knob] = &[
+    Knob {
+        key: "name",
+        what: "",
+        used_by: every_ftl,
+    },
+    Knob {
+        key: "gc",
+        what: "a GC victim policy",
+        used_by: FtlKind::uses_gc_policy,
+    },
+    Knob {
+        key: "gc_d",
+        what: "d-choices sampling",
+        used_by: FtlKind::uses_gc_policy,
+    },
+    Knob {
+        key: "gc_low_free_blocks",
+        what: "free-block GC watermarks",
+        used_by: FtlKind::uses_free_block_watermarks,
+    },
+    Knob {
+        key: "gc_high_free_blocks",
+        what: "free-block GC watermarks",
+        used_by: FtlKind::uses_free_block_watermarks,
+    },
+    Knob {
+        key: "hot_cold",
+        what: "a hot/cold split of GC copies",
+        used_by: FtlKind::uses_hot_cold,
+    },
+    Knob {
+        key: "dynamic_wl",
+        what: "dynamic wear leveling",
+        used_by: every_ftl,
+    },
+    Knob {
+        key: "static_wl_threshold",
+        what: "static wear leveling",
+        used_by: FtlKind::uses_static_wl,
+    },
+    Knob {
+        key: "static_wl_check_erases",
+        what: "static wear leveling",
+        used_by: FtlKind::uses_static_wl,
+    },
+    Knob {
+        key: "mgmt_block",
+        what: "a page-level management block (block-mapped FTLs take ftl.superblock)",
+        used_by: FtlKind::uses_page_layout,
+    },
+    Knob {
+        key: "placement",
+        what: "in-block page placement",
+        used_by: FtlKind::uses_page_layout,
+    },
+    Knob {
+        key: "superblock",
+        what: "superblocks of erase blocks (the page FTL takes ftl.mgmt_block)",
+        used_by: FtlKind::maps_blocks,
+    },
+    Knob {
+        key: "channel_placement",
+        what: "channel placement of management blocks or superblocks",
+        used_by: FtlKind::uses_channel_placement,
+    },
+    Knob {
+        key: "log.victim",
+        what: "a log-block victim choice",
+        used_by: is_bast,
+    },
+    Knob {
+        key: "log",
+        what: "a log area",
+        used_by: FtlKind::uses_log_area,
+    },
+    Knob {
+        key: "nftl",
+        what: "NFTL chains",
+        used_by: is_nftl,
+    },
+    Knob {
+        key: "faster",
+        what: "FASTer's second chance and isolation",
+        used_by: is_faster,
+    },
+    Knob {
+        key: "aftl",
+        what: "AFTL's fine hash",
+        used_by: is_aftl,
+    },
+    Knob {
+        key: "cftl",
+        what: "CFTL's tables",
+        used_by: is_cftl,
+    },
+    Knob {
+        key: "dftl",
+        what: "DFTL's cached mapping table",
+        used_by: is_dftl,
+    },
+];
+
+fn is_bast(k: FtlKind) -> bool {
+    k == FtlKind::Bast
+}
+fn is_nftl(k: FtlKind) -> bool {
+    k == FtlKind::Nftl
+}
+fn is_faster(k: FtlKind) -> bool {
+    k == FtlKind::Faster
+}
+fn is_aftl(k: FtlKind) -> bool {
+    k == FtlKind::Aftl
+}
+fn is_cftl(k: FtlKind) -> bool {
+    k == FtlKind::Cftl
+}
+fn is_dftl(k: FtlKind) -> bool {
+    k == FtlKind::Dftl
+}
+
+/// The [`Knob`] entry for `key` (relative to `[ftl]`, dotted for sub-tables).
+pub fn knob(key: &str) -> Option<&'static Knob> {
+    KNOBS.iter().find(|k| {
+        key == k.key
+            || key
+                .strip_prefix(k.key)
+                .is_some_and(|rest| rest.starts_with('.'))
+    })
 }
 
 /// `[ftl]` table: which FTL, and the GC and wear-leveling settings it uses.
@@ -224,10 +436,13 @@ pub struct FtlConfig {
     pub static_wl_check_erases: u32,
     /// Samples per selection for `d-choices`.
     pub gc_d: u32,
-    /// SSD management block: for the page FTL the unit a `by-address` layout rewrites
-    /// (0 = one flash page; a multiple of the page size); for the block-mapped FTLs a
-    /// superblock of whole erase blocks (0 = one block; see [`superblock`]).
+    /// Page FTL's SSD management block: the unit a `by-address` layout rewrites and a
+    /// `one-channel` layout keeps on one channel (0 = one flash page; a multiple of the
+    /// page size).
     pub mgmt_block: Size,
+    /// Block-mapped FTLs' management block: a superblock of whole erase blocks on as
+    /// many planes (0 = one erase block; see [`superblock`]).
+    pub superblock: Size,
     /// Placement of pages inside a management block.
     pub placement: Placement,
     /// Placement of a management block's pages on channels.
@@ -244,6 +459,22 @@ pub struct FtlConfig {
     pub cftl: cftl::CftlConfig,
     /// `[ftl.dftl]` settings.
     pub dftl: dftl::DftlConfig,
+    /// The values defaults and preset gave (set by [`crate::config::Config::load`]), to
+    /// tell a preset's settings for its own FTL from a user's: not configuration itself.
+    #[serde(skip)]
+    pub preset: PresetFtl,
+}
+
+/// `[ftl]` as the built-in defaults and the preset leave it, before the user's file and
+/// flags; `None` for a config built in code (then only the defaults count). Equal to any
+/// other: two configs with the same settings are the same design whatever their history.
+#[derive(Clone, Debug, Default)]
+pub struct PresetFtl(pub Option<Box<FtlConfig>>);
+
+impl PartialEq for PresetFtl {
+    fn eq(&self, _: &PresetFtl) -> bool {
+        true
+    }
 }
 
 impl Default for FtlConfig {
@@ -259,6 +490,7 @@ impl Default for FtlConfig {
             static_wl_check_erases: 64,
             gc_d: 10,
             mgmt_block: Size(0),
+            superblock: Size(0),
             placement: Placement::WriteOrder,
             channel_placement: ChannelPlacement::Striped,
             log: Default::default(),
@@ -267,39 +499,82 @@ impl Default for FtlConfig {
             aftl: aftl::AftlConfig::default(),
             cftl: cftl::CftlConfig::default(),
             dftl: dftl::DftlConfig::default(),
+            preset: PresetFtl::default(),
         }
     }
 }
 
 impl FtlConfig {
+    /// Applies `--mgmt-block SIZE` to the key this FTL reads ([`FtlKind::mgmt_block_key`]):
+    /// the page FTL's `mgmt_block`, the block-mapped FTLs' `superblock`. DFTL has
+    /// neither; it gets `mgmt_block`, which validation then refuses naming its users.
+    pub fn set_mgmt_block_flag(&mut self, size: Size) {
+        match self.name.mgmt_block_key() {
+            Some("ftl.superblock") => self.superblock = size,
+            _ => self.mgmt_block = size,
+        }
+    }
+
     /// Checks settings that do not depend on the device.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.gc_low_free_blocks < 2 {
-            return Err(format!(
-                "ftl.gc_low_free_blocks = {}: expected at least 2 (GC needs a block to copy into)",
-                self.gc_low_free_blocks
-            ));
-        }
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        // Blocks, not a share: with thousands of blocks per plane a few suffice, and the
+        // geometry check below names the per-plane budget.
+        check_range(
+            "ftl.gc_low_free_blocks",
+            self.gc_low_free_blocks,
+            2,
+            MAX_FREE_BLOCKS,
+            "free blocks; GC needs one to copy into",
+        )?;
         if self.gc_high_free_blocks < self.gc_low_free_blocks {
-            return Err(format!(
-                "ftl.gc_high_free_blocks = {} is below gc_low_free_blocks = {}",
-                self.gc_high_free_blocks, self.gc_low_free_blocks
+            return Err(ConfigError::value(
+                "ftl.gc_high_free_blocks",
+                self.gc_high_free_blocks,
+                format!(
+                    "at least ftl.gc_low_free_blocks = {}",
+                    self.gc_low_free_blocks
+                ),
             ));
         }
-        if self.gc_d == 0 {
-            return Err("ftl.gc_d must be at least 1".into());
-        }
-        if self.static_wl_check_erases == 0 {
-            return Err("ftl.static_wl_check_erases must be at least 1".into());
-        }
-        self.nftl.validate()?;
-        self.faster.validate()?;
-        self.aftl.validate()?;
-        self.cftl.validate()?;
-        self.dftl.validate()?;
+        check_range(
+            "ftl.gc_high_free_blocks",
+            self.gc_high_free_blocks,
+            2,
+            MAX_FREE_BLOCKS,
+            "free blocks",
+        )?;
+        check_range(
+            "ftl.gc_d",
+            self.gc_d,
+            1,
+            MAX_GC_D,
+            "candidates sampled per victim choice",
+        )?;
+        check_range(
+            "ftl.static_wl_check_erases",
+            self.static_wl_check_erases,
+            1,
+            u32::MAX,
+            "erases per plane between spread checks",
+        )?;
+        let ftl = self.name.name();
+        let sub = |r: Result<(), String>| r.map_err(|message| ConfigError::Ftl { ftl, message });
+        sub(self.nftl.validate())?;
+        sub(self.faster.validate())?;
+        sub(self.aftl.validate())?;
+        sub(self.cftl.validate())?;
+        sub(self.dftl.validate())?;
         Ok(())
     }
 }
+
+/// Largest `gc_low_free_blocks` / `gc_high_free_blocks`: a reserve beyond this is a
+/// share of the device, which `device.op_percent` sets.
+pub const MAX_FREE_BLOCKS: u32 = 1 << 16;
+
+/// Largest `gc_d`: d-choices samples `d` blocks per victim choice, and Van Houdt's
+/// analysis shows little gain past a few tens; a million made runs take minutes.
+pub const MAX_GC_D: u32 = 64;
 
 /// Whether counter `key` is a state value (mapping bytes now, entries held, a maximum
 /// reached) rather than a running total: reports after preconditioning
@@ -312,25 +587,28 @@ pub fn is_gauge(key: &str) -> bool {
 }
 
 /// Pages per management block for `cfg` on `geo`, or why the size does not fit.
-pub fn unit_pages(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<u32, String> {
+pub fn unit_pages(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<u32, ConfigError> {
     let page = geo.page_size_bytes as u64;
     let bytes = cfg.mgmt_block.bytes();
     if bytes == 0 {
         return Ok(1);
     }
     if !bytes.is_multiple_of(page) {
-        return Err(format!(
-            "ftl.mgmt_block = {}: expected a multiple of the {} page size",
+        return Err(ConfigError::value(
+            "ftl.mgmt_block",
             cfg.mgmt_block,
-            Size(page)
+            format!("a multiple of the {} page size", Size(page)),
         ));
     }
     let pages = bytes / page;
     if pages > logical_pages {
-        return Err(format!(
-            "ftl.mgmt_block = {} is larger than the logical capacity {}",
+        return Err(ConfigError::value(
+            "ftl.mgmt_block",
             cfg.mgmt_block,
-            Size(logical_pages * page)
+            format!(
+                "at most the logical capacity {}",
+                Size(logical_pages * page)
+            ),
         ));
     }
     Ok(pages as u32)
@@ -342,17 +620,21 @@ pub fn build_ftl(
     geo: &Geometry,
     logical_pages: u64,
     seed: u64,
-) -> Result<Box<dyn Ftl>, String> {
+) -> Result<Box<dyn Ftl>, ConfigError> {
     cfg.validate()?;
     let params = PolicyParams { d: cfg.gc_d, seed };
-    Ok(match cfg.name {
-        FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
-        FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
-        FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
-        FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
-        FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
-        FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
-        FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
-        FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,
-    })
+    let ftl = cfg.name.name();
+    let built: Result<Box<dyn Ftl>, String> = (|| {
+        Ok(match cfg.name {
+            FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+            FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
+            FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
+            FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
+            FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
+            FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
+            FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
+            FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,
+        })
+    })();
+    built.map_err(|message| ConfigError::Ftl { ftl, message })
 }

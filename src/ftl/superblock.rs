@@ -28,6 +28,7 @@
 
 use super::layout::{ChannelPlacement, by_channel_order, channel_first_order};
 use super::{FtlConfig, FtlKind};
+use crate::config::ConfigError;
 use crate::nand::{Geometry, Ppn};
 use crate::units::Size;
 
@@ -44,11 +45,11 @@ pub struct Superblock {
 }
 
 impl Superblock {
-    /// The superblock `cfg` asks for on `geo`: `None` when the FTL does not map blocks or
-    /// the management block is one erase block (or unset), an error naming the valid
-    /// sizes when it does not fit.
-    pub fn from_config(cfg: &FtlConfig, geo: &Geometry) -> Result<Option<Superblock>, String> {
-        let bytes = cfg.mgmt_block.bytes();
+    /// The superblock `cfg` asks for on `geo` (`ftl.superblock`): `None` when the FTL
+    /// does not map blocks or the superblock is one erase block (or unset), an error
+    /// naming the valid sizes when it does not fit.
+    pub fn from_config(cfg: &FtlConfig, geo: &Geometry) -> Result<Option<Superblock>, ConfigError> {
+        let bytes = cfg.superblock.bytes();
         if !cfg.name.maps_blocks() || bytes == 0 {
             return Ok(None);
         }
@@ -62,24 +63,30 @@ impl Superblock {
             sizes.join(", ")
         };
         if !bytes.is_multiple_of(block_bytes) {
-            return Err(format!(
-                "ftl.mgmt_block = {}: the {} FTL maps whole erase blocks, so its management block \
-                 is a whole number of {} blocks spread over planes (expected one of: {}); \
-                 management blocks smaller than an erase block are a page-FTL setting \
-                 (--ftl page --placement by-address)",
-                cfg.mgmt_block,
-                cfg.name.name(),
-                Size(block_bytes),
-                valid()
+            return Err(ConfigError::value(
+                "ftl.superblock",
+                cfg.superblock,
+                format!(
+                    "one of: {} (the {} FTL maps whole erase blocks, so its superblock is a \
+                     whole number of {} blocks spread over planes; management blocks smaller \
+                     than an erase block are a page-FTL setting: --ftl page --placement \
+                     by-address with ftl.mgmt_block)",
+                    valid(),
+                    cfg.name.name(),
+                    Size(block_bytes),
+                ),
             ));
         }
         let k = bytes / block_bytes;
         if k > planes as u64 || !(planes as u64).is_multiple_of(k) {
-            return Err(format!(
-                "ftl.mgmt_block = {} is {k} erase blocks, but a superblock takes one block on \
-                 each of k planes and k must divide the {planes} planes (expected one of: {})",
-                cfg.mgmt_block,
-                valid()
+            return Err(ConfigError::value(
+                "ftl.superblock",
+                cfg.superblock,
+                format!(
+                    "one of: {} (it is {k} erase blocks, but a superblock takes one block on \
+                     each of k planes and k must divide the {planes} planes)",
+                    valid()
+                ),
             ));
         }
         if k == 1 {
@@ -185,7 +192,7 @@ mod tests {
     fn cfg(blocks: u64, ch: ChannelPlacement) -> FtlConfig {
         FtlConfig {
             name: FtlKind::Bast,
-            mgmt_block: Size(blocks * 4 * 4096),
+            superblock: Size(blocks * 4 * 4096),
             channel_placement: ch,
             ..FtlConfig::default()
         }
@@ -268,15 +275,19 @@ mod tests {
     fn sizes_that_are_not_superblocks_are_refused_with_the_valid_list() {
         let g = geo();
         let mut c = cfg(1, ChannelPlacement::Striped);
-        c.mgmt_block = Size(8192);
-        let e = Superblock::from_config(&c, &g).unwrap_err();
+        c.superblock = Size(8192);
+        let e = Superblock::from_config(&c, &g).unwrap_err().to_string();
         assert!(
             e.contains("whole erase blocks") && e.contains("16KiB, 32KiB"),
             "{e}"
         );
-        let e = Superblock::from_config(&cfg(3, ChannelPlacement::Striped), &g).unwrap_err();
+        let e = Superblock::from_config(&cfg(3, ChannelPlacement::Striped), &g)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("must divide the 16 planes"), "{e}");
-        let e = Superblock::from_config(&cfg(32, ChannelPlacement::Striped), &g).unwrap_err();
+        let e = Superblock::from_config(&cfg(32, ChannelPlacement::Striped), &g)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("must divide"), "{e}");
     }
 }

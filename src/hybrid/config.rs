@@ -22,7 +22,9 @@
 use super::hdd::{DEFAULT_HDD_PRESET, HddParams};
 use super::store::CacheConfig;
 use super::workload::DesktopWorkload;
-use crate::config::{Config, DeviceConfig, TimingConfig, TraceConfig, merge};
+use crate::config::{
+    Config, ConfigError, DeviceConfig, TimingConfig, TraceConfig, check_range, merge,
+};
 use crate::ftl::FtlConfig;
 use crate::workload::synth::SynthConfig;
 use serde::{Deserialize, Serialize};
@@ -58,17 +60,16 @@ pub fn load_flash(name: &str, mut user: toml::Table) -> Result<Config, String> {
         d.remove("preset");
     }
     merge(&mut table, user);
-    let mut c = Config::load_with(Some(&base), None, table).map_err(|e| {
-        if e.contains("unknown preset") {
+    let mut c = Config::load_with(Some(&base), None, table).map_err(|e| match e {
+        ConfigError::UnknownPreset { .. } => {
             let mut names: Vec<&str> = FLASH_PRESETS.iter().map(|(n, _)| *n).collect();
             names.extend(crate::config::PRESETS.iter().map(|(n, _)| *n));
             format!(
                 "unknown flash preset '{name}': expected one of {}",
                 names.join(", ")
             )
-        } else {
-            e
         }
+        e => e.to_string(),
     })?;
     c.device.preset = name.to_string();
     Ok(c)
@@ -302,20 +303,20 @@ impl HybridConfig {
     }
 
     /// Checks settings that do not need the devices built.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=100).contains(&self.workload.runs) {
-            return Err(format!(
-                "workload.runs = {}: expected 1 to 100 (the first run is cold)",
-                self.workload.runs
-            ));
-        }
-        if !(1..=512).contains(&self.host.qd) {
-            return Err(format!("host.qd = {}: expected 1 to 512", self.host.qd));
-        }
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range(
+            "workload.runs",
+            self.workload.runs,
+            1,
+            100,
+            "runs; the first is cold",
+        )?;
+        check_range("host.qd", self.host.qd, 1, 512, "outstanding requests")?;
         if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
-            return Err(format!(
-                "host.speedup = {}: expected a positive number",
-                self.host.speedup
+            return Err(ConfigError::value(
+                "host.speedup",
+                self.host.speedup,
+                "a positive number",
             ));
         }
         Ok(())

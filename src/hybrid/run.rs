@@ -332,7 +332,7 @@ pub fn workload_label(cfg: &HybridConfig) -> String {
 
 /// Runs the workload `cfg` describes.
 pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
-    cfg.validate().map_err(SimError::Config)?;
+    cfg.validate()?;
     let wall = std::time::Instant::now();
     let flash = cfg.flash.to_config(cfg.seed);
     let cache = (cfg.cache.size.bytes() > 0).then_some((&cfg.cache, &flash));

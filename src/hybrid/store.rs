@@ -328,6 +328,7 @@ impl FlashCache {
         fcfg.device.capacity = cfg.size;
         let dev = Device::new(&fcfg).map_err(|e| match e {
             SimError::Config(m) => SimError::Config(format!("flash cache: {m}")),
+            SimError::Design(e) => SimError::Config(format!("flash cache: {e}")),
             other => other,
         })?;
         let page = dev.resolved.geometry.page_size_bytes as u64;

@@ -9,10 +9,9 @@
 use super::SimError;
 use super::stage::{BufferStage, BufferStats};
 use crate::buffer::WriteBuffer;
-use crate::config::{Config, ResolvedDevice, TimingMode};
+use crate::config::{Config, Design, ResolvedDevice, TimingMode};
 use crate::ftl::layout::Placement;
-use crate::ftl::superblock::Superblock;
-use crate::ftl::{Ftl, FtlError, build_ftl, unit_pages};
+use crate::ftl::{Ftl, FtlError, build_ftl};
 use crate::host::{Dispatched, Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand};
 use crate::timing::{Calendar, CountModel, FormulaCosts, FullModel, PlaceCtx, TimeModel, Timing};
@@ -86,14 +85,19 @@ const HIT: u64 = u64::MAX;
 impl Device {
     /// Builds the device `cfg` describes.
     pub fn new(cfg: &Config) -> Result<Device, SimError> {
-        let resolved = cfg.resolve_device().map_err(SimError::Config)?;
+        Device::build(&cfg.validate_device()?)
+    }
+
+    /// Builds the device of a validated design.
+    pub fn build(design: &Design) -> Result<Device, SimError> {
+        let cfg = &design.config;
+        let resolved = design.device.clone();
         let geo = resolved.geometry;
         // Block-mapped FTLs with a management block of k erase blocks run on a virtual
         // geometry of superblocks; the timing model places their pages physically.
-        let superblock = Superblock::from_config(&cfg.ftl, &geo).map_err(SimError::Config)?;
-        let ftl_geo = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
-        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)
-            .map_err(SimError::Config)?;
+        let superblock = design.superblock.clone();
+        let ftl_geo = design.ftl_geometry;
+        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)?;
         let mut nand = Nand::new(
             ftl_geo,
             resolved.endurance_cycles,
@@ -106,7 +110,7 @@ impl Device {
         let serial_units = if cfg.ftl.placement == Placement::ByAddress
             && cfg.ftl.name == crate::ftl::FtlKind::Page
         {
-            unit_pages(&cfg.ftl, &geo, resolved.logical_pages).map_err(SimError::Config)?
+            design.mgmt_block_pages
         } else {
             1
         };

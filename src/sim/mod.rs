@@ -40,10 +40,11 @@ mod workload;
 pub use crate::host::Dispatched;
 pub use device::{Device, HostCounters};
 pub use report::erase_summary;
-pub use run::{RunOptions, RunOutput, run};
+pub use run::{RunOptions, RunOutput, run, run_design};
 pub use stage::BufferStats;
 pub use workload::build_workload;
 
+use crate::config::ConfigError;
 use crate::ftl::FtlError;
 use crate::workload::TraceError;
 
@@ -53,10 +54,20 @@ pub enum SimError {
     /// Bad configuration (exit code 2).
     #[error("{0}")]
     Config(String),
+    /// Configuration refused by [`crate::config::Config::validate`] (exit code 2; boxed:
+    /// it is large and rare).
+    #[error(transparent)]
+    Design(Box<ConfigError>),
     /// Bad trace (exit code 2).
     #[error(transparent)]
     Trace(#[from] TraceError),
     /// The FTL ran out of space.
     #[error(transparent)]
     Ftl(#[from] FtlError),
+}
+
+impl From<ConfigError> for SimError {
+    fn from(e: ConfigError) -> SimError {
+        SimError::Design(Box::new(e))
+    }
 }

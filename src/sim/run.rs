@@ -5,8 +5,7 @@ use super::SimError;
 use super::device::Device;
 use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
 use super::workload::build_workload;
-use crate::config::{Config, Precondition};
-use crate::ftl::layout::Placement;
+use crate::config::{Config, Design, Precondition};
 use crate::host::{Arrivals, Dispatched, HostQueue, Target};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
@@ -171,40 +170,16 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
     Ok(notes)
 }
 
-/// Which of the layout settings (`ftl.mgmt_block`, `ftl.placement`,
-/// `ftl.channel_placement`) the configured FTL ignores, as a warning for the report.
-fn layout_warning(ftl: &crate::ftl::FtlConfig) -> Option<String> {
-    use crate::ftl::layout::ChannelPlacement;
-    let mgmt = ftl.mgmt_block.bytes() != 0;
-    let by_address = ftl.placement != Placement::WriteOrder;
-    let one_channel = ftl.channel_placement != ChannelPlacement::Striped;
-    if ftl.name == crate::ftl::FtlKind::Page {
-        None
-    } else if ftl.name.maps_blocks() {
-        // The management block makes superblocks and the channel placement picks their
-        // member planes; the in-block placement is the FTL's own design.
-        // Their data blocks are placed by address by design, so `placement` has
-        // nothing to choose.
-        (one_channel && !mgmt).then(|| {
-            format!(
-                "the {} FTL ignores ftl.channel_placement without ftl.mgmt_block (a single erase block already sits on one plane)",
-                ftl.name.name()
-            )
-        })
-    } else if mgmt || by_address || one_channel {
-        Some(format!(
-            "ftl.mgmt_block, ftl.placement and ftl.channel_placement apply to the page FTL and (management block and channel placement) to the block-mapped FTLs; the {} FTL ignores them",
-            ftl.name.name()
-        ))
-    } else {
-        None
-    }
-}
-
 /// Runs the workload `cfg` describes and reports.
 pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
+    run_design(&cfg.validate()?, opts)
+}
+
+/// Runs a validated design and reports.
+pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> {
+    let cfg = &design.config;
     let start = std::time::Instant::now();
-    let mut dev = Device::new(cfg)?;
+    let mut dev = Device::build(design)?;
     let (phases, trace_warnings) = build_workload(cfg, dev.capacity_bytes())?;
     let mut notes = precondition(&mut dev, cfg)?;
     dev.reset_time(0);
@@ -213,7 +188,7 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
         measured: std::time::Instant::now(),
     };
     let base = Baseline::take(&dev);
-    let mut warnings: Vec<String> = layout_warning(&cfg.ftl).into_iter().collect();
+    let mut warnings: Vec<String> = design.notes.clone();
     // The management-block probe needs every probe write's latency by offset.
     let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
         probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?

@@ -29,6 +29,7 @@ mod tests;
 pub use export::write_ascii;
 
 use super::{IoRequest, OpKind, Phase};
+use crate::config::{ConfigError, check_range};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
 use stream::{Arrivals, Generator, OpMix, Placement, SizeDist, SynthRng, rng_from_seed};
@@ -398,6 +399,67 @@ fn single(
         name: kind.name().to_string(),
         open_loop: arrivals.open_loop(),
         requests,
+    }
+}
+
+/// Largest `requests` per phase: at a few million simulated requests a second, more
+/// would run for hours.
+pub const MAX_REQUESTS: u64 = 10_000_000_000;
+
+/// Largest `andrew_files`: the generator holds every file's extents and its phases'
+/// requests in memory (a few KiB per file).
+pub const MAX_ANDREW_FILES: u32 = 1_000_000;
+
+/// Largest `probe_partitions`: the inference pools them, and Ryu & Park probed a few.
+pub const MAX_PROBE_PARTITIONS: u32 = 1024;
+
+/// Checks the generator's settings against a device of `capacity_bytes` without
+/// generating anything (every bound and fit [`generate`] would refuse).
+pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), ConfigError> {
+    if let Some(r) = cfg.requests {
+        check_range(
+            "workload.requests",
+            r,
+            1,
+            MAX_REQUESTS,
+            "requests per phase",
+        )?;
+    }
+    check_range(
+        "workload.andrew_files",
+        cfg.andrew_files,
+        1,
+        MAX_ANDREW_FILES,
+        "files in the andrew source tree",
+    )?;
+    check_range(
+        "workload.probe_partitions",
+        cfg.probe_partitions,
+        1,
+        MAX_PROBE_PARTITIONS,
+        "partitions probed",
+    )?;
+    match cfg.kind {
+        SynthKind::Andrew => {
+            let need = andrew::footprint_bytes(cfg.andrew_files as u64, seed);
+            if need > capacity_bytes {
+                return Err(ConfigError::value(
+                    "workload.andrew_files",
+                    cfg.andrew_files,
+                    format!(
+                        "fewer files or a larger capacity: they need {} but the device has {}",
+                        Size(need),
+                        Size(capacity_bytes)
+                    ),
+                ));
+            }
+            Ok(())
+        }
+        SynthKind::Probe => probe::partition_starts(cfg, capacity_bytes)
+            .map(|_| ())
+            .map_err(ConfigError::Workload),
+        _ => validate(cfg, capacity_bytes, resolve_span(cfg, capacity_bytes))
+            .map_err(ConfigError::Workload),
     }
 }
 

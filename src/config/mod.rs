@@ -1,8 +1,19 @@
-//! Configuration: built-in defaults ← preset ← TOML file ← command-line flags, resolved
-//! into one validated [`Config`] that is echoed (with its seed) in every report.
+//! Configuration: built-in defaults ← preset ← TOML file ← command-line flags, loaded
+//! into a [`Config`] (echoed with its seed in every report) and resolved by
+//! [`Config::validate`] into a [`Design`]: the device derived once and every check that
+//! can be made before allocating (bounds, cross-key rules, knobs the FTL does not use,
+//! FTL feasibility, memory). Every refusal is a typed [`ConfigError`].
+
+mod design;
+mod error;
+mod memory;
+
+pub use design::{Design, check_memory_together};
+pub use error::{ConfigError, check_f64, check_range};
+pub use memory::{MemoryEstimate, available_memory};
 
 use crate::buffer::{BufferConfig, BufferShape};
-use crate::ftl::FtlConfig;
+use crate::ftl::{FtlConfig, PresetFtl};
 use crate::host::DispatchOrder;
 use crate::nand::{CellKind, Geometry};
 use crate::timing::{CopyCost, FormulaCosts, Organisation, TimingParams};
@@ -10,17 +21,21 @@ use crate::units::Size;
 use crate::workload::synth::SynthConfig;
 use crate::workload::trace::{FitPolicy, TraceFormat};
 use serde::{Deserialize, Serialize};
+use std::fmt::Display;
 use std::path::PathBuf;
 
 /// Presets embedded in the binary: (name, TOML text).
 pub const PRESETS: &[(&str, &str)] = &[
-    ("default", include_str!("../presets/default.toml")),
-    ("tlc-nvme", include_str!("../presets/tlc-nvme.toml")),
-    ("qlc-nvme", include_str!("../presets/qlc-nvme.toml")),
-    ("ssd-a", include_str!("../presets/ssd-a.toml")),
-    ("ssd-b", include_str!("../presets/ssd-b.toml")),
-    ("ssd-c", include_str!("../presets/ssd-c.toml")),
-    ("android-emmc", include_str!("../presets/android-emmc.toml")),
+    ("default", include_str!("../../presets/default.toml")),
+    ("tlc-nvme", include_str!("../../presets/tlc-nvme.toml")),
+    ("qlc-nvme", include_str!("../../presets/qlc-nvme.toml")),
+    ("ssd-a", include_str!("../../presets/ssd-a.toml")),
+    ("ssd-b", include_str!("../../presets/ssd-b.toml")),
+    ("ssd-c", include_str!("../../presets/ssd-c.toml")),
+    (
+        "android-emmc",
+        include_str!("../../presets/android-emmc.toml"),
+    ),
 ];
 
 /// `[device]`: the flash array, controller and host link.
@@ -71,7 +86,7 @@ pub struct DeviceConfig {
     pub copyback: bool,
     /// Host interface rate, MB/s; 0 = unlimited.
     pub host_link_mb_s: f64,
-    /// Program/erase cycles per block; default from the cell type.
+    /// Program/erase cycles per block, at least 1; default from the cell type.
     pub endurance_cycles: Option<u32>,
     /// DRAM on the device (the write buffer uses it when one is configured).
     pub dram_buffer: Size,
@@ -193,6 +208,14 @@ pub enum Precondition {
     Steady,
 }
 
+/// `[run]`: limits on the run itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// Run even when the memory estimate exceeds the memory available.
+    pub allow_memory: bool,
+}
+
 /// The whole configuration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -215,6 +238,8 @@ pub struct Config {
     pub workload: SynthConfig,
     /// Trace settings.
     pub trace: TraceConfig,
+    /// Limits on the run.
+    pub run: RunConfig,
 }
 
 impl Default for Config {
@@ -229,6 +254,7 @@ impl Default for Config {
             timing: TimingConfig::default(),
             workload: SynthConfig::default(),
             trace: TraceConfig::default(),
+            run: RunConfig::default(),
         }
     }
 }
@@ -268,26 +294,77 @@ pub fn merge(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
+/// Sets the dotted `key` (e.g. `ftl.log.victim`) of `table` to `value`, creating the
+/// sub-tables on the way: the shape `--set` overrides take.
+pub fn set_key(table: &mut toml::Table, key: &str, value: toml::Value) {
+    let (parents, last) = key.rsplit_once('.').map_or(("", key), |(p, l)| (p, l));
+    let mut cur = table;
+    for p in parents.split('.').filter(|p| !p.is_empty()) {
+        let entry = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !entry.is_table() {
+            *entry = toml::Value::Table(toml::Table::new());
+        }
+        cur = entry.as_table_mut().expect("just made a table");
+    }
+    cur.insert(last.to_string(), value);
+}
+
+/// Every value of `table` that is not a table, with its dotted key.
+pub fn leaves(table: &toml::Table) -> Vec<(String, toml::Value)> {
+    fn walk(prefix: &str, t: &toml::Table, out: &mut Vec<(String, toml::Value)>) {
+        for (k, v) in t {
+            let key = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            match v {
+                toml::Value::Table(sub) => walk(&key, sub, out),
+                v => out.push((key, v.clone())),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk("", table, &mut out);
+    out
+}
+
 /// Looks up a preset's TOML text by name.
-pub fn preset_text(name: &str) -> Result<&'static str, String> {
+pub fn preset_text(name: &str) -> Result<&'static str, ConfigError> {
     PRESETS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
         .ok_or_else(|| {
             let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
-            format!(
-                "unknown preset '{name}': expected one of {}",
-                names.join(", ")
-            )
+            ConfigError::UnknownPreset {
+                name: name.into(),
+                expected: names.join(", "),
+            }
         })
+}
+
+fn parse_error(origin: &str, e: impl Display) -> ConfigError {
+    let message = e.to_string().trim_end().to_string();
+    // serde's messages end with "in `ftl.gc_d`" when they know the key.
+    let key = message
+        .rsplit_once("in `")
+        .and_then(|(_, k)| k.strip_suffix('`'))
+        .map(str::to_string);
+    ConfigError::Parse {
+        origin: origin.into(),
+        key,
+        message,
+    }
 }
 
 impl Config {
     /// Builds a config from an optional preset name and optional TOML text of a user file
     /// (`source` names it in errors). The file's `device.preset` is used when `preset` is
     /// `None`.
-    pub fn load(preset: Option<&str>, file: Option<(&str, &str)>) -> Result<Config, String> {
+    pub fn load(preset: Option<&str>, file: Option<(&str, &str)>) -> Result<Config, ConfigError> {
         Config::load_with(preset, file, toml::Table::new())
     }
 
@@ -296,10 +373,9 @@ impl Config {
         preset: Option<&str>,
         file: Option<(&str, &str)>,
         overrides: toml::Table,
-    ) -> Result<Config, String> {
+    ) -> Result<Config, ConfigError> {
         let user: toml::Table = match file {
-            Some((source, text)) => toml::from_str(text)
-                .map_err(|e| format!("{source}: {}", e.to_string().trim_end()))?,
+            Some((source, text)) => toml::from_str(text).map_err(|e| parse_error(source, e))?,
             None => toml::Table::new(),
         };
         let file_preset = user
@@ -312,70 +388,121 @@ impl Config {
             .or(file_preset)
             .unwrap_or_else(|| "default".into());
         let mut base = toml::Table::try_from(Config::default()).expect("defaults serialize");
+        let preset_origin = format!("preset {name}");
         let preset_table: toml::Table =
-            toml::from_str(preset_text(&name)?).map_err(|e| format!("preset {name}: {e}"))?;
+            toml::from_str(preset_text(&name)?).map_err(|e| parse_error(&preset_origin, e))?;
         merge(&mut base, preset_table);
+        // The `[ftl]` keys as defaults and preset leave them: a preset describes a device
+        // with its own FTL's settings, which another FTL may ignore (see Design).
+        let preset_ftl = match base.get("ftl") {
+            Some(t) => {
+                FtlConfig::deserialize(t.clone()).map_err(|e| parse_error(&preset_origin, e))?
+            }
+            None => FtlConfig::default(),
+        };
         merge(&mut base, user);
         merge(&mut base, overrides);
         if let Some(toml::Value::Table(d)) = base.get_mut("device") {
             d.insert("preset".into(), toml::Value::String(name.clone()));
         }
         let source = file.map(|(s, _)| s).unwrap_or("command line");
-        Config::deserialize(base).map_err(|e| format!("{source}: {}", e.to_string().trim_end()))
+        let mut cfg = Config::deserialize(base).map_err(|e| parse_error(source, e))?;
+        cfg.ftl.preset = PresetFtl(Some(Box::new(preset_ftl)));
+        Ok(cfg)
     }
 
-    /// Derives the device the simulator builds, checking every setting.
-    pub fn resolve_device(&self) -> Result<ResolvedDevice, String> {
+    /// Derives the device the simulator builds, checking every device, host, timing and
+    /// buffer setting. [`Config::validate`] calls it once and checks the rest; use that.
+    pub fn resolve_device(&self) -> Result<ResolvedDevice, ConfigError> {
         let d = &self.device;
         let cell = d.cell.timing();
         let page = d.page_size.bytes();
-        if page == 0 || !page.is_multiple_of(512) || page > (1 << 20) {
-            return Err(format!(
-                "device.page_size = {}: expected a multiple of 512 B up to 1 MiB",
-                d.page_size
+        if page == 0 || !page.is_multiple_of(512) || page > MAX_PAGE_BYTES {
+            return Err(ConfigError::value(
+                "device.page_size",
+                d.page_size,
+                "a multiple of 512B up to 1MiB",
             ));
         }
-        if !(0.0..=1000.0).contains(&d.op_percent) || !d.op_percent.is_finite() {
-            return Err(format!(
-                "device.op_percent = {}: expected 0 to 1000",
-                d.op_percent
-            ));
-        }
+        check_range(
+            "device.oob_size",
+            d.oob_size.bytes(),
+            0,
+            page,
+            "bytes of spare area, at most the page size",
+        )?;
+        check_f64(
+            "device.op_percent",
+            d.op_percent,
+            0.0,
+            1000.0,
+            "percent: (physical - logical) / logical",
+        )?;
         let logical_pages = d.capacity.bytes() / page;
         if logical_pages == 0 {
-            return Err(format!(
-                "device.capacity = {} is smaller than one page ({})",
-                d.capacity, d.page_size
+            return Err(ConfigError::value(
+                "device.capacity",
+                d.capacity,
+                format!("at least one {} page", d.page_size),
             ));
         }
         if !d.capacity.bytes().is_multiple_of(page) {
-            return Err(format!(
-                "device.capacity = {} is not a whole number of {} pages",
-                d.capacity, d.page_size
+            return Err(ConfigError::value(
+                "device.capacity",
+                d.capacity,
+                format!("a whole number of {} pages", d.page_size),
+            ));
+        }
+        if logical_pages > MAX_LOGICAL_PAGES {
+            return Err(ConfigError::value(
+                "device.capacity",
+                d.capacity,
+                format!(
+                    "at most 2^31 pages ({} with {} pages; logical page numbers are 32-bit \
+                     and over-provisioning needs the rest): a smaller capacity or a larger \
+                     device.page_size",
+                    Size(MAX_LOGICAL_PAGES * page),
+                    d.page_size
+                ),
             ));
         }
         let pages_per_block = d.pages_per_block.unwrap_or(cell.pages_per_block);
-        for (name, v) in [
-            ("channels", d.channels),
-            ("chips_per_channel", d.chips_per_channel),
-            ("dies_per_chip", d.dies_per_chip),
-            ("planes_per_die", d.planes_per_die),
-            ("pages_per_block", pages_per_block),
+        for (name, v, hi) in [
+            ("channels", d.channels, MAX_PER_LEVEL),
+            ("chips_per_channel", d.chips_per_channel, MAX_PER_LEVEL),
+            ("dies_per_chip", d.dies_per_chip, MAX_PER_LEVEL),
+            ("planes_per_die", d.planes_per_die, MAX_PER_LEVEL),
+            ("pages_per_block", pages_per_block, MAX_PAGES_PER_BLOCK),
         ] {
             if v == 0 {
-                return Err(format!(
-                    "impossible geometry: device.{name} must be at least 1"
-                ));
+                return Err(ConfigError::Geometry(format!(
+                    "impossible geometry: device.{name} = 0: expected at least 1"
+                )));
             }
+            check_range(
+                &format!("device.{name}"),
+                v,
+                1,
+                hi,
+                "per level of the array",
+            )?;
         }
         let planes = d.channels as u64
             * d.chips_per_channel as u64
             * d.dies_per_chip as u64
             * d.planes_per_die as u64;
+        if planes > MAX_PLANES {
+            return Err(ConfigError::Geometry(format!(
+                "impossible geometry: {planes} planes (device.channels × chips_per_channel × \
+                 dies_per_chip × planes_per_die): expected at most {MAX_PLANES}"
+            )));
+        }
         let physical_pages = (logical_pages as f64 * (1.0 + d.op_percent / 100.0)).ceil() as u64;
         let blocks_per_plane = physical_pages.div_ceil(pages_per_block as u64 * planes);
         if blocks_per_plane > u32::MAX as u64 {
-            return Err("impossible geometry: too many blocks per plane".into());
+            return Err(ConfigError::Geometry(
+                "impossible geometry: too many blocks per plane".into(),
+            ));
         }
         let geometry = Geometry {
             channels: d.channels,
@@ -387,17 +514,31 @@ impl Config {
             page_size_bytes: page as u32,
             oob_size_bytes: d.oob_size.bytes() as u32,
         };
-        geometry.validate()?;
+        geometry.validate().map_err(ConfigError::Geometry)?;
         let transfer_ns = match (d.channel_mb_s, d.t_rc_ns) {
-            (Some(rate), _) if rate > 0.0 => (page as f64 / rate * 1e3).round() as u64,
             (Some(rate), _) => {
-                return Err(format!(
-                    "device.channel_mb_s = {rate}: expected a positive rate"
-                ));
+                check_f64("device.channel_mb_s", rate, f64::MIN_POSITIVE, 1e9, "MB/s")?;
+                (page as f64 / rate * 1e3).round() as u64
             }
-            (None, Some(t_rc)) => (page as f64 * t_rc).round() as u64,
+            (None, Some(t_rc)) => {
+                check_f64("device.t_rc_ns", t_rc, 0.0, 1e6, "ns per byte")?;
+                (page as f64 * t_rc).round() as u64
+            }
             (None, None) => (page as f64 * cell.t_rc_ns).round() as u64,
         };
+        for (key, v) in [
+            ("device.read_ns", d.read_ns),
+            ("device.program_ns", d.program_ns),
+            ("device.erase_ns", d.erase_ns),
+            ("device.command_ns", Some(d.command_ns)),
+            ("timing.formula_read_ns", self.timing.formula_read_ns),
+            ("timing.formula_program_ns", self.timing.formula_program_ns),
+            ("timing.formula_erase_ns", self.timing.formula_erase_ns),
+        ] {
+            if let Some(v) = v {
+                check_range(key, v, 0, MAX_OP_NS, "ns; 10 s at most")?;
+            }
+        }
         let read_ns = d.read_ns.unwrap_or(cell.read_ns);
         let program_ns = d.program_ns.unwrap_or(cell.program_ns);
         let erase_ns = d.erase_ns.unwrap_or(cell.erase_ns);
@@ -417,24 +558,41 @@ impl Config {
             erase_ns: t.formula_erase_ns.unwrap_or(erase_ns),
             copy_cost: t.copy_cost,
         };
-        if !(d.host_link_mb_s >= 0.0 && d.host_link_mb_s.is_finite()) {
-            return Err(format!(
-                "device.host_link_mb_s = {}: expected ≥ 0",
-                d.host_link_mb_s
-            ));
-        }
+        check_f64(
+            "device.host_link_mb_s",
+            d.host_link_mb_s,
+            0.0,
+            1e9,
+            "MB/s; 0 = unlimited",
+        )?;
         let link_ns_per_byte = if d.host_link_mb_s > 0.0 {
             1e3 / d.host_link_mb_s
         } else {
             0.0
         };
-        if !(1..=512).contains(&self.host.qd) {
-            return Err(format!("host.qd = {}: expected 1 to 512", self.host.qd));
+        if let Some(e) = d.endurance_cycles {
+            // 0 used to mean "never wears out" by accident; a block that survives no
+            // erase is not a device.
+            check_range(
+                "device.endurance_cycles",
+                e,
+                1,
+                u32::MAX,
+                "program/erase cycles per block; omit it for the cell's default",
+            )?;
         }
+        check_range(
+            "host.qd",
+            self.host.qd,
+            1,
+            512,
+            "outstanding requests (NCQ tags)",
+        )?;
         if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
-            return Err(format!(
-                "host.speedup = {}: expected a positive number",
-                self.host.speedup
+            return Err(ConfigError::value(
+                "host.speedup",
+                self.host.speedup,
+                "a positive number (trace gaps are divided by it)",
             ));
         }
         let buffer =
@@ -455,6 +613,26 @@ impl Config {
         })
     }
 }
+
+/// Largest page: a mapping unit beyond 1 MiB is a block, not a page.
+pub const MAX_PAGE_BYTES: u64 = 1 << 20;
+
+/// Largest logical capacity in pages: page numbers are `u32` and the physical pages
+/// (logical plus over-provisioning) must fit too.
+pub const MAX_LOGICAL_PAGES: u64 = 1 << 31;
+
+/// Largest count per array level (channels, chips per channel, dies, planes).
+pub const MAX_PER_LEVEL: u32 = 1024;
+
+/// Largest plane count of the whole array: per-plane state is allocated up front.
+pub const MAX_PLANES: u64 = 1 << 16;
+
+/// Largest `pages_per_block` (block state keeps page counts in 32 bits; real NAND has
+/// at most a few thousand).
+pub const MAX_PAGES_PER_BLOCK: u32 = 1 << 16;
+
+/// Largest flash-operation or command time: beyond 10 s a value is a unit mistake.
+pub const MAX_OP_NS: u64 = 10_000_000_000;
 
 #[cfg(test)]
 mod tests {
@@ -489,15 +667,19 @@ mod tests {
 
     #[test]
     fn errors_name_the_file_and_the_key() {
-        let e = Config::load(None, Some(("my.toml", "[device]\nchanels = 4\n"))).unwrap_err();
+        let e = Config::load(None, Some(("my.toml", "[device]\nchanels = 4\n")))
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("my.toml"), "{e}");
         assert!(e.contains("chanels"), "{e}");
-        let e = Config::load(Some("nope"), None).unwrap_err();
+        let e = Config::load(Some("nope"), None).unwrap_err().to_string();
         assert!(
             e.contains("unknown preset 'nope'") && e.contains("ssd-a"),
             "{e}"
         );
-        let e = Config::load(None, Some(("x.toml", "[ftl]\nname = \"zftl\"\n"))).unwrap_err();
+        let e = Config::load(None, Some(("x.toml", "[ftl]\nname = \"zftl\"\n")))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("zftl"), "{e}");
     }
 
@@ -505,13 +687,23 @@ mod tests {
     fn impossible_geometry_is_an_error() {
         let mut c = Config::default();
         c.device.channels = 0;
-        assert!(c.resolve_device().unwrap_err().contains("channels"));
+        assert!(
+            c.resolve_device()
+                .unwrap_err()
+                .to_string()
+                .contains("channels")
+        );
         let mut c = Config::default();
         c.device.page_size = Size(1000);
-        assert!(c.resolve_device().unwrap_err().contains("page_size"));
+        assert!(
+            c.resolve_device()
+                .unwrap_err()
+                .to_string()
+                .contains("page_size")
+        );
         let mut c = Config::default();
         c.host.qd = 0;
-        assert!(c.resolve_device().unwrap_err().contains("qd"));
+        assert!(c.resolve_device().unwrap_err().to_string().contains("qd"));
     }
 
     #[test]

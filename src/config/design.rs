@@ -1,0 +1,279 @@
+//! [`Design`]: a [`Config`] resolved and checked before any work. Everything that can be
+//! known without running — device derivation, bounds, cross-key rules, knobs the chosen
+//! FTL does not read, the FTL's fit on the device, the generator's fit, memory — is
+//! checked here, so a comma list of designs can be refused as a whole before the first
+//! one runs.
+
+use super::memory::{self, MemoryEstimate};
+use super::{Config, ConfigError, ResolvedDevice};
+use crate::ftl::layout::ChannelPlacement;
+use crate::ftl::superblock::Superblock;
+use crate::ftl::{FtlConfig, FtlKind, build_ftl, gc::GcPolicyKind, knob, unit_pages};
+use crate::nand::Geometry;
+use crate::units::Size;
+use crate::workload::synth;
+use std::collections::BTreeMap;
+
+/// A validated configuration with everything derived from it that the simulator builds.
+#[derive(Clone, Debug)]
+pub struct Design {
+    /// The configuration.
+    pub config: Config,
+    /// The device, derived once.
+    pub device: ResolvedDevice,
+    /// Superblocks of a block-mapped FTL (`ftl.superblock` of several erase blocks).
+    pub superblock: Option<Superblock>,
+    /// The geometry the FTL and the NAND state run on (virtual with superblocks).
+    pub ftl_geometry: Geometry,
+    /// Pages per management block of the page FTL (1 for the other FTLs).
+    pub mgmt_block_pages: u32,
+    /// Estimated peak memory of the run.
+    pub memory: MemoryEstimate,
+    /// Settings accepted but ignored, for the report's warnings (a preset's page-FTL
+    /// keys under another FTL).
+    pub notes: Vec<String>,
+}
+
+impl Config {
+    /// Resolves and checks this configuration for a run; see [`Design`].
+    pub fn validate(&self) -> Result<Design, ConfigError> {
+        self.design(true)
+    }
+
+    /// Like [`Config::validate`] without the generator's settings, for a device driven
+    /// by other code (the flash cache of `ssdlab hybrid`, tests).
+    pub fn validate_device(&self) -> Result<Design, ConfigError> {
+        self.design(false)
+    }
+
+    fn design(&self, with_workload: bool) -> Result<Design, ConfigError> {
+        self.ftl.validate()?;
+        let device = self.resolve_device()?;
+        let geo = device.geometry;
+        let notes = check_knobs(&self.ftl, &self.device.preset)?;
+        let superblock = Superblock::from_config(&self.ftl, &geo)?;
+        if self.ftl.name.maps_blocks()
+            && superblock.is_none()
+            && self.ftl.channel_placement != ChannelPlacement::Striped
+            && user_set(&self.ftl, "channel_placement")
+        {
+            return Err(ConfigError::value(
+                "ftl.channel_placement",
+                self.ftl.channel_placement.name(),
+                format!(
+                    "striped unless ftl.superblock spans several erase blocks (the {} FTL's \
+                     unit is then one erase block, which sits on one plane)",
+                    self.ftl.name.name()
+                ),
+            ));
+        }
+        let ftl_geometry = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
+        let mgmt_block_pages = if self.ftl.name.uses_page_layout() {
+            unit_pages(&self.ftl, &geo, device.logical_pages)?
+        } else {
+            1
+        };
+        if with_workload && self.trace.path.is_none() {
+            let capacity = device.logical_pages * geo.page_size_bytes as u64;
+            synth::check(&self.workload, capacity, self.seed)?;
+        }
+        let memory = memory::estimate(
+            self,
+            &ftl_geometry,
+            device.logical_pages,
+            device.buffer.as_ref(),
+            device.track_write_seq,
+        );
+        if !self.run.allow_memory {
+            check_fits(&memory, self)?;
+        }
+        ftl_feasible(&self.ftl, &ftl_geometry, device.logical_pages)?;
+        Ok(Design {
+            config: self.clone(),
+            device,
+            superblock,
+            ftl_geometry,
+            mgmt_block_pages,
+            memory,
+            notes,
+        })
+    }
+}
+
+/// Whether the FTL fits the device (enough blocks for its data, reserves and frontiers).
+///
+/// TODO(merge with ftl-space): replace the body with
+/// `crate::ftl::feasible::check(cfg, geo, logical_pages)` mapped into
+/// [`ConfigError::Ftl`]; that check names the smallest capacity / OP that works and
+/// allocates nothing. Until then this builds the FTL and drops it: its tables are
+/// allocated zeroed (untouched pages cost no memory) and its per-block state is small,
+/// and the memory estimate has already run, so a device too large is refused before.
+fn ftl_feasible(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<(), ConfigError> {
+    build_ftl(cfg, geo, logical_pages, 0).map(drop)
+}
+
+/// Refuses a run whose estimate exceeds the memory available, naming the fix.
+fn check_fits(m: &MemoryEstimate, cfg: &Config) -> Result<(), ConfigError> {
+    let Some((available, limit)) = memory::available_memory() else {
+        return Ok(());
+    };
+    check_estimate(m, cfg, available, limit)
+}
+
+fn check_estimate(
+    m: &MemoryEstimate,
+    cfg: &Config,
+    available: u64,
+    limit: String,
+) -> Result<(), ConfigError> {
+    let need = m.total_bytes();
+    if need <= available {
+        return Ok(());
+    }
+    // Flash-page tables scale with capacity / page size; the rest does not.
+    let rest = need - m.per_page_bytes();
+    let room = available.saturating_sub(rest);
+    let scale = room as f64 / m.per_page_bytes().max(1) as f64;
+    let page = cfg.device.page_size.bytes();
+    let capacity = memory::round_down_size((cfg.device.capacity.bytes() as f64 * scale) as u64);
+    let factor = (1.0 / scale.max(1e-9)).ceil() as u64;
+    let larger_page = (page * factor.next_power_of_two()).min(super::MAX_PAGE_BYTES);
+    let fix = if room == 0 {
+        "a smaller buffer.size or workload".to_string()
+    } else {
+        format!(
+            "device.capacity at most {} (--capacity), or device.page_size = {} (fewer pages)",
+            capacity,
+            Size(larger_page)
+        )
+    };
+    Err(ConfigError::Memory {
+        need_bytes: need,
+        available_bytes: available,
+        limit,
+        breakdown: m.breakdown(),
+        fix,
+    })
+}
+
+/// Refuses the estimates of designs that run at the same time (a comma list runs them in
+/// parallel) when together they exceed the memory available.
+pub fn check_memory_together(designs: &[Design]) -> Result<(), ConfigError> {
+    if designs.iter().any(|d| d.config.run.allow_memory) {
+        return Ok(());
+    }
+    let Some((available, limit)) = memory::available_memory() else {
+        return Ok(());
+    };
+    let need: u64 = designs.iter().map(|d| d.memory.total_bytes()).sum();
+    if need <= available {
+        return Ok(());
+    }
+    Err(ConfigError::Memory {
+        need_bytes: need,
+        available_bytes: available,
+        limit,
+        breakdown: format!("{} designs run side by side", designs.len()),
+        fix: "fewer designs per run, or a smaller device.capacity".into(),
+    })
+}
+
+/// `[ftl]` as dotted keys (sub-tables flattened) and values as a user writes them.
+fn flat(cfg: &FtlConfig) -> BTreeMap<String, String> {
+    let table = toml::Table::try_from(cfg).expect("the ftl table serializes");
+    super::leaves(&table)
+        .into_iter()
+        .map(|(k, v)| match v {
+            toml::Value::String(s) => (k, s),
+            other => (k, other.to_string()),
+        })
+        .collect()
+}
+
+/// Whether `key` (under `[ftl]`) was set by a file or flag away from both its built-in
+/// default and the preset's value.
+fn user_set(cfg: &FtlConfig, key: &str) -> bool {
+    let now = flat(cfg);
+    let default = flat(&FtlConfig::default());
+    let preset = cfg.preset.0.as_deref().map(flat);
+    let v = now.get(key);
+    v != default.get(key) && preset.is_none_or(|p| v != p.get(key))
+}
+
+/// Refuses knobs the chosen FTL does not read when a file or flag set them away from
+/// their default; returns notes for such knobs a preset set (a preset describes a device
+/// with its own FTL's settings, which another FTL legitimately ignores).
+fn check_knobs(cfg: &FtlConfig, preset_name: &str) -> Result<Vec<String>, ConfigError> {
+    let kind = cfg.name;
+    let now = flat(cfg);
+    let default = flat(&FtlConfig::default());
+    let preset = cfg.preset.0.as_deref().map(flat);
+    let mut notes = Vec::new();
+    let keys: std::collections::BTreeSet<&String> = now.keys().chain(default.keys()).collect();
+    for key in keys {
+        let v = now.get(key);
+        if v == default.get(key) {
+            continue;
+        }
+        let k = knob(key).unwrap_or_else(|| panic!("ftl.{key} missing from ftl::KNOBS"));
+        let value = v.map_or("(unset)", String::as_str);
+        if !(k.used_by)(kind) {
+            if preset.as_ref().is_some_and(|p| p.get(key) == v) {
+                notes.push(format!(
+                    "ftl.{key} = {value} comes from preset {preset_name} for {}; the {} FTL \
+                     ignores it",
+                    FtlKind::names_where(k.used_by),
+                    kind.name()
+                ));
+                continue;
+            }
+            return Err(ConfigError::UnusedKnob {
+                key: format!("ftl.{key}"),
+                value: value.to_string(),
+                ftl: kind.name(),
+                what: k.what.to_string(),
+                users: FtlKind::names_where(k.used_by),
+            });
+        }
+        if key == "gc_d"
+            && cfg.gc != GcPolicyKind::DChoices
+            && preset.as_ref().is_none_or(|p| p.get(key) != v)
+        {
+            return Err(ConfigError::value(
+                "ftl.gc_d",
+                value,
+                format!(
+                    "its default unless ftl.gc = d-choices (gc = {} samples no candidates)",
+                    GcPolicyKind::all()
+                        .iter()
+                        .find(|e| e.0 == cfg.gc)
+                        .map_or("?", |e| e.1)
+                ),
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ftl_key_has_a_knob_entry() {
+        for key in flat(&FtlConfig::default()).keys() {
+            assert!(knob(key).is_some(), "ftl.{key} has no entry in ftl::KNOBS");
+        }
+    }
+
+    #[test]
+    fn memory_refusal_names_a_capacity_that_fits() {
+        let cfg = Config::default();
+        let d = cfg.validate().unwrap();
+        let need = d.memory.total_bytes();
+        let e = check_estimate(&d.memory, &cfg, need / 4, "test".into()).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("device.capacity at most"), "{msg}");
+        assert!(msg.contains("run.allow_memory"), "{msg}");
+    }
+}
