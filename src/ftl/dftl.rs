@@ -13,10 +13,10 @@
 //! CMT full:   evict the policy's victim; if dirty, write back its translation page:
 //!             read it, fold in every dirty cached entry of that page (batch update,
 //!             all become clean), program it elsewhere, GTD → new page (Map read + write)
-//! GC(unit):   below gc_low + 2 free blocks, until gc_high + 2 (an operation may take a
-//!             host and a translation block before its GC check, and a GC pass a GC and
-//!             a translation block before its first erase; the page FTL counts one of
-//!             each): victim = policy (data and
+//! GC(unit):   below gc_low + e free blocks, until gc_high + e, e = 1 (2 on a one-unit
+//!             device, where translation blocks always come from the unit collected;
+//!             feasible::dftl_extra_free): an operation may take a host and a
+//!             translation block before its GC check: victim = policy (data and
 //!             translation blocks compete, as in the paper)
 //!   translation victim: copy its valid translation pages, GTD follows (RAM only)
 //!   data victim: copy valid pages; a cached lpn's CMT entry takes the new address

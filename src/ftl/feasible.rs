@@ -139,22 +139,29 @@ pub fn page_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<
     paged(FtlKind::Page, cfg, geo, logical_pages).map(plan)
 }
 
-/// Extra free blocks DFTL keeps above the configured thresholds: an operation may open
-/// a host block and a translation block in a unit before its GC check, and a GC pass
-/// may open a GC block and a translation block (its batch update) before its first
-/// victim is erased; the page FTL's thresholds count one of each.
-pub const DFTL_EXTRA_FREE: u32 = 2;
+/// Extra free blocks DFTL keeps above the configured thresholds in each of `units` GC
+/// units. An operation may open a host block and a translation block before its GC
+/// check, and a GC pass a GC block and a translation block (its batch update) before its
+/// first victim is erased; the page FTL's thresholds count one of each. Translation
+/// blocks come from the unit with the most free blocks, which is always the unit being
+/// collected on a one-unit device (two more) but may be any unit, the collected one
+/// included when all sit at the threshold, on larger ones (one more).
+pub fn dftl_extra_free(units: u32) -> u32 {
+    if units == 1 { 2 } else { 1 }
+}
 
 /// DFTL's organisation: as the page FTL's (no wear-leveling frontier), with an equal
 /// share of the translation blocks (and the translation frontier) per unit and
-/// [`DFTL_EXTRA_FREE`] more free blocks in each threshold.
+/// [`dftl_extra_free`] more free blocks in each threshold.
 pub fn dftl_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Plan, Infeasible> {
-    let plan = |k| Plan {
-        unit_planes: k,
-        gc_low: cfg.gc_low_free_blocks + DFTL_EXTRA_FREE,
-        gc_high: cfg.gc_high_free_blocks + DFTL_EXTRA_FREE,
-    };
-    paged(FtlKind::Dftl, cfg, geo, logical_pages).map(plan)
+    paged(FtlKind::Dftl, cfg, geo, logical_pages).map(|k| {
+        let extra = dftl_extra_free(geo.planes() / k);
+        Plan {
+            unit_planes: k,
+            gc_low: cfg.gc_low_free_blocks + extra,
+            gc_high: cfg.gc_high_free_blocks + extra,
+        }
+    })
 }
 
 /// Translation pages DFTL needs for `logical_pages` (4-byte entries per page).
@@ -172,7 +179,7 @@ fn paged_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool, k
         // each unit keeps an equal share of them, plus the open translation frontier.
         let trans = dftl_translation_pages(geo, logical_pages).div_ceil(np) + 1;
         data + trans.div_ceil(units)
-            + (cfg.gc_high_free_blocks + DFTL_EXTRA_FREE) as u64
+            + (cfg.gc_high_free_blocks + dftl_extra_free(units as u32)) as u64
             + 1
             + cfg.hot_cold as u64
     } else {
