@@ -100,6 +100,11 @@ pub(super) struct Blocks<V: VictimPolicy> {
 
 /// What the FTL that owns a [`Blocks`] supplies: its map, and how it reclaims a victim.
 pub(super) trait Owner<V: VictimPolicy> {
+    /// Below this many free blocks a GC pass takes the unit's closed block with the
+    /// fewest valid pages whatever the policy says (emergency greedy): for FTLs whose
+    /// victims can cost more blocks than they free (DFTL's batch updates), so a policy
+    /// that ignores valid counts (FIFO, cost-benefit's age term) cannot drain the unit.
+    const EMERGENCY_FREE: usize = 0;
     fn blocks(&mut self) -> &mut Blocks<V>;
     /// Prefetches the map state that moving the data page at `src` will update.
     fn prefetch_move(&self, nand: &Nand, src: Ppn);
@@ -332,6 +337,19 @@ impl<V: VictimPolicy> Blocks<V> {
         Some(BlockId(cold))
     }
 
+    /// The closed block of `unit` with the fewest valid pages, removed from the
+    /// policy's candidates (a scan: emergencies only).
+    #[cold]
+    fn emergency_victim(&mut self, unit: u32, nand: &Nand) -> Option<BlockId> {
+        let bpu = self.unit_geo.blocks_per_plane;
+        let first = unit * bpu;
+        let best = (first..first + bpu)
+            .filter(|&b| self.role[b as usize] == Role::Closed)
+            .min_by_key(|&b| nand.valid_count(BlockId(b)))?;
+        self.policy.remove(BlockId(best));
+        Some(BlockId(best))
+    }
+
     /// Panics unless every block's role agrees with the NAND and the victim policy (free
     /// blocks erased and not candidates, closed blocks full and candidates, open ones
     /// not candidates, none left mid-collection) and every frontier points at its
@@ -419,7 +437,12 @@ pub(super) fn collect<V: VictimPolicy, O: Owner<V>>(
     while o.blocks().free(unit) < o.blocks().gc_high as usize && budget > 0 {
         budget -= 1;
         let bm = o.blocks();
-        let Some(victim) = bm.policy.select(unit, nand, bm.clock) else {
+        let pick = if bm.free(unit) < O::EMERGENCY_FREE {
+            bm.emergency_victim(unit, nand)
+        } else {
+            bm.policy.select(unit, nand, bm.clock)
+        };
+        let Some(victim) = pick else {
             break;
         };
         // A collection usually takes several victims: start fetching the next one's

@@ -561,6 +561,10 @@ impl<V: VictimPolicy> Dftl<V> {
 }
 
 impl<V: VictimPolicy> Owner<V> for Dftl<V> {
+    /// A data victim's batch update writes up to one translation page per page moved,
+    /// so a victim chosen by age alone can take more blocks than it frees.
+    const EMERGENCY_FREE: usize = 2;
+
     #[inline]
     fn blocks(&mut self) -> &mut Blocks<V> {
         &mut self.bm
