@@ -9,7 +9,7 @@ use ssdlab::ftl::cftl::FullPolicy;
 use ssdlab::ftl::dftl::CmtPolicy;
 use ssdlab::ftl::gc::GcPolicyKind;
 use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
-use ssdlab::nand::{Geometry, Lpn, Nand};
+use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
@@ -180,9 +180,21 @@ fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), 
         let got = ftl.lookup(Lpn(l), &nand).map(|p| nand.oob(p).seq);
         prop_assert_eq!(got, want, "{}: lpn {} at the end", who, l);
     }
-    // Without a buffer nothing is written less than once.
+    // Every host write is exactly one host program (no buffer, whole pages); the rest of
+    // the programs are moves (GC, WL copies and rewrites) or map pages, and copies never
+    // exceed the programs of their cause.
     let c = nand.counters();
-    prop_assert!(c.total_programs() >= c.programs[0]);
+    let writes = ops.iter().filter(|o| matches!(o, Op::Write(_))).count() as u64;
+    prop_assert_eq!(
+        c.programs[Cause::Host as usize],
+        writes,
+        "{}: host programs",
+        who
+    );
+    prop_assert_eq!(c.copies[Cause::Host as usize], 0, "{}: host copies", who);
+    for cause in 0..c.programs.len() {
+        prop_assert!(c.copies[cause] <= c.programs[cause], "{}: copies", who);
+    }
     Ok(())
 }
 

@@ -94,6 +94,8 @@ impl Bast {
                 geo.pages_per_block
             ));
         }
+        super::feasible::check_kind(super::FtlKind::Bast, cfg, geo, logical_pages)
+            .map_err(|e| e.to_string())?;
         let nlog = log_budget(geo, logical_pages, &cfg.log, 1, "bast")?;
         let b = Blocks::new("bast", geo, logical_pages, cfg.dynamic_wl);
         let bl = b.data.len();

@@ -13,9 +13,10 @@
 //! CMT full:   evict the policy's victim; if dirty, write back its translation page:
 //!             read it, fold in every dirty cached entry of that page (batch update,
 //!             all become clean), program it elsewhere, GTD → new page (Map read + write)
-//! GC(plane):  below gc_low free blocks, until gc_high (two more of each on a one-plane
-//!             device, whose translation pages the GC itself writes must come from the
-//!             plane being collected): victim = policy (data and
+//! GC(unit):   below gc_low + e free blocks, until gc_high + e, e = 1 (2 on a one-unit
+//!             device, where translation blocks always come from the unit collected;
+//!             feasible::dftl_extra_free): an operation may take a host and a
+//!             translation block before its GC check: victim = policy (data and
 //!             translation blocks compete, as in the paper)
 //!   translation victim: copy its valid translation pages, GTD follows (RAM only)
 //!   data victim: copy valid pages; a cached lpn's CMT entry takes the new address
@@ -35,7 +36,8 @@
 //! map, about 2–3% of the page entries at the usual 3% log area; `cmt_entries` or
 //! `cmt_fraction` override]; translation blocks are opened in the plane with the most
 //! free blocks (ties: lowest plane index), so translation traffic never takes a plane's
-//! last free block while another has more; data GC is per plane with the configured
+//! last free block while another has more; data GC is per unit (a plane, or a group of
+//! planes on small devices: blocks.rs, feasible.rs) with the configured
 //! victim policy (greedy by default, the paper's), and data writes stripe over planes as
 //! in the page FTL. No static wear leveling.
 //!
@@ -47,10 +49,11 @@
 //! head per translation page, T = ⌈L / E⌉). The paper's own estimate counts 8 B per CMT
 //! entry; ours is larger because it counts the links a real implementation needs.
 
+use super::blocks::{self, Blocks, Owner, Stream};
+use super::feasible;
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::layout::{ChannelPlacement, Layout, Placement};
-use super::page::{Frontier, PlaneState, Role, Stream, check_block};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
@@ -177,12 +180,8 @@ pub fn build(
 
 /// DFTL state.
 pub struct Dftl<V: VictimPolicy> {
-    geo: Geometry,
     np: u32,
     hot_cold: bool,
-    dynamic_wl: bool,
-    gc_low: u32,
-    gc_high: u32,
     logical_pages: u32,
     /// Map entries per translation page.
     epp: u32,
@@ -203,18 +202,16 @@ pub struct Dftl<V: VictimPolicy> {
     /// 4 B head per page); here a vector per page, whose independent loads the CPU can
     /// overlap during the batch update.
     dirty: Vec<Vec<u32>>,
-    planes: Vec<PlaneState>,
-    role: Vec<Role>,
-    is_trans: Vec<bool>,
-    trans_frontier: Option<Frontier>,
+    /// Free pools, frontiers and GC (shared with the page FTL); translation pages are
+    /// the [`Stream::Map`] frontier of each unit.
+    bm: Blocks<V>,
+    /// The unit whose [`Stream::Map`] frontier is the (device-wide) translation frontier.
+    trans_unit: Option<u32>,
+    /// Units a translation block left below `gc_low`, collected when the operation ends.
+    low_units: Vec<u32>,
+    tscratch: Vec<Ppn>,
     layout: Layout,
-    policy: V,
-    clock: u64,
-    free_key_seq: u32,
-    scratch: Vec<Ppn>,
     moved: Vec<(u32, u32)>,
-    /// Planes a translation block left below `gc_low`, collected when the operation ends.
-    low_planes: Vec<u32>,
     lookups: u64,
     probes: u64,
     hits: u64,
@@ -224,10 +221,7 @@ pub struct Dftl<V: VictimPolicy> {
     dirty_evictions: u64,
     clean_evictions: u64,
     batched_entries: u64,
-    gc_invocations: u64,
-    gc_victims: u64,
     gc_trans_victims: u64,
-    gc_victim_valid_pages: u64,
     gc_cmt_updates: u64,
     gc_trans_updates: u64,
     gc_batched_entries: u64,
@@ -248,42 +242,15 @@ impl<V: VictimPolicy> Dftl<V> {
         if logical_pages + tpages + 2 >= NIL as u64 {
             return Err("dftl: too many logical pages".into());
         }
-        let planes = geo.planes();
-        let per_plane_logical = logical_pages.div_ceil(planes as u64);
-        let data_blocks = per_plane_logical.div_ceil(geo.pages_per_block as u64);
-        let frontiers = if cfg.hot_cold { 2 } else { 1 };
-        // A data GC rewrites translation pages (one per distinct translation page among
-        // the victim's valid pages, up to a block's worth) on top of filling its GC
-        // frontier. Their next block comes from the plane with the most free blocks,
-        // which on a one-plane device is the one being collected, so that device keeps
-        // two more blocks in reserve: one for the translation frontier it may open and
-        // one for the block after it. (With one, a full one-plane device under random
-        // writes ran out of blocks: `ssdlab run --preset android-emmc --fill --ftl dftl
-        // --workload random-write --requests 300k`.)
-        let extra = 2 * u32::from(planes == 1);
-        let per_plane = data_blocks + (cfg.gc_high_free_blocks + extra) as u64 + frontiers;
-        let trans_blocks = tpages.div_ceil(geo.pages_per_block as u64) + 1;
-        if (geo.blocks_per_plane as u64) < per_plane
-            || (geo.blocks() as u64) < per_plane * planes as u64 + trans_blocks
-        {
-            return Err(format!(
-                "impossible geometry for dftl: each plane needs {data_blocks} blocks of data + {} free for GC + {frontiers} open frontiers, and the device {trans_blocks} more for translation pages, but planes have {} blocks (raise over-provisioning or lower ftl.gc_high_free_blocks)",
-                cfg.gc_high_free_blocks + extra,
-                geo.blocks_per_plane
-            ));
-        }
+        let plan = feasible::dftl_plan(cfg, geo, logical_pages).map_err(|e| e.to_string())?;
         let ncmt = d.cmt_size(logical_pages) as u32;
         let protected_cap = match d.cmt_policy {
             CmtPolicy::Lru => 0,
             CmtPolicy::SegmentedLru => (ncmt as f64 * d.protected_fraction).floor() as u32,
         };
-        let mut ftl = Dftl {
-            geo: *geo,
+        Ok(Dftl {
             np: geo.pages_per_block,
             hot_cold: cfg.hot_cold,
-            dynamic_wl: cfg.dynamic_wl,
-            gc_low: cfg.gc_low_free_blocks + extra,
-            gc_high: cfg.gc_high_free_blocks + extra,
             logical_pages: logical_pages as u32,
             epp,
             gmt: crate::util::zeroed_vec(logical_pages as usize),
@@ -295,18 +262,20 @@ impl<V: VictimPolicy> Dftl<V> {
             seg_len: [0; 2],
             protected_cap,
             dirty: vec![Vec::new(); tpages as usize],
-            planes: vec![PlaneState::default(); planes as usize],
-            role: vec![Role::Free; geo.blocks() as usize],
-            is_trans: vec![false; geo.blocks() as usize],
-            trans_frontier: None,
+            bm: Blocks::new(
+                cfg,
+                geo,
+                plan.unit_planes,
+                plan.gc_low,
+                plan.gc_high,
+                params,
+            ),
+            trans_unit: None,
+            low_units: Vec::new(),
+            tscratch: Vec::with_capacity(geo.pages_per_block as usize),
             // Data pages stripe over planes in write order, the page FTL's default.
             layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
-            policy: V::build(geo, params),
-            clock: 0,
-            free_key_seq: 0,
-            scratch: Vec::with_capacity(geo.pages_per_block as usize),
             moved: Vec::with_capacity(geo.pages_per_block as usize),
-            low_planes: Vec::new(),
             lookups: 0,
             probes: 0,
             hits: 0,
@@ -316,18 +285,11 @@ impl<V: VictimPolicy> Dftl<V> {
             dirty_evictions: 0,
             clean_evictions: 0,
             batched_entries: 0,
-            gc_invocations: 0,
-            gc_victims: 0,
             gc_trans_victims: 0,
-            gc_victim_valid_pages: 0,
             gc_cmt_updates: 0,
             gc_trans_updates: 0,
             gc_batched_entries: 0,
-        };
-        for b in 0..geo.blocks() {
-            ftl.release(b, 0);
-        }
-        Ok(ftl)
+        })
     }
 
     /// CMT capacity in entries.
@@ -348,19 +310,6 @@ impl<V: VictimPolicy> Dftl<V> {
     #[inline]
     fn trans_tag(&self, mvpn: u32) -> Lpn {
         Lpn(NIL - 1 - mvpn)
-    }
-
-    fn release(&mut self, b: u32, erases: u32) {
-        let key = if self.dynamic_wl {
-            erases
-        } else {
-            self.free_key_seq = self.free_key_seq.wrapping_add(1);
-            self.free_key_seq
-        };
-        self.role[b as usize] = Role::Free;
-        self.is_trans[b as usize] = false;
-        let plane = self.geo.plane_of(BlockId(b)) as usize;
-        self.planes[plane].free.insert((key, b));
     }
 
     // ---- CMT lists -------------------------------------------------------------------
@@ -515,113 +464,57 @@ impl<V: VictimPolicy> Dftl<V> {
         nand.program(dst, self.trans_tag(mvpn), Cause::Map);
         self.trans_writes += 1;
         if old != 0 {
-            self.invalidate(Ppn(old - 1), nand);
+            self.bm.invalidate(Ppn(old - 1), nand);
         }
         self.gtd[mvpn as usize] = dst.0 + 1;
         Ok(())
     }
 
     /// Next page of the translation frontier; a new translation block comes from the
-    /// plane with the most free blocks.
+    /// unit with the most free blocks (ties: the lowest), so translation traffic never
+    /// takes a unit's last free block while another has more.
     fn trans_page(&mut self, nand: &Nand) -> Result<Ppn, FtlError> {
-        if self.trans_frontier.is_none() {
-            let mut best: Option<usize> = None;
-            for (p, ps) in self.planes.iter().enumerate() {
-                if best.is_none_or(|b| ps.free.len() > self.planes[b].free.len()) {
-                    best = Some(p);
+        let unit = match self.trans_unit {
+            Some(u) => u,
+            None => {
+                let mut best = 0;
+                for u in 1..self.bm.units.len() as u32 {
+                    if self.bm.free(u) > self.bm.free(best) {
+                        best = u;
+                    }
                 }
+                self.bm.open_block(best, Stream::Map)?;
+                // That unit sees no host write now, so its GC check happens at the end
+                // of the current operation.
+                if self.bm.needs_gc(best) && !self.low_units.contains(&best) {
+                    self.low_units.push(best);
+                }
+                self.trans_unit = Some(best);
+                best
             }
-            let p = best.expect("at least one plane");
-            let (_, block) = self.planes[p]
-                .free
-                .pop_first()
-                .ok_or(FtlError::OutOfSpace { plane: p as u32 })?;
-            // That plane sees no host write now, so its GC check happens at the end of
-            // the current operation.
-            if self.planes[p].free.len() < self.gc_low as usize
-                && !self.low_planes.contains(&(p as u32))
-            {
-                self.low_planes.push(p as u32);
-            }
-            self.role[block as usize] = Role::Open;
-            self.is_trans[block as usize] = true;
-            self.trans_frontier = Some(Frontier {
-                block,
-                next_page: 0,
-            });
-        }
-        let f = self.trans_frontier.as_mut().expect("opened above");
-        let ppn = Ppn(f.block * self.np + f.next_page);
-        f.next_page += 1;
-        if f.next_page == self.np {
-            let b = f.block;
-            self.trans_frontier = None;
-            self.close(b, nand);
+        };
+        let ppn = self.bm.next_page(unit, Stream::Map, nand)?;
+        if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none() {
+            self.trans_unit = None;
         }
         Ok(ppn)
     }
 
-    /// The block's last page has been handed out: it becomes a GC candidate with the valid
-    /// count it will have once that page is programmed.
-    fn close(&mut self, b: u32, nand: &Nand) {
-        self.close_with(b, nand.valid_count(BlockId(b)) + 1);
-    }
-
-    /// Closes block `b`, holding `valid` valid pages, for the victim policy.
-    fn close_with(&mut self, b: u32, valid: u32) {
-        self.role[b as usize] = Role::Closed;
-        self.policy.on_close(BlockId(b), valid, self.clock);
-    }
-
-    /// Up to `max` consecutive pages of `plane`'s `stream` frontier (opening one if
-    /// needed): the first, how many, and the block if they fill it (the caller closes it
-    /// once they are programmed, as [`Dftl::next_page`] would have before its last page).
-    fn next_run(
-        &mut self,
-        plane: u32,
-        stream: Stream,
-        max: u32,
-    ) -> Result<(Ppn, u32, Option<u32>), FtlError> {
-        let np = self.np;
-        let ps = &mut self.planes[plane as usize];
-        if ps.frontier[stream as usize].is_none() {
-            let (_, block) = ps.free.pop_first().ok_or(FtlError::OutOfSpace { plane })?;
-            self.role[block as usize] = Role::Open;
-            ps.frontier[stream as usize] = Some(Frontier {
-                block,
-                next_page: 0,
-            });
-        }
-        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
-        let f = slot.as_mut().expect("frontier just opened");
-        let n = max.min(np - f.next_page);
-        let first = Ppn(f.block * np + f.next_page);
-        f.next_page += n;
-        let filled = (f.next_page == np).then_some(f.block);
-        if filled.is_some() {
-            *slot = None;
-        }
-        Ok((first, n, filled))
-    }
-
-    // ---- data pages ------------------------------------------------------------------
-
+    /// Collects the units translation blocks left low (see `trans_page`).
     #[inline]
-    fn next_page(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
-        let (ppn, _, filled) = self.next_run(plane, stream, 1)?;
-        if let Some(b) = filled {
-            // Closed now, its last page about to be programmed (`close` counts it).
-            self.close(b, nand);
+    fn collect_low_units(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        while let Some(u) = self.low_units.pop() {
+            if self.bm.needs_gc(u) {
+                blocks::collect(self, u, nand)?;
+            }
         }
-        Ok(ppn)
+        Ok(())
     }
 
+    /// Whether block `b` was opened for translation pages.
     #[inline]
-    fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
-        nand.invalidate(ppn);
-        let b = self.geo.block_of(ppn);
-        self.policy
-            .on_invalidate(b, nand.valid_count(b), self.clock);
+    fn is_trans(&self, b: BlockId) -> bool {
+        self.bm.opened_for[b.0 as usize] == Stream::Map
     }
 
     /// Counted translation: CMT hit, or a miss that reads the translation page.
@@ -644,117 +537,97 @@ impl<V: VictimPolicy> Dftl<V> {
         (NIL, self.gmt[lpn as usize].wrapping_sub(1))
     }
 
-    /// Moves every valid page of `victim` and erases it.
-    fn evacuate(&mut self, victim: u32, nand: &mut Nand) -> Result<(), FtlError> {
-        let plane = self.geo.plane_of(BlockId(victim));
-        self.role[victim as usize] = Role::Collecting;
-        let mut pages = std::mem::take(&mut self.scratch);
-        pages.clear();
-        nand.valid_pages(BlockId(victim), &mut pages);
-        if self.is_trans[victim as usize] {
+    /// Batch update after a data victim moved: one rewrite per translation page whose
+    /// uncached entries moved.
+    fn batch_update(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        let mut moved = std::mem::take(&mut self.moved);
+        self.gc_batched_entries += moved.len() as u64;
+        moved.sort_unstable();
+        let mut i = 0;
+        while i < moved.len() {
+            let mvpn = moved[i].0 / self.epp;
+            let mut j = i + 1;
+            while j < moved.len() && moved[j].0 / self.epp == mvpn {
+                j += 1;
+            }
+            self.write_translation(mvpn, &moved[i..j], nand)?;
+            self.gc_trans_updates += 1;
+            i = j;
+        }
+        moved.clear();
+        self.moved = moved;
+        Ok(())
+    }
+}
+
+impl<V: VictimPolicy> Owner<V> for Dftl<V> {
+    /// A data victim's batch update writes up to one translation page per page moved,
+    /// so a victim chosen by age alone can take more blocks than it frees.
+    const EMERGENCY_FREE: usize = 2;
+
+    #[inline]
+    fn blocks(&mut self) -> &mut Blocks<V> {
+        &mut self.bm
+    }
+
+    /// A moved data page looks up a random CMT slot and, if uncached, later writes a
+    /// random flash-map entry: fetch both ahead so the misses overlap.
+    #[inline]
+    fn prefetch_move(&self, nand: &Nand, src: Ppn) {
+        let lpn = nand.oob_lpn_raw(src);
+        if lpn < self.logical_pages {
+            self.cmt.prefetch(lpn);
+            crate::util::prefetch(&self.gmt, lpn as usize);
+        }
+    }
+
+    #[inline]
+    fn moved(&mut self, nand: &Nand, to: Ppn) {
+        let lpn = nand.oob_lpn_raw(to);
+        if lpn >= self.logical_pages {
+            // A translation page: the GTD follows (RAM only).
+            self.gtd[(NIL - 1 - lpn) as usize] = to.0 + 1;
+            return;
+        }
+        let (c, _) = self.cmt.find(lpn);
+        if c != NIL {
+            // Lazy copying: the cached entry carries the new address to flash when it
+            // is evicted.
+            self.cmt.val_mut(c).ppn = to.0;
+            self.mark_dirty(c, lpn);
+            self.gc_cmt_updates += 1;
+        } else {
+            self.moved.push((lpn, to.0));
+        }
+    }
+
+    /// Translation victims move to the unit's translation frontier; data victims to its
+    /// GC (or host) frontier, then the batch update; then the erase.
+    fn reclaim(&mut self, victim: BlockId, nand: &mut Nand) -> Result<(), FtlError> {
+        if self.is_trans(victim) {
+            // Valid translation pages go to the translation frontier; the GTD follows.
             self.gc_trans_victims += 1;
+            self.bm.role[victim.0 as usize] = blocks::Role::Collecting;
+            let mut pages = std::mem::take(&mut self.tscratch);
+            pages.clear();
+            nand.valid_pages(victim, &mut pages);
             for &src in &pages {
-                let mvpn = NIL - 1 - nand.oob_lpn_raw(src);
                 let dst = self.trans_page(nand)?;
                 nand.relocate(src, dst, Cause::Gc);
-                self.gtd[mvpn as usize] = dst.0 + 1;
+                self.moved(nand, dst);
             }
+            self.tscratch = pages;
         } else {
             let stream = if self.hot_cold {
                 Stream::Gc
             } else {
                 Stream::Host
             };
-            let mut moved = std::mem::take(&mut self.moved);
-            moved.clear();
-            // Each moved page looks up a random CMT slot and, if uncached, later writes a
-            // random flash-map entry: fetch both a few pages ahead so the misses overlap.
-            const AHEAD: usize = 16;
-            let fetch = |this: &Self, nand: &Nand, p: Ppn| {
-                let lpn = nand.oob_lpn_raw(p);
-                this.cmt.prefetch(lpn);
-                crate::util::prefetch(&this.gmt, lpn as usize);
-            };
-            for &src in pages.iter().take(AHEAD) {
-                fetch(self, nand, src);
-            }
-            // The live pages move in runs that fill the frontier block (one NAND call
-            // per run); then each moved page's mapping follows.
-            let mut i = 0;
-            while i < pages.len() {
-                let (dst, n, filled) = self.next_run(plane, stream, (pages.len() - i) as u32)?;
-                nand.relocate_run(&pages[i..i + n as usize], dst, Cause::Gc);
-                if let Some(b) = filled {
-                    self.close_with(b, nand.valid_count(BlockId(b)));
-                }
-                for k in 0..n {
-                    if let Some(&ahead) = pages.get(i + k as usize + AHEAD) {
-                        fetch(self, nand, ahead);
-                    }
-                    let to = Ppn(dst.0 + k);
-                    let lpn = nand.oob_lpn_raw(to);
-                    let (c, _) = self.cmt.find(lpn);
-                    if c != NIL {
-                        // Lazy copying: the cached entry carries the new address to
-                        // flash when it is evicted.
-                        self.cmt.val_mut(c).ppn = to.0;
-                        self.mark_dirty(c, lpn);
-                        self.gc_cmt_updates += 1;
-                    } else {
-                        moved.push((lpn, to.0));
-                    }
-                }
-                i += n as usize;
-            }
-            // Batch update: one rewrite per translation page touched.
-            self.gc_batched_entries += moved.len() as u64;
-            moved.sort_unstable();
-            let mut i = 0;
-            while i < moved.len() {
-                let mvpn = moved[i].0 / self.epp;
-                let mut j = i + 1;
-                while j < moved.len() && moved[j].0 / self.epp == mvpn {
-                    j += 1;
-                }
-                self.write_translation(mvpn, &moved[i..j], nand)?;
-                self.gc_trans_updates += 1;
-                i = j;
-            }
-            self.moved = moved;
+            self.moved.clear();
+            blocks::relocate(self, victim, stream, Cause::Gc, nand)?;
+            self.batch_update(nand)?;
         }
-        self.scratch = pages;
-        nand.erase(BlockId(victim), Cause::Gc);
-        self.release(victim, nand.erase_count(BlockId(victim)));
-        Ok(())
-    }
-
-    /// Collects the planes translation blocks left low (see `trans_page`).
-    #[inline]
-    fn collect_low_planes(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
-        while let Some(p) = self.low_planes.pop() {
-            if self.planes[p as usize].free.len() < self.gc_low as usize {
-                self.collect(p, nand)?;
-            }
-        }
-        Ok(())
-    }
-
-    #[cold]
-    fn collect(&mut self, plane: u32, nand: &mut Nand) -> Result<(), FtlError> {
-        self.gc_invocations += 1;
-        let mut budget = self.geo.blocks_per_plane;
-        while self.planes[plane as usize].free.len() < self.gc_high as usize && budget > 0 {
-            budget -= 1;
-            let Some(victim) = self.policy.select(plane, nand, self.clock) else {
-                break;
-            };
-            self.gc_victims += 1;
-            self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
-            self.evacuate(victim.0, nand)?;
-        }
-        if self.planes[plane as usize].free.is_empty() {
-            return Err(FtlError::OutOfSpace { plane });
-        }
+        self.bm.erase_release(victim, Cause::Gc, nand);
         Ok(())
     }
 }
@@ -775,10 +648,10 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         }
         if n == NIL {
             self.cmt_insert(lpn.0, ppn, false, nand)?;
-            if !self.low_planes.is_empty() {
-                // The eviction's translation write took a plane's block; its GC may move
+            if !self.low_units.is_empty() {
+                // The eviction's translation write took a unit's block; its GC may move
                 // this very page (the cached entry follows it).
-                self.collect_low_planes(nand)?;
+                self.collect_low_units(nand)?;
                 ppn = self.cmt.val(self.cmt.find(lpn.0).0).ppn;
             }
         }
@@ -817,13 +690,13 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
     }
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        self.clock += 1;
+        self.bm.clock += 1;
         let (n, old) = self.resolve(lpn.0, nand);
         if old != NIL {
-            self.invalidate(Ppn(old), nand);
+            self.bm.invalidate(Ppn(old), nand);
         }
-        let plane = self.layout.plane_for(lpn.0);
-        let ppn = self.next_page(plane, Stream::Host, nand)?;
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         if n != NIL {
             self.cmt.val_mut(n).ppn = ppn.0;
@@ -831,10 +704,10 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         } else {
             self.cmt_insert(lpn.0, ppn.0, true, nand)?;
         }
-        if self.planes[plane as usize].free.len() < self.gc_low as usize {
-            self.collect(plane, nand)?;
+        if self.bm.needs_gc(unit) {
+            blocks::collect(self, unit, nand)?;
         }
-        self.collect_low_planes(nand)
+        self.collect_low_units(nand)
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
@@ -842,7 +715,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         if old == NIL {
             return Ok(());
         }
-        self.invalidate(Ppn(old), nand);
+        self.bm.invalidate(Ppn(old), nand);
         // The unmapping must reach flash like any update: keep it as a dirty cached entry
         // whose address is "unmapped", so the next write-back of its page records it.
         let n = if n == NIL {
@@ -852,7 +725,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         };
         self.cmt.val_mut(n).ppn = NIL;
         self.mark_dirty(n, lpn.0);
-        self.collect_low_planes(nand)
+        self.collect_low_units(nand)
     }
 
     fn mapping_bytes(&self) -> u64 {
@@ -878,18 +751,20 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             "ftl.dftl.gc_batched_entries".into(),
             self.gc_batched_entries,
         );
-        out.insert("ftl.gc.invocations".into(), self.gc_invocations);
-        out.insert("ftl.gc.victims".into(), self.gc_victims);
+        out.insert("ftl.gc.invocations".into(), self.bm.gc_invocations);
+        out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
         out.insert("ftl.gc.trans_victims".into(), self.gc_trans_victims);
         out.insert(
             "ftl.gc.victim_valid_pages".into(),
-            self.gc_victim_valid_pages,
+            self.bm.gc_victim_valid_pages,
         );
     }
 
     fn reserved_blocks(&self) -> u64 {
         let frontiers = if self.hot_cold { 2 } else { 1 };
-        self.geo.planes() as u64 * (self.gc_low as u64 + frontiers)
+        self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
+            + (self.gtd.len() as u64).div_ceil(self.np as u64)
+            + 1
             + (self.gtd.len() as u64).div_ceil(self.np as u64)
             + 1
     }
@@ -951,10 +826,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
                 let p = Ppn(t - 1);
                 assert!(nand.is_valid(p), "GTD {m} names an invalid page");
                 assert_eq!(nand.oob(p).lpn, self.trans_tag(m as u32), "GTD {m} tag");
-                assert!(
-                    self.is_trans[self.geo.block_of(p).0 as usize],
-                    "GTD {m} block kind"
-                );
+                assert!(self.is_trans(self.bm.geo.block_of(p)), "GTD {m} block kind");
                 tvalid += 1;
             }
         }
@@ -965,7 +837,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
                 assert!(nand.is_valid(p), "lpn {l} maps to invalid {p:?}");
                 assert_eq!(nand.oob(p).lpn, Lpn(l), "OOB of {p:?}");
                 assert!(
-                    !self.is_trans[self.geo.block_of(p).0 as usize],
+                    !self.is_trans(self.bm.geo.block_of(p)),
                     "lpn {l} in a translation block"
                 );
                 mapped += 1;
@@ -973,33 +845,20 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         }
         let mut valid_data = 0u64;
         let mut valid_trans = 0u64;
-        for b in 0..self.geo.blocks() {
+        for b in 0..self.bm.geo.blocks() {
             let id = BlockId(b);
             let v = nand.valid_count(id) as u64;
-            if self.is_trans[b as usize] {
+            if self.is_trans(id) {
                 valid_trans += v;
             } else {
                 valid_data += v;
             }
-            check_block(self.role[b as usize], id, nand, &self.policy);
         }
         assert_eq!(mapped, valid_data, "mapped pages != valid data pages");
         assert_eq!(
             tvalid, valid_trans,
             "GTD entries != valid translation pages"
         );
-        let frontiers = self
-            .planes
-            .iter()
-            .flat_map(|ps| ps.frontier.iter().flatten())
-            .chain(self.trans_frontier.iter());
-        for f in frontiers {
-            assert_eq!(self.role[f.block as usize], Role::Open, "frontier role");
-            assert_eq!(
-                nand.write_ptr(BlockId(f.block)),
-                f.next_page,
-                "frontier pointer"
-            );
-        }
+        self.bm.check_invariants(nand);
     }
 }

@@ -121,6 +121,12 @@ impl FastCore {
         flags: bool,
         ftl: &'static str,
     ) -> Result<FastCore, String> {
+        let kind = if flags {
+            super::FtlKind::Faster
+        } else {
+            super::FtlKind::Fast
+        };
+        super::feasible::check_kind(kind, cfg, geo, logical_pages).map_err(|e| e.to_string())?;
         let min = 2 + (cold_percent > 0) as u32;
         let logs = log_budget(geo, logical_pages, &cfg.log, min, ftl)?;
         let rw_blocks = logs - 1;

@@ -13,10 +13,12 @@
 
 pub mod aftl;
 pub mod bast;
+mod blocks;
 pub mod cftl;
 pub mod dftl;
 pub mod fast;
 pub mod faster;
+pub mod feasible;
 pub mod gc;
 pub mod hash;
 pub mod layout;

@@ -242,6 +242,8 @@ impl Nftl {
     /// An NFTL over an erased array.
     pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Nftl, String> {
         cfg.nftl.validate()?;
+        super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)
+            .map_err(|e| e.to_string())?;
         let b = Blocks::new("nftl", geo, logical_pages, cfg.dynamic_wl);
         let bl = b.data.len() as u64;
         let need = bl + cfg.nftl.fold_free_blocks as u64;

@@ -18,71 +18,13 @@
 //! Mapping memory: `logical_pages × 4 B` (the L2P array). The reverse map lives in the
 //! pages' OOB area on flash, as in a real device, and costs no RAM there.
 
+use super::blocks::{self, Blocks, Owner, Stream};
+use super::feasible;
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::layout::Layout;
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::{BTreeMap, BTreeSet};
-
-/// Write streams, each with its own frontier per plane (shared with DFTL's data side).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Stream {
-    Host = 0,
-    Gc = 1,
-    Wl = 2,
-}
-
-/// What a block is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
-    Free,
-    Open,
-    Closed,
-    Collecting,
-}
-
-/// An open block and its next page.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Frontier {
-    pub(super) block: u32,
-    pub(super) next_page: u32,
-}
-
-/// A plane's free pool and open frontiers.
-#[derive(Clone, Debug, Default)]
-pub(super) struct PlaneState {
-    /// Free blocks keyed by (erase count or arrival order, block).
-    pub(super) free: BTreeSet<(u32, u32)>,
-    pub(super) frontier: [Option<Frontier>; 3],
-    pub(super) erases_since_wl_check: u32,
-}
-
-/// Panics unless block `id` in `role` agrees with the NAND and the victim policy: free
-/// blocks erased and not candidates, closed blocks full and candidates, open ones not
-/// candidates, none left mid-collection.
-pub(super) fn check_block<V: VictimPolicy>(role: Role, id: BlockId, nand: &Nand, policy: &V) {
-    let b = id.0;
-    match role {
-        Role::Free => {
-            assert_eq!(nand.valid_count(id), 0, "free block {b} holds valid data");
-            assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
-            assert!(!policy.contains(id), "free block {b} is a GC candidate");
-        }
-        Role::Closed => {
-            assert_eq!(
-                nand.write_ptr(id),
-                nand.geometry().pages_per_block,
-                "closed block {b}"
-            );
-            assert!(
-                policy.contains(id),
-                "closed block {b} is not a GC candidate"
-            );
-        }
-        Role::Open => assert!(!policy.contains(id), "open block {b} is a GC candidate"),
-        Role::Collecting => panic!("block {b} left in the middle of collection"),
-    }
-}
+use std::collections::BTreeMap;
 
 /// Builds a page FTL with the configured victim policy (monomorphised per policy so the
 /// per-write path has no dynamic dispatch).
@@ -109,24 +51,15 @@ pub fn build(
 
 /// Page-mapping FTL state.
 pub struct PageFtl<V: VictimPolicy> {
-    geo: Geometry,
     cfg: FtlConfig,
     logical_pages: u32,
     /// `ppn + 1` of each logical page; 0 = unmapped (so a fresh table is all zeros and the
     /// OS hands it over lazily).
     l2p: Vec<u32>,
-    planes: Vec<PlaneState>,
-    role: Vec<Role>,
+    /// Free pools, frontiers and GC (shared with DFTL).
+    bm: Blocks<V>,
     /// Which plane each host page goes to (management block and channel placement).
     layout: Layout,
-    policy: V,
-    /// Host page writes so far: the clock for block ages.
-    clock: u64,
-    free_key_seq: u32,
-    scratch: Vec<Ppn>,
-    gc_invocations: u64,
-    gc_victims: u64,
-    gc_victim_valid_pages: u64,
     wl_relocations: u64,
     rmw_pages: u64,
 }
@@ -139,159 +72,54 @@ impl<V: VictimPolicy> PageFtl<V> {
         logical_pages: u64,
         params: PolicyParams,
     ) -> Result<Self, String> {
-        let planes = geo.planes();
-        let per_plane_logical = logical_pages.div_ceil(planes as u64);
-        let data_blocks = per_plane_logical.div_ceil(geo.pages_per_block as u64);
-        // Host, GC and WL frontiers may each hold a partly written block.
-        let frontiers = if cfg.hot_cold { 3 } else { 2 };
-        let need = data_blocks + cfg.gc_high_free_blocks as u64 + frontiers;
-        if (geo.blocks_per_plane as u64) < need {
-            return Err(format!(
-                "impossible geometry for the page FTL: each plane needs {data_blocks} blocks of data + {} free for GC + {frontiers} open frontiers = {need} blocks, but has {} (raise over-provisioning or lower ftl.gc_high_free_blocks)",
-                cfg.gc_high_free_blocks, geo.blocks_per_plane
-            ));
-        }
-        let mut ftl = PageFtl {
-            geo: *geo,
+        let plan = feasible::page_plan(cfg, geo, logical_pages).map_err(|e| e.to_string())?;
+        Ok(PageFtl {
             cfg: cfg.clone(),
             logical_pages: logical_pages as u32,
             l2p: crate::util::zeroed_vec(logical_pages as usize),
-            planes: vec![PlaneState::default(); planes as usize],
-            role: vec![Role::Free; geo.blocks() as usize],
+            bm: Blocks::new(
+                cfg,
+                geo,
+                plan.unit_planes,
+                plan.gc_low,
+                plan.gc_high,
+                params,
+            ),
             layout: Layout::new(
                 geo,
                 super::unit_pages(cfg, geo, logical_pages)?,
                 cfg.placement,
                 cfg.channel_placement,
             ),
-            policy: V::build(geo, params),
-            clock: 0,
-            free_key_seq: 0,
-            scratch: Vec::with_capacity(geo.pages_per_block as usize),
-            gc_invocations: 0,
-            gc_victims: 0,
-            gc_victim_valid_pages: 0,
             wl_relocations: 0,
             rmw_pages: 0,
-        };
-        for b in 0..geo.blocks() {
-            ftl.release(BlockId(b), 0);
-        }
-        Ok(ftl)
+        })
     }
 
-    /// Returns an erased block to its plane's free pool.
-    fn release(&mut self, b: BlockId, erases: u32) {
-        let key = if self.cfg.dynamic_wl {
-            erases
+    /// The GC stream: a separate frontier for (colder) GC copies with the hot/cold split.
+    #[inline]
+    fn gc_stream(&self) -> Stream {
+        if self.cfg.hot_cold {
+            Stream::Gc
         } else {
-            self.free_key_seq = self.free_key_seq.wrapping_add(1);
-            self.free_key_seq
-        };
-        self.role[b.0 as usize] = Role::Free;
-        let plane = self.geo.plane_of(b) as usize;
-        self.planes[plane].free.insert((key, b.0));
-    }
-
-    /// Next page of `stream`'s frontier in `plane`, opening a new block when needed.
-    #[inline]
-    fn next_page(&mut self, plane: u32, stream: Stream, nand: &Nand) -> Result<Ppn, FtlError> {
-        let np = self.geo.pages_per_block;
-        if self.planes[plane as usize].frontier[stream as usize].is_none() {
-            self.open_block(plane, stream)?;
+            Stream::Host
         }
-        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
-        let f = slot.as_mut().expect("frontier just opened");
-        let ppn = Ppn(f.block * np + f.next_page);
-        f.next_page += 1;
-        if f.next_page == np {
-            // Close as soon as the last page is handed out, so a full block is a GC and
-            // wear-leveling candidate at once rather than when the stream next writes.
-            // The page is programmed right after this returns; the policy is told the
-            // valid count it will have then.
-            let b = BlockId(f.block);
-            *slot = None;
-            self.role[b.0 as usize] = Role::Closed;
-            self.policy.on_close(b, nand.valid_count(b) + 1, self.clock);
-        }
-        Ok(ppn)
-    }
-
-    /// Up to `want` consecutive pages of `stream`'s frontier in `plane`, opening a block
-    /// when needed: the first page, how many, and the block if they fill it. A filled
-    /// block leaves the frontier at once; the caller closes it with [`Self::close`] once
-    /// the pages are programmed (the policy needs its valid count then).
-    #[inline]
-    fn next_run(
-        &mut self,
-        plane: u32,
-        stream: Stream,
-        want: u32,
-    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
-        let np = self.geo.pages_per_block;
-        if self.planes[plane as usize].frontier[stream as usize].is_none() {
-            self.open_block(plane, stream)?;
-        }
-        let slot = &mut self.planes[plane as usize].frontier[stream as usize];
-        let f = slot.as_mut().expect("frontier just opened");
-        let first = Ppn(f.block * np + f.next_page);
-        let n = want.min(np - f.next_page);
-        f.next_page += n;
-        let mut filled = None;
-        if f.next_page == np {
-            filled = Some(BlockId(f.block));
-            *slot = None;
-        }
-        Ok((first, n, filled))
-    }
-
-    /// Makes fully programmed block `b` a closed GC candidate.
-    #[inline]
-    fn close(&mut self, b: BlockId, nand: &Nand) {
-        self.role[b.0 as usize] = Role::Closed;
-        self.policy.on_close(b, nand.valid_count(b), self.clock);
-    }
-
-    #[cold]
-    fn open_block(&mut self, plane: u32, stream: Stream) -> Result<(), FtlError> {
-        let ps = &mut self.planes[plane as usize];
-        // Wear-leveling relocations hold cold data: give them the most-worn free block.
-        let entry = if stream == Stream::Wl {
-            ps.free.pop_last()
-        } else {
-            ps.free.pop_first()
-        };
-        let (_, block) = entry.ok_or(FtlError::OutOfSpace { plane })?;
-        self.role[block as usize] = Role::Open;
-        ps.frontier[stream as usize] = Some(Frontier {
-            block,
-            next_page: 0,
-        });
-        Ok(())
     }
 
     /// Moves mapped `lpn` to a new page of its plane, data unchanged (the copy half of a
     /// management block's read-modify-write).
     fn rewrite(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = Ppn(self.l2p[lpn.0 as usize] - 1);
-        let plane = self.layout.plane_for(lpn.0);
-        let dst = self.next_page(plane, Stream::Host, nand)?;
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let dst = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.copy(old, dst, Cause::Rmw);
-        self.invalidate(old, nand);
+        self.bm.invalidate(old, nand);
         self.l2p[lpn.0 as usize] = dst.0 + 1;
         self.rmw_pages += 1;
-        if self.planes[plane as usize].free.len() < self.cfg.gc_low_free_blocks as usize {
-            self.collect(plane, nand)?;
+        if self.bm.needs_gc(unit) {
+            blocks::collect(self, unit, nand)?;
         }
         Ok(())
-    }
-
-    #[inline]
-    fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
-        nand.invalidate(ppn);
-        let b = self.geo.block_of(ppn);
-        self.policy
-            .on_invalidate(b, nand.valid_count(b), self.clock);
     }
 
     /// Moves every valid page of `victim` to `stream`'s frontier and erases it.
@@ -302,111 +130,48 @@ impl<V: VictimPolicy> PageFtl<V> {
         cause: Cause,
         nand: &mut Nand,
     ) -> Result<(), FtlError> {
-        let plane = self.geo.plane_of(victim);
-        self.role[victim.0 as usize] = Role::Collecting;
-        let mut pages = std::mem::take(&mut self.scratch);
-        pages.clear();
-        nand.valid_pages(victim, &mut pages);
-        // The map updates below hit random entries of a table far larger than the cache;
-        // prefetching a few pages ahead lets those misses overlap.
-        const AHEAD: usize = 16;
-        for &src in pages.iter().take(AHEAD) {
-            crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(src) as usize);
-        }
-        // The pages go to the frontier in runs that fill its block (or end the victim),
-        // each moved by the NAND in one call: the same page-by-page moves, with the
-        // block and counter bookkeeping done once per run.
-        let mut i = 0;
-        while i < pages.len() {
-            let (dst, n, filled) = self.next_run(plane, stream, (pages.len() - i) as u32)?;
-            let run = &pages[i..i + n as usize];
-            nand.relocate_run(run, dst, cause);
-            for k in 0..n {
-                if let Some(&next) = pages.get(i + k as usize + AHEAD) {
-                    crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(next) as usize);
-                }
-                let to = dst.0 + k;
-                self.l2p[nand.oob_lpn_raw(Ppn(to)) as usize] = to + 1;
-            }
-            if let Some(b) = filled {
-                self.close(b, nand);
-            }
-            i += n as usize;
-        }
-        self.scratch = pages;
-        nand.erase(victim, cause);
-        self.release(victim, nand.erase_count(victim));
+        blocks::relocate(self, victim, stream, cause, nand)?;
+        self.bm.erase_release(victim, cause, nand);
         Ok(())
     }
+}
 
-    #[cold]
-    fn collect(&mut self, plane: u32, nand: &mut Nand) -> Result<(), FtlError> {
-        self.gc_invocations += 1;
-        let stream = if self.cfg.hot_cold {
-            Stream::Gc
-        } else {
-            Stream::Host
-        };
-        // Bounded so a policy that keeps choosing full blocks cannot spin forever.
-        let mut budget = self.geo.blocks_per_plane;
-        while self.planes[plane as usize].free.len() < self.cfg.gc_high_free_blocks as usize
-            && budget > 0
-        {
-            budget -= 1;
-            let Some(victim) = self.policy.select(plane, nand, self.clock) else {
-                break;
-            };
-            // A collection usually takes several victims: start fetching the next one's
-            // tags and validity words while this one is moved.
-            if let Some(next) = self.policy.peek(plane) {
-                nand.prefetch_block(next);
-            }
-            self.gc_victims += 1;
-            self.gc_victim_valid_pages += nand.valid_count(victim) as u64;
-            self.evacuate(victim, stream, Cause::Gc, nand)?;
-            self.planes[plane as usize].erases_since_wl_check += 1;
-        }
-        // Wear leveling runs after GC has refilled the pool, so its copies never compete
-        // with GC for the last free block.
-        let ps = &mut self.planes[plane as usize];
+impl<V: VictimPolicy> Owner<V> for PageFtl<V> {
+    #[inline]
+    fn blocks(&mut self) -> &mut Blocks<V> {
+        &mut self.bm
+    }
+
+    #[inline]
+    fn prefetch_move(&self, nand: &Nand, src: Ppn) {
+        crate::util::prefetch(&self.l2p, nand.oob_lpn_raw(src) as usize);
+    }
+
+    #[inline]
+    fn moved(&mut self, nand: &Nand, to: Ppn) {
+        self.l2p[nand.oob_lpn_raw(to) as usize] = to.0 + 1;
+    }
+
+    fn reclaim(&mut self, victim: BlockId, nand: &mut Nand) -> Result<(), FtlError> {
+        self.evacuate(victim, self.gc_stream(), Cause::Gc, nand)
+    }
+
+    /// Static wear leveling every `static_wl_check_erases` erases of the unit.
+    fn after_gc(&mut self, unit: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        let ps = &mut self.bm.units[unit as usize];
         if self.cfg.static_wl_threshold > 0
             && ps.erases_since_wl_check >= self.cfg.static_wl_check_erases
         {
             ps.erases_since_wl_check = 0;
-            self.static_wear_level(plane, nand)?;
-        }
-        if self.planes[plane as usize].free.is_empty() {
-            return Err(FtlError::OutOfSpace { plane });
-        }
-        Ok(())
-    }
-
-    /// Static wear leveling (threshold cold-block swap, algorithms.md §4.3): if the spread
-    /// of erase counts in `plane` reached the threshold, move the least-worn closed block's
-    /// (cold) data into the most-worn free block so the young block re-enters circulation.
-    fn static_wear_level(&mut self, plane: u32, nand: &mut Nand) -> Result<(), FtlError> {
-        if self.planes[plane as usize].free.len() <= self.cfg.gc_low_free_blocks as usize {
-            return Ok(());
-        }
-        let first = plane * self.geo.blocks_per_plane;
-        let mut max_erases = 0;
-        let mut coldest: Option<(u32, u32)> = None;
-        for b in first..first + self.geo.blocks_per_plane {
-            let e = nand.erase_count(BlockId(b));
-            max_erases = max_erases.max(e);
-            if self.role[b as usize] == Role::Closed && coldest.is_none_or(|(ce, _)| e < ce) {
-                coldest = Some((e, b));
+            if let Some(cold) = self
+                .bm
+                .wear_level_victim(unit, self.cfg.static_wl_threshold, nand)
+            {
+                self.wl_relocations += 1;
+                self.evacuate(cold, Stream::Wl, Cause::Wl, nand)?;
             }
         }
-        let Some((min_erases, cold)) = coldest else {
-            return Ok(());
-        };
-        if max_erases - min_erases < self.cfg.static_wl_threshold {
-            return Ok(());
-        }
-        self.policy.remove(BlockId(cold));
-        self.wl_relocations += 1;
-        self.evacuate(BlockId(cold), Stream::Wl, Cause::Wl, nand)
+        Ok(())
     }
 }
 
@@ -438,18 +203,18 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
 
     #[inline]
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        self.clock += 1;
+        self.bm.clock += 1;
         let old = self.l2p[lpn.0 as usize];
         if old != 0 {
             // Invalidate first so GC below never copies data that is being replaced.
-            self.invalidate(Ppn(old - 1), nand);
+            self.bm.invalidate(Ppn(old - 1), nand);
         }
-        let plane = self.layout.plane_for(lpn.0);
-        let ppn = self.next_page(plane, Stream::Host, nand)?;
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
-        if self.planes[plane as usize].free.len() < self.cfg.gc_low_free_blocks as usize {
-            self.collect(plane, nand)?;
+        if self.bm.needs_gc(unit) {
+            blocks::collect(self, unit, nand)?;
         }
         Ok(())
     }
@@ -508,14 +273,14 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         if raw != 0 {
             let ppn = Ppn(raw - 1);
             nand.prefetch_page_status(ppn);
-            self.policy.prefetch(self.geo.block_of(ppn));
+            self.bm.policy.prefetch(self.bm.geo.block_of(ppn));
         }
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = self.l2p[lpn.0 as usize];
         if old != 0 {
-            self.invalidate(Ppn(old - 1), nand);
+            self.bm.invalidate(Ppn(old - 1), nand);
             self.l2p[lpn.0 as usize] = 0;
         }
         Ok(())
@@ -526,11 +291,11 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.gc.invocations".into(), self.gc_invocations);
-        out.insert("ftl.gc.victims".into(), self.gc_victims);
+        out.insert("ftl.gc.invocations".into(), self.bm.gc_invocations);
+        out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
         out.insert(
             "ftl.gc.victim_valid_pages".into(),
-            self.gc_victim_valid_pages,
+            self.bm.gc_victim_valid_pages,
         );
         out.insert("ftl.wl.relocations".into(), self.wl_relocations);
         out.insert("ftl.mgmt.rmw_pages".into(), self.rmw_pages);
@@ -538,7 +303,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
 
     fn reserved_blocks(&self) -> u64 {
         let frontiers = if self.cfg.hot_cold { 2 } else { 1 };
-        self.geo.planes() as u64 * (self.cfg.gc_low_free_blocks as u64 + frontiers)
+        self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
     }
 
     fn check_invariants(&self, nand: &Nand) {
@@ -551,28 +316,11 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 mapped += 1;
             }
         }
-        let mut valid = 0u64;
-        for b in 0..self.geo.blocks() {
-            let id = BlockId(b);
-            let v = nand.valid_count(id) as u64;
-            valid += v;
-            check_block(self.role[b as usize], id, nand, &self.policy);
-        }
+        let valid: u64 = (0..self.bm.geo.blocks())
+            .map(|b| nand.valid_count(BlockId(b)) as u64)
+            .sum();
         assert_eq!(mapped, valid, "mapped pages != valid pages");
-        for (p, ps) in self.planes.iter().enumerate() {
-            for f in ps.frontier.iter().flatten() {
-                assert_eq!(
-                    self.role[f.block as usize],
-                    Role::Open,
-                    "plane {p} frontier"
-                );
-                assert_eq!(
-                    nand.write_ptr(BlockId(f.block)),
-                    f.next_page,
-                    "plane {p} frontier"
-                );
-            }
-        }
+        self.bm.check_invariants(nand);
         nand.check_invariants();
     }
 }

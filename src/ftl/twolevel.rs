@@ -482,6 +482,12 @@ pub fn check_capacity(
     geo: &Geometry,
     logical_pages: u64,
 ) -> Result<u32, String> {
+    let kind = if name == "aftl" {
+        super::FtlKind::Aftl
+    } else {
+        super::FtlKind::Cftl
+    };
+    super::feasible::check_kind(kind, cfg, geo, logical_pages).map_err(|e| e.to_string())?;
     let lbns = logical_pages.div_ceil(geo.pages_per_block as u64);
     let need = lbns + cfg.gc_high_free_blocks as u64 + 1;
     if (geo.blocks() as u64) < need {

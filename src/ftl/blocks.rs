@@ -1,0 +1,504 @@
+//! Block manager shared by the page-mapped FTLs (the page FTL and DFTL): free pools,
+//! write frontiers, victim relocation, the GC loop and the static-wear-leveling pick.
+//! The policies are the classic log-structured ones (Rosenblum & Ousterhout's LFS
+//! cleaner; Kawaguchi et al. 1995 for flash; Agrawal et al., USENIX ATC 2008, for the
+//! per-plane organisation with copy-back).
+//!
+//! ```text
+//! unit:        k consecutive planes (a plane, a die, a chip …) sharing a free pool and
+//!              frontiers; k = 1 whenever the reserve fits in one plane (feasible.rs)
+//! next_run(u, stream, want):
+//!              no open block for stream → pop a free block (least worn; the most worn
+//!              for wear leveling); hand out up to `want` consecutive pages; a block
+//!              leaves the frontier the moment its last page is handed out
+//! close(b):    fully programmed → GC candidate with its valid count
+//! relocate(victim, stream): valid pages → stream's frontier in runs (one NAND call per
+//!              run), the owner's map follows each page
+//! collect(u):  while free(u) < gc_high: victim = policy.select(u); owner.reclaim(victim)
+//!              (relocate + erase + release); then the owner's after-GC hook (static WL)
+//! release(b):  erased block → free pool, keyed by erase count (dynamic WL) or arrival
+//! ```
+//!
+//! The owner (the FTL) implements [`Owner`]: how a moved page's mapping follows and how a
+//! victim is reclaimed (DFTL's translation blocks move differently from data blocks). The
+//! functions here are generic over it, so both FTLs get monomorphised code: no dynamic
+//! dispatch, the page FTL's hot path (`next_page`, `invalidate`, `needs_gc`) compiles to
+//! what it was when the page FTL kept these fields itself.
+
+use super::gc::{PolicyParams, VictimPolicy};
+use super::{FtlConfig, FtlError};
+use crate::nand::{BlockId, Cause, Geometry, Nand, Ppn};
+use std::collections::BTreeSet;
+
+/// Write streams, each with its own frontier per unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stream {
+    /// Host writes (and GC copies when the hot/cold split is off).
+    Host = 0,
+    /// GC copies (colder data) with the hot/cold split.
+    Gc = 1,
+    /// Static wear leveling's copies of the coldest data.
+    Wl = 2,
+    /// DFTL's translation pages.
+    Map = 3,
+}
+
+const STREAMS: usize = 4;
+
+/// What a block is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Role {
+    Free,
+    Open,
+    Closed,
+    Collecting,
+}
+
+/// An open block and its next page.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Frontier {
+    pub(super) block: u32,
+    pub(super) next_page: u32,
+}
+
+/// A unit's free pool and open frontiers.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Unit {
+    /// Free blocks keyed by (erase count or arrival order, block).
+    pub(super) free: BTreeSet<(u32, u32)>,
+    pub(super) frontier: [Option<Frontier>; STREAMS],
+    pub(super) erases_since_wl_check: u32,
+}
+
+/// Free pools, frontiers, block roles and the victim policy of a page-mapped FTL.
+pub(super) struct Blocks<V: VictimPolicy> {
+    /// The real geometry (pages, blocks, planes of the NAND).
+    pub(super) geo: Geometry,
+    /// The unit geometry: the same blocks with `planes()` = units, so
+    /// `unit_geo.plane_of(b)` is `b`'s unit and the victim policy indexes units.
+    pub(super) unit_geo: Geometry,
+    /// Planes per unit (a divisor of the plane count); `plane / unit_planes` is the
+    /// plane's unit.
+    pub(super) unit_planes: u32,
+    pub(super) units: Vec<Unit>,
+    pub(super) role: Vec<Role>,
+    /// The stream each block was last opened for (DFTL tells translation blocks by it).
+    pub(super) opened_for: Vec<Stream>,
+    pub(super) policy: V,
+    /// Host page writes so far: the clock for block ages.
+    pub(super) clock: u64,
+    /// GC starts below `gc_low` free blocks in a unit and stops at `gc_high`.
+    pub(super) gc_low: u32,
+    pub(super) gc_high: u32,
+    dynamic_wl: bool,
+    free_key_seq: u32,
+    scratch: Vec<Ppn>,
+    pub(super) gc_invocations: u64,
+    pub(super) gc_victims: u64,
+    pub(super) gc_victim_valid_pages: u64,
+}
+
+/// What the FTL that owns a [`Blocks`] supplies: its map, and how it reclaims a victim.
+pub(super) trait Owner<V: VictimPolicy> {
+    /// Below this many free blocks a GC pass takes the unit's closed block with the
+    /// fewest valid pages whatever the policy says (emergency greedy): for FTLs whose
+    /// victims can cost more blocks than they free (DFTL's batch updates), so a policy
+    /// that ignores valid counts (FIFO, cost-benefit's age term) cannot drain the unit.
+    const EMERGENCY_FREE: usize = 0;
+    fn blocks(&mut self) -> &mut Blocks<V>;
+    /// Prefetches the map state that moving the data page at `src` will update.
+    fn prefetch_move(&self, nand: &Nand, src: Ppn);
+    /// The data page now at `to` (its OOB names its logical page) was moved there.
+    fn moved(&mut self, nand: &Nand, to: Ppn);
+    /// Moves `victim`'s valid pages and erases it (GC chose it).
+    fn reclaim(&mut self, victim: BlockId, nand: &mut Nand) -> Result<(), FtlError>;
+    /// Runs after a GC pass over `unit` has refilled its pool (static wear leveling).
+    fn after_gc(&mut self, _unit: u32, _nand: &mut Nand) -> Result<(), FtlError> {
+        Ok(())
+    }
+}
+
+impl<V: VictimPolicy> Blocks<V> {
+    /// Every block of `geo` free, grouped into units of `unit_planes` planes, with the
+    /// thresholds `gc_low`/`gc_high` per unit.
+    pub(super) fn new(
+        cfg: &FtlConfig,
+        geo: &Geometry,
+        unit_planes: u32,
+        gc_low: u32,
+        gc_high: u32,
+        params: PolicyParams,
+    ) -> Self {
+        let unit_geo = unit_geometry(geo, unit_planes);
+        let mut b = Blocks {
+            geo: *geo,
+            unit_geo,
+            unit_planes,
+            units: vec![Unit::default(); unit_geo.planes() as usize],
+            role: vec![Role::Free; geo.blocks() as usize],
+            opened_for: vec![Stream::Host; geo.blocks() as usize],
+            policy: V::build(&unit_geo, params),
+            clock: 0,
+            gc_low,
+            gc_high,
+            dynamic_wl: cfg.dynamic_wl,
+            free_key_seq: 0,
+            scratch: Vec::with_capacity(geo.pages_per_block as usize),
+            gc_invocations: 0,
+            gc_victims: 0,
+            gc_victim_valid_pages: 0,
+        };
+        for id in 0..geo.blocks() {
+            b.release(BlockId(id), 0);
+        }
+        b
+    }
+
+    /// The unit `plane` belongs to.
+    #[inline]
+    pub(super) fn unit_of_plane(&self, plane: u32) -> u32 {
+        // Per-plane units (every device with room for per-plane reserves) skip the
+        // division; the branch always goes the same way.
+        if self.unit_planes == 1 {
+            plane
+        } else {
+            plane / self.unit_planes
+        }
+    }
+
+    /// The unit block `b` belongs to.
+    #[inline]
+    pub(super) fn unit_of(&self, b: BlockId) -> u32 {
+        self.unit_geo.plane_of(b)
+    }
+
+    /// Free blocks in `unit`.
+    #[inline]
+    pub(super) fn free(&self, unit: u32) -> usize {
+        self.units[unit as usize].free.len()
+    }
+
+    /// Whether `unit` dropped below the GC threshold.
+    #[inline]
+    pub(super) fn needs_gc(&self, unit: u32) -> bool {
+        self.free(unit) < self.gc_low as usize
+    }
+
+    /// The error for a unit that ran dry (named by its first plane).
+    pub(super) fn out_of_space(&self, unit: u32) -> FtlError {
+        FtlError::OutOfSpace {
+            plane: unit * self.unit_planes,
+        }
+    }
+
+    /// Returns an erased block to its unit's free pool.
+    pub(super) fn release(&mut self, b: BlockId, erases: u32) {
+        let key = if self.dynamic_wl {
+            erases
+        } else {
+            self.free_key_seq = self.free_key_seq.wrapping_add(1);
+            self.free_key_seq
+        };
+        self.role[b.0 as usize] = Role::Free;
+        let unit = self.unit_of(b) as usize;
+        self.units[unit].free.insert((key, b.0));
+    }
+
+    /// Erases `b` (its valid pages moved) and returns it to the pool.
+    pub(super) fn erase_release(&mut self, b: BlockId, cause: Cause, nand: &mut Nand) {
+        nand.erase(b, cause);
+        self.release(b, nand.erase_count(b));
+    }
+
+    /// Opens a block for `stream` in `unit`. Wear-leveling relocations hold cold data:
+    /// they get the most-worn free block, every other stream the least-worn one.
+    #[cold]
+    pub(super) fn open_block(&mut self, unit: u32, stream: Stream) -> Result<BlockId, FtlError> {
+        let ps = &mut self.units[unit as usize];
+        let entry = if stream == Stream::Wl {
+            ps.free.pop_last()
+        } else {
+            ps.free.pop_first()
+        };
+        let Some((_, block)) = entry else {
+            return Err(self.out_of_space(unit));
+        };
+        self.role[block as usize] = Role::Open;
+        self.opened_for[block as usize] = stream;
+        self.units[unit as usize].frontier[stream as usize] = Some(Frontier {
+            block,
+            next_page: 0,
+        });
+        Ok(BlockId(block))
+    }
+
+    /// Next page of `stream`'s frontier in `unit`, opening a new block when needed.
+    #[inline]
+    pub(super) fn next_page(
+        &mut self,
+        unit: u32,
+        stream: Stream,
+        nand: &Nand,
+    ) -> Result<Ppn, FtlError> {
+        let np = self.geo.pages_per_block;
+        if self.units[unit as usize].frontier[stream as usize].is_none() {
+            self.open_block(unit, stream)?;
+        }
+        let slot = &mut self.units[unit as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let ppn = Ppn(f.block * np + f.next_page);
+        f.next_page += 1;
+        if f.next_page == np {
+            // Close as soon as the last page is handed out, so a full block is a GC and
+            // wear-leveling candidate at once rather than when the stream next writes.
+            // The page is programmed right after this returns; the policy is told the
+            // valid count it will have then.
+            let b = BlockId(f.block);
+            *slot = None;
+            self.close(b, nand.valid_count(b) + 1);
+        }
+        Ok(ppn)
+    }
+
+    /// Up to `want` consecutive pages of `stream`'s frontier in `unit`, opening a block
+    /// when needed: the first page, how many, and the block if they fill it. A filled
+    /// block leaves the frontier at once; the caller closes it with [`Self::close`] once
+    /// the pages are programmed (the policy needs its valid count then).
+    #[inline]
+    pub(super) fn next_run(
+        &mut self,
+        unit: u32,
+        stream: Stream,
+        want: u32,
+    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
+        let np = self.geo.pages_per_block;
+        if self.units[unit as usize].frontier[stream as usize].is_none() {
+            self.open_block(unit, stream)?;
+        }
+        let slot = &mut self.units[unit as usize].frontier[stream as usize];
+        let f = slot.as_mut().expect("frontier just opened");
+        let first = Ppn(f.block * np + f.next_page);
+        let n = want.min(np - f.next_page);
+        f.next_page += n;
+        let mut filled = None;
+        if f.next_page == np {
+            filled = Some(BlockId(f.block));
+            *slot = None;
+        }
+        Ok((first, n, filled))
+    }
+
+    /// Makes fully programmed block `b`, holding `valid` valid pages, a GC candidate.
+    #[inline]
+    pub(super) fn close(&mut self, b: BlockId, valid: u32) {
+        self.role[b.0 as usize] = Role::Closed;
+        self.policy.on_close(b, valid, self.clock);
+    }
+
+    /// Invalidates `ppn` and tells the victim policy.
+    #[inline]
+    pub(super) fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
+        nand.invalidate(ppn);
+        let b = self.geo.block_of(ppn);
+        self.policy
+            .on_invalidate(b, nand.valid_count(b), self.clock);
+    }
+
+    /// Static wear leveling (threshold cold-block swap, algorithms.md §4.3): if `unit`
+    /// has spare free blocks and the spread of its erase counts reached `threshold`, the
+    /// least-worn closed block (its data is cold), removed from the GC candidates; the
+    /// caller moves its data to the [`Stream::Wl`] frontier, which takes the most-worn
+    /// free block, so the young block re-enters circulation.
+    pub(super) fn wear_level_victim(
+        &mut self,
+        unit: u32,
+        threshold: u32,
+        nand: &Nand,
+    ) -> Option<BlockId> {
+        if self.free(unit) <= self.gc_low as usize {
+            return None;
+        }
+        let bpu = self.unit_geo.blocks_per_plane;
+        let first = unit * bpu;
+        let mut max_erases = 0;
+        let mut coldest: Option<(u32, u32)> = None;
+        for b in first..first + bpu {
+            let e = nand.erase_count(BlockId(b));
+            max_erases = max_erases.max(e);
+            if self.role[b as usize] == Role::Closed && coldest.is_none_or(|(ce, _)| e < ce) {
+                coldest = Some((e, b));
+            }
+        }
+        let (min_erases, cold) = coldest?;
+        if max_erases - min_erases < threshold {
+            return None;
+        }
+        self.policy.remove(BlockId(cold));
+        Some(BlockId(cold))
+    }
+
+    /// The closed block of `unit` with the fewest valid pages, removed from the
+    /// policy's candidates (a scan: emergencies only).
+    #[cold]
+    fn emergency_victim(&mut self, unit: u32, nand: &Nand) -> Option<BlockId> {
+        let bpu = self.unit_geo.blocks_per_plane;
+        let first = unit * bpu;
+        let best = (first..first + bpu)
+            .filter(|&b| self.role[b as usize] == Role::Closed)
+            .min_by_key(|&b| nand.valid_count(BlockId(b)))?;
+        self.policy.remove(BlockId(best));
+        Some(BlockId(best))
+    }
+
+    /// Panics unless every block's role agrees with the NAND and the victim policy (free
+    /// blocks erased and not candidates, closed blocks full and candidates, open ones
+    /// not candidates, none left mid-collection) and every frontier points at its
+    /// block's write pointer.
+    pub(super) fn check_invariants(&self, nand: &Nand) {
+        for b in 0..self.geo.blocks() {
+            check_block(self.role[b as usize], BlockId(b), nand, &self.policy);
+        }
+        let mut free = 0;
+        for (u, ps) in self.units.iter().enumerate() {
+            for &(_, b) in &ps.free {
+                assert_eq!(self.role[b as usize], Role::Free, "unit {u} free list");
+                assert_eq!(self.unit_of(BlockId(b)), u as u32, "unit {u} free list");
+                free += 1;
+            }
+            for f in ps.frontier.iter().flatten() {
+                assert_eq!(self.role[f.block as usize], Role::Open, "unit {u} frontier");
+                assert_eq!(
+                    nand.write_ptr(BlockId(f.block)),
+                    f.next_page,
+                    "unit {u} frontier"
+                );
+            }
+        }
+        let roles_free = self.role.iter().filter(|&&r| r == Role::Free).count();
+        assert_eq!(free, roles_free, "free blocks listed");
+    }
+}
+
+/// Moves every valid page of `victim` to `stream`'s frontier in the victim's unit, in
+/// runs that fill the frontier's block (or end the victim), each moved by the NAND in one
+/// call; the owner's map follows each page. The victim is left for the caller to erase.
+pub(super) fn relocate<V: VictimPolicy, O: Owner<V>>(
+    o: &mut O,
+    victim: BlockId,
+    stream: Stream,
+    cause: Cause,
+    nand: &mut Nand,
+) -> Result<(), FtlError> {
+    let bm = o.blocks();
+    let unit = bm.unit_of(victim);
+    bm.role[victim.0 as usize] = Role::Collecting;
+    let mut pages = std::mem::take(&mut bm.scratch);
+    pages.clear();
+    nand.valid_pages(victim, &mut pages);
+    // The map updates below hit random entries of a table far larger than the cache;
+    // prefetching a few pages ahead lets those misses overlap.
+    const AHEAD: usize = 16;
+    for &src in pages.iter().take(AHEAD) {
+        o.prefetch_move(nand, src);
+    }
+    let mut i = 0;
+    while i < pages.len() {
+        let (dst, n, filled) = o
+            .blocks()
+            .next_run(unit, stream, (pages.len() - i) as u32)?;
+        nand.relocate_run(&pages[i..i + n as usize], dst, cause);
+        for k in 0..n {
+            if let Some(&next) = pages.get(i + k as usize + AHEAD) {
+                o.prefetch_move(nand, next);
+            }
+            o.moved(nand, Ppn(dst.0 + k));
+        }
+        if let Some(b) = filled {
+            o.blocks().close(b, nand.valid_count(b));
+        }
+        i += n as usize;
+    }
+    o.blocks().scratch = pages;
+    Ok(())
+}
+
+/// GC of `unit`: reclaims victims until the unit has `gc_high` free blocks (bounded, so
+/// a policy that keeps choosing full blocks cannot spin forever), then runs the owner's
+/// after-GC hook. Fails if the unit is left without a free block.
+#[cold]
+pub(super) fn collect<V: VictimPolicy, O: Owner<V>>(
+    o: &mut O,
+    unit: u32,
+    nand: &mut Nand,
+) -> Result<(), FtlError> {
+    let bm = o.blocks();
+    bm.gc_invocations += 1;
+    let mut budget = bm.unit_geo.blocks_per_plane;
+    while o.blocks().free(unit) < o.blocks().gc_high as usize && budget > 0 {
+        budget -= 1;
+        let bm = o.blocks();
+        let pick = if bm.free(unit) < O::EMERGENCY_FREE {
+            bm.emergency_victim(unit, nand)
+        } else {
+            bm.policy.select(unit, nand, bm.clock)
+        };
+        let Some(victim) = pick else {
+            break;
+        };
+        // A collection usually takes several victims: start fetching the next one's
+        // tags and validity words while this one is moved.
+        if let Some(next) = bm.policy.peek(unit) {
+            nand.prefetch_block(next);
+        }
+        bm.gc_victims += 1;
+        bm.gc_victim_valid_pages += nand.valid_count(victim) as u64;
+        o.reclaim(victim, nand)?;
+        o.blocks().units[unit as usize].erases_since_wl_check += 1;
+    }
+    // Wear leveling runs after GC has refilled the pool, so its copies never compete
+    // with GC for the last free block.
+    o.after_gc(unit, nand)?;
+    let bm = o.blocks();
+    if bm.free(unit) == 0 {
+        return Err(bm.out_of_space(unit));
+    }
+    Ok(())
+}
+
+/// The geometry whose planes are `geo`'s units of `k` consecutive planes (consecutive
+/// plane numbers share a die, then a chip, then a channel).
+pub(super) fn unit_geometry(geo: &Geometry, k: u32) -> Geometry {
+    Geometry {
+        channels: geo.planes() / k,
+        chips_per_channel: 1,
+        dies_per_chip: 1,
+        planes_per_die: 1,
+        blocks_per_plane: geo.blocks_per_plane * k,
+        ..*geo
+    }
+}
+
+/// Panics unless block `id` in `role` agrees with the NAND and the victim policy.
+fn check_block<V: VictimPolicy>(role: Role, id: BlockId, nand: &Nand, policy: &V) {
+    let b = id.0;
+    match role {
+        Role::Free => {
+            assert_eq!(nand.valid_count(id), 0, "free block {b} holds valid data");
+            assert_eq!(nand.write_ptr(id), 0, "free block {b} is not erased");
+            assert!(!policy.contains(id), "free block {b} is a GC candidate");
+        }
+        Role::Closed => {
+            assert_eq!(
+                nand.write_ptr(id),
+                nand.geometry().pages_per_block,
+                "closed block {b}"
+            );
+            assert!(
+                policy.contains(id),
+                "closed block {b} is not a GC candidate"
+            );
+        }
+        Role::Open => assert!(!policy.contains(id), "open block {b} is a GC candidate"),
+        Role::Collecting => panic!("block {b} left in the middle of collection"),
+    }
+}
