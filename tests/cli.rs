@@ -161,7 +161,15 @@ fn bad_input_exits_2_with_a_message_and_writes_nothing() {
         (vec!["run", "--qd", "0"], "host.qd"),
         (vec!["run", "--set", "device.channels=0"], "channels"),
         (
-            vec!["run", "--op", "1", "--capacity", "1GiB"],
+            vec![
+                "run",
+                "--capacity",
+                "64MiB",
+                "--set",
+                "ftl.gc_high_free_blocks=64",
+                "--set",
+                "ftl.gc_low_free_blocks=63",
+            ],
             "impossible geometry",
         ),
         (

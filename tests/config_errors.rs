@@ -180,10 +180,11 @@ fn geometry_ftl_and_workload_errors_are_typed() {
     let e = refuse(&[("device.channels", i(0))]);
     assert!(matches!(e, ConfigError::Geometry(_)), "{e:?}");
     assert!(e.to_string().contains("device.channels"), "{e}");
-    // 1% over-provisioning leaves the page FTL no GC reserve on a small device.
+    // A GC reserve of 64 blocks per pool does not fit a 64 MiB device.
     let e = refuse(&[
-        ("device.op_percent", toml::Value::Float(0.0)),
         ("device.capacity", s("64MiB")),
+        ("ftl.gc_high_free_blocks", i(64)),
+        ("ftl.gc_low_free_blocks", i(63)),
     ]);
     assert!(matches!(e, ConfigError::Ftl { ftl: "page", .. }), "{e:?}");
     let e = refuse(&[

@@ -4,8 +4,9 @@
 //! overwrites) with its invariants intact. The page FTL is never refused. And `check`
 //! agrees with the constructors: it never refuses what builds nor accepts what fails.
 //!
-//! The steady runs cover 1–8 GiB (where reserves are tight) by default; set
-//! `SSDLAB_SPACE_FULL=1` to run them at 16 GiB and each preset's full size too (minutes).
+//! The sweep is opt-in: `SSDLAB_SPACE=1` covers 1 and 2 GiB (where reserves are
+//! tightest), `SSDLAB_SPACE_FULL=1` also 4, 8, 16 GiB and each preset's full size (tens
+//! of minutes). The agreement test always runs.
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -64,15 +65,15 @@ fn sweep(full: bool) -> Vec<String> {
     let mut failures = Vec::new();
     for (preset, _) in PRESETS {
         let (_, _, full_pages) = device(preset, None);
-        let mut caps: Vec<Option<u64>> =
-            vec![Some(GIB), Some(2 * GIB), Some(4 * GIB), Some(8 * GIB)];
+        // CI covers the two smallest sizes, where reserves are tightest; the rest is
+        // opt-in (tens of minutes on two cores).
+        let mut caps: Vec<Option<u64>> = vec![Some(GIB), Some(2 * GIB)];
         if full {
-            caps.push(Some(16 * GIB));
-            caps.push(None);
+            caps.extend([Some(4 * GIB), Some(8 * GIB), Some(16 * GIB), None]);
         }
         for cap in caps {
             let (cfg, geo, logical) = device(preset, cap);
-            if cap.is_none() && full_pages <= 8 * GIB / geo.page_size_bytes as u64 {
+            if cap.is_none() && full_pages <= 16 * GIB / geo.page_size_bytes as u64 {
                 continue; // full size already covered
             }
             for &(kind, _, _) in FtlKind::all() {
@@ -100,7 +101,7 @@ fn sweep(full: bool) -> Vec<String> {
                             // Page-mapped FTLs get real steady state; the block-mapped
                             // ones merge on nearly every random write, so a few suffice.
                             let n = if kind.uses_gc_policy() {
-                                (logical / 2).min(300_000)
+                                (logical / 2).min(if full { 300_000 } else { 60_000 })
                             } else {
                                 2_000
                             };
@@ -119,6 +120,13 @@ fn sweep(full: bool) -> Vec<String> {
 
 #[test]
 fn every_preset_capacity_ftl_and_policy_runs_or_is_refused() {
+    // Each combination fills its device: the sweep takes over ten minutes on two cores
+    // even at 1 and 2 GiB, so it is opt-in (CI's swarm test samples the same space).
+    if std::env::var_os("SSDLAB_SPACE").is_none() && std::env::var_os("SSDLAB_SPACE_FULL").is_none()
+    {
+        println!("skipped: set SSDLAB_SPACE=1 (1-2 GiB) or SSDLAB_SPACE_FULL=1 (every size)");
+        return;
+    }
     let failures = sweep(std::env::var_os("SSDLAB_SPACE_FULL").is_some());
     // Known open problem: DFTL under FIFO at 7 % OP. FIFO takes old data blocks whatever
     // their valid count, and each one's batch update writes nearly as many translation

@@ -100,15 +100,18 @@ impl Config {
     }
 }
 
-/// Whether the FTL fits the device (enough blocks for its data, reserves and frontiers).
-///
-/// TODO(merge with ftl-space): replace the body with
-/// `crate::ftl::feasible::check(cfg, geo, logical_pages)` mapped into
-/// [`ConfigError::Ftl`]; that check names the smallest capacity / OP that works and
-/// allocates nothing. Until then this builds the FTL and drops it: its tables are
-/// allocated zeroed (untouched pages cost no memory) and its per-block state is small,
-/// and the memory estimate has already run, so a device too large is refused before.
+/// Whether the FTL fits the device (enough blocks for its data, reserves and frontiers),
+/// checked by [`crate::ftl::feasible::check`] (the arithmetic the constructors use, no
+/// allocation), then by building the FTL and dropping it for the constructor's other
+/// checks: its tables come zeroed from the OS (untouched pages cost no memory) and the
+/// memory estimate has already run.
 fn ftl_feasible(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<(), ConfigError> {
+    // Capacity first, by arithmetic alone (it names the smallest capacity and OP that
+    // work); then the constructor's remaining checks (log-area sizes, page counts).
+    crate::ftl::feasible::check(cfg, geo, logical_pages).map_err(|e| ConfigError::Ftl {
+        ftl: e.ftl,
+        message: e.to_string(),
+    })?;
     build_ftl(cfg, geo, logical_pages, 0).map(drop)
 }
 
