@@ -1,4 +1,4 @@
-//! Cache control table lookups (system.md §5): the paper's linear list, its AVL tree,
+//! Cache control table lookups (docs/papers.md §5): the paper's linear list, its AVL tree,
 //! and the B+-tree, at 1 K, 100 K and 1 M records. Target: a lookup at 1 M records in
 //! at most 200 ns.
 //!

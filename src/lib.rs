@@ -1,7 +1,7 @@
 //! ssdlab — a fast simulator of SSD firmware designs.
 //!
 //! Data flows one way: workload → host queue → (write buffer) → FTL → NAND → timing.
-//! See `docs/` and the README for the user's view; `../shared/docs/design.md` for the
+//! See `docs/` and the README for the user's view; `docs/architecture.md` for the
 //! architecture this crate follows.
 
 pub mod buffer;

@@ -1,7 +1,7 @@
 //! The NAND flash array: geometry, addresses, cell presets, page/block state, OOB tags and
 //! the operation counters every report is built from.
 //!
-//! This module is the one owner of physical truth (design.md, principle 2). An FTL asks it
+//! This module is the one owner of physical truth (docs/architecture.md, principle 2). An FTL asks it
 //! to read, program, copy, invalidate and erase; it refuses physically impossible requests
 //! (programming a page twice, programming out of order when the part forbids it, erasing
 //! a block that still holds valid data) with a panic, because each of those is an FTL bug.
@@ -48,9 +48,9 @@ pub const CAUSES: usize = 5;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CellKind {
-    /// 1 bit per cell (system.md §1, Figure 2).
+    /// 1 bit per cell (docs/papers.md §1, Figure 2).
     Slc,
-    /// 2 bits per cell (system.md §1, Figure 2).
+    /// 2 bits per cell (docs/papers.md §1, Figure 2).
     Mlc,
     /// 3 bits per cell, a modern 3D TLC part.
     Tlc,
@@ -76,7 +76,7 @@ pub struct CellTiming {
 }
 
 impl CellKind {
-    /// Typical parameters. SLC and MLC come from system.md §1 (Figure 2 of Ryu & Park):
+    /// Typical parameters. SLC and MLC come from docs/papers.md §1 (Figure 2 of Ryu & Park):
     /// t_R max, t_PROG and t_BERS mid-range typical, t_RC 25 ns. TLC/QLC are representative
     /// 3D NAND datasheet figures (2020s); adjust with the `read_ns`, `program_ns`,
     /// `erase_ns` overrides of `[device]`.

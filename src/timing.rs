@@ -2,7 +2,7 @@
 //!
 //! Two models share one interface:
 //! - **Full**: busy-until reservations per die, per data bus and (for shared-control gangs)
-//!   one control bus, after Agrawal et al. (USENIX ATC 2008) as restated in system.md §1.
+//!   one control bus, after Agrawal et al. (USENIX ATC 2008) as restated in docs/papers.md §1.
 //!   A read occupies its die for t_R and then its bus for the page transfer (the die's
 //!   page register stays busy until the data has left); a program first crosses the bus
 //!   into the die's register and then occupies the die for t_PROG; an erase occupies the
@@ -10,7 +10,7 @@
 //!   Operations are placed in request order at the earliest time their resources are
 //!   free, so dies and channels overlap exactly as far as the workload lets them.
 //! - **Count**: the papers' serial elapsed-time formula
-//!   `Cr·Tr + Cw·Tw + Gc·Tcopy + Ce·Te` (system.md §4), with no parallelism and no bus.
+//!   `Cr·Tr + Cw·Tw + Gc·Tcopy + Ce·Te` (docs/papers.md §4), with no parallelism and no bus.
 //!
 //! The simulator sees both through [`TimeModel`]: it calls [`TimeModel::begin`] before a
 //! command's flash work and [`TimeModel::place`] after it, and learns when the work ends.
@@ -19,7 +19,7 @@ use crate::ftl::superblock::Superblock;
 use crate::nand::{CAUSES, Cause, FlashOp, Geometry, Nand, NandCounters, OpKind, Ppn};
 use serde::{Deserialize, Serialize};
 
-/// How chips are wired to the controller (system.md §1, after Agrawal et al.).
+/// How chips are wired to the controller (docs/papers.md §1, after Agrawal et al.).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum Organisation {
@@ -513,7 +513,7 @@ mod tests {
 
     #[test]
     fn formula_matches_hand_computed_example() {
-        // algorithms.md §1.1: (Cr, Cw, Gc, Ce) = (1000, 1000, 500, 10) with Tr 20, Tw 250,
+        // docs/algorithms.md §1.1: (Cr, Cw, Gc, Ce) = (1000, 1000, 500, 10) with Tr 20, Tw 250,
         // Te 1500 µs and copies charged Tw → 410,000 µs. Copies also count as reads and
         // programs in NandCounters, so 500 of the reads/programs below are the copies.
         let mut c = NandCounters::default();

@@ -1,5 +1,5 @@
 //! The three desktop workloads on the HDD alone and behind the default flash cache:
-//! warm runs must beat cold runs and the HDD alone (the paper's trend, system.md §5),
+//! warm runs must beat cold runs and the HDD alone (the paper's trend, docs/papers.md §5),
 //! and what the counters say must fit together.
 
 use ssdlab::hybrid::config::{HybridConfig, WorkloadKind};

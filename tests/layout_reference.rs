@@ -1,4 +1,4 @@
-//! Management blocks and placement (system.md §1): reference-model property tests over
+//! Management blocks and placement (docs/papers.md §1): reference-model property tests over
 //! every management-block size and placement, and hand-computed read-modify-write costs.
 
 mod common;

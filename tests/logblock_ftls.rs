@@ -1,5 +1,5 @@
 //! Hand-computed tiny cases for the block-mapped FTLs (NFTL, BAST, FAST, FASTer), and the
-//! published trends of the Android FTL study (system.md §4) in counting mode.
+//! published trends of the Android FTL study (docs/papers.md §4) in counting mode.
 //!
 //! The tiny device: one plane of 16 blocks × 8 pages, 64 logical pages (8 logical blocks,
 //! lbn = lpn / 8, off = lpn % 8). Expected copies and erases are worked out in comments.
@@ -184,7 +184,7 @@ fn fast_log_area_fill_cascades_into_full_merges() {
 #[test]
 fn fast_reads_the_newest_log_copy() {
     // FlashSim's FAST returns the oldest RW copy of a page rewritten in the log
-    // (algorithms.md §2.6); every read here must return the latest write.
+    // (docs/algorithms.md §2.6); every read here must return the latest write.
     let mut r = Rig::new(FtlKind::Fast, |_| {});
     r.write(0..64);
     for _ in 0..5 {
@@ -372,7 +372,7 @@ fn android(ftl: &str, workload: &str) -> (f64, f64) {
 
 #[test]
 fn small_random_writes_follow_the_android_study_trends() {
-    // 2 KiB random writes over a 32 MiB region of a full 256 MiB device (system.md §4).
+    // 2 KiB random writes over a 32 MiB region of a full 256 MiB device (docs/papers.md §4).
     let w = "kind = \"random-write\"\nsize = \"2KiB\"\nalign = \"2KiB\"\nspan = \"32MiB\"\nrequests = 40000";
     let (page, _) = android("page", w);
     let (bast, bast_gc) = android("bast", w);
@@ -400,7 +400,7 @@ fn sequential_reads_cost_the_same_on_every_ftl() {
     for (name, t) in &times {
         if name == "dftl" {
             // DFTL caches single entries: reading a cold region costs one translation-page
-            // read per data page (algorithms.md §2.9): about twice the data reads, plus
+            // read per data page (docs/algorithms.md §2.9): about twice the data reads, plus
             // the write-back of entries the fill left dirty in the CMT.
             assert!(
                 (1.9..2.1).contains(&(t / min)),

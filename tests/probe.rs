@@ -1,4 +1,4 @@
-//! The management-block probe (system.md §1) recovers the management-block size the
+//! The management-block probe (docs/papers.md §1) recovers the management-block size the
 //! device was built with, on the paper's three SSD models and for any size from 4 KiB to
 //! 4 MiB.
 

@@ -1,5 +1,5 @@
 //! `ssdlab reproduce android-ftl --quick` writes its outputs and shows the Android study's
-//! trends (system.md §4).
+//! trends (docs/papers.md §4).
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! Superblocks (system.md §1, "SSD management block") on the block-mapped and hybrid
+//! Superblocks (docs/papers.md §1, "SSD management block") on the block-mapped and hybrid
 //! FTLs, end to end: the paper's trade-off — a larger management block shrinks the
 //! mapping table but makes small writes copy more — and erases counted per physical
 //! block.

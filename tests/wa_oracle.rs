@@ -56,7 +56,7 @@ fn lambert_w_is_right() {
         let w = common::lambert_w0(x);
         assert!((w * w.exp() - x).abs() < 1e-12);
     }
-    // algorithms.md §1.3 table (two decimals, hand-rounded): Sf 0.07/0.15/0.28 →
+    // docs/algorithms.md §1.3 table (two decimals, hand-rounded): Sf 0.07/0.15/0.28 →
     // 7.30/3.52/1.99 with alpha = 1/(1−Sf).
     for (sf, want) in [(0.07, 7.30), (0.15, 3.52), (0.28, 1.99)] {
         let got = common::fifo_wa(1.0 / (1.0 - sf));

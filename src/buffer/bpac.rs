@@ -1,7 +1,7 @@
 //! BPAC, Block-Page Adaptive Cache: G. Wu, B. Eckart, X. He, "BPAC: an adaptive write
 //! buffer management scheme for flash-based solid state drives", IEEE MSST 2010; journal
 //! version "An adaptive write buffer management scheme for flash-based SSDs", ACM TOS
-//! (algorithms.md §5.6).
+//! (docs/algorithms.md §5.6).
 //!
 //! The buffer is split adaptively into a **page list** (pages with high temporal
 //! locality, managed page by page in LRU order) and a **block list** (clusters of pages

@@ -1,5 +1,5 @@
 //! BPLRU, Block Padding LRU: H. Kim, S. Ahn, "BPLRU: a buffer management scheme for
-//! improving random writes in flash storage", USENIX FAST 2008 (algorithms.md §5.4).
+//! improving random writes in flash storage", USENIX FAST 2008 (docs/algorithms.md §5.4).
 //!
 //! ```text
 //! write(p):  b = block(p); if p buffered: hit; else: if full: evict; add p to b

@@ -1,6 +1,6 @@
 //! CLC, Cold and Largest Cluster: S. Kang, S. Park, H. Jung, H. Shim, J. Cha,
 //! "Performance trade-offs in using NVRAM write buffer for flash memory-based storage
-//! devices", IEEE Trans. Computers 58(6), 2009 (algorithms.md §5.5). It combines FAB
+//! devices", IEEE Trans. Computers 58(6), 2009 (docs/algorithms.md §5.5). It combines FAB
 //! (evict large clusters) with BPLRU (block recency).
 //!
 //! ```text
@@ -12,7 +12,7 @@
 //! evict:    the largest cluster of the size-dependent region (ties: least recently
 //!           demoted or referenced); if that region is empty, the LRU cluster
 //! ```
-//! Choices the description leaves open ([R] in algorithms.md): the size-independent
+//! Choices the description leaves open ([R] in docs/algorithms.md): the size-independent
 //! region's share of the buffer, `buffer.clc_lru_percent`, defaults to 10% of the pages
 //! (the paper tunes it; sweep it); a cluster referenced while in the size-dependent
 //! region returns to the LRU region's MRU end; the most recent cluster always stays in the

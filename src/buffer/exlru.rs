@@ -1,6 +1,6 @@
 //! ExLRU, Expectation-based LRU: L. Shi, J. Li, C. J. Xue, C. Yang, X. Zhou, "ExLRU: a
 //! unified write buffer cache management for flash memory", EMSOFT 2011 (extended in IEEE
-//! TVLSI 22(12), 2014); algorithms.md §5.7. Block-granular like BPLRU, size-aware like FAB.
+//! TVLSI 22(12), 2014); docs/algorithms.md §5.7. Block-granular like BPLRU, size-aware like FAB.
 //!
 //! The paper keeps per-block access history and evicts the data with the smallest
 //! expected write cost. Its exact cost formula could not be retrieved ([R]); this file

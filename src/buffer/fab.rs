@@ -1,6 +1,6 @@
 //! FAB, the Flash-Aware Buffer: H. Jo, J.-U. Kang, S.-Y. Park, J.-S. Kim, J. Lee, "FAB:
 //! flash-aware buffer management policy for portable media players", IEEE Trans. Consumer
-//! Electronics 52(2), 2006 (algorithms.md §5.3).
+//! Electronics 52(2), 2006 (docs/algorithms.md §5.3).
 //!
 //! Pages are grouped by logical block; the victim is the block with the most buffered
 //! pages, and all of its pages leave together, so a log-block FTL can switch-merge full

@@ -1,5 +1,5 @@
-//! Page LFU with aging (algorithms.md §5.2; the workload-only baseline of the NCQ paper,
-//! system.md §2).
+//! Page LFU with aging (docs/algorithms.md §5.2; the workload-only baseline of the NCQ paper,
+//! docs/papers.md §2).
 //!
 //! ```text
 //! write(p) / read hit(p): count[p] += 1 (saturating); p becomes the MRU page of its count

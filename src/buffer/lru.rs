@@ -1,5 +1,5 @@
 //! Page LRU, the baseline write-buffer policy (as in MQSim's `Data_Cache_Flash` and
-//! SSDSim's `buffer_management`; algorithms.md §5.2).
+//! SSDSim's `buffer_management`; docs/algorithms.md §5.2).
 //!
 //! ```text
 //! write(p): if p buffered: move p to MRU            (hit)

@@ -1,6 +1,6 @@
 //! QLRU, the NCQ-aware LRU: S. Kim, T. Kim, "QLRU: NCQ-aware write buffer management
 //! algorithm for SSDs", Electronics Letters 2013; as presented by Heo (KIISE slides,
-//! system.md §2) and specified in algorithms.md §5.8.
+//! docs/papers.md §2) and specified in docs/algorithms.md §5.8.
 //!
 //! Commands waiting in the NCQ are future references. A buffered page that a waiting
 //! command references is moved to a protected ("virtual MRU") position and cannot be
@@ -30,7 +30,7 @@
 //! Choices the papers leave open (documented in docs/buffer.md):
 //! - protection is by reference count per page, so a page stays protected while *any*
 //!   waiting command references it, including a page that enters the buffer after the
-//!   command was queued (algorithms.md §5.8: "a buffered page referenced by any command
+//!   command was queued (docs/algorithms.md §5.8: "a buffered page referenced by any command
 //!   still waiting in the NCQ is protected");
 //! - when every buffered page is protected the buffer evicts the LRU protected page
 //!   rather than stall the queue (counted as `buffer.qlru.fallback_evictions`);

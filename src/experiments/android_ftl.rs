@@ -1,5 +1,5 @@
 //! `ssdlab reproduce android-ftl` — Kim et al. (SKKU), "FTLs and a flash file system
-//! compared" on Android (system.md §4): IOZone-like tests replayed on FTLs in counting
+//! compared" on Android (docs/papers.md §4): IOZone-like tests replayed on FTLs in counting
 //! mode, elapsed time by the paper's formula `Cr·Tr + Cw·Tw + Gc·Tw + Ce·Te`
 //! (Tr = 20 µs, Tw = 250 µs, Te = 1.5 ms; the `android-emmc` preset), split into I/O
 //! and GC.
@@ -39,7 +39,7 @@ struct Test {
     title: &'static str,
     aged: bool,
     phase: &'static str,
-    /// What the paper reports, quoted from system.md §4 (text only).
+    /// What the paper reports, quoted from docs/papers.md §4 (text only).
     paper: &'static str,
 }
 
@@ -271,7 +271,7 @@ fn write_outputs(ctx: &mut Ctx, results: &[Vec<Cell>], counters: &[(&str, BTreeM
 fn summary(quick: bool, capacity: &str, file: &str, results: &[Vec<Cell>]) -> String {
     let mut md = String::from("# FTLs on Android: IOZone-like tests (Kim et al., SKKU)\n\n");
     md.push_str(&format!(
-        "Reproduction of system.md §4 on the `android-emmc` preset ({capacity} SLC, 2 KiB pages, \
+        "Reproduction of docs/papers.md §4 on the `android-emmc` preset ({capacity} SLC, 2 KiB pages, \
          64 pages per block, 7% over-provisioning) in counting mode: elapsed time = \
          Cr·Tr + Cw·Tw + Gc·Tw + Ce·Te with Tr = 20 µs, Tw = 250 µs, Te = 1.5 ms (a GC copy \
          charged Tw, as in the paper). I/O = host reads and programs (plus NFTL's chain and \
@@ -496,7 +496,7 @@ blocks into switch merges (one erase per 64 pages, no copies). For page mapping 
 out fastest, its GC must find nearly empty victims: a device with far more free space \
 than ours, or a page FTL that does not copy valid pages at all. The paper does not name \
 its simulator; FlashSim, which ships BAST, FAST, DFTL and a page FTL, has exactly such a \
-page FTL (it never copies, algorithms.md §2.1/§7), which would make page mapping \
+page FTL (it never copies, docs/algorithms.md §2.1/§7), which would make page mapping \
 GC-free in every test. That is a hypothesis we cannot check.\n",
         fmt_f(page_aged_wa, 2)
     ));

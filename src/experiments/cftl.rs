@@ -1,5 +1,5 @@
 //! `ssdlab reproduce cftl` — Park & Kim, "A Clustered Flash Translation Layer for Mobile
-//! Storage Systems", IEEK 2008 (system.md §3): NFTL, AFTL and CFTL compared on mapping
+//! Storage Systems", IEEK 2008 (docs/papers.md §3): NFTL, AFTL and CFTL compared on mapping
 //! memory and address-translation cost.
 //!
 //! ```text
@@ -106,7 +106,7 @@ impl Experiment for CftlRepro {
     fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError> {
         let mut md = String::from("# Clustered FTL: mapping memory and translation cost\n\n");
         md.push_str(
-            "Reproduction of Park & Kim (IEEK 2008), system.md §3. Device: a CompactFlash-like \
+            "Reproduction of Park & Kim (IEEK 2008), docs/papers.md §3. Device: a CompactFlash-like \
              card as in the paper — 512 B pages, 16 KiB blocks (32 pages), SLC, one plane, \
              256 MiB with 7% spare — in counting mode. FTLs at their defaults (docs/ftls.md, \
              docs/ftls-hash.md): NFTL with one replacement unit per block (Linux-style fixed \

@@ -1,4 +1,4 @@
-//! `ssdlab reproduce hdd-cache` — Kim et al. 2011 (system.md §5): flash as a cache for
+//! `ssdlab reproduce hdd-cache` — Kim et al. 2011 (docs/papers.md §5): flash as a cache for
 //! a hard disk through a filter driver, and the cost of its cache control table.
 //!
 //! ```text
@@ -53,7 +53,7 @@ impl Experiment for HddCache {
         let mut md =
             String::from("# Flash as an HDD cache: filter driver and cache control table\n\n");
         md.push_str(
-            "Reproduction of Kim et al. (2011), system.md §5: an I/O filter driver serves read \
+            "Reproduction of Kim et al. (2011), docs/papers.md §5: an I/O filter driver serves read \
              hits from an SSD and copies read misses from the HDD into it; a cache control \
              table maps HDD ranges to SSD ranges. Simulated with `ssdlab hybrid` \
              (docs/hybrid.md): the `desktop-7200` HDD model, a 16 GiB flash cache on the \

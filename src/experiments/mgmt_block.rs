@@ -1,4 +1,4 @@
-//! `ssdlab reproduce mgmt-block` — Ryu & Park 2009 (system.md §1): SSD management
+//! `ssdlab reproduce mgmt-block` — Ryu & Park 2009 (docs/papers.md §1): SSD management
 //! blocks, page placement and chip organisation, on models of the paper's SSDs A, B, C.
 //!
 //! ```text
@@ -60,7 +60,7 @@ impl Experiment for MgmtBlock {
     fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError> {
         let mut md = String::from("# Management blocks, placement and chip organisation\n\n");
         md.push_str(
-            "Reproduction of Ryu & Park (2009), system.md §1, on the `ssd-a`, `ssd-b` and `ssd-c` \
+            "Reproduction of Ryu & Park (2009), docs/papers.md §1, on the `ssd-a`, `ssd-b` and `ssd-c` \
              presets (the paper's table: cell type, page size, channels, chips, and the \
              management block and placement the paper infers). Full timing model.\n\n",
         );

@@ -7,7 +7,7 @@
 //! [`write_outputs`] commits them all together at the end, so a failed or interrupted
 //! reproduction never leaves a half-finished result directory behind.
 //!
-//! Summaries quote the papers' published numbers (from `system.md`) as text beside ours;
+//! Summaries quote the papers' published numbers (from `docs/papers.md`) as text beside ours;
 //! they are never inputs to a computation.
 
 pub mod android_ftl;

@@ -1,5 +1,5 @@
 //! `ssdlab reproduce ncq-buffer` — the NCQ-aware write buffer (Heo, KIISE slides on
-//! S. Kim and T. Kim's QLRU; system.md §2): LRU vs QLRU hit ratios, every other policy
+//! S. Kim and T. Kim's QLRU; docs/papers.md §2): LRU vs QLRU hit ratios, every other policy
 //! beside them.
 //!
 //! ```text
@@ -148,7 +148,7 @@ impl Experiment for NcqBuffer {
         let p = plan(ctx);
         let mut md = String::from("# NCQ-aware write buffer (QLRU)\n\n");
         md.push_str(&format!(
-            "Reproduction of the NCQ-aware write buffer study (system.md §2: Heo's slides on S. Kim \
+            "Reproduction of the NCQ-aware write buffer study (docs/papers.md §2: Heo's slides on S. Kim \
              and T. Kim's QLRU). Setup as in the paper: page-mapping FTL, flash and buffer empty \
              at the start, write commands only. The device is the default preset's TLC drive \
              ({} logical, 8 channels × 4 chips × 2 dies × 2 planes, t_PROG 700 µs) behind a \

@@ -1,6 +1,6 @@
 //! AFTL — adaptive two-level FTL (C.-H. Wu, T.-W. Kuo, "An adaptive two-level management
 //! for the flash translation layer in embedded systems", ICCAD 2006), as the CFTL paper
-//! describes it (system.md §3, algorithms.md §2.10).
+//! describes it (docs/papers.md §3, docs/algorithms.md §2.10).
 //!
 //! ```text
 //! coarse hash:  lbn → (primary P, replacement R)        one node per logical block

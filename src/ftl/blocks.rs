@@ -304,7 +304,7 @@ impl<V: VictimPolicy> Blocks<V> {
             .on_invalidate(b, nand.valid_count(b), self.clock);
     }
 
-    /// Static wear leveling (threshold cold-block swap, algorithms.md §4.3): if `unit`
+    /// Static wear leveling (threshold cold-block swap, docs/algorithms.md §4.3): if `unit`
     /// has spare free blocks and the spread of its erase counts reached `threshold`, the
     /// least-worn closed block (its data is cold), removed from the GC candidates; the
     /// caller moves its data to the [`Stream::Wl`] frontier, which takes the most-worn

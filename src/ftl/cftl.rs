@@ -1,5 +1,5 @@
 //! CFTL — clustered FTL (K. Park, D.-H. Kim, "A Clustered Flash Translation Layer for
-//! Mobile Storage Systems", IEEK 2008; system.md §3, algorithms.md §2.11).
+//! Mobile Storage Systems", IEEK 2008; docs/papers.md §3, docs/algorithms.md §2.11).
 //!
 //! ```text
 //! clustered hash table: one node per cluster of `subblock_factor` (SBF) consecutive keys,

@@ -1,6 +1,6 @@
 //! DFTL — demand-based page mapping (A. Gupta, Y. Kim, B. Urgaonkar, "DFTL: a flash
 //! translation layer employing demand-based selective caching of page-level address
-//! mappings", ASPLOS 2009; algorithms.md §2.9).
+//! mappings", ASPLOS 2009; docs/algorithms.md §2.9).
 //!
 //! ```text
 //! flash:  data blocks + translation blocks; translation page m holds the map entries of

@@ -16,7 +16,7 @@
 //!                        SW block and all RW blocks), erase it, open a new tail
 //! read(lpn):   RW page map (newest copy) → SW block → data block
 //! ```
-//! Choices the paper leaves open, resolved as algorithms.md §2.6/§8 recommends
+//! Choices the paper leaves open, resolved as docs/algorithms.md §2.6/§8 recommends
 //! (Desnoyers' reading): a broken SW sequence merges the SW block (partial) and sends
 //! the page to the RW log (FlashSim instead restarts the SW block with a non-zero
 //! offset, corrupting its map); the SW close is a partial merge that also pulls the

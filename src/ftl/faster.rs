@@ -17,7 +17,7 @@
 //! area newest copy first) is FAST's.
 //!
 //! Choices (the paper's exact isolation and scheduling details could not be checked,
-//! algorithms.md §2.7/§8): the isolation area is `[ftl.faster] isolation_percent` of
+//! docs/algorithms.md §2.7/§8): the isolation area is `[ftl.faster] isolation_percent` of
 //! the RW log blocks (default 10; 0 = no isolation: pages past their second chance are
 //! merged at once); merges are done when the reclaim needs them, not spread over later
 //! writes (the paper's "progressive" merging changes latency, not operation counts);

@@ -1,4 +1,4 @@
-//! SSD management blocks and page placement (system.md §1, "Firmware design factors";
+//! SSD management blocks and page placement (docs/papers.md §1, "Firmware design factors";
 //! Ryu & Park 2009).
 //!
 //! A *management block* (superblock) is the unit the firmware maps. Two independent
@@ -209,7 +209,7 @@ pub fn by_channel_order(geo: &Geometry) -> Vec<u32> {
 }
 
 /// Where a byte offset lands: management block number and page inside it (the worked
-/// example of system.md §1).
+/// example of docs/papers.md §1).
 pub fn locate(offset_bytes: u64, unit_bytes: u64, page_bytes: u64) -> (u64, u64) {
     (
         offset_bytes / unit_bytes,

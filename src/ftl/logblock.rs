@@ -1,5 +1,5 @@
 //! Machinery shared by the block-mapped FTLs with log or replacement blocks (NFTL, BAST,
-//! FAST, FASTer; algorithms.md §2.2–2.4): the free-block pool, the data-block map, the
+//! FAST, FASTer; docs/algorithms.md §2.2–2.4): the free-block pool, the data-block map, the
 //! three merges, and the page-mapped log area of FAST and FASTer.
 //!
 //! ```text
@@ -21,7 +21,7 @@
 //! (`[ftl.log] log_blocks`), and one block stays free so a full merge always has its
 //! destination before it frees the old data block. The default log area is every block
 //! not needed for that: "page-mapped log blocks in the over-provisioned area"
-//! (system.md §4).
+//! (docs/papers.md §4).
 
 use super::FtlError;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
@@ -550,7 +550,7 @@ struct Stream {
 ///   paper's RW map;
 /// - a hash index LPN → position (linear probing over `rev`, so a slot is 4 B): reads
 ///   and overwrites find the newest copy in ~1 probe, and an overwritten copy leaves
-///   the index at once (FlashSim's FAST returned stale copies here, algorithms.md §2.6);
+///   the index at once (FlashSim's FAST returned stale copies here, docs/algorithms.md §2.6);
 /// - per-logical-block doubly linked lists of its log positions, so a merge gathers a
 ///   block's log pages without probing every offset.
 ///

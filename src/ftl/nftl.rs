@@ -1,6 +1,6 @@
 //! NFTL, M-Systems' NAND flash translation layer: A. Ban, "Flash file system", US patent
 //! 5,404,485 (1995), as implemented in Linux `drivers/mtd/nftlcore.c` and described in
-//! system.md §3 (Park & Kim's CFTL paper, which uses it as a baseline).
+//! docs/papers.md §3 (Park & Kim's CFTL paper, which uses it as a baseline).
 //!
 //! ```text
 //! tables:      EUN[lbn] → primary unit; Repl[unit] → next replacement unit (a chain)
@@ -16,7 +16,7 @@
 //!              erase every other unit; the last unit becomes the primary
 //! ```
 //! Choices: the chain is capped at `[ftl.nftl] max_chain_blocks` units (default 2: one
-//! primary and one replacement block, as system.md §3 describes NFTL; 0 = no cap, the
+//! primary and one replacement block, as docs/papers.md §3 describes NFTL; 0 = no cap, the
 //! Linux behaviour, where chains grow until free units run out — up to 65,535 units,
 //! the simulator's bound). Free units below
 //! `fold_free_blocks` (default 2, Linux's non-desperate threshold) fold the longest

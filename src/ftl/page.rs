@@ -235,7 +235,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         }
         // By-address placement: every management block the command touches is rewritten
         // whole; its pages outside the command are read and programmed again (the
-        // read-modify-write of system.md §1), so a write straddling two blocks costs two.
+        // read-modify-write of docs/papers.md §1), so a write straddling two blocks costs two.
         let m = self.layout.unit_pages();
         let mut unit_first = first.0 / m * m;
         while unit_first < end {

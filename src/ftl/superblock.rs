@@ -1,4 +1,4 @@
-//! Superblocks: the management block of the block-mapped and hybrid FTLs (system.md §1,
+//! Superblocks: the management block of the block-mapped and hybrid FTLs (docs/papers.md §1,
 //! "SSD management block"; Ryu & Park 2009).
 //!
 //! NFTL, BAST, FAST, FASTer, AFTL and CFTL map whole erase blocks. A management block of

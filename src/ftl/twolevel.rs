@@ -1,6 +1,6 @@
 //! The NAND side shared by the two-level hash FTLs (AFTL, CFTL): NFTL-style block mapping
 //! with one primary and one replacement block per logical block — the log-style NFTL
-//! variant the AFTL and CFTL papers compare against (algorithms.md §2.3, system.md §3).
+//! variant the AFTL and CFTL papers compare against (docs/algorithms.md §2.3, docs/papers.md §3).
 //!
 //! ```text
 //! lbn = lpn / Np, off = lpn % Np

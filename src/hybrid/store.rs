@@ -1,5 +1,5 @@
 //! The hybrid store: a hard disk behind a flash cache managed the way Kim et al. (2011)
-//! describe their filter driver (system.md §5), with the flash itself a simulated SSD
+//! describe their filter driver (docs/papers.md §5), with the flash itself a simulated SSD
 //! ([`Device`]: any preset and FTL, so flash-side GC, write amplification and wear count).
 //!
 //! ```text

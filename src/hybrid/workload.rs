@@ -1,4 +1,4 @@
-//! Desktop workloads shaped like the paper's three measurements (system.md §5): a
+//! Desktop workloads shaped like the paper's three measurements (docs/papers.md §5): a
 //! Windows boot, launching a set of desktop applications together ("multitasking
 //! loading"), and loading a game. Each is a list of runs — the first on a cold cache,
 //! the rest warm — of requests with host think time between them (queue depth 1: the

@@ -6,7 +6,7 @@
 //!                closed blocks; return the one with the fewest valid pages
 //! ```
 //! d = 1 is random selection; d ≈ 10 is already close to greedy. Only closed blocks are
-//! sampled (flashsim-dchoices also samples open frontiers — algorithms.md §3.6).
+//! sampled (flashsim-dchoices also samples open frontiers — docs/algorithms.md §3.6).
 
 use super::{CandidateList, PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};

@@ -4,7 +4,7 @@
 //! and hears about every invalidation, so it can keep its own index (buckets for greedy,
 //! a queue for FIFO). `select` removes and returns the chosen victim of one plane.
 //! Candidates are closed blocks only: never an open write frontier (a bug of MQSim's
-//! greedy, algorithms.md §3.2).
+//! greedy, docs/algorithms.md §3.2).
 
 mod cost_benefit;
 mod d_choices;

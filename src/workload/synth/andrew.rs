@@ -1,6 +1,6 @@
 //! Andrew-like small-file workload at block level, after the Andrew benchmark (J. Howard
 //! et al., "Scale and performance in a distributed file system", ACM TOCS 6(1), 1988),
-//! which the CFTL paper (system.md §3) times: copy a source tree, scan it, read it all,
+//! which the CFTL paper (docs/papers.md §3) times: copy a source tree, scan it, read it all,
 //! compile it.
 //!
 //! ```text

@@ -1,5 +1,5 @@
 //! Compile-like workload, a stand-in for the kernel-build trace of the NCQ-buffer paper
-//! (system.md §2: "low locality but larger requests"): several parallel jobs (as with
+//! (docs/papers.md §2: "low locality but larger requests"): several parallel jobs (as with
 //! `make -j4`) each write object files sequentially into fresh space, interleaved with
 //! small writes to hot file-system metadata (inodes, bitmaps, journal) and reads of the
 //! sources.

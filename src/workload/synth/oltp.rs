@@ -1,5 +1,5 @@
 //! OLTP-like workload, a stand-in for the database traces of the NCQ-buffer paper
-//! (system.md §2: "high locality but small requests"), in the shape of TPC-C and the
+//! (docs/papers.md §2: "high locality but small requests"), in the shape of TPC-C and the
 //! UMass/SPC Financial traces: small page-sized requests to the database's data pages
 //! under a skewed popularity, and the redo log appended sequentially.
 //!

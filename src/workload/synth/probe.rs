@@ -1,4 +1,4 @@
-//! Management-block probe (system.md §1; Ryu & Park 2009, after the method they used on
+//! Management-block probe (docs/papers.md §1; Ryu & Park 2009, after the method they used on
 //! SSDs A, B and C): fixed-size writes at offsets that move forward in small steps,
 //! repeated per partition; a write that straddles a management-block boundary costs an
 //! extra read-modify-write, so latency jumps once per management block and the spacing of
