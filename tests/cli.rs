@@ -1,18 +1,9 @@
 //! End-to-end tests of the `ssdlab` binary: defaults, outputs, determinism, errors.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .expect("run ssdlab")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{ssdlab, stderr};
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

@@ -1,18 +1,8 @@
 //! End-to-end tests of `ssdlab hybrid`: default run, outputs, determinism, traces, and
 //! every kind of bad input ending in exit code 2 with a message naming it.
 
-use std::process::{Command, Output};
-
-fn ssdlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args(args)
-        .output()
-        .expect("run ssdlab")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{ssdlab, stderr};
 
 #[test]
 fn default_run_compares_hdd_and_cache_for_the_three_workloads() {

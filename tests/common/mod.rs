@@ -63,3 +63,16 @@ pub fn reproduce_quick(name: &str, files: &[&str]) -> (tempfile::TempDir, std::p
     }
     (dir, out)
 }
+
+/// Runs the `ssdlab` binary with `args` and collects its output.
+pub fn ssdlab(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(args)
+        .output()
+        .expect("run ssdlab")
+}
+
+/// A command's standard error as text.
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
