@@ -566,3 +566,76 @@ fn ftl_counters_after_a_fill_cover_the_measured_phase_only() {
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(r["counters"]["ftl.mapping.coarse_bytes"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn allow_memory_flag_sets_the_config_key_and_the_refusal_names_it() {
+    let o = ssdlab(&["config", "--allow-memory"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("allow_memory = true"), "{text}");
+    // A run far past any machine's memory is refused before it starts, naming the flag.
+    let o = ssdlab(&[
+        "run",
+        "--capacity",
+        "8TiB",
+        "--buffer",
+        "lru",
+        "--buffer-size",
+        "1TiB",
+        "--set",
+        "device.page_size=4KiB",
+        "--requests",
+        "10",
+    ]);
+    let err = stderr(&o);
+    if err.contains("needs about") {
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("--allow-memory"), "{err}");
+    }
+}
+
+#[test]
+fn blkparse_event_is_a_config_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.blkparse");
+    // One queued write and, later, the same write issued after merging with a neighbour.
+    std::fs::write(
+        &trace,
+        "8,0 0 1 0.000000000 1 Q W 0 + 8 [a]\n\
+         8,0 0 2 0.000001000 1 Q W 8 + 8 [a]\n\
+         8,0 0 3 0.000002000 1 D W 0 + 16 [a]\n",
+    )
+    .unwrap();
+    let requests = |event: &str| {
+        let out = dir.path().join(format!("{event}.json"));
+        let o = ssdlab(&[
+            "run",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--format",
+            "blkparse",
+            "--set",
+            &format!("trace.blkparse_event={event}"),
+            "--json",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&out)["counters"]["host.requests"].clone()
+    };
+    assert_eq!(requests("Q"), 2);
+    assert_eq!(requests("D"), 1);
+    let o = ssdlab(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--set",
+        "trace.blkparse_event=X",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("trace.blkparse_event"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -227,6 +227,10 @@ pub struct SettingsArgs {
     /// hdd.rpm=10000 (repeatable; docs/config.md lists the keys).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Run even when the memory estimate exceeds the memory available (the same as --set
+    /// run.allow_memory=true); without it such a run is refused before it starts.
+    #[arg(long)]
+    pub allow_memory: bool,
 }
 
 impl SettingsArgs {
@@ -254,6 +258,9 @@ impl SettingsArgs {
                 .and_then(|mut t| t.remove("v"))
                 .unwrap_or_else(|| toml::Value::String(v.to_string()));
             set(t, k.trim(), value);
+        }
+        if self.allow_memory {
+            set(t, "run.allow_memory", toml::Value::Boolean(true));
         }
         Ok(())
     }

@@ -68,7 +68,7 @@ pub enum ConfigError {
     /// The run would need more memory than the machine has available.
     #[error(
         "the run needs about {need} of memory ({breakdown}) but only {available} is available \
-         ({limit}): expected {fix}; or set run.allow_memory = true to run anyway",
+         ({limit}): expected {fix}; or pass --allow-memory (run.allow_memory = true) to run anyway",
         need = super::memory::approx(*need_bytes),
         available = super::memory::approx(*available_bytes)
     )]

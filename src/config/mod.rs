@@ -19,7 +19,7 @@ use crate::nand::{CellKind, Geometry};
 use crate::timing::{CopyCost, FormulaCosts, Organisation, TimingParams};
 use crate::units::Size;
 use crate::workload::synth::SynthConfig;
-use crate::workload::trace::{FitPolicy, TraceFormat};
+use crate::workload::trace::{BlkparseEvent, FitPolicy, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
 use std::path::PathBuf;
@@ -193,6 +193,9 @@ pub struct TraceConfig {
     pub columns: Option<String>,
     /// Replay only the trace's writes (the NCQ-buffer paper measures write commands only).
     pub writes_only: bool,
+    /// Which blkparse / blktrace action is a request: `Q` (queued, default), `D` (issued to
+    /// the driver, after merging) or `C` (completed).
+    pub blkparse_event: BlkparseEvent,
 }
 
 /// Preconditioning before the measured run.

@@ -18,7 +18,7 @@ pub fn build_workload(
             fit: cfg.trace.fit,
             capacity_bytes,
             columns: cfg.trace.columns.clone(),
-            ..TraceOptions::default()
+            blkparse_event: cfg.trace.blkparse_event,
         };
         let OpenedTrace {
             requests, warnings, ..
