@@ -46,6 +46,20 @@ fn geometries() -> Vec<Geometry> {
     ]
 }
 
+/// The geometries a configuration runs on: DFTL at its default thresholds keeps two
+/// more spare blocks per plane plus its translation blocks, so it gets a few more blocks.
+fn geometries_for(cfg: &FtlConfig) -> Vec<Geometry> {
+    let defaults = FtlConfig::default();
+    if cfg.name == FtlKind::Dftl && cfg.gc_high_free_blocks == defaults.gc_high_free_blocks {
+        let mut g = geometries();
+        g[0].blocks_per_plane = 20;
+        g[1].blocks_per_plane = 13;
+        g
+    } else {
+        geometries()
+    }
+}
+
 fn configs() -> Vec<FtlConfig> {
     let mut out = Vec::new();
     for &(name, _, _) in FtlKind::all() {
@@ -104,16 +118,19 @@ fn configs() -> Vec<FtlConfig> {
                     FullPolicy::Wait
                 };
                 c.dftl.cmt_entries = Some(2 + variant as u64);
-                if name == FtlKind::Dftl {
-                    // DFTL keeps two more spare blocks on one plane (translation pages);
-                    // stopping GC at the low mark keeps the 16-block geometry feasible.
-                    c.gc_high_free_blocks = c.gc_low_free_blocks;
-                }
                 c.dftl.cmt_policy = if variant == 0 {
                     CmtPolicy::SegmentedLru
                 } else {
                     CmtPolicy::Lru
                 };
+                if name == FtlKind::Dftl {
+                    // DFTL at its default GC thresholds (run on geometries with room for
+                    // its translation blocks, see `geometries_for`), and with GC stopping
+                    // at the low mark, which fits the smallest geometries.
+                    let mut low = c.clone();
+                    low.gc_high_free_blocks = low.gc_low_free_blocks;
+                    out.push(low);
+                }
                 out.push(c);
             }
         }
@@ -202,10 +219,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
     #[test]
     fn every_ftl_reads_back_last_write(seq in ops(64)) {
-        for geo in geometries() {
-            // 64 logical pages: 8 blocks on the one-plane part (16 physical), 4 per plane on
-            // the four-plane part (10 physical each) — GC and WL fire constantly.
-            for cfg in configs() {
+        // 64 logical pages: 8 blocks on the one-plane part (16 physical), 4 per plane on
+        // the four-plane part (10 physical each) — GC and WL fire constantly.
+        for cfg in configs() {
+            for geo in geometries_for(&cfg) {
                 run(&cfg, &geo, 64, &seq)?;
             }
         }
