@@ -503,11 +503,22 @@ impl<V: VictimPolicy> Dftl<V> {
     /// Collects the units translation blocks left low (see `trans_page`).
     #[inline]
     fn collect_low_units(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
-        while let Some(u) = self.low_units.pop() {
+        // One pass over the units low now: collecting one unit can write translation
+        // pages into another and leave that one low in turn; those wait for the next
+        // operation instead of being chased here, which could go on without end.
+        let mut pending = std::mem::take(&mut self.low_units);
+        for &u in &pending {
             if self.bm.needs_gc(u) {
                 blocks::collect(self, u, nand)?;
             }
         }
+        pending.clear();
+        for &u in &self.low_units {
+            if !pending.contains(&u) {
+                pending.push(u);
+            }
+        }
+        self.low_units = pending;
         Ok(())
     }
 
