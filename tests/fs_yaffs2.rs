@@ -264,6 +264,7 @@ fn after_a_power_cut_every_file_is_its_last_fsynced_version_or_newer_complete_ch
                             states.insert(to.clone(), s);
                             states.get_mut(&to).unwrap().push(m.files[&to].clone());
                         }
+                        K::Mkdir | K::Read | K::Open => {}
                         _ => states
                             .entry(p.clone())
                             .or_default()
@@ -315,13 +316,31 @@ fn after_a_power_cut_every_file_is_its_last_fsynced_version_or_newer_complete_ch
                     m.files = got;
                     m.dirs = fs.directories().into_iter().collect();
                     m.version = fs.versions();
+                    let mut log = Vec::new();
                     for _ in 0..300 {
                         let o = random_op(&mut rng, &m, 700 << 10);
                         fs.exec(&o, 0)
                             .unwrap_or_else(|e| panic!("seed {seed}: after the cut: {o:?}: {e}"));
                         m.apply(&o);
+                        log.push(o);
                     }
                     fs.remount(0).unwrap();
+                    if std::env::var("SSDLAB_FS_DEBUG").is_ok() {
+                        let got = fs.contents();
+                        for (p, f) in &m.files {
+                            if got.get(p) != Some(f) {
+                                eprintln!("{p}: cut during {o:?}");
+                                for l in log.iter().filter(|l| {
+                                    &*l.path == p.as_str() || l.to.as_deref() == Some(p.as_str())
+                                }) {
+                                    eprintln!(
+                                        "  {:?} {} {} {:?}",
+                                        l.kind, l.offset_bytes, l.len_bytes, l.to
+                                    );
+                                }
+                            }
+                        }
+                    }
                     compare(&fs, &m, seed, step);
                     break;
                 }

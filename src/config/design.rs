@@ -48,7 +48,7 @@ impl Config {
 
     fn design(&self, with_workload: bool) -> Result<Design, ConfigError> {
         self.ftl.validate()?;
-        self.fs.validate()?;
+        self.fs.validate(with_workload)?;
         if self.fs.active()
             && let Some(p) = &self.trace.path
         {
@@ -100,7 +100,10 @@ impl Config {
         if !self.run.allow_memory {
             check_fits(&memory, self)?;
         }
-        ftl_feasible(&self.ftl, &ftl_geometry, device.logical_pages)?;
+        // YAFFS2 runs on the raw array: no FTL is built.
+        if self.fs.name != crate::fs::FsKind::Yaffs2 {
+            ftl_feasible(&self.ftl, &ftl_geometry, device.logical_pages)?;
+        }
         Ok(Design {
             config: self.clone(),
             device,

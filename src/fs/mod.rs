@@ -125,11 +125,12 @@ impl FsConfig {
         self.name != FsKind::None
     }
 
-    /// Checks the `[fs]` keys against each other: a file system needs a file workload,
-    /// and a file workload needs a file system.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// Checks the `[fs]` keys against each other: a file workload needs a file system,
+    /// and (`with_workload`: a run, not a device driven by other code) a file system
+    /// needs a file workload.
+    pub fn validate(&self, with_workload: bool) -> Result<(), ConfigError> {
         let has_workload = self.workload.is_some() || self.trace.is_some();
-        if self.active() && !has_workload {
+        if with_workload && self.active() && !has_workload {
             return Err(ConfigError::value(
                 "fs.name",
                 self.name.name(),

@@ -23,7 +23,10 @@
 //!   a block holding a shrink header qualifies only if it is the oldest dirty block
 //!   take the best if its live chunks <= threshold; else not_done += 1
 //! ```
-//! A collected block is erased when its last live chunk has moved (cause `Gc`).
+//! A collected block is erased when its last live chunk has moved (cause `Gc`). A
+//! header moved by GC loses its shrink mark and carries the file's current size (a
+//! copy is newer than the file's data chunks written since, so a scan would otherwise
+//! cut them off).
 
 use super::{BlockState, FsError, NONE, Yaffs2};
 use crate::nand::{Cause, Ppn};
@@ -246,10 +249,15 @@ impl Yaffs2 {
         if chunk_id == 0 {
             // A header moves into a newer block: it no longer needs the shrink rule
             // (the block it came from is the oldest dirty one or holds no shrink).
+            // It also takes the file's size in RAM: the copy is newer than data chunks
+            // written since the header, and a scan must not let it cut them off.
             let mut h = self.mtd.headers.get(&src).cloned().expect("header data");
             h.shrink = false;
+            let o = self.obj_mut(obj);
+            h.size = o.size;
+            o.hdr = dst;
+            o.dirty = false;
             self.mtd.headers.insert(dst, h);
-            self.obj_mut(obj).hdr = dst;
         } else {
             if let Some(d) = &mut self.mtd.data
                 && let Some(c) = d.get(&src).cloned()

@@ -873,7 +873,9 @@ impl Yaffs2 {
         let o = self.obj_mut(id);
         o.parent = DELETED;
         o.name = "deleted".into();
-        self.write_header(id, false)?;
+        // A deletion is a shrink to nothing: its block must outlive the object's older
+        // chunks (the scan treats it so).
+        self.write_header(id, true)?;
         self.resize(id, 0)?;
         let hdr = self.obj(id).hdr;
         if hdr != NONE {
