@@ -179,7 +179,7 @@ fn has_super(g: u64) -> bool {
     }
     [3u64, 5, 7].iter().any(|&b| {
         let mut x = g;
-        while x % b == 0 {
+        while x.is_multiple_of(b) {
             x /= b;
         }
         x == 1
