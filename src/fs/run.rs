@@ -123,9 +123,12 @@ pub fn run_fs(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> 
     let mut notes = age(&mut *fs, design, footprint)?;
     fs.reset_time(0);
     notes.push(format!(
-        "file system {} on {} bytes; requests are file operations, issued one at a time",
+        "file system {} on {} bytes; requests are file operations, issued one at a time \
+         (host.qd = {} does not apply: an operation's block requests, for ext2, are sent \
+         together)",
         fs.name(),
-        cap
+        cap,
+        cfg.host.qd
     ));
     let wall = WallClock {
         start,
