@@ -7,6 +7,7 @@
 pub mod buffer;
 pub mod config;
 pub mod experiments;
+pub mod fs;
 pub mod ftl;
 pub mod host;
 pub mod hybrid;

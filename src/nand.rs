@@ -829,6 +829,24 @@ impl Nand {
         self.blocks[bi].valid -= 1;
     }
 
+    /// Marks programmed page `ppn` valid again. Validity is the flash user's view, kept
+    /// here for its checks; a file system that rebuilds that view from the tags after a
+    /// power loss (YAFFS2's mount scan, `fs/yaffs2/`) may find live a page it had
+    /// invalidated in RAM before the cut, and records it with this.
+    pub fn mark_valid(&mut self, ppn: Ppn) {
+        assert!(
+            self.is_programmed(ppn),
+            "bug: mark_valid of erased page {ppn:?}"
+        );
+        let i = ppn.0 as usize;
+        let bit = 1u64 << (i & 63);
+        if self.valid[i >> 6] & bit == 0 {
+            self.valid[i >> 6] |= bit;
+            let bi = self.block_index(ppn);
+            self.blocks[bi].valid += 1;
+        }
+    }
+
     /// Erases `block`; it must hold no valid page.
     pub fn erase(&mut self, block: BlockId, cause: Cause) {
         let st = &mut self.blocks[block.0 as usize];

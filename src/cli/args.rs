@@ -59,6 +59,10 @@ pub struct SsdArgs {
     /// Device preset (`ssdlab list` describes each).
     #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::presets()))]
     pub preset: Option<String>,
+    /// File system for a file workload (`yaffs2` on raw NAND, `ext2` over the FTL);
+    /// a comma list runs each side by side, e.g. --fs yaffs2,ext2 --ftl page,bast.
+    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::file_systems()))]
+    pub fs: Option<List>,
     /// FTL; a comma list runs each side by side.
     #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::ftls()))]
     pub ftl: Option<List>,
@@ -171,6 +175,10 @@ pub struct TraceArgs {
     /// Column spec of the generic csv format (see docs/traces.md).
     #[arg(long, value_name = "SPEC")]
     pub columns: Option<String>,
+    /// File-operation trace (`time_ns op path [offset length]` lines, docs/fs.md) to
+    /// replay on the file system of --fs.
+    #[arg(long, value_name = "FILE")]
+    pub file_trace: Option<PathBuf>,
     /// Trace replay speed-up (arrival gaps divided by this).
     #[arg(long, value_name = "X")]
     pub speedup: Option<f64>,
@@ -192,6 +200,11 @@ impl TraceArgs {
         opt(t, "trace.device", int(self.trace_device));
         opt(t, "trace.fit", self.trace_fit.clone());
         opt(t, "trace.columns", self.columns.clone());
+        opt(
+            t,
+            "fs.trace",
+            self.file_trace.as_ref().map(|p| p.display().to_string()),
+        );
         opt(t, "host.speedup", self.speedup);
     }
 }

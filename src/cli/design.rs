@@ -107,7 +107,13 @@ impl DesignArgs {
         let mut t = toml::Table::new();
         self.ssd.apply(&mut t);
         if let Some(w) = &self.workload {
-            set(&mut t, "workload.kind", w.as_str());
+            // File-level workloads are the file system's (`[fs] workload`).
+            let key = if ssdlab::fs::workload::FileWorkloadKind::parse(w).is_some() {
+                "fs.workload"
+            } else {
+                "workload.kind"
+            };
+            set(&mut t, key, w.as_str());
         }
         self.generator.apply(&mut t, "workload");
         self.trace.apply(&mut t);
@@ -127,10 +133,38 @@ impl DesignArgs {
         let file = self.settings.read_file()?;
         let base = self.overrides()?;
         let mut combos = Vec::new();
-        for f in choices(&self.ssd.ftl) {
-            for g in choices(&self.ssd.gc) {
-                for b in choices(&self.ssd.buffer) {
-                    combos.push([("ftl", f.clone()), ("gc", g.clone()), ("buffer", b)]);
+        let raw_fs = |fs: &Option<String>| fs.as_deref() == Some("yaffs2");
+        if let Some(list) = &self.ssd.fs
+            && list.iter().all(|f| f == "yaffs2")
+        {
+            for (flag, given) in [
+                ("--ftl", self.ssd.ftl.is_some()),
+                ("--gc", self.ssd.gc.is_some()),
+                ("--buffer", self.ssd.buffer.is_some()),
+            ] {
+                if given {
+                    return Err(CliError::Input(format!(
+                        "{flag}: --fs yaffs2 runs on raw NAND without an FTL or write buffer;                          expected {flag} only with --fs ext2 (e.g. --fs yaffs2,ext2 {flag} …)"
+                    )));
+                }
+            }
+        }
+        for fs in choices(&self.ssd.fs) {
+            if raw_fs(&fs) {
+                // No FTL, GC policy or buffer below YAFFS2: one design.
+                combos.push([("fs", fs), ("ftl", None), ("gc", None), ("buffer", None)]);
+                continue;
+            }
+            for f in choices(&self.ssd.ftl) {
+                for g in choices(&self.ssd.gc) {
+                    for b in choices(&self.ssd.buffer) {
+                        combos.push([
+                            ("fs", fs.clone()),
+                            ("ftl", f.clone()),
+                            ("gc", g.clone()),
+                            ("buffer", b),
+                        ]);
+                    }
                 }
             }
         }
@@ -144,6 +178,7 @@ impl DesignArgs {
             for (flag, v) in combo {
                 if let Some(v) = v {
                     let key = match flag {
+                        "fs" => "fs.name",
                         "ftl" => "ftl.name",
                         "gc" => "ftl.gc",
                         _ => "buffer.name",
@@ -167,6 +202,9 @@ impl DesignArgs {
                 }
                 if let Some(p) = &cfg.trace.path {
                     check_input("--trace", p)?;
+                }
+                if let Some(p) = &cfg.fs.trace {
+                    check_input("--file-trace", p)?;
                 }
                 let (device, valid) = match check {
                     Check::Run => {
@@ -205,7 +243,10 @@ impl DesignArgs {
     pub fn inputs<'a>(&'a self, designs: &'a [Design]) -> Vec<(&'static str, &'a Path)> {
         input_files(
             self.settings.config.as_deref(),
-            designs.iter().filter_map(|d| d.cfg.trace.path.as_deref()),
+            designs
+                .iter()
+                .flat_map(|d| [d.cfg.trace.path.as_deref(), d.cfg.fs.trace.as_deref()])
+                .flatten(),
         )
     }
 }

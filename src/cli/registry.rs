@@ -8,6 +8,8 @@ use clap::error::ErrorKind;
 use serde::de::{self, Deserializer, Visitor};
 use ssdlab::buffer::BufferKind;
 use ssdlab::config::{Config, PRESETS, TimingMode};
+use ssdlab::fs::workload::FileWorkloadKind;
+use ssdlab::fs::{FileOpKind, FsKind};
 use ssdlab::ftl::FtlKind;
 use ssdlab::ftl::gc::GcPolicyKind;
 use ssdlab::ftl::layout::{ChannelPlacement, Placement};
@@ -113,11 +115,26 @@ pub fn dispatch_orders() -> Vec<Named> {
     described(DispatchOrder::all())
 }
 
-/// Workload generators.
+/// Workload generators: block-level ones, then the file-level ones (which need a file
+/// system, `--fs`).
 pub fn generators() -> Vec<Named> {
     synth::names()
         .iter()
         .map(|(n, d)| (*n, d.to_string()))
+        .chain(described(FileWorkloadKind::all()))
+        .collect()
+}
+
+/// File systems (`--fs`).
+pub fn file_systems() -> Vec<Named> {
+    described(FsKind::all())
+}
+
+/// File-trace operations, for `ssdlab list`.
+pub fn file_ops() -> Vec<Named> {
+    FileOpKind::all()
+        .iter()
+        .map(|(_, n, args)| (*n, format!("time_ns {n} {args}")))
         .collect()
 }
 

@@ -21,6 +21,8 @@ Examples:
   ssdlab run --buffer lru,qlru --buffer-size 64MiB --qd 256 --workload zipf --read-percent 0
   ssdlab run --trace trace.csv --format msr --trace-fit wrap --json out.json --svg figs/
   ssdlab run --workload oltp --json - | jq .write_amplification
+  ssdlab run --preset android-emmc --fs yaffs2,ext2 --ftl page,bast --workload iozone-file --span 100MiB
+  ssdlab run --preset android-emmc --fs yaffs2 --file-trace ops.ftrace --set fs.yaffs2.checkpoint=true
 
 Every design of the comma lists is checked, and every output path too, before the
 first simulation starts. Outputs are written together when all designs succeed, or

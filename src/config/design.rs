@@ -48,6 +48,19 @@ impl Config {
 
     fn design(&self, with_workload: bool) -> Result<Design, ConfigError> {
         self.ftl.validate()?;
+        self.fs.validate(with_workload)?;
+        if self.fs.active()
+            && let Some(p) = &self.trace.path
+        {
+            return Err(ConfigError::value(
+                "trace.path",
+                p.display(),
+                format!(
+                    "no block trace with fs.name = {}: a file system replays a file trace                      (fs.trace, --file-trace)",
+                    self.fs.name.name()
+                ),
+            ));
+        }
         let device = self.resolve_device()?;
         let geo = device.geometry;
         let notes = check_knobs(&self.ftl, &self.device.preset)?;
@@ -73,7 +86,7 @@ impl Config {
         } else {
             1
         };
-        if with_workload && self.trace.path.is_none() {
+        if with_workload && self.trace.path.is_none() && !self.fs.active() {
             let capacity = device.logical_pages * geo.page_size_bytes as u64;
             synth::check(&self.workload, capacity, self.seed)?;
         }
@@ -87,7 +100,10 @@ impl Config {
         if !self.run.allow_memory {
             check_fits(&memory, self)?;
         }
-        ftl_feasible(&self.ftl, &ftl_geometry, device.logical_pages)?;
+        // YAFFS2 runs on the raw array: no FTL is built.
+        if self.fs.name != crate::fs::FsKind::Yaffs2 {
+            ftl_feasible(&self.ftl, &ftl_geometry, device.logical_pages)?;
+        }
         Ok(Design {
             config: self.clone(),
             device,

@@ -243,6 +243,8 @@ pub struct Config {
     pub trace: TraceConfig,
     /// Limits on the run.
     pub run: RunConfig,
+    /// File system and file workload (`fs.name = none`: block workload).
+    pub fs: crate::fs::FsConfig,
 }
 
 impl Default for Config {
@@ -258,6 +260,7 @@ impl Default for Config {
             workload: SynthConfig::default(),
             trace: TraceConfig::default(),
             run: RunConfig::default(),
+            fs: crate::fs::FsConfig::default(),
         }
     }
 }

@@ -586,6 +586,7 @@ pub fn is_gauge(key: &str) -> bool {
         || key.ends_with("_bytes")
         || key.ends_with("_entries") && !key.contains("batched")
         || key.ends_with("_max")
+        || key.starts_with("fs.") && key.contains(".state.")
 }
 
 /// Pages per management block for `cfg` on `geo`, or why the size does not fit.

@@ -78,6 +78,18 @@ impl HostCounters {
     }
 }
 
+/// The time model a design asks for (full or counting), over its physical geometry.
+pub fn time_model(design: &Design) -> Box<dyn TimeModel> {
+    let resolved = &design.device;
+    match design.config.timing.mode {
+        TimingMode::Full => Box::new(FullModel::new(
+            Timing::new(&resolved.geometry, resolved.timing)
+                .with_superblock(design.superblock.clone()),
+        )),
+        TimingMode::Count => Box::new(CountModel::new(resolved.formula)),
+    }
+}
+
 /// Data-ready time of a read page served by the write buffer, until the DRAM copy's end
 /// is known.
 const HIT: u64 = u64::MAX;
@@ -114,12 +126,7 @@ impl Device {
         } else {
             1
         };
-        let time: Box<dyn TimeModel> = match cfg.timing.mode {
-            TimingMode::Full => Box::new(FullModel::new(
-                Timing::new(&geo, resolved.timing).with_superblock(superblock),
-            )),
-            TimingMode::Count => Box::new(CountModel::new(resolved.formula)),
-        };
+        let time = time_model(design);
         let page_bytes = geo.page_size_bytes as u64;
         let buffer = resolved
             .buffer
@@ -507,7 +514,7 @@ impl Device {
     }
 
     /// Idles every resource at `now_ns` and forgets busy-time accounting.
-    pub(super) fn reset_time(&mut self, now_ns: u64) {
+    pub fn reset_time(&mut self, now_ns: u64) {
         self.time.reset(now_ns);
         self.link.clear();
     }

@@ -32,14 +32,14 @@
 //! occupy dies exactly as host writes do without a buffer.
 
 mod device;
-mod report;
+pub(crate) mod report;
 mod run;
 mod stage;
 mod workload;
 
 pub use crate::host::Dispatched;
-pub use device::{Device, HostCounters};
-pub use report::erase_summary;
+pub use device::{Device, HostCounters, time_model};
+pub use report::{Measure, erase_summary};
 pub use run::{RunOptions, RunOutput, run, run_design};
 pub use stage::BufferStats;
 pub use workload::build_workload;
@@ -64,6 +64,9 @@ pub enum SimError {
     /// The FTL ran out of space.
     #[error(transparent)]
     Ftl(#[from] FtlError),
+    /// A file operation failed (bad path in a file trace, no space left).
+    #[error(transparent)]
+    Fs(#[from] crate::fs::FsError),
 }
 
 impl From<ConfigError> for SimError {

@@ -3,8 +3,8 @@
 //! report field from them.
 
 use super::device::{Device, HostCounters};
-use crate::config::{Config, Precondition};
-use crate::nand::{Cause, NandCounters};
+use crate::config::{Config, Precondition, ResolvedDevice};
+use crate::nand::{CAUSES, Cause, Nand, NandCounters};
 use crate::report::latency::{new_latency_histogram, summarize};
 use crate::report::{BufferReport, EraseSummary, PhaseReport, ProbeReport, Report};
 use crate::workload::OpKind;
@@ -12,9 +12,75 @@ use crate::workload::synth::probe;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 
+/// What the report reads from a simulated device: the flash array, host-side counters,
+/// the time model's busy time, and the translation layer's (FTL's or file system's)
+/// counters and RAM. [`Device`] is one; a file system on raw flash (`fs/yaffs2/`) is
+/// another, so both report with the same keys.
+pub trait Measure {
+    /// The flash array.
+    fn nand(&self) -> &Nand;
+    /// Host-side page counters.
+    fn host(&self) -> HostCounters;
+    /// The device's parameters.
+    fn resolved(&self) -> &ResolvedDevice;
+    /// Die busy time by cause (full timing model only).
+    fn busy_ns(&self) -> Option<[u64; CAUSES]>;
+    /// Counters of the layer above the flash (running totals except gauges).
+    fn layer_counters(&self, out: &mut BTreeMap<String, u64>);
+    /// RAM of the layer's maps.
+    fn mapping_bytes(&self) -> u64;
+    /// The write buffer's figures (none by default).
+    fn buffer_report(&self, host_writes: u64, _host_reads: u64, programs: u64) -> BufferReport {
+        no_buffer(host_writes, programs)
+    }
+    /// Counters of the stages between host and layer (buffer, device queue).
+    fn stage_counters(&self, _out: &mut BTreeMap<String, u64>) {}
+}
+
+impl Measure for Device {
+    fn nand(&self) -> &Nand {
+        &self.nand
+    }
+    fn host(&self) -> HostCounters {
+        self.host
+    }
+    fn resolved(&self) -> &ResolvedDevice {
+        &self.resolved
+    }
+    fn busy_ns(&self) -> Option<[u64; CAUSES]> {
+        self.time.busy_ns()
+    }
+    fn layer_counters(&self, out: &mut BTreeMap<String, u64>) {
+        self.ftl.counters(out);
+    }
+    fn mapping_bytes(&self) -> u64 {
+        self.ftl.mapping_bytes()
+    }
+    fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
+        buffer_report(self, host_writes, host_reads, programs)
+    }
+    fn stage_counters(&self, out: &mut BTreeMap<String, u64>) {
+        if let Some(b) = &self.buffer {
+            b.policy.counters(out);
+            out.insert("buffer.host_flushes".into(), b.stats.host_flushes);
+            out.insert("host.reordered_commands".into(), self.ncq.reordered());
+        }
+    }
+}
+
+/// The buffer section of a run without a write buffer.
+fn no_buffer(host_writes: u64, programs: u64) -> BufferReport {
+    BufferReport {
+        buffer_policy: "none".into(),
+        ftl_write_pages: host_writes,
+        write_amplification_ftl: ratio(programs, host_writes),
+        ..BufferReport::default()
+    }
+}
+
 /// Throughput over simulated time with a bounded number of buckets (the width doubles
 /// whenever they would exceed `MAX_BUCKETS`).
-pub(super) struct ThroughputSeries {
+pub(crate) struct ThroughputSeries {
     width_ns: u64,
     start_ns: u64,
     bytes: Vec<u64>,
@@ -39,7 +105,7 @@ impl ThroughputSeries {
         }
     }
     #[inline]
-    pub(super) fn add(&mut self, at_ns: u64, bytes: u64) {
+    pub(crate) fn add(&mut self, at_ns: u64, bytes: u64) {
         if (self.last_lo_ns..self.last_hi_ns).contains(&at_ns) {
             self.bytes[self.last] += bytes;
             return;
@@ -75,7 +141,7 @@ impl ThroughputSeries {
 }
 
 /// Accumulates one phase's results.
-pub(super) struct PhaseAcc {
+pub(crate) struct PhaseAcc {
     name: String,
     /// Latencies of requests that are neither reads nor writes (trims, flushes); the
     /// histogram of all requests is the sum of the three, formed once at the end rather
@@ -87,13 +153,13 @@ pub(super) struct PhaseAcc {
     write_requests: u64,
     requests: u64,
     start_ns: u64,
-    pub(super) end_ns: u64,
+    pub(crate) end_ns: u64,
     nand_before: NandCounters,
     host_before: HostCounters,
 }
 
 impl PhaseAcc {
-    pub(super) fn new(name: String, start_ns: u64, dev: &Device) -> Self {
+    pub(crate) fn new(name: String, start_ns: u64, dev: &dyn Measure) -> Self {
         PhaseAcc {
             name,
             other: new_latency_histogram(),
@@ -104,13 +170,13 @@ impl PhaseAcc {
             requests: 0,
             start_ns,
             end_ns: start_ns,
-            nand_before: *dev.nand.counters(),
-            host_before: dev.host,
+            nand_before: *dev.nand().counters(),
+            host_before: dev.host(),
         }
     }
 
     #[inline]
-    pub(super) fn record(&mut self, op: OpKind, latency_ns: u64, done_ns: u64) {
+    pub(crate) fn record(&mut self, op: OpKind, latency_ns: u64, done_ns: u64) {
         let v = latency_ns.max(1);
         match op {
             OpKind::Read => {
@@ -136,14 +202,14 @@ impl PhaseAcc {
         h
     }
 
-    fn finish(&self, dev: &Device) -> PhaseReport {
-        let nand = dev.nand.counters().since(&self.nand_before);
-        let host = dev.host.since(&self.host_before);
+    fn finish(&self, dev: &dyn Measure) -> PhaseReport {
+        let nand = dev.nand().counters().since(&self.nand_before);
+        let host = dev.host().since(&self.host_before);
         let sim_ns = self.end_ns - self.start_ns;
         let secs = sim_ns as f64 / 1e9;
         let per_s = |n: f64| if secs > 0.0 { n / secs } else { 0.0 };
         let mib = (1u64 << 20) as f64;
-        let f = dev.formula().time(&nand);
+        let f = dev.resolved().formula.time(&nand);
         PhaseReport {
             name: self.name.clone(),
             requests: self.requests,
@@ -186,12 +252,7 @@ fn share(part: u64, total: u64) -> f64 {
 /// The buffer's figures and the FTL's write amplification for the measured run.
 fn buffer_report(dev: &Device, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
     let Some(b) = &dev.buffer else {
-        return BufferReport {
-            buffer_policy: "none".into(),
-            ftl_write_pages: host_writes,
-            write_amplification_ftl: ratio(programs, host_writes),
-            ..BufferReport::default()
-        };
+        return no_buffer(host_writes, programs);
     };
     let st = b.stats;
     let ftl_writes = st.flushed_pages + st.padding_pages;
@@ -266,7 +327,7 @@ pub fn erase_summary(counts: &[u32]) -> EraseSummary {
 
 /// Counter values at the start of the measured phase (after preconditioning): every
 /// running total in the report is the difference from these.
-pub(super) struct Baseline {
+pub(crate) struct Baseline {
     nand: NandCounters,
     host: HostCounters,
     ftl: BTreeMap<String, u64>,
@@ -274,26 +335,26 @@ pub(super) struct Baseline {
 }
 
 impl Baseline {
-    pub(super) fn take(dev: &Device) -> Baseline {
+    pub(crate) fn take(dev: &dyn Measure) -> Baseline {
         let mut ftl = BTreeMap::new();
-        dev.ftl.counters(&mut ftl);
+        dev.layer_counters(&mut ftl);
         Baseline {
-            nand: *dev.nand.counters(),
-            host: dev.host,
+            nand: *dev.nand().counters(),
+            host: dev.host(),
             ftl,
-            busy_ns: dev.time.busy_ns(),
+            busy_ns: dev.busy_ns(),
         }
     }
 }
 
 /// What the run loop measured, phase by phase.
-pub(super) struct Measured {
-    pub(super) now_ns: u64,
-    pub(super) requests: u64,
+pub(crate) struct Measured {
+    pub(crate) now_ns: u64,
+    pub(crate) requests: u64,
     all: Histogram<u64>,
     reads: Histogram<u64>,
     writes: Histogram<u64>,
-    pub(super) series: ThroughputSeries,
+    pub(crate) series: ThroughputSeries,
     cdfs: Vec<(String, Vec<(f64, f64)>)>,
     phases: Vec<PhaseReport>,
     /// Probe writes as (partition, offset in it, latency).
@@ -301,7 +362,7 @@ pub(super) struct Measured {
 }
 
 impl Measured {
-    pub(super) fn new() -> Measured {
+    pub(crate) fn new() -> Measured {
         Measured {
             now_ns: 0,
             requests: 0,
@@ -316,7 +377,7 @@ impl Measured {
     }
 
     /// Adds a finished phase.
-    pub(super) fn end_phase(&mut self, acc: PhaseAcc, dev: &Device) {
+    pub(crate) fn end_phase(&mut self, acc: PhaseAcc, dev: &dyn Measure) {
         self.now_ns = acc.end_ns;
         self.requests += acc.requests;
         let acc_all = acc.all();
@@ -333,25 +394,25 @@ impl Measured {
 }
 
 /// Wall-clock times of a run.
-pub(super) struct WallClock {
-    pub(super) start: std::time::Instant,
-    pub(super) measured: std::time::Instant,
+pub(crate) struct WallClock {
+    pub(crate) start: std::time::Instant,
+    pub(crate) measured: std::time::Instant,
 }
 
 /// The report and figures of a finished run.
-pub(super) fn assemble(
+pub(crate) fn assemble(
     cfg: &Config,
-    dev: &Device,
+    dev: &dyn Measure,
     base: &Baseline,
     m: Measured,
     mut notes: Vec<String>,
     mut warnings: Vec<String>,
     wall: WallClock,
 ) -> super::RunOutput {
-    let nand = dev.nand.counters().since(&base.nand);
-    let host = dev.host.since(&base.host);
-    let formula = dev.formula().time(&nand);
-    let gc_busy_share = match (dev.time.busy_ns(), base.busy_ns) {
+    let nand = dev.nand().counters().since(&base.nand);
+    let host = dev.host().since(&base.host);
+    let formula = dev.resolved().formula.time(&nand);
+    let gc_busy_share = match (dev.busy_ns(), base.busy_ns) {
         (Some(b), Some(before)) => {
             let d: Vec<u64> = b.iter().zip(before.iter()).map(|(x, y)| x - y).collect();
             share(
@@ -361,9 +422,9 @@ pub(super) fn assemble(
         }
         _ => share(formula.gc_ns, formula.total_ns()),
     };
-    let erase_counts = dev.nand.erase_counts();
+    let erase_counts = dev.nand().erase_counts();
     let mut counters = BTreeMap::new();
-    dev.ftl.counters(&mut counters);
+    dev.layer_counters(&mut counters);
     for (k, v) in counters.iter_mut() {
         if !crate::ftl::is_gauge(k) {
             *v -= base.ftl.get(k).copied().unwrap_or(0).min(*v);
@@ -371,31 +432,23 @@ pub(super) fn assemble(
     }
     counters.insert(
         "nand.worn_out_blocks".into(),
-        dev.nand.worn_out_blocks() as u64,
+        dev.nand().worn_out_blocks() as u64,
     );
     counters.insert("host.requests".into(), m.requests);
-    if let Some(b) = &dev.buffer {
-        b.policy.counters(&mut counters);
-        counters.insert("buffer.host_flushes".into(), b.stats.host_flushes);
-        counters.insert("host.reordered_commands".into(), dev.ncq.reordered());
-    }
-    let buffer = buffer_report(
-        dev,
-        host.write_pages,
-        host.read_pages,
-        nand.total_programs(),
-    );
-    if dev.nand.worn_out_blocks() > 0 {
+    dev.stage_counters(&mut counters);
+    let buffer = dev.buffer_report(host.write_pages, host.read_pages, nand.total_programs());
+    let resolved = dev.resolved();
+    if dev.nand().worn_out_blocks() > 0 {
         warnings.push(format!(
             "{} blocks reached their endurance of {} P/E cycles (they keep working in the model)",
-            dev.nand.worn_out_blocks(),
-            dev.resolved.endurance_cycles
+            dev.nand().worn_out_blocks(),
+            resolved.endurance_cycles
         ));
     }
     if cfg.precondition != Precondition::None {
         notes.push(format!(
             "device over-provisioning after rounding to whole blocks: {:.2}%",
-            dev.resolved.op_percent_actual
+            resolved.op_percent_actual
         ));
     }
     let now_ns = m.now_ns;
@@ -407,12 +460,12 @@ pub(super) fn assemble(
         obj.insert(
             "resolved".into(),
             serde_json::json!({
-                "geometry": dev.resolved.geometry,
-                "logical_pages": dev.resolved.logical_pages,
-                "op_percent_actual": dev.resolved.op_percent_actual,
-                "timing": dev.resolved.timing,
-                "formula": dev.resolved.formula,
-                "endurance_cycles": dev.resolved.endurance_cycles,
+                "geometry": resolved.geometry,
+                "logical_pages": resolved.logical_pages,
+                "op_percent_actual": resolved.op_percent_actual,
+                "timing": resolved.timing,
+                "formula": resolved.formula,
+                "endurance_cycles": resolved.endurance_cycles,
             }),
         );
     }
@@ -456,7 +509,7 @@ pub(super) fn assemble(
         gc_busy_share,
         buffer,
         erase_count: erase_summary(&erase_counts),
-        mapping_bytes: dev.ftl.mapping_bytes(),
+        mapping_bytes: dev.mapping_bytes(),
         simulated_ns: now_ns,
         counters,
         phases: m.phases,

@@ -177,6 +177,10 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
 
 /// Runs a validated design and reports.
 pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> {
+    if design.config.fs.active() {
+        // File workloads run through a file system (fs/run.rs).
+        return crate::fs::run::run_fs(design, opts);
+    }
     let cfg = &design.config;
     let start = std::time::Instant::now();
     let mut dev = Device::build(design)?;

@@ -1,0 +1,317 @@
+//! File systems over the simulated flash, and the file-level workloads they run.
+//!
+//! A file workload is a stream of [`FileOp`]s (create, open, write, read, truncate,
+//! unlink, rename, mkdir, fsync, close). A [`FileSystem`] turns each one into flash
+//! work on one of two kinds of storage:
+//!
+//! | file system | storage | file |
+//! |---|---|---|
+//! | `yaffs2` | the raw NAND array ([`crate::nand::Nand`]), no FTL: chunks = pages, tags in the spare area, its own GC | `fs/yaffs2/` |
+//! | `ext2` | the block device of [`crate::sim::Device`] (any FTL): block allocator, inode table, directory blocks | `fs/ext2.rs` |
+//!
+//! Both are timed by the device's [`crate::timing::TimeModel`] and reported with the
+//! same report keys as every FTL run (`docs/fs.md`); [`run::run_fs`] drives the file
+//! operations, one at a time as an application thread issues system calls.
+
+pub mod ext2;
+pub mod ops;
+pub mod run;
+pub mod workload;
+pub mod yaffs2;
+
+pub use ops::{FileOp, FileOpKind, FileOpStream, FilePhase};
+
+use crate::config::ConfigError;
+use crate::sim::Measure;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Registered file systems (the `name` key of `[fs]` / `--fs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FsKind {
+    /// No file system: the workload is block requests (the default).
+    #[default]
+    None,
+    /// YAFFS2-style log-structured flash file system on raw NAND.
+    Yaffs2,
+    /// ext2-style block file system over an FTL.
+    Ext2,
+}
+
+impl FsKind {
+    /// Every file system with a one-line description, for `ssdlab list`.
+    pub fn all() -> &'static [(FsKind, &'static str, &'static str)] {
+        &[
+            (
+                FsKind::None,
+                "none",
+                "no file system: block workloads straight to the FTL (default)",
+            ),
+            (
+                FsKind::Yaffs2,
+                "yaffs2",
+                "YAFFS2-style flash file system on raw NAND: tagged chunks, Tnode trees, passive/aggressive GC, mount scan, checkpoint",
+            ),
+            (
+                FsKind::Ext2,
+                "ext2",
+                "ext2-style block file system over any FTL: block groups, bitmaps, inode table, directory blocks",
+            ),
+        ]
+    }
+
+    /// The name as `--fs` takes it.
+    pub fn name(self) -> &'static str {
+        FsKind::all()
+            .iter()
+            .find(|e| e.0 == self)
+            .map_or("?", |e| e.1)
+    }
+}
+
+/// `[fs]`: the file system and the file workload it runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FsConfig {
+    /// Which file system (`none` = block workload).
+    pub name: FsKind,
+    /// File-level generator (`--workload iozone-file`, …); `None` with a file trace.
+    pub workload: Option<workload::FileWorkloadKind>,
+    /// File-operation trace (`time op path offset length` lines) instead of a generator.
+    pub trace: Option<PathBuf>,
+    /// Postmark: files in the initial pool.
+    pub postmark_files: u32,
+    /// Postmark: transactions (each a read or append plus a create or delete).
+    pub postmark_transactions: u64,
+    /// Postmark: smallest file.
+    pub postmark_size_min: crate::units::Size,
+    /// Postmark: largest file.
+    pub postmark_size_max: crate::units::Size,
+    /// Postmark: subdirectories the files are spread over.
+    pub postmark_dirs: u32,
+    /// YAFFS2 settings.
+    pub yaffs2: yaffs2::Yaffs2Config,
+    /// Unmount and mount again after the workload, reported as a `mount` phase (YAFFS2:
+    /// the scan or checkpoint read; ext2: superblock and descriptors).
+    pub remount: bool,
+    /// ext2 settings.
+    pub ext2: ext2::Ext2Config,
+}
+
+impl Default for FsConfig {
+    fn default() -> Self {
+        FsConfig {
+            name: FsKind::None,
+            workload: None,
+            trace: None,
+            postmark_files: 500,
+            postmark_transactions: 5000,
+            postmark_size_min: crate::units::Size(512),
+            postmark_size_max: crate::units::Size(16 << 10),
+            postmark_dirs: 10,
+            yaffs2: yaffs2::Yaffs2Config::default(),
+            remount: true,
+            ext2: ext2::Ext2Config::default(),
+        }
+    }
+}
+
+impl FsConfig {
+    /// Whether a file system runs (a file workload instead of block requests).
+    pub fn active(&self) -> bool {
+        self.name != FsKind::None
+    }
+
+    /// Checks the `[fs]` keys against each other: a file workload needs a file system,
+    /// and (`with_workload`: a run, not a device driven by other code) a file system
+    /// needs a file workload.
+    pub fn validate(&self, with_workload: bool) -> Result<(), ConfigError> {
+        let has_workload = self.workload.is_some() || self.trace.is_some();
+        if with_workload && self.active() && !has_workload {
+            return Err(ConfigError::value(
+                "fs.name",
+                self.name.name(),
+                "a file workload with it: fs.workload (--workload iozone-file, postmark-file, \
+                 andrew-file) or fs.trace (--file-trace FILE)",
+            ));
+        }
+        if !self.active() && has_workload {
+            let what = match (&self.workload, &self.trace) {
+                (Some(w), _) => format!("fs.workload = {}", w.name()),
+                (_, Some(p)) => format!("fs.trace = {}", p.display()),
+                _ => unreachable!("has_workload"),
+            };
+            return Err(ConfigError::value(
+                "fs.name",
+                "none",
+                format!(
+                    "a file system for {what}: --fs yaffs2 or --fs ext2 (file workloads run on a file system)"
+                ),
+            ));
+        }
+        if self.workload.is_some() && self.trace.is_some() {
+            return Err(ConfigError::value(
+                "fs.trace",
+                self.trace
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string()),
+                "either fs.trace or fs.workload, not both",
+            ));
+        }
+        crate::config::check_range(
+            "fs.postmark_files",
+            self.postmark_files,
+            1,
+            10_000_000,
+            "files in the initial pool",
+        )?;
+        crate::config::check_range(
+            "fs.postmark_dirs",
+            self.postmark_dirs,
+            1,
+            1_000_000,
+            "subdirectories",
+        )?;
+        if self.postmark_size_min.bytes() == 0
+            || self.postmark_size_min.bytes() > self.postmark_size_max.bytes()
+        {
+            return Err(ConfigError::value(
+                "fs.postmark_size_min",
+                self.postmark_size_min,
+                format!(
+                    "at least 1B and at most fs.postmark_size_max ({})",
+                    self.postmark_size_max
+                ),
+            ));
+        }
+        self.yaffs2.validate()?;
+        self.ext2.validate()?;
+        Ok(())
+    }
+}
+
+/// Why a file operation failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FsError {
+    /// The operation names a path that does not exist.
+    #[error("{at}{op} {path}: no such file or directory")]
+    NoEntry {
+        /// `file:line: ` of a traced operation, or empty.
+        at: String,
+        /// The operation.
+        op: &'static str,
+        /// The path.
+        path: String,
+    },
+    /// The path exists already (create, mkdir, rename onto a directory).
+    #[error("{at}{op} {path}: already exists")]
+    Exists {
+        /// `file:line: ` of a traced operation, or empty.
+        at: String,
+        /// The operation.
+        op: &'static str,
+        /// The path.
+        path: String,
+    },
+    /// A directory where a file is needed, or the other way round.
+    #[error("{at}{op} {path}: {what}")]
+    WrongType {
+        /// `file:line: ` of a traced operation, or empty.
+        at: String,
+        /// The operation.
+        op: &'static str,
+        /// The path.
+        path: String,
+        /// What was wrong, e.g. "is a directory".
+        what: &'static str,
+    },
+    /// No free space left (ENOSPC).
+    #[error("{fs}: no space left on the device ({detail})")]
+    NoSpace {
+        /// Which file system.
+        fs: &'static str,
+        /// Free space and reserve at the moment it ran out.
+        detail: String,
+    },
+    /// The block device below failed (ext2 over an FTL).
+    #[error("{0}")]
+    Device(String),
+    /// Power was cut (crash tests): the operation stopped part way.
+    #[error("power cut")]
+    PowerCut,
+}
+
+impl FsError {
+    /// Prefixes the trace position of `op` (when it came from a trace) to a path error.
+    pub fn at(mut self, op: &FileOp) -> FsError {
+        if let Some(src) = &op.source {
+            let pos = format!("{}:{}: ", src.display(), op.line);
+            match &mut self {
+                FsError::NoEntry { at, .. }
+                | FsError::Exists { at, .. }
+                | FsError::WrongType { at, .. } => *at = pos,
+                _ => {}
+            }
+        }
+        self
+    }
+}
+
+/// Mount statistics: what rebuilding the file system's RAM state cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MountStats {
+    /// Flash pages read (tags and headers, or checkpoint chunks).
+    pub pages_read: u64,
+    /// Time the reads take by the elapsed-time formula, ns.
+    pub time_ns: u64,
+    /// Whether a checkpoint was used instead of a full scan.
+    pub from_checkpoint: bool,
+    /// Blocks whose tags were scanned.
+    pub blocks_scanned: u64,
+}
+
+/// A file system: performs file operations on its storage, times them with the device's
+/// time model and exposes what the report needs.
+pub trait FileSystem: Send {
+    /// Registered name.
+    fn name(&self) -> &'static str;
+    /// Performs `op`, issued at `now_ns`; returns when it completes.
+    fn exec(&mut self, op: &FileOp, now_ns: u64) -> Result<u64, FsError>;
+    /// The device is idle from `now_ns` to `until_ns`: background work (YAFFS2's
+    /// background GC) may use the time. Returns when the last background work ends.
+    fn idle(&mut self, now_ns: u64, _until_ns: u64) -> Result<u64, FsError> {
+        Ok(now_ns)
+    }
+    /// Unmounts cleanly and mounts again at `now_ns` (RAM state rebuilt from flash).
+    fn remount(&mut self, now_ns: u64) -> Result<MountStats, FsError>;
+    /// File-system counters (`fs.*`), running totals except the gauges
+    /// [`crate::ftl::is_gauge`] names.
+    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    /// Bytes of RAM the file system's maps need (YAFFS2: Tnode trees and object table;
+    /// ext2: the FTL's map below).
+    fn mapping_bytes(&self) -> u64;
+    /// The device as the report sees it.
+    fn device(&self) -> &dyn Measure;
+    /// Resets the time model (after preconditioning).
+    fn reset_time(&mut self, now_ns: u64);
+    /// Panics if the file system's structures disagree with the flash (tests).
+    fn check(&self);
+}
+
+/// A shared path string.
+pub type Path = Arc<str>;
+
+/// Splits `/a/b/c` into its components (empty components ignored).
+pub(crate) fn components(path: &str) -> impl Iterator<Item = &str> {
+    path.split('/').filter(|c| !c.is_empty() && *c != ".")
+}
+
+/// Parent directory and last component of `path` (`None` for the root).
+pub(crate) fn split_last(path: &str) -> Option<(&str, &str)> {
+    let t = path.trim_end_matches('/');
+    let (dir, name) = t.rsplit_once('/').unwrap_or(("", t));
+    (!name.is_empty()).then_some((dir, name))
+}
