@@ -7,7 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use serde::de::{self, Deserializer, Visitor};
 use ssdlab::buffer::BufferKind;
-use ssdlab::config::{Config, PRESETS, TimingMode};
+use ssdlab::config::{Config, PRESETS, Precondition, TimingMode};
 use ssdlab::ftl::FtlKind;
 use ssdlab::ftl::gc::GcPolicyKind;
 use ssdlab::ftl::layout::{ChannelPlacement, Placement};
@@ -111,6 +111,11 @@ pub fn buffers() -> Vec<Named> {
 /// Device-queue dispatch orders.
 pub fn dispatch_orders() -> Vec<Named> {
     described(DispatchOrder::all())
+}
+
+/// Preconditionings.
+pub fn preconditions() -> Vec<Named> {
+    described(Precondition::all())
 }
 
 /// Workload generators.

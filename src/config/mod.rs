@@ -206,6 +206,34 @@ pub enum Precondition {
     Fill,
     /// Fill, then random single-page overwrites until write amplification settles.
     Steady,
+    /// Write every page the workload reads before writing it, in a first streaming pass
+    /// over the workload (after [`Config::fill_percent`] of the space, when set), so a
+    /// replayed trace reads data a real drive would hold instead of never-written pages.
+    Footprint,
+}
+
+impl Precondition {
+    /// Names and descriptions, for `--precondition` and `ssdlab list`.
+    pub fn all() -> &'static [(Precondition, &'static str, &'static str)] {
+        &[
+            (Precondition::None, "none", "start from an empty device"),
+            (
+                Precondition::Fill,
+                "fill",
+                "write the logical space (fill_percent of it, default all) once, sequentially",
+            ),
+            (
+                Precondition::Steady,
+                "steady",
+                "fill, then random overwrites until write amplification settles",
+            ),
+            (
+                Precondition::Footprint,
+                "footprint",
+                "write every page the workload reads before writing it, in a first pass (after fill_percent of the space)",
+            ),
+        ]
+    }
 }
 
 /// `[run]`: limits on the run itself.
@@ -224,6 +252,10 @@ pub struct Config {
     pub seed: u64,
     /// Preconditioning.
     pub precondition: Precondition,
+    /// Share of the logical space written sequentially before the run, percent (MQSim's
+    /// initial occupancy): with `fill` (default 100) and `footprint` (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill_percent: Option<f64>,
     /// Device.
     pub device: DeviceConfig,
     /// FTL.
@@ -247,6 +279,7 @@ impl Default for Config {
         Config {
             seed: 1,
             precondition: Precondition::None,
+            fill_percent: None,
             device: DeviceConfig::default(),
             ftl: FtlConfig::default(),
             host: HostConfig::default(),
