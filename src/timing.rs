@@ -117,6 +117,69 @@ pub struct TimingParams {
     pub copyback: bool,
     /// Wiring.
     pub organisation: Organisation,
+    /// Mapping pages one program writes together; each page holds its die for
+    /// `program_ns / pages_per_program` (multi-plane programming of physical pages larger
+    /// than the mapping unit).
+    pub pages_per_program: u32,
+    /// The SLC write cache, if any.
+    pub slc: Option<SlcParams>,
+}
+
+/// An SLC write cache (Samsung's TurboWrite and its kind): blocks of the native cell
+/// type run in SLC mode, fast to program and read, and are folded back in idle time.
+///
+/// ```text
+/// first program of an erased block: a host write on a die holding fewer than
+///     blocks_per_die SLC blocks → SLC mode (queued on the die); anything else → native
+/// program / read of a page: SLC block → slc_program_ns / pages_per_program, slc_read_ns
+///                           native   → program_ns / pages_per_program, read_ns
+/// device idle time (no flash work anywhere for longer than FOLD_IDLE_NS; the time past
+///     that threshold) is banked on every die; while a die's bank covers folding its
+///     oldest SLC block (every page read in SLC mode and programmed natively) and that
+///     block is not the newest, it is folded (becomes native) — no idle time, no
+///     folding: a sustained write runs at native speed once the cache is full, and data
+///     read soon after it was written is read in SLC mode, as on the real drives
+/// erase: the block leaves the cache (its data was overwritten: nothing to fold)
+/// ```
+/// Simplifications: a folded block keeps its pages where they are (the copy's time is
+/// charged, the move is not made), and an SLC block stores as many pages as a native
+/// one, so the cache costs no capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SlcParams {
+    /// t_R in SLC mode.
+    pub read_ns: u64,
+    /// t_PROG in SLC mode (shared by `pages_per_program` pages).
+    pub program_ns: u64,
+    /// SLC blocks a die holds at most.
+    pub blocks_per_die: u32,
+}
+
+/// The device counts as idle, and starts folding its SLC cache, after this long without
+/// flash work (firmware idle detection; an estimate, vendors do not publish it).
+pub const FOLD_IDLE_NS: u64 = 1_000_000;
+
+/// Block modes of the SLC cache.
+const MODE_ERASED: u8 = 0;
+const MODE_SLC: u8 = 1;
+const MODE_NATIVE: u8 = 2;
+
+/// State of the SLC cache in [`Timing`].
+#[derive(Clone, Debug)]
+struct SlcState {
+    p: SlcParams,
+    pages_per_block: u32,
+    /// Mode of every block.
+    mode: Vec<u8>,
+    /// SLC blocks of each die, oldest first.
+    fifo: Vec<std::collections::VecDeque<u32>>,
+    /// Idle time banked for folding, per die.
+    bank_ns: Vec<u64>,
+    /// Time to fold one block.
+    fold_block_ns: u64,
+    /// Blocks folded so far.
+    folded: u64,
+    /// When the last flash operation placed so far ends.
+    busy_until_ns: u64,
 }
 
 /// Reservations of one bus as sorted, disjoint busy intervals. A transfer takes the
@@ -208,6 +271,12 @@ impl Calendar {
     }
 }
 
+/// One page's share of an operation on `pages` pages, rounded.
+fn share(ns: u64, pages: u32) -> u64 {
+    let pages = pages.max(1) as u64;
+    (ns + pages / 2) / pages
+}
+
 /// Busy-until state of dies and buses.
 #[derive(Clone, Debug)]
 pub struct Timing {
@@ -227,6 +296,13 @@ pub struct Timing {
     /// Superblock erases: the last erase (by `erase_mark`) that reserved each die.
     die_mark: Vec<u32>,
     erase_mark: u32,
+    /// One page's share of a native program.
+    page_program_ns: u64,
+    /// Program time of the last program placed (its transfer ended that long before it
+    /// did).
+    last_program_ns: u64,
+    /// The SLC write cache, when configured (physical page addresses only).
+    slc: Option<Box<SlcState>>,
 }
 
 impl Timing {
@@ -259,6 +335,110 @@ impl Timing {
             planes_per_die: geo.planes_per_die,
             die_mark: vec![0; dies as usize],
             erase_mark: 0,
+            page_program_ns: share(p.program_ns, p.pages_per_program),
+            last_program_ns: 0,
+            slc: p.slc.map(|sp| {
+                let blocks = geo.blocks_per_plane as u64 * geo.planes() as u64;
+                Box::new(SlcState {
+                    p: sp,
+                    pages_per_block: geo.pages_per_block,
+                    mode: vec![MODE_ERASED; blocks as usize],
+                    fifo: vec![std::collections::VecDeque::new(); dies as usize],
+                    bank_ns: vec![0; dies as usize],
+                    fold_block_ns: geo.pages_per_block as u64
+                        * (share(sp.read_ns, p.pages_per_program)
+                            + share(p.program_ns, p.pages_per_program)),
+                    folded: 0,
+                    busy_until_ns: 0,
+                })
+            }),
+        }
+    }
+
+    /// SLC blocks folded into the native cell type so far (0 without an SLC cache).
+    pub fn slc_folded_blocks(&self) -> u64 {
+        self.slc.as_ref().map_or(0, |s| s.folded)
+    }
+
+    /// t_R of the page at `ppn`.
+    #[inline]
+    fn read_ns_at(&self, ppn: Ppn) -> u64 {
+        match &self.slc {
+            Some(s) if s.mode[(ppn.0 / s.pages_per_block) as usize] == MODE_SLC => s.p.read_ns,
+            _ => self.p.read_ns,
+        }
+    }
+
+    /// Die time of programming the page at `ppn` (on `die`) for `cause`; decides an
+    /// erased block's mode on its first program.
+    #[inline]
+    fn program_ns_at(&mut self, ppn: Ppn, die: usize, cause: Cause) -> u64 {
+        let Some(s) = self.slc.as_deref_mut() else {
+            return self.page_program_ns;
+        };
+        let b = (ppn.0 / s.pages_per_block) as usize;
+        if s.mode[b] == MODE_ERASED {
+            s.mode[b] = if cause == Cause::Host && s.fifo[die].len() < s.p.blocks_per_die as usize {
+                s.fifo[die].push_back(b as u32);
+                MODE_SLC
+            } else {
+                MODE_NATIVE
+            };
+        }
+        if s.mode[b] == MODE_SLC {
+            share(s.p.program_ns, self.p.pages_per_program)
+        } else {
+            self.page_program_ns
+        }
+    }
+
+    /// Banks the device's idle time before `ready_ns` on every die and folds what
+    /// `die`'s bank pays for.
+    #[inline]
+    fn fold_idle(&mut self, die: usize, ready_ns: u64) {
+        let Some(s) = self.slc.as_deref_mut() else {
+            return;
+        };
+        let idle_from = s.busy_until_ns.saturating_add(FOLD_IDLE_NS);
+        if ready_ns > idle_from {
+            let gap = ready_ns - idle_from;
+            s.bank_ns
+                .iter_mut()
+                .for_each(|b| *b = b.saturating_add(gap));
+            s.busy_until_ns = ready_ns;
+        }
+        // The newest SLC block may still be open: it stays.
+        while s.fifo[die].len() > 1 && s.bank_ns[die] >= s.fold_block_ns {
+            let b = s.fifo[die].pop_front().expect("len > 1");
+            s.mode[b as usize] = MODE_NATIVE;
+            s.bank_ns[die] -= s.fold_block_ns;
+            s.folded += 1;
+        }
+        if s.fifo[die].len() <= 1 {
+            // Nothing to fold: idle time is not saved for later.
+            s.bank_ns[die] = 0;
+        }
+    }
+
+    /// Records that flash work runs until `end_ns` (the SLC cache's idle detection).
+    #[inline]
+    fn busy_until(&mut self, end_ns: u64) {
+        if let Some(s) = self.slc.as_deref_mut() {
+            s.busy_until_ns = s.busy_until_ns.max(end_ns);
+        }
+    }
+
+    /// An erase: the block leaves the SLC cache.
+    #[inline]
+    fn slc_erase(&mut self, block_ppn: Ppn, die: usize) {
+        if let Some(s) = self.slc.as_deref_mut() {
+            let b = (block_ppn.0 / s.pages_per_block) as usize;
+            if s.mode[b] == MODE_SLC
+                && let Some(i) = s.fifo[die].iter().position(|&x| x as usize == b)
+            {
+                s.fifo[die].remove(i);
+            }
+            s.mode[b] = MODE_ERASED;
         }
     }
 
@@ -301,9 +481,9 @@ impl Timing {
         }
     }
 
-    fn read_into_register(&mut self, die: usize, ready_ns: u64) -> u64 {
+    fn read_into_register(&mut self, die: usize, ready_ns: u64, read_ns: u64) -> u64 {
         let start = ready_ns.max(self.die_free_ns[die]);
-        start + self.p.read_ns
+        start + read_ns
     }
 
     fn bus_out(&mut self, die: usize, data_ready_ns: u64) -> u64 {
@@ -311,13 +491,14 @@ impl Timing {
         self.buses[bus].reserve(data_ready_ns, self.p.transfer_ns) + self.p.transfer_ns
     }
 
-    fn bus_in_and_program(&mut self, die: usize, ready_ns: u64) -> u64 {
+    fn bus_in_and_program(&mut self, die: usize, ready_ns: u64, program_ns: u64) -> u64 {
         let bus = self.die_bus[die] as usize;
         // The data can only enter the die's page register once the die is free.
         let start =
             self.buses[bus].reserve(ready_ns.max(self.die_free_ns[die]), self.p.transfer_ns);
-        let end = start + self.p.transfer_ns + self.p.program_ns;
+        let end = start + self.p.transfer_ns + program_ns;
         self.die_free_ns[die] = end;
+        self.last_program_ns = program_ns;
         end
     }
 
@@ -332,20 +513,29 @@ impl Timing {
 
     /// Places `op` no earlier than `ready_ns`; returns its completion time.
     pub fn apply(&mut self, op: &FlashOp, ready_ns: u64) -> u64 {
+        let end = self.apply_op(op, ready_ns);
+        self.busy_until(end);
+        end
+    }
+
+    fn apply_op(&mut self, op: &FlashOp, ready_ns: u64) -> u64 {
         let c = op.cause as usize;
         let die = self.die_of(op.addr);
         let ready = self.command(ready_ns);
+        self.fold_idle(die, ready);
         match op.kind {
             OpKind::Read => {
-                let data = self.read_into_register(die, ready);
+                let read_ns = self.read_ns_at(op.addr);
+                let data = self.read_into_register(die, ready, read_ns);
                 let end = self.bus_out(die, data);
                 self.die_free_ns[die] = end;
-                self.busy_ns[c] += self.p.read_ns + self.p.transfer_ns;
+                self.busy_ns[c] += read_ns + self.p.transfer_ns;
                 end
             }
             OpKind::Program => {
-                let end = self.bus_in_and_program(die, ready);
-                self.busy_ns[c] += self.p.program_ns + self.p.transfer_ns;
+                let program_ns = self.program_ns_at(op.addr, die, op.cause);
+                let end = self.bus_in_and_program(die, ready, program_ns);
+                self.busy_ns[c] += program_ns + self.p.transfer_ns;
                 end
             }
             OpKind::Erase if self.superblock.is_some() => {
@@ -369,6 +559,7 @@ impl Timing {
                 end
             }
             OpKind::Erase => {
+                self.slc_erase(op.addr, die);
                 let start = ready.max(self.die_free_ns[die]);
                 let end = start + self.p.erase_ns;
                 self.die_free_ns[die] = end;
@@ -397,8 +588,9 @@ impl Timing {
                     }
                     return end;
                 }
-                let step = self.p.read_ns + self.p.program_ns;
                 if self.p.organisation != Organisation::SharedControl && self.copies_back(op, src) {
+                    // One source block and one destination block: one mode each.
+                    let step = self.read_ns_at(src) + self.program_ns_at(op.addr, die, op.cause);
                     // Copy-back keeps every copy on the one die: each starts when the
                     // previous ends (the die is busy until then, and later than `ready`),
                     // so `pages` single copies end exactly `pages` steps after the first
@@ -435,17 +627,19 @@ impl Timing {
     fn copy(&mut self, op: &FlashOp, src: Ppn, die: usize, ready: u64) -> u64 {
         let c = op.cause as usize;
         let src_die = self.die_of(src);
-        let data = self.read_into_register(src_die, ready);
+        let read_ns = self.read_ns_at(src);
+        let program_ns = self.program_ns_at(op.addr, die, op.cause);
+        let data = self.read_into_register(src_die, ready, read_ns);
         if self.copies_back(op, src) {
-            let end = data + self.p.program_ns;
+            let end = data + program_ns;
             self.die_free_ns[die] = end;
-            self.busy_ns[c] += self.p.read_ns + self.p.program_ns;
+            self.busy_ns[c] += read_ns + program_ns;
             end
         } else {
             let out = self.bus_out(src_die, data);
             self.die_free_ns[src_die] = out;
-            let end = self.bus_in_and_program(die, out);
-            self.busy_ns[c] += self.p.read_ns + self.p.program_ns + 2 * self.p.transfer_ns;
+            let end = self.bus_in_and_program(die, out, program_ns);
+            self.busy_ns[c] += read_ns + program_ns + 2 * self.p.transfer_ns;
             end
         }
     }
@@ -500,6 +694,8 @@ mod tests {
             command_ns: 1_000,
             copyback: false,
             organisation: org,
+            pages_per_program: 1,
+            slc: None,
         }
     }
 
@@ -790,7 +986,6 @@ impl TimeModel for FullModel {
         let t = &mut self.timing;
         let start = ctx.start_ns;
         t.advance(start);
-        let program_ns = t.params().program_ns;
         // A partly written page is programmed only once its old contents have been read
         // and merged: read-modify-write reads gate the command's own programs. With
         // by-address management blocks the firmware rewrites one block at a time, so a
@@ -835,7 +1030,7 @@ impl TimeModel for FullModel {
                     host_reads += 1;
                 }
                 (OpKind::Program, Cause::Host) => {
-                    placed.host_data_out_ns = placed.host_data_out_ns.max(end - program_ns);
+                    placed.host_data_out_ns = placed.host_data_out_ns.max(end - t.last_program_ns);
                 }
                 _ => {}
             }

@@ -246,6 +246,11 @@ pub struct BufferConfig {
     pub clc_lru_percent: f64,
     /// ExLRU: blocks at the LRU end examined per eviction.
     pub exlru_window: u32,
+    /// Pages the buffer keeps free by writing victims back ahead of need (write-back
+    /// in flight on many channels at once): a host write then waits for the victim data
+    /// evicted this many writes earlier to have left DRAM, not its own victim's. 0 = a
+    /// write waits for its own victims (default).
+    pub flush_ahead_pages: u32,
 }
 
 impl Default for BufferConfig {
@@ -262,6 +267,7 @@ impl Default for BufferConfig {
             bplru_compensation: true,
             clc_lru_percent: 10.0,
             exlru_window: 16,
+            flush_ahead_pages: 0,
         }
     }
 }
@@ -301,6 +307,13 @@ impl BufferConfig {
             0.0,
             100.0,
             "percent of the buffer's pages",
+        )?;
+        check_range(
+            "buffer.flush_ahead_pages",
+            self.flush_ahead_pages,
+            0,
+            1 << 20,
+            "pages kept free by write-back ahead of need",
         )?;
         check_range(
             "buffer.exlru_window",

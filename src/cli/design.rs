@@ -24,12 +24,21 @@ pub struct DesignArgs {
     /// A trace instead of a generator.
     #[command(flatten)]
     pub trace: TraceArgs,
-    /// Precondition: write the whole logical space once first.
-    #[arg(long, help_heading = "Workload", conflicts_with = "steady")]
-    pub fill: bool,
+    /// Precondition: write the logical space once first, sequentially; with a value,
+    /// only that percent of it (MQSim's initial occupancy; with `--precondition
+    /// footprint`, the fill before the footprint pass)
+    #[arg(long, value_name = "PERCENT", num_args = 0..=1, default_missing_value = "100",
+          help_heading = "Workload", conflicts_with = "steady")]
+    pub fill: Option<f64>,
     /// Precondition: fill, then random overwrites until write amplification settles.
     #[arg(long, help_heading = "Workload")]
     pub steady: bool,
+    /// Preconditioning before the measured run (`footprint`: write every page the
+    /// trace reads before writing it, in a first pass; docs/traces.md)
+    #[arg(long, value_name = "NAME", help_heading = "Workload",
+          conflicts_with = "steady",
+          value_parser = registry::one_of(registry::preconditions()))]
+    pub precondition: Option<String>,
     /// Host queue and seed.
     #[command(flatten)]
     pub host: HostArgs,
@@ -118,10 +127,18 @@ impl DesignArgs {
         self.generator.apply(&mut t, "workload");
         self.trace.apply(&mut t);
         self.host.apply(&mut t);
-        if self.fill {
-            set(&mut t, "precondition", "fill");
-        } else if self.steady {
-            set(&mut t, "precondition", "steady");
+        match (&self.precondition, self.fill) {
+            (Some(p), _) => set(&mut t, "precondition", p.as_str()),
+            (None, Some(_)) => set(&mut t, "precondition", "fill"),
+            (None, None) if self.steady => set(&mut t, "precondition", "steady"),
+            (None, None) => {}
+        }
+        // `--fill` alone means the whole space, which is `fill`'s default: left unset,
+        // so the report's configuration reads as before.
+        if let Some(p) = self.fill
+            && (p != 100.0 || self.precondition.is_some())
+        {
+            set(&mut t, "fill_percent", p);
         }
         self.settings.apply(&mut t)?;
         Ok(t)

@@ -7,7 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use serde::de::{self, Deserializer, Visitor};
 use ssdlab::buffer::BufferKind;
-use ssdlab::config::{Config, PRESETS, TimingMode};
+use ssdlab::config::{Config, PRESETS, Precondition, TimingMode};
 use ssdlab::fs::workload::FileWorkloadKind;
 use ssdlab::fs::{FileOpKind, FsKind};
 use ssdlab::ftl::FtlKind;
@@ -113,6 +113,11 @@ pub fn buffers() -> Vec<Named> {
 /// Device-queue dispatch orders.
 pub fn dispatch_orders() -> Vec<Named> {
     described(DispatchOrder::all())
+}
+
+/// Preconditionings.
+pub fn preconditions() -> Vec<Named> {
+    described(Precondition::all())
 }
 
 /// Workload generators: block-level ones, then the file-level ones (which need a file

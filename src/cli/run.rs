@@ -101,6 +101,20 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
         outputs.push((d.name(), r));
     }
     let named: Vec<(&str, &Report)> = outputs.iter().map(|(n, o)| (*n, &o.report)).collect();
+    for (name, r) in &named {
+        if r.unmapped_read_share > ssdlab::report::UNMAPPED_READ_WARN_SHARE {
+            let design = if named.len() > 1 {
+                format!("design {name}: ")
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "warning: {design}{:.1}% of page reads hit never-written pages (answered without \
+                 flash access); use --precondition footprint or --fill PERCENT (docs/traces.md)",
+                r.unmapped_read_share * 100.0
+            );
+        }
+    }
 
     let mut batch = Batch::new();
     if let Some(o) = &reports.json {

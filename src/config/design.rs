@@ -80,12 +80,21 @@ impl Config {
                 ),
             ));
         }
+        if superblock.is_some() && self.device.slc_cache_percent > 0.0 {
+            return Err(ConfigError::value(
+                "device.slc_cache_percent",
+                self.device.slc_cache_percent,
+                "0 with superblocks of several erase blocks (ftl.superblock): the SLC cache \
+                 decides each physical block's mode",
+            ));
+        }
         let ftl_geometry = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
         let mgmt_block_pages = if self.ftl.name.uses_page_layout() {
             unit_pages(&self.ftl, &geo, device.logical_pages)?
         } else {
             1
         };
+        self.check_precondition()?;
         if with_workload && self.trace.path.is_none() && !self.fs.active() {
             let capacity = device.logical_pages * geo.page_size_bytes as u64;
             synth::check(&self.workload, capacity, self.seed)?;
@@ -113,6 +122,70 @@ impl Config {
             memory,
             notes,
         })
+    }
+}
+
+impl Config {
+    /// Share of the logical space the preconditioning fills sequentially, percent.
+    pub fn fill_share_percent(&self) -> f64 {
+        use super::Precondition as P;
+        match self.precondition {
+            P::None => 0.0,
+            P::Fill | P::Steady => self.fill_percent.unwrap_or(100.0),
+            P::Footprint => self.fill_percent.unwrap_or(0.0),
+        }
+    }
+
+    /// `fill_percent` only with the preconditionings that read it, within 0–100; a
+    /// footprint pass reads the workload twice, so it needs a trace that can be reopened.
+    fn check_precondition(&self) -> Result<(), ConfigError> {
+        use super::Precondition as P;
+        if let Some(p) = self.fill_percent {
+            super::check_f64(
+                "fill_percent",
+                p,
+                0.0,
+                100.0,
+                "percent of the logical space written before the run",
+            )?;
+            match self.precondition {
+                P::Fill | P::Footprint => {}
+                P::Steady if p == 100.0 => {}
+                other => {
+                    let name = P::all()
+                        .iter()
+                        .find(|(k, _, _)| *k == other)
+                        .map_or("?", |(_, n, _)| *n);
+                    return Err(ConfigError::value(
+                        "fill_percent",
+                        p,
+                        format!(
+                            "no value with precondition = \"{name}\" (it reads fill_percent \
+                             only with \"fill\" or \"footprint\"; \"steady\" fills all)"
+                        ),
+                    ));
+                }
+            }
+        }
+        if self.precondition == P::Footprint
+            && let Some(path) = &self.trace.path
+        {
+            let regular =
+                path.as_os_str() != "-" && std::fs::metadata(path).map_or(true, |m| m.is_file());
+            if !regular {
+                return Err(ConfigError::value(
+                    "precondition",
+                    "footprint",
+                    format!(
+                        "a trace file that can be read twice (the footprint pass reads it \
+                         before the replay); {} is a pipe or standard input: save it to a \
+                         file first",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -16,7 +16,7 @@ use crate::buffer::{BufferConfig, BufferShape};
 use crate::ftl::{FtlConfig, PresetFtl};
 use crate::host::DispatchOrder;
 use crate::nand::{CellKind, Geometry};
-use crate::timing::{CopyCost, FormulaCosts, Organisation, TimingParams};
+use crate::timing::{CopyCost, FormulaCosts, Organisation, SlcParams, TimingParams};
 use crate::units::Size;
 use crate::workload::synth::SynthConfig;
 use crate::workload::trace::{BlkparseEvent, FitPolicy, TraceFormat};
@@ -90,6 +90,27 @@ pub struct DeviceConfig {
     pub endurance_cycles: Option<u32>,
     /// DRAM on the device (the write buffer uses it when one is configured).
     pub dram_buffer: Size,
+    /// Mapping pages one program operation writes together (multi-plane programming of
+    /// physical pages larger than the mapping unit: planes × physical page / page_size);
+    /// each page occupies its die for its share of t_PROG. Default 1.
+    pub pages_per_program: u32,
+    /// SLC write cache (TurboWrite-style), percent of the logical capacity: host writes
+    /// open blocks in SLC mode (`slc_program_ns`, reads `slc_read_ns`) while their die
+    /// holds fewer than its share of SLC blocks; the oldest are folded into the native
+    /// cell type in the die's idle time. 0 = none (default).
+    pub slc_cache_percent: f64,
+    /// t_R of a block in SLC mode, ns; default: the SLC cell's.
+    pub slc_read_ns: Option<u64>,
+    /// t_PROG of a block in SLC mode, ns (shared by `pages_per_program` pages like
+    /// `program_ns`); default: the SLC cell's.
+    pub slc_program_ns: Option<u64>,
+    /// Fixed controller and protocol latency per command (doorbell, command fetch,
+    /// completion, interrupt), ns: added to every command's completion, occupying no
+    /// resource. Default 0.
+    pub controller_latency_ns: u64,
+    /// Controller time per command on the command-processing path, ns: commands pass it
+    /// one at a time (it bounds IOPS at 1e9 / this) before their flash work. Default 0.
+    pub controller_command_ns: u64,
     /// Keep a write sequence number in every page's OOB tag (4 B per page), so tests can
     /// check which host write a read returns ([`crate::sim::Device::peek_version`], the
     /// flash cache's data tags). Default: off. It changes no result, but doubles the tag
@@ -123,6 +144,12 @@ impl Default for DeviceConfig {
             host_link_mb_s: 0.0,
             endurance_cycles: None,
             dram_buffer: Size(0),
+            pages_per_program: 1,
+            slc_cache_percent: 0.0,
+            slc_read_ns: None,
+            slc_program_ns: None,
+            controller_latency_ns: 0,
+            controller_command_ns: 0,
             track_write_seq: None,
         }
     }
@@ -209,6 +236,34 @@ pub enum Precondition {
     Fill,
     /// Fill, then random single-page overwrites until write amplification settles.
     Steady,
+    /// Write every page the workload reads before writing it, in a first streaming pass
+    /// over the workload (after [`Config::fill_percent`] of the space, when set), so a
+    /// replayed trace reads data a real drive would hold instead of never-written pages.
+    Footprint,
+}
+
+impl Precondition {
+    /// Names and descriptions, for `--precondition` and `ssdlab list`.
+    pub fn all() -> &'static [(Precondition, &'static str, &'static str)] {
+        &[
+            (Precondition::None, "none", "start from an empty device"),
+            (
+                Precondition::Fill,
+                "fill",
+                "write the logical space (fill_percent of it, default all) once, sequentially",
+            ),
+            (
+                Precondition::Steady,
+                "steady",
+                "fill, then random overwrites until write amplification settles",
+            ),
+            (
+                Precondition::Footprint,
+                "footprint",
+                "write every page the workload reads before writing it, in a first pass (after fill_percent of the space)",
+            ),
+        ]
+    }
 }
 
 /// `[run]`: limits on the run itself.
@@ -227,6 +282,10 @@ pub struct Config {
     pub seed: u64,
     /// Preconditioning.
     pub precondition: Precondition,
+    /// Share of the logical space written sequentially before the run, percent (MQSim's
+    /// initial occupancy): with `fill` (default 100) and `footprint` (default 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fill_percent: Option<f64>,
     /// Device.
     pub device: DeviceConfig,
     /// FTL.
@@ -252,6 +311,7 @@ impl Default for Config {
         Config {
             seed: 1,
             precondition: Precondition::None,
+            fill_percent: None,
             device: DeviceConfig::default(),
             ftl: FtlConfig::default(),
             host: HostConfig::default(),
@@ -286,6 +346,10 @@ pub struct ResolvedDevice {
     pub op_percent_actual: f64,
     /// The write buffer's shape; `None` = no buffer.
     pub buffer: Option<BufferShape>,
+    /// Fixed controller latency per command, ns.
+    pub controller_latency_ns: u64,
+    /// Serial controller time per command, ns.
+    pub controller_command_ns: u64,
 }
 
 /// Merges `over` into `base`: tables key by key, any other value replaced.
@@ -537,6 +601,16 @@ impl Config {
             ("device.program_ns", d.program_ns),
             ("device.erase_ns", d.erase_ns),
             ("device.command_ns", Some(d.command_ns)),
+            ("device.slc_read_ns", d.slc_read_ns),
+            ("device.slc_program_ns", d.slc_program_ns),
+            (
+                "device.controller_latency_ns",
+                Some(d.controller_latency_ns),
+            ),
+            (
+                "device.controller_command_ns",
+                Some(d.controller_command_ns),
+            ),
             ("timing.formula_read_ns", self.timing.formula_read_ns),
             ("timing.formula_program_ns", self.timing.formula_program_ns),
             ("timing.formula_erase_ns", self.timing.formula_erase_ns),
@@ -548,6 +622,47 @@ impl Config {
         let read_ns = d.read_ns.unwrap_or(cell.read_ns);
         let program_ns = d.program_ns.unwrap_or(cell.program_ns);
         let erase_ns = d.erase_ns.unwrap_or(cell.erase_ns);
+        check_range(
+            "device.pages_per_program",
+            d.pages_per_program,
+            1,
+            pages_per_block,
+            "mapping pages one program writes together, at most a block's",
+        )?;
+        check_f64(
+            "device.slc_cache_percent",
+            d.slc_cache_percent,
+            0.0,
+            100.0,
+            "percent of the logical capacity held in SLC mode; 0 = no SLC cache",
+        )?;
+        let slc = if d.slc_cache_percent > 0.0 {
+            let slc_cell = CellKind::Slc.timing();
+            let blocks = (logical_pages as f64 * d.slc_cache_percent
+                / 100.0
+                / pages_per_block as f64)
+                .ceil() as u64;
+            let dies = planes / d.planes_per_die as u64;
+            Some(SlcParams {
+                read_ns: d.slc_read_ns.unwrap_or(slc_cell.read_ns),
+                program_ns: d.slc_program_ns.unwrap_or(slc_cell.program_ns),
+                blocks_per_die: blocks.div_ceil(dies).min(u32::MAX as u64) as u32,
+            })
+        } else {
+            for (key, set) in [
+                ("device.slc_read_ns", d.slc_read_ns.is_some()),
+                ("device.slc_program_ns", d.slc_program_ns.is_some()),
+            ] {
+                if set {
+                    return Err(ConfigError::value(
+                        key,
+                        "set",
+                        "no value without an SLC cache (device.slc_cache_percent > 0)",
+                    ));
+                }
+            }
+            None
+        };
         let timing = TimingParams {
             read_ns,
             program_ns,
@@ -556,11 +671,15 @@ impl Config {
             command_ns: d.command_ns,
             copyback: d.copyback,
             organisation: d.organisation,
+            pages_per_program: d.pages_per_program,
+            slc,
         };
         let t = &self.timing;
+        // The formula charges one mapping page its share of a multi-page program.
+        let page_program_ns = (program_ns as f64 / d.pages_per_program as f64).round() as u64;
         let formula = FormulaCosts {
             read_ns: t.formula_read_ns.unwrap_or(read_ns),
-            program_ns: t.formula_program_ns.unwrap_or(program_ns),
+            program_ns: t.formula_program_ns.unwrap_or(page_program_ns),
             erase_ns: t.formula_erase_ns.unwrap_or(erase_ns),
             copy_cost: t.copy_cost,
         };
@@ -616,6 +735,8 @@ impl Config {
             op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
                 * 100.0,
             buffer,
+            controller_latency_ns: d.controller_latency_ns,
+            controller_command_ns: d.controller_command_ns,
         })
     }
 }

@@ -34,9 +34,10 @@
 //! segment [half the CMT; Karedla et al.'s split is a free parameter]; CMT size
 //! [3% of all entries — the paper sizes the CMT to the SRAM FAST needs for its log-block
 //! map, about 2–3% of the page entries at the usual 3% log area; `cmt_entries` or
-//! `cmt_fraction` override]; translation blocks are opened in the plane with the most
-//! free blocks (ties: lowest plane index), so translation traffic never takes a plane's
-//! last free block while another has more; data GC is per unit (a plane, or a group of
+//! `cmt_fraction` override]; translation pages stripe over the GC units in the data
+//! pages' channel-first order, each unit with its own translation frontier (MQSim's
+//! placement; a unit down to its last free block passes the write to the unit with the
+//! most free blocks); data GC is per unit (a plane, or a group of
 //! planes on small devices: blocks.rs, feasible.rs) with the configured
 //! victim policy (greedy by default, the paper's), and data writes stripe over planes as
 //! in the page FTL. No static wear leveling.
@@ -205,8 +206,8 @@ pub struct Dftl<V: VictimPolicy> {
     /// Free pools, frontiers and GC (shared with the page FTL); translation pages are
     /// the [`Stream::Map`] frontier of each unit.
     bm: Blocks<V>,
-    /// The unit whose [`Stream::Map`] frontier is the (device-wide) translation frontier.
-    trans_unit: Option<u32>,
+    /// Where the next translation page goes (striped like data pages).
+    trans_layout: Layout,
     /// Units a translation block left below `gc_low`, collected when the operation ends.
     low_units: Vec<u32>,
     tscratch: Vec<Ppn>,
@@ -270,7 +271,7 @@ impl<V: VictimPolicy> Dftl<V> {
                 plan.gc_high,
                 params,
             ),
-            trans_unit: None,
+            trans_layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
             low_units: Vec::new(),
             tscratch: Vec::with_capacity(geo.pages_per_block as usize),
             // Data pages stripe over planes in write order, the page FTL's default.
@@ -470,34 +471,36 @@ impl<V: VictimPolicy> Dftl<V> {
         Ok(())
     }
 
-    /// Next page of the translation frontier; a new translation block comes from the
-    /// unit with the most free blocks (ties: the lowest), so translation traffic never
-    /// takes a unit's last free block while another has more.
+    /// Page for the next translation-page write. Translation writes stripe over the
+    /// units in the data pages' channel-first order, each unit keeping its own
+    /// [`Stream::Map`] frontier, as MQSim places translation pages with the data's plane
+    /// allocation: a single device-wide frontier put every translation write (and later
+    /// every read of the pages written together) on one die, which serialised a
+    /// write-heavy replay behind one program at a time (docs/mqsim.md). A unit that
+    /// would give its last free block to a new translation block hands the write to the
+    /// unit with the most free blocks (ties: the lowest) instead.
     fn trans_page(&mut self, nand: &Nand) -> Result<Ppn, FtlError> {
-        let unit = match self.trans_unit {
-            Some(u) => u,
-            None => {
-                let mut best = 0;
-                for u in 1..self.bm.units.len() as u32 {
-                    if self.bm.free(u) > self.bm.free(best) {
-                        best = u;
-                    }
+        let mut unit = self.bm.unit_of_plane(self.trans_layout.plane_for(0));
+        if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none()
+            && self.bm.free(unit) <= 1
+        {
+            let mut best = 0;
+            for u in 1..self.bm.units.len() as u32 {
+                if self.bm.free(u) > self.bm.free(best) {
+                    best = u;
                 }
-                self.bm.open_block(best, Stream::Map)?;
-                // That unit sees no host write now, so its GC check happens at the end
-                // of the current operation.
-                if self.bm.needs_gc(best) && !self.low_units.contains(&best) {
-                    self.low_units.push(best);
-                }
-                self.trans_unit = Some(best);
-                best
             }
-        };
-        let ppn = self.bm.next_page(unit, Stream::Map, nand)?;
-        if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none() {
-            self.trans_unit = None;
+            unit = best;
         }
-        Ok(ppn)
+        if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none() {
+            self.bm.open_block(unit, Stream::Map)?;
+            // That unit may see no host write now, so its GC check happens at the end
+            // of the current operation.
+            if self.bm.needs_gc(unit) && !self.low_units.contains(&unit) {
+                self.low_units.push(unit);
+            }
+        }
+        self.bm.next_page(unit, Stream::Map, nand)
     }
 
     /// Collects the units translation blocks left low (see `trans_page`).

@@ -151,7 +151,7 @@ pub fn dftl_extra_free(units: u32) -> u32 {
 }
 
 /// DFTL's organisation: as the page FTL's (no wear-leveling frontier), with an equal
-/// share of the translation blocks (and the translation frontier) per unit and
+/// share of the translation blocks and a translation frontier per unit and
 /// [`dftl_extra_free`] more free blocks in each threshold.
 pub fn dftl_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Plan, Infeasible> {
     paged(FtlKind::Dftl, cfg, geo, logical_pages).map(|k| {
@@ -175,10 +175,11 @@ fn paged_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool, k
     let np = geo.pages_per_block as u64;
     let data = logical_pages.div_ceil(units).div_ceil(np);
     let need = if dftl {
-        // Translation blocks come from any unit (the one with the most free blocks):
-        // each unit keeps an equal share of them, plus the open translation frontier.
-        let trans = dftl_translation_pages(geo, logical_pages).div_ceil(np) + 1;
+        // Translation pages stripe over the units: each keeps an equal share of the
+        // translation blocks plus its own open translation frontier.
+        let trans = dftl_translation_pages(geo, logical_pages).div_ceil(np);
         data + trans.div_ceil(units)
+            + 1
             + (cfg.gc_high_free_blocks + dftl_extra_free(units as u32)) as u64
             + 1
             + cfg.hot_cold as u64

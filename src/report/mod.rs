@@ -91,6 +91,9 @@ pub struct PhaseReport {
     pub gc_time_share: f64,
 }
 
+/// Share of page reads hitting never-written pages above which a run warns (1%).
+pub const UNMAPPED_READ_WARN_SHARE: f64 = 0.01;
+
 /// The full report of a run. Top-level key names are an interface other tools rely on.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -113,6 +116,10 @@ pub struct Report {
     pub host_trim_pages: u64,
     /// Host reads of never-written (or trimmed) pages, answered without flash access.
     pub unmapped_read_pages: u64,
+    /// `unmapped_read_pages / host_read_pages` (0 without reads). Above
+    /// [`UNMAPPED_READ_WARN_SHARE`] the run warns: its read latencies are those of a
+    /// device that holds no data (docs/traces.md, "Preconditioning").
+    pub unmapped_read_share: f64,
     /// Flash page reads, all causes.
     pub nand_read_pages: u64,
     /// Flash page reads caused by read-modify-write of partial pages.

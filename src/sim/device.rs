@@ -46,6 +46,8 @@ pub struct Device {
     pub(super) ncq: Ncq,
     /// The write-buffer stage, when configured.
     pub(super) buffer: Option<Box<BufferStage>>,
+    /// When the controller's command path is free (`device.controller_command_ns`).
+    ctrl_free_ns: u64,
 }
 
 /// Page counters kept by the host side of the simulator.
@@ -146,6 +148,7 @@ impl Device {
             host: HostCounters::default(),
             ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
             buffer,
+            ctrl_free_ns: 0,
         })
     }
 
@@ -317,8 +320,17 @@ impl Device {
         let Some(cmd) = cmd else {
             return Ok(None);
         };
-        let t = self.front_free_ns().max(cmd.issue_ns);
-        let done_ns = self.exec(&cmd, t)?;
+        // The controller's command path takes commands one at a time as they arrive (a
+        // pipeline stage ahead of the buffer's front end, overlapping its work), and
+        // every command pays the fixed protocol latency on top.
+        let mut ready_ns = cmd.issue_ns;
+        let per_cmd = self.resolved.controller_command_ns;
+        if per_cmd > 0 {
+            ready_ns = ready_ns.max(self.ctrl_free_ns) + per_cmd;
+            self.ctrl_free_ns = ready_ns;
+        }
+        let t = self.front_free_ns().max(ready_ns);
+        let done_ns = self.exec(&cmd, t)? + self.resolved.controller_latency_ns;
         Ok(Some(Dispatched {
             cmd,
             dispatch_ns: t,
@@ -455,7 +467,13 @@ impl Device {
             // A buffered write completes once its data is in DRAM, which needs its
             // victims' data to have left; an unbuffered one when its programs end.
             OpKind::Write if buffered => {
-                let d = ready_ns.max(placed.host_data_out_ns + dram_ns);
+                let out_ns = self
+                    .buffer
+                    .as_deref_mut()
+                    .map_or(placed.host_data_out_ns, |b| {
+                        b.slot_free_ns(placed.host_data_out_ns)
+                    });
+                let d = ready_ns.max(out_ns.max(t) + dram_ns);
                 (d, d)
             }
             OpKind::Write => (ready_ns.max(placed.flash_done_ns), t),
@@ -517,6 +535,7 @@ impl Device {
     pub fn reset_time(&mut self, now_ns: u64) {
         self.time.reset(now_ns);
         self.link.clear();
+        self.ctrl_free_ns = now_ns;
     }
 }
 #[cfg(test)]

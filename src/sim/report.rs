@@ -445,6 +445,17 @@ pub(crate) fn assemble(
             resolved.endurance_cycles
         ));
     }
+    let unmapped_read_share = ratio(host.unmapped_read_pages, host.read_pages);
+    if unmapped_read_share > crate::report::UNMAPPED_READ_WARN_SHARE {
+        warnings.push(format!(
+            "{:.1}% of page reads ({} of {}) hit never-written pages and were answered without \
+             flash access, so read latencies are those of an empty device; precondition with \
+             --precondition footprint or --fill PERCENT (docs/traces.md)",
+            unmapped_read_share * 100.0,
+            host.unmapped_read_pages,
+            host.read_pages
+        ));
+    }
     if cfg.precondition != Precondition::None {
         notes.push(format!(
             "device over-provisioning after rounding to whole blocks: {:.2}%",
@@ -485,6 +496,7 @@ pub(crate) fn assemble(
         host_write_pages: hw,
         host_trim_pages: host.trim_pages,
         unmapped_read_pages: host.unmapped_read_pages,
+        unmapped_read_share,
         nand_read_pages: nand.total_reads(),
         rmw_read_pages: nand.reads[Cause::Rmw as usize],
         nand_program_pages: nand.total_programs(),

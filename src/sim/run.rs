@@ -130,21 +130,44 @@ impl Target for Device {
     }
 }
 
-/// Fills the logical space once, sequentially; then, for `Steady`, overwrites random
-/// pages in rounds of half the logical space until a round's write amplification is
-/// within 1% of the previous round's (at most 20 rounds). Returns notes for the report.
+/// Preconditions the device before the measured run (one path for every kind):
+/// - `fill`: writes the first `fill_percent` of the logical space (default all) once,
+///   sequentially;
+/// - `steady`: fills, then overwrites random pages in rounds of half the logical space
+///   until a round's write amplification is within 1% of the previous round's (at most
+///   20 rounds);
+/// - `footprint`: fills `fill_percent` (default none), then streams through the workload
+///   once and writes every page it reads before writing it (in the order of those first
+///   reads), so the replay reads data a real drive would hold.
+///
+/// Returns notes for the report.
 fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError> {
     let mut notes = Vec::new();
     if cfg.precondition == Precondition::None {
         return Ok(notes);
     }
     let logical = dev.resolved.logical_pages;
-    for lpn in 0..logical {
+    let fill = ((logical as f64 * cfg.fill_share_percent() / 100.0).round() as u64).min(logical);
+    for lpn in 0..fill {
         dev.write_untimed(lpn)?;
     }
-    notes.push(format!(
-        "preconditioned: wrote all {logical} logical pages sequentially"
-    ));
+    if fill == logical {
+        notes.push(format!(
+            "preconditioned: wrote all {logical} logical pages sequentially"
+        ));
+    } else if fill > 0 {
+        notes.push(format!(
+            "preconditioned: wrote the first {fill} of {logical} logical pages ({:.1}%) sequentially",
+            cfg.fill_share_percent()
+        ));
+    }
+    if cfg.precondition == Precondition::Footprint {
+        let (written, reads) = write_footprint(dev, cfg, fill)?;
+        notes.push(format!(
+            "preconditioned: footprint pass wrote {written} pages that the workload reads before \
+             writing them ({reads} page reads in the workload)"
+        ));
+    }
     if cfg.precondition == Precondition::Steady {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
         let round = (logical / 2).max(1);
@@ -168,6 +191,64 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
     }
     notes.push("counters cover the measured phase only (after preconditioning)".into());
     Ok(notes)
+}
+
+/// The footprint pass: reads the workload once (a trace is reopened, a generator rebuilt
+/// from the same seed, so the stream is the one the run replays) and writes each page a
+/// read touches unless the workload wrote or trimmed it earlier, or the fill (pages
+/// below `filled`) already holds it. Returns (pages written, page reads seen).
+fn write_footprint(dev: &mut Device, cfg: &Config, filled: u64) -> Result<(u64, u64), SimError> {
+    // One bit per logical page: already holds data, or will by the time it is read.
+    let logical = dev.resolved.logical_pages;
+    let mut seen = vec![0u64; logical.div_ceil(64) as usize];
+    let mut mark = |lpn: u64| -> bool {
+        let (w, b) = ((lpn / 64) as usize, lpn % 64);
+        let was = seen[w] >> b & 1 == 1;
+        seen[w] |= 1 << b;
+        !was
+    };
+    let page = dev.page.get();
+    let (phases, _) = build_workload(cfg, dev.capacity_bytes())?;
+    let (mut written, mut reads) = (0u64, 0u64);
+    for phase in phases {
+        for req in phase.requests {
+            let req = req?;
+            if req.op == OpKind::Flush || req.size_bytes == 0 {
+                continue;
+            }
+            let first = req.offset_bytes / page;
+            let last = (req.offset_bytes + req.size_bytes)
+                .div_ceil(page)
+                .min(logical);
+            for lpn in first..last {
+                let fresh = lpn >= filled && mark(lpn);
+                if req.op == OpKind::Read {
+                    reads += 1;
+                    if fresh {
+                        dev.write_untimed(lpn)?;
+                        written += 1;
+                    }
+                }
+            }
+        }
+    }
+    Ok((written, reads))
+}
+
+/// Which logical pages hold data after preconditioning (the reference model's start):
+/// preconditioning writes straight through the FTL, so its map says.
+fn precondition_presence(dev: &Device, cfg: &Config) -> Vec<bool> {
+    let logical = dev.resolved.logical_pages;
+    match cfg.precondition {
+        Precondition::None => vec![false; logical as usize],
+        _ => (0..logical)
+            .map(|l| {
+                dev.ftl
+                    .lookup(crate::nand::Lpn(l as u32), &dev.nand)
+                    .is_some()
+            })
+            .collect(),
+    }
 }
 
 /// Runs the workload `cfg` describes and reports.
@@ -214,7 +295,7 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
     };
     let mut model = opts.check.then(|| PresenceModel {
         page_bytes: dev.page.get(),
-        present: vec![cfg.precondition != Precondition::None; dev.resolved.logical_pages as usize],
+        present: precondition_presence(&dev, cfg),
     });
     let mut m = Measured::new();
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));

@@ -40,6 +40,10 @@ pub(super) struct BufferStage {
     pub(super) dram_ns_per_page: u64,
     /// When the front end can take the next command.
     pub(super) free_ns: u64,
+    /// `buffer.flush_ahead_pages`.
+    flush_ahead: usize,
+    /// When the victims of the last `flush_ahead` writes left DRAM, oldest first.
+    ahead_ns: std::collections::VecDeque<u64>,
     pub(super) stats: BufferStats,
 }
 
@@ -65,7 +69,24 @@ impl BufferStage {
             size_bytes: shape.capacity_pages as u64 * page_bytes,
             dram_ns_per_page: (page_bytes as f64 / cfg.dram_mb_s * 1e3).round() as u64,
             free_ns: 0,
+            flush_ahead: cfg.flush_ahead_pages as usize,
+            ahead_ns: std::collections::VecDeque::with_capacity(cfg.flush_ahead_pages as usize + 1),
             stats: BufferStats::default(),
+        }
+    }
+
+    /// When the DRAM slot of a write whose victims' data leaves at `victims_out_ns` is
+    /// free: that moment itself, or, with `flush_ahead` pages written back ahead of
+    /// need, when the victims of the write that many writes earlier had left.
+    pub(super) fn slot_free_ns(&mut self, victims_out_ns: u64) -> u64 {
+        if self.flush_ahead == 0 {
+            return victims_out_ns;
+        }
+        self.ahead_ns.push_back(victims_out_ns);
+        if self.ahead_ns.len() > self.flush_ahead {
+            self.ahead_ns.pop_front().unwrap_or(0)
+        } else {
+            0
         }
     }
 

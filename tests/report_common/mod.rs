@@ -66,6 +66,7 @@ pub fn sample_report() -> Report {
         host_write_pages: 1_000_000,
         host_trim_pages: 0,
         unmapped_read_pages: 12,
+        unmapped_read_share: 12.0 / 250_000.0,
         nand_read_pages: 700_000,
         rmw_read_pages: 5,
         nand_program_pages: 1_450_000,
