@@ -482,7 +482,7 @@ impl<V: VictimPolicy> Dftl<V> {
     fn trans_page(&mut self, nand: &Nand) -> Result<Ppn, FtlError> {
         let mut unit = self.bm.unit_of_plane(self.trans_layout.plane_for(0));
         if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none()
-            && self.bm.free(unit) <= 1
+            && self.bm.free(unit) <= self.bm.gc_low as usize
         {
             let mut best = 0;
             for u in 1..self.bm.units.len() as u32 {
