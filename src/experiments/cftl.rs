@@ -27,7 +27,7 @@ use crate::workload::OpKind;
 use crate::workload::synth::{self, SynthKind};
 use crate::workload::trace::{FitPolicy, TraceFormat};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The experiment.
@@ -55,9 +55,6 @@ const TRACE_DIRS: [(&str, TraceFormat); 6] = [
     ("blkparse", TraceFormat::Blkparse),
     ("snia-tencent", TraceFormat::Tencent),
 ];
-
-/// Where trace samples are looked for, relative to the working directory.
-const TRACES: &str = "../shared/traces";
 
 /// Quick mode replays only trace samples up to this size.
 const QUICK_TRACE_BYTES: u64 = 400 << 10;
@@ -274,10 +271,12 @@ struct Sample {
 }
 
 fn samples(ctx: &Ctx) -> Vec<Sample> {
-    let root = Path::new(TRACES);
     let mut out = Vec::new();
     for (dir, format) in TRACE_DIRS {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        let Some(sub) = ctx.traces.join(dir) else {
+            return out;
+        };
+        let Ok(entries) = std::fs::read_dir(&sub) else {
             continue;
         };
         let mut files: Vec<PathBuf> = entries
@@ -427,16 +426,17 @@ fn cost_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
     );
     if found.is_empty() {
         md.push_str(&format!(
-            "No trace samples were found in `{TRACES}` (relative to the working directory), \
-             so only the Andrew-like workload ran.\n\n"
+            "**Trace section skipped:** {}; only the Andrew-like workload ran.\n\n",
+            ctx.traces.describe()
         ));
     } else {
         md.push_str(&format!(
             "Workloads: the Andrew-like small-file suite (`--workload andrew`, {} files: \
-             setup, mkdir, copy, scandir, readall, make) and the {} trace sample(s) found in \
-             `{TRACES}`, wrapped onto the card (`--trace-fit wrap`).\n\n",
+             setup, mkdir, copy, scandir, readall, make) and the {} trace sample(s) found \
+             ({}), wrapped onto the card (`--trace-fit wrap`).\n\n",
             andrew_files(ctx),
-            found.len()
+            found.len(),
+            ctx.traces.describe()
         ));
     }
     md.push_str(&md_table(

@@ -25,15 +25,15 @@ use crate::report::svg::{bar_chart_svg, line_chart_svg};
 use crate::units::Size;
 use crate::workload::synth::SynthKind;
 use crate::workload::trace::{FitPolicy, TraceFormat};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The experiment.
 pub struct NcqBuffer;
 
 const MIB: u64 = 1 << 20;
 
-/// Where the real OLTP traces live, relative to the working directory (never required).
-const TRACE_DIR: &str = "../shared/traces/spc-ascii";
+/// Where the real OLTP traces live inside the trace-sample directory (never required).
+const TRACE_DIR: &str = "spc-ascii";
 const TRACES: [&str; 2] = ["financial1-head10k.ascii", "tpcc-small.ascii"];
 
 /// Sizes of one run of the experiment (full or quick).
@@ -768,18 +768,24 @@ fn workload_section(
 
 fn trace_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
     md.push_str("## 4. The real OLTP traces\n\n");
-    let present: Vec<PathBuf> = TRACES
-        .iter()
-        .map(|t| Path::new(TRACE_DIR).join(t))
-        .filter(|p| p.exists())
-        .collect();
+    let present: Vec<PathBuf> = match ctx.traces.join(TRACE_DIR) {
+        Some(dir) => TRACES
+            .iter()
+            .map(|t| dir.join(t))
+            .filter(|p| p.exists())
+            .collect(),
+        None => Vec::new(),
+    };
     if present.is_empty() {
         md.push_str(&format!(
-            "Not found in `{TRACE_DIR}` (relative to the working directory); skipped. They \
-             are small excerpts in any case (see below when present).\n\n"
+            "**Skipped:** {} (looked for {} in its `{TRACE_DIR}/`). They are small excerpts \
+             in any case.\n\n",
+            ctx.traces.describe(),
+            TRACES.join(" and ")
         ));
         return Ok(());
     }
+    md.push_str(&format!("Replayed: {}.\n\n", ctx.traces.describe()));
     let buffers_mib: [u64; 2] = [1, 4];
     let qds: [u32; 2] = [32, 512];
     // Recorded arrival times, and 1000× faster so the queue fills.
