@@ -60,17 +60,15 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         );
         return Ok(());
     };
+    if let Some(t) = args.traces.as_ref().filter(|t| !t.is_dir()) {
+        return Err(CliError::Input(format!(
+            "--traces {}: not a directory; expected a directory of trace samples (msr/, spc-ascii/, …)",
+            t.display()
+        )));
+    }
     let dir = output::dir("--out", out)?;
     let exp = experiments::find(name)
         .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
-    if let Some(t) = &args.traces {
-        if !t.is_dir() {
-            return Err(CliError::Input(format!(
-                "--traces {}: not a directory; expected a directory of trace samples (msr/, spc-ascii/, …)",
-                t.display()
-            )));
-        }
-    }
     let mut ctx = experiments::Ctx::new(args.quick, args.seed)
         .with_traces(experiments::find_traces(args.traces.as_deref()));
     exp.run(&mut ctx)

@@ -187,7 +187,13 @@ impl Experiment for AndroidFtl {
         });
         let geometry = config(ctx, "page", true)?
             .resolve_device()
-            .map(|d| (d.logical_pages, d.geometry.page_size_bytes, d.geometry.pages_per_block))
+            .map(|d| {
+                (
+                    d.logical_pages,
+                    d.geometry.page_size_bytes,
+                    d.geometry.pages_per_block,
+                )
+            })
             .map_err(|e| ExpError::Other(e.to_string()))?;
         for (i, &f) in ftls.iter().enumerate() {
             for (t, test) in TESTS.iter().enumerate() {
@@ -462,7 +468,10 @@ fn claims(results: &[Vec<Cell>]) -> Claims {
         format!(
             "FAST GC / BAST GC = {}, FASTer {}",
             fmt_f(fb, 2),
-            fmt_f(gc("seq_write_aged", "faster") / gc("seq_write_aged", "bast"), 2)
+            fmt_f(
+                gc("seq_write_aged", "faster") / gc("seq_write_aged", "bast"),
+                2
+            )
         ),
         "0.3 <= FAST GC / BAST GC <= 0.7",
         (0.3..=0.7).contains(&fb),
@@ -686,9 +695,11 @@ fn model_checks(
             .and_then(|c| c.phase.as_ref().ok())
             .map_or(f64::NAN, |p| p.write_amplification)
     };
-    let mut md = String::from("## Are the aged write amplifications right?
+    let mut md = String::from(
+        "## Are the aged write amplifications right?
 
-");
+",
+    );
     let alpha = 1.0 + SWEEP_OP[0] / 100.0;
     md.push_str(&format!(
         "- Page FTL: WA {} in the aged sequential write. Uniform random writes at {}% \

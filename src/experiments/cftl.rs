@@ -248,7 +248,11 @@ fn memory_section(ctx: &mut Ctx, md: &mut String, cl: &mut Claims) -> Result<(),
         "0.2 <= CFTL / AFTL <= 0.3 at every MFS",
         lo >= 0.2 && hi <= 0.3,
     ));
-    let nftl: Vec<&String> = rows.iter().filter(|r| r[2] == "nftl").map(|r| &r[5]).collect();
+    let nftl: Vec<&String> = rows
+        .iter()
+        .filter(|r| r[2] == "nftl")
+        .map(|r| &r[5])
+        .collect();
     cl.push(Claim::new(
         "C2",
         "Table 3",

@@ -246,6 +246,10 @@ mod tests {
         let mut c = Claims::default();
         c.push(Claim::new("Y", "T", "p", "o", "t", false));
         finish(&mut ctx, &c, "T", "", "");
-        assert!(ctx.files()[1].contents.contains("has no sensitivity experiment"));
+        assert!(
+            ctx.files()[1]
+                .contents
+                .contains("has no sensitivity experiment")
+        );
     }
 }

@@ -681,7 +681,11 @@ fn lookup_section(ctx: &mut Ctx, md: &mut String, cl: &mut Claims) -> Result<(),
         "H5",
         "§5 Fig. 10",
         "list lookup time grows linearly with the records",
-        format!("{}× the comparisons for {}× the records", fmt_f(linear, 0), hi / lo),
+        format!(
+            "{}× the comparisons for {}× the records",
+            fmt_f(linear, 0),
+            hi / lo
+        ),
         "growth within a factor 2 of linear",
         linear >= (hi / lo) as f64 / 2.0 && linear <= (hi / lo) as f64 * 2.0,
     ));
@@ -689,7 +693,10 @@ fn lookup_section(ctx: &mut Ctx, md: &mut String, cl: &mut Claims) -> Result<(),
         "H6",
         "§5 sequential hint",
         "checking the last read's successor first serves sequential reads at once",
-        format!("≤ {} comparisons per hinted sequential lookup", fmt_f(hint_max, 1)),
+        format!(
+            "≤ {} comparisons per hinted sequential lookup",
+            fmt_f(hint_max, 1)
+        ),
         "constant: no more comparisons at the largest size than at the smallest",
         hint_hi <= hint_lo,
     ));
@@ -825,7 +832,9 @@ const PAPER_SAVING: [f64; 3] = [0.13, 0.65, 0.36];
 fn savings_of(reports: &[HybridReport]) -> [f64; 3] {
     std::array::from_fn(|i| {
         let h = reports[2 * i].run("cold").map_or(f64::NAN, |r| r.elapsed_s);
-        let w = reports[2 * i + 1].run("warm").map_or(f64::NAN, |r| r.elapsed_s);
+        let w = reports[2 * i + 1]
+            .run("warm")
+            .map_or(f64::NAN, |r| r.elapsed_s);
         1.0 - w / h
     })
 }
@@ -857,7 +866,9 @@ fn workload_claims(cl: &mut Claims, s: &[f64; 3]) {
         "savings boot 13%, apps 65%, game 36%",
         format!("{} / {} / {}", fmt(s[0]), fmt(s[1]), fmt(s[2])),
         "each within 15 points of the paper's",
-        s.iter().zip(PAPER_SAVING).all(|(&x, p)| (x - p).abs() <= 0.15),
+        s.iter()
+            .zip(PAPER_SAVING)
+            .all(|(&x, p)| (x - p).abs() <= 0.15),
     ));
     let r = ranking(s);
     cl.push(Claim::new(
@@ -932,9 +943,18 @@ fn link_sensitivity(
             &cats,
             &[
                 ("SSD / HDD seq".into(), ratios.iter().map(|r| r.1).collect()),
-                ("boot saving".into(), ratios.iter().map(|r| r.2[0]).collect()),
-                ("app-launch saving".into(), ratios.iter().map(|r| r.2[1]).collect()),
-                ("game-load saving".into(), ratios.iter().map(|r| r.2[2]).collect()),
+                (
+                    "boot saving".into(),
+                    ratios.iter().map(|r| r.2[0]).collect(),
+                ),
+                (
+                    "app-launch saving".into(),
+                    ratios.iter().map(|r| r.2[1]).collect(),
+                ),
+                (
+                    "game-load saving".into(),
+                    ratios.iter().map(|r| r.2[2]).collect(),
+                ),
             ],
             false,
         ),

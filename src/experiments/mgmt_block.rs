@@ -587,11 +587,7 @@ fn aging_section(ctx: &mut Ctx, md: &mut String, cl: &mut Claims) -> Result<(), 
     Ok(())
 }
 
-fn organisation_section(
-    ctx: &mut Ctx,
-    md: &mut String,
-    cl: &mut Claims,
-) -> Result<(), ExpError> {
+fn organisation_section(ctx: &mut Ctx, md: &mut String, cl: &mut Claims) -> Result<(), ExpError> {
     let orgs = ["shared-bus", "shared-control", "channels"];
     let chips = [1u32, 2, 4, 8, 16];
     let workloads = [
@@ -773,7 +769,11 @@ impl IopsGrid {
                 "M5",
                 "§1 Fig. 14 read",
                 "B / A falls from 1.20 (4 KiB) to 0.77 (64 KiB)",
-                format!("{} → {}", fmt_f(self.r(1, rd, 0), 2), fmt_f(self.r(1, rd, 1), 2)),
+                format!(
+                    "{} → {}",
+                    fmt_f(self.r(1, rd, 0), 2),
+                    fmt_f(self.r(1, rd, 1), 2)
+                ),
                 "B / A at 4 KiB > 1 > B / A at 64 KiB",
                 self.r(1, rd, 0) > 1.0 && self.r(1, rd, 1) < 1.0,
             ),
@@ -781,7 +781,11 @@ impl IopsGrid {
                 "M6",
                 "§1 Fig. 14 read",
                 "C / A rises from 1.03 (4 KiB) to 1.45 (64 KiB)",
-                format!("{} → {}", fmt_f(self.r(2, rd, 0), 2), fmt_f(self.r(2, rd, 1), 2)),
+                format!(
+                    "{} → {}",
+                    fmt_f(self.r(2, rd, 0), 2),
+                    fmt_f(self.r(2, rd, 1), 2)
+                ),
                 "C / A at 64 KiB > at 4 KiB and > 1",
                 self.r(2, rd, 1) > self.r(2, rd, 0) && self.r(2, rd, 1) > 1.0,
             ),
@@ -789,7 +793,11 @@ impl IopsGrid {
                 "M7",
                 "§1 Fig. 14 write",
                 "B / A rises from 0.36 (4 KiB) to 0.82 (64 KiB)",
-                format!("{} → {}", fmt_f(self.r(1, w, 0), 3), fmt_f(self.r(1, w, 1), 3)),
+                format!(
+                    "{} → {}",
+                    fmt_f(self.r(1, w, 0), 3),
+                    fmt_f(self.r(1, w, 1), 3)
+                ),
                 "B / A at 64 KiB > at 4 KiB",
                 self.r(1, w, 1) > self.r(1, w, 0),
             ),
@@ -797,7 +805,11 @@ impl IopsGrid {
                 "M8",
                 "§1 Fig. 14 write",
                 "C / A falls from 22.8 (4 KiB) to 6.9 (64 KiB)",
-                format!("{} → {}", fmt_f(self.r(2, w, 0), 2), fmt_f(self.r(2, w, 1), 2)),
+                format!(
+                    "{} → {}",
+                    fmt_f(self.r(2, w, 0), 2),
+                    fmt_f(self.r(2, w, 1), 2)
+                ),
                 "C / A at 64 KiB < at 4 KiB",
                 self.r(2, w, 1) < self.r(2, w, 0),
             ),
@@ -805,10 +817,7 @@ impl IopsGrid {
                 "M9",
                 "§1 Fig. 14 read",
                 "A's random-read throughput 4.8× from 4 KiB to 64 KiB",
-                format!(
-                    "{}×",
-                    fmt_f(self.0[0][rd][1] * 16.0 / self.0[0][rd][0], 2)
-                ),
+                format!("{}×", fmt_f(self.0[0][rd][1] * 16.0 / self.0[0][rd][0], 2)),
                 "at least half the paper's growth (≥ 2.4×)",
                 self.0[0][rd][1] * 16.0 / self.0[0][rd][0] >= 2.4,
             ),
@@ -1045,7 +1054,11 @@ fn fig17_section(ctx: &mut Ctx, md: &mut String, cl: &mut Claims) -> Result<(), 
         "M12",
         "§1 Fig. 17",
         "by-address + striped optimises reads",
-        format!("best aged sequential read: {} ({} MiB/s)", name(best), fmt_f(seq(best), 1)),
+        format!(
+            "best aged sequential read: {} ({} MiB/s)",
+            name(best),
+            fmt_f(seq(best), 1)
+        ),
         "by-address + striped has the highest aged sequential read",
         best == 3,
     ));
@@ -1126,11 +1139,19 @@ fn fig17_sensitivity(ctx: &mut Ctx, cl: &mut Claims, requests: u64) -> Result<()
             &[
                 (
                     "one-channel".into(),
-                    sizes_kib.iter().enumerate().map(|(i, &m)| (m as f64, v(i, 0))).collect(),
+                    sizes_kib
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &m)| (m as f64, v(i, 0)))
+                        .collect(),
                 ),
                 (
                     "striped".into(),
-                    sizes_kib.iter().enumerate().map(|(i, &m)| (m as f64, v(i, 1))).collect(),
+                    sizes_kib
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &m)| (m as f64, v(i, 1)))
+                        .collect(),
                 ),
             ],
             true,
@@ -1139,7 +1160,13 @@ fn fig17_sensitivity(ctx: &mut Ctx, cl: &mut Claims, requests: u64) -> Result<()
     let per: Vec<String> = sizes_kib
         .iter()
         .enumerate()
-        .map(|(i, mb)| format!("{mb} KiB: one-channel {} vs striped {}", fmt_f(v(i, 0), 1), fmt_f(v(i, 1), 1)))
+        .map(|(i, mb)| {
+            format!(
+                "{mb} KiB: one-channel {} vs striped {}",
+                fmt_f(v(i, 0), 1),
+                fmt_f(v(i, 1), 1)
+            )
+        })
         .collect();
     cl.sensitivity(Sensitivity {
         claims: vec!["M14".into()],

@@ -113,7 +113,9 @@ impl TraceDir {
     /// skipped.
     pub fn describe(&self) -> String {
         match self {
-            TraceDir::Found { dir, how } => format!("trace samples from `{}` ({how})", dir.display()),
+            TraceDir::Found { dir, how } => {
+                format!("trace samples from `{}` ({how})", dir.display())
+            }
             TraceDir::Missing(why) => format!(
                 "no trace-sample directory found ({why}); pass `--traces DIR` to replay them"
             ),

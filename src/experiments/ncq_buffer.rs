@@ -174,10 +174,26 @@ impl Experiment for NcqBuffer {
         // The checks in the order the sections pushed them, as the paper states them.
         let paper = [
             ("N1", "§2 results", "QLRU ≥ LRU in most settings"),
-            ("N2", "§2 buffer × queue", "longer queues reveal more future references"),
-            ("N3", "§2 inter-arrival", "the gain shrinks when the queue holds little"),
-            ("N4", "§2 OLTP, compile", "QLRU ≥ LRU on OLTP and kernel compile"),
-            ("N5", "§2 motivation", "the buffer absorbs writes and cuts flash writes"),
+            (
+                "N2",
+                "§2 buffer × queue",
+                "longer queues reveal more future references",
+            ),
+            (
+                "N3",
+                "§2 inter-arrival",
+                "the gain shrinks when the queue holds little",
+            ),
+            (
+                "N4",
+                "§2 OLTP, compile",
+                "QLRU ≥ LRU on OLTP and kernel compile",
+            ),
+            (
+                "N5",
+                "§2 motivation",
+                "the buffer absorbs writes and cuts flash writes",
+            ),
         ];
         for ((id, fig, text), (what, holds)) in paper.iter().zip(&verdicts) {
             cl.push(Claim::new(
@@ -1094,7 +1110,10 @@ fn compile_sensitivity(
         hit(&outs[k + 1].report) - hit(&outs[k].report)
     };
     let mut rows = Vec::new();
-    let mut series = vec![("oltp".to_string(), Vec::new()), ("compile".to_string(), Vec::new())];
+    let mut series = vec![
+        ("oltp".to_string(), Vec::new()),
+        ("compile".to_string(), Vec::new()),
+    ];
     let mut found = Vec::new();
     for (bi, &mib) in buffers.iter().enumerate() {
         for (wi, w) in ["oltp", "compile"].iter().enumerate() {
@@ -1112,7 +1131,12 @@ fn compile_sensitivity(
     }
     ctx.csv(
         "sensitivity_compile_gain",
-        &["workload", "buffer_mib", "lru_hit_percent", "qlru_gain_points"],
+        &[
+            "workload",
+            "buffer_mib",
+            "lru_hit_percent",
+            "qlru_gain_points",
+        ],
         rows,
     );
     ctx.svg(

@@ -88,10 +88,7 @@ impl NftlLog {
     }
 
     fn fold(&mut self, lbn: u32, nand: &mut Nand) -> Result<(), FtlError> {
-        let (p, r) = (
-            self.primary[lbn as usize],
-            self.replacement[lbn as usize],
-        );
+        let (p, r) = (self.primary[lbn as usize], self.replacement[lbn as usize]);
         let f = self.blocks.fold(nand, lbn, p, r, |_| false, |_, _| {})?;
         debug_assert!(!f.detached, "a plain fold empties the replacement block");
         self.folds += 1;
@@ -165,10 +162,7 @@ impl Ftl for NftlLog {
         }
         let lbn = lpn.0 / self.np;
         let off = lpn.0 % self.np;
-        let (mut p, mut r) = (
-            self.primary[lbn as usize],
-            self.replacement[lbn as usize],
-        );
+        let (mut p, mut r) = (self.primary[lbn as usize], self.replacement[lbn as usize]);
         let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
         self.primary[lbn as usize] = p;
         self.replacement[lbn as usize] = r;
@@ -219,8 +213,7 @@ impl Ftl for NftlLog {
         nand.check_invariants();
         self.blocks.check(nand);
         self.blocks.check_owners(
-            (0..self.primary.len())
-                .map(|l| (l as u32, self.primary[l], self.replacement[l])),
+            (0..self.primary.len()).map(|l| (l as u32, self.primary[l], self.replacement[l])),
         );
         for lpn in 0..self.logical_pages {
             if let Some(ppn) = self.lookup(Lpn(lpn), nand) {
