@@ -19,6 +19,7 @@ fn other_value(key: &str, v: &toml::Value) -> toml::Value {
         ("log.log_blocks", _) => toml::Value::Integer(64),
         ("dftl.cmt_policy", _) => s("lru"),
         ("cftl.full", _) => s("evict"),
+        ("nftl.variant", _) => s("log"),
         (_, toml::Value::Boolean(b)) => toml::Value::Boolean(!b),
         (_, toml::Value::Integer(n)) => toml::Value::Integer(n + 1),
         (_, toml::Value::Float(f)) => toml::Value::Float(f / 2.0),
