@@ -19,6 +19,7 @@ fn other_value(key: &str, v: &toml::Value) -> toml::Value {
         ("log.log_blocks", _) => toml::Value::Integer(64),
         ("dftl.cmt_policy", _) => s("lru"),
         ("cftl.full", _) => s("evict"),
+        ("nftl.variant", _) => s("log"),
         (_, toml::Value::Boolean(b)) => toml::Value::Boolean(!b),
         (_, toml::Value::Integer(n)) => toml::Value::Integer(n + 1),
         (_, toml::Value::Float(f)) => toml::Value::Float(f / 2.0),
@@ -32,8 +33,12 @@ fn design(
     value: toml::Value,
     extra: &[(&str, toml::Value)],
 ) -> Result<(), ConfigError> {
-    let mut text =
-        format!("[device]\ncapacity = \"4GiB\"\nop_percent = 28.0\n[ftl]\nname = \"{ftl}\"\n");
+    // No SLC cache: the default preset's would refuse the superblocks that some
+    // block-mapped keys need (a superblock's members must share one cell mode).
+    let mut text = format!(
+        "[device]\ncapacity = \"4GiB\"\nop_percent = 28.0\nslc_cache_percent = 0.0\n\
+         [ftl]\nname = \"{ftl}\"\n"
+    );
     let mut ftl_t = toml::Table::new();
     for (k, v) in extra.iter().cloned().chain([(key, value)]) {
         set_key(&mut ftl_t, k, v);

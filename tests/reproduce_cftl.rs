@@ -67,7 +67,7 @@ fn cftl_reproduction_shows_the_papers_memory_trend() {
     // Cost: the Andrew-like workload on every FTL, and the fine tables serve lookups.
     let cost = rows(&std::fs::read_to_string(out.join("cost.csv")).unwrap());
     let andrew: Vec<_> = cost.iter().filter(|r| r["workload"] == "andrew").collect();
-    assert_eq!(andrew.len(), 3);
+    assert_eq!(andrew.len(), 4);
     for r in &andrew {
         assert!(
             get(r, "lookups") > 0.0 && get(r, "probes_per_lookup") > 0.0,
@@ -80,12 +80,26 @@ fn cftl_reproduction_shows_the_papers_memory_trend() {
     let traces = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
     if traces.is_dir() {
         assert!(
-            cost.len() > 3,
+            cost.len() > 4,
             "no trace rows although {} exists",
             traces.display()
         );
-        assert_eq!(cost.len() % 3, 0);
+        assert_eq!(cost.len() % 4, 0);
     }
+    // Both NFTL variants ran; the log-style one scans its replacement block.
+    let nftl_log = andrew.iter().find(|r| r["ftl"] == "nftl-log").unwrap();
+    assert!(get(nftl_log, "probes_per_lookup") >= 1.0, "{nftl_log:?}");
+    let claims = common::check_claims(&out);
+    let ppl = |f: &str| {
+        get(
+            andrew.iter().find(|r| r["ftl"] == f).unwrap(),
+            "probes_per_lookup",
+        )
+    };
+    assert_eq!(
+        common::holds(&claims, "C4"),
+        ppl("cftl") <= 0.92 * ppl("aftl")
+    );
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         summary.contains("244.1") && summary.contains("61.0"),
@@ -94,4 +108,26 @@ fn cftl_reproduction_shows_the_papers_memory_trend() {
     let times = rows(&std::fs::read_to_string(out.join("lookup_time.csv")).unwrap());
     assert_eq!(times.len(), 3);
     assert!(times.iter().all(|r| get(r, "ns_per_lookup") > 0.0));
+}
+
+#[test]
+fn a_traces_flag_that_is_not_a_directory_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = common::ssdlab(&[
+        "reproduce",
+        "cftl",
+        "--quick",
+        "--traces",
+        "/no/such/traces",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("--traces /no/such/traces"),
+        "{}",
+        common::stderr(&o)
+    );
+    assert!(!out.exists());
 }

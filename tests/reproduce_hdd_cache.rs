@@ -71,6 +71,7 @@ fn hdd_cache_reproduction_shows_the_papers_trends() {
         (part("second half") / part("first half") - 3.0).abs() < 0.01,
         "{f}"
     );
+    common::check_claims(&out);
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains("does not hold"), "{md}");
     assert!(md.contains("−65%") && md.contains("paper"));

@@ -82,6 +82,7 @@ fn mgmt_block_reproduction_shows_the_papers_trends() {
         assert!(rr("channels", n) > rr("shared-control", n), "{org}");
         assert!(rr("shared-control", n) > rr("shared-bus", n), "{org}");
     }
+    common::check_claims(&out);
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains("does not hold"), "{md}");
     assert!(md.contains("paper"));

@@ -115,6 +115,7 @@ fn ncq_buffer_reproduction_shows_the_papers_trends() {
             assert_eq!(f(get("none"), "device_wa"), 1.0);
         }
     }
+    common::check_claims(&out);
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains("does not hold"), "{md}");
     assert!(

@@ -14,6 +14,12 @@ Examples:
   ssdlab reproduce --list                       experiments and what each rebuilds
   ssdlab reproduce android-ftl --out results/android
   ssdlab reproduce cftl --out results/cftl --quick   smaller sizes, seconds instead of minutes
+  ssdlab reproduce ncq-buffer --out r/ncq --traces /data/traces   trace samples from DIR
+
+Every experiment writes claims.csv (one row per published result: the paper's value,
+ours, the test, holds yes/no, and for a \"no\" its sensitivity figure and explanation)
+and summary.md built from it (docs/reproductions.md). Trace samples are looked for in
+../shared/traces beside the checkout the executable was built in, or --traces DIR.
 
 --out is checked before the experiment starts. Nothing is written unless the whole
 experiment succeeds: a new DIR (and missing parents) appears whole at the end; in an
@@ -32,6 +38,11 @@ pub struct ReproduceArgs {
     /// Smaller devices and shorter workloads (the summary says so).
     #[arg(long)]
     pub quick: bool,
+    /// Directory of trace samples (msr/, spc-ascii/, …) for the trace sections of
+    /// cftl and ncq-buffer [default: ../shared/traces beside the checkout of the
+    /// executable]; the summary says where they came from or why they were skipped.
+    #[arg(long, value_name = "DIR")]
+    pub traces: Option<PathBuf>,
     /// Base seed of every run.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -49,10 +60,17 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         );
         return Ok(());
     };
+    if let Some(t) = args.traces.as_ref().filter(|t| !t.is_dir()) {
+        return Err(CliError::Input(format!(
+            "--traces {}: not a directory; expected a directory of trace samples (msr/, spc-ascii/, …)",
+            t.display()
+        )));
+    }
     let dir = output::dir("--out", out)?;
     let exp = experiments::find(name)
         .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
-    let mut ctx = experiments::Ctx::new(args.quick, args.seed);
+    let mut ctx = experiments::Ctx::new(args.quick, args.seed)
+        .with_traces(experiments::find_traces(args.traces.as_deref()));
     exp.run(&mut ctx)
         .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
     let mut batch = Batch::new();

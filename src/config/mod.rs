@@ -24,6 +24,14 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Display;
 use std::path::PathBuf;
 
+/// The integer value preset `name` gives `[device]` key `key`, if any.
+fn preset_device_key(name: &str, key: &str) -> Option<u64> {
+    let (_, text) = PRESETS.iter().find(|(n, _)| *n == name)?;
+    let t: toml::Table = toml::from_str(text).ok()?;
+    let v = t.get("device")?.get(key)?.as_integer()?;
+    u64::try_from(v).ok()
+}
+
 /// Presets embedded in the binary: (name, TOML text).
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../presets/default.toml")),
@@ -649,11 +657,15 @@ impl Config {
                 blocks_per_die: blocks.div_ceil(dies).min(u32::MAX as u64) as u32,
             })
         } else {
-            for (key, set) in [
-                ("device.slc_read_ns", d.slc_read_ns.is_some()),
-                ("device.slc_program_ns", d.slc_program_ns.is_some()),
+            // SLC timings have no effect without the cache: refused when the user gave
+            // them, accepted when they are the preset's own (so that
+            // `--set device.slc_cache_percent=0` turns a preset's cache off).
+            let preset = preset_device_key;
+            for (key, short, value) in [
+                ("device.slc_read_ns", "slc_read_ns", d.slc_read_ns),
+                ("device.slc_program_ns", "slc_program_ns", d.slc_program_ns),
             ] {
-                if set {
+                if value.is_some() && value != preset(&d.preset, short) {
                     return Err(ConfigError::value(
                         key,
                         "set",

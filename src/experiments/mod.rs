@@ -12,6 +12,7 @@
 
 pub mod android_ftl;
 pub mod cftl;
+pub mod claims;
 pub mod hdd_cache;
 pub mod mgmt_block;
 pub mod ncq_buffer;
@@ -80,7 +81,85 @@ pub struct Ctx {
     pub quick: bool,
     /// Base seed; experiments derive every run's seed from it.
     pub seed: u64,
+    /// Where the trace samples are, or why none were found.
+    pub traces: TraceDir,
     files: Vec<OutputFile>,
+}
+
+/// The trace-sample directory an experiment replays from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceDir {
+    /// Found (or given with `--traces`): the directory and how it was found.
+    Found {
+        /// The directory holding `msr/`, `spc-ascii/`, ….
+        dir: PathBuf,
+        /// "given with --traces" or "found beside the checkout of the executable".
+        how: String,
+    },
+    /// Not found: the places looked at, for the summary.
+    Missing(String),
+}
+
+impl TraceDir {
+    /// `dir`'s subdirectory `sub`, when traces were found.
+    pub fn join(&self, sub: &str) -> Option<PathBuf> {
+        match self {
+            TraceDir::Found { dir, .. } => Some(dir.join(sub)),
+            TraceDir::Missing(_) => None,
+        }
+    }
+
+    /// One sentence for a summary: where the traces came from, or why a section was
+    /// skipped.
+    pub fn describe(&self) -> String {
+        match self {
+            TraceDir::Found { dir, how } => {
+                format!("trace samples from `{}` ({how})", dir.display())
+            }
+            TraceDir::Missing(why) => format!(
+                "no trace-sample directory found ({why}); pass `--traces DIR` to replay them"
+            ),
+        }
+    }
+}
+
+/// Name of the trace-sample directory looked for beside a checkout.
+const TRACE_DIR_NAME: &str = "shared/traces";
+
+/// Finds the trace samples: `explicit` (from `--traces`) if given, else a
+/// `shared/traces` directory beside the checkout the executable was built in (each
+/// ancestor `A` of the executable's path is tried as `A/../shared/traces`), so the
+/// result does not depend on the working directory.
+pub fn find_traces(explicit: Option<&Path>) -> TraceDir {
+    if let Some(d) = explicit {
+        return if d.is_dir() {
+            TraceDir::Found {
+                dir: d.to_path_buf(),
+                how: "given with --traces".into(),
+            }
+        } else {
+            TraceDir::Missing(format!("--traces {} is not a directory", d.display()))
+        };
+    }
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return TraceDir::Missing(format!("the executable's path is unknown: {e}")),
+    };
+    let exe = exe.canonicalize().unwrap_or(exe);
+    for a in exe.ancestors().skip(1) {
+        let Some(parent) = a.parent() else { break };
+        let cand = parent.join(TRACE_DIR_NAME);
+        if cand.is_dir() {
+            return TraceDir::Found {
+                dir: cand,
+                how: format!("beside the checkout of the executable, {}", a.display()),
+            };
+        }
+    }
+    TraceDir::Missing(format!(
+        "looked for `../{TRACE_DIR_NAME}` from every directory above {}",
+        exe.display()
+    ))
 }
 
 impl Ctx {
@@ -89,8 +168,15 @@ impl Ctx {
         Ctx {
             quick,
             seed,
+            traces: find_traces(None),
             files: Vec::new(),
         }
+    }
+
+    /// The same context replaying trace samples from `traces`.
+    pub fn with_traces(mut self, traces: TraceDir) -> Ctx {
+        self.traces = traces;
+        self
     }
 
     fn push(&mut self, file_name: String, contents: String) {

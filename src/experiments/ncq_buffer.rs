@@ -16,6 +16,7 @@
 //! ```
 //! The paper's numbers appear only in the summary text, beside ours.
 
+use super::claims::{self, Claim, Claims, Sensitivity};
 use super::{Ctx, ExpError, Experiment, fmt_f, md_table};
 use crate::buffer::BufferKind;
 use crate::config::{Config, Precondition, TimingMode};
@@ -25,15 +26,15 @@ use crate::report::svg::{bar_chart_svg, line_chart_svg};
 use crate::units::Size;
 use crate::workload::synth::SynthKind;
 use crate::workload::trace::{FitPolicy, TraceFormat};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The experiment.
 pub struct NcqBuffer;
 
 const MIB: u64 = 1 << 20;
 
-/// Where the real OLTP traces live, relative to the working directory (never required).
-const TRACE_DIR: &str = "../shared/traces/spc-ascii";
+/// Where the real OLTP traces live inside the trace-sample directory (never required).
+const TRACE_DIR: &str = "spc-ascii";
 const TRACES: [&str; 2] = ["financial1-head10k.ascii", "tpcc-small.ascii"];
 
 /// Sizes of one run of the experiment (full or quick).
@@ -146,8 +147,8 @@ impl Experiment for NcqBuffer {
 
     fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError> {
         let p = plan(ctx);
-        let mut md = String::from("# NCQ-aware write buffer (QLRU)\n\n");
-        md.push_str(&format!(
+        let mut intro = String::new();
+        intro.push_str(&format!(
             "Reproduction of the NCQ-aware write buffer study (docs/papers.md §2: Heo's slides on S. Kim \
              and T. Kim's QLRU). Setup as in the paper: page-mapping FTL, flash and buffer empty \
              at the start, write commands only. The device is the default preset's TLC drive \
@@ -159,15 +160,54 @@ impl Experiment for NcqBuffer {
             Size(p.capacity)
         ));
         if ctx.quick {
-            md.push_str(
+            intro.push_str(
                 "**Quick mode:** buffers of 8–32 MiB over a 256 MiB region and short runs, a \
                  scaled-down version of the paper's 32–512 MiB grid; trends only.\n\n",
             );
         }
+        let mut md = String::new();
+        let mut cl = Claims::default();
         let mut verdicts = Vec::new();
         grid_section(ctx, p, &mut md, &mut verdicts)?;
         arrival_section(ctx, p, &mut md, &mut verdicts)?;
-        workload_section(ctx, p, &mut md, &mut verdicts)?;
+        let gains = workload_section(ctx, p, &mut md, &mut verdicts)?;
+        // The checks in the order the sections pushed them, as the paper states them.
+        let paper = [
+            ("N1", "§2 results", "QLRU ≥ LRU in most settings"),
+            (
+                "N2",
+                "§2 buffer × queue",
+                "longer queues reveal more future references",
+            ),
+            (
+                "N3",
+                "§2 inter-arrival",
+                "the gain shrinks when the queue holds little",
+            ),
+            (
+                "N4",
+                "§2 OLTP, compile",
+                "QLRU ≥ LRU on OLTP and kernel compile",
+            ),
+            (
+                "N5",
+                "§2 motivation",
+                "the buffer absorbs writes and cuts flash writes",
+            ),
+        ];
+        for ((id, fig, text), (what, holds)) in paper.iter().zip(&verdicts) {
+            cl.push(Claim::new(
+                id,
+                fig,
+                *text,
+                if *holds { "as tested" } else { "not as tested" },
+                what.clone(),
+                *holds,
+            ));
+        }
+        workload_claims(&mut cl, &gains);
+        ncq_on_off(ctx, p, &mut md, &mut cl)?;
+        compile_sensitivity(ctx, p, &mut cl, &gains)?;
         trace_section(ctx, &mut md)?;
         md.push_str("## Checks\n\n");
         for (what, holds) in &verdicts {
@@ -176,7 +216,7 @@ impl Experiment for NcqBuffer {
                 if *holds { "holds" } else { "**does not hold**" }
             ));
         }
-        ctx.markdown("summary", md);
+        claims::finish(ctx, &cl, "NCQ-aware write buffer (QLRU)", &intro, &md);
         Ok(())
     }
 }
@@ -548,12 +588,23 @@ fn arrival_section(
     Ok(())
 }
 
+/// LRU hit ratio and QLRU gain (points) of the OLTP and compile stand-ins at the
+/// longest queue.
+struct Gains {
+    oltp_level: f64,
+    compile_level: f64,
+    oltp_gain: f64,
+    compile_gain: f64,
+    qd: u32,
+    buffer_mib: u64,
+}
+
 fn workload_section(
     ctx: &mut Ctx,
     p: &Plan,
     md: &mut String,
     verdicts: &mut Vec<(String, bool)>,
-) -> Result<(), ExpError> {
+) -> Result<Gains, ExpError> {
     let workloads = [("oltp", SynthKind::Oltp), ("compile", SynthKind::Compile)];
     let mut runs = Vec::new();
     let mut keys = Vec::new();
@@ -685,8 +736,7 @@ fn workload_section(
         "\n**Paper:** OLTP 60.3% → 60.4%, kernel compile 7.5% → 8.6%: OLTP has high locality \
          but small requests, so the queue holds little future information; compile has low \
          locality but larger requests, so the queue holds more.\n\n\
-         **Ours:** QLRU ≥ LRU on both, and the levels are ordered as in the paper (OLTP {} %, \
-         compile {} % with LRU). At queue length {qd_max} QLRU gains {} points on OLTP and \
+         **Ours:** LRU hit ratio OLTP {} %, compile {} % (claim N7). At queue length {qd_max} QLRU gains {} points on OLTP and \
          {} on compile. {}\n\n\
          The levels are not the paper's: the stand-ins' locality is a modelling choice, and \
          the paper does not state the buffer size and queue length of this test. Among the \
@@ -763,23 +813,36 @@ fn workload_section(
             .iter()
             .all(|&(w, _)| get(w, qd_max, BufferKind::Lru).write_amplification < 1.0),
     ));
-    Ok(())
+    Ok(Gains {
+        oltp_level: level("oltp"),
+        compile_level: level("compile"),
+        oltp_gain: gain("oltp"),
+        compile_gain: gain("compile"),
+        qd: qd_max,
+        buffer_mib: p.work_buffer_mib,
+    })
 }
 
 fn trace_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
     md.push_str("## 4. The real OLTP traces\n\n");
-    let present: Vec<PathBuf> = TRACES
-        .iter()
-        .map(|t| Path::new(TRACE_DIR).join(t))
-        .filter(|p| p.exists())
-        .collect();
+    let present: Vec<PathBuf> = match ctx.traces.join(TRACE_DIR) {
+        Some(dir) => TRACES
+            .iter()
+            .map(|t| dir.join(t))
+            .filter(|p| p.exists())
+            .collect(),
+        None => Vec::new(),
+    };
     if present.is_empty() {
         md.push_str(&format!(
-            "Not found in `{TRACE_DIR}` (relative to the working directory); skipped. They \
-             are small excerpts in any case (see below when present).\n\n"
+            "**Skipped:** {} (looked for {} in its `{TRACE_DIR}/`). They are small excerpts \
+             in any case.\n\n",
+            ctx.traces.describe(),
+            TRACES.join(" and ")
         ));
         return Ok(());
     }
+    md.push_str(&format!("Replayed: {}.\n\n", ctx.traces.describe()));
     let buffers_mib: [u64; 2] = [1, 4];
     let qds: [u32; 2] = [32, 512];
     // Recorded arrival times, and 1000× faster so the queue fills.
@@ -894,5 +957,239 @@ fn trace_section(ctx: &mut Ctx, md: &mut String) -> Result<(), ExpError> {
          apart), so QLRU equals LRU, as the inter-arrival experiment predicts; replayed \
          1000× faster the queue fills and QLRU can use it.\n\n",
     );
+    Ok(())
+}
+
+/// Claims N6–N7: the two stand-ins against the paper's hit ratios.
+fn workload_claims(cl: &mut Claims, g: &Gains) {
+    cl.push(Claim::new(
+        "N6",
+        "§2 OLTP, compile",
+        "compile gains more than OLTP (7.5 → 8.6% vs 60.3 → 60.4%)",
+        format!(
+            "compile +{} points, OLTP +{} (qd {}, {} MiB)",
+            fmt_f(g.compile_gain, 2),
+            fmt_f(g.oltp_gain, 2),
+            g.qd,
+            g.buffer_mib
+        ),
+        "compile's gain > OLTP's",
+        g.compile_gain > g.oltp_gain,
+    ));
+    cl.push(Claim::new(
+        "N7",
+        "§2 OLTP, compile",
+        "OLTP's hit ratio far above compile's (high vs low locality)",
+        format!(
+            "OLTP {}%, compile {}%",
+            fmt_f(g.oltp_level, 1),
+            fmt_f(g.compile_level, 1)
+        ),
+        "OLTP's LRU hit ratio > compile's",
+        g.oltp_level > g.compile_level,
+    ));
+}
+
+/// NCQ on/off (claim N8): the same Iometer-like writes with the queue off (one
+/// command at a time) and on (32 tags, the SATA maximum), with and without the buffer.
+fn ncq_on_off(ctx: &mut Ctx, p: &Plan, md: &mut String, cl: &mut Claims) -> Result<(), ExpError> {
+    let base = iometer(base(ctx, p)?, p.grid_span, p.gap_requests);
+    let mib = p.grid_buffers_mib[0];
+    let mut runs = Vec::new();
+    for (buffer, policy) in [("none", BufferKind::None), ("qlru", BufferKind::Qlru)] {
+        for qd in [1u32, 32] {
+            runs.push((
+                format!("ncq {buffer} qd {qd}"),
+                with_buffer(base.clone(), policy, mib, qd),
+            ));
+        }
+    }
+    let outs = ctx.run_all(&runs)?;
+    let iops: Vec<f64> = outs.iter().map(|o| o.report.iops).collect();
+    let rows = vec![
+        vec![
+            "none".to_string(),
+            fmt_f(iops[0], 0),
+            fmt_f(iops[1], 0),
+            fmt_f(iops[1] / iops[0], 2),
+        ],
+        vec![
+            format!("qlru {mib} MiB"),
+            fmt_f(iops[2], 0),
+            fmt_f(iops[3], 0),
+            fmt_f(iops[3] / iops[2], 2),
+        ],
+    ];
+    let header = ["buffer", "ncq_off_iops", "ncq_on_iops", "on_over_off"];
+    ctx.csv("ncq_on_off", &header, rows.clone());
+    ctx.svg(
+        "ncq_on_off",
+        bar_chart_svg(
+            "NCQ off (one command) vs on (32 tags), Iometer-like random writes",
+            "IOPS",
+            &["no buffer".to_string(), format!("QLRU {mib} MiB")],
+            &[
+                ("NCQ off".into(), vec![iops[0], iops[2]]),
+                ("NCQ on".into(), vec![iops[1], iops[3]]),
+            ],
+            false,
+        ),
+    );
+    md.push_str("## NCQ on/off\n\n");
+    md.push_str(&format!(
+        "The grid's Iometer-like writes ({} requests), one command at a time (NCQ off) and \
+         with 32 tags (on), without a buffer and with QLRU. Figure: `ncq_on_off.svg`; \
+         table: `ncq_on_off.csv`.\n\n",
+        p.gap_requests
+    ));
+    md.push_str(&md_table(&header, &rows));
+    md.push_str(&format!(
+        "\nWith the buffer, NCQ on/off = {}: a write completes once in DRAM and the \
+         buffer drains to the dies in the background, so queued commands {} over one at \
+         a time.\n\n",
+        fmt_f(iops[3] / iops[2], 2),
+        if iops[3] / iops[2] >= 1.3 {
+            "still gain"
+        } else {
+            "gain little"
+        }
+    ));
+    let gain = iops[1] / iops[0] - 1.0;
+    cl.push(Claim::new(
+        "N8",
+        "§2 NCQ",
+        "NCQ on/off makes a ≥ 30% performance difference",
+        format!(
+            "on/off IOPS {} without buffer ({} with QLRU)",
+            fmt_f(iops[1] / iops[0], 2),
+            fmt_f(iops[3] / iops[2], 2)
+        ),
+        "NCQ on ≥ 1.3 × off without a write buffer",
+        gain >= 0.3,
+    ));
+    Ok(())
+}
+
+/// Claim N6 over the buffer size: QLRU rescues a page whose reuse distance is just above
+/// the buffer, so which stand-in gains more depends on where their reuse distances fall
+/// relative to the buffer, which the paper does not state for this test.
+fn compile_sensitivity(
+    ctx: &mut Ctx,
+    p: &Plan,
+    cl: &mut Claims,
+    g: &Gains,
+) -> Result<(), ExpError> {
+    if cl.holds("N6") != Some(false) {
+        return Ok(());
+    }
+    let buffers: [u64; 4] = if ctx.quick {
+        [2, 4, 8, 32]
+    } else {
+        [8, 32, 128, 512]
+    };
+    let requests = p.work_requests / if ctx.quick { 1 } else { 2 };
+    let mut runs = Vec::new();
+    for (w, kind) in [("oltp", SynthKind::Oltp), ("compile", SynthKind::Compile)] {
+        let mut c = base(ctx, p)?;
+        c.workload.kind = kind;
+        c.workload.read_percent = 0.0;
+        c.workload.span = Some(Size(p.work_span));
+        c.workload.requests = Some(requests);
+        for &mib in &buffers {
+            for policy in [BufferKind::Lru, BufferKind::Qlru] {
+                runs.push((
+                    format!("sens {w} {mib} MiB {}", policy.name()),
+                    with_buffer(c.clone(), policy, mib, g.qd),
+                ));
+            }
+        }
+    }
+    let outs = ctx.run_all(&runs)?;
+    let gain = |wi: usize, bi: usize| {
+        let k = (wi * buffers.len() + bi) * 2;
+        hit(&outs[k + 1].report) - hit(&outs[k].report)
+    };
+    let mut rows = Vec::new();
+    let mut series = vec![
+        ("oltp".to_string(), Vec::new()),
+        ("compile".to_string(), Vec::new()),
+    ];
+    let mut found = Vec::new();
+    for (bi, &mib) in buffers.iter().enumerate() {
+        for (wi, w) in ["oltp", "compile"].iter().enumerate() {
+            rows.push(vec![
+                w.to_string(),
+                mib.to_string(),
+                fmt_f(hit(&outs[(wi * buffers.len() + bi) * 2].report), 3),
+                fmt_f(gain(wi, bi), 3),
+            ]);
+            series[wi].1.push((mib as f64, gain(wi, bi)));
+        }
+        if gain(1, bi) > gain(0, bi) {
+            found.push(format!("{mib} MiB buffer"));
+        }
+    }
+    ctx.csv(
+        "sensitivity_compile_gain",
+        &[
+            "workload",
+            "buffer_mib",
+            "lru_hit_percent",
+            "qlru_gain_points",
+        ],
+        rows,
+    );
+    ctx.svg(
+        "sensitivity_compile_gain",
+        line_chart_svg(
+            &format!("QLRU gain vs buffer size (queue length {})", g.qd),
+            "buffer (MiB)",
+            "QLRU − LRU hit ratio (points)",
+            &series,
+            true,
+        ),
+    );
+    let pts: Vec<String> = buffers
+        .iter()
+        .enumerate()
+        .map(|(bi, mib)| {
+            format!(
+                "{mib} MiB: compile +{}, OLTP +{}",
+                fmt_f(gain(1, bi), 2),
+                fmt_f(gain(0, bi), 2)
+            )
+        })
+        .collect();
+    cl.sensitivity(Sensitivity {
+        claims: vec!["N6".into()],
+        swept: format!(
+            "the buffer size of the OLTP and compile runs ({} MiB), queue length {}, {} \
+             requests",
+            buffers
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            g.qd,
+            requests
+        ),
+        figures: vec!["sensitivity_compile_gain.svg".into()],
+        setting_found: (!found.is_empty()).then(|| found.join(", ")),
+        explanation: format!(
+            "QLRU gains by keeping a page whose next write is already queued and whose \
+             reuse distance is just above the buffer: {}. {}",
+            pts.join("; "),
+            if found.is_empty() {
+                "At no buffer size does the compile stand-in gain more than OLTP: its larger \
+                 requests mostly write fresh space (no reuse) or rewrite a file soon after \
+                 writing it (reuse below any of these buffers), so the request-size effect \
+                 the paper names shows in the grid's 4–64 KiB writes but not in this \
+                 stand-in."
+            } else {
+                "Compile gains more at the sizes listed, so the paper's order depends on the \
+                 buffer size it did not state."
+            }
+        ),
+    });
     Ok(())
 }

@@ -24,6 +24,7 @@ pub mod hash;
 pub mod layout;
 pub mod logblock;
 pub mod nftl;
+pub mod nftl_log;
 pub mod page;
 pub mod superblock;
 mod twolevel;
@@ -630,6 +631,9 @@ pub fn build_ftl(
     let built: Result<Box<dyn Ftl>, String> = (|| {
         Ok(match cfg.name {
             FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
+            FtlKind::Nftl if cfg.nftl.variant == nftl::NftlVariant::Log => {
+                nftl_log::build(cfg, geo, logical_pages)?
+            }
             FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
             FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
             FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),

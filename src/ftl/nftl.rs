@@ -61,8 +61,24 @@ pub struct NftlConfig {
     pub max_chain_blocks: u32,
     /// Fold the longest chain when fewer units than this are free (at least 1).
     pub fold_free_blocks: u32,
-    /// Charge each chain unit examined beyond the data's as a page read (cause `Map`).
+    /// Charge each chain unit examined beyond the data's as a page read (cause `Map`);
+    /// in the log variant, each replacement page scanned.
     pub charge_chain_reads: bool,
+    /// Which NFTL: `fixed-offset` (Linux/M-Systems chains, this file) or `log` (one
+    /// replacement block written in order and scanned on lookup, the variant the AFTL
+    /// and CFTL papers compare against: [`super::nftl_log`]).
+    pub variant: NftlVariant,
+}
+
+/// The NFTL variants (`ftl.nftl.variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum NftlVariant {
+    /// Replacement units written at each page's own offset, chained (Linux NFTL).
+    #[default]
+    FixedOffset,
+    /// One replacement block appended in write order, scanned on lookup.
+    Log,
 }
 
 impl Default for NftlConfig {
@@ -71,6 +87,7 @@ impl Default for NftlConfig {
             max_chain_blocks: 2,
             fold_free_blocks: 2,
             charge_chain_reads: true,
+            variant: NftlVariant::FixedOffset,
         }
     }
 }
@@ -86,6 +103,12 @@ impl NftlConfig {
         }
         if self.fold_free_blocks == 0 {
             return Err("ftl.nftl.fold_free_blocks must be at least 1".into());
+        }
+        if self.variant == NftlVariant::Log && self.max_chain_blocks != 2 {
+            return Err(format!(
+                "ftl.nftl.max_chain_blocks = {} with variant = \"log\": expected 2 (the log variant always has one primary and one replacement block)",
+                self.max_chain_blocks
+            ));
         }
         Ok(())
     }

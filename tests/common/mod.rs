@@ -76,3 +76,81 @@ pub fn ssdlab(args: &[&str]) -> std::process::Output {
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Checks `claims.csv` and `summary.md` of a reproduction in `out` against each other:
+/// the header, unique ids, yes/no verdicts, a sensitivity figure (an SVG written beside
+/// it) and an explanation for every claim that does not hold, and the summary's count
+/// and rows. Returns the claims as (id, holds).
+pub fn check_claims(out: &std::path::Path) -> Vec<(String, bool)> {
+    let csv = std::fs::read_to_string(out.join("claims.csv")).expect("claims.csv");
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        header,
+        [
+            "id",
+            "figure",
+            "paper",
+            "ours",
+            "test",
+            "holds",
+            "sensitivity_figure",
+            "explanation"
+        ]
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    let mut claims = Vec::new();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let id = rec[0].to_string();
+        assert!(
+            !id.is_empty() && !claims.iter().any(|(i, _)| *i == id),
+            "id {id}"
+        );
+        for (i, f) in rec.iter().enumerate().take(5) {
+            assert!(!f.trim().is_empty(), "claim {id}: empty {}", header[i]);
+        }
+        let holds = match &rec[5] {
+            "yes" => true,
+            "no" => false,
+            other => panic!("claim {id}: holds = {other}"),
+        };
+        if !holds {
+            assert!(
+                !rec[7].trim().is_empty(),
+                "claim {id} fails without explanation"
+            );
+            let figs: Vec<&str> = rec[6].split_whitespace().collect();
+            assert!(
+                !figs.is_empty(),
+                "claim {id} fails without a sensitivity figure"
+            );
+            for f in figs {
+                let svg = std::fs::read_to_string(out.join(f))
+                    .unwrap_or_else(|e| panic!("claim {id}: {f}: {e}"));
+                assert!(svg.contains("<svg"), "claim {id}: {f} is not an SVG");
+            }
+        }
+        // The summary's table row shows the same verdict.
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {id} |")))
+            .unwrap_or_else(|| panic!("summary lacks claim {id}"));
+        assert_eq!(row.ends_with("| yes |"), holds, "claim {id}: {row}");
+        claims.push((id, holds));
+    }
+    assert!(!claims.is_empty(), "no claims");
+    let held = claims.iter().filter(|c| c.1).count();
+    let count = format!("{held} of {} claims hold", claims.len());
+    assert!(md.contains(&count), "summary lacks `{count}`");
+    claims
+}
+
+/// Whether claim `id` holds, from [`check_claims`]'s result.
+pub fn holds(claims: &[(String, bool)], id: &str) -> bool {
+    claims
+        .iter()
+        .find(|c| c.0 == id)
+        .unwrap_or_else(|| panic!("no claim {id}"))
+        .1
+}
