@@ -20,8 +20,8 @@ set = { "device.capacity" = "64MiB", "workload.requests" = 200 }
 fn product_zip_and_repeat_expand_in_order() {
     let g = grid(
         &format!(
-            r#"{BASE}
-repeat = 2
+            r#"repeat = 2
+{BASE}
 [[axis]]
 key = "ftl.name"
 values = ["page", "dftl"]
@@ -167,12 +167,15 @@ fn bad_grids_are_refused_naming_the_axis() {
 fn a_bad_combination_names_the_cell_and_its_axis() {
     // Each value parses alone; only a whole cell's design fails validation.
     let e = grid(
-        &format!("{BASE}\n[[axis]]\nkey = \"device.capacity\"\nvalues = [\"64MiB\", \"100KiB\"]\n"),
+        &format!("{BASE}\n[[axis]]\nkey = \"device.capacity\"\nvalues = [\"64MiB\", \"1000B\"]\n"),
         Path::new(""),
     )
     .and_then(|g| Plan::new(g, 1))
     .unwrap_err();
-    assert!(e.contains("cell 2 (device.capacity=100KiB)"), "{e}");
+    assert!(
+        e.contains("cell 2 (device.capacity=1000B): axis `device.capacity`"),
+        "{e}"
+    );
     assert!(e.contains("refused before any cell ran"), "{e}");
 }
 

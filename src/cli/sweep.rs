@@ -235,10 +235,11 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
     for a in &plan.grid.axes {
         out += &format!("\t{}", a.name);
     }
+    let seed_axis = plan.grid.axes.iter().any(|a| a.name == "seed");
     if plan.grid.repeat > 1 {
         out += "\trep";
     }
-    out += "\tseed\n";
+    out += if seed_axis { "\n" } else { "\tseed\n" };
     for c in &plan.cells {
         out += &format!(
             "{}\t{}\t{}",
@@ -252,7 +253,11 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
         if plan.grid.repeat > 1 {
             out += &format!("\t{}", c.rep);
         }
-        out += &format!("\t{}\n", c.seed);
+        if seed_axis {
+            out += "\n";
+        } else {
+            out += &format!("\t{}\n", c.seed);
+        }
     }
     print!("{out}");
     Ok(())

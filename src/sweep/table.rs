@@ -85,6 +85,36 @@ const SKIPPED: &[&str] = &[
     "wall_clock_measured_s",
 ];
 
+/// Report columns shown first, in this order (the rest follow alphabetically): what a
+/// design comparison reads first.
+const LEADING: &[&str] = &[
+    "iops",
+    "throughput_mib_s",
+    "latency_ns_mean",
+    "latency_ns_p50",
+    "latency_ns_p99",
+    "latency_ns_p999",
+    "latency_ns_max",
+    "read_latency_ns_mean",
+    "read_latency_ns_p99",
+    "write_latency_ns_mean",
+    "write_latency_ns_p99",
+    "write_amplification",
+    "write_amplification_host",
+    "write_amplification_gc",
+    "write_amplification_wl",
+    "write_amplification_ftl",
+    "gc_time_share",
+    "gc_busy_share",
+    "erases",
+    "erase_count_min",
+    "erase_count_mean",
+    "erase_count_max",
+    "erase_count_stddev",
+    "mapping_bytes",
+    "simulated_ns",
+];
+
 /// The report's scalar keys, flattened.
 fn report_columns(report: &serde_json::Value, out: &mut Vec<(String, Val)>) {
     fn walk(prefix: &str, sep: &str, v: &serde_json::Value, out: &mut Vec<(String, Val)>) {
@@ -186,13 +216,27 @@ impl Table {
             }
             sparse.push(cells);
         }
-        debug_assert!(columns.len() >= fixed);
+        // Leading report columns first, then the others in name order.
+        let mut order: Vec<usize> = (fixed..columns.len()).collect();
+        order.sort_by_key(|&i| {
+            let c = &columns[i];
+            (
+                LEADING.iter().position(|l| l == c).unwrap_or(LEADING.len()),
+                c.clone(),
+            )
+        });
+        let order: Vec<usize> = (0..fixed).chain(order).collect();
+        let columns: Vec<String> = order.iter().map(|&i| columns[i].clone()).collect();
+        let mut place = vec![0; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            place[old] = new;
+        }
         let rows = sparse
             .into_iter()
             .map(|cells| {
                 let mut row = vec![Val::Null; columns.len()];
                 for (i, v) in cells {
-                    row[i] = v;
+                    row[place[i]] = v;
                 }
                 row
             })
