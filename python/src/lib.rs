@@ -59,8 +59,8 @@ fn sim_err(e: SimError) -> PyErr {
 
 /// Dotted keys with JSON values (from a Python dict) as a TOML overlay.
 fn overlay(settings_json: &str) -> PyResult<toml::Table> {
-    let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(settings_json)
-        .map_err(|e| config_err(format!("settings: {e}")))?;
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(settings_json).map_err(|e| config_err(format!("settings: {e}")))?;
     let mut t = toml::Table::new();
     for (k, v) in map {
         let value = toml::Value::try_from(&v).map_err(|e| {
