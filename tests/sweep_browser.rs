@@ -189,4 +189,19 @@ values = [7, 28]
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     check_page(&browser, &run.join("index.html"), 4);
+
+    // reproduce --html, the page beside the experiment's files
+    let rep = dir.path().join("rep");
+    let o = common::ssdlab(&[
+        "reproduce",
+        "mgmt-block",
+        "--quick",
+        "--out",
+        rep.to_str().unwrap(),
+        "--html",
+        rep.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(rep.join("summary.md").exists());
+    check_page(&browser, &rep.join("index.html"), 5);
 }

@@ -254,9 +254,6 @@ impl PySweep {
             .transpose()
             .map_err(config_err)?;
         let mut batch = Batch::new();
-        let same = html_out.as_ref().is_some_and(|h| {
-            std::fs::canonicalize(&h.path).ok() == std::fs::canonicalize(&out.path).ok()
-        });
         let page = html_out.as_ref().map(|_| {
             html::render(&ssdlab::sweep::page::sweep_page(
                 &self.sweep,
@@ -264,18 +261,7 @@ impl PySweep {
                 command,
             ))
         });
-        match (&html_out, page) {
-            (Some(_), Some(p)) if same => {
-                let mut files = files;
-                files.push((html::PAGE_FILE.into(), p.into()));
-                batch.dir(&out, files);
-            }
-            (Some(h), Some(p)) => {
-                batch.dir(&out, files);
-                batch.dir(h, vec![(html::PAGE_FILE.into(), p.into())]);
-            }
-            _ => batch.dir(&out, files),
-        }
+        html::add_to_batch(&mut batch, &out, files, html_out.as_ref(), page);
         batch
             .commit()
             .map_err(|e| OutputError::new_err(e.to_string()))?;

@@ -85,7 +85,7 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
             &files,
         ))
     });
-    super::sweep::add_dirs(
+    html::add_to_batch(
         &mut batch,
         &dir,
         experiments::output_files(&ctx),

@@ -6,7 +6,7 @@ use super::CliError;
 use super::output;
 use clap::Args;
 use ssdlab::report::html;
-use ssdlab::report::output::{Batch, Content, Dest, OutputPath};
+use ssdlab::report::output::Batch;
 use ssdlab::sweep::{Grid, Plan, Record, Sweep, store::STORE_FILE};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -154,7 +154,7 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
             &html::command_line(),
         ))
     });
-    add_dirs(&mut batch, &out, files, html_out.as_ref(), page);
+    html::add_to_batch(&mut batch, &out, files, html_out.as_ref(), page);
     output::commit(batch)?;
     let s = sweep.summary();
     if !args.quiet {
@@ -176,32 +176,6 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
         )));
     }
     Ok(())
-}
-
-/// Puts the results and the page into one batch; the page joins the results' directory
-/// when both name the same one.
-pub fn add_dirs<'a>(
-    batch: &mut Batch<'a>,
-    out: &OutputPath,
-    mut files: Vec<(String, Content<'a>)>,
-    html_out: Option<&OutputPath>,
-    page: Option<String>,
-) {
-    let target = |o: &OutputPath| match &o.dest {
-        Dest::Dir { target } => Some(target.clone()),
-        _ => None,
-    };
-    match (html_out, page) {
-        (Some(h), Some(p)) if target(h) == target(out) => {
-            files.push((html::PAGE_FILE.into(), p.into()));
-            batch.dir(out, files);
-        }
-        (Some(h), Some(p)) => {
-            batch.dir(out, files);
-            batch.dir(h, vec![(html::PAGE_FILE.into(), p.into())]);
-        }
-        _ => batch.dir(out, files),
-    }
 }
 
 /// The grid, its base config file and every trace, for output collision checks.

@@ -6,6 +6,7 @@
 //! The only script sorts a table when its header is clicked (numbers as numbers, empty
 //! cells last); the page reads fine without it.
 
+use super::output::{Batch, Content, Dest, OutputPath};
 use super::{Figures, Report};
 
 /// File name of the page inside the `--html` directory.
@@ -437,4 +438,30 @@ fn csv_block(text: &str) -> Option<Block> {
         .collect::<Result<Vec<Vec<String>>, _>>()
         .ok()?;
     Some(Block::Table { columns, rows })
+}
+
+/// Puts a directory's result files and the page into one batch (committed together);
+/// the page joins the results' directory when `--html` names the same one.
+pub fn add_to_batch<'a>(
+    batch: &mut Batch<'a>,
+    out: &OutputPath,
+    mut files: Vec<(String, Content<'a>)>,
+    html_out: Option<&OutputPath>,
+    page: Option<String>,
+) {
+    let target = |o: &OutputPath| match &o.dest {
+        Dest::Dir { target } => Some(target.clone()),
+        _ => None,
+    };
+    match (html_out, page) {
+        (Some(h), Some(p)) if target(h) == target(out) => {
+            files.push((PAGE_FILE.into(), p.into()));
+            batch.dir(out, files);
+        }
+        (Some(h), Some(p)) => {
+            batch.dir(out, files);
+            batch.dir(h, vec![(PAGE_FILE.into(), p.into())]);
+        }
+        _ => batch.dir(out, files),
+    }
 }
