@@ -14,6 +14,7 @@ pub mod hybrid;
 pub mod nand;
 pub mod report;
 pub mod sim;
+pub mod sweep;
 pub mod timing;
 pub mod units;
 pub mod util;

@@ -16,6 +16,7 @@ mod output;
 mod registry;
 mod reproduce;
 mod run;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use ssdlab::sim::SimError;
@@ -29,6 +30,9 @@ pub enum CliError {
     /// Could not write an output (exit 1).
     #[error("{0}")]
     Output(String),
+    /// Some of a sweep's cells failed; the rest was written (exit 1).
+    #[error("{0}")]
+    Failed(String),
 }
 
 impl CliError {
@@ -36,7 +40,7 @@ impl CliError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Input(_) => 2,
-            CliError::Output(_) => 1,
+            CliError::Output(_) | CliError::Failed(_) => 1,
         }
     }
 }
@@ -60,6 +64,7 @@ Examples:
   ssdlab list                                   presets, FTLs, GC policies, workloads, formats
   ssdlab config --preset ssd-c                  print a preset as a TOML file to edit
   ssdlab reproduce --list                       paper reproductions (CSV, SVG, Markdown)
+  ssdlab sweep grid.toml --out results          a grid of designs, parallel and resumable
 
 `ssdlab COMMAND --help` lists every flag with its choices.";
 
@@ -87,6 +92,10 @@ pub enum Command {
     /// Run a workload on an HDD alone and behind a flash cache (Kim et al. 2011).
     #[command(after_help = hybrid::AFTER_HELP)]
     Hybrid(hybrid::HybridArgs),
+    /// Run every cell of a grid of designs (parallel, resumable), into CSV, Parquet,
+    /// JSON lines and an HTML page.
+    #[command(after_help = sweep::AFTER_HELP)]
+    Sweep(sweep::SweepArgs),
     /// Rebuild a source paper's experiment: CSV tables, SVG figures and a Markdown
     /// summary with the paper's numbers beside ours.
     #[command(after_help = reproduce::AFTER_HELP)]
@@ -105,6 +114,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::GenTrace(a) => gen_trace::cmd(a),
         Command::Hybrid(a) => hybrid::cmd(a),
         Command::Reproduce(a) => reproduce::cmd(a),
+        Command::Sweep(a) => sweep::cmd(a),
     }
 }
 

@@ -5,6 +5,7 @@ use super::output;
 use super::registry;
 use clap::Args;
 use ssdlab::experiments;
+use ssdlab::report::html;
 use ssdlab::report::output::Batch;
 use std::path::PathBuf;
 
@@ -15,6 +16,7 @@ Examples:
   ssdlab reproduce android-ftl --out results/android
   ssdlab reproduce cftl --out results/cftl --quick   smaller sizes, seconds instead of minutes
   ssdlab reproduce ncq-buffer --out r/ncq --traces /data/traces   trace samples from DIR
+  ssdlab reproduce cftl --out results/cftl --html results/cftl   plus index.html (offline page)
 
 Every experiment writes claims.csv (one row per published result: the paper's value,
 ours, the test, holds yes/no, and for a \"no\" its sensitivity figure and explanation)
@@ -49,6 +51,10 @@ pub struct ReproduceArgs {
     /// List the experiments.
     #[arg(long)]
     pub list: bool,
+    /// Also write an HTML report (DIR/index.html: the summary, every figure inline and
+    /// every table sortable, in one self-contained page) into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
 }
 
 /// Runs `ssdlab reproduce`.
@@ -67,6 +73,17 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         )));
     }
     let dir = output::dir("--out", out)?;
+    let html_dir = args
+        .html
+        .as_deref()
+        .map(|p| output::dir("--html", p))
+        .transpose()?;
+    if let Some(h) = &html_dir {
+        output::distinct(
+            &[(&dir, vec![]), (h, vec![html::PAGE_FILE.to_string()])],
+            &[],
+        )?;
+    }
     let exp = experiments::find(name)
         .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
     let mut ctx = experiments::Ctx::new(args.quick, args.seed)
@@ -74,7 +91,25 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
     exp.run(&mut ctx)
         .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
     let mut batch = Batch::new();
-    batch.dir(&dir, experiments::output_files(&ctx));
+    let page = html_dir.as_ref().map(|_| {
+        let files: Vec<(String, String)> = ctx
+            .files()
+            .iter()
+            .map(|f| (f.file_name.clone(), f.contents.clone()))
+            .collect();
+        html::render(&html::files_page(
+            &format!("ssdlab reproduce {name}"),
+            &html::command_line(),
+            &files,
+        ))
+    });
+    html::add_to_batch(
+        &mut batch,
+        &dir,
+        experiments::output_files(&ctx),
+        html_dir.as_ref(),
+        page,
+    );
     output::commit(batch)?;
     for f in ctx.files() {
         println!("wrote {}", out.join(&f.file_name).display());

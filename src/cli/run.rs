@@ -7,7 +7,7 @@ use super::output::{self, Reports};
 use clap::Args;
 use rayon::prelude::*;
 use ssdlab::report::output::{Batch, Content};
-use ssdlab::report::{Report, csv_out, json, svg, text};
+use ssdlab::report::{Report, csv_out, html, json, svg, text};
 use ssdlab::sim::{RunOptions, RunOutput, run_design};
 use std::path::PathBuf;
 
@@ -41,6 +41,10 @@ pub struct RunArgs {
     /// (created if missing; files of the same names in it are replaced).
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub svg: Option<PathBuf>,
+    /// Write an HTML report (DIR/index.html: one self-contained page with the figures,
+    /// a sortable table of the designs and this command) into this directory.
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub html: Option<PathBuf>,
 }
 
 /// The figure files each design writes into `--svg`, known before the run (the probe
@@ -70,9 +74,17 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|p| output::dir("--svg", p))
         .transpose()?;
+    let html_dir = args
+        .html
+        .as_deref()
+        .map(|p| output::dir("--html", p))
+        .transpose()?;
     let mut outs = reports.paths();
     if let Some(d) = &svg_dir {
         outs.push((d, figure_names(&designs)));
+    }
+    if let Some(d) = &html_dir {
+        outs.push((d, vec![html::PAGE_FILE.to_string()]));
     }
     output::distinct(&outs, &args.design.inputs(&designs))?;
 
@@ -139,6 +151,14 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
             .map(|(n, s)| (n, Content::from(s)))
             .collect();
         batch.dir(o, files);
+    }
+    if let Some(o) = &html_dir {
+        let designs: Vec<_> = outputs
+            .iter()
+            .map(|(n, o)| (*n, &o.report, &o.figures))
+            .collect();
+        let page = html::render(&html::run_page(&html::command_line(), &designs));
+        batch.dir(o, vec![(html::PAGE_FILE.to_string(), page.into())]);
     }
     output::commit(batch)?;
     if reports.show_table() {

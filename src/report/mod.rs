@@ -2,6 +2,7 @@
 //! renderings — text table, CSV, SVG figures — plus the progress bar.
 
 pub mod csv_out;
+pub mod html;
 pub mod json;
 pub mod latency;
 pub mod numfmt;

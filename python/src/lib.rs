@@ -1,0 +1,300 @@
+//! `ssdlab._native`: the Python bindings (PyO3). Thin by design: every function here is
+//! a call into the ssdlab library — `Config::load_with` → `Config::validate` →
+//! `sim::run_design` for a run, `ssdlab::sweep` for a sweep — with the GIL released
+//! while it simulates, and errors raised as exceptions carrying the library's (and so
+//! the CLI's) messages. The Python side (`python/ssdlab/__init__.py`) shapes results
+//! for pandas.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use ssdlab::config::{Config, set_key};
+use ssdlab::report::html;
+use ssdlab::report::output::{self, Batch, Expect};
+use ssdlab::sim::{RunOptions, SimError, run_design};
+use ssdlab::sweep::{Grid, Plan, Record, Sweep, runner};
+use std::path::Path;
+
+/// The CLI's registries, one source for `ssdlab list` and `ssdlab.list()`.
+#[path = "../../src/cli/registry.rs"]
+#[allow(dead_code)]
+mod registry;
+
+create_exception!(
+    _native,
+    SsdlabError,
+    PyException,
+    "Base class of every ssdlab error."
+);
+create_exception!(
+    _native,
+    ConfigError,
+    SsdlabError,
+    "A design, workload, trace or grid the simulator refuses before any work (the CLI's exit code 2)."
+);
+create_exception!(
+    _native,
+    SimulationError,
+    SsdlabError,
+    "A run that could not complete (the FTL ran out of space)."
+);
+create_exception!(
+    _native,
+    OutputError,
+    SsdlabError,
+    "An output that could not be written (the CLI's exit code 1)."
+);
+
+fn config_err(e: impl ToString) -> PyErr {
+    ConfigError::new_err(e.to_string())
+}
+
+fn sim_err(e: SimError) -> PyErr {
+    match e {
+        SimError::Ftl(_) => SimulationError::new_err(e.to_string()),
+        e => ConfigError::new_err(e.to_string()),
+    }
+}
+
+/// Dotted keys with JSON values (from a Python dict) as a TOML overlay.
+fn overlay(settings_json: &str) -> PyResult<toml::Table> {
+    let map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(settings_json).map_err(|e| config_err(format!("settings: {e}")))?;
+    let mut t = toml::Table::new();
+    for (k, v) in map {
+        let value = toml::Value::try_from(&v).map_err(|e| {
+            config_err(format!(
+                "{k} = {v}: {e}; expected a string, number, boolean or list"
+            ))
+        })?;
+        set_key(&mut t, k.trim(), value);
+    }
+    Ok(t)
+}
+
+/// Runs one design and returns its report as JSON text (the `ssdlab run --json` form)
+/// and its phases, the whole run first as `all` (the rows of `ssdlab run --csv`), as
+/// JSON text.
+///
+/// `preset`, `config` (a TOML file) and `settings_json` (dotted keys, as `--set`) layer
+/// as on the command line; the design is validated before anything runs.
+#[pyfunction]
+#[pyo3(signature = (preset=None, config=None, settings_json="{}", check=false))]
+fn run(
+    py: Python<'_>,
+    preset: Option<String>,
+    config: Option<String>,
+    settings_json: &str,
+    check: bool,
+) -> PyResult<(String, String)> {
+    let file = match &config {
+        Some(p) => Some((
+            p.clone(),
+            std::fs::read_to_string(p)
+                .map_err(|e| config_err(format!("config {p}: cannot read: {e}")))?,
+        )),
+        None => None,
+    };
+    let cfg = Config::load_with(
+        preset.as_deref(),
+        file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+        overlay(settings_json)?,
+    )
+    .map_err(config_err)?;
+    if let Some(p) = &cfg.trace.path
+        && let Err(e) = std::fs::File::open(p)
+    {
+        return Err(config_err(format!(
+            "trace {}: cannot read: {e}",
+            p.display()
+        )));
+    }
+    let design = cfg.validate().map_err(config_err)?;
+    let out = py
+        .detach(|| {
+            run_design(
+                &design,
+                RunOptions {
+                    progress: false,
+                    check,
+                },
+            )
+        })
+        .map_err(sim_err)?;
+    let report = ssdlab::report::json::sanitize(&out.report);
+    let phases = ssdlab::report::csv_out::phases_with_overall(&report);
+    Ok((
+        ssdlab::report::json::to_json_string(&report),
+        serde_json::to_string(&phases).expect("phases serialize"),
+    ))
+}
+
+/// Runs one sweep cell from its spec (JSON) and returns its record (JSON): what a Ray
+/// worker does.
+#[pyfunction]
+fn run_spec(py: Python<'_>, spec_json: &str) -> PyResult<String> {
+    let spec: ssdlab::sweep::CellSpec =
+        serde_json::from_str(spec_json).map_err(|e| config_err(format!("cell spec: {e}")))?;
+    let rec = py.detach(|| runner::run_spec(&spec));
+    Ok(serde_json::to_string(&rec).expect("a record serializes"))
+}
+
+/// The registries: `{section: [(name, description), …]}`, as `ssdlab list` prints them.
+#[pyfunction]
+fn list(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    let sections: [(&str, Vec<registry::Named>); 11] = [
+        ("presets", registry::presets()),
+        ("ftls", registry::ftls()),
+        ("gc_policies", registry::gc_policies()),
+        ("buffers", registry::buffers()),
+        ("dispatch_orders", registry::dispatch_orders()),
+        ("workloads", registry::generators()),
+        ("trace_formats", registry::trace_formats()),
+        ("trace_fits", registry::trace_fits()),
+        ("experiments", registry::experiments()),
+        ("timing_models", registry::timing_modes()),
+        ("organisations", registry::organisations()),
+    ];
+    for (name, named) in sections {
+        let v: Vec<(String, String)> = named.into_iter().map(|(n, d)| (n.to_string(), d)).collect();
+        d.set_item(name, v)?;
+    }
+    Ok(d)
+}
+
+/// A sweep: grid validated, store opened. The Python `ssdlab.sweep` drives it.
+#[pyclass(name = "Sweep", module = "ssdlab._native")]
+struct PySweep {
+    sweep: Sweep,
+}
+
+#[pymethods]
+impl PySweep {
+    /// Loads the grid (a TOML file path, or `grid_json`: the grid as JSON with `origin`
+    /// naming it and `base_dir` anchoring its paths), validates every cell for `jobs`
+    /// cells at once, and opens the store in `out`.
+    #[new]
+    #[pyo3(signature = (out, path=None, grid_json=None, base_dir=".", jobs=None))]
+    fn new(
+        out: &str,
+        path: Option<&str>,
+        grid_json: Option<&str>,
+        base_dir: &str,
+        jobs: Option<usize>,
+    ) -> PyResult<PySweep> {
+        let grid = match (path, grid_json) {
+            (Some(p), None) => Grid::load(Path::new(p)),
+            (None, Some(j)) => {
+                let v: serde_json::Value =
+                    serde_json::from_str(j).map_err(|e| config_err(format!("grid: {e}")))?;
+                let t = toml::Table::try_from(&v).map_err(|e| config_err(format!("grid: {e}")))?;
+                Grid::from_table(t, "grid", Path::new(base_dir))
+            }
+            _ => return Err(config_err("give the grid as a path or as a dict, not both")),
+        }
+        .map_err(config_err)?;
+        if jobs == Some(0) {
+            return Err(config_err("jobs = 0: expected at least 1 cell at a time"));
+        }
+        let parallel = jobs.unwrap_or_else(rayon_threads);
+        let plan = Plan::new(grid, parallel).map_err(config_err)?;
+        output::check("out", Path::new(out), Expect::Dir).map_err(config_err)?;
+        let sweep = Sweep::open(plan, Path::new(out)).map_err(config_err)?;
+        Ok(PySweep { sweep })
+    }
+
+    /// Specs (JSON) of the cells still to run, one per missing key.
+    #[pyo3(signature = (retry_failed=false))]
+    fn pending(&self, retry_failed: bool) -> Vec<String> {
+        self.sweep
+            .pending(retry_failed)
+            .iter()
+            .map(|c| serde_json::to_string(&c.spec).expect("a spec serializes"))
+            .collect()
+    }
+
+    /// Stores a record (JSON) a remote worker produced.
+    fn record(&mut self, record_json: &str) -> PyResult<()> {
+        let r: Record = serde_json::from_str(record_json)
+            .map_err(|e| OutputError::new_err(format!("record: {e}")))?;
+        self.sweep.record(r).map_err(OutputError::new_err)
+    }
+
+    /// Runs the missing cells here on `jobs` threads, the GIL released. Returns
+    /// (cells run, cells failed in the grid).
+    #[pyo3(signature = (jobs=None, progress=false, retry_failed=false))]
+    fn run_local(
+        &mut self,
+        py: Python<'_>,
+        jobs: Option<usize>,
+        progress: bool,
+        retry_failed: bool,
+    ) -> PyResult<(usize, usize)> {
+        let sweep = &mut self.sweep;
+        let s = py
+            .detach(|| sweep.run_local(jobs, progress, retry_failed))
+            .map_err(OutputError::new_err)?;
+        Ok((s.ran, s.failed))
+    }
+
+    /// Writes results.csv, results.parquet, reports.jsonl (and `html`/index.html) and
+    /// returns (columns, rows as JSON).
+    #[pyo3(signature = (html_dir=None, command=""))]
+    fn finish(&self, html_dir: Option<&str>, command: &str) -> PyResult<(Vec<String>, String)> {
+        let table = self.sweep.table();
+        let files = self
+            .sweep
+            .output_files(&table)
+            .map_err(OutputError::new_err)?;
+        let out = output::check("out", &self.sweep.dir, Expect::Dir).map_err(config_err)?;
+        let html_out = html_dir
+            .map(|h| output::check("html", Path::new(h), Expect::Dir))
+            .transpose()
+            .map_err(config_err)?;
+        let mut batch = Batch::new();
+        let page = html_out.as_ref().map(|_| {
+            html::render(&ssdlab::sweep::page::sweep_page(
+                &self.sweep,
+                &table,
+                command,
+            ))
+        });
+        html::add_to_batch(&mut batch, &out, files, html_out.as_ref(), page);
+        batch
+            .commit()
+            .map_err(|e| OutputError::new_err(e.to_string()))?;
+        let rows = serde_json::Value::Array(table.to_json_rows());
+        Ok((table.columns, rows.to_string()))
+    }
+
+    /// Counts: cells, distinct, done, failed.
+    fn summary(&self) -> (usize, usize, usize, usize) {
+        let s = self.sweep.summary();
+        (s.cells, s.distinct, s.done_before, s.failed)
+    }
+}
+
+fn rayon_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(list, m)?)?;
+    m.add_class::<PySweep>()?;
+    let py = m.py();
+    m.add("SsdlabError", py.get_type::<SsdlabError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add("OutputError", py.get_type::<OutputError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

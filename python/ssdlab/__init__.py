@@ -1,0 +1,243 @@
+"""ssdlab from Python: the simulator's own Rust code (built by maturin), for notebooks.
+
+    >>> import ssdlab
+    >>> r = ssdlab.run("default", workload="random-write",
+    ...                settings={"device.capacity": "1GiB", "workload.requests": 20000})
+    >>> r.write_amplification, r["latency_ns"]["p99"]
+    >>> r.to_frame()            # one row per phase (pandas)
+    >>> df = ssdlab.sweep("grid.toml", out="results/")        # pandas.DataFrame
+    >>> df = ssdlab.sweep("grid.toml", out="results/", backend="ray", address="auto")
+    >>> ssdlab.list()["ftls"]
+
+Errors are exceptions carrying the command line's messages: ``ConfigError`` for a
+design, workload, trace or grid refused before any work, ``SimulationError`` for a run
+that could not finish, ``OutputError`` for files that could not be written. The GIL is
+released while a design simulates, so threads run designs in parallel.
+
+See docs/python.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+
+from . import _native
+from ._native import ConfigError, OutputError, SimulationError, SsdlabError
+
+__all__ = [
+    "run",
+    "sweep",
+    "list",
+    "Result",
+    "SsdlabError",
+    "ConfigError",
+    "SimulationError",
+    "OutputError",
+    "__version__",
+]
+
+__version__: str = _native.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_builtin_list = list
+
+
+def _presets() -> "list[str]":
+    return [n for n, _ in _native.list()["presets"]]
+
+
+class Result(Mapping[str, Any]):
+    """The report of one run: a read-only mapping of the JSON report's keys.
+
+    Top-level keys are also attributes (``r.iops``, ``r.write_amplification``).
+    ``to_dict()`` gives the report as plain Python data, ``to_frame()`` a pandas
+    DataFrame with one row per phase (the whole run first, as ``phase == "all"``).
+    """
+
+    def __init__(self, report: Dict[str, Any], phases: "list[Dict[str, Any]]"):
+        self._report = report
+        self._phases = phases
+
+    def __getitem__(self, key: str) -> Any:
+        return self._report[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._report)
+
+    def __len__(self) -> int:
+        return len(self._report)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._report[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        r = self._report
+        return (
+            f"<ssdlab.Result iops={r.get('iops'):.6g} "
+            f"write_amplification={r.get('write_amplification'):.4g} "
+            f"latency_ns.p99={r.get('latency_ns', {}).get('p99')}>"
+        )
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The whole report as plain data (the ``ssdlab run --json`` form); a copy."""
+        return json.loads(json.dumps(self._report))
+
+    def to_frame(self):
+        """A pandas DataFrame, one row per phase, latencies flattened
+        (``latency_ns_p99``); the whole measured run first as phase ``all``."""
+        import pandas as pd
+
+        rows = []
+        for p in self._phases:
+            row: Dict[str, Any] = {}
+            for k, v in p.items():
+                key = "phase" if k == "name" else k
+                if isinstance(v, dict):
+                    for kk, vv in v.items():
+                        row[f"{key}_{kk}"] = vv
+                else:
+                    row[key] = v
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def _settings(
+    design: Union[None, str, PathLike, Mapping[str, Any]],
+    workload: Optional[str],
+    trace: Optional[PathLike],
+    seed: Optional[int],
+    settings: Optional[Mapping[str, Any]],
+) -> Tuple[Optional[str], Optional[str], Dict[str, Any]]:
+    preset: Optional[str] = None
+    config: Optional[str] = None
+    keys: Dict[str, Any] = {}
+    if design is None:
+        pass
+    elif isinstance(design, Mapping):
+        keys.update(design)
+        p = keys.pop("preset", None)
+        preset = None if p is None else str(p)
+        c = keys.pop("config", None)
+        config = None if c is None else os.fspath(c)
+    else:
+        s = os.fspath(design)
+        if s in _presets():
+            preset = s
+        elif s.endswith(".toml") or os.path.exists(s):
+            config = s
+        else:
+            names = ", ".join(_presets())
+            raise ConfigError(
+                f"design {s!r}: expected a preset ({names}), a TOML config file, or a dict of config keys"
+            )
+    if settings:
+        keys.update(settings)
+    if workload is not None:
+        keys["workload.kind"] = workload
+    if trace is not None:
+        keys["trace.path"] = os.path.abspath(os.fspath(trace))
+    if seed is not None:
+        keys["seed"] = int(seed)
+    return preset, config, keys
+
+
+def run(
+    design: Union[None, str, PathLike, Mapping[str, Any]] = None,
+    workload: Optional[str] = None,
+    trace: Optional[PathLike] = None,
+    *,
+    seed: Optional[int] = None,
+    settings: Optional[Mapping[str, Any]] = None,
+    check: bool = False,
+) -> Result:
+    """Simulate one SSD design and return its report.
+
+    design: a preset name (``"ssd-a"``), a TOML config file, or a dict of dotted config
+        keys (``{"preset": "ssd-c", "ftl.name": "dftl", "device.capacity": "4GiB"}``);
+        ``None`` is the default device.
+    workload: a generator name (``ssdlab.list()["workloads"]``).
+    trace: a block trace to replay instead (format detected, or set ``trace.format``).
+    seed: the random seed.
+    settings: more dotted keys, as ``ssdlab run --set`` takes them.
+    check: verify the device against a reference model at the end (slower).
+
+    The design is validated before anything runs; a refusal raises ``ConfigError`` with
+    the message ``ssdlab run`` prints. The GIL is released while simulating.
+    """
+    preset, config, keys = _settings(design, workload, trace, seed, settings)
+    report, phases = _native.run(preset, config, json.dumps(keys), check)
+    return Result(json.loads(report), json.loads(phases))
+
+
+def list() -> Dict[str, "list[Tuple[str, str]]"]:  # noqa: A001 - the CLI's name
+    """Every registry as ``{section: [(name, description), ...]}``: presets, ftls,
+    gc_policies, buffers, dispatch_orders, workloads, trace_formats, trace_fits,
+    experiments, timing_models, organisations (what ``ssdlab list`` prints)."""
+    return dict(_native.list())
+
+
+def _command(grid: Any, out: str, backend: str) -> str:
+    where = grid if isinstance(grid, (str, os.PathLike)) else "<dict>"
+    return f"{shlex.quote(sys.executable)} -c 'ssdlab.sweep({str(where)!r}, out={out!r}, backend={backend!r})'"
+
+
+def sweep(
+    grid: Union[PathLike, Mapping[str, Any]],
+    out: Optional[PathLike] = None,
+    backend: str = "local",
+    *,
+    jobs: Optional[int] = None,
+    address: Optional[str] = None,
+    html: Optional[PathLike] = None,
+    retry_failed: bool = False,
+    progress: bool = False,
+):
+    """Run every cell of a grid and return the results table as a pandas DataFrame.
+
+    grid: a grid file (TOML, docs/sweep.md) or the same as a dict (relative paths
+        then start from the current directory).
+    out: the sweep's directory: the resumable store and results.csv, results.parquet,
+        reports.jsonl. A second call with the same ``out`` runs only missing cells.
+        ``None``: a new temporary directory.
+    backend: ``"local"`` (threads here, GIL released) or ``"ray"`` (one Ray task per
+        cell on the cluster at ``address``; traces are read on the workers, which need
+        this package installed).
+    jobs: cells at once for the local backend (default: RAYON_NUM_THREADS or all cores).
+    html: also write an HTML report (index.html) into this directory.
+    retry_failed: run cells that failed in an earlier sweep again.
+
+    Every cell is validated before the first runs (``ConfigError`` naming the axis).
+    The rows are the same for both backends, in grid order; failed cells have
+    ``status == "failed"`` and their ``error``.
+    """
+    import pandas as pd
+
+    if backend not in ("local", "ray"):
+        raise ConfigError(f"backend {backend!r}: expected 'local' or 'ray'")
+    if out is None:
+        out = tempfile.mkdtemp(prefix="ssdlab-sweep-")
+    out = os.fspath(out)
+    if isinstance(grid, Mapping):
+        s = _native.Sweep(out, grid_json=json.dumps(dict(grid)), base_dir=os.getcwd(), jobs=jobs)
+    else:
+        s = _native.Sweep(out, path=os.fspath(grid), jobs=jobs)
+    if backend == "local":
+        s.run_local(jobs=jobs, progress=progress, retry_failed=retry_failed)
+    else:
+        from . import ray_backend
+
+        ray_backend.run_cells(s.pending(retry_failed), s.record, address=address)
+    columns, rows = s.finish(
+        html_dir=None if html is None else os.fspath(html),
+        command=_command(grid, out, backend),
+    )
+    return pd.DataFrame(json.loads(rows), columns=columns)

@@ -1,0 +1,55 @@
+"""Type stubs of the compiled module (python/src/lib.rs)."""
+
+from typing import Dict, List, Optional, Tuple
+
+__version__: str
+
+class SsdlabError(Exception):
+    """Base class of every ssdlab error."""
+
+class ConfigError(SsdlabError):
+    """A design, workload, trace or grid refused before any work (CLI exit code 2)."""
+
+class SimulationError(SsdlabError):
+    """A run that could not complete (the FTL ran out of space)."""
+
+class OutputError(SsdlabError):
+    """An output that could not be written (CLI exit code 1)."""
+
+def run(
+    preset: Optional[str] = None,
+    config: Optional[str] = None,
+    settings_json: str = "{}",
+    check: bool = False,
+) -> Tuple[str, str]:
+    """Runs one design (GIL released); returns (report JSON, phases JSON)."""
+
+def run_spec(spec_json: str) -> str:
+    """Runs one sweep cell from its spec (GIL released); returns its record (JSON)."""
+
+def list() -> Dict[str, List[Tuple[str, str]]]:
+    """The registries, as `ssdlab list` prints them."""
+
+class Sweep:
+    """A validated grid with its store (the directory `out`)."""
+
+    def __init__(
+        self,
+        out: str,
+        path: Optional[str] = None,
+        grid_json: Optional[str] = None,
+        base_dir: str = ".",
+        jobs: Optional[int] = None,
+    ) -> None: ...
+    def pending(self, retry_failed: bool = False) -> List[str]:
+        """Specs (JSON) of the cells still to run."""
+    def record(self, record_json: str) -> None:
+        """Stores a record a remote worker produced."""
+    def run_local(
+        self, jobs: Optional[int] = None, progress: bool = False, retry_failed: bool = False
+    ) -> Tuple[int, int]:
+        """Runs the missing cells here (GIL released): (cells run, cells failed)."""
+    def finish(self, html_dir: Optional[str] = None, command: str = "") -> Tuple[List[str], str]:
+        """Writes the result files; returns (columns, rows JSON)."""
+    def summary(self) -> Tuple[int, int, int, int]:
+        """(cells, distinct, done, failed)."""

@@ -1,0 +1,111 @@
+"""ssdlab.run / list / sweep against the CLI (the same library underneath)."""
+
+import json
+import subprocess
+import threading
+
+import pandas as pd
+import pytest
+
+import ssdlab
+from conftest import SMALL, grid16
+
+NONDETERMINISTIC = {"wall_clock_s", "wall_clock_measured_s"}
+
+
+def strip(report):
+    return {k: v for k, v in report.items() if k not in NONDETERMINISTIC}
+
+
+def test_run_equals_the_cli(cli):
+    r = ssdlab.run("ssd-a", workload="random-write", seed=3, settings=SMALL)
+    assert isinstance(r, ssdlab.Result)
+    out = subprocess.run(
+        [cli, "run", "--preset", "ssd-a", "--workload", "random-write", "--seed", "3",
+         "--capacity", "256MiB", "--requests", "4000", "--json", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    assert strip(r.to_dict()) == strip(json.loads(out))
+    assert r.write_amplification == r["write_amplification"] >= 1.0
+    assert r.latency_ns["count"] == 4000
+
+
+def test_to_frame_has_a_row_per_phase_with_the_whole_run_first():
+    r = ssdlab.run(None, workload="iozone", settings={"device.capacity": "256MiB", "workload.span": "16MiB"})
+    f = r.to_frame()
+    assert isinstance(f, pd.DataFrame)
+    assert f["phase"].iloc[0] == "all"
+    assert list(f["phase"].iloc[1:]) == [p["name"] for p in r["phases"] if p["name"] != "all"]
+    assert "latency_ns_p99" in f.columns
+    assert f["requests"].iloc[0] == f["requests"].iloc[1:].sum()
+
+
+def test_errors_carry_the_cli_message(cli):
+    with pytest.raises(ssdlab.ConfigError) as e:
+        ssdlab.run(None, settings={"ftl.name": "nosuch"})
+    p = subprocess.run([cli, "run", "--set", "ftl.name=nosuch"], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert p.stderr.strip() == f"error: {e.value}"
+    with pytest.raises(ssdlab.ConfigError, match="device.op_percent"):
+        ssdlab.run(None, settings={"device.op_percent": -3})
+    assert issubclass(ssdlab.ConfigError, ssdlab.SsdlabError)
+
+
+def test_list_matches_the_registries():
+    reg = ssdlab.list()
+    names = {n for n, _ in reg["ftls"]}
+    assert {"page", "dftl", "bast", "fast"} <= names
+    assert "default" in {n for n, _ in reg["presets"]}
+    assert all(isinstance(d, str) for _, d in reg["workloads"])
+
+
+def test_the_gil_is_released_while_simulating():
+    # While the other thread is inside the simulator, this thread keeps executing
+    # Python; a call holding the GIL would stop it until the run returned.
+    from ssdlab import _native
+
+    ticks = 0
+    entering = threading.Event()
+    done = threading.Event()
+    settings = json.dumps({"workload.kind": "random-write", "device.capacity": "1GiB",
+                           "workload.requests": 400000})
+
+    def work():
+        entering.set()
+        _native.run(None, None, settings, False)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    entering.wait()
+    while not done.is_set():
+        ticks += 1
+    t.join()
+    assert ticks > 50000, f"only {ticks} ticks ran beside the simulation"
+
+
+def norm(frame):
+    """Missing values as None, whatever the reader's choice (None, NaN, NA)."""
+    return frame.astype(object).where(frame.notna(), None)
+
+
+def test_sweep_returns_the_table_it_wrote(tmp_path):
+    df = ssdlab.sweep(grid16(), out=tmp_path / "s", jobs=2)
+    assert len(df) == 16 and (df["status"] == "ok").all()
+    assert list(df["cell"]) == list(range(1, 17))
+    csv = pd.read_csv(tmp_path / "s" / "results.csv")
+    pd.testing.assert_frame_equal(norm(df), norm(csv), check_dtype=False)
+    pq = pd.read_parquet(tmp_path / "s" / "results.parquet")
+    assert list(pq.columns) == list(df.columns)
+    pd.testing.assert_frame_equal(norm(df), norm(pq), check_dtype=False)
+    # Resumed: nothing runs again, same table.
+    again = ssdlab.sweep(grid16(), out=tmp_path / "s")
+    pd.testing.assert_frame_equal(df, again)
+
+
+def test_a_bad_grid_names_the_axis_before_any_cell_runs(tmp_path):
+    g = grid16()
+    g["axis"][1] = {"key": "device.op_percent", "values": [7, "lots"]}
+    with pytest.raises(ssdlab.ConfigError, match=r"axis `device.op_percent` value \"lots\""):
+        ssdlab.sweep(g, out=tmp_path / "bad")
+    assert not (tmp_path / "bad" / "store.jsonl").exists()

@@ -1,0 +1,373 @@
+//! The grid file: a base design, axes over config keys, workloads, traces, presets and
+//! seeds, combined as a cartesian product and/or zipped, and repetitions. Parsed here
+//! into a [`Grid`]; [`super::plan`] expands and validates it.
+//!
+//! ```toml
+//! repeat = 2                       # each cell twice, seeds seed and seed + 1
+//!
+//! [base]                           # what `ssdlab run` would take
+//! preset = "ssd-a"
+//! config = "my.toml"               # relative to the grid file
+//! workload = "random-write"
+//! set = { "workload.requests" = 20000, "device.capacity" = "1GiB" }
+//!
+//! [[axis]]
+//! key = "ftl.name"                 # any config key, or workload / trace / preset / seed
+//! values = ["page", "dftl"]
+//!
+//! [[axis]]
+//! key = "trace"
+//! values = ["traces/*.csv"]        # globs expand (sorted) relative to the grid file
+//! group = "t"                      # axes of one group are zipped, groups multiplied
+//! ```
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// What an axis sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AxisKind {
+    /// `preset`: the device preset (the layer under the config file).
+    Preset,
+    /// `workload`: the generator (`workload.kind`).
+    Workload,
+    /// `trace`: a trace file (`trace.path`); values may be globs.
+    Trace,
+    /// `seed`: the random seed.
+    Seed,
+    /// Any dotted config key, e.g. `ftl.gc` (`--set` reaches the same keys).
+    Key(String),
+}
+
+impl AxisKind {
+    fn of(key: &str) -> AxisKind {
+        match key {
+            "preset" | "device.preset" => AxisKind::Preset,
+            "workload" => AxisKind::Workload,
+            "trace" => AxisKind::Trace,
+            "seed" => AxisKind::Seed,
+            k => AxisKind::Key(k.to_string()),
+        }
+    }
+
+    /// The config key the axis sets in the overlay (`None` for the preset, which is a
+    /// layer of its own).
+    pub fn config_key(&self) -> Option<&str> {
+        match self {
+            AxisKind::Preset => None,
+            AxisKind::Workload => Some("workload.kind"),
+            AxisKind::Trace => Some("trace.path"),
+            AxisKind::Seed => Some("seed"),
+            AxisKind::Key(k) => Some(k),
+        }
+    }
+}
+
+/// One axis: a key and its values (traces already expanded from their globs).
+#[derive(Clone, Debug)]
+pub struct Axis {
+    /// The key as the grid names it: the column name in the results.
+    pub name: String,
+    /// What it sets.
+    pub kind: AxisKind,
+    /// Values in order.
+    pub values: Vec<toml::Value>,
+    /// Zip group: axes of one group advance together.
+    pub group: String,
+}
+
+/// The base design every cell starts from.
+#[derive(Clone, Debug, Default)]
+pub struct Base {
+    /// Preset name.
+    pub preset: Option<String>,
+    /// A config file: (name for messages, TOML text).
+    pub config: Option<(String, String)>,
+    /// Keys set on top (`workload`, `trace`, `seed` and `set`), as a TOML overlay.
+    pub overlay: toml::Table,
+}
+
+/// A parsed grid file.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// Where it came from, for messages.
+    pub origin: String,
+    /// The base design.
+    pub base: Base,
+    /// Axes in file order.
+    pub axes: Vec<Axis>,
+    /// Repetitions of every cell (seed, seed + 1, …).
+    pub repeat: u32,
+    /// Directory relative trace paths start from (the grid file's).
+    pub dir: PathBuf,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GridFile {
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    repeat: Option<i64>,
+    #[serde(default)]
+    base: BaseFile,
+    #[serde(default)]
+    axis: Vec<AxisFile>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct BaseFile {
+    preset: Option<String>,
+    config: Option<String>,
+    workload: Option<String>,
+    trace: Option<String>,
+    seed: Option<i64>,
+    #[serde(default)]
+    set: toml::Table,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AxisFile {
+    key: String,
+    values: Vec<toml::Value>,
+    group: Option<String>,
+}
+
+/// Resolves `p` against the grid file's directory.
+fn relative(dir: &Path, p: &str) -> PathBuf {
+    let path = Path::new(p);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        dir.join(path)
+    }
+}
+
+/// The path a trace value names, absolute when the file exists, so that a cell's key
+/// does not depend on the directory the sweep was started from.
+pub fn trace_path(dir: &Path, value: &str) -> String {
+    let p = relative(dir, value);
+    std::fs::canonicalize(&p).unwrap_or(p).display().to_string()
+}
+
+/// Shows a path as the user would type it: relative to the grid's directory when it
+/// was given that way.
+fn show(dir: &Path, p: &Path) -> String {
+    if dir.as_os_str().is_empty() {
+        p.display().to_string()
+    } else {
+        p.strip_prefix(dir).unwrap_or(p).display().to_string()
+    }
+}
+
+/// Expands one trace value: a glob (sorted matches; at least one) or a plain path.
+fn expand_trace(dir: &Path, pattern: &str, axis: &str) -> Result<Vec<PathBuf>, String> {
+    let full = relative(dir, pattern);
+    let text = full.to_string_lossy().to_string();
+    if !pattern.contains(['*', '?', '[']) {
+        return Ok(vec![full]);
+    }
+    let paths = glob::glob(&text)
+        .map_err(|e| format!("axis `{axis}`: pattern {pattern:?}: {e}"))?
+        .filter_map(Result::ok)
+        .filter(|p| p.is_file())
+        .collect::<Vec<_>>();
+    if paths.is_empty() {
+        return Err(format!(
+            "axis `{axis}`: pattern {pattern:?} matches no file (looked in {})",
+            full.parent().unwrap_or(dir).display()
+        ));
+    }
+    let mut paths = paths;
+    paths.sort();
+    Ok(paths)
+}
+
+impl Grid {
+    /// Reads a grid file; paths in it are relative to its directory.
+    pub fn load(path: &Path) -> Result<Grid, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let table: toml::Table =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        Grid::from_table(table, &path.display().to_string(), &dir)
+    }
+
+    /// Builds a grid from its TOML form (a file's, or a Python dict's); `origin` names it
+    /// in messages and `dir` anchors relative paths.
+    pub fn from_table(table: toml::Table, origin: &str, dir: &Path) -> Result<Grid, String> {
+        let f = GridFile::deserialize(toml::Value::Table(table))
+            .map_err(|e| format!("{origin}: {}", e.to_string().trim_end()))?;
+        let zip_all = match f.mode.as_deref() {
+            None | Some("product") => false,
+            Some("zip") => true,
+            Some(m) => {
+                return Err(format!(
+                    "{origin}: mode = {m:?}: expected \"product\" (every combination) or \"zip\" (the axes advance together)"
+                ));
+            }
+        };
+        let repeat = match f.repeat {
+            None => 1,
+            Some(r) if (1..=100_000).contains(&r) => r as u32,
+            Some(r) => {
+                return Err(format!(
+                    "{origin}: repeat = {r}: expected 1..=100000 repetitions of each cell"
+                ));
+            }
+        };
+        let mut base = Base {
+            preset: f.base.preset,
+            config: None,
+            overlay: toml::Table::new(),
+        };
+        if let Some(c) = &f.base.config {
+            let p = relative(dir, c);
+            let text = std::fs::read_to_string(&p)
+                .map_err(|e| format!("{origin}: base.config {}: cannot read: {e}", p.display()))?;
+            base.config = Some((p.display().to_string(), text));
+        }
+        // The `set` keys first, then the shorthands (which win, as flags do over --set).
+        for (k, v) in f.base.set {
+            if let toml::Value::Table(t) = v {
+                // A nested table (`[base.set.ftl]`) is the same keys written another way.
+                let mut sub = toml::Table::new();
+                sub.insert(k, toml::Value::Table(t));
+                for (kk, vv) in crate::config::leaves(&sub) {
+                    crate::config::set_key(&mut base.overlay, &kk, vv);
+                }
+            } else {
+                crate::config::set_key(&mut base.overlay, &k, v);
+            }
+        }
+        if let Some(w) = f.base.workload {
+            crate::config::set_key(&mut base.overlay, "workload.kind", w.into());
+        }
+        if let Some(t) = f.base.trace {
+            let p = trace_path(dir, &t);
+            crate::config::set_key(&mut base.overlay, "trace.path", p.into());
+        }
+        if let Some(s) = f.base.seed {
+            crate::config::set_key(&mut base.overlay, "seed", s.into());
+        }
+        let mut axes: Vec<Axis> = Vec::new();
+        for (i, a) in f.axis.into_iter().enumerate() {
+            let name = a.key.trim().to_string();
+            let what = format!("{origin}: axis {} (`{name}`)", i + 1);
+            if name.is_empty() {
+                return Err(format!(
+                    "{what}: key is empty; expected a config key such as ftl.gc, or workload, trace, preset, seed"
+                ));
+            }
+            if axes.iter().any(|b| b.name == name) {
+                return Err(format!("{what}: the key appears on two axes"));
+            }
+            if a.values.is_empty() {
+                return Err(format!(
+                    "{what}: values is empty; expected at least one value"
+                ));
+            }
+            let kind = AxisKind::of(&name);
+            let mut values = Vec::new();
+            for v in a.values {
+                match (&kind, v) {
+                    (AxisKind::Trace, toml::Value::String(s)) => {
+                        for p in
+                            expand_trace(dir, &s, &name).map_err(|e| format!("{origin}: {e}"))?
+                        {
+                            values.push(toml::Value::String(show(dir, &p)));
+                        }
+                    }
+                    (AxisKind::Preset | AxisKind::Workload | AxisKind::Trace, v) if !v.is_str() => {
+                        return Err(format!("{what}: value {v}: expected a name (a string)"));
+                    }
+                    (AxisKind::Seed, v) if v.as_integer().is_none_or(|s| s < 0) => {
+                        return Err(format!(
+                            "{what}: value {v}: expected a non-negative integer seed"
+                        ));
+                    }
+                    (AxisKind::Key(_), toml::Value::Table(_)) => {
+                        return Err(format!(
+                            "{what}: a value is a table; expected one value of the key (a string, number, boolean or array)"
+                        ));
+                    }
+                    (_, v) => values.push(v),
+                }
+            }
+            let group = match (zip_all, a.group) {
+                (true, _) => "all".to_string(),
+                (false, Some(g)) => g,
+                (false, None) => format!("axis {}", i + 1),
+            };
+            axes.push(Axis {
+                name,
+                kind,
+                values,
+                group,
+            });
+        }
+        // Zipped axes advance together: equal lengths.
+        for a in &axes {
+            if let Some(b) = axes
+                .iter()
+                .find(|b| b.group == a.group && b.values.len() != a.values.len())
+            {
+                return Err(format!(
+                    "{origin}: axes `{}` ({} values) and `{}` ({} values) are zipped together and must have as many values",
+                    a.name,
+                    a.values.len(),
+                    b.name,
+                    b.values.len()
+                ));
+            }
+        }
+        Ok(Grid {
+            origin: origin.to_string(),
+            base,
+            axes,
+            repeat,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The value of every axis for each combination, in order: groups multiply (first
+    /// axis slowest), axes of a group advance together.
+    pub fn combinations(&self) -> Vec<Vec<usize>> {
+        let mut groups: Vec<(&str, usize)> = Vec::new();
+        for a in &self.axes {
+            if !groups.iter().any(|(g, _)| *g == a.group) {
+                groups.push((&a.group, a.values.len()));
+            }
+        }
+        let mut out = vec![Vec::new()];
+        for (_, len) in &groups {
+            out = out
+                .into_iter()
+                .flat_map(|prefix: Vec<usize>| {
+                    (0..*len).map(move |i| {
+                        let mut p = prefix.clone();
+                        p.push(i);
+                        p
+                    })
+                })
+                .collect();
+        }
+        out.into_iter()
+            .map(|g| {
+                self.axes
+                    .iter()
+                    .map(|a| {
+                        let gi = groups
+                            .iter()
+                            .position(|(n, _)| *n == a.group)
+                            .expect("group");
+                        g[gi]
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}

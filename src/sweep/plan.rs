@@ -1,0 +1,296 @@
+//! A grid expanded into cells, every cell's design validated and keyed, before the first
+//! one runs. A bad axis key or value is refused naming the axis.
+
+use super::grid::{AxisKind, Grid, trace_path};
+use super::key::cell_key;
+use crate::config::{Config, ConfigError, Design, check_memory_together, set_key};
+use serde::{Deserialize, Serialize};
+
+/// Everything a worker needs to rebuild a cell's design: the layers
+/// [`Config::load_with`] merges. Plain data, sent as JSON to Ray workers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellSpec {
+    /// The cell's key (hash of its resolved design, workload, seed and version).
+    pub key: String,
+    /// Preset name.
+    pub preset: Option<String>,
+    /// Config file: (name for messages, TOML text).
+    pub config: Option<(String, String)>,
+    /// Every other key, as TOML text.
+    pub overlay: String,
+}
+
+impl CellSpec {
+    /// The configuration the spec describes.
+    pub fn config(&self) -> Result<Config, ConfigError> {
+        let overlay: toml::Table =
+            toml::from_str(&self.overlay).map_err(|e| ConfigError::Parse {
+                origin: "sweep cell".into(),
+                key: None,
+                message: e.to_string(),
+            })?;
+        Config::load_with(
+            self.preset.as_deref(),
+            self.config.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+            overlay,
+        )
+    }
+}
+
+/// One cell of the grid.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// Position in the grid (row order of the results).
+    pub index: usize,
+    /// The value of each axis, in axis order.
+    pub values: Vec<toml::Value>,
+    /// Repetition, from 0.
+    pub rep: u32,
+    /// The seed it runs with.
+    pub seed: u64,
+    /// How to rebuild it elsewhere.
+    pub spec: CellSpec,
+    /// Its validated design.
+    pub design: Design,
+}
+
+/// A grid with every cell validated.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The grid.
+    pub grid: Grid,
+    /// Cells in grid order.
+    pub cells: Vec<Cell>,
+}
+
+/// Errors listed in one message: enough to fix a grid, not a wall of text.
+const MAX_LISTED: usize = 20;
+
+/// What `v` reads as in a message: strings bare.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// A config error's own words (a parse error's origin is the overlay, not the user's).
+fn reason(e: &ConfigError) -> String {
+    match e {
+        ConfigError::Parse {
+            origin, message, ..
+        } if origin == "command line" => message.clone(),
+        e => e.to_string(),
+    }
+}
+
+impl Plan {
+    /// Expands and validates `grid`. `parallel` cells are expected to run at once: the
+    /// largest that many designs must fit in memory together.
+    pub fn new(grid: Grid, parallel: usize) -> Result<Plan, String> {
+        let mut errors = Vec::new();
+        // Each value alone over the base: unknown keys, wrong types and unknown names are
+        // refused naming the axis and the value, whatever the other axes hold.
+        for a in &grid.axes {
+            for v in &a.values {
+                if let Err(e) = Plan::overlay_config(&grid, &[(a, v)]) {
+                    errors.push(format!(
+                        "axis `{}` value {:?}: {}",
+                        a.name,
+                        value_text(v),
+                        reason(&e)
+                    ));
+                }
+            }
+        }
+        if errors.is_empty() {
+            // The base alone (with no axis it is the whole grid).
+            if let Err(e) = Plan::overlay_config(&grid, &[]) {
+                errors.push(format!("base design: {}", reason(&e)));
+            }
+        }
+        if !errors.is_empty() {
+            return Err(list(&grid.origin, errors));
+        }
+        let mut cells = Vec::new();
+        for combo in grid.combinations() {
+            let chosen: Vec<_> = grid
+                .axes
+                .iter()
+                .zip(&combo)
+                .map(|(a, &i)| (a, &a.values[i]))
+                .collect();
+            for rep in 0..grid.repeat {
+                let index = cells.len();
+                match Plan::cell(&grid, &chosen, rep, index) {
+                    Ok(c) => cells.push(c),
+                    Err(e) => errors.push(e),
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(list(&grid.origin, errors));
+        }
+        // Cells run `parallel` at a time: the largest that many must fit together.
+        let mut designs: Vec<&Design> = cells.iter().map(|c| &c.design).collect();
+        designs.sort_by_key(|d| std::cmp::Reverse(d.memory.total_bytes()));
+        designs.truncate(parallel.max(1));
+        let largest: Vec<Design> = designs.into_iter().cloned().collect();
+        check_memory_together(&largest).map_err(|e| {
+            format!(
+                "{}: {} cells at once: {e}; or run fewer at once (--jobs)",
+                grid.origin,
+                largest.len()
+            )
+        })?;
+        Ok(Plan { grid, cells })
+    }
+
+    /// The overlay of the base with `chosen` axis values applied, and the preset.
+    fn overlay(
+        grid: &Grid,
+        chosen: &[(&super::grid::Axis, &toml::Value)],
+    ) -> (Option<String>, toml::Table) {
+        let mut preset = grid.base.preset.clone();
+        let mut overlay = grid.base.overlay.clone();
+        for (a, v) in chosen {
+            match &a.kind {
+                AxisKind::Preset => preset = v.as_str().map(str::to_string),
+                AxisKind::Trace => {
+                    let p = trace_path(&grid.dir, v.as_str().unwrap_or_default());
+                    set_key(&mut overlay, "trace.path", p.into());
+                }
+                k => set_key(
+                    &mut overlay,
+                    k.config_key().expect("only presets lack a key"),
+                    (*v).clone(),
+                ),
+            }
+        }
+        (preset, overlay)
+    }
+
+    fn overlay_config(
+        grid: &Grid,
+        chosen: &[(&super::grid::Axis, &toml::Value)],
+    ) -> Result<Config, ConfigError> {
+        let (preset, overlay) = Plan::overlay(grid, chosen);
+        Config::load_with(
+            preset.as_deref(),
+            grid.base
+                .config
+                .as_ref()
+                .map(|(n, t)| (n.as_str(), t.as_str())),
+            overlay,
+        )
+    }
+
+    fn cell(
+        grid: &Grid,
+        chosen: &[(&super::grid::Axis, &toml::Value)],
+        rep: u32,
+        index: usize,
+    ) -> Result<Cell, String> {
+        let what = || {
+            let mut s = format!("cell {}", index + 1);
+            if !chosen.is_empty() || grid.repeat > 1 {
+                let mut parts: Vec<String> = chosen
+                    .iter()
+                    .map(|(a, v)| format!("{}={}", a.name, value_text(v)))
+                    .collect();
+                if grid.repeat > 1 {
+                    parts.push(format!("rep={rep}"));
+                }
+                s += &format!(" ({})", parts.join(", "));
+            }
+            s
+        };
+        let (preset, mut overlay) = Plan::overlay(grid, chosen);
+        let file = grid.base.config.clone();
+        let load = |overlay: toml::Table| {
+            Config::load_with(
+                preset.as_deref(),
+                file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+                overlay,
+            )
+        };
+        let blame = |e: ConfigError| {
+            // Name the axis whose key the error is about, when there is one.
+            let axis = e.key().and_then(|k| {
+                chosen
+                    .iter()
+                    .find(|(a, _)| a.kind.config_key() == Some(k))
+                    .map(|(a, _)| a.name.clone())
+            });
+            match axis {
+                Some(a) => format!("{}: axis `{a}`: {}", what(), reason(&e)),
+                None => format!("{}: {}", what(), reason(&e)),
+            }
+        };
+        let mut cfg = load(overlay.clone()).map_err(blame)?;
+        if rep > 0 {
+            let seed = cfg.seed.checked_add(u64::from(rep)).ok_or_else(|| {
+                format!("{}: seed {} + repetition {rep} overflows", what(), cfg.seed)
+            })?;
+            // Through the overlay, so a worker rebuilding the spec gets the same seed.
+            set_key(&mut overlay, "seed", toml::Value::Integer(seed as i64));
+            cfg = load(overlay.clone()).map_err(blame)?;
+        }
+        if let Some(p) = &cfg.trace.path {
+            match std::fs::metadata(p) {
+                Ok(m) if m.is_file() => {}
+                Ok(_) => {
+                    return Err(format!(
+                        "{}: trace {}: not a regular file",
+                        what(),
+                        p.display()
+                    ));
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "{}: trace {}: cannot read: {e}",
+                        what(),
+                        p.display()
+                    ));
+                }
+            }
+        }
+        let design = cfg.validate().map_err(blame)?;
+        let key = cell_key(&cfg);
+        Ok(Cell {
+            index,
+            values: chosen.iter().map(|(_, v)| (*v).clone()).collect(),
+            rep,
+            seed: cfg.seed,
+            spec: CellSpec {
+                key,
+                preset,
+                config: file,
+                overlay: toml::to_string(&overlay).expect("a TOML table serializes"),
+            },
+            design,
+        })
+    }
+
+    /// Distinct cell keys in grid order (two cells with the same design run once).
+    pub fn keys(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        self.cells
+            .iter()
+            .map(|c| c.spec.key.as_str())
+            .filter(|k| seen.insert(*k))
+            .collect()
+    }
+}
+
+fn list(origin: &str, errors: Vec<String>) -> String {
+    let n = errors.len();
+    let mut lines: Vec<String> = errors.into_iter().take(MAX_LISTED).collect();
+    if n > MAX_LISTED {
+        lines.push(format!("… and {} more", n - MAX_LISTED));
+    }
+    format!(
+        "{origin}: the grid was refused before any cell ran:\n  {}",
+        lines.join("\n  ")
+    )
+}

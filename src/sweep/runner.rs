@@ -1,0 +1,148 @@
+//! Running cells: one cell is one [`run_design`] of its validated design (the library's
+//! single run path); the local backend runs the missing cells on a rayon pool and
+//! appends each record to the store as it finishes, so a kill loses at most the cells
+//! still running. A remote backend (Ray) runs [`run_spec`] on its workers and hands the
+//! records back through [`Store::append`] the same way.
+
+use super::key::cell_key;
+use super::plan::{Cell, CellSpec, Plan};
+use super::store::{Record, Status, Store};
+use crate::config::Design;
+use crate::sim::{RunOptions, run_design};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashSet;
+use std::io::IsTerminal;
+use std::panic::AssertUnwindSafe;
+
+/// Runs one cell. Never panics: a panic inside the simulator becomes a failed record, so
+/// the other cells go on.
+pub fn run_cell(design: &Design, key: &str) -> Record {
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        run_design(design, RunOptions::default())
+    }));
+    match r {
+        Ok(Ok(out)) => Record::ok(key, &out.report, &out.figures),
+        Ok(Err(e)) => Record::failed(key, e.to_string()),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Record::failed(key, format!("the simulator panicked: {msg}"))
+        }
+    }
+}
+
+/// Runs a cell from its spec (on a worker that has only the spec): rebuilds and
+/// validates the design, checks that it hashes to the driver's key (same ssdlab
+/// version, same trace file), then runs it.
+pub fn run_spec(spec: &CellSpec) -> Record {
+    let cfg = match spec.config() {
+        Ok(c) => c,
+        Err(e) => return Record::failed(&spec.key, e.to_string()),
+    };
+    let key = cell_key(&cfg);
+    if key != spec.key {
+        return Record::failed(
+            &spec.key,
+            format!(
+                "this worker resolves the cell to key {key}, the driver to {}: ssdlab {} or the trace file differs between them",
+                spec.key,
+                env!("CARGO_PKG_VERSION")
+            ),
+        );
+    }
+    match cfg.validate() {
+        Ok(d) => run_cell(&d, &spec.key),
+        Err(e) => Record::failed(&spec.key, e.to_string()),
+    }
+}
+
+/// The cells still to run: one per key not in the store (with `retry_failed`, failed
+/// ones too), in grid order.
+pub fn pending<'a>(plan: &'a Plan, store: &Store, retry_failed: bool) -> Vec<&'a Cell> {
+    let mut seen = HashSet::new();
+    plan.cells
+        .iter()
+        .filter(|c| seen.insert(c.spec.key.as_str()))
+        .filter(|c| match store.get(&c.spec.key) {
+            None => true,
+            Some(r) => retry_failed && r.status == Status::Failed,
+        })
+        .collect()
+}
+
+/// A bar with ETA on stderr, only when it is a terminal and `show` is set.
+pub fn progress_bar(total: usize, show: bool) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(
+        Some(total as u64),
+        if show && std::io::stderr().is_terminal() {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    bar.set_style(
+        ProgressStyle::with_template(
+            "sweep {bar:30} {pos}/{len} cells, {elapsed} elapsed, ETA {eta} {msg}",
+        )
+        .expect("a valid template"),
+    );
+    bar
+}
+
+/// Runs `cells` on `jobs` threads (default: rayon's, i.e. `RAYON_NUM_THREADS` or every
+/// core), appending each record to `store` as it finishes. Returns how many failed.
+pub fn run_local(
+    cells: &[&Cell],
+    store: &mut Store,
+    jobs: Option<usize>,
+    progress: bool,
+) -> Result<usize, String> {
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(j) = jobs {
+        builder = builder.num_threads(j);
+    }
+    let pool = builder
+        .build()
+        .map_err(|e| format!("cannot start {jobs:?} worker threads: {e}"))?;
+    let bar = progress_bar(cells.len(), progress);
+    let (tx, rx) = std::sync::mpsc::channel::<Record>();
+    let mut failed = 0;
+    let mut write_error = None;
+    // Set when the store cannot be written: nothing more could be recorded, so the
+    // cells not yet started are not worth running.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let stop = &stop;
+        s.spawn(move || {
+            use rayon::prelude::*;
+            use std::sync::atomic::Ordering;
+            pool.install(|| {
+                cells.par_iter().for_each_with(tx, |tx, c| {
+                    if !stop.load(Ordering::Relaxed) {
+                        let _ = tx.send(run_cell(&c.design, &c.spec.key));
+                    }
+                });
+            });
+        });
+        for r in rx {
+            if r.status == Status::Failed {
+                failed += 1;
+                bar.set_message(format!("({failed} failed)"));
+            }
+            if let Err(e) = store.append(r) {
+                write_error = Some(e);
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                break;
+            }
+            bar.inc(1);
+        }
+    });
+    bar.finish_and_clear();
+    match write_error {
+        Some(e) => Err(e),
+        None => Ok(failed),
+    }
+}
