@@ -643,18 +643,8 @@ impl Config {
                 blocks_per_die: blocks.div_ceil(dies).min(u32::MAX as u64) as u32,
             })
         } else {
-            for (key, set) in [
-                ("device.slc_read_ns", d.slc_read_ns.is_some()),
-                ("device.slc_program_ns", d.slc_program_ns.is_some()),
-            ] {
-                if set {
-                    return Err(ConfigError::value(
-                        key,
-                        "set",
-                        "no value without an SLC cache (device.slc_cache_percent > 0)",
-                    ));
-                }
-            }
+            // slc_read_ns / slc_program_ns of a preset mean nothing once the cache is
+            // turned off: `--set device.slc_cache_percent=0` is the way to do that.
             None
         };
         let timing = TimingParams {

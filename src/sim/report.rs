@@ -387,7 +387,8 @@ pub(super) fn assemble(
     );
     if dev.nand.worn_out_blocks() > 0 {
         warnings.push(format!(
-            "{} blocks reached their endurance of {} P/E cycles (they keep working in the model)",
+            "{} blocks reached their endurance of {} P/E cycles (the page FTL and DFTL retire \
+             them: ftl.retired_blocks; the block-mapped FTLs keep using them)",
             dev.nand.worn_out_blocks(),
             dev.resolved.endurance_cycles
         ));
