@@ -571,6 +571,11 @@ impl Nand {
         self.blocks.iter().map(|b| b.erases).collect()
     }
 
+    /// Program/erase cycles a block is rated for.
+    pub fn endurance_cycles(&self) -> u32 {
+        self.endurance_cycles
+    }
+
     /// Blocks erased at least `endurance_cycles` times.
     pub fn worn_out_blocks(&self) -> u32 {
         self.worn_out_blocks

@@ -141,7 +141,8 @@ pub struct TimingParams {
 ///     read soon after it was written is read in SLC mode, as on the real drives
 /// erase: the block leaves the cache (its data was overwritten: nothing to fold)
 /// ```
-/// Simplifications: a folded block keeps its pages where they are (the copy's time is
+/// With superblocks (block-mapped FTLs) the mode is per superblock. Simplifications: a
+/// folded block keeps its pages where they are (the copy's time is
 /// charged, the move is not made), and an SLC block stores as many pages as a native
 /// one, so the cache costs no capacity.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -445,6 +446,12 @@ impl Timing {
     /// The same model for an FTL that runs on `superblock`'s virtual geometry: operation
     /// addresses are then virtual pages, placed on their member planes.
     pub fn with_superblock(mut self, superblock: Option<Superblock>) -> Timing {
+        // A superblock is allocated and erased as one: the SLC cache gives all its
+        // members one mode, keyed by the virtual block.
+        if let (Some(sb), Some(s)) = (&superblock, self.slc.as_deref_mut()) {
+            s.pages_per_block *= sb.blocks();
+            s.fold_block_ns *= sb.blocks() as u64;
+        }
         self.superblock = superblock;
         self
     }
@@ -539,6 +546,7 @@ impl Timing {
                 end
             }
             OpKind::Erase if self.superblock.is_some() => {
+                self.slc_erase(op.addr, die);
                 // One erase on every member; members on one die erase together
                 // (multi-plane erase), distinct dies in parallel.
                 let sb = self.superblock.as_ref().expect("checked");

@@ -91,11 +91,17 @@ fn probe_sees_the_superblocks_of_log_block_ftls() {
     // BAST and FAST keep one log block per data (super)block or one sequential log
     // block, so their merges follow data-block boundaries and the probe's latency
     // pattern repeats with the superblock. (NFTL folds when a replacement block fills,
-    // which does not line up with the boundaries once blocks are large.)
+    // which does not line up with the boundaries once blocks are large.) The device is
+    // pinned: the TLC drive of 64 single-page-program dies without buffer, SLC cache or
+    // controller stage.
     for ftl in ["bast", "fast"] {
         for m in [2u64 << 20, 8 << 20] {
             let overrides = format!(
-                "[device]\ncapacity = \"1GiB\"\n[ftl]\nname = \"{ftl}\"\nsuperblock = \"{m}B\"\n\
+                "[device]\ncapacity = \"1GiB\"\nslc_cache_percent = 0.0\ndies_per_chip = 2\n\
+                 pages_per_program = 1\nread_ns = 60000\nprogram_ns = 700000\nchannel_mb_s = 800.0\n\
+                 op_percent = 7.0\ncontroller_latency_ns = 0\ncontroller_command_ns = 0\n\
+                 [buffer]\nname = \"none\"\n\
+                 [ftl]\nname = \"{ftl}\"\nsuperblock = \"{m}B\"\n\
                  [workload]\nprobe_step = \"64KiB\"\nsize = \"128KiB\"\nspan = \"32MiB\"\n"
             );
             assert_eq!(probe("default", &overrides), Some(m), "{ftl} m = {m}");

@@ -80,14 +80,6 @@ impl Config {
                 ),
             ));
         }
-        if superblock.is_some() && self.device.slc_cache_percent > 0.0 {
-            return Err(ConfigError::value(
-                "device.slc_cache_percent",
-                self.device.slc_cache_percent,
-                "0 with superblocks of several erase blocks (ftl.superblock): the SLC cache \
-                 decides each physical block's mode",
-            ));
-        }
         let ftl_geometry = superblock.as_ref().map_or(geo, Superblock::ftl_geometry);
         let mgmt_block_pages = if self.ftl.name.uses_page_layout() {
             unit_pages(&self.ftl, &geo, device.logical_pages)?

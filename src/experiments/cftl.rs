@@ -86,6 +86,14 @@ fn card(ftl: &str, seed: u64) -> Result<Config, ExpError> {
         pages_per_block = 32
         host_link_mb_s = 0.0
         dram_buffer = "0B"
+        # The card has none of the default preset's NVMe controller, SLC cache or
+        # multi-plane programs, and no write buffer.
+        pages_per_program = 1
+        slc_cache_percent = 0.0
+        controller_latency_ns = 0
+        controller_command_ns = 0
+        [buffer]
+        name = "none"
         [ftl]
         name = "{ftl}"
         [timing]

@@ -52,6 +52,8 @@ pub(super) enum Role {
     Open,
     Closed,
     Collecting,
+    /// Reached its endurance: never allocated again.
+    Retired,
 }
 
 /// An open block and its next page.
@@ -68,6 +70,8 @@ pub(super) struct Unit {
     pub(super) free: BTreeSet<(u32, u32)>,
     pub(super) frontier: [Option<Frontier>; STREAMS],
     pub(super) erases_since_wl_check: u32,
+    /// Blocks of the unit retired after reaching their endurance.
+    pub(super) retired: u32,
 }
 
 /// Free pools, frontiers, block roles and the victim policy of a page-mapped FTL.
@@ -96,6 +100,8 @@ pub(super) struct Blocks<V: VictimPolicy> {
     pub(super) gc_invocations: u64,
     pub(super) gc_victims: u64,
     pub(super) gc_victim_valid_pages: u64,
+    /// The NAND's endurance (learnt at the first erase), for the end-of-life error.
+    pub(super) endurance: u32,
 }
 
 /// What the FTL that owns a [`Blocks`] supplies: its map, and how it reclaims a victim.
@@ -147,6 +153,7 @@ impl<V: VictimPolicy> Blocks<V> {
             gc_invocations: 0,
             gc_victims: 0,
             gc_victim_valid_pages: 0,
+            endurance: u32::MAX,
         };
         for id in 0..geo.blocks() {
             b.release(BlockId(id), 0);
@@ -184,11 +191,24 @@ impl<V: VictimPolicy> Blocks<V> {
         self.free(unit) < self.gc_low as usize
     }
 
-    /// The error for a unit that ran dry (named by its first plane).
+    /// The error for a unit that ran dry (named by its first plane): the end of the
+    /// drive's life when retired blocks took its spares, else a device too full.
     pub(super) fn out_of_space(&self, unit: u32) -> FtlError {
+        if self.units[unit as usize].retired > 0 {
+            return FtlError::EndOfLife {
+                plane: unit * self.unit_planes,
+                retired: self.retired_blocks(),
+                endurance: self.endurance,
+            };
+        }
         FtlError::OutOfSpace {
             plane: unit * self.unit_planes,
         }
+    }
+
+    /// Blocks retired so far over the whole device.
+    pub(super) fn retired_blocks(&self) -> u64 {
+        self.units.iter().map(|u| u.retired as u64).sum()
     }
 
     /// Returns an erased block to its unit's free pool.
@@ -204,9 +224,18 @@ impl<V: VictimPolicy> Blocks<V> {
         self.units[unit].free.insert((key, b.0));
     }
 
-    /// Erases `b` (its valid pages moved) and returns it to the pool.
+    /// Erases `b` (its valid pages moved) and returns it to the pool, or retires it
+    /// when that erase brought it to its endurance: a worn-out block is a bad block, so
+    /// the spare capacity shrinks by one block (docs/ftls.md, "Bad blocks").
     pub(super) fn erase_release(&mut self, b: BlockId, cause: Cause, nand: &mut Nand) {
         nand.erase(b, cause);
+        self.endurance = nand.endurance_cycles();
+        if nand.erase_count(b) >= self.endurance {
+            self.role[b.0 as usize] = Role::Retired;
+            let unit = self.unit_of(b) as usize;
+            self.units[unit].retired += 1;
+            return;
+        }
         self.release(b, nand.erase_count(b));
     }
 
@@ -500,5 +529,6 @@ fn check_block<V: VictimPolicy>(role: Role, id: BlockId, nand: &Nand, policy: &V
         }
         Role::Open => assert!(!policy.contains(id), "open block {b} is a GC candidate"),
         Role::Collecting => panic!("block {b} left in the middle of collection"),
+        Role::Retired => assert!(!policy.contains(id), "retired block {b} is a GC candidate"),
     }
 }

@@ -767,6 +767,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         );
         out.insert("ftl.gc.invocations".into(), self.bm.gc_invocations);
         out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
+        out.insert("ftl.retired_blocks".into(), self.bm.retired_blocks());
         out.insert("ftl.gc.trans_victims".into(), self.gc_trans_victims);
         out.insert(
             "ftl.gc.victim_valid_pages".into(),

@@ -54,6 +54,20 @@ pub enum FtlError {
         /// Plane that ran dry.
         plane: u32,
     },
+    /// Worn-out blocks have been retired until a unit has no spare block left: the drive
+    /// is at the end of its life.
+    #[error(
+        "end of life: {retired} blocks were retired after reaching their endurance of \
+         {endurance} P/E cycles, and plane {plane} has no spare block left for new data"
+    )]
+    EndOfLife {
+        /// Plane (first of its GC unit) that ran out of spare blocks.
+        plane: u32,
+        /// Blocks retired over the whole device.
+        retired: u64,
+        /// The endurance they reached.
+        endurance: u32,
+    },
     /// A block-mapped FTL found no free block although its block budget should keep one.
     #[error("{ftl}: no free block left (a bug: its block budget should prevent this)")]
     NoFreeBlock {

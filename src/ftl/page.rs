@@ -293,6 +293,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         out.insert("ftl.gc.invocations".into(), self.bm.gc_invocations);
         out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
+        out.insert("ftl.retired_blocks".into(), self.bm.retired_blocks());
         out.insert(
             "ftl.gc.victim_valid_pages".into(),
             self.bm.gc_victim_valid_pages,
