@@ -6,11 +6,13 @@
 
 pub mod buffer;
 pub mod config;
+pub mod data;
 pub mod experiments;
 pub mod ftl;
 pub mod host;
 pub mod hybrid;
 pub mod nand;
+pub mod nbd;
 pub mod report;
 pub mod sim;
 pub mod timing;

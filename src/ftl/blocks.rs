@@ -350,6 +350,50 @@ impl<V: VictimPolicy> Blocks<V> {
         Some(BlockId(best))
     }
 
+    /// Rebuilds pools, roles and frontiers from a mounted array (recovery): erased blocks
+    /// are free (keyed by their erase counts), full ones closed GC candidates, partly
+    /// programmed ones open again as a frontier of their unit (`stream_of` says which;
+    /// another free stream slot of the unit when that one is taken).
+    pub(super) fn remount(
+        &mut self,
+        nand: &Nand,
+        stream_of: impl Fn(BlockId) -> Stream,
+    ) -> Result<(), String> {
+        for u in &mut self.units {
+            u.free.clear();
+            u.frontier = [None; STREAMS];
+        }
+        let np = self.geo.pages_per_block;
+        for b in 0..self.geo.blocks() {
+            let id = BlockId(b);
+            let wp = nand.write_ptr(id);
+            if wp == 0 {
+                self.release(id, nand.erase_count(id));
+            } else if wp == np {
+                self.close(id, nand.valid_count(id));
+            } else {
+                let unit = self.unit_of(id) as usize;
+                let want = stream_of(id);
+                let order = [want, Stream::Host, Stream::Gc, Stream::Wl];
+                let Some(&s) = order
+                    .iter()
+                    .find(|&&s| self.units[unit].frontier[s as usize].is_none())
+                else {
+                    return Err(format!(
+                        "unit {unit} has more partly programmed blocks than write streams"
+                    ));
+                };
+                self.units[unit].frontier[s as usize] = Some(Frontier {
+                    block: b,
+                    next_page: wp,
+                });
+                self.role[b as usize] = Role::Open;
+                self.opened_for[b as usize] = s;
+            }
+        }
+        Ok(())
+    }
+
     /// Panics unless every block's role agrees with the NAND and the victim policy (free
     /// blocks erased and not candidates, closed blocks full and candidates, open ones
     /// not candidates, none left mid-collection) and every frontier points at its

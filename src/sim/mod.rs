@@ -38,7 +38,7 @@ mod stage;
 mod workload;
 
 pub use crate::host::Dispatched;
-pub use device::{Device, HostCounters};
+pub use device::{Device, HostCounters, Recovery};
 pub use report::erase_summary;
 pub use run::{RunOptions, RunOutput, run, run_design};
 pub use stage::BufferStats;

@@ -160,6 +160,9 @@ impl BufferStage {
                     continue;
                 };
                 let tag = nand.read(old, Cause::Rmw);
+                if let Some(d) = nand.data_mut() {
+                    d.stage_from_flash(e.lpn, old.0);
+                }
                 if self.versions.is_some() {
                     nand.stamp_next_host_program(tag.seq);
                 }
