@@ -16,6 +16,7 @@ mod output;
 mod registry;
 mod reproduce;
 mod run;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use ssdlab::sim::SimError;
@@ -91,6 +92,10 @@ pub enum Command {
     /// summary with the paper's numbers beside ours.
     #[command(after_help = reproduce::AFTER_HELP)]
     Reproduce(reproduce::ReproduceArgs),
+    /// Serve the simulated SSD as a Network Block Device (unix socket or TCP), with its
+    /// data, its timing and power-loss recovery.
+    #[command(after_help = serve::AFTER_HELP)]
+    Serve(serve::ServeArgs),
 }
 
 /// Runs the parsed command line.
@@ -105,6 +110,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::GenTrace(a) => gen_trace::cmd(a),
         Command::Hybrid(a) => hybrid::cmd(a),
         Command::Reproduce(a) => reproduce::cmd(a),
+        Command::Serve(a) => serve::cmd(a),
     }
 }
 

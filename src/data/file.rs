@@ -38,7 +38,10 @@ pub struct FileStore {
 }
 
 fn io_err(path: &Path, what: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, format!("{}: {what}", path.display()))
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {what}", path.display()),
+    )
 }
 
 impl FileStore {
@@ -77,8 +80,7 @@ impl FileStore {
             if &on_file[0..8] != MAGIC {
                 return Err(io_err(
                     path,
-                    "not an ssdlab data file (bad magic); give a new path or an empty file"
-                        .into(),
+                    "not an ssdlab data file (bad magic); give a new path or an empty file".into(),
                 ));
             }
             if on_file != header {
@@ -174,7 +176,10 @@ impl PageStore for FileStore {
             .write_all_at(&zeros, self.tags_at + first as u64 * TAG_BYTES)
             .expect("data file write failed");
         self.file
-            .write_all_at(&erase_count.to_le_bytes(), self.erases_at + block as u64 * 4)
+            .write_all_at(
+                &erase_count.to_le_bytes(),
+                self.erases_at + block as u64 * 4,
+            )
             .expect("data file write failed");
         // Give the erased pages' space back (a hole reads as zeros).
         let at = self.data_at + first as u64 * self.page_bytes;

@@ -37,7 +37,10 @@ impl MemoryStore {
     }
 
     fn slot(&mut self, ppn: u32) -> usize {
-        debug_assert_eq!(self.slot_of[ppn as usize], 0, "program of a programmed page");
+        debug_assert_eq!(
+            self.slot_of[ppn as usize], 0,
+            "program of a programmed page"
+        );
         let s = match self.free_slots.pop() {
             Some(s) => s,
             None => {
@@ -113,7 +116,9 @@ impl PageStore for MemoryStore {
     }
 
     fn scan_tags(&self) -> Vec<Option<StoredTag>> {
-        (0..self.slot_of.len() as u32).map(|p| self.tag(p)).collect()
+        (0..self.slot_of.len() as u32)
+            .map(|p| self.tag(p))
+            .collect()
     }
 
     fn erase_counts(&self) -> Vec<u32> {

@@ -280,14 +280,10 @@ pub fn check_request(r: &Request, export_bytes: u64, max_bytes: u32) -> Verdict 
     }
     match r.offset.checked_add(r.length as u64) {
         None => Verdict::Error(err::EINVAL),
-        Some(end) if end > export_bytes => Verdict::Error(if writes {
-            err::ENOSPC
-        } else {
-            err::EINVAL
-        }),
-        Some(_) if r.cmd == Command::Read && r.length > max_bytes => {
-            Verdict::Error(err::EOVERFLOW)
+        Some(end) if end > export_bytes => {
+            Verdict::Error(if writes { err::ENOSPC } else { err::EINVAL })
         }
+        Some(_) if r.cmd == Command::Read && r.length > max_bytes => Verdict::Error(err::EOVERFLOW),
         Some(_) => Verdict::Run,
     }
 }
@@ -493,7 +489,10 @@ mod tests {
         let mut r = req(Command::Read, 0, 512);
         r.flags = 0x80;
         assert_eq!(check_request(&r, 1024, max), Verdict::Error(err::EINVAL));
-        assert_eq!(check_request(&req(Command::Read, 512, 512), 1024, max), Verdict::Run);
+        assert_eq!(
+            check_request(&req(Command::Read, 512, 512), 1024, max),
+            Verdict::Run
+        );
     }
 
     #[test]

@@ -189,7 +189,10 @@ impl Device {
     /// pages, tags and erase counts and the FTL rebuilds its mapping from them
     /// ([`crate::ftl::Ftl::recover`]); no RAM state of the earlier run is used. The
     /// design must track write sequence numbers (`device.track_write_seq`).
-    pub fn mount(design: &Design, data: crate::data::FlashData) -> Result<(Device, Recovery), SimError> {
+    pub fn mount(
+        design: &Design,
+        data: crate::data::FlashData,
+    ) -> Result<(Device, Recovery), SimError> {
         let mut dev = Device::build(design)?;
         if !dev.nand.tracks_seq() {
             return Err(SimError::Config(
@@ -208,7 +211,9 @@ impl Device {
         }
         nand.set_logging(dev.time.needs_op_log());
         dev.nand = nand;
-        dev.ftl.recover(&mut dev.nand, &tags).map_err(SimError::Config)?;
+        dev.ftl
+            .recover(&mut dev.nand, &tags)
+            .map_err(SimError::Config)?;
         let pages_scanned = tags.len() as u64;
         let programmed_pages = tags.iter().flatten().count() as u64;
         Ok((
@@ -254,7 +259,10 @@ impl Device {
         let ps = self.page.get();
         let end = offset_bytes + bytes.len() as u64;
         if end > self.capacity_bytes() || bytes.is_empty() {
-            return self.submit(&data_req(OpKind::Write, offset_bytes, bytes.len() as u64), issue_ns);
+            return self.submit(
+                &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
+                issue_ns,
+            );
         }
         let first = self.page.div(offset_bytes);
         let last = self.page.div_ceil(end);
@@ -266,14 +274,18 @@ impl Device {
             if hi - lo < ps {
                 self.page_payload(lpn, &mut page);
             }
-            page[(lo - page_start) as usize..(hi - page_start) as usize]
-                .copy_from_slice(&bytes[(lo - offset_bytes) as usize..(hi - offset_bytes) as usize]);
+            page[(lo - page_start) as usize..(hi - page_start) as usize].copy_from_slice(
+                &bytes[(lo - offset_bytes) as usize..(hi - offset_bytes) as usize],
+            );
             self.nand
                 .data_mut()
                 .expect("the device holds data")
                 .stage(lpn as u32, page);
         }
-        self.submit(&data_req(OpKind::Write, offset_bytes, bytes.len() as u64), issue_ns)
+        self.submit(
+            &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
+            issue_ns,
+        )
     }
 
     /// Performs a host read of `out.len()` bytes at `offset_bytes`, issued at `issue_ns`
@@ -284,7 +296,10 @@ impl Device {
         out: &mut [u8],
         issue_ns: u64,
     ) -> Result<u64, SimError> {
-        let done = self.submit(&data_req(OpKind::Read, offset_bytes, out.len() as u64), issue_ns)?;
+        let done = self.submit(
+            &data_req(OpKind::Read, offset_bytes, out.len() as u64),
+            issue_ns,
+        )?;
         let ps = self.page.get();
         let end = offset_bytes + out.len() as u64;
         let mut page = vec![0u8; ps as usize];

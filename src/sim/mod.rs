@@ -39,7 +39,7 @@ mod workload;
 
 pub use crate::host::Dispatched;
 pub use device::{Device, HostCounters, Recovery};
-pub use report::erase_summary;
+pub use report::{LiveStats, erase_summary};
 pub use run::{RunOptions, RunOutput, run, run_design};
 pub use stage::BufferStats;
 pub use workload::build_workload;
