@@ -8,6 +8,7 @@
 
 mod args;
 mod config_cmd;
+mod crashtest;
 mod design;
 mod gen_trace;
 mod hybrid;
@@ -96,6 +97,9 @@ pub enum Command {
     /// data, its timing and power-loss recovery.
     #[command(after_help = serve::AFTER_HELP)]
     Serve(serve::ServeArgs),
+    /// Cut the power at random flash operations and check what each FTL recovers.
+    #[command(after_help = crashtest::AFTER_HELP)]
+    Crashtest(crashtest::CrashtestArgs),
 }
 
 /// Runs the parsed command line.
@@ -111,6 +115,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Hybrid(a) => hybrid::cmd(a),
         Command::Reproduce(a) => reproduce::cmd(a),
         Command::Serve(a) => serve::cmd(a),
+        Command::Crashtest(a) => crashtest::cmd(a),
     }
 }
 

@@ -18,6 +18,7 @@
 //! A power cut ([`FlashData::arm_cut`]) lets a given number of flash operations reach the
 //! store and drops the rest, as a drive losing power in the middle of a command does.
 
+pub mod crashtest;
 mod file;
 mod memory;
 
@@ -113,6 +114,12 @@ impl FlashData {
     /// Lets `ops` more flash operations reach the store; the ones after are lost.
     pub fn arm_cut(&mut self, ops: u64) {
         self.cut_budget = Some(ops);
+    }
+
+    /// Power is back: no cut pending, every operation reaches the store again.
+    pub fn disarm(&mut self) {
+        self.cut_budget = None;
+        self.cut = false;
     }
 
     /// Whether the power cut has happened.
