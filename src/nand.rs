@@ -505,9 +505,9 @@ impl Nand {
                 }
                 n.oob_lpn[i] = t.lpn.wrapping_add(1);
                 n.oob_seq[i] = t.seq;
-                if !t.meta {
-                    max_seq = Some(max_seq.map_or(t.seq, |m| m.max(t.seq)));
-                }
+                // Metadata pages draw from the same counter: new ones must outrank
+                // every stale copy left on flash too.
+                max_seq = Some(max_seq.map_or(t.seq, |m| m.max(t.seq)));
             }
         }
         n.next_seq = max_seq.map_or(0, |m| m.wrapping_add(1));

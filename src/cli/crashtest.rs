@@ -25,8 +25,9 @@ the device restarts from what is on flash and the FTL recovers. After each resta
 (a) no write acknowledged before a completed FLUSH, or written with FUA, is lost;
 (b) every page reads back zeros or a version written there, intact; (c) the FTL's and
 NAND's invariants hold. Exit status 0 only when every design passes.
-Without --capacity the device is 64 MiB; without --timing, the counting model (timing
-does not change what is on flash).";
+Without --capacity the device is 64 MiB, without --preset or --config it has two
+planes (so GC starts soon), without --timing it uses the counting model (timing does
+not change what is on flash).";
 
 /// `ssdlab crashtest` flags.
 #[derive(Args, Debug, Default)]
@@ -78,7 +79,22 @@ pub fn cmd(a: &CrashtestArgs) -> Result<(), CliError> {
     if ssd.timing.is_none() {
         ssd.timing = Some("count".into());
     }
-    let dargs = design_args(&ssd, &a.host, &a.settings);
+    let mut settings = a.settings.clone();
+    if ssd.preset.is_none() && settings.config.is_none() {
+        // A small array (two planes) so that GC, merges and folds start within a few
+        // cuts; any --set of these keys wins (it comes later).
+        let small = [
+            "device.channels=2",
+            "device.chips_per_channel=1",
+            "device.dies_per_chip=1",
+            "device.planes_per_die=1",
+            "device.pages_per_block=64",
+        ];
+        settings
+            .set
+            .splice(0..0, small.iter().map(|s| s.to_string()));
+    }
+    let dargs = design_args(&ssd, &a.host, &settings);
     let designs = dargs.designs(Check::Run)?;
     let json = a
         .json
@@ -102,13 +118,14 @@ pub fn cmd(a: &CrashtestArgs) -> Result<(), CliError> {
     for r in &reports {
         eprintln!(
             "{:<16} cuts {:>5}  lost {:>4}  torn/foreign {:>4}  live mismatches {:>4}  \
-             invariant failures {:>3}  recovery {:>8.0} µs  scanned {:>8.0} pages{}",
+             invariant failures {:>3}  erases {:>6}  recovery {:>8.0} µs  scanned {:>8.0} pages{}",
             r.design,
             r.cuts,
             r.acked_writes_lost,
             r.torn_or_foreign_reads,
             r.live_read_mismatches,
             r.invariant_failures,
+            r.erases,
             r.recovery_ns_mean / 1e3,
             r.scanned_pages_mean,
             r.error

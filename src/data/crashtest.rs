@@ -12,7 +12,8 @@
 //! restart:  Device::mount (tags scan + Ftl::recover); (c) FTL and NAND invariants
 //! check:    (b) a page reads zeros or a version in its history with an intact pattern,
 //!               else torn_or_foreign
-//!           (a) a version older than the floor (or zeros under a floor) is acked_writes_lost
+//!           (a) a version older than the floor (or zeros under a floor) is acked_writes_lost;
+//!               an acknowledged trim lifts the floor (the host gave the data up)
 //! ```
 //! Between cuts, reads compare with the last acknowledged version (live mismatches: a
 //! data-path bug shows up even in an FTL without recovery).
@@ -59,6 +60,8 @@ pub struct CrashReport {
     pub scanned_pages_mean: f64,
     /// Host commands performed.
     pub host_commands: u64,
+    /// Block erases over the whole test (GC, merges, folds: the data was moved).
+    pub erases: u64,
     /// Why the test stopped early (the FTL cannot recover, ran out of space…).
     pub error: Option<String>,
 }
@@ -86,7 +89,7 @@ struct PageModel {
     history: Vec<u64>,
     /// Last acknowledged event.
     last: Option<Last>,
-    /// Version that must survive (or be superseded).
+    /// Version that must survive (or be superseded); `None` after a trim.
     floor: Option<u64>,
 }
 
@@ -211,9 +214,12 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
                 if is_cut(&dev) {
                     break;
                 }
+                // The host discarded these pages: from now on any earlier version (or
+                // zeros) is an acceptable answer until it writes them again.
                 for k in first..first + n {
-                    model[k as usize].last = Some(Last::Trim);
-                    dirty.push(k as u32);
+                    let m = &mut model[k as usize];
+                    m.last = Some(Last::Trim);
+                    m.floor = None;
                 }
             } else if roll < 78 {
                 dev.submit(&req(OpKind::Flush, 0, 0), t)
@@ -251,6 +257,7 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
             }
         }
         // The power goes.
+        rep.erases += dev.nand.counters().total_erases();
         if opts.plp {
             dev.flush_buffer(t).map_err(|e| e.to_string())?;
         }

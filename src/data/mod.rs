@@ -68,6 +68,8 @@ pub struct FlashData {
     /// Whole-page payloads of host writes waiting for their program (the write buffer's
     /// contents, or a write in flight), by logical page.
     staged: HashMap<u32, Box<[u8]>>,
+    /// Content of the next metadata page programmed (an FTL's translation page).
+    staged_meta: Option<Box<[u8]>>,
     /// Flash operations still allowed to reach the store before the power cut.
     cut_budget: Option<u64>,
     /// The cut happened: later operations are lost.
@@ -92,6 +94,7 @@ impl FlashData {
             store,
             page_bytes,
             staged: HashMap::new(),
+            staged_meta: None,
             cut_budget: None,
             cut: false,
             zero: vec![0; page_bytes].into_boxed_slice(),
@@ -159,6 +162,12 @@ impl FlashData {
         self.staged.insert(lpn, p);
     }
 
+    /// Content for the next metadata page ([`Cause::Map`]) programmed.
+    pub fn stage_meta(&mut self, page: Box<[u8]>) {
+        debug_assert_eq!(page.len(), self.page_bytes);
+        self.staged_meta = Some(page);
+    }
+
     /// The DRAM copy of `lpn`, if one is staged.
     pub fn staged(&self, lpn: u32) -> Option<&[u8]> {
         self.staged.get(&lpn).map(|b| &b[..])
@@ -185,10 +194,14 @@ impl FlashData {
     }
 
     /// The NAND programmed `ppn` with `lpn` for `cause`: host data comes out of DRAM,
-    /// metadata pages (whose content the simulator does not model) are zeros.
+    /// metadata pages carry what the FTL staged ([`FlashData::stage_meta`]), or zeros.
     pub(crate) fn on_program(&mut self, ppn: u32, lpn: u32, seq: u32, cause: Cause) {
         let meta = cause == Cause::Map;
-        let page = if meta { None } else { self.staged.remove(&lpn) };
+        let page = if meta {
+            self.staged_meta.take()
+        } else {
+            self.staged.remove(&lpn)
+        };
         debug_assert!(
             meta || page.is_some() || self.cut,
             "host program of page {lpn} with no data staged"

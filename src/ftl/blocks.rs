@@ -370,11 +370,17 @@ impl<V: VictimPolicy> Blocks<V> {
             if wp == 0 {
                 self.release(id, nand.erase_count(id));
             } else if wp == np {
+                self.opened_for[b as usize] = stream_of(id);
                 self.close(id, nand.valid_count(id));
             } else {
                 let unit = self.unit_of(id) as usize;
                 let want = stream_of(id);
-                let order = [want, Stream::Host, Stream::Gc, Stream::Wl];
+                // Translation blocks only take the translation stream.
+                let order = if want == Stream::Map {
+                    [Stream::Map; 4]
+                } else {
+                    [want, Stream::Host, Stream::Gc, Stream::Wl]
+                };
                 let Some(&s) = order
                     .iter()
                     .find(|&&s| self.units[unit].frontier[s as usize].is_none())
