@@ -353,12 +353,16 @@ impl<V: VictimPolicy> Blocks<V> {
     /// Rebuilds pools, roles and frontiers from a mounted array (recovery): erased blocks
     /// are free (keyed by their erase counts), full ones closed GC candidates, partly
     /// programmed ones open again as a frontier of their unit (`stream_of` says which;
-    /// another free stream slot of the unit when that one is taken).
+    /// another slot of `streams`, the ones the FTL writes, when that one is taken).
+    /// Returns the partly programmed blocks left without a slot (open, in no frontier):
+    /// the FTL moves their data and erases them, or they would never fill.
     pub(super) fn remount(
         &mut self,
         nand: &Nand,
         stream_of: impl Fn(BlockId) -> Stream,
-    ) -> Result<(), String> {
+        streams: &[Stream],
+    ) -> Result<Vec<BlockId>, String> {
+        let mut orphans = Vec::new();
         for u in &mut self.units {
             u.free.clear();
             u.frontier = [None; STREAMS];
@@ -375,29 +379,28 @@ impl<V: VictimPolicy> Blocks<V> {
             } else {
                 let unit = self.unit_of(id) as usize;
                 let want = stream_of(id);
-                // Translation blocks only take the translation stream.
-                let order = if want == Stream::Map {
-                    [Stream::Map; 4]
-                } else {
-                    [want, Stream::Host, Stream::Gc, Stream::Wl]
-                };
-                let Some(&s) = order
-                    .iter()
-                    .find(|&&s| self.units[unit].frontier[s as usize].is_none())
-                else {
-                    return Err(format!(
-                        "unit {unit} has more partly programmed blocks than write streams"
-                    ));
-                };
-                self.units[unit].frontier[s as usize] = Some(Frontier {
-                    block: b,
-                    next_page: wp,
-                });
                 self.role[b as usize] = Role::Open;
-                self.opened_for[b as usize] = s;
+                self.opened_for[b as usize] = want;
+                // Translation blocks only take the translation stream.
+                let slot = std::iter::once(want)
+                    .chain(streams.iter().copied().filter(|_| want != Stream::Map))
+                    .filter(|s| *s == want || *s != Stream::Map)
+                    .find(|&s| {
+                        streams.contains(&s) && self.units[unit].frontier[s as usize].is_none()
+                    });
+                match slot {
+                    Some(s) => {
+                        self.units[unit].frontier[s as usize] = Some(Frontier {
+                            block: b,
+                            next_page: wp,
+                        });
+                        self.opened_for[b as usize] = s;
+                    }
+                    None => orphans.push(id),
+                }
             }
         }
-        Ok(())
+        Ok(orphans)
     }
 
     /// Panics unless every block's role agrees with the NAND and the victim policy (free

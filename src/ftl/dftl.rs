@@ -839,15 +839,41 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
                 nand.revalidate(Ppn(t - 1));
             }
         }
-        self.bm.remount(nand, |b| {
-            if trans_block[b.0 as usize] {
-                Stream::Map
-            } else {
-                Stream::Host
+        let streams: &[Stream] = if self.hot_cold {
+            &[Stream::Host, Stream::Gc, Stream::Map]
+        } else {
+            &[Stream::Host, Stream::Map]
+        };
+        let orphans = self.bm.remount(
+            nand,
+            |b| {
+                if trans_block[b.0 as usize] {
+                    Stream::Map
+                } else {
+                    Stream::Host
+                }
+            },
+            streams,
+        )?;
+        // One translation frontier device-wide: the first unit that has one keeps it.
+        self.trans_unit = None;
+        for u in 0..self.bm.units.len() {
+            if let Some(f) = self.bm.units[u].frontier[Stream::Map as usize] {
+                if self.trans_unit.is_some() {
+                    return Err(format!(
+                        "dftl recovery: a second open translation block ({})",
+                        f.block
+                    ));
+                }
+                self.trans_unit = Some(u as u32);
             }
-        })?;
-        self.trans_unit = (0..self.bm.units.len() as u32)
-            .find(|&u| self.bm.units[u as usize].frontier[Stream::Map as usize].is_some());
+        }
+        for b in orphans {
+            self.reclaim(b, nand)
+                .map_err(|e| format!("dftl recovery: {e}"))?;
+            self.collect_low_units(nand)
+                .map_err(|e| format!("dftl recovery: {e}"))?;
+        }
         // Translation pages that miss newer data are written again.
         let mut stale = Vec::new();
         for l in 0..lp as usize {

@@ -334,7 +334,16 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 nand.revalidate(Ppn(raw - 1));
             }
         }
-        self.bm.remount(nand, |_| Stream::Host)
+        let streams: &[Stream] = if self.cfg.hot_cold {
+            &[Stream::Host, Stream::Gc]
+        } else {
+            &[Stream::Host]
+        };
+        for b in self.bm.remount(nand, |_| Stream::Host, streams)? {
+            self.reclaim(b, nand)
+                .map_err(|e| format!("page recovery: {e}"))?;
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {
