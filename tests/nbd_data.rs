@@ -20,6 +20,8 @@ fn design(ftl: FtlKind, buffer: BufferKind) -> ssdlab::config::Design {
     c.device.chips_per_channel = 1;
     c.device.dies_per_chip = 1;
     c.device.planes_per_die = 1;
+    c.device.pages_per_block = Some(64);
+    c.device.op_percent = 30.0;
     c.device.track_write_seq = Some(true);
     c.timing.mode = TimingMode::Count;
     c.ftl.name = ftl;

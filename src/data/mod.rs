@@ -68,6 +68,10 @@ pub struct FlashData {
     /// Whole-page payloads of host writes waiting for their program (the write buffer's
     /// contents, or a write in flight), by logical page.
     staged: HashMap<u32, Box<[u8]>>,
+    /// Whole-page payloads of the host write being performed, moved into `staged` page
+    /// by page as the write path takes each page (a buffer may first evict an older
+    /// version of a page of the same write, which must go out with its old bytes).
+    pending: HashMap<u32, Box<[u8]>>,
     /// Content of the next metadata page programmed (an FTL's translation page).
     staged_meta: Option<Box<[u8]>>,
     /// Flash operations still allowed to reach the store before the power cut.
@@ -95,6 +99,7 @@ impl FlashData {
             page_bytes,
             staged: HashMap::new(),
             staged_meta: None,
+            pending: HashMap::new(),
             cut_budget: None,
             cut: false,
             zero: vec![0; page_bytes].into_boxed_slice(),
@@ -131,7 +136,7 @@ impl FlashData {
     }
 
     /// Whether one more operation reaches the store (counting it against the budget).
-    fn admit(&mut self) -> bool {
+    fn reaches_flash(&mut self) -> bool {
         if self.cut {
             return false;
         }
@@ -152,6 +157,25 @@ impl FlashData {
     pub fn stage(&mut self, lpn: u32, page: Box<[u8]>) {
         debug_assert_eq!(page.len(), self.page_bytes);
         self.staged.insert(lpn, page);
+    }
+
+    /// Holds a host write's whole-page payload for `lpn` until the write path takes the
+    /// page ([`FlashData::admit`]).
+    pub fn pend(&mut self, lpn: u32, page: Box<[u8]>) {
+        debug_assert_eq!(page.len(), self.page_bytes);
+        self.pending.insert(lpn, page);
+    }
+
+    /// The write path takes page `lpn` of the current write: its payload enters DRAM.
+    pub fn admit(&mut self, lpn: u32) {
+        if let Some(p) = self.pending.remove(&lpn) {
+            self.staged.insert(lpn, p);
+        }
+    }
+
+    /// The write path takes every page of the current write at once (no buffer).
+    pub fn admit_all(&mut self) {
+        self.staged.extend(self.pending.drain());
     }
 
     /// Stages, for `lpn`, a copy of what flash page `ppn` holds (buffer padding writes
@@ -186,6 +210,7 @@ impl FlashData {
     /// Drops all of controller DRAM (power lost without protection).
     pub fn lose_dram(&mut self) {
         self.staged.clear();
+        self.pending.clear();
     }
 
     /// Reads flash page `ppn` into `out` (zeros when it holds nothing).
@@ -206,7 +231,7 @@ impl FlashData {
             meta || page.is_some() || self.cut,
             "host program of page {lpn} with no data staged"
         );
-        if !self.admit() {
+        if !self.reaches_flash() {
             return;
         }
         let tag = StoredTag { lpn, seq, meta };
@@ -222,14 +247,14 @@ impl FlashData {
 
     /// The NAND copied `src` to `dst`.
     pub(crate) fn on_copy(&mut self, src: u32, dst: u32) {
-        if self.admit() {
+        if self.reaches_flash() {
             self.store.copy(src, dst);
         }
     }
 
     /// The NAND erased `block` (pages `first..first + pages`).
     pub(crate) fn on_erase(&mut self, block: u32, first: u32, pages: u32, erase_count: u32) {
-        if self.admit() {
+        if self.reaches_flash() {
             self.store.erase(block, first, pages, erase_count);
         }
     }

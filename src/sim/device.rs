@@ -248,8 +248,8 @@ impl Device {
 
     /// Performs a host write of `bytes` at `offset_bytes`, issued at `issue_ns`, through
     /// the same path as [`Device::submit`], with its data: each page's payload (merged
-    /// with the page's current bytes when only part of it is written) waits in controller
-    /// DRAM until the FTL programs it. Returns the completion time.
+    /// with the page's current bytes when only part of it is written) enters controller
+    /// DRAM when the write path takes the page and stays there until the FTL programs it. Returns the completion time.
     pub fn write_data(
         &mut self,
         offset_bytes: u64,
@@ -280,7 +280,7 @@ impl Device {
             self.nand
                 .data_mut()
                 .expect("the device holds data")
-                .stage(lpn as u32, page);
+                .pend(lpn as u32, page);
         }
         self.submit(
             &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
@@ -531,6 +531,9 @@ impl Device {
                         // range goes to the FTL as one command.
                         let head = head_partial.then_some(first);
                         let tail = (tail_partial && head != Some(last - 1)).then_some(last - 1);
+                        if let Some(d) = nand.data_mut() {
+                            d.admit_all();
+                        }
                         for lpn in [head, tail].into_iter().flatten() {
                             if let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
                                 nand.read(old, Cause::Rmw);

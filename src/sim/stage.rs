@@ -90,6 +90,12 @@ impl BufferStage {
                 nand.read(old, Cause::Rmw);
             }
             self.write_back(ftl, nand)?;
+            // The page's new bytes enter DRAM only now: the victims just written back
+            // (an older version of a later page of this write, or this page as BPLRU
+            // padding) went out with the bytes they held.
+            if let Some(d) = nand.data_mut() {
+                d.admit(lpn as u32);
+            }
             if let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
                 m.insert(lpn as u32, v);
             }
