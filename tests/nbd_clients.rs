@@ -91,8 +91,7 @@ impl Drop for Serve {
 }
 
 fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("tool runs");
-    out
+    cmd.output().expect("tool runs")
 }
 
 fn text(o: &Output) -> String {

@@ -876,9 +876,9 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         }
         // Translation pages that miss newer data are written again.
         let mut stale = Vec::new();
-        for l in 0..lp as usize {
-            if self.gmt[l] != data[l] {
-                self.gmt[l] = data[l];
+        for (l, (g, &d)) in self.gmt.iter_mut().zip(&data).enumerate() {
+            if *g != d {
+                *g = d;
                 let m = l as u32 / self.epp;
                 if stale.last() != Some(&m) {
                     stale.push(m);

@@ -422,10 +422,8 @@ mod tests {
                 Ok(r) => {
                     prop_assert_eq!(encode_request(&r), a);
                     let v = check_request(&r, export, max);
-                    if let Verdict::Run = v {
-                        if !matches!(r.cmd, Command::Disc | Command::Flush) {
-                            prop_assert!(r.offset.checked_add(r.length as u64).unwrap() <= export);
-                        }
+                    if v == Verdict::Run && !matches!(r.cmd, Command::Disc | Command::Flush) {
+                        prop_assert!(r.offset.checked_add(r.length as u64).unwrap() <= export);
                     }
                 }
                 Err(BadMagic(m)) => prop_assert_ne!(m, REQUEST_MAGIC),
