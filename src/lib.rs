@@ -6,12 +6,14 @@
 
 pub mod buffer;
 pub mod config;
+pub mod data;
 pub mod experiments;
 pub mod fs;
 pub mod ftl;
 pub mod host;
 pub mod hybrid;
 pub mod nand;
+pub mod nbd;
 pub mod report;
 pub mod sim;
 pub mod sweep;

@@ -388,6 +388,9 @@ pub struct Nand {
     /// Physical blocks one `erase` erases: 1, or k when the FTL runs on superblocks of k
     /// blocks (`ftl::superblock`), so erase counters stay in physical block erases.
     blocks_per_erase: u32,
+    /// Page payloads, when the array holds data (`ssdlab serve`, `ssdlab crashtest`):
+    /// every program, copy and erase below also moves or drops the bytes.
+    data: Option<Box<crate::data::FlashData>>,
 }
 
 impl Nand {
@@ -432,6 +435,98 @@ impl Nand {
             logging: false,
             log: Vec::new(),
             blocks_per_erase: 1,
+            data: None,
+        }
+    }
+
+    /// Makes the array hold page payloads in `data` (an erased store, or the one
+    /// [`Nand::mount`] read).
+    pub fn attach_data(&mut self, data: crate::data::FlashData) {
+        self.data = Some(Box::new(data));
+    }
+
+    /// The page payloads, when held.
+    pub fn data(&self) -> Option<&crate::data::FlashData> {
+        self.data.as_deref()
+    }
+
+    /// The page payloads, when held (staging host data, power cuts).
+    pub fn data_mut(&mut self) -> Option<&mut crate::data::FlashData> {
+        self.data.as_deref_mut()
+    }
+
+    /// Takes the page payloads out (a restart mounts them into a new array).
+    pub fn take_data(&mut self) -> Option<crate::data::FlashData> {
+        self.data.take().map(|b| *b)
+    }
+
+    /// Builds the array a power-up finds in `data`: every page whose tag is on the store
+    /// is programmed (with that tag), erase counts as stored, nothing valid yet (the
+    /// FTL's recovery marks the pages its mapping keeps, [`Nand::revalidate`]). Under
+    /// the in-order rule a block's programmed pages form a prefix; a page after a gap
+    /// cannot have been programmed in order and is ignored (counted in the result).
+    /// Returns the array, the tags read (`None` = erased) and the ignored pages.
+    pub fn mount(
+        geo: Geometry,
+        endurance_cycles: u32,
+        in_order: bool,
+        data: crate::data::FlashData,
+    ) -> (Nand, Vec<Option<crate::data::StoredTag>>, u64) {
+        let mut n = Nand::new(geo, endurance_cycles, true, in_order);
+        let mut tags = data.store().scan_tags();
+        let erases = data.store().erase_counts();
+        let np = geo.pages_per_block as usize;
+        let mut ignored = 0;
+        let mut max_seq = None::<u32>;
+        for (b, st) in n.blocks.iter_mut().enumerate() {
+            st.erases = erases[b];
+            if st.erases >= endurance_cycles {
+                n.worn_out_blocks += 1;
+            }
+            st.tag_base = EXPLICIT;
+            let first = b * np;
+            let mut gap = false;
+            for off in 0..np {
+                let i = first + off;
+                let Some(t) = tags[i] else {
+                    gap = true;
+                    continue;
+                };
+                if in_order && gap {
+                    tags[i] = None;
+                    ignored += 1;
+                    continue;
+                }
+                if in_order {
+                    st.write_ptr += 1;
+                } else {
+                    n.programmed[i >> 6] |= 1u64 << (i & 63);
+                    st.write_ptr += 1;
+                }
+                n.oob_lpn[i] = t.lpn.wrapping_add(1);
+                n.oob_seq[i] = t.seq;
+                // Metadata pages draw from the same counter: new ones must outrank
+                // every stale copy left on flash too.
+                max_seq = Some(max_seq.map_or(t.seq, |m| m.max(t.seq)));
+            }
+        }
+        n.next_seq = max_seq.map_or(0, |m| m.wrapping_add(1));
+        n.data = Some(Box::new(data));
+        (n, tags, ignored)
+    }
+
+    /// Marks programmed page `ppn` valid again (an FTL's recovery keeping it).
+    pub fn revalidate(&mut self, ppn: Ppn) {
+        let i = ppn.0 as usize;
+        assert!(
+            self.is_programmed(ppn),
+            "recovery bug: revalidate of erased page {ppn:?}"
+        );
+        let bit = 1u64 << (i & 63);
+        if self.valid[i >> 6] & bit == 0 {
+            self.valid[i >> 6] |= bit;
+            let bi = self.block_index(ppn);
+            self.blocks[bi].valid += 1;
         }
     }
 
@@ -662,6 +757,9 @@ impl Nand {
             _ => self.take_seq(),
         };
         self.place(ppn, lpn, seq);
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_program(ppn.0, lpn.0, seq, cause);
+        }
         self.counters.programs[cause as usize] += 1;
         self.log_op(OpKind::Program, cause, ppn);
         seq
@@ -674,6 +772,9 @@ impl Nand {
         debug_assert!(self.is_valid(src), "FTL bug: copy of invalid page {src:?}");
         let tag = self.oob(src);
         self.place(dst, tag.lpn, tag.seq);
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_copy(src.0, dst.0);
+        }
         let c = cause as usize;
         self.counters.reads[c] += 1;
         self.counters.programs[c] += 1;
@@ -757,6 +858,11 @@ impl Nand {
         // The targets lie at and beyond the write pointer of an in-order block, so their
         // validity bits are clear.
         set_bits(&mut self.valid, d, d + n);
+        if let Some(data) = self.data.as_deref_mut() {
+            for (k, &src) in srcs.iter().enumerate() {
+                data.on_copy(src.0, dst.0 + k as u32);
+            }
+        }
         let st = &mut self.blocks[db];
         st.write_ptr += n as u32;
         st.valid += n as u32;
@@ -876,6 +982,10 @@ impl Nand {
         }
         self.counters.erases[cause as usize] += self.blocks_per_erase as u64;
         let first = self.geo.first_page(block);
+        let erases = self.blocks[block.0 as usize].erases;
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_erase(block.0, first.0, self.geo.pages_per_block, erases);
+        }
         self.log_op(OpKind::Erase, cause, first);
     }
 
@@ -956,7 +1066,7 @@ impl Nand {
         let np = self.geo.pages_per_block as usize;
         let s0 = self.geo.first_page(src).0 as usize;
         let d0 = self.geo.first_page(dst).0 as usize;
-        if self.in_order || !np.is_multiple_of(64) || self.logging {
+        if self.in_order || !np.is_multiple_of(64) || self.logging || self.data.is_some() {
             self.prefetch_block(src);
             let mut moved = 0;
             for off in 0..np {

@@ -8,6 +8,7 @@
 
 mod args;
 mod config_cmd;
+mod crashtest;
 mod design;
 mod gen_trace;
 mod hybrid;
@@ -16,6 +17,7 @@ mod output;
 mod registry;
 mod reproduce;
 mod run;
+mod serve;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -100,6 +102,13 @@ pub enum Command {
     /// summary with the paper's numbers beside ours.
     #[command(after_help = reproduce::AFTER_HELP)]
     Reproduce(reproduce::ReproduceArgs),
+    /// Serve the simulated SSD as a Network Block Device (unix socket or TCP), with its
+    /// data, its timing and power-loss recovery.
+    #[command(after_help = serve::AFTER_HELP)]
+    Serve(serve::ServeArgs),
+    /// Cut the power at random flash operations and check what each FTL recovers.
+    #[command(after_help = crashtest::AFTER_HELP)]
+    Crashtest(crashtest::CrashtestArgs),
 }
 
 /// Runs the parsed command line.
@@ -115,6 +124,8 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Hybrid(a) => hybrid::cmd(a),
         Command::Reproduce(a) => reproduce::cmd(a),
         Command::Sweep(a) => sweep::cmd(a),
+        Command::Serve(a) => serve::cmd(a),
+        Command::Crashtest(a) => crashtest::cmd(a),
     }
 }
 

@@ -379,6 +379,59 @@ impl<V: VictimPolicy> Blocks<V> {
         Some(BlockId(best))
     }
 
+    /// Rebuilds pools, roles and frontiers from a mounted array (recovery): erased blocks
+    /// are free (keyed by their erase counts), full ones closed GC candidates, partly
+    /// programmed ones open again as a frontier of their unit (`stream_of` says which;
+    /// another slot of `streams`, the ones the FTL writes, when that one is taken).
+    /// Returns the partly programmed blocks left without a slot (open, in no frontier):
+    /// the FTL moves their data and erases them, or they would never fill.
+    pub(super) fn remount(
+        &mut self,
+        nand: &Nand,
+        stream_of: impl Fn(BlockId) -> Stream,
+        streams: &[Stream],
+    ) -> Result<Vec<BlockId>, String> {
+        let mut orphans = Vec::new();
+        for u in &mut self.units {
+            u.free.clear();
+            u.frontier = [None; STREAMS];
+        }
+        let np = self.geo.pages_per_block;
+        for b in 0..self.geo.blocks() {
+            let id = BlockId(b);
+            let wp = nand.write_ptr(id);
+            if wp == 0 {
+                self.release(id, nand.erase_count(id));
+            } else if wp == np {
+                self.opened_for[b as usize] = stream_of(id);
+                self.close(id, nand.valid_count(id));
+            } else {
+                let unit = self.unit_of(id) as usize;
+                let want = stream_of(id);
+                self.role[b as usize] = Role::Open;
+                self.opened_for[b as usize] = want;
+                // Translation blocks only take the translation stream.
+                let slot = std::iter::once(want)
+                    .chain(streams.iter().copied().filter(|_| want != Stream::Map))
+                    .filter(|s| *s == want || *s != Stream::Map)
+                    .find(|&s| {
+                        streams.contains(&s) && self.units[unit].frontier[s as usize].is_none()
+                    });
+                match slot {
+                    Some(s) => {
+                        self.units[unit].frontier[s as usize] = Some(Frontier {
+                            block: b,
+                            next_page: wp,
+                        });
+                        self.opened_for[b as usize] = s;
+                    }
+                    None => orphans.push(id),
+                }
+            }
+        }
+        Ok(orphans)
+    }
+
     /// Panics unless every block's role agrees with the NAND and the victim policy (free
     /// blocks erased and not candidates, closed blocks full and candidates, open ones
     /// not candidates, none left mid-collection) and every frontier points at its

@@ -462,6 +462,17 @@ impl<V: VictimPolicy> Dftl<V> {
         self.dirty[mvpn as usize] = list;
         self.dirty[mvpn as usize].clear();
         let dst = self.trans_page(nand)?;
+        if let Some(d) = nand.data_mut() {
+            // A device holding data stores the page's entries (ppn + 1, little endian),
+            // what recovery reads back.
+            let mut page = vec![0u8; d.page_bytes()].into_boxed_slice();
+            let first = (mvpn * self.epp) as usize;
+            let end = (first + self.epp as usize).min(self.gmt.len());
+            for (c, e) in page.chunks_exact_mut(4).zip(&self.gmt[first..end]) {
+                c.copy_from_slice(&e.to_le_bytes());
+            }
+            d.stage_meta(page);
+        }
         nand.program(dst, self.trans_tag(mvpn), Cause::Map);
         self.trans_writes += 1;
         if old != 0 {
@@ -782,6 +793,109 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             + 1
             + (self.gtd.len() as u64).div_ceil(self.np as u64)
             + 1
+    }
+
+    /// Mount: the GTD from the translation pages' tags (highest sequence number per
+    /// translation page), the flash map from their contents; then the data pages' tags
+    /// (highest sequence number per logical page) find what the translation pages miss
+    /// (entries dirty in the CMT or moved by GC when the power went), and every
+    /// translation page that disagrees is written again, so flash and map agree. The CMT
+    /// starts empty.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        let lp = self.logical_pages;
+        let mut data = vec![0u32; lp as usize];
+        let mut data_seq = vec![0u32; lp as usize];
+        let mut tseq = vec![0u32; self.gtd.len()];
+        self.gtd.fill(0);
+        let mut trans_block = vec![false; self.bm.geo.blocks() as usize];
+        for (i, t) in tags.iter().enumerate() {
+            let Some(t) = t else { continue };
+            if t.meta {
+                let m = (NIL - 1).wrapping_sub(t.lpn) as usize;
+                if m >= self.gtd.len() {
+                    continue;
+                }
+                trans_block[i / self.np as usize] = true;
+                if self.gtd[m] == 0 || t.seq > tseq[m] {
+                    self.gtd[m] = i as u32 + 1;
+                    tseq[m] = t.seq;
+                }
+            } else if t.lpn < lp {
+                let l = t.lpn as usize;
+                if data[l] == 0 || t.seq > data_seq[l] {
+                    data[l] = i as u32 + 1;
+                    data_seq[l] = t.seq;
+                }
+            }
+        }
+        // The flash map as the translation pages have it.
+        self.gmt.fill(0);
+        let store = nand
+            .data()
+            .ok_or("dftl recovery needs the flash contents")?;
+        let mut page = vec![0u8; store.page_bytes()];
+        for (m, &t) in self.gtd.iter().enumerate() {
+            if t == 0 {
+                continue;
+            }
+            store.read(t - 1, &mut page);
+            let first = m * self.epp as usize;
+            let end = (first + self.epp as usize).min(self.gmt.len());
+            for (e, c) in self.gmt[first..end].iter_mut().zip(page.chunks_exact(4)) {
+                *e = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+            }
+        }
+        for &t in self.gtd.iter().chain(&data) {
+            if t != 0 {
+                nand.revalidate(Ppn(t - 1));
+            }
+        }
+        let streams: &[Stream] = if self.hot_cold {
+            &[Stream::Host, Stream::Gc, Stream::Map]
+        } else {
+            &[Stream::Host, Stream::Map]
+        };
+        let orphans = self.bm.remount(
+            nand,
+            |b| {
+                if trans_block[b.0 as usize] {
+                    Stream::Map
+                } else {
+                    Stream::Host
+                }
+            },
+            streams,
+        )?;
+        // Each unit may hold an open translation block (translation pages stripe over the
+        // units): the remount keeps every one as that unit's translation frontier.
+        for b in orphans {
+            self.reclaim(b, nand)
+                .map_err(|e| format!("dftl recovery: {e}"))?;
+            self.collect_low_units(nand)
+                .map_err(|e| format!("dftl recovery: {e}"))?;
+        }
+        // Translation pages that miss newer data are written again.
+        let mut stale = Vec::new();
+        for (l, (g, &d)) in self.gmt.iter_mut().zip(&data).enumerate() {
+            if *g != d {
+                *g = d;
+                let m = l as u32 / self.epp;
+                if stale.last() != Some(&m) {
+                    stale.push(m);
+                }
+            }
+        }
+        for m in stale {
+            self.write_translation(m, &[], nand)
+                .map_err(|e| format!("dftl recovery: {e}"))?;
+            self.collect_low_units(nand)
+                .map_err(|e| format!("dftl recovery: {e}"))?;
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {

@@ -124,6 +124,21 @@ pub trait Ftl: Send {
     }
     /// Panics if the FTL's structures disagree with the NAND (tests call this often).
     fn check_invariants(&self, nand: &Nand);
+    /// Rebuilds the FTL's RAM state at power-up from what is on flash alone: `nand` was
+    /// just mounted ([`Nand::mount`]: pages programmed, none valid) and `tags` are the OOB
+    /// tags its scan read. The FTL (freshly built) marks the pages its mapping keeps valid
+    /// and rebuilds its structures. `Err` names why this FTL cannot recover.
+    fn recover(
+        &mut self,
+        _nand: &mut Nand,
+        _tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        Err(format!(
+            "the {} FTL has no recovery from flash yet (its log-block / hash-table state \
+             cannot be rebuilt from OOB tags by this version)",
+            self.name()
+        ))
+    }
     /// Writes the `count` pages from `first` as one host command. FTLs that map units
     /// larger than a page (management blocks) override this so one command rewrites a
     /// unit once, not once per page.

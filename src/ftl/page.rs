@@ -307,6 +307,46 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
     }
 
+    /// Mount scan: for each logical page the programmed host page with the highest
+    /// sequence number wins (copies keep their source's number, so a page copied by a
+    /// GC cut short appears twice with equal numbers and either serves); the winners are
+    /// the map and the only valid pages. Empty blocks are free, full ones GC candidates,
+    /// partly programmed ones become the frontiers again.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        let mut best = vec![0u32; self.logical_pages as usize];
+        self.l2p.fill(0);
+        for (i, t) in tags.iter().enumerate() {
+            let Some(t) = t else { continue };
+            if t.meta || t.lpn >= self.logical_pages {
+                continue;
+            }
+            let l = t.lpn as usize;
+            if self.l2p[l] == 0 || t.seq > best[l] {
+                self.l2p[l] = i as u32 + 1;
+                best[l] = t.seq;
+            }
+        }
+        for &raw in &self.l2p {
+            if raw != 0 {
+                nand.revalidate(Ppn(raw - 1));
+            }
+        }
+        let streams: &[Stream] = if self.cfg.hot_cold {
+            &[Stream::Host, Stream::Gc]
+        } else {
+            &[Stream::Host]
+        };
+        for b in self.bm.remount(nand, |_| Stream::Host, streams)? {
+            self.reclaim(b, nand)
+                .map_err(|e| format!("page recovery: {e}"))?;
+        }
+        Ok(())
+    }
+
     fn check_invariants(&self, nand: &Nand) {
         let mut mapped = 0u64;
         for (lpn, &raw) in self.l2p.iter().enumerate() {

@@ -92,6 +92,29 @@ pub fn time_model(design: &Design) -> Box<dyn TimeModel> {
     }
 }
 
+/// What a restart's recovery did ([`Device::mount`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recovery {
+    /// Pages whose OOB area the mount scan read (every physical page).
+    pub pages_scanned: u64,
+    /// Of those, programmed ones.
+    pub programmed_pages: u64,
+    /// Programmed pages after a gap in an in-order block, ignored.
+    pub pages_ignored: u64,
+    /// Wall-clock time of the scan and the FTL's rebuild.
+    pub recovery_ns: u64,
+}
+
+fn data_req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+    IoRequest {
+        arrival_ns: 0,
+        device: 0,
+        offset_bytes,
+        size_bytes,
+        op,
+    }
+}
+
 /// Data-ready time of a read page served by the write buffer, until the DRAM copy's end
 /// is known.
 const HIT: u64 = u64::MAX;
@@ -169,6 +192,136 @@ impl Device {
             self.nand.drain_log();
         }
         Ok(())
+    }
+
+    /// Builds the device of `design` over flash contents `data` left by an earlier run
+    /// (a restart after shutdown or power loss): the NAND is mounted from the stored
+    /// pages, tags and erase counts and the FTL rebuilds its mapping from them
+    /// ([`crate::ftl::Ftl::recover`]); no RAM state of the earlier run is used. The
+    /// design must track write sequence numbers (`device.track_write_seq`).
+    pub fn mount(
+        design: &Design,
+        data: crate::data::FlashData,
+    ) -> Result<(Device, Recovery), SimError> {
+        let mut dev = Device::build(design)?;
+        if !dev.nand.tracks_seq() {
+            return Err(SimError::Config(
+                "recovery needs device.track_write_seq = true (OOB sequence numbers)".into(),
+            ));
+        }
+        let start = std::time::Instant::now();
+        let (mut nand, tags, pages_ignored) = Nand::mount(
+            *dev.nand.geometry(),
+            dev.resolved.endurance_cycles,
+            dev.nand.in_order(),
+            data,
+        );
+        if let Some(sb) = &design.superblock {
+            nand.set_blocks_per_erase(sb.blocks());
+        }
+        nand.set_logging(dev.time.needs_op_log());
+        dev.nand = nand;
+        dev.ftl
+            .recover(&mut dev.nand, &tags)
+            .map_err(SimError::Config)?;
+        let pages_scanned = tags.len() as u64;
+        let programmed_pages = tags.iter().flatten().count() as u64;
+        Ok((
+            dev,
+            Recovery {
+                pages_scanned,
+                programmed_pages,
+                pages_ignored,
+                recovery_ns: start.elapsed().as_nanos() as u64,
+            },
+        ))
+    }
+
+    /// Whether the NAND holds page payloads.
+    pub fn holds_data(&self) -> bool {
+        self.nand.data().is_some()
+    }
+
+    /// What a read of page `lpn` returns now, into `out` (one page): the write buffer's
+    /// copy, else the flash page the FTL maps it to, else zeros. No flash operation is
+    /// counted (the timed read is [`Device::submit`]).
+    pub fn page_payload(&self, lpn: u64, out: &mut [u8]) {
+        let data = self.nand.data().expect("the device holds data");
+        if let Some(p) = data.staged(lpn as u32) {
+            out.copy_from_slice(p);
+        } else if let Some(ppn) = self.ftl.lookup(Lpn(lpn as u32), &self.nand) {
+            data.read(ppn.0, out);
+        } else {
+            out.fill(0);
+        }
+    }
+
+    /// Performs a host write of `bytes` at `offset_bytes`, issued at `issue_ns`, through
+    /// the same path as [`Device::submit`], with its data: each page's payload (merged
+    /// with the page's current bytes when only part of it is written) enters controller
+    /// DRAM when the write path takes the page and stays there until the FTL programs it. Returns the completion time.
+    pub fn write_data(
+        &mut self,
+        offset_bytes: u64,
+        bytes: &[u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError> {
+        let ps = self.page.get();
+        let end = offset_bytes + bytes.len() as u64;
+        if end > self.capacity_bytes() || bytes.is_empty() {
+            return self.submit(
+                &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
+                issue_ns,
+            );
+        }
+        let first = self.page.div(offset_bytes);
+        let last = self.page.div_ceil(end);
+        for lpn in first..last {
+            let page_start = lpn * ps;
+            let lo = offset_bytes.max(page_start);
+            let hi = end.min(page_start + ps);
+            let mut page = vec![0u8; ps as usize].into_boxed_slice();
+            if hi - lo < ps {
+                self.page_payload(lpn, &mut page);
+            }
+            page[(lo - page_start) as usize..(hi - page_start) as usize].copy_from_slice(
+                &bytes[(lo - offset_bytes) as usize..(hi - offset_bytes) as usize],
+            );
+            self.nand
+                .data_mut()
+                .expect("the device holds data")
+                .pend(lpn as u32, page);
+        }
+        self.submit(
+            &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
+            issue_ns,
+        )
+    }
+
+    /// Performs a host read of `out.len()` bytes at `offset_bytes`, issued at `issue_ns`
+    /// ([`Device::submit`]), and fills `out` with the data. Returns the completion time.
+    pub fn read_data(
+        &mut self,
+        offset_bytes: u64,
+        out: &mut [u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError> {
+        let done = self.submit(
+            &data_req(OpKind::Read, offset_bytes, out.len() as u64),
+            issue_ns,
+        )?;
+        let ps = self.page.get();
+        let end = offset_bytes + out.len() as u64;
+        let mut page = vec![0u8; ps as usize];
+        for lpn in self.page.div(offset_bytes)..self.page.div_ceil(end) {
+            let page_start = lpn * ps;
+            let lo = offset_bytes.max(page_start);
+            let hi = end.min(page_start + ps);
+            self.page_payload(lpn, &mut page);
+            out[(lo - offset_bytes) as usize..(hi - offset_bytes) as usize]
+                .copy_from_slice(&page[(lo - page_start) as usize..(hi - page_start) as usize]);
+        }
+        Ok(done)
     }
 
     #[inline]
@@ -397,6 +550,9 @@ impl Device {
                         // range goes to the FTL as one command.
                         let head = head_partial.then_some(first);
                         let tail = (tail_partial && head != Some(last - 1)).then_some(last - 1);
+                        if let Some(d) = nand.data_mut() {
+                            d.admit_all();
+                        }
                         for lpn in [head, tail].into_iter().flatten() {
                             if let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
                                 nand.read(old, Cause::Rmw);
@@ -438,6 +594,9 @@ impl Device {
                 for lpn in whole_first..whole_last.max(whole_first) {
                     if let Some(b) = self.buffer.as_deref_mut() {
                         b.trim(lpn);
+                    }
+                    if let Some(d) = nand.data_mut() {
+                        d.unstage(lpn as u32);
                     }
                     ftl.trim(Lpn(lpn as u32), nand)?;
                 }

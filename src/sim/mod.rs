@@ -38,8 +38,8 @@ mod stage;
 mod workload;
 
 pub use crate::host::Dispatched;
-pub use device::{Device, HostCounters, time_model};
-pub use report::{Measure, erase_summary};
+pub use device::{Device, HostCounters, Recovery, time_model};
+pub use report::{LiveStats, Measure, erase_summary};
 pub use run::{RunOptions, RunOutput, run, run_design};
 pub use stage::BufferStats;
 pub use workload::build_workload;

@@ -80,6 +80,7 @@ fn no_buffer(host_writes: u64, programs: u64) -> BufferReport {
 
 /// Throughput over simulated time with a bounded number of buckets (the width doubles
 /// whenever they would exceed `MAX_BUCKETS`).
+#[derive(Clone)]
 pub(crate) struct ThroughputSeries {
     width_ns: u64,
     start_ns: u64,
@@ -141,6 +142,7 @@ impl ThroughputSeries {
 }
 
 /// Accumulates one phase's results.
+#[derive(Clone)]
 pub(crate) struct PhaseAcc {
     name: String,
     /// Latencies of requests that are neither reads nor writes (trims, flushes); the
@@ -537,4 +539,49 @@ pub(crate) fn assemble(
         probe_latency: probe_figure(&m.probe_samples),
     };
     super::RunOutput { report, figures }
+}
+
+/// Statistics of a device serving requests as they come (`ssdlab serve`): completions
+/// are recorded one by one and a [`Report`] with `run`'s keys is assembled on demand,
+/// as often as wanted, from copies of the accumulators.
+pub struct LiveStats {
+    base: Baseline,
+    acc: PhaseAcc,
+    series: ThroughputSeries,
+    start: std::time::Instant,
+}
+
+impl LiveStats {
+    /// Starts counting from `dev`'s present state.
+    pub fn new(dev: &Device) -> LiveStats {
+        LiveStats {
+            base: Baseline::take(dev),
+            acc: PhaseAcc::new("serve".into(), 0, dev),
+            series: ThroughputSeries::new(0),
+            start: std::time::Instant::now(),
+        }
+    }
+
+    /// Records a request of `bytes` that completed at `done_ns` after `latency_ns`.
+    pub fn record(&mut self, op: OpKind, bytes: u64, latency_ns: u64, done_ns: u64) {
+        self.acc.record(op, latency_ns, done_ns);
+        self.series.add(done_ns, bytes);
+    }
+
+    /// Requests recorded so far.
+    pub fn requests(&self) -> u64 {
+        self.acc.requests
+    }
+
+    /// The report so far.
+    pub fn report(&self, cfg: &Config, dev: &Device) -> Report {
+        let mut m = Measured::new();
+        m.series = self.series.clone();
+        m.end_phase(self.acc.clone(), dev);
+        let wall = WallClock {
+            start: self.start,
+            measured: self.start,
+        };
+        assemble(cfg, dev, &self.base, m, Vec::new(), Vec::new(), wall).report
+    }
 }

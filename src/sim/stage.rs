@@ -111,6 +111,12 @@ impl BufferStage {
                 nand.read(old, Cause::Rmw);
             }
             self.write_back(ftl, nand)?;
+            // The page's new bytes enter DRAM only now: the victims just written back
+            // (an older version of a later page of this write, or this page as BPLRU
+            // padding) went out with the bytes they held.
+            if let Some(d) = nand.data_mut() {
+                d.admit(lpn as u32);
+            }
             if let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
                 m.insert(lpn as u32, v);
             }
@@ -181,6 +187,9 @@ impl BufferStage {
                     continue;
                 };
                 let tag = nand.read(old, Cause::Rmw);
+                if let Some(d) = nand.data_mut() {
+                    d.stage_from_flash(e.lpn, old.0);
+                }
                 if self.versions.is_some() {
                     nand.stamp_next_host_program(tag.seq);
                 }

@@ -1,0 +1,289 @@
+//! `ssdlab serve`: the simulated SSD as a Network Block Device (docs/nbd.md).
+
+use super::CliError;
+use super::args::{HostArgs, SettingsArgs, SsdArgs};
+use super::design::{Check, DesignArgs};
+use clap::Args;
+use ssdlab::data::{FileStore, FlashData};
+use ssdlab::nbd::{Ending, Latency, Listen, ServeOptions, Server};
+use ssdlab::sim::Device;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Examples shown by `ssdlab serve --help`.
+pub const AFTER_HELP: &str = "\
+Examples:
+  ssdlab serve --socket /tmp/ssd.sock --capacity 16GiB
+  nbdinfo 'nbd+unix:///?socket=/tmp/ssd.sock'
+  qemu-io -f raw -c 'write -P 0xab 0 1M' -c 'read -P 0xab 0 1M' 'nbd+unix:///?socket=/tmp/ssd.sock'
+  ssdlab serve --socket /tmp/ssd.sock --ftl dftl --buffer lru --data ssd.img --latency simulated
+  ssdlab serve --port 10809 --preset ssd-b --stats-every 5   (TCP on 127.0.0.1)
+
+The export is named 'ssdlab' (the default export '' is the same device). Every design
+flag of `ssdlab run` applies. With --data the flash contents (pages, OOB tags, erase
+counts) live in a sparse file: a restart with the same design mounts it and each FTL
+rebuilds its mapping from the tags. SIGTERM or Ctrl-C stops cleanly (the write buffer
+is written back); SIGUSR1 prints a statistics line. Statistics are JSON lines on
+standard output, with the keys of `ssdlab run --json`.";
+
+/// `ssdlab serve` flags.
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The SSD design.
+    #[command(flatten)]
+    pub ssd: SsdArgs,
+    /// Seed (random power cut).
+    #[command(flatten)]
+    pub host: HostArgs,
+    /// File and `--set`.
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Listen on a unix socket at this path.
+    #[arg(
+        long,
+        value_name = "PATH",
+        help_heading = "Server",
+        conflicts_with = "port",
+        required_unless_present = "port"
+    )]
+    pub socket: Option<PathBuf>,
+    /// Listen on this TCP port (127.0.0.1 unless --listen).
+    #[arg(long, value_name = "N", help_heading = "Server")]
+    pub port: Option<u16>,
+    /// TCP address to listen on instead of loopback (NBD has no authentication: anyone
+    /// who reaches the port can read and write the device).
+    #[arg(long, value_name = "ADDR", help_heading = "Server", requires = "port")]
+    pub listen: Option<std::net::IpAddr>,
+    /// Keep the flash contents in this sparse file; an existing file written by the
+    /// same design is mounted (recovery from its OOB tags).
+    #[arg(long, value_name = "FILE", help_heading = "Server")]
+    pub data: Option<PathBuf>,
+    /// Reply timing: none (as fast as possible), simulated (each reply when its
+    /// simulated completion time is reached on the wall clock) or scaled=F (simulated
+    /// times × F).
+    #[arg(long, value_name = "MODE", default_value = "none", help_heading = "Server",
+          value_parser = Latency::parse)]
+    pub latency: Latency,
+    /// A statistics line every this many seconds.
+    #[arg(long, value_name = "SECONDS", help_heading = "Server")]
+    pub stats_every: Option<f64>,
+    /// Cut the power during the N-th command (with --seed: a random command from 1 to
+    /// N and a random point inside it); the server then stops, as a drive losing power.
+    #[arg(long, value_name = "N", help_heading = "Power loss")]
+    pub power_cut_after: Option<u64>,
+    /// Power-loss protection: at a cut the write buffer still reaches flash.
+    #[arg(long, help_heading = "Power loss")]
+    pub plp: bool,
+    /// Export name.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "ssdlab",
+        help_heading = "Server"
+    )]
+    pub export_name: String,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+static USR1: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+extern "C" fn on_usr1(_: libc::c_int) {
+    USR1.store(true, Ordering::SeqCst);
+}
+
+/// The design flags as `run`'s design arguments, with OOB sequence numbers on (the
+/// recovery needs them).
+pub fn design_args(ssd: &SsdArgs, host: &HostArgs, settings: &SettingsArgs) -> DesignArgs {
+    let mut settings = settings.clone();
+    settings.set.push("device.track_write_seq=true".into());
+    DesignArgs {
+        ssd: ssd.clone(),
+        host: host.clone(),
+        settings,
+        ..Default::default()
+    }
+}
+
+/// Runs `ssdlab serve`.
+pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
+    if [&a.ssd.ftl, &a.ssd.gc, &a.ssd.buffer]
+        .iter()
+        .any(|l| l.as_ref().is_some_and(|v| v.len() > 1))
+    {
+        return Err(CliError::Input(
+            "--ftl, --gc and --buffer take one name each for serve (one device is served)".into(),
+        ));
+    }
+    if let Some(s) = a.stats_every
+        && !(s.is_finite() && s > 0.0)
+    {
+        return Err(CliError::Input(format!(
+            "--stats-every {s}: expected a positive number of seconds"
+        )));
+    }
+    if a.power_cut_after == Some(0) {
+        return Err(CliError::Input(
+            "--power-cut-after 0: expected a command number from 1".into(),
+        ));
+    }
+    let mut designs = design_args(&a.ssd, &a.host, &a.settings).designs(Check::Run)?;
+    let design = designs.remove(0);
+    let valid = design.valid.expect("checked for a run");
+    let cfg = valid.config.clone();
+    let geo = valid.ftl_geometry;
+    let page_bytes = geo.page_size_bytes;
+    let fingerprint = format!(
+        "ftl {} logical_pages {}",
+        serde_json::to_string(&cfg.ftl).expect("config serializes"),
+        valid.device.logical_pages
+    );
+    let mut dev = match &a.data {
+        Some(path) => {
+            let (store, existing) = FileStore::open(path, &geo, &fingerprint)
+                .map_err(|e| CliError::Input(format!("--data {}: {e}", path.display())))?;
+            let data = FlashData::new(Box::new(store), page_bytes as usize);
+            if existing {
+                let (dev, r) = Device::mount(&valid, data)
+                    .map_err(|e| CliError::Input(format!("--data {}: {e}", path.display())))?;
+                eprintln!(
+                    "ssdlab serve: mounted {}: scanned {} pages ({} programmed, {} ignored) \
+                     in {:.1} ms",
+                    path.display(),
+                    r.pages_scanned,
+                    r.programmed_pages,
+                    r.pages_ignored,
+                    r.recovery_ns as f64 / 1e6
+                );
+                dev
+            } else {
+                let mut dev = Device::build(&valid)?;
+                dev.nand.attach_data(data);
+                dev
+            }
+        }
+        None => {
+            let mut dev = Device::build(&valid)?;
+            dev.nand.attach_data(FlashData::in_memory(&geo));
+            dev
+        }
+    };
+    let listen = match (&a.socket, a.port) {
+        (Some(p), _) => Listen::Unix(p.clone()),
+        (None, Some(port)) => {
+            let ip = a
+                .listen
+                .unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+            if !ip.is_loopback() {
+                eprintln!(
+                    "warning: listening on {ip}: NBD has no authentication; anyone who can \
+                     reach port {port} can read and overwrite the device"
+                );
+            }
+            Listen::Tcp(std::net::SocketAddr::new(ip, port))
+        }
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let max_bytes = 32 << 20;
+    let server = Server::bind(
+        &listen,
+        &a.export_name,
+        dev.capacity_bytes(),
+        page_bytes,
+        max_bytes,
+    )
+    .map_err(|e| CliError::Input(format!("cannot listen on {listen:?}: {e}")))?;
+    let where_ = match &listen {
+        Listen::Unix(p) => format!("nbd+unix:///{}?socket={}", a.export_name, p.display()),
+        Listen::Tcp(addr) => format!(
+            "nbd://{}:{}/{}",
+            addr.ip(),
+            server.local_port().unwrap_or(addr.port()),
+            a.export_name
+        ),
+    };
+    eprintln!(
+        "ssdlab serve: {where_} ({} bytes, {} B pages, ftl {}, latency {:?})",
+        dev.capacity_bytes(),
+        page_bytes,
+        dev.ftl.name(),
+        a.latency
+    );
+    // SAFETY: the handlers only store to atomics, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGUSR1, on_usr1 as *const () as libc::sighandler_t);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let stats_now = Arc::new(AtomicBool::new(false));
+    {
+        let (stop, stats_now) = (stop.clone(), stats_now.clone());
+        std::thread::spawn(move || {
+            loop {
+                if STOP.load(Ordering::SeqCst) {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if USR1.swap(false, Ordering::SeqCst) {
+                    stats_now.store(true, Ordering::SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+    }
+    let (cut_command, cut_ops) = match a.power_cut_after {
+        None => (None, 0),
+        Some(n) => match a.host.seed {
+            None => (Some(n), u64::MAX),
+            Some(seed) => {
+                use rand::{Rng, SeedableRng};
+                let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+                (Some(rng.gen_range(1..=n)), rng.gen_range(0..64))
+            }
+        },
+    };
+    let opts = ServeOptions {
+        latency: a.latency,
+        export_name: a.export_name.clone(),
+        max_request_bytes: max_bytes,
+        stats_every: a.stats_every.map(Duration::from_secs_f64),
+        power_cut_at_command: cut_command,
+        power_cut_flash_ops: cut_ops,
+        plp: a.plp,
+        stop,
+        stats_now,
+        progress: std::io::stderr().is_terminal(),
+    };
+    let mut out = std::io::stdout();
+    let mut stats = |r: &ssdlab::report::Report, c: &ssdlab::nbd::Clocks| {
+        let mut v = serde_json::to_value(r).expect("report serializes");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("config");
+            o.insert("simulated_ns".into(), c.simulated_ns.into());
+            o.insert("wall_clock_ns".into(), c.wall_ns.into());
+            o.insert("requests".into(), c.requests.into());
+        }
+        let _ = writeln!(out, "{v}");
+        let _ = out.flush();
+    };
+    let ending = server
+        .run(&mut dev, &cfg, &opts, &mut stats)
+        .map_err(|e| CliError::Output(format!("serve: {e}")))?;
+    if ending == Ending::PowerCut {
+        eprintln!(
+            "ssdlab serve: power cut at command {} ({}); restart with the same --data to recover",
+            cut_command.unwrap_or(0),
+            if a.plp {
+                "write buffer saved by PLP"
+            } else {
+                "write buffer contents lost"
+            }
+        );
+    }
+    Ok(())
+}

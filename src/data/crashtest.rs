@@ -1,0 +1,302 @@
+//! Power-loss testing in process (`ssdlab crashtest`): random writes, trims, flushes and
+//! reads on a device holding data, the power cut at a random flash operation, a restart
+//! that mounts the flash and lets the FTL recover, and checks against a model of what
+//! the host was promised.
+//!
+//! ```text
+//! every page write carries (lpn, version) and a pattern derived from them
+//! per page: history = versions ever sent; floor = version a completed FLUSH (or FUA)
+//!           covered and no trim followed
+//! cut:      the store takes only the first B flash operations of the segment (B random);
+//!           DRAM (the write buffer) is lost unless PLP; the command in flight is unacked
+//! restart:  Device::mount (tags scan + Ftl::recover); (c) FTL and NAND invariants
+//! check:    (b) a page reads zeros or a version in its history with an intact pattern,
+//!               else torn_or_foreign
+//!           (a) a version older than the floor (or zeros under a floor) is acked_writes_lost;
+//!               an acknowledged trim lifts the floor (the host gave the data up)
+//! ```
+//! Between cuts, reads compare with the last acknowledged version (live mismatches: a
+//! data-path bug shows up even in an FTL without recovery).
+
+use super::FlashData;
+use crate::config::Design;
+use crate::sim::Device;
+use crate::workload::{IoRequest, OpKind};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::Serialize;
+
+/// How the test runs.
+#[derive(Clone, Copy, Debug)]
+pub struct CrashOptions {
+    /// Power cuts (and restarts).
+    pub cuts: u64,
+    /// Seed of everything random.
+    pub seed: u64,
+    /// Power-loss protection: the write buffer reaches flash at a cut.
+    pub plp: bool,
+    /// Host commands between two cuts, at most.
+    pub max_ops_per_cut: u32,
+}
+
+/// What one design's test found (the keys of `ssdlab crashtest --json`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CrashReport {
+    /// The design (`ftl+buffer`).
+    pub design: String,
+    /// Cuts performed and recovered from.
+    pub cuts: u64,
+    /// Pages whose acknowledged and flushed (or FUA) data was gone after a restart.
+    pub acked_writes_lost: u64,
+    /// Pages that read back bytes never written there (torn or another page's data).
+    pub torn_or_foreign_reads: u64,
+    /// Reads between cuts that did not return the last acknowledged data.
+    pub live_read_mismatches: u64,
+    /// Restarts after which the FTL's or NAND's invariants failed.
+    pub invariant_failures: u64,
+    /// Mean wall-clock time of a recovery, ns.
+    pub recovery_ns_mean: f64,
+    /// Mean pages whose OOB the mount scan read.
+    pub scanned_pages_mean: f64,
+    /// Host commands performed.
+    pub host_commands: u64,
+    /// Block erases over the whole test (GC, merges, folds: the data was moved).
+    pub erases: u64,
+    /// Why the test stopped early (the FTL cannot recover, ran out of space…).
+    pub error: Option<String>,
+}
+
+impl CrashReport {
+    /// Whether nothing was lost, torn or inconsistent and the test ran to the end.
+    pub fn passed(&self) -> bool {
+        self.acked_writes_lost == 0
+            && self.torn_or_foreign_reads == 0
+            && self.live_read_mismatches == 0
+            && self.invariant_failures == 0
+            && self.error.is_none()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Last {
+    Write(u64),
+    Trim,
+}
+
+#[derive(Clone, Debug, Default)]
+struct PageModel {
+    /// Versions ever sent to this page (0 = zeros is always allowed).
+    history: Vec<u64>,
+    /// Last acknowledged event.
+    last: Option<Last>,
+    /// Version that must survive (or be superseded); `None` after a trim.
+    floor: Option<u64>,
+}
+
+/// The bytes of version `v` of page `lpn`.
+fn pattern(lpn: u64, v: u64, out: &mut [u8]) {
+    out[0..8].copy_from_slice(&lpn.to_le_bytes());
+    out[8..16].copy_from_slice(&v.to_le_bytes());
+    let mut x = v.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ lpn;
+    for c in out[16..].chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = x.to_le_bytes();
+        c.copy_from_slice(&b[..c.len()]);
+    }
+}
+
+/// Which version `page` (read from `lpn`) holds: `Some(0)` zeros, `Some(v)` an intact
+/// version, `None` anything else.
+fn identify(lpn: u64, page: &[u8], scratch: &mut [u8]) -> Option<u64> {
+    if page.iter().all(|&b| b == 0) {
+        return Some(0);
+    }
+    let l = u64::from_le_bytes(page[0..8].try_into().unwrap());
+    let v = u64::from_le_bytes(page[8..16].try_into().unwrap());
+    if l != lpn || v == 0 {
+        return None;
+    }
+    pattern(lpn, v, scratch);
+    (scratch == page).then_some(v)
+}
+
+fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+    IoRequest {
+        arrival_ns: 0,
+        device: 0,
+        offset_bytes,
+        size_bytes,
+        op,
+    }
+}
+
+fn is_cut(dev: &Device) -> bool {
+    dev.nand.data().is_some_and(|d| d.is_cut())
+}
+
+/// Runs the test on `design` (which must track write sequence numbers).
+pub fn run(design: &Design, name: &str, opts: &CrashOptions) -> CrashReport {
+    let mut rep = CrashReport {
+        design: name.into(),
+        ..Default::default()
+    };
+    if let Err(e) = run_inner(design, opts, &mut rep) {
+        rep.error = Some(e);
+    }
+    rep
+}
+
+fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Result<(), String> {
+    let mut dev = Device::build(design).map_err(|e| e.to_string())?;
+    dev.nand
+        .attach_data(FlashData::in_memory(dev.nand.geometry()));
+    let ps = dev.nand.geometry().page_size_bytes as u64;
+    let pages = dev.resolved.logical_pages;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
+    let mut model = vec![PageModel::default(); pages as usize];
+    let mut dirty: Vec<u32> = Vec::new();
+    let mut next_version = 1u64;
+    let mut t = 0u64;
+    let mut buf = Vec::new();
+    let mut scratch = vec![0u8; ps as usize];
+    let mut page = vec![0u8; ps as usize];
+    let mut recovery_ns = 0u64;
+    let mut scanned = 0u64;
+    for _ in 0..opts.cuts {
+        let ops = rng.gen_range(1..=opts.max_ops_per_cut.max(1));
+        if !opts.plp {
+            let budget = rng.gen_range(0..ops as u64 * 12 + 1);
+            dev.nand.data_mut().expect("attached").arm_cut(budget);
+        }
+        for _ in 0..ops {
+            t += 10_000;
+            let roll = rng.gen_range(0..100);
+            let n = rng.gen_range(1..=8u64).min(pages);
+            let first = rng.gen_range(0..=pages - n);
+            rep.host_commands += 1;
+            if roll < 60 {
+                // A write (one in ten with FUA).
+                let fua = rng.gen_range(0..10) == 0;
+                buf.resize((n * ps) as usize, 0);
+                let v0 = next_version;
+                next_version += n;
+                for k in 0..n {
+                    pattern(
+                        first + k,
+                        v0 + k,
+                        &mut buf[(k * ps) as usize..((k + 1) * ps) as usize],
+                    );
+                    model[(first + k) as usize].history.push(v0 + k);
+                }
+                dev.write_data(first * ps, &buf, t)
+                    .map_err(|e| e.to_string())?;
+                if fua && !is_cut(&dev) {
+                    dev.submit(&req(OpKind::Flush, 0, 0), t)
+                        .map_err(|e| e.to_string())?;
+                }
+                if is_cut(&dev) {
+                    break;
+                }
+                for k in 0..n {
+                    let m = &mut model[(first + k) as usize];
+                    m.last = Some(Last::Write(v0 + k));
+                    if fua {
+                        m.floor = Some(v0 + k);
+                    } else {
+                        dirty.push((first + k) as u32);
+                    }
+                }
+            } else if roll < 70 {
+                dev.submit(&req(OpKind::Trim, first * ps, n * ps), t)
+                    .map_err(|e| e.to_string())?;
+                if is_cut(&dev) {
+                    break;
+                }
+                // The host discarded these pages: from now on any earlier version (or
+                // zeros) is an acceptable answer until it writes them again.
+                for k in first..first + n {
+                    let m = &mut model[k as usize];
+                    m.last = Some(Last::Trim);
+                    m.floor = None;
+                }
+            } else if roll < 78 {
+                dev.submit(&req(OpKind::Flush, 0, 0), t)
+                    .map_err(|e| e.to_string())?;
+                if is_cut(&dev) {
+                    break;
+                }
+                for &l in &dirty {
+                    let m = &mut model[l as usize];
+                    m.floor = match m.last {
+                        Some(Last::Write(v)) => Some(v),
+                        _ => None,
+                    };
+                }
+                dirty.clear();
+            } else {
+                buf.resize((n * ps) as usize, 0);
+                dev.read_data(first * ps, &mut buf, t)
+                    .map_err(|e| e.to_string())?;
+                if is_cut(&dev) {
+                    break;
+                }
+                for k in 0..n {
+                    let got = identify(
+                        first + k,
+                        &buf[(k * ps) as usize..((k + 1) * ps) as usize],
+                        &mut scratch,
+                    );
+                    if let Some(Last::Write(v)) = model[(first + k) as usize].last
+                        && got != Some(v)
+                    {
+                        rep.live_read_mismatches += 1;
+                    }
+                }
+            }
+        }
+        // The power goes.
+        rep.erases += dev.nand.counters().total_erases();
+        if opts.plp {
+            dev.flush_buffer(t).map_err(|e| e.to_string())?;
+        }
+        let mut data = dev.nand.take_data().expect("attached");
+        data.lose_dram();
+        data.disarm();
+        let (d, r) = Device::mount(design, data).map_err(|e| e.to_string())?;
+        dev = d;
+        rep.cuts += 1;
+        recovery_ns += r.recovery_ns;
+        scanned += r.pages_scanned;
+        let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            dev.ftl.check_invariants(&dev.nand)
+        }));
+        if ok.is_err() {
+            rep.invariant_failures += 1;
+        }
+        // What every page holds now.
+        for lpn in 0..pages {
+            dev.page_payload(lpn, &mut page);
+            let m = &mut model[lpn as usize];
+            let got = identify(lpn, &page, &mut scratch);
+            let known = got.is_some_and(|v| v == 0 || m.history.contains(&v));
+            if !known {
+                rep.torn_or_foreign_reads += 1;
+                continue;
+            }
+            let v = got.expect("known");
+            if m.floor.is_some_and(|f| v < f) {
+                rep.acked_writes_lost += 1;
+            }
+            // The device holds `v` now, on flash: it must stay (or be superseded).
+            m.floor = (v > 0).then_some(v);
+            m.last = Some(if v > 0 { Last::Write(v) } else { Last::Trim });
+        }
+        dirty.clear();
+    }
+    let cuts = rep.cuts.max(1) as f64;
+    rep.recovery_ns_mean = recovery_ns as f64 / cuts;
+    rep.scanned_pages_mean = scanned as f64 / cuts;
+    Ok(())
+}

@@ -1,0 +1,245 @@
+//! Page payloads in a sparse file that survives restarts (`ssdlab serve --data FILE`).
+//!
+//! ```text
+//! 0                 header: "SSDLABF1", page bytes, pages, pages per block, blocks,
+//!                   the design's fingerprint (a restart with another design is refused)
+//! 4096              tags: 12 B per physical page (lpn + 1, seq, flags); 0 = erased
+//! tags end          erase counts: 4 B per block
+//! data (page-aligned) page ppn at data + ppn × page bytes; erased pages are holes
+//! ```
+//! A program writes the data before the tag, so a page whose tag is on the file holds
+//! its data: a crash between the two leaves an erased-looking page, as a program cut
+//! short by power loss leaves a page that fails its ECC and is treated as erased.
+
+use super::{PageStore, StoredTag};
+use crate::nand::Geometry;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::os::unix::io::AsRawFd;
+use std::path::Path;
+
+const MAGIC: &[u8; 8] = b"SSDLABF1";
+const HEADER_BYTES: u64 = 4096;
+const TAG_BYTES: u64 = 12;
+const FLAG_META: u32 = 1;
+
+/// Flash contents in a file.
+pub struct FileStore {
+    file: File,
+    page_bytes: u64,
+    pages: u64,
+    blocks: u64,
+    tags_at: u64,
+    erases_at: u64,
+    data_at: u64,
+    /// Pages programmed now (for the statistics).
+    programmed: u64,
+}
+
+fn io_err(path: &Path, what: String) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{}: {what}", path.display()),
+    )
+}
+
+impl FileStore {
+    /// Opens `path` for an array of shape `geo` and design `fingerprint`: a new or empty
+    /// file is formatted (all pages erased); an existing one must have been written for
+    /// the same shape and design. Returns the store and whether it held data.
+    pub fn open(path: &Path, geo: &Geometry, fingerprint: &str) -> io::Result<(FileStore, bool)> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)?;
+        let page_bytes = geo.page_size_bytes as u64;
+        let pages = geo.pages();
+        let blocks = geo.blocks() as u64;
+        let tags_at = HEADER_BYTES;
+        let erases_at = tags_at + pages * TAG_BYTES;
+        let data_at = (erases_at + blocks * 4).div_ceil(page_bytes) * page_bytes;
+        let mut header = vec![0u8; HEADER_BYTES as usize];
+        header[0..8].copy_from_slice(MAGIC);
+        header[8..12].copy_from_slice(&(page_bytes as u32).to_le_bytes());
+        header[12..20].copy_from_slice(&pages.to_le_bytes());
+        header[20..24].copy_from_slice(&geo.pages_per_block.to_le_bytes());
+        header[24..32].copy_from_slice(&blocks.to_le_bytes());
+        let fp = fingerprint.as_bytes();
+        let fp_len = fp.len().min(HEADER_BYTES as usize - 36);
+        header[32..36].copy_from_slice(&(fp_len as u32).to_le_bytes());
+        header[36..36 + fp_len].copy_from_slice(&fp[..fp_len]);
+        let len = file.metadata()?.len();
+        let existing = len > 0;
+        if existing {
+            let mut on_file = vec![0u8; HEADER_BYTES as usize];
+            file.read_exact_at(&mut on_file, 0)
+                .map_err(|_| io_err(path, "not an ssdlab data file (too short)".into()))?;
+            if &on_file[0..8] != MAGIC {
+                return Err(io_err(
+                    path,
+                    "not an ssdlab data file (bad magic); give a new path or an empty file".into(),
+                ));
+            }
+            if on_file != header {
+                let n = u32::from_le_bytes(on_file[32..36].try_into().unwrap()) as usize;
+                let theirs = String::from_utf8_lossy(&on_file[36..36 + n.min(4000)]);
+                return Err(io_err(
+                    path,
+                    format!(
+                        "written by another design ({theirs}); this run is ({fingerprint}). \
+                         Restart with the same design flags or use a new file"
+                    ),
+                ));
+            }
+        } else {
+            file.write_all_at(&header, 0)?;
+            file.set_len(data_at + pages * page_bytes)?;
+        }
+        let mut s = FileStore {
+            file,
+            page_bytes,
+            pages,
+            blocks,
+            tags_at,
+            erases_at,
+            data_at,
+            programmed: 0,
+        };
+        if existing {
+            s.programmed = s.scan_tags().iter().flatten().count() as u64;
+        }
+        Ok((s, existing))
+    }
+
+    fn write_tag(&self, ppn: u32, tag: Option<StoredTag>) {
+        let mut b = [0u8; TAG_BYTES as usize];
+        if let Some(t) = tag {
+            b[0..4].copy_from_slice(&t.lpn.wrapping_add(1).to_le_bytes());
+            b[4..8].copy_from_slice(&t.seq.to_le_bytes());
+            b[8..12].copy_from_slice(&(if t.meta { FLAG_META } else { 0 }).to_le_bytes());
+        }
+        self.file
+            .write_all_at(&b, self.tags_at + ppn as u64 * TAG_BYTES)
+            .expect("data file write failed");
+    }
+
+    fn read_tag(&self, ppn: u32) -> Option<StoredTag> {
+        let mut b = [0u8; TAG_BYTES as usize];
+        self.file
+            .read_exact_at(&mut b, self.tags_at + ppn as u64 * TAG_BYTES)
+            .expect("data file read failed");
+        decode_tag(&b)
+    }
+}
+
+fn decode_tag(b: &[u8]) -> Option<StoredTag> {
+    let l = u32::from_le_bytes(b[0..4].try_into().unwrap());
+    (l != 0).then(|| StoredTag {
+        lpn: l.wrapping_sub(1),
+        seq: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+        meta: u32::from_le_bytes(b[8..12].try_into().unwrap()) & FLAG_META != 0,
+    })
+}
+
+impl PageStore for FileStore {
+    fn program(&mut self, ppn: u32, tag: StoredTag, data: &[u8]) {
+        self.file
+            .write_all_at(data, self.data_at + ppn as u64 * self.page_bytes)
+            .expect("data file write failed");
+        self.write_tag(ppn, Some(tag));
+        self.programmed += 1;
+    }
+
+    fn copy(&mut self, src: u32, dst: u32) {
+        let mut buf = vec![0u8; self.page_bytes as usize];
+        self.read(src, &mut buf);
+        let tag = self.read_tag(src).expect("copy of an erased page");
+        self.program(dst, tag, &buf);
+    }
+
+    fn erase(&mut self, block: u32, first: u32, pages: u32, erase_count: u32) {
+        let zeros = vec![0u8; (pages as u64 * TAG_BYTES) as usize];
+        let programmed = {
+            let mut b = vec![0u8; zeros.len()];
+            self.file
+                .read_exact_at(&mut b, self.tags_at + first as u64 * TAG_BYTES)
+                .expect("data file read failed");
+            b.chunks_exact(TAG_BYTES as usize)
+                .filter(|t| decode_tag(t).is_some())
+                .count() as u64
+        };
+        self.programmed -= programmed.min(self.programmed);
+        self.file
+            .write_all_at(&zeros, self.tags_at + first as u64 * TAG_BYTES)
+            .expect("data file write failed");
+        self.file
+            .write_all_at(
+                &erase_count.to_le_bytes(),
+                self.erases_at + block as u64 * 4,
+            )
+            .expect("data file write failed");
+        // Give the erased pages' space back (a hole reads as zeros).
+        let at = self.data_at + first as u64 * self.page_bytes;
+        let len = pages as u64 * self.page_bytes;
+        // SAFETY: fallocate on an open descriptor with in-range arguments; a failure
+        // (a file system without hole punching) only leaves stale bytes that no read
+        // returns, since the tags say the pages are erased.
+        unsafe {
+            libc::fallocate(
+                self.file.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                at as libc::off_t,
+                len as libc::off_t,
+            );
+        }
+    }
+
+    fn read(&self, ppn: u32, out: &mut [u8]) -> bool {
+        if self.read_tag(ppn).is_none() {
+            out.fill(0);
+            return false;
+        }
+        self.file
+            .read_exact_at(out, self.data_at + ppn as u64 * self.page_bytes)
+            .expect("data file read failed");
+        true
+    }
+
+    fn scan_tags(&self) -> Vec<Option<StoredTag>> {
+        let mut out = Vec::with_capacity(self.pages as usize);
+        let chunk_pages = 1 << 16;
+        let mut buf = vec![0u8; (chunk_pages * TAG_BYTES) as usize];
+        let mut p = 0;
+        while p < self.pages {
+            let n = chunk_pages.min(self.pages - p);
+            let b = &mut buf[..(n * TAG_BYTES) as usize];
+            self.file
+                .read_exact_at(b, self.tags_at + p * TAG_BYTES)
+                .expect("data file read failed");
+            out.extend(b.chunks_exact(TAG_BYTES as usize).map(decode_tag));
+            p += n;
+        }
+        out
+    }
+
+    fn erase_counts(&self) -> Vec<u32> {
+        let mut b = vec![0u8; (self.blocks * 4) as usize];
+        self.file
+            .read_exact_at(&mut b, self.erases_at)
+            .expect("data file read failed");
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+
+    fn stored_bytes(&self) -> u64 {
+        self.programmed * self.page_bytes
+    }
+}

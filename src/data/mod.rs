@@ -1,0 +1,276 @@
+//! Page payloads: the bytes each *physical* page holds, so a device served over NBD
+//! returns what its FTL's mapping points at and every GC copy, merge and fold moves real
+//! bytes (docs/nbd.md).
+//!
+//! ```text
+//! host write(lpn, bytes) -> staged[lpn] = bytes          (controller DRAM: volatile)
+//! NAND program(ppn, lpn, Host) -> store[ppn] = staged.take(lpn), tag(ppn) = (lpn, seq)
+//! NAND copy(src, dst)         -> store[dst] = store[src], tag copied (same lpn and seq)
+//! NAND erase(block)           -> its pages' data and tags dropped, erase count kept
+//! host read(lpn) -> staged[lpn] if buffered, else store[L2P(lpn)], else zeros
+//! ```
+//! The [`Nand`](crate::nand::Nand) calls [`FlashData`] from the one place each kind of
+//! operation passes (program, copy and its run and block forms, erase), so no FTL can
+//! move a page without moving its bytes. The store keeps the OOB tag and erase count of
+//! every page as flash does: a restart mounts the array from them alone
+//! ([`crate::nand::Nand::mount`]), never from a copy of RAM state.
+//!
+//! A power cut ([`FlashData::arm_cut`]) lets a given number of flash operations reach the
+//! store and drops the rest, as a drive losing power in the middle of a command does.
+
+pub mod crashtest;
+mod file;
+mod memory;
+
+pub use file::FileStore;
+pub use memory::MemoryStore;
+
+use crate::nand::{Cause, Geometry};
+use std::collections::HashMap;
+
+/// What the OOB area of a programmed page says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredTag {
+    /// Logical page (or a metadata tag, for [`Cause::Map`] pages).
+    pub lpn: u32,
+    /// Host write sequence number of the data.
+    pub seq: u32,
+    /// What the page holds: host data (programs of cause Host and their copies) or
+    /// FTL metadata ([`Cause::Map`]).
+    pub meta: bool,
+}
+
+/// A medium holding page payloads, tags and erase counts.
+pub trait PageStore: Send {
+    /// Programs `ppn` with `data` (a whole page) and its tag.
+    fn program(&mut self, ppn: u32, tag: StoredTag, data: &[u8]);
+    /// Copies page `src` (data and tag) to erased page `dst`.
+    fn copy(&mut self, src: u32, dst: u32);
+    /// Erases the `pages` pages from `first` (one block) and records its new erase count.
+    fn erase(&mut self, block: u32, first: u32, pages: u32, erase_count: u32);
+    /// Fills `out` with `ppn`'s data; `false` (and zeros) when it holds none.
+    fn read(&self, ppn: u32, out: &mut [u8]) -> bool;
+    /// Tags of every page (`None` = erased), in page order: the mount scan.
+    fn scan_tags(&self) -> Vec<Option<StoredTag>>;
+    /// Erase count of every block.
+    fn erase_counts(&self) -> Vec<u32>;
+    /// Makes everything written so far durable (a file's fsync; nothing in memory).
+    fn sync(&mut self) -> std::io::Result<()>;
+    /// Bytes of page data held (memory) or allocated (file).
+    fn stored_bytes(&self) -> u64;
+}
+
+/// The data side of a NAND array: the store (flash contents) and the controller's
+/// DRAM copies of host data not yet programmed.
+pub struct FlashData {
+    store: Box<dyn PageStore>,
+    page_bytes: usize,
+    /// Whole-page payloads of host writes waiting for their program (the write buffer's
+    /// contents, or a write in flight), by logical page.
+    staged: HashMap<u32, Box<[u8]>>,
+    /// Whole-page payloads of the host write being performed, moved into `staged` page
+    /// by page as the write path takes each page (a buffer may first evict an older
+    /// version of a page of the same write, which must go out with its old bytes).
+    pending: HashMap<u32, Box<[u8]>>,
+    /// Content of the next metadata page programmed (an FTL's translation page).
+    staged_meta: Option<Box<[u8]>>,
+    /// Flash operations still allowed to reach the store before the power cut.
+    cut_budget: Option<u64>,
+    /// The cut happened: later operations are lost.
+    cut: bool,
+    zero: Box<[u8]>,
+}
+
+impl std::fmt::Debug for FlashData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FlashData")
+            .field("page_bytes", &self.page_bytes)
+            .field("staged_pages", &self.staged.len())
+            .field("cut", &self.cut)
+            .finish()
+    }
+}
+
+impl FlashData {
+    /// Data over `store`, pages of `page_bytes`.
+    pub fn new(store: Box<dyn PageStore>, page_bytes: usize) -> FlashData {
+        FlashData {
+            store,
+            page_bytes,
+            staged: HashMap::new(),
+            staged_meta: None,
+            pending: HashMap::new(),
+            cut_budget: None,
+            cut: false,
+            zero: vec![0; page_bytes].into_boxed_slice(),
+        }
+    }
+
+    /// Data in memory for an array of shape `geo`.
+    pub fn in_memory(geo: &Geometry) -> FlashData {
+        FlashData::new(
+            Box::new(MemoryStore::new(geo)),
+            geo.page_size_bytes as usize,
+        )
+    }
+
+    /// Page size in bytes.
+    pub fn page_bytes(&self) -> usize {
+        self.page_bytes
+    }
+
+    /// Lets `ops` more flash operations reach the store; the ones after are lost.
+    pub fn arm_cut(&mut self, ops: u64) {
+        self.cut_budget = Some(ops);
+    }
+
+    /// Power is back: no cut pending, every operation reaches the store again.
+    pub fn disarm(&mut self) {
+        self.cut_budget = None;
+        self.cut = false;
+    }
+
+    /// Whether the power cut has happened.
+    pub fn is_cut(&self) -> bool {
+        self.cut
+    }
+
+    /// Whether one more operation reaches the store (counting it against the budget).
+    fn reaches_flash(&mut self) -> bool {
+        if self.cut {
+            return false;
+        }
+        match &mut self.cut_budget {
+            Some(0) => {
+                self.cut = true;
+                false
+            }
+            Some(n) => {
+                *n -= 1;
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// Puts a host write's whole-page payload for `lpn` into controller DRAM.
+    pub fn stage(&mut self, lpn: u32, page: Box<[u8]>) {
+        debug_assert_eq!(page.len(), self.page_bytes);
+        self.staged.insert(lpn, page);
+    }
+
+    /// Holds a host write's whole-page payload for `lpn` until the write path takes the
+    /// page ([`FlashData::admit`]).
+    pub fn pend(&mut self, lpn: u32, page: Box<[u8]>) {
+        debug_assert_eq!(page.len(), self.page_bytes);
+        self.pending.insert(lpn, page);
+    }
+
+    /// The write path takes page `lpn` of the current write: its payload enters DRAM.
+    pub fn admit(&mut self, lpn: u32) {
+        if let Some(p) = self.pending.remove(&lpn) {
+            self.staged.insert(lpn, p);
+        }
+    }
+
+    /// The write path takes every page of the current write at once (no buffer).
+    pub fn admit_all(&mut self) {
+        self.staged.extend(self.pending.drain());
+    }
+
+    /// Stages, for `lpn`, a copy of what flash page `ppn` holds (buffer padding writes
+    /// the same data back).
+    pub fn stage_from_flash(&mut self, lpn: u32, ppn: u32) {
+        let mut p = vec![0; self.page_bytes].into_boxed_slice();
+        self.store.read(ppn, &mut p);
+        self.staged.insert(lpn, p);
+    }
+
+    /// Content for the next metadata page ([`Cause::Map`]) programmed.
+    pub fn stage_meta(&mut self, page: Box<[u8]>) {
+        debug_assert_eq!(page.len(), self.page_bytes);
+        self.staged_meta = Some(page);
+    }
+
+    /// The DRAM copy of `lpn`, if one is staged.
+    pub fn staged(&self, lpn: u32) -> Option<&[u8]> {
+        self.staged.get(&lpn).map(|b| &b[..])
+    }
+
+    /// Drops the DRAM copy of `lpn` (trimmed while buffered).
+    pub fn unstage(&mut self, lpn: u32) {
+        self.staged.remove(&lpn);
+    }
+
+    /// Pages staged now.
+    pub fn staged_pages(&self) -> usize {
+        self.staged.len()
+    }
+
+    /// Drops all of controller DRAM (power lost without protection).
+    pub fn lose_dram(&mut self) {
+        self.staged.clear();
+        self.pending.clear();
+    }
+
+    /// Reads flash page `ppn` into `out` (zeros when it holds nothing).
+    pub fn read(&self, ppn: u32, out: &mut [u8]) -> bool {
+        self.store.read(ppn, out)
+    }
+
+    /// The NAND programmed `ppn` with `lpn` for `cause`: host data comes out of DRAM,
+    /// metadata pages carry what the FTL staged ([`FlashData::stage_meta`]), or zeros.
+    pub(crate) fn on_program(&mut self, ppn: u32, lpn: u32, seq: u32, cause: Cause) {
+        let meta = cause == Cause::Map;
+        let page = if meta {
+            self.staged_meta.take()
+        } else {
+            self.staged.remove(&lpn)
+        };
+        debug_assert!(
+            meta || page.is_some() || self.cut,
+            "host program of page {lpn} with no data staged"
+        );
+        if !self.reaches_flash() {
+            return;
+        }
+        let tag = StoredTag { lpn, seq, meta };
+        match &page {
+            Some(p) => self.store.program(ppn, tag, p),
+            None => {
+                let z = std::mem::take(&mut self.zero);
+                self.store.program(ppn, tag, &z);
+                self.zero = z;
+            }
+        }
+    }
+
+    /// The NAND copied `src` to `dst`.
+    pub(crate) fn on_copy(&mut self, src: u32, dst: u32) {
+        if self.reaches_flash() {
+            self.store.copy(src, dst);
+        }
+    }
+
+    /// The NAND erased `block` (pages `first..first + pages`).
+    pub(crate) fn on_erase(&mut self, block: u32, first: u32, pages: u32, erase_count: u32) {
+        if self.reaches_flash() {
+            self.store.erase(block, first, pages, erase_count);
+        }
+    }
+
+    /// The store (mount scans, statistics).
+    pub fn store(&self) -> &dyn PageStore {
+        &*self.store
+    }
+
+    /// Makes the store durable.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        self.store.sync()
+    }
+
+    /// Takes the store back (a restart mounts it into a new array).
+    pub fn into_store(self) -> Box<dyn PageStore> {
+        self.store
+    }
+}

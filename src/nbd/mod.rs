@@ -1,0 +1,6 @@
+//! `ssdlab serve`: the simulated SSD as a Network Block Device (docs/nbd.md).
+
+pub mod proto;
+pub mod server;
+
+pub use server::{Clocks, Ending, Latency, Listen, ServeOptions, Server};

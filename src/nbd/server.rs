@@ -1,0 +1,811 @@
+//! The NBD server: connections negotiate and read requests on their own threads; one
+//! simulation thread owns the [`Device`] and performs every request through the one
+//! pipeline ([`Device::write_data`], [`Device::read_data`], [`Device::submit`]); each
+//! connection's writer thread sends replies when they are due.
+//!
+//! ```text
+//! accept -> per connection: handshake; loop { read header; check; read payload;
+//!                                             send Job to the simulation thread }
+//! simulation thread: issue_ns = wall time since start / scale; done_ns = device(job)
+//!                    reply due at start + done_ns × scale  (simulated / scaled=F)
+//!                                  now                       (none)
+//! writer: replies kept in a heap by due time, written when due
+//! ```
+//! A client that stalls in the middle of a request blocks only its own reader thread.
+
+use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
+use crate::config::Config;
+use crate::sim::{Device, LiveStats, SimError};
+use crate::workload::{IoRequest, OpKind};
+use std::collections::BinaryHeap;
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+/// When replies are sent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Latency {
+    /// As soon as the simulation has performed the request.
+    None,
+    /// When the simulated completion time is reached on the wall clock.
+    Simulated,
+    /// Simulated times multiplied by this factor on the wall clock.
+    Scaled(f64),
+}
+
+impl Latency {
+    /// Parses `none`, `simulated` or `scaled=F` (F > 0).
+    pub fn parse(s: &str) -> Result<Latency, String> {
+        match s {
+            "none" => Ok(Latency::None),
+            "simulated" => Ok(Latency::Simulated),
+            _ => {
+                let f = s
+                    .strip_prefix("scaled=")
+                    .and_then(|f| f.parse::<f64>().ok())
+                    .filter(|f| f.is_finite() && *f > 0.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "'{s}': expected none, simulated or scaled=F with F > 0 \
+                             (e.g. scaled=10: ten times slower than simulated)"
+                        )
+                    })?;
+                Ok(Latency::Scaled(f))
+            }
+        }
+    }
+
+    /// Wall-clock nanoseconds per simulated nanosecond.
+    fn scale(self) -> f64 {
+        match self {
+            Latency::None | Latency::Simulated => 1.0,
+            Latency::Scaled(f) => f,
+        }
+    }
+}
+
+/// Where the server listens.
+#[derive(Clone, Debug)]
+pub enum Listen {
+    /// A unix socket at this path (created; an existing socket file is replaced).
+    Unix(PathBuf),
+    /// A TCP address.
+    Tcp(std::net::SocketAddr),
+}
+
+/// How the server runs.
+pub struct ServeOptions {
+    /// Reply timing.
+    pub latency: Latency,
+    /// The export's name (the default export "" is the same one).
+    pub export_name: String,
+    /// Largest request accepted, bytes.
+    pub max_request_bytes: u32,
+    /// A statistics line every so often.
+    pub stats_every: Option<Duration>,
+    /// Cut the power during this host command (1 = the first).
+    pub power_cut_at_command: Option<u64>,
+    /// Flash operations of that command that still reach the flash.
+    pub power_cut_flash_ops: u64,
+    /// Capacitor-backed flush of the write buffer at a power cut.
+    pub plp: bool,
+    /// Set to stop serving (signals, tests).
+    pub stop: Arc<AtomicBool>,
+    /// Set to ask for a statistics line (SIGUSR1).
+    pub stats_now: Arc<AtomicBool>,
+    /// Print a progress line on stderr.
+    pub progress: bool,
+}
+
+/// How serving ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Stopped (signal): the write buffer was flushed to flash.
+    Stopped,
+    /// The power was cut: DRAM contents lost (unless PLP).
+    PowerCut,
+}
+
+/// A connection's socket.
+enum Conn {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Conn {
+    fn try_clone(&self) -> io::Result<Conn> {
+        Ok(match self {
+            Conn::Unix(s) => Conn::Unix(s.try_clone()?),
+            Conn::Tcp(s) => Conn::Tcp(s.try_clone()?),
+        })
+    }
+    fn shutdown(&self) {
+        let _ = match self {
+            Conn::Unix(s) => s.shutdown(Shutdown::Both),
+            Conn::Tcp(s) => s.shutdown(Shutdown::Both),
+        };
+    }
+}
+
+impl Read for Conn {
+    fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Conn::Unix(s) => s.read(b),
+            Conn::Tcp(s) => s.read(b),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        match self {
+            Conn::Unix(s) => s.write(b),
+            Conn::Tcp(s) => s.write(b),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Conn::Unix(s) => s.flush(),
+            Conn::Tcp(s) => s.flush(),
+        }
+    }
+}
+
+/// A reply due at a given instant.
+struct Outgoing {
+    due: Instant,
+    order: u64,
+    bytes: Vec<u8>,
+}
+
+impl PartialEq for Outgoing {
+    fn eq(&self, o: &Self) -> bool {
+        (self.due, self.order) == (o.due, o.order)
+    }
+}
+impl Eq for Outgoing {}
+impl PartialOrd for Outgoing {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Outgoing {
+    // Earliest first out of a max-heap.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (o.due, o.order).cmp(&(self.due, self.order))
+    }
+}
+
+/// A request for the simulation thread.
+struct Job {
+    req: Request,
+    data: Vec<u8>,
+    structured: bool,
+    reply: mpsc::Sender<Outgoing>,
+}
+
+/// What the handshake settles, and the export.
+#[derive(Clone)]
+struct Export {
+    name: String,
+    size_bytes: u64,
+    page_bytes: u32,
+    max_bytes: u32,
+}
+
+const TRANSMISSION_FLAGS: u16 = tflag::HAS_FLAGS
+    | tflag::SEND_FLUSH
+    | tflag::SEND_FUA
+    | tflag::SEND_TRIM
+    | tflag::SEND_WRITE_ZEROES
+    | tflag::CAN_MULTI_CONN
+    | tflag::SEND_CACHE;
+
+/// The server's shared state.
+pub struct Server {
+    listener: Listener,
+    export: Export,
+}
+
+enum Listener {
+    Unix(UnixListener, PathBuf),
+    Tcp(TcpListener),
+}
+
+impl Server {
+    /// Binds `listen` for a device of `size_bytes` with `page_bytes` pages.
+    pub fn bind(
+        listen: &Listen,
+        export_name: &str,
+        size_bytes: u64,
+        page_bytes: u32,
+        max_bytes: u32,
+    ) -> io::Result<Server> {
+        let listener = match listen {
+            Listen::Unix(p) => {
+                if std::fs::symlink_metadata(p)
+                    .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()))
+                {
+                    std::fs::remove_file(p)?;
+                }
+                Listener::Unix(UnixListener::bind(p)?, p.clone())
+            }
+            Listen::Tcp(a) => Listener::Tcp(TcpListener::bind(a)?),
+        };
+        Ok(Server {
+            listener,
+            export: Export {
+                name: export_name.into(),
+                size_bytes,
+                page_bytes,
+                max_bytes,
+            },
+        })
+    }
+
+    /// The TCP port bound (after `--port 0`).
+    pub fn local_port(&self) -> Option<u16> {
+        match &self.listener {
+            Listener::Tcp(l) => l.local_addr().ok().map(|a| a.port()),
+            Listener::Unix(..) => None,
+        }
+    }
+
+    /// Serves until `opts.stop` is set or the power cut: connections on their own
+    /// threads, requests performed on this one. Statistics lines go to `stats`.
+    pub fn run(
+        self,
+        dev: &mut Device,
+        cfg: &Config,
+        opts: &ServeOptions,
+        stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
+    ) -> io::Result<Ending> {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let export = self.export.clone();
+        let live_conns = Arc::new(AtomicU64::new(0));
+        let stop = opts.stop.clone();
+        let conns = live_conns.clone();
+        let acceptor = match self.listener {
+            Listener::Unix(l, path) => {
+                l.set_nonblocking(true)?;
+                std::thread::spawn(move || {
+                    accept_loop(
+                        || l.accept().map(|(s, _)| Conn::Unix(s)),
+                        tx,
+                        export,
+                        stop,
+                        conns,
+                    );
+                    let _ = std::fs::remove_file(path);
+                })
+            }
+            Listener::Tcp(l) => {
+                l.set_nonblocking(true)?;
+                std::thread::spawn(move || {
+                    accept_loop(
+                        || {
+                            l.accept().map(|(s, _)| {
+                                let _ = s.set_nodelay(true);
+                                Conn::Tcp(s)
+                            })
+                        },
+                        tx,
+                        export,
+                        stop,
+                        conns,
+                    )
+                })
+            }
+        };
+        let ending = simulate(dev, cfg, opts, rx, stats);
+        opts.stop.store(true, Ordering::SeqCst);
+        let _ = acceptor.join();
+        ending
+    }
+}
+
+/// The simulated and wall clocks, reported side by side.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Clocks {
+    /// Simulated time of the last completion, ns.
+    pub simulated_ns: u64,
+    /// Wall time since the server started, ns.
+    pub wall_ns: u64,
+    /// Requests performed.
+    pub requests: u64,
+}
+
+fn accept_loop(
+    accept: impl Fn() -> io::Result<Conn>,
+    tx: mpsc::Sender<Job>,
+    export: Export,
+    stop: Arc<AtomicBool>,
+    live: Arc<AtomicU64>,
+) {
+    while !stop.load(Ordering::SeqCst) {
+        match accept() {
+            Ok(c) => {
+                let tx = tx.clone();
+                let export = export.clone();
+                let live = live.clone();
+                let stop = stop.clone();
+                live.fetch_add(1, Ordering::SeqCst);
+                std::thread::spawn(move || {
+                    if let Err(e) = connection(c, tx, &export, &stop)
+                        && e.kind() != io::ErrorKind::UnexpectedEof
+                    {
+                        eprintln!("ssdlab serve: connection closed: {e}");
+                    }
+                    live.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => {
+                eprintln!("ssdlab serve: accept failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+fn protocol_error(what: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.into())
+}
+
+/// Negotiates; returns whether structured replies were chosen, or `None` when the
+/// client ended the session during negotiation.
+fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
+    c.write_all(&proto::greeting())?;
+    let mut f = [0u8; 4];
+    c.read_exact(&mut f)?;
+    let client_flags = u32::from_be_bytes(f);
+    if client_flags & !proto::CLIENT_FLAGS_KNOWN != 0 {
+        return Err(protocol_error(format!(
+            "unknown client flags {client_flags:#x}"
+        )));
+    }
+    let no_zeroes = client_flags & proto::CLIENT_NO_ZEROES != 0;
+    let mut structured = false;
+    loop {
+        let mut h = [0u8; proto::OPTION_HEADER_BYTES];
+        c.read_exact(&mut h)?;
+        let oh = proto::decode_option(&h).ok_or_else(|| protocol_error("bad option magic"))?;
+        if oh.length > proto::MAX_OPTION_BYTES {
+            return Err(protocol_error(format!(
+                "option data of {} bytes",
+                oh.length
+            )));
+        }
+        let mut d = vec![0u8; oh.length as usize];
+        c.read_exact(&mut d)?;
+        let known = |name: &[u8]| name.is_empty() || name == export.name.as_bytes();
+        match oh.option {
+            opt::EXPORT_NAME => {
+                if !known(&d) {
+                    return Err(protocol_error("unknown export name"));
+                }
+                c.write_all(&export.size_bytes.to_be_bytes())?;
+                c.write_all(&TRANSMISSION_FLAGS.to_be_bytes())?;
+                if !no_zeroes {
+                    c.write_all(&[0u8; 124])?;
+                }
+                return Ok(Some(structured));
+            }
+            opt::ABORT => {
+                c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
+                return Ok(None);
+            }
+            opt::LIST => {
+                if !d.is_empty() {
+                    c.write_all(&proto::option_reply(oh.option, rep::ERR_INVALID, &[]))?;
+                    continue;
+                }
+                let mut s = (export.name.len() as u32).to_be_bytes().to_vec();
+                s.extend_from_slice(export.name.as_bytes());
+                c.write_all(&proto::option_reply(oh.option, rep::SERVER, &s))?;
+                c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
+            }
+            opt::STRUCTURED_REPLY => {
+                if !d.is_empty() {
+                    c.write_all(&proto::option_reply(oh.option, rep::ERR_INVALID, &[]))?;
+                    continue;
+                }
+                structured = true;
+                c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
+            }
+            opt::INFO | opt::GO => {
+                let Some(ir) = proto::parse_info_request(&d) else {
+                    c.write_all(&proto::option_reply(oh.option, rep::ERR_INVALID, &[]))?;
+                    continue;
+                };
+                if !known(&ir.name) {
+                    c.write_all(&proto::option_reply(oh.option, rep::ERR_UNKNOWN, &[]))?;
+                    continue;
+                }
+                c.write_all(&proto::option_reply(
+                    oh.option,
+                    rep::INFO,
+                    &proto::info_export(export.size_bytes, TRANSMISSION_FLAGS),
+                ))?;
+                if ir.requests.contains(&proto::info::BLOCK_SIZE) {
+                    c.write_all(&proto::option_reply(
+                        oh.option,
+                        rep::INFO,
+                        &proto::info_block_size(512, export.page_bytes, export.max_bytes),
+                    ))?;
+                }
+                c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
+                if oh.option == opt::GO {
+                    return Ok(Some(structured));
+                }
+            }
+            _ => {
+                c.write_all(&proto::option_reply(oh.option, rep::ERR_UNSUP, &[]))?;
+            }
+        }
+    }
+}
+
+/// One connection: negotiation, then requests until DISC, EOF or a protocol error.
+fn connection(
+    mut c: Conn,
+    tx: mpsc::Sender<Job>,
+    export: &Export,
+    stop: &AtomicBool,
+) -> io::Result<()> {
+    let Some(structured) = negotiate(&mut c, export)? else {
+        return Ok(());
+    };
+    let (out_tx, out_rx) = mpsc::channel::<Outgoing>();
+    let wc = c.try_clone()?;
+    let writer = std::thread::spawn(move || writer_loop(wc, out_rx));
+    let result = read_requests(&mut c, &tx, &out_tx, export, structured, stop);
+    drop(out_tx);
+    // The writer ends once every reply in flight is sent (the simulation thread drops
+    // its senders after replying).
+    let _ = writer.join();
+    c.shutdown();
+    result
+}
+
+fn read_requests(
+    c: &mut Conn,
+    tx: &mpsc::Sender<Job>,
+    out: &mpsc::Sender<Outgoing>,
+    export: &Export,
+    structured: bool,
+    stop: &AtomicBool,
+) -> io::Result<()> {
+    loop {
+        let mut h = [0u8; proto::REQUEST_BYTES];
+        match c.read_exact(&mut h) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        let req = proto::decode_request(&h).map_err(|e| protocol_error(e.to_string()))?;
+        if stop.load(Ordering::SeqCst) {
+            let _ = out.send(now_reply(error_reply(&req, err::ESHUTDOWN, structured)));
+            return Ok(());
+        }
+        match proto::check_request(&req, export.size_bytes, export.max_bytes) {
+            Verdict::Close => {
+                return Err(protocol_error(format!(
+                    "write of {} bytes (maximum {})",
+                    req.length, export.max_bytes
+                )));
+            }
+            Verdict::Error(e) => {
+                if req.cmd == Command::Write {
+                    io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())?;
+                }
+                let _ = out.send(now_reply(error_reply(&req, e, structured)));
+            }
+            Verdict::Run => {
+                if req.cmd == Command::Disc {
+                    return Ok(());
+                }
+                let mut data = Vec::new();
+                if req.cmd == Command::Write {
+                    data = vec![0u8; req.length as usize];
+                    c.read_exact(&mut data)?;
+                }
+                if tx
+                    .send(Job {
+                        req,
+                        data,
+                        structured,
+                        reply: out.clone(),
+                    })
+                    .is_err()
+                {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+fn now_reply(bytes: Vec<u8>) -> Outgoing {
+    Outgoing {
+        due: Instant::now(),
+        order: 0,
+        bytes,
+    }
+}
+
+fn error_reply(req: &Request, e: u32, structured: bool) -> Vec<u8> {
+    if structured && req.cmd == Command::Read {
+        proto::structured_error(req.cookie, e, "")
+    } else {
+        proto::simple_reply(req.cookie, e).to_vec()
+    }
+}
+
+fn writer_loop(mut c: Conn, rx: mpsc::Receiver<Outgoing>) {
+    let mut heap = BinaryHeap::<Outgoing>::new();
+    let mut open = true;
+    while open || !heap.is_empty() {
+        let now = Instant::now();
+        // Send everything due.
+        let mut sent = false;
+        while heap.peek().is_some_and(|o| o.due <= now) {
+            let o = heap.pop().expect("peeked");
+            if c.write_all(&o.bytes).is_err() {
+                return;
+            }
+            sent = true;
+        }
+        if sent {
+            let _ = c.flush();
+        }
+        let wait = heap.peek().map(|o| o.due.saturating_duration_since(now));
+        let got = match (open, wait) {
+            (true, None) => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+            (true, Some(w)) => rx.recv_timeout(w),
+            (false, Some(w)) => {
+                std::thread::sleep(w);
+                continue;
+            }
+            (false, None) => break,
+        };
+        match got {
+            Ok(o) => {
+                heap.push(o);
+                // Drain whatever else is queued before writing.
+                while let Ok(o) = rx.try_recv() {
+                    heap.push(o);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => open = false,
+        }
+    }
+}
+
+/// The simulation thread's loop.
+fn simulate(
+    dev: &mut Device,
+    cfg: &Config,
+    opts: &ServeOptions,
+    rx: mpsc::Receiver<Job>,
+    stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
+) -> io::Result<Ending> {
+    let start = Instant::now();
+    let scale = opts.latency.scale();
+    let mut live = LiveStats::new(dev);
+    let mut last_stats = Instant::now();
+    let mut last_progress = Instant::now();
+    let mut commands = 0u64;
+    let mut order = 0u64;
+    let mut sim_done_ns = 0u64;
+    let clocks = |sim: u64, n: u64| Clocks {
+        simulated_ns: sim,
+        wall_ns: start.elapsed().as_nanos() as u64,
+        requests: n,
+    };
+    let mut zeros = Vec::new();
+    loop {
+        if opts.stop.load(Ordering::SeqCst) {
+            break;
+        }
+        if opts.stats_now.swap(false, Ordering::SeqCst)
+            || opts.stats_every.is_some_and(|e| last_stats.elapsed() >= e)
+        {
+            last_stats = Instant::now();
+            stats(&live.report(cfg, dev), &clocks(sim_done_ns, commands));
+        }
+        if opts.progress && last_progress.elapsed() >= Duration::from_secs(1) {
+            last_progress = Instant::now();
+            let c = clocks(sim_done_ns, commands);
+            eprint!(
+                "\r{} requests, simulated {:.3} s, wall {:.3} s   ",
+                c.requests,
+                c.simulated_ns as f64 / 1e9,
+                c.wall_ns as f64 / 1e9
+            );
+        }
+        let job = match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(j) => j,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        commands += 1;
+        // With power-loss protection the capacitors finish the command in flight, so
+        // only an unprotected drive loses part of it.
+        if opts.power_cut_at_command == Some(commands)
+            && !opts.plp
+            && let Some(d) = dev.nand.data_mut()
+        {
+            d.arm_cut(opts.power_cut_flash_ops);
+        }
+        let issue_ns = (start.elapsed().as_nanos() as f64 / scale) as u64;
+        let req = job.req;
+        let result = perform(dev, &job, issue_ns, &mut zeros);
+        if dev.nand.data().is_some_and(|d| d.is_cut())
+            || opts.power_cut_at_command == Some(commands)
+        {
+            // The command in flight is never answered.
+            power_cut(dev, opts.plp);
+            return Ok(Ending::PowerCut);
+        }
+        let (bytes, done_ns, op) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("ssdlab serve: request failed: {e}");
+                let _ = job
+                    .reply
+                    .send(now_reply(error_reply(&req, err::EIO, job.structured)));
+                continue;
+            }
+        };
+        sim_done_ns = sim_done_ns.max(done_ns);
+        live.record(
+            op,
+            req.length as u64,
+            done_ns.saturating_sub(issue_ns),
+            done_ns,
+        );
+        let due = match opts.latency {
+            Latency::None => Instant::now(),
+            _ => start + Duration::from_nanos((done_ns as f64 * scale) as u64),
+        };
+        order += 1;
+        let _ = job.reply.send(Outgoing { due, order, bytes });
+    }
+    // A clean stop: the drive writes its buffer back, as at an orderly power-down.
+    let end = dev.flush_buffer(sim_done_ns).map_err(io::Error::other)?;
+    sim_done_ns = sim_done_ns.max(end);
+    if let Some(d) = dev.nand.data_mut() {
+        d.sync()?;
+    }
+    if opts.progress {
+        eprintln!();
+    }
+    stats(&live.report(cfg, dev), &clocks(sim_done_ns, commands));
+    Ok(Ending::Stopped)
+}
+
+/// Power is lost: with PLP the capacitors let the write buffer reach flash; without,
+/// its contents are gone. Nothing else is written.
+fn power_cut(dev: &mut Device, plp: bool) {
+    if plp {
+        let _ = dev.flush_buffer(0);
+    }
+    if let Some(d) = dev.nand.data_mut() {
+        d.lose_dram();
+        let _ = d.sync();
+    }
+}
+
+/// Performs one request; returns the reply bytes, the completion time and its kind.
+fn perform(
+    dev: &mut Device,
+    job: &Job,
+    issue_ns: u64,
+    zeros: &mut Vec<u8>,
+) -> Result<(Vec<u8>, u64, OpKind), SimError> {
+    let r = &job.req;
+    let ok = || proto::simple_reply(r.cookie, 0).to_vec();
+    let fua = r.flags & cflag::FUA != 0;
+    let sub = |op: OpKind, offset: u64, len: u64| IoRequest {
+        arrival_ns: issue_ns,
+        device: 0,
+        offset_bytes: offset,
+        size_bytes: len,
+        op,
+    };
+    match r.cmd {
+        Command::Read => {
+            let mut out;
+            let data_at;
+            if job.structured {
+                let mut h = proto::structured_header(
+                    r.cookie,
+                    proto::chunk::DONE,
+                    if r.length == 0 {
+                        proto::chunk::NONE
+                    } else {
+                        proto::chunk::OFFSET_DATA
+                    },
+                    if r.length == 0 { 0 } else { 8 + r.length },
+                )
+                .to_vec();
+                if r.length > 0 {
+                    h.extend_from_slice(&r.offset.to_be_bytes());
+                }
+                data_at = h.len();
+                out = h;
+            } else {
+                out = ok();
+                data_at = out.len();
+            }
+            if r.length == 0 {
+                return Ok((out, issue_ns, OpKind::Read));
+            }
+            out.resize(data_at + r.length as usize, 0);
+            let done = dev.read_data(r.offset, &mut out[data_at..], issue_ns)?;
+            Ok((out, done, OpKind::Read))
+        }
+        Command::Write | Command::WriteZeroes => {
+            if r.length == 0 {
+                return Ok((ok(), issue_ns, OpKind::Write));
+            }
+            let mut done = issue_ns;
+            if r.cmd == Command::Write {
+                done = dev.write_data(r.offset, &job.data, issue_ns)?;
+            } else {
+                // Zeros are written (never a hole: a trim is not durable across a power
+                // cut, a write is), in pieces of at most the largest request.
+                let chunk = 1u64 << 22;
+                if zeros.len() < chunk as usize {
+                    zeros.resize(chunk as usize, 0);
+                }
+                let mut at = r.offset;
+                let end = r.offset + r.length as u64;
+                while at < end {
+                    let n = chunk.min(end - at);
+                    done = done.max(dev.write_data(at, &zeros[..n as usize], issue_ns)?);
+                    at += n;
+                }
+            }
+            if fua {
+                done = done.max(flush(dev, &sub(OpKind::Flush, 0, 0), done)?);
+            }
+            Ok((ok(), done, OpKind::Write))
+        }
+        Command::Trim => {
+            if r.length == 0 {
+                return Ok((ok(), issue_ns, OpKind::Trim));
+            }
+            let mut done = dev.submit(&sub(OpKind::Trim, r.offset, r.length as u64), issue_ns)?;
+            if fua {
+                done = done.max(flush(dev, &sub(OpKind::Flush, 0, 0), done)?);
+            }
+            Ok((ok(), done, OpKind::Trim))
+        }
+        Command::Flush => {
+            let done = flush(dev, &sub(OpKind::Flush, 0, 0), issue_ns)?;
+            Ok((ok(), done, OpKind::Flush))
+        }
+        // A prefetch hint: the simulated device has no read cache to fill.
+        Command::Cache => Ok((ok(), issue_ns, OpKind::Read)),
+        Command::Disc | Command::Unknown(_) => unreachable!("filtered before"),
+    }
+}
+
+/// A host FLUSH through the pipeline, then the store made durable.
+fn flush(dev: &mut Device, req: &IoRequest, at_ns: u64) -> Result<u64, SimError> {
+    let done = dev.submit(req, at_ns)?;
+    if let Some(d) = dev.nand.data_mut() {
+        d.sync()
+            .map_err(|e| SimError::Config(format!("data file sync failed: {e}")))?;
+    }
+    Ok(done)
+}

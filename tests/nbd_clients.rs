@@ -1,0 +1,374 @@
+//! `ssdlab serve` with real NBD clients: qemu-io (qemu-utils), nbdinfo and nbdcopy
+//! (libnbd-bin), fio's nbd engine (fio), mkfs.ext4 / e2fsck / debugfs (e2fsprogs) over
+//! nbdfuse (libnbd-bin + fuse3). A test whose tool is missing, or whose FUSE mount the
+//! environment refuses, prints why and returns without asserting (it is skipped, not
+//! passed: the message says SKIPPED).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn skip_unless(tools: &[&str], test: &str) -> bool {
+    let missing: Vec<&&str> = tools.iter().filter(|t| !have(t)).collect();
+    if missing.is_empty() {
+        return false;
+    }
+    eprintln!(
+        "SKIPPED {test}: {missing:?} not installed (apt-get install qemu-utils libnbd-bin fio e2fsprogs fuse3)"
+    );
+    true
+}
+
+/// A running `ssdlab serve`, stopped (SIGTERM, a clean shutdown) when dropped.
+struct Serve {
+    child: Option<Child>,
+    sock: PathBuf,
+}
+
+impl Serve {
+    fn start(dir: &Path, name: &str, args: &[&str]) -> Serve {
+        let sock = dir.join(format!("{name}.sock"));
+        let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .arg("serve")
+            .arg("--socket")
+            .arg(&sock)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("ssdlab starts");
+        let t = Instant::now();
+        while !sock.exists() {
+            assert!(
+                t.elapsed() < Duration::from_secs(60),
+                "server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Serve {
+            child: Some(child),
+            sock,
+        }
+    }
+
+    fn uri(&self) -> String {
+        format!("nbd+unix:///?socket={}", self.sock.display())
+    }
+
+    /// Stops the server cleanly and waits for it.
+    fn stop(mut self) {
+        self.stop_inner();
+    }
+
+    fn stop_inner(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            // SAFETY: signalling our own child by its id.
+            unsafe {
+                libc::kill(c.id() as i32, libc::SIGTERM);
+            }
+            let st = c.wait().expect("server exits");
+            assert!(st.success(), "server exited with {st}");
+        }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("tool runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn qemu_io(uri: &str, cmds: &[&str]) -> Output {
+    let mut c = Command::new("qemu-io");
+    c.args(["-f", "raw"]);
+    for x in cmds {
+        c.args(["-c", x]);
+    }
+    c.arg(uri);
+    run(&mut c)
+}
+
+#[test]
+fn qemu_io_patterns_discard_and_flush_on_page_fast_and_dftl() {
+    if skip_unless(&["qemu-io"], "qemu_io") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for ftl in ["page", "fast", "dftl"] {
+        for buffer in ["none", "lru"] {
+            let s = Serve::start(
+                dir.path(),
+                &format!("{ftl}-{buffer}"),
+                &["--capacity", "64MiB", "--ftl", ftl, "--buffer", buffer],
+            );
+            let o = qemu_io(
+                &s.uri(),
+                &[
+                    "write -P 0xab 0 1M",
+                    "write -P 0x11 4096 512",
+                    "write -P 0x22 8191 3",
+                    "write -P 0x5c 32M 8M",
+                    "flush",
+                    "read -P 0xab 0 4096",
+                    "read -P 0x11 4096 512",
+                    "read -P 0xab 4608 3583",
+                    "read -P 0x22 8191 3",
+                    "read -P 0xab 8194 1040382",
+                    "read -P 0x5c 32M 8M",
+                    "discard 512K 512K",
+                    "read -P 0 512K 512K",
+                    "read -P 0 60M 1M",
+                    "write -z 33M 1M",
+                    "read -P 0 33M 1M",
+                    "read -P 0x5c 34M 6M",
+                ],
+            );
+            let t = text(&o);
+            assert!(o.status.success(), "{ftl}+{buffer}: {t}");
+            assert!(
+                !t.contains("Pattern verification failed") && !t.contains("error"),
+                "{ftl}+{buffer}: {t}"
+            );
+            // The verification can fail: a wrong pattern is noticed.
+            let bad = qemu_io(&s.uri(), &["read -P 0xac 0 4096"]);
+            assert!(
+                text(&bad).contains("Pattern verification failed"),
+                "{}",
+                text(&bad)
+            );
+            s.stop();
+        }
+    }
+}
+
+#[test]
+fn nbdinfo_shows_size_block_sizes_and_flags() {
+    if skip_unless(&["nbdinfo"], "nbdinfo") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let s = Serve::start(dir.path(), "info", &["--capacity", "96MiB"]);
+    let o = run(Command::new("nbdinfo").arg("--json").arg(s.uri()));
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let e = &v["exports"][0];
+    assert_eq!(e["export-size"], 96u64 << 20, "{v}");
+    assert_eq!(e["block_size_minimum"], 512, "{v}");
+    assert_eq!(e["block_size_preferred"], 4096, "{v}");
+    assert_eq!(e["block_size_maximum"], 32u64 << 20, "{v}");
+    for f in [
+        "can_flush",
+        "can_fua",
+        "can_trim",
+        "can_zero",
+        "can_multi_conn",
+        "can_cache",
+    ] {
+        assert_eq!(e[f], true, "{f}: {v}");
+    }
+    assert_eq!(e["is_read_only"], false, "{v}");
+    assert_eq!(v["protocol"], "newstyle-fixed", "{v}");
+    let l = run(Command::new("nbdinfo").arg("--list").arg(s.uri()));
+    assert!(text(&l).contains("export=\"ssdlab\""), "{}", text(&l));
+}
+
+#[test]
+fn nbdcopy_round_trip_of_256_mib_is_byte_identical() {
+    if skip_unless(&["nbdcopy"], "nbdcopy") {
+        return;
+    }
+    use rand::{RngCore, SeedableRng};
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in.bin");
+    let back = dir.path().join("out.bin");
+    let mut data = vec![0u8; 256 << 20];
+    rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(13).fill_bytes(&mut data);
+    std::fs::write(&src, &data).unwrap();
+    // A device only a little larger than the data: GC moves live pages while it copies.
+    let s = Serve::start(
+        dir.path(),
+        "copy",
+        &["--capacity", "288MiB", "--ftl", "page", "--buffer", "lru"],
+    );
+    for _ in 0..2 {
+        let o = run(Command::new("nbdcopy").arg(&src).arg(s.uri()));
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let o = run(Command::new("nbdcopy").arg(s.uri()).arg(&back));
+    assert!(o.status.success(), "{}", text(&o));
+    let got = std::fs::read(&back).unwrap();
+    assert_eq!(got.len(), 288 << 20);
+    assert!(
+        got[..data.len()] == data[..],
+        "data differs after the round trip"
+    );
+    assert!(
+        got[data.len()..].iter().all(|&b| b == 0),
+        "unwritten tail not zero"
+    );
+}
+
+#[test]
+fn fio_verify_survives_a_restart_from_the_data_file() {
+    if skip_unless(&["fio"], "fio") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("ssd.img");
+    let img_s = img.to_str().unwrap();
+    let design = [
+        "--capacity",
+        "128MiB",
+        "--ftl",
+        "page",
+        "--buffer",
+        "lru",
+        "--data",
+        img_s,
+    ];
+    let job = |s: &Serve, extra: &[&str]| {
+        let mut c = Command::new("fio");
+        c.current_dir(dir.path()).args([
+            "--name=v",
+            "--ioengine=nbd",
+            &format!("--uri={}", s.uri()),
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=96m",
+            "--iodepth=16",
+            "--verify=crc32c",
+            "--randseed=7",
+        ]);
+        c.args(extra);
+        run(&mut c)
+    };
+    let s = Serve::start(dir.path(), "fio", &design);
+    let o = job(&s, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    // fio flushes at the end of its job; the stop is clean too.
+    s.stop();
+    let s = Serve::start(dir.path(), "fio", &design);
+    let o = job(&s, &["--verify_only"]);
+    assert!(o.status.success(), "after restart: {}", text(&o));
+    s.stop();
+    // The check can fail: a fresh device does not verify.
+    let s = Serve::start(dir.path(), "fresh", &["--capacity", "128MiB"]);
+    let o = job(&s, &["--verify_only"]);
+    assert!(!o.status.success(), "an empty device verified");
+}
+
+#[test]
+fn ext4_through_nbdfuse_survives_a_restart() {
+    if skip_unless(
+        &["nbdfuse", "mkfs.ext4", "e2fsck", "debugfs", "fusermount3"],
+        "ext4",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("ssd.img");
+    let img_s = img.to_str().unwrap();
+    let design = [
+        "--capacity",
+        "96MiB",
+        "--ftl",
+        "dftl",
+        "--buffer",
+        "bplru",
+        "--data",
+        img_s,
+    ];
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let dev = mnt.join("ssd");
+    let mount = |s: &Serve| -> Option<Child> {
+        let c = Command::new("nbdfuse")
+            .arg(&dev)
+            .arg("--unix")
+            .arg(&s.sock)
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok()?;
+        let t = Instant::now();
+        while !dev.exists() {
+            if t.elapsed() > Duration::from_secs(10) {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(c)
+    };
+    let unmount = |c: Child| {
+        let _ = Command::new("fusermount3").arg("-u").arg(&mnt).status();
+        let _ = c.wait_with_output();
+    };
+    let s = Serve::start(dir.path(), "fs", &design);
+    let Some(fuse) = mount(&s) else {
+        eprintln!("SKIPPED ext4: the environment refused the FUSE mount (nbdfuse)");
+        return;
+    };
+    let o = run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&dev));
+    assert!(o.status.success(), "{}", text(&o));
+    use rand::{RngCore, SeedableRng};
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+    let mut files = Vec::new();
+    for (i, size) in [5 << 20, 300_000, 1, 12 << 20].into_iter().enumerate() {
+        let mut d = vec![0u8; size];
+        rng.fill_bytes(&mut d);
+        let p = dir.path().join(format!("f{i}"));
+        std::fs::write(&p, &d).unwrap();
+        let o = run(Command::new("debugfs")
+            .arg("-w")
+            .arg("-R")
+            .arg(format!("write {} f{i}", p.display()))
+            .arg(&dev));
+        assert!(o.status.success(), "{}", text(&o));
+        files.push((format!("f{i}"), d));
+    }
+    let o = run(Command::new("e2fsck").arg("-fn").arg(&dev));
+    assert!(o.status.success(), "{}", text(&o));
+    unmount(fuse);
+    s.stop();
+    let s = Serve::start(dir.path(), "fs", &design);
+    let fuse = mount(&s).expect("mounted before");
+    let o = run(Command::new("e2fsck").arg("-fn").arg(&dev));
+    assert!(o.status.success(), "after restart: {}", text(&o));
+    for (name, d) in &files {
+        let out = dir.path().join(format!("{name}.back"));
+        let o = run(Command::new("debugfs")
+            .arg("-R")
+            .arg(format!("dump {name} {}", out.display()))
+            .arg(&dev));
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(
+            std::fs::read(&out).unwrap() == *d,
+            "{name} differs after restart"
+        );
+    }
+    unmount(fuse);
+    s.stop();
+}
