@@ -22,7 +22,7 @@ fn python_package_tests_pass() {
     let Some(py) = venv_python() else {
         assert!(
             !ci,
-            "SSDLAB_CI=1 but no venv with the ssdlab package (.venv or $SSDLAB_VENV); see ci-needs-sweep.txt"
+            "SSDLAB_CI=1 but no venv with the ssdlab package (.venv or $SSDLAB_VENV); see .ci/run"
         );
         eprintln!("skipped: no .venv with the ssdlab Python package (see docs/python.md)");
         return;
