@@ -496,11 +496,23 @@ fn help_lists_the_registries_and_teaches_by_example() {
     assert!(e.contains("d-choices") && e.contains("'fifo'"), "{e}");
 }
 
-/// Long flags of `ssdlab SUB --help`.
+/// Long flags `ssdlab SUB --help` defines (the first long flag of each option line, not
+/// flags its descriptions mention).
 fn long_flags(sub: &str) -> Vec<String> {
     let mut v: Vec<String> = help(sub)
-        .split_whitespace()
-        .filter(|w| w.starts_with("--") && w.len() > 3)
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let first = words.next()?;
+            if first.starts_with("--") {
+                Some(first)
+            } else if first.starts_with('-') && first.len() <= 3 {
+                words.next().filter(|w| w.starts_with("--"))
+            } else {
+                None
+            }
+        })
+        .filter(|w| w.len() > 3)
         .map(|w| {
             w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
                 .to_string()

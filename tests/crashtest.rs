@@ -29,6 +29,8 @@ fn a_thousand_cuts_lose_nothing_acknowledged_and_tear_nothing() {
             "page,dftl",
             "--buffer",
             "none,lru,bplru",
+            "--buffer-size",
+            "1MiB",
             "--gc",
             "greedy",
             "--cuts",

@@ -24,6 +24,8 @@ impl Serve {
                 "16MiB",
                 "--buffer",
                 "lru",
+                "--buffer-size",
+                "1MiB",
                 "--socket",
             ])
             .arg(&sock)

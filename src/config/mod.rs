@@ -32,6 +32,14 @@ fn preset_device_key(name: &str, key: &str) -> Option<u64> {
     u64::try_from(v).ok()
 }
 
+/// The `[buffer] size` preset `name` gives, in bytes, if any.
+fn preset_buffer_size(name: &str) -> Option<u64> {
+    let (_, text) = PRESETS.iter().find(|(n, _)| *n == name)?;
+    let t: toml::Table = toml::from_str(text).ok()?;
+    let v = t.get("buffer")?.get("size")?.as_str()?;
+    v.parse::<Size>().ok().map(|s| s.bytes())
+}
+
 /// Presets embedded in the binary: (name, TOML text).
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../presets/default.toml")),
@@ -732,9 +740,18 @@ impl Config {
                 "a positive number (trace gaps are divided by it)",
             ));
         }
+        // A preset's own buffer size is sized for its full capacity: on a smaller device
+        // it is capped at the logical capacity, as the DRAM-derived default is (a size the
+        // user gave that exceeds the device is still refused).
+        let mut buffer_cfg = std::borrow::Cow::Borrowed(&self.buffer);
+        if let Some(size) = self.buffer.size {
+            let logical_bytes = logical_pages.saturating_mul(page);
+            if size.bytes() > logical_bytes && preset_buffer_size(&d.preset) == Some(size.bytes()) {
+                buffer_cfg.to_mut().size = Some(Size(logical_bytes));
+            }
+        }
         let buffer =
-            self.buffer
-                .shape(page, pages_per_block, logical_pages, d.dram_buffer.bytes())?;
+            buffer_cfg.shape(page, pages_per_block, logical_pages, d.dram_buffer.bytes())?;
         let physical = geometry.pages();
         Ok(ResolvedDevice {
             geometry,
