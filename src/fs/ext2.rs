@@ -29,7 +29,7 @@
 //!            lazy_itable_init); the metadata stays cached (no metadata reads)
 //! ```
 
-use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components, split_last};
+use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::{ConfigError, Design, check_range};
 use crate::sim::{Device, Measure};
 use crate::workload::{IoRequest, OpKind};
@@ -479,43 +479,11 @@ impl Ext2 {
     }
 
     fn parent_of(&self, op: &FileOp, path: &str) -> Result<(u32, Arc<str>), FsError> {
-        let (dir, name) = split_last(path).ok_or_else(|| FsError::WrongType {
-            at: String::new(),
-            op: op.kind.name(),
-            path: path.into(),
-            what: "is the root directory",
-        })?;
-        let p = self.lookup(dir).ok_or_else(|| FsError::NoEntry {
-            at: String::new(),
-            op: op.kind.name(),
-            path: dir.into(),
-        })?;
-        if !self.inodes[&p].dir {
-            return Err(FsError::WrongType {
-                at: String::new(),
-                op: op.kind.name(),
-                path: dir.into(),
-                what: "is not a directory",
-            });
-        }
-        Ok((p, Arc::from(name)))
+        super::resolve_parent(op, path, |p| self.lookup(p), |i| self.inodes[&i].dir)
     }
 
     fn file(&self, op: &FileOp) -> Result<u32, FsError> {
-        let ino = self.lookup(&op.path).ok_or_else(|| FsError::NoEntry {
-            at: String::new(),
-            op: op.kind.name(),
-            path: op.path.to_string(),
-        })?;
-        if self.inodes[&ino].dir {
-            return Err(FsError::WrongType {
-                at: String::new(),
-                op: op.kind.name(),
-                path: op.path.to_string(),
-                what: "is a directory",
-            });
-        }
-        Ok(ino)
+        super::resolve_file(op, |p| self.lookup(p), |i| self.inodes[&i].dir)
     }
 
     /// The indirect blocks file block `i` is reached through, as (level, index) keys,

@@ -309,6 +309,60 @@ pub(crate) fn components(path: &str) -> impl Iterator<Item = &str> {
     path.split('/').filter(|c| !c.is_empty() && *c != ".")
 }
 
+/// The directory that will hold `path` and its last component, for `op`: the errors name
+/// the root, a missing parent, or a parent that is not a directory. `lookup` resolves a
+/// path to an object id, `is_dir` says whether an id is a directory (one rule for every
+/// file system).
+pub(crate) fn resolve_parent(
+    op: &FileOp,
+    path: &str,
+    lookup: impl Fn(&str) -> Option<u32>,
+    is_dir: impl Fn(u32) -> bool,
+) -> Result<(u32, Arc<str>), FsError> {
+    let (dir, name) = split_last(path).ok_or_else(|| FsError::WrongType {
+        at: String::new(),
+        op: op.kind.name(),
+        path: path.into(),
+        what: "is the root directory",
+    })?;
+    let parent = lookup(dir).ok_or_else(|| FsError::NoEntry {
+        at: String::new(),
+        op: op.kind.name(),
+        path: dir.into(),
+    })?;
+    if !is_dir(parent) {
+        return Err(FsError::WrongType {
+            at: String::new(),
+            op: op.kind.name(),
+            path: dir.into(),
+            what: "is not a directory",
+        });
+    }
+    Ok((parent, Arc::from(name)))
+}
+
+/// The regular file `op.path` names: the errors name a missing path or a directory.
+pub(crate) fn resolve_file(
+    op: &FileOp,
+    lookup: impl Fn(&str) -> Option<u32>,
+    is_dir: impl Fn(u32) -> bool,
+) -> Result<u32, FsError> {
+    let id = lookup(&op.path).ok_or_else(|| FsError::NoEntry {
+        at: String::new(),
+        op: op.kind.name(),
+        path: op.path.to_string(),
+    })?;
+    if is_dir(id) {
+        return Err(FsError::WrongType {
+            at: String::new(),
+            op: op.kind.name(),
+            path: op.path.to_string(),
+            what: "is a directory",
+        });
+    }
+    Ok(id)
+}
+
 /// Parent directory and last component of `path` (`None` for the root).
 pub(crate) fn split_last(path: &str) -> Option<(&str, &str)> {
     let t = path.trim_end_matches('/');

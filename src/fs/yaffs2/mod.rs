@@ -42,7 +42,7 @@ pub mod gc;
 pub mod scan;
 pub mod tnode;
 
-use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components, split_last};
+use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::{ConfigError, Design, ResolvedDevice, check_range};
 use crate::nand::{BlockId, Cause, Lpn, Nand, Ppn};
 use crate::sim::{HostCounters, Measure};
@@ -500,43 +500,20 @@ impl Yaffs2 {
 
     /// The parent directory id and leaf name of `path`, checking the parent.
     fn parent_of(&self, op: &FileOp, path: &str) -> Result<(u32, Arc<str>), FsError> {
-        let (dir, name) = split_last(path).ok_or_else(|| FsError::WrongType {
-            at: String::new(),
-            op: op.kind.name(),
-            path: path.into(),
-            what: "is the root directory",
-        })?;
-        let parent = self.lookup(dir).ok_or_else(|| FsError::NoEntry {
-            at: String::new(),
-            op: op.kind.name(),
-            path: dir.into(),
-        })?;
-        if self.obj(parent).kind != ObjKind::Dir {
-            return Err(FsError::WrongType {
-                at: String::new(),
-                op: op.kind.name(),
-                path: dir.into(),
-                what: "is not a directory",
-            });
-        }
-        Ok((parent, Arc::from(name)))
+        super::resolve_parent(
+            op,
+            path,
+            |p| self.lookup(p),
+            |id| self.obj(id).kind == ObjKind::Dir,
+        )
     }
 
     fn file(&self, op: &FileOp) -> Result<u32, FsError> {
-        let id = self.lookup(&op.path).ok_or_else(|| FsError::NoEntry {
-            at: String::new(),
-            op: op.kind.name(),
-            path: op.path.to_string(),
-        })?;
-        if self.obj(id).kind != ObjKind::File {
-            return Err(FsError::WrongType {
-                at: String::new(),
-                op: op.kind.name(),
-                path: op.path.to_string(),
-                what: "is a directory",
-            });
-        }
-        Ok(id)
+        super::resolve_file(
+            op,
+            |p| self.lookup(p),
+            |id| self.obj(id).kind != ObjKind::File,
+        )
     }
 
     /// Erases the checkpoint before the first change after a mount that used it.
