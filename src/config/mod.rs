@@ -24,20 +24,12 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Display;
 use std::path::PathBuf;
 
-/// The integer value preset `name` gives `[device]` key `key`, if any.
-fn preset_device_key(name: &str, key: &str) -> Option<u64> {
+/// The value preset `name` gives key `key` of table `table`, if any: lets validation tell
+/// a preset's own setting from one the user gave.
+fn preset_value(name: &str, table: &str, key: &str) -> Option<toml::Value> {
     let (_, text) = PRESETS.iter().find(|(n, _)| *n == name)?;
-    let t: toml::Table = toml::from_str(text).ok()?;
-    let v = t.get("device")?.get(key)?.as_integer()?;
-    u64::try_from(v).ok()
-}
-
-/// The `[buffer] size` preset `name` gives, in bytes, if any.
-fn preset_buffer_size(name: &str) -> Option<u64> {
-    let (_, text) = PRESETS.iter().find(|(n, _)| *n == name)?;
-    let t: toml::Table = toml::from_str(text).ok()?;
-    let v = t.get("buffer")?.get("size")?.as_str()?;
-    v.parse::<Size>().ok().map(|s| s.bytes())
+    let mut t: toml::Table = toml::from_str(text).ok()?;
+    t.remove(table)?.as_table_mut()?.remove(key)
 }
 
 /// Presets embedded in the binary: (name, TOML text).
@@ -668,12 +660,16 @@ impl Config {
             // SLC timings have no effect without the cache: refused when the user gave
             // them, accepted when they are the preset's own (so that
             // `--set device.slc_cache_percent=0` turns a preset's cache off).
-            let preset = preset_device_key;
             for (key, short, value) in [
                 ("device.slc_read_ns", "slc_read_ns", d.slc_read_ns),
                 ("device.slc_program_ns", "slc_program_ns", d.slc_program_ns),
             ] {
-                if value.is_some() && value != preset(&d.preset, short) {
+                if value.is_some()
+                    && value
+                        != preset_value(&d.preset, "device", short)
+                            .and_then(|v| v.as_integer())
+                            .and_then(|v| u64::try_from(v).ok())
+                {
                     return Err(ConfigError::value(
                         key,
                         "set",
@@ -746,7 +742,11 @@ impl Config {
         let mut buffer_cfg = std::borrow::Cow::Borrowed(&self.buffer);
         if let Some(size) = self.buffer.size {
             let logical_bytes = logical_pages.saturating_mul(page);
-            if size.bytes() > logical_bytes && preset_buffer_size(&d.preset) == Some(size.bytes()) {
+            if size.bytes() > logical_bytes
+                && preset_value(&d.preset, "buffer", "size")
+                    .and_then(|v| v.as_str()?.parse::<Size>().ok())
+                    == Some(size)
+            {
                 buffer_cfg.to_mut().size = Some(Size(logical_bytes));
             }
         }
