@@ -22,6 +22,9 @@
 //!   data victim: copy valid pages; a cached lpn's CMT entry takes the new address
 //!             (dirty, reaches flash on eviction); the others are grouped by translation
 //!             page and each page is rewritten once (batch update: 1 read + 1 write)
+//! translation write with no room: when the unit with the most free blocks is down to
+//!             its last one, collect that unit first (foreground GC; never the unit
+//!             whose collection is under way, never more than one level deep)
 //! ```
 //! Translation reads and writes are NAND operations of cause `Map`; GC copies and erases
 //! of both block kinds are cause `Gc`. A read of an lpn whose translation page exists
@@ -210,6 +213,12 @@ pub struct Dftl<V: VictimPolicy> {
     trans_layout: Layout,
     /// Units a translation block left below `gc_low`, collected when the operation ends.
     low_units: Vec<u32>,
+    /// The unit whose collection is under way at the outer level (never collected again
+    /// from inside: its victim's moved pages are pending in a batch update).
+    collecting: Option<u32>,
+    /// A foreground collection started by a translation write is running (one level
+    /// deep at most).
+    nested_gc: bool,
     tscratch: Vec<Ppn>,
     layout: Layout,
     moved: Vec<(u32, u32)>,
@@ -223,6 +232,8 @@ pub struct Dftl<V: VictimPolicy> {
     clean_evictions: u64,
     batched_entries: u64,
     gc_trans_victims: u64,
+    /// Collections a translation write started because no unit had room for it.
+    foreground_collections: u64,
     gc_cmt_updates: u64,
     gc_trans_updates: u64,
     gc_batched_entries: u64,
@@ -273,6 +284,8 @@ impl<V: VictimPolicy> Dftl<V> {
             ),
             trans_layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
             low_units: Vec::new(),
+            collecting: None,
+            nested_gc: false,
             tscratch: Vec::with_capacity(geo.pages_per_block as usize),
             // Data pages stripe over planes in write order, the page FTL's default.
             layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
@@ -287,6 +300,7 @@ impl<V: VictimPolicy> Dftl<V> {
             clean_evictions: 0,
             batched_entries: 0,
             gc_trans_victims: 0,
+            foreground_collections: 0,
             gc_cmt_updates: 0,
             gc_trans_updates: 0,
             gc_batched_entries: 0,
@@ -389,12 +403,21 @@ impl<V: VictimPolicy> Dftl<V> {
     fn cmt_insert(
         &mut self,
         lpn: u32,
-        ppn: u32,
+        mut ppn: u32,
         dirty: bool,
         nand: &mut Nand,
     ) -> Result<u32, FtlError> {
         if self.cmt.is_full() {
+            let foreground = self.foreground_collections;
             self.evict(nand)?;
+            if foreground != self.foreground_collections
+                && ppn != NIL
+                && !nand.is_valid(Ppn(ppn))
+            {
+                // The eviction's translation write started a collection that moved this
+                // page; being uncached, its new address went to the flash map.
+                ppn = self.gmt[lpn as usize].wrapping_sub(1);
+            }
         }
         let n = self.cmt.insert(lpn);
         self.cmt.val_mut(n).ppn = ppn;
@@ -437,6 +460,9 @@ impl<V: VictimPolicy> Dftl<V> {
         moved: &[(u32, u32)],
         nand: &mut Nand,
     ) -> Result<(), FtlError> {
+        // Room first: a foreground collection it may start rewrites translation pages
+        // (this one included), so the page is read only after it.
+        let unit = self.trans_unit(nand)?;
         let old = self.gtd[mvpn as usize];
         if old != 0 {
             nand.read(Ppn(old - 1), Cause::Map);
@@ -461,7 +487,7 @@ impl<V: VictimPolicy> Dftl<V> {
         // Keep the allocation: the list refills as entries of this page get dirty again.
         self.dirty[mvpn as usize] = list;
         self.dirty[mvpn as usize].clear();
-        let dst = self.trans_page(nand)?;
+        let dst = self.bm.next_page(unit, Stream::Map, nand)?;
         if let Some(d) = nand.data_mut() {
             // A device holding data stores the page's entries (ppn + 1, little endian),
             // what recovery reads back.
@@ -482,26 +508,40 @@ impl<V: VictimPolicy> Dftl<V> {
         Ok(())
     }
 
-    /// Page for the next translation-page write. Translation writes stripe over the
-    /// units in the data pages' channel-first order, each unit keeping its own
-    /// [`Stream::Map`] frontier, as MQSim places translation pages with the data's plane
-    /// allocation: a single device-wide frontier put every translation write (and later
-    /// every read of the pages written together) on one die, which serialised a
-    /// write-heavy replay behind one program at a time (docs/mqsim.md). A unit that
-    /// would give its last free block to a new translation block hands the write to the
-    /// unit with the most free blocks (ties: the lowest) instead.
-    fn trans_page(&mut self, nand: &Nand) -> Result<Ppn, FtlError> {
+    /// Unit for the next translation-page write, with its translation frontier open.
+    /// Translation writes stripe over the units in the data pages' channel-first order,
+    /// each unit keeping its own [`Stream::Map`] frontier, as MQSim places translation
+    /// pages with the data's plane allocation: a single device-wide frontier put every
+    /// translation write (and later every read of the pages written together) on one
+    /// die, which serialised a write-heavy replay behind one program at a time
+    /// (docs/mqsim.md). A unit at or below its GC threshold hands the write to the unit
+    /// with the most free blocks (ties: the lowest) instead.
+    ///
+    /// A collection's batch update spreads its translation writes over every unit, so
+    /// one operation that collects several units can take blocks from all of them
+    /// before any is collected again. When even the unit with the most free blocks is
+    /// down to its last one (the block its own GC needs for the next victim's copies),
+    /// that unit is collected first, in the foreground, as firmware does when a
+    /// metadata write finds no room. That collection is never the unit already being
+    /// collected (its victim's moved pages are pending) and never nests further.
+    fn trans_unit(&mut self, nand: &mut Nand) -> Result<u32, FtlError> {
         let mut unit = self.bm.unit_of_plane(self.trans_layout.plane_for(0));
-        if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none()
-            && self.bm.free(unit) <= self.bm.gc_low as usize
-        {
-            let mut best = 0;
-            for u in 1..self.bm.units.len() as u32 {
-                if self.bm.free(u) > self.bm.free(best) {
-                    best = u;
-                }
+        if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_some() {
+            return Ok(unit);
+        }
+        if self.bm.free(unit) <= self.bm.gc_low as usize {
+            unit = self.most_free_unit(None);
+        }
+        if self.bm.free(unit) <= 1 && !self.nested_gc {
+            let target = self.most_free_unit(self.collecting);
+            if Some(target) != self.collecting {
+                self.nested_gc = true;
+                self.foreground_collections += 1;
+                let r = blocks::collect(self, target, nand);
+                self.nested_gc = false;
+                r?;
+                unit = target;
             }
-            unit = best;
         }
         if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_none() {
             self.bm.open_block(unit, Stream::Map)?;
@@ -511,7 +551,30 @@ impl<V: VictimPolicy> Dftl<V> {
                 self.low_units.push(unit);
             }
         }
-        self.bm.next_page(unit, Stream::Map, nand)
+        Ok(unit)
+    }
+
+    /// The unit with the most free blocks (ties: the lowest), other than `except`
+    /// (unless it is the only one).
+    fn most_free_unit(&self, except: Option<u32>) -> u32 {
+        let mut best = None;
+        for u in 0..self.bm.units.len() as u32 {
+            if Some(u) == except {
+                continue;
+            }
+            if best.is_none_or(|b| self.bm.free(u) > self.bm.free(b)) {
+                best = Some(u);
+            }
+        }
+        best.or(except).unwrap_or(0)
+    }
+
+    /// Collects `unit` at the outer level (see [`Self::trans_unit`]).
+    fn collect_unit(&mut self, unit: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        let outer = self.collecting.replace(unit);
+        let r = blocks::collect(self, unit, nand);
+        self.collecting = outer;
+        r
     }
 
     /// Collects the units translation blocks left low (see `trans_page`).
@@ -523,7 +586,7 @@ impl<V: VictimPolicy> Dftl<V> {
         let mut pending = std::mem::take(&mut self.low_units);
         for &u in &pending {
             if self.bm.needs_gc(u) {
-                blocks::collect(self, u, nand)?;
+                self.collect_unit(u, nand)?;
             }
         }
         pending.clear();
@@ -637,7 +700,12 @@ impl<V: VictimPolicy> Owner<V> for Dftl<V> {
             pages.clear();
             nand.valid_pages(victim, &mut pages);
             for &src in &pages {
-                let dst = self.trans_page(nand)?;
+                let unit = self.trans_unit(nand)?;
+                // A foreground collection just run may have rewritten this page.
+                if !nand.is_valid(src) {
+                    continue;
+                }
+                let dst = self.bm.next_page(unit, Stream::Map, nand)?;
                 nand.relocate(src, dst, Cause::Gc);
                 self.moved(nand, dst);
             }
@@ -730,7 +798,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             self.cmt_insert(lpn.0, ppn.0, true, nand)?;
         }
         if self.bm.needs_gc(unit) {
-            blocks::collect(self, unit, nand)?;
+            self.collect_unit(unit, nand)?;
         }
         self.collect_low_units(nand)
     }
@@ -780,6 +848,10 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
         out.insert("ftl.retired_blocks".into(), self.bm.retired_blocks());
         out.insert("ftl.gc.trans_victims".into(), self.gc_trans_victims);
+        out.insert(
+            "ftl.gc.foreground_collections".into(),
+            self.foreground_collections,
+        );
         out.insert(
             "ftl.gc.victim_valid_pages".into(),
             self.bm.gc_victim_valid_pages,
