@@ -410,10 +410,7 @@ impl<V: VictimPolicy> Dftl<V> {
         if self.cmt.is_full() {
             let foreground = self.foreground_collections;
             self.evict(nand)?;
-            if foreground != self.foreground_collections
-                && ppn != NIL
-                && !nand.is_valid(Ppn(ppn))
-            {
+            if foreground != self.foreground_collections && ppn != NIL && !nand.is_valid(Ppn(ppn)) {
                 // The eviction's translation write started a collection that moved this
                 // page; being uncached, its new address went to the flash map.
                 ppn = self.gmt[lpn as usize].wrapping_sub(1);
