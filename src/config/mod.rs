@@ -729,6 +729,25 @@ impl Config {
             512,
             "outstanding requests (NCQ tags)",
         )?;
+        // DFTL with FIFO: each GC-moved page costs a translation-page write that goes
+        // stale at once but waits the whole FIFO queue, so under random writes there is no
+        // steady state below physical = 2 x logical (docs/ftls.md, "Victim policies other
+        // than greedy under DFTL"); it would run out of free blocks mid-run.
+        if self.ftl.name == crate::ftl::FtlKind::Dftl
+            && self.ftl.gc == crate::ftl::gc::GcPolicyKind::Fifo
+            && self.device.op_percent < 100.0
+        {
+            return Err(ConfigError::value(
+                "ftl.gc",
+                "fifo",
+                format!(
+                    "greedy, cost-benefit or d-choices with dftl at device.op_percent = {} \
+                     (DFTL with FIFO needs device.op_percent >= 100: its stale translation \
+                     blocks wait the whole FIFO queue; docs/ftls.md)",
+                    self.device.op_percent
+                ),
+            ));
+        }
         if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
             return Err(ConfigError::value(
                 "host.speedup",

@@ -22,8 +22,8 @@
 //!   data victim: copy valid pages; a cached lpn's CMT entry takes the new address
 //!             (dirty, reaches flash on eviction); the others are grouped by translation
 //!             page and each page is rewritten once (batch update: 1 read + 1 write)
-//! translation write with no room: when the unit with the most free blocks is down to
-//!             its last one, collect that unit first (foreground GC; never the unit
+//! translation write with no room: when the unit with the most free blocks is at its
+//!             GC threshold, collect that unit first (foreground GC; never the unit
 //!             whose collection is under way, never more than one level deep)
 //! ```
 //! Translation reads and writes are NAND operations of cause `Map`; GC copies and erases
@@ -410,9 +410,13 @@ impl<V: VictimPolicy> Dftl<V> {
         if self.cmt.is_full() {
             let foreground = self.foreground_collections;
             self.evict(nand)?;
-            if foreground != self.foreground_collections && ppn != NIL && !nand.is_valid(Ppn(ppn)) {
+            if foreground != self.foreground_collections
+                && ppn != NIL
+                && !(nand.is_valid(Ppn(ppn)) && nand.oob_lpn_raw(Ppn(ppn)) == lpn)
+            {
                 // The eviction's translation write started a collection that moved this
-                // page; being uncached, its new address went to the flash map.
+                // page (its block may even hold other data by now); being uncached, its
+                // new address went to the flash map.
                 ppn = self.gmt[lpn as usize].wrapping_sub(1);
             }
         }
@@ -517,9 +521,9 @@ impl<V: VictimPolicy> Dftl<V> {
     /// A collection's batch update spreads its translation writes over every unit, so
     /// one operation that collects several units can take blocks from all of them
     /// before any is collected again. When even the unit with the most free blocks is
-    /// down to its last one (the block its own GC needs for the next victim's copies),
-    /// that unit is collected first, in the foreground, as firmware does when a
-    /// metadata write finds no room. That collection is never the unit already being
+    /// at its GC threshold (so the next openings would reach the last block, which its
+    /// own GC needs for the next victim's copies), that unit is collected first, in the
+    /// foreground, as firmware does when a metadata write finds no room. That collection is never the unit already being
     /// collected (its victim's moved pages are pending) and never nests further.
     fn trans_unit(&mut self, nand: &mut Nand) -> Result<u32, FtlError> {
         let mut unit = self.bm.unit_of_plane(self.trans_layout.plane_for(0));
@@ -529,7 +533,7 @@ impl<V: VictimPolicy> Dftl<V> {
         if self.bm.free(unit) <= self.bm.gc_low as usize {
             unit = self.most_free_unit(None);
         }
-        if self.bm.free(unit) <= 1 && !self.nested_gc {
+        if self.bm.free(unit) <= self.bm.gc_low as usize && !self.nested_gc {
             let target = self.most_free_unit(self.collecting);
             if Some(target) != self.collecting {
                 self.nested_gc = true;
@@ -737,7 +741,9 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             return Ok(None);
         }
         if n == NIL {
-            self.cmt_insert(lpn.0, ppn, false, nand)?;
+            // The insert's eviction may start a collection that moves this page.
+            let node = self.cmt_insert(lpn.0, ppn, false, nand)?;
+            ppn = self.cmt.val(node).ppn;
             if !self.low_units.is_empty() {
                 // The eviction's translation write took a unit's block; its GC may move
                 // this very page (the cached entry follows it).
