@@ -208,6 +208,9 @@ fn cftl_promotes_after_threshold_hits_coarse_to_long_to_short() {
         c(&m, "ftl.lookup.probes"),
         3 + 3 * (3 + 4) + 9 + 3 * (3 + 2) + (3 + 1)
     );
+    // Of those, the page slots (spare-area reads on a device): P[5] on each of the
+    // three coarse reads of lpn 5, and the eight pages of the cluster load.
+    assert_eq!(c(&m, "ftl.lookup.slot_probes"), 3 + 8);
     // Reading lpn 5 again at once is the same run of cluster 0: no further hit counted.
     ftl.read(Lpn(5), &mut nand).unwrap();
     assert_eq!(c(&counters(&*ftl), "ftl.cftl.short_hits"), 2);

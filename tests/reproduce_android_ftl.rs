@@ -82,5 +82,5 @@ fn android_ftl_reproduction_shows_the_papers_trends() {
     assert_eq!(common::holds(&claims, "A7"), (bast_gc - 0.86).abs() <= 0.10);
     // The aged-write sweep covers every FTL at every over-provisioning and aging.
     let sweep = std::fs::read_to_string(out.join("sensitivity_aged_write.csv")).unwrap();
-    assert_eq!(sweep.lines().count(), 1 + 2 * 4 * 4, "{sweep}");
+    assert_eq!(sweep.lines().count(), 1 + 5 * 4 * 4, "{sweep}");
 }

@@ -122,7 +122,7 @@ impl Config {
     pub fn fill_share_percent(&self) -> f64 {
         use super::Precondition as P;
         match self.precondition {
-            P::None => 0.0,
+            P::None | P::Random => 0.0,
             P::Fill | P::Steady => self.fill_percent.unwrap_or(100.0),
             P::Footprint => self.fill_percent.unwrap_or(0.0),
         }
@@ -141,7 +141,7 @@ impl Config {
                 "percent of the logical space written before the run",
             )?;
             match self.precondition {
-                P::Fill | P::Footprint => {}
+                P::Fill | P::Footprint | P::Random => {}
                 P::Steady if p == 100.0 => {}
                 other => {
                     let name = P::all()
@@ -153,11 +153,20 @@ impl Config {
                         p,
                         format!(
                             "no value with precondition = \"{name}\" (it reads fill_percent \
-                             only with \"fill\" or \"footprint\"; \"steady\" fills all)"
+                             only with \"fill\", \"footprint\" or \"random\"; \"steady\" \
+                             fills all)"
                         ),
                     ));
                 }
             }
+        }
+        if self.precondition == P::Random && self.fs.active() {
+            return Err(ConfigError::value(
+                "precondition",
+                "random",
+                "\"none\", \"fill\" or \"steady\" with a file system (random aging writes \
+                 logical pages below it)",
+            ));
         }
         if self.precondition == P::Footprint
             && let Some(path) = &self.trace.path

@@ -244,6 +244,9 @@ pub enum Precondition {
     Fill,
     /// Fill, then random single-page overwrites until write amplification settles.
     Steady,
+    /// From empty, random single-page writes over the whole logical space, as many as
+    /// [`Config::fill_percent`] of it (default 100%); pages never hit stay unwritten.
+    Random,
     /// Write every page the workload reads before writing it, in a first streaming pass
     /// over the workload (after [`Config::fill_percent`] of the space, when set), so a
     /// replayed trace reads data a real drive would hold instead of never-written pages.
@@ -264,6 +267,11 @@ impl Precondition {
                 Precondition::Steady,
                 "steady",
                 "fill, then random overwrites until write amplification settles",
+            ),
+            (
+                Precondition::Random,
+                "random",
+                "from empty, random page writes over the whole space, fill_percent of its size (default 100)",
             ),
             (
                 Precondition::Footprint,

@@ -101,6 +101,9 @@ pub struct Aftl {
     hint: Cell<u32>,
     lookups: u64,
     probes: u64,
+    /// Of `probes`, the block page slots examined (P[off] and replacement pages scanned):
+    /// each reads a spare area in flash, unlike a hash probe in RAM.
+    slot_probes: u64,
     fine_hits: u64,
     fine_inserts: u64,
     demotions: u64,
@@ -146,6 +149,7 @@ impl Aftl {
             hint: Cell::new(NIL),
             lookups: 0,
             probes: 0,
+            slot_probes: 0,
             fine_hits: 0,
             fine_inserts: 0,
             demotions: 0,
@@ -209,18 +213,19 @@ impl Aftl {
         self.fine_ppn[n as usize] = NIL;
     }
 
-    /// Where `lpn` lives; its fine node if fine-mapped; probes taken. No side effects.
+    /// Where `lpn` lives; its fine node if fine-mapped; probes taken, and of them the
+    /// block page slots examined. No side effects.
     #[inline]
-    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, u32, u32) {
+    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, u32, u32, u32) {
         let (n, mut probes) = self.fine.find(lpn.0);
         if n != NIL {
-            return (Some(Ppn(self.fine_ppn[n as usize])), n, probes);
+            return (Some(Ppn(self.fine_ppn[n as usize])), n, probes, 0);
         }
         let lbn = lpn.0 / self.np;
         let (c, p2) = self.coarse.find(lbn);
         probes += p2;
         if c == NIL {
-            return (None, NIL, probes);
+            return (None, NIL, probes, 0);
         }
         let (loc, p3) = self.blocks.locate(
             nand,
@@ -229,15 +234,16 @@ impl Aftl {
             lpn,
             lpn.0 % self.np,
         );
-        (loc, NIL, probes + p3)
+        (loc, NIL, probes + p3, p3)
     }
 
     /// A host-path lookup: counted, and a fine hit refreshes the LRU order.
     #[inline]
     fn lookup_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, u32) {
-        let (loc, n, probes) = self.find(lpn, nand);
+        let (loc, n, probes, slots) = self.find(lpn, nand);
         self.lookups += 1;
         self.probes += probes as u64;
+        self.slot_probes += slots as u64;
         if n != NIL {
             self.fine_hits += 1;
             self.touch(n);
@@ -491,7 +497,7 @@ impl Ftl for Aftl {
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let (old, n, _) = self.find(lpn, nand);
+        let (old, n, _, _) = self.find(lpn, nand);
         if n != NIL {
             self.fine_drop(n);
         }
@@ -508,6 +514,7 @@ impl Ftl for Aftl {
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         out.insert("ftl.lookup.count".into(), self.lookups);
         out.insert("ftl.lookup.probes".into(), self.probes);
+        out.insert("ftl.lookup.slot_probes".into(), self.slot_probes);
         out.insert("ftl.merge.full".into(), self.folds);
         out.insert("ftl.mapping.coarse_bytes".into(), self.coarse_bytes());
         out.insert("ftl.mapping.fine_bytes".into(), self.fine_bytes());

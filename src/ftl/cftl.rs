@@ -332,6 +332,9 @@ pub struct Cftl {
     since_sweep: u32,
     lookups: u64,
     probes: u64,
+    /// Of `probes`, the block page slots examined (P[off], replacement pages scanned,
+    /// a cluster load's pages): each reads a spare area in flash, unlike a hash probe.
+    slot_probes: u64,
     short_hits: u64,
     long_hits: u64,
     coarse_lookups: u64,
@@ -384,6 +387,7 @@ impl Cftl {
             since_sweep: 0,
             lookups: 0,
             probes: 0,
+            slot_probes: 0,
             short_hits: 0,
             long_hits: 0,
             coarse_lookups: 0,
@@ -438,16 +442,17 @@ impl Cftl {
     /// `lpn` through the coarse table only: where it lives and probes.
     #[inline]
     fn find_coarse(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32) {
-        let (loc, _, probes) = self.find_coarse_slot(lpn, nand);
+        let (loc, _, probes, _) = self.find_coarse_slot(lpn, nand);
         (loc, probes)
     }
 
-    /// [`Cftl::find_coarse`], also returning the coarse slot (`NIL`: none yet).
+    /// [`Cftl::find_coarse`], also returning the coarse slot (`NIL`: none yet) and, of
+    /// the probes, the block page slots examined.
     #[inline]
-    fn find_coarse_slot(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32, u32) {
+    fn find_coarse_slot(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32, u32, u32) {
         let (c, probes) = self.coarse_slot(lpn / self.np);
         if c == NIL {
-            return (None, c, probes);
+            return (None, c, probes, 0);
         }
         let (loc, p2) = self.blocks.locate(
             nand,
@@ -456,27 +461,28 @@ impl Cftl {
             Lpn(lpn),
             lpn % self.np,
         );
-        (loc, c, probes + p2)
+        (loc, c, probes + p2, p2)
     }
 
-    /// Where `lpn` lives, at which level, probes taken. No side effects.
+    /// Where `lpn` lives, at which level, probes taken and of them the block page slots
+    /// examined. No side effects.
     #[inline]
-    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32) {
+    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32, u32) {
         let slot_ppn = |t: &FineTable, n: u32| {
             let p = t.ppn[t.slot(n, lpn.0)];
             (p != NIL).then_some(Ppn(p))
         };
         let (n, mut probes) = self.short.find(lpn.0);
         if n != NIL {
-            return (slot_ppn(&self.short, n), Level::Short(n), probes);
+            return (slot_ppn(&self.short, n), Level::Short(n), probes, 0);
         }
         let (n, p2) = self.long.find(lpn.0);
         probes += p2;
         if n != NIL {
-            return (slot_ppn(&self.long, n), Level::Long(n), probes);
+            return (slot_ppn(&self.long, n), Level::Long(n), probes, 0);
         }
-        let (loc, c, p3) = self.find_coarse_slot(lpn.0, nand);
-        (loc, Level::Coarse(c), probes + p3)
+        let (loc, c, p3, slots) = self.find_coarse_slot(lpn.0, nand);
+        (loc, Level::Coarse(c), probes + p3, slots)
     }
 
     /// Makes room for a node in `short` (or `long`); false if the promotion must wait.
@@ -502,12 +508,12 @@ impl Cftl {
 
     /// Loads the translations of `lpn`'s cluster into `self.cluster` through the coarse
     /// table (one coarse lookup and one replacement-block scan per logical block the
-    /// cluster covers); returns the probes.
-    fn load_cluster(&mut self, lpn: u32, nand: &Nand) -> u32 {
+    /// cluster covers); returns the probes and, of them, the block page slots examined.
+    fn load_cluster(&mut self, lpn: u32, nand: &Nand) -> (u32, u32) {
         let first = lpn / self.sbf * self.sbf;
         let end = (first + self.sbf).min(self.logical_pages);
         self.cluster.fill(NIL);
-        let mut probes = 0;
+        let (mut probes, mut slots) = (0, 0);
         let mut l = first;
         while l < end {
             let lbn = l / self.np;
@@ -516,17 +522,19 @@ impl Cftl {
             probes += p;
             if c != NIL {
                 let (i, j) = ((l - first) as usize, (run_end - first) as usize);
-                probes += self.blocks.locate_run(
+                let s = self.blocks.locate_run(
                     nand,
                     self.coarse_p[c as usize],
                     self.coarse_r[c as usize],
                     l,
                     &mut self.cluster[i..j],
                 );
+                probes += s;
+                slots += s;
             }
             l = run_end;
         }
-        probes
+        (probes, slots)
     }
 
     /// A host-path lookup: counted, with hit counting, promotion and the NUR clock.
@@ -537,7 +545,7 @@ impl Cftl {
             self.sweeps += 1;
             self.demotions_nur += self.short.sweep() + self.long.sweep();
         }
-        let (loc, level, mut probes) = self.find(lpn, nand);
+        let (loc, level, mut probes, mut slots) = self.find(lpn, nand);
         self.lookups += 1;
         let threshold = self.cfg.promote_hits as u8;
         // Consecutive lookups inside one cluster are one access to it: a sequential
@@ -586,7 +594,9 @@ impl Cftl {
                         level
                     } else if self.room(false) {
                         self.coarse_hits[h] = 0;
-                        probes += self.load_cluster(lpn.0, nand);
+                        let (p, s) = self.load_cluster(lpn.0, nand);
+                        probes += p;
+                        slots += s;
                         self.promotions_long += 1;
                         let n = self.long.insert(lpn.0 / self.sbf, &self.cluster, R_BIT);
                         Level::Long(n)
@@ -600,6 +610,7 @@ impl Cftl {
             }
         };
         self.probes += probes as u64;
+        self.slot_probes += slots as u64;
         (loc, level)
     }
 
@@ -820,7 +831,7 @@ impl Ftl for Cftl {
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let (old, _, _) = self.find(lpn, nand);
+        let (old, _, _, _) = self.find(lpn, nand);
         if let Some(old) = old {
             nand.invalidate(old);
             self.fine_update(lpn.0, NIL);
@@ -835,6 +846,7 @@ impl Ftl for Cftl {
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         out.insert("ftl.lookup.count".into(), self.lookups);
         out.insert("ftl.lookup.probes".into(), self.probes);
+        out.insert("ftl.lookup.slot_probes".into(), self.slot_probes);
         out.insert("ftl.merge.full".into(), self.folds);
         out.insert("ftl.mapping.coarse_bytes".into(), self.coarse_bytes());
         out.insert("ftl.mapping.fine_bytes".into(), self.fine_bytes());

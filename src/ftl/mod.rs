@@ -7,7 +7,10 @@
 //! Counter keys every FTL uses when it has the concept (others are FTL-specific):
 //! `ftl.merge.switch`, `ftl.merge.partial`, `ftl.merge.full` (log-block merges by kind),
 //! `ftl.lookup.count` and `ftl.lookup.probes` (map lookups and table entries visited by
-//! them, so probes / count = translation cost per lookup), `ftl.cmt.hits` and
+//! them, so probes / count = translation cost per lookup), `ftl.lookup.slot_probes` (of
+//! those probes, the block page slots a block-mapped lookup examined — a primary page
+//! checked, replacement pages scanned — each a spare-area read on a real device, where
+//! the rest are table probes in RAM), `ftl.cmt.hits` and
 //! `ftl.cmt.misses` (cached-map FTLs; their extra flash reads and writes show up as NAND
 //! operations of cause `Map`).
 

@@ -194,6 +194,8 @@ impl Ftl for NftlLog {
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         out.insert("ftl.lookup.count".into(), self.lookups);
         out.insert("ftl.lookup.probes".into(), self.probes);
+        // Every probe is a page slot (the table is an array indexed by lbn).
+        out.insert("ftl.lookup.slot_probes".into(), self.probes);
         out.insert("ftl.merge.full".into(), self.folds);
         out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
         out.insert("ftl.nftl.fold_copies".into(), self.fold_copies);

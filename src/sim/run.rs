@@ -138,7 +138,10 @@ impl Target for Device {
 ///   20 rounds);
 /// - `footprint`: fills `fill_percent` (default none), then streams through the workload
 ///   once and writes every page it reads before writing it (in the order of those first
-///   reads), so the replay reads data a real drive would hold.
+///   reads), so the replay reads data a real drive would hold;
+/// - `random`: from empty, `fill_percent` (default 100) of the logical space's size in
+///   random single-page writes over the whole space (pages never hit stay unwritten, so
+///   a page-mapped FTL keeps them as free space and a block-mapped one does not).
 ///
 /// Returns notes for the report.
 fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError> {
@@ -166,6 +169,16 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
         notes.push(format!(
             "preconditioned: footprint pass wrote {written} pages that the workload reads before \
              writing them ({reads} page reads in the workload)"
+        ));
+    }
+    if cfg.precondition == Precondition::Random {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
+        let writes = (logical as f64 * cfg.fill_percent.unwrap_or(100.0) / 100.0).round() as u64;
+        for _ in 0..writes {
+            dev.write_untimed(rng.gen_range(0..logical))?;
+        }
+        notes.push(format!(
+            "preconditioned: {writes} random page writes over all {logical} logical pages, from empty"
         ));
     }
     if cfg.precondition == Precondition::Steady {
