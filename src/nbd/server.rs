@@ -1,29 +1,35 @@
-//! The NBD server: connections negotiate and read requests on their own threads; one
-//! simulation thread owns the [`Device`] and performs every request through the one
-//! pipeline ([`Device::write_data`], [`Device::read_data`], [`Device::submit`]); each
-//! connection's writer thread sends replies when they are due.
+//! The NBD server: each connection negotiates, reads its requests and performs them
+//! itself, one at a time under the lock of the one [`Device`], through the one pipeline
+//! ([`Device::write_data`], [`Device::read_data`], [`Device::submit`]); the thread that
+//! called [`Server::run`] prints statistics and watches for the stop.
 //!
 //! ```text
 //! accept -> per connection: handshake; loop { read header; check; read payload;
-//!                                             send Job to the simulation thread }
-//! simulation thread: issue_ns = wall time since start / scale; done_ns = device(job)
-//!                    reply due at start + done_ns × scale  (simulated / scaled=F)
-//!                                  now                       (none)
-//! writer: replies kept in a heap by due time, written when due
+//!             lock device: issue_ns = wall time since start / scale; done_ns = device(req)
+//!             reply: none      -> appended to the connection's reply buffer, sent before
+//!                                 the next read that may wait for the client (one send
+//!                                 per batch of a queue-depth-32 client)
+//!                    simulated -> writer thread: heap by due time = start + done_ns × scale
+//!           }
 //! ```
-//! A client that stalls in the middle of a request blocks only its own reader thread.
+//! Reads go through a 256 KiB buffer, so a client with many requests in flight costs one
+//! `recv` per batch rather than two per request, and with `--latency none` no request
+//! crosses a thread (profiled: the earlier reader → simulation → writer hand-offs, one
+//! `recv` per header and payload and one `send` per reply took most of the CPU).
+//! A client that stalls in the middle of a request blocks only its own thread: the
+//! device lock is taken once the whole request has arrived.
 
 use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
 use crate::config::Config;
 use crate::sim::{Device, LiveStats, SimError};
 use crate::workload::{IoRequest, OpKind};
 use std::collections::BinaryHeap;
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// When replies are sent.
@@ -180,14 +186,6 @@ impl Ord for Outgoing {
     }
 }
 
-/// A request for the simulation thread.
-struct Job {
-    req: Request,
-    data: Vec<u8>,
-    structured: bool,
-    reply: mpsc::Sender<Outgoing>,
-}
-
 /// What the handshake settles, and the export.
 #[derive(Clone)]
 struct Export {
@@ -256,7 +254,7 @@ impl Server {
     }
 
     /// Serves until `opts.stop` is set or the power cut: connections on their own
-    /// threads, requests performed on this one. Statistics lines go to `stats`.
+    /// threads; statistics lines (to `stats`) and progress from this one.
     pub fn run(
         self,
         dev: &mut Device,
@@ -264,47 +262,200 @@ impl Server {
         opts: &ServeOptions,
         stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
     ) -> io::Result<Ending> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        let start = Instant::now();
+        let shared = Shared {
+            sim: Mutex::new(Sim {
+                live: LiveStats::new(dev),
+                dev,
+                commands: 0,
+                order: 0,
+                sim_done_ns: 0,
+                zeros: Vec::new(),
+                power_cut: false,
+            }),
+            start,
+            opts,
+            conns: Mutex::new(Vec::new()),
+        };
         let export = self.export.clone();
-        let live_conns = Arc::new(AtomicU64::new(0));
-        let stop = opts.stop.clone();
-        let conns = live_conns.clone();
-        let acceptor = match self.listener {
-            Listener::Unix(l, path) => {
-                l.set_nonblocking(true)?;
-                std::thread::spawn(move || {
-                    accept_loop(
-                        || l.accept().map(|(s, _)| Conn::Unix(s)),
-                        tx,
-                        export,
-                        stop,
-                        conns,
-                    );
-                    let _ = std::fs::remove_file(path);
-                })
+        let listener = self.listener;
+        let clocks = |sim: &Sim| Clocks {
+            simulated_ns: sim.sim_done_ns,
+            wall_ns: start.elapsed().as_nanos() as u64,
+            requests: sim.commands,
+        };
+        std::thread::scope(|scope| -> io::Result<()> {
+            let shared = &shared;
+            let export = &export;
+            match listener {
+                Listener::Unix(l, path) => {
+                    l.set_nonblocking(true)?;
+                    scope.spawn(move || {
+                        accept_loop(
+                            || l.accept().map(|(s, _)| Conn::Unix(s)),
+                            scope,
+                            shared,
+                            export,
+                        );
+                        let _ = std::fs::remove_file(path);
+                    });
+                }
+                Listener::Tcp(l) => {
+                    l.set_nonblocking(true)?;
+                    scope.spawn(move || {
+                        accept_loop(
+                            || {
+                                l.accept().map(|(s, _)| {
+                                    let _ = s.set_nodelay(true);
+                                    Conn::Tcp(s)
+                                })
+                            },
+                            scope,
+                            shared,
+                            export,
+                        )
+                    });
+                }
             }
-            Listener::Tcp(l) => {
-                l.set_nonblocking(true)?;
-                std::thread::spawn(move || {
-                    accept_loop(
-                        || {
-                            l.accept().map(|(s, _)| {
-                                let _ = s.set_nodelay(true);
-                                Conn::Tcp(s)
-                            })
-                        },
-                        tx,
-                        export,
-                        stop,
-                        conns,
-                    )
-                })
+            let mut last_stats = Instant::now();
+            let mut last_progress = Instant::now();
+            while !opts.stop.load(Ordering::SeqCst) {
+                if opts.stats_now.swap(false, Ordering::SeqCst)
+                    || opts.stats_every.is_some_and(|e| last_stats.elapsed() >= e)
+                {
+                    last_stats = Instant::now();
+                    let g = shared.lock();
+                    stats(&g.live.report(cfg, g.dev), &clocks(&g));
+                }
+                if opts.progress && last_progress.elapsed() >= Duration::from_secs(1) {
+                    last_progress = Instant::now();
+                    let c = clocks(&shared.lock());
+                    eprint!(
+                        "\r{} requests, simulated {:.3} s, wall {:.3} s   ",
+                        c.requests,
+                        c.simulated_ns as f64 / 1e9,
+                        c.wall_ns as f64 / 1e9
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            // Every connection is closed so that threads blocked in a read return; the
+            // acceptor registers new ones under the same lock and checks the stop there.
+            for (_, c) in shared.conns.lock().expect("not poisoned").iter() {
+                c.shutdown();
+            }
+            Ok(())
+        })?;
+        let sim = shared.sim.into_inner().expect("not poisoned");
+        let mut sim_done_ns = sim.sim_done_ns;
+        let dev = sim.dev;
+        if sim.power_cut {
+            power_cut(dev, opts.plp);
+            return Ok(Ending::PowerCut);
+        }
+        // A clean stop: the drive writes its buffer back, as at an orderly power-down.
+        let end = dev.flush_buffer(sim_done_ns).map_err(io::Error::other)?;
+        sim_done_ns = sim_done_ns.max(end);
+        if let Some(d) = dev.nand.data_mut() {
+            d.sync()?;
+        }
+        if opts.progress {
+            eprintln!();
+        }
+        let c = Clocks {
+            simulated_ns: sim_done_ns,
+            wall_ns: start.elapsed().as_nanos() as u64,
+            requests: sim.commands,
+        };
+        stats(&sim.live.report(cfg, dev), &c);
+        Ok(Ending::Stopped)
+    }
+}
+
+/// The device and its statistics, performed on by one connection at a time.
+struct Sim<'d> {
+    dev: &'d mut Device,
+    live: LiveStats,
+    /// Host commands performed (the power cut counts them).
+    commands: u64,
+    /// Order of replies due at the same instant.
+    order: u64,
+    /// Latest simulated completion, ns.
+    sim_done_ns: u64,
+    /// Zeros for WRITE_ZEROES.
+    zeros: Vec<u8>,
+    /// The power was cut: nothing more is performed or answered.
+    power_cut: bool,
+}
+
+/// What every connection thread sees.
+struct Shared<'d, 'o> {
+    sim: Mutex<Sim<'d>>,
+    start: Instant,
+    opts: &'o ServeOptions,
+    /// Open connections (by id), to close them at the stop.
+    conns: Mutex<Vec<(u64, Conn)>>,
+}
+
+impl<'d> Shared<'d, '_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Sim<'d>> {
+        // A panic while performing is an FTL bug; it ends the server with it.
+        self.sim
+            .lock()
+            .expect("a connection panicked while performing a request")
+    }
+
+    /// Performs a checked request; the reply and when it is due, or `None` when the
+    /// power is (or just went) out: the request is never answered.
+    fn execute(&self, req: &Request, data: &[u8], structured: bool) -> Option<Outgoing> {
+        let opts = self.opts;
+        let mut g = self.lock();
+        let sim = &mut *g;
+        if sim.power_cut {
+            return None;
+        }
+        sim.commands += 1;
+        let cut_now = opts.power_cut_at_command == Some(sim.commands);
+        // With power-loss protection the capacitors finish the command in flight, so
+        // only an unprotected drive loses part of it.
+        if cut_now
+            && !opts.plp
+            && let Some(d) = sim.dev.nand.data_mut()
+        {
+            d.arm_cut(opts.power_cut_flash_ops);
+        }
+        let scale = opts.latency.scale();
+        let issue_ns = (self.start.elapsed().as_nanos() as f64 / scale) as u64;
+        let result = perform(sim.dev, req, data, structured, issue_ns, &mut sim.zeros);
+        if sim.dev.nand.data().is_some_and(|d| d.is_cut()) || cut_now {
+            sim.power_cut = true;
+            opts.stop.store(true, Ordering::SeqCst);
+            return None;
+        }
+        let (bytes, done_ns, op) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("ssdlab serve: request failed: {e}");
+                return Some(now_reply(error_reply(req, err::EIO, structured)));
             }
         };
-        let ending = simulate(dev, cfg, opts, rx, stats);
-        opts.stop.store(true, Ordering::SeqCst);
-        let _ = acceptor.join();
-        ending
+        sim.sim_done_ns = sim.sim_done_ns.max(done_ns);
+        sim.live.record(
+            op,
+            req.length as u64,
+            done_ns.saturating_sub(issue_ns),
+            done_ns,
+        );
+        sim.order += 1;
+        let due = match opts.latency {
+            Latency::None => Instant::now(),
+            _ => self.start + Duration::from_nanos((done_ns as f64 * scale) as u64),
+        };
+        Some(Outgoing {
+            due,
+            order: sim.order,
+            bytes,
+        })
     }
 }
 
@@ -319,28 +470,41 @@ pub struct Clocks {
     pub requests: u64,
 }
 
-fn accept_loop(
+fn accept_loop<'scope, 'env, 'd: 'scope, 'o: 'scope>(
     accept: impl Fn() -> io::Result<Conn>,
-    tx: mpsc::Sender<Job>,
-    export: Export,
-    stop: Arc<AtomicBool>,
-    live: Arc<AtomicU64>,
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    shared: &'scope Shared<'d, 'o>,
+    export: &'scope Export,
 ) {
-    while !stop.load(Ordering::SeqCst) {
+    let mut next_id = 0u64;
+    while !shared.opts.stop.load(Ordering::SeqCst) {
         match accept() {
             Ok(c) => {
-                let tx = tx.clone();
-                let export = export.clone();
-                let live = live.clone();
-                let stop = stop.clone();
-                live.fetch_add(1, Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    if let Err(e) = connection(c, tx, &export, &stop)
+                next_id += 1;
+                let id = next_id;
+                {
+                    let mut conns = shared.conns.lock().expect("not poisoned");
+                    // Checked under the lock the stop closes connections under.
+                    if shared.opts.stop.load(Ordering::SeqCst) {
+                        c.shutdown();
+                        break;
+                    }
+                    match c.try_clone() {
+                        Ok(k) => conns.push((id, k)),
+                        Err(e) => {
+                            eprintln!("ssdlab serve: connection refused: {e}");
+                            continue;
+                        }
+                    }
+                }
+                scope.spawn(move || {
+                    if let Err(e) = connection(c, shared, export)
                         && e.kind() != io::ErrorKind::UnexpectedEof
                     {
                         eprintln!("ssdlab serve: connection closed: {e}");
                     }
-                    live.fetch_sub(1, Ordering::SeqCst);
+                    let mut conns = shared.conns.lock().expect("not poisoned");
+                    conns.retain(|(i, _)| *i != id);
                 });
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -452,37 +616,80 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
     }
 }
 
+/// Where a connection's replies go.
+enum Replies {
+    /// `--latency none`: appended here and sent in one write before the next read that
+    /// may have to wait for the client (the read buffer lacks the next request).
+    Now(Conn, Vec<u8>),
+    /// Timed: to the connection's writer thread, which sends each when due.
+    Timed(mpsc::Sender<Outgoing>),
+}
+
+impl Replies {
+    fn push(&mut self, o: Outgoing) -> io::Result<()> {
+        match self {
+            Replies::Now(_, buf) => {
+                buf.extend_from_slice(&o.bytes);
+                Ok(())
+            }
+            Replies::Timed(tx) => tx
+                .send(o)
+                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "reply writer ended")),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Replies::Now(c, buf) = self
+            && !buf.is_empty()
+        {
+            c.write_all(buf)?;
+            buf.clear();
+        }
+        Ok(())
+    }
+}
+
 /// One connection: negotiation, then requests until DISC, EOF or a protocol error.
-fn connection(
-    mut c: Conn,
-    tx: mpsc::Sender<Job>,
-    export: &Export,
-    stop: &AtomicBool,
-) -> io::Result<()> {
+fn connection(mut c: Conn, shared: &Shared, export: &Export) -> io::Result<()> {
     let Some(structured) = negotiate(&mut c, export)? else {
         return Ok(());
     };
-    let (out_tx, out_rx) = mpsc::channel::<Outgoing>();
     let wc = c.try_clone()?;
-    let writer = std::thread::spawn(move || writer_loop(wc, out_rx));
-    let result = read_requests(&mut c, &tx, &out_tx, export, structured, stop);
-    drop(out_tx);
-    // The writer ends once every reply in flight is sent (the simulation thread drops
-    // its senders after replying).
-    let _ = writer.join();
+    let mut writer = None;
+    let mut replies = match shared.opts.latency {
+        Latency::None => Replies::Now(wc, Vec::new()),
+        _ => {
+            let (tx, rx) = mpsc::channel::<Outgoing>();
+            writer = Some(std::thread::spawn(move || writer_loop(wc, rx)));
+            Replies::Timed(tx)
+        }
+    };
+    let rc = c.try_clone()?;
+    let mut rd = BufReader::with_capacity(256 << 10, rc);
+    let result = read_requests(&mut rd, &mut replies, shared, export, structured);
+    let flushed = replies.flush();
+    drop(replies);
+    // The writer ends once every reply in flight is sent.
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
     c.shutdown();
-    result
+    result.and(flushed)
 }
 
 fn read_requests(
-    c: &mut Conn,
-    tx: &mpsc::Sender<Job>,
-    out: &mpsc::Sender<Outgoing>,
+    c: &mut BufReader<Conn>,
+    replies: &mut Replies,
+    shared: &Shared,
     export: &Export,
     structured: bool,
-    stop: &AtomicBool,
 ) -> io::Result<()> {
+    let mut data = Vec::new();
     loop {
+        // The replies so far go out before any read that may wait for the client.
+        if c.buffer().len() < proto::REQUEST_BYTES {
+            replies.flush()?;
+        }
         let mut h = [0u8; proto::REQUEST_BYTES];
         match c.read_exact(&mut h) {
             Ok(()) => {}
@@ -490,8 +697,8 @@ fn read_requests(
             Err(e) => return Err(e),
         }
         let req = proto::decode_request(&h).map_err(|e| protocol_error(e.to_string()))?;
-        if stop.load(Ordering::SeqCst) {
-            let _ = out.send(now_reply(error_reply(&req, err::ESHUTDOWN, structured)));
+        if shared.opts.stop.load(Ordering::SeqCst) {
+            replies.push(now_reply(error_reply(&req, err::ESHUTDOWN, structured)))?;
             return Ok(());
         }
         match proto::check_request(&req, export.size_bytes, export.max_bytes) {
@@ -505,27 +712,24 @@ fn read_requests(
                 if req.cmd == Command::Write {
                     io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())?;
                 }
-                let _ = out.send(now_reply(error_reply(&req, e, structured)));
+                replies.push(now_reply(error_reply(&req, e, structured)))?;
             }
             Verdict::Run => {
                 if req.cmd == Command::Disc {
                     return Ok(());
                 }
-                let mut data = Vec::new();
+                data.clear();
                 if req.cmd == Command::Write {
-                    data = vec![0u8; req.length as usize];
+                    if c.buffer().len() < req.length as usize {
+                        replies.flush()?;
+                    }
+                    data.resize(req.length as usize, 0);
                     c.read_exact(&mut data)?;
                 }
-                if tx
-                    .send(Job {
-                        req,
-                        data,
-                        structured,
-                        reply: out.clone(),
-                    })
-                    .is_err()
-                {
-                    return Ok(());
+                match shared.execute(&req, &data, structured) {
+                    Some(o) => replies.push(o)?,
+                    // The power is out: no reply, the connection ends.
+                    None => return Ok(()),
                 }
             }
         }
@@ -589,109 +793,6 @@ fn writer_loop(mut c: Conn, rx: mpsc::Receiver<Outgoing>) {
     }
 }
 
-/// The simulation thread's loop.
-fn simulate(
-    dev: &mut Device,
-    cfg: &Config,
-    opts: &ServeOptions,
-    rx: mpsc::Receiver<Job>,
-    stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
-) -> io::Result<Ending> {
-    let start = Instant::now();
-    let scale = opts.latency.scale();
-    let mut live = LiveStats::new(dev);
-    let mut last_stats = Instant::now();
-    let mut last_progress = Instant::now();
-    let mut commands = 0u64;
-    let mut order = 0u64;
-    let mut sim_done_ns = 0u64;
-    let clocks = |sim: u64, n: u64| Clocks {
-        simulated_ns: sim,
-        wall_ns: start.elapsed().as_nanos() as u64,
-        requests: n,
-    };
-    let mut zeros = Vec::new();
-    loop {
-        if opts.stop.load(Ordering::SeqCst) {
-            break;
-        }
-        if opts.stats_now.swap(false, Ordering::SeqCst)
-            || opts.stats_every.is_some_and(|e| last_stats.elapsed() >= e)
-        {
-            last_stats = Instant::now();
-            stats(&live.report(cfg, dev), &clocks(sim_done_ns, commands));
-        }
-        if opts.progress && last_progress.elapsed() >= Duration::from_secs(1) {
-            last_progress = Instant::now();
-            let c = clocks(sim_done_ns, commands);
-            eprint!(
-                "\r{} requests, simulated {:.3} s, wall {:.3} s   ",
-                c.requests,
-                c.simulated_ns as f64 / 1e9,
-                c.wall_ns as f64 / 1e9
-            );
-        }
-        let job = match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(j) => j,
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        commands += 1;
-        // With power-loss protection the capacitors finish the command in flight, so
-        // only an unprotected drive loses part of it.
-        if opts.power_cut_at_command == Some(commands)
-            && !opts.plp
-            && let Some(d) = dev.nand.data_mut()
-        {
-            d.arm_cut(opts.power_cut_flash_ops);
-        }
-        let issue_ns = (start.elapsed().as_nanos() as f64 / scale) as u64;
-        let req = job.req;
-        let result = perform(dev, &job, issue_ns, &mut zeros);
-        if dev.nand.data().is_some_and(|d| d.is_cut())
-            || opts.power_cut_at_command == Some(commands)
-        {
-            // The command in flight is never answered.
-            power_cut(dev, opts.plp);
-            return Ok(Ending::PowerCut);
-        }
-        let (bytes, done_ns, op) = match result {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("ssdlab serve: request failed: {e}");
-                let _ = job
-                    .reply
-                    .send(now_reply(error_reply(&req, err::EIO, job.structured)));
-                continue;
-            }
-        };
-        sim_done_ns = sim_done_ns.max(done_ns);
-        live.record(
-            op,
-            req.length as u64,
-            done_ns.saturating_sub(issue_ns),
-            done_ns,
-        );
-        let due = match opts.latency {
-            Latency::None => Instant::now(),
-            _ => start + Duration::from_nanos((done_ns as f64 * scale) as u64),
-        };
-        order += 1;
-        let _ = job.reply.send(Outgoing { due, order, bytes });
-    }
-    // A clean stop: the drive writes its buffer back, as at an orderly power-down.
-    let end = dev.flush_buffer(sim_done_ns).map_err(io::Error::other)?;
-    sim_done_ns = sim_done_ns.max(end);
-    if let Some(d) = dev.nand.data_mut() {
-        d.sync()?;
-    }
-    if opts.progress {
-        eprintln!();
-    }
-    stats(&live.report(cfg, dev), &clocks(sim_done_ns, commands));
-    Ok(Ending::Stopped)
-}
-
 /// Power is lost: with PLP the capacitors let the write buffer reach flash; without,
 /// its contents are gone. Nothing else is written.
 fn power_cut(dev: &mut Device, plp: bool) {
@@ -707,11 +808,12 @@ fn power_cut(dev: &mut Device, plp: bool) {
 /// Performs one request; returns the reply bytes, the completion time and its kind.
 fn perform(
     dev: &mut Device,
-    job: &Job,
+    r: &Request,
+    data: &[u8],
+    structured: bool,
     issue_ns: u64,
     zeros: &mut Vec<u8>,
 ) -> Result<(Vec<u8>, u64, OpKind), SimError> {
-    let r = &job.req;
     let ok = || proto::simple_reply(r.cookie, 0).to_vec();
     let fua = r.flags & cflag::FUA != 0;
     let sub = |op: OpKind, offset: u64, len: u64| IoRequest {
@@ -725,7 +827,7 @@ fn perform(
         Command::Read => {
             let mut out;
             let data_at;
-            if job.structured {
+            if structured {
                 let mut h = proto::structured_header(
                     r.cookie,
                     proto::chunk::DONE,
@@ -759,7 +861,7 @@ fn perform(
             }
             let mut done = issue_ns;
             if r.cmd == Command::Write {
-                done = dev.write_data(r.offset, &job.data, issue_ns)?;
+                done = dev.write_data(r.offset, data, issue_ns)?;
             } else {
                 // Zeros are written (never a hole: a trim is not durable across a power
                 // cut, a write is), in pieces of at most the largest request.
