@@ -1,23 +1,23 @@
-//! The NBD server: each connection negotiates, reads its requests and performs them
-//! itself, one at a time under the lock of the one [`Device`], through the one pipeline
-//! ([`Device::write_data`], [`Device::read_data`], [`Device::submit`]); the thread that
+//! The NBD server: each connection has a reader thread (negotiation, then requests
+//! through a 256 KiB read buffer) and a worker that performs them in batches under the
+//! lock of the one [`Device`], through the one pipeline ([`Device::write_data`],
+//! [`Device::read_data`], [`Device::submit`]), and sends the replies; the thread that
 //! called [`Server::run`] prints statistics and watches for the stop.
 //!
 //! ```text
-//! accept -> per connection: handshake; loop { read header; check; read payload;
-//!             lock device: issue_ns = wall time since start / scale; done_ns = device(req)
-//!             reply: none      -> appended to the connection's reply buffer, sent before
-//!                                 the next read that may wait for the client (one send
-//!                                 per batch of a queue-depth-32 client)
-//!                    simulated -> writer thread: heap by due time = start + done_ns × scale
-//!           }
+//! reader: handshake; loop { read header; check; read payload; add to the batch;
+//!                           hand the batch over before a read that may wait }
+//! worker: per batch: lock device; per request:
+//!             issue_ns = wall time since start / scale; done_ns = device(req)
+//!         reply: none      -> all replies of the batch in one write
+//!                simulated -> heap by due time = start + done_ns × scale, sent when due
 //! ```
-//! Reads go through a 256 KiB buffer, so a client with many requests in flight costs one
-//! `recv` per batch rather than two per request, and with `--latency none` no request
-//! crosses a thread (profiled: the earlier reader → simulation → writer hand-offs, one
-//! `recv` per header and payload and one `send` per reply took most of the CPU).
-//! A client that stalls in the middle of a request blocks only its own thread: the
-//! device lock is taken once the whole request has arrived.
+//! A queue-depth-32 client thus costs one `recv`, one hand-over and one `send` per
+//! batch, and reading the next batch overlaps performing the last (profiled: the
+//! earlier reader → simulation thread → writer hand-offs per request, one `recv` per
+//! header and per payload and one `send` per reply took most of the CPU). A client
+//! that stalls in the middle of a request blocks only its own reader: the batch so far
+//! was handed over before the read.
 
 use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
 use crate::config::Config;
@@ -405,12 +405,16 @@ impl<'d> Shared<'d, '_> {
             .expect("a connection panicked while performing a request")
     }
 
-    /// Performs a checked request; the reply and when it is due, or `None` when the
-    /// power is (or just went) out: the request is never answered.
-    fn execute(&self, req: &Request, data: &[u8], structured: bool) -> Option<Outgoing> {
+    /// Performs a checked request on the locked device; the reply and when it is due,
+    /// or `None` when the power is (or just went) out: the request is never answered.
+    fn execute(
+        &self,
+        sim: &mut Sim,
+        req: &Request,
+        data: &[u8],
+        structured: bool,
+    ) -> Option<Outgoing> {
         let opts = self.opts;
-        let mut g = self.lock();
-        let sim = &mut *g;
         if sim.power_cut {
             return None;
         }
@@ -616,124 +620,122 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
     }
 }
 
-/// Where a connection's replies go.
-enum Replies {
-    /// `--latency none`: appended here and sent in one write before the next read that
-    /// may have to wait for the client (the read buffer lacks the next request).
-    Now(Conn, Vec<u8>),
-    /// Timed: to the connection's writer thread, which sends each when due.
-    Timed(mpsc::Sender<Outgoing>),
+/// A request a connection read, for its worker.
+struct Job {
+    req: Request,
+    /// A write's payload.
+    data: Vec<u8>,
+    /// Answer with this error instead of performing.
+    error: Option<u32>,
 }
 
-impl Replies {
-    fn push(&mut self, o: Outgoing) -> io::Result<()> {
-        match self {
-            Replies::Now(_, buf) => {
-                buf.extend_from_slice(&o.bytes);
-                Ok(())
-            }
-            Replies::Timed(tx) => tx
-                .send(o)
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "reply writer ended")),
-        }
-    }
+/// Requests handed to the worker at most this many at a time (a client that keeps the
+/// read buffer full still gets its replies).
+const MAX_BATCH: usize = 64;
 
-    fn flush(&mut self) -> io::Result<()> {
-        if let Replies::Now(c, buf) = self
-            && !buf.is_empty()
-        {
-            c.write_all(buf)?;
-            buf.clear();
-        }
-        Ok(())
-    }
-}
-
-/// One connection: negotiation, then requests until DISC, EOF or a protocol error.
+/// One connection: negotiation, then requests until DISC, EOF or a protocol error; this
+/// thread reads, its worker performs and answers.
 fn connection(mut c: Conn, shared: &Shared, export: &Export) -> io::Result<()> {
     let Some(structured) = negotiate(&mut c, export)? else {
         return Ok(());
     };
     let wc = c.try_clone()?;
-    let mut writer = None;
-    let mut replies = match shared.opts.latency {
-        Latency::None => Replies::Now(wc, Vec::new()),
-        _ => {
-            let (tx, rx) = mpsc::channel::<Outgoing>();
-            writer = Some(std::thread::spawn(move || writer_loop(wc, rx)));
-            Replies::Timed(tx)
-        }
-    };
     let rc = c.try_clone()?;
-    let mut rd = BufReader::with_capacity(256 << 10, rc);
-    let result = read_requests(&mut rd, &mut replies, shared, export, structured);
-    let flushed = replies.flush();
-    drop(replies);
-    // The writer ends once every reply in flight is sent.
-    if let Some(w) = writer {
-        let _ = w.join();
-    }
+    let result = std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<Vec<Job>>();
+        s.spawn(move || worker_loop(wc, rx, shared, structured));
+        let mut rd = BufReader::with_capacity(256 << 10, rc);
+        read_requests(&mut rd, &tx, shared, export)
+        // `tx` dropped: the worker answers what it has, then ends.
+    });
     c.shutdown();
-    result.and(flushed)
+    result
 }
 
 fn read_requests(
     c: &mut BufReader<Conn>,
-    replies: &mut Replies,
+    tx: &mpsc::Sender<Vec<Job>>,
     shared: &Shared,
     export: &Export,
-    structured: bool,
 ) -> io::Result<()> {
-    let mut data = Vec::new();
-    loop {
-        // The replies so far go out before any read that may wait for the client.
-        if c.buffer().len() < proto::REQUEST_BYTES {
-            replies.flush()?;
+    let mut batch: Vec<Job> = Vec::new();
+    // Hands the batch over before a read that may wait for the client (the read buffer
+    // lacks `need` bytes) or when it is full; false when the worker has ended.
+    let hand_over = |batch: &mut Vec<Job>, buffered: usize, need: usize| {
+        if !batch.is_empty() && (buffered < need || batch.len() >= MAX_BATCH) {
+            return tx.send(std::mem::take(batch)).is_ok();
+        }
+        true
+    };
+    let result = loop {
+        if !hand_over(&mut batch, c.buffer().len(), proto::REQUEST_BYTES) {
+            return Ok(());
         }
         let mut h = [0u8; proto::REQUEST_BYTES];
         match c.read_exact(&mut h) {
             Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
-            Err(e) => return Err(e),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break Ok(()),
+            Err(e) => break Err(e),
         }
-        let req = proto::decode_request(&h).map_err(|e| protocol_error(e.to_string()))?;
+        let req = match proto::decode_request(&h) {
+            Ok(r) => r,
+            Err(e) => break Err(protocol_error(e.to_string())),
+        };
+        let error = |e: u32| Job {
+            req,
+            data: Vec::new(),
+            error: Some(e),
+        };
         if shared.opts.stop.load(Ordering::SeqCst) {
-            replies.push(now_reply(error_reply(&req, err::ESHUTDOWN, structured)))?;
-            return Ok(());
+            batch.push(error(err::ESHUTDOWN));
+            break Ok(());
         }
         match proto::check_request(&req, export.size_bytes, export.max_bytes) {
             Verdict::Close => {
-                return Err(protocol_error(format!(
+                break Err(protocol_error(format!(
                     "write of {} bytes (maximum {})",
                     req.length, export.max_bytes
                 )));
             }
             Verdict::Error(e) => {
                 if req.cmd == Command::Write {
-                    io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())?;
+                    if !hand_over(&mut batch, c.buffer().len(), req.length as usize) {
+                        return Ok(());
+                    }
+                    if let Err(e) =
+                        io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())
+                    {
+                        break Err(e);
+                    }
                 }
-                replies.push(now_reply(error_reply(&req, e, structured)))?;
+                batch.push(error(e));
             }
             Verdict::Run => {
                 if req.cmd == Command::Disc {
-                    return Ok(());
+                    break Ok(());
                 }
-                data.clear();
+                let mut data = Vec::new();
                 if req.cmd == Command::Write {
-                    if c.buffer().len() < req.length as usize {
-                        replies.flush()?;
+                    if !hand_over(&mut batch, c.buffer().len(), req.length as usize) {
+                        return Ok(());
                     }
                     data.resize(req.length as usize, 0);
-                    c.read_exact(&mut data)?;
+                    if let Err(e) = c.read_exact(&mut data) {
+                        break Err(e);
+                    }
                 }
-                match shared.execute(&req, &data, structured) {
-                    Some(o) => replies.push(o)?,
-                    // The power is out: no reply, the connection ends.
-                    None => return Ok(()),
-                }
+                batch.push(Job {
+                    req,
+                    data,
+                    error: None,
+                });
             }
         }
+    };
+    if !batch.is_empty() {
+        let _ = tx.send(batch);
     }
+    result
 }
 
 fn now_reply(bytes: Vec<u8>) -> Outgoing {
@@ -752,22 +754,24 @@ fn error_reply(req: &Request, e: u32, structured: bool) -> Vec<u8> {
     }
 }
 
-fn writer_loop(mut c: Conn, rx: mpsc::Receiver<Outgoing>) {
+/// A connection's worker: performs each batch of requests under one lock of the device,
+/// then sends the replies — at once in one write (`--latency none`), or each when due
+/// (kept in a heap by due time).
+fn worker_loop(mut c: Conn, rx: mpsc::Receiver<Vec<Job>>, shared: &Shared, structured: bool) {
+    let timed = shared.opts.latency != Latency::None;
     let mut heap = BinaryHeap::<Outgoing>::new();
+    let mut out = Vec::new();
     let mut open = true;
     while open || !heap.is_empty() {
         let now = Instant::now();
-        // Send everything due.
-        let mut sent = false;
         while heap.peek().is_some_and(|o| o.due <= now) {
-            let o = heap.pop().expect("peeked");
-            if c.write_all(&o.bytes).is_err() {
+            out.extend_from_slice(&heap.pop().expect("peeked").bytes);
+        }
+        if !out.is_empty() {
+            if c.write_all(&out).is_err() {
                 return;
             }
-            sent = true;
-        }
-        if sent {
-            let _ = c.flush();
+            out.clear();
         }
         let wait = heap.peek().map(|o| o.due.saturating_duration_since(now));
         let got = match (open, wait) {
@@ -779,16 +783,35 @@ fn writer_loop(mut c: Conn, rx: mpsc::Receiver<Outgoing>) {
             }
             (false, None) => break,
         };
-        match got {
-            Ok(o) => {
-                heap.push(o);
-                // Drain whatever else is queued before writing.
-                while let Ok(o) = rx.try_recv() {
-                    heap.push(o);
-                }
+        let mut batches = match got {
+            Ok(b) => vec![b],
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                open = false;
+                continue;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => open = false,
+        };
+        // Whatever else is queued goes under the same lock.
+        batches.extend(rx.try_iter());
+        let mut g = shared.lock();
+        for job in batches.iter().flatten() {
+            let o = match job.error {
+                Some(e) => now_reply(error_reply(&job.req, e, structured)),
+                None => match shared.execute(&mut g, &job.req, &job.data, structured) {
+                    Some(o) => o,
+                    // The power is out: nothing more is answered.
+                    None => {
+                        drop(g);
+                        c.shutdown();
+                        return;
+                    }
+                },
+            };
+            if timed {
+                heap.push(o);
+            } else {
+                out.extend_from_slice(&o.bytes);
+            }
         }
     }
 }
