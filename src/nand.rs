@@ -888,7 +888,9 @@ impl Nand {
     #[inline]
     pub fn relocate(&mut self, src: Ppn, dst: Ppn, cause: Cause) -> Lpn {
         self.copy(src, dst, cause);
-        self.invalidate(src);
+        // A move, not an overwrite: the source keeps its payload until its block is
+        // erased (a mount may pick either copy, both hold the same data).
+        self.clear_valid(src);
         Lpn(self.tag_lpn(src))
     }
 
@@ -926,9 +928,19 @@ impl Nand {
         self.blocks[bi].tag_base = EXPLICIT;
     }
 
-    /// Marks `ppn`'s data stale (overwritten, trimmed or copied away).
+    /// Marks `ppn`'s data stale (overwritten, trimmed or copied away). The page store
+    /// may drop the payload of a page overwritten or trimmed
+    /// ([`crate::data::FlashData::on_invalidate`]).
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
+        self.clear_valid(ppn);
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_invalidate(ppn.0);
+        }
+    }
+
+    #[inline]
+    fn clear_valid(&mut self, ppn: Ppn) {
         let i = ppn.0 as usize;
         let bit = 1u64 << (i & 63);
         assert!(

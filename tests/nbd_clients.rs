@@ -17,15 +17,49 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// True (skip) when a tool is missing; under `SSDLAB_CI=1` (CI installs them all) a
+/// missing tool fails the test instead.
 fn skip_unless(tools: &[&str], test: &str) -> bool {
     let missing: Vec<&&str> = tools.iter().filter(|t| !have(t)).collect();
     if missing.is_empty() {
         return false;
     }
+    assert!(
+        std::env::var("SSDLAB_CI").map_or(true, |v| v != "1"),
+        "SSDLAB_CI=1 but {missing:?} not installed (apt-get install qemu-utils libnbd-bin fio e2fsprogs fuse3)"
+    );
     eprintln!(
         "SKIPPED {test}: {missing:?} not installed (apt-get install qemu-utils libnbd-bin fio e2fsprogs fuse3)"
     );
     true
+}
+
+/// Mounts the server's export as the file `dev` with nbdfuse; `None` when the
+/// environment refuses the FUSE mount.
+fn fuse_mount(dev: &Path, sock: &Path) -> Option<Child> {
+    let mut c = Command::new("nbdfuse")
+        .arg(dev)
+        .arg("--unix")
+        .arg(sock)
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let t = Instant::now();
+    while !dev.exists() {
+        if t.elapsed() > Duration::from_secs(10) || c.try_wait().ok().flatten().is_some() {
+            let _ = c.kill();
+            let _ = c.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(c)
+}
+
+/// Unmounts what [`fuse_mount`] mounted at `mnt`.
+fn fuse_unmount(mnt: &Path, c: Child) {
+    let _ = Command::new("fusermount3").arg("-u").arg(mnt).status();
+    let _ = c.wait_with_output();
 }
 
 /// A running `ssdlab serve`, stopped (SIGTERM, a clean shutdown) when dropped.
@@ -305,27 +339,8 @@ fn ext4_through_nbdfuse_survives_a_restart() {
     let mnt = dir.path().join("mnt");
     std::fs::create_dir(&mnt).unwrap();
     let dev = mnt.join("ssd");
-    let mount = |s: &Serve| -> Option<Child> {
-        let c = Command::new("nbdfuse")
-            .arg(&dev)
-            .arg("--unix")
-            .arg(&s.sock)
-            .stderr(Stdio::piped())
-            .spawn()
-            .ok()?;
-        let t = Instant::now();
-        while !dev.exists() {
-            if t.elapsed() > Duration::from_secs(10) {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Some(c)
-    };
-    let unmount = |c: Child| {
-        let _ = Command::new("fusermount3").arg("-u").arg(&mnt).status();
-        let _ = c.wait_with_output();
-    };
+    let mount = |s: &Serve| fuse_mount(&dev, &s.sock);
+    let unmount = |c: Child| fuse_unmount(&mnt, c);
     let s = Serve::start(dir.path(), "fs", &design);
     let Some(fuse) = mount(&s) else {
         eprintln!("SKIPPED ext4: the environment refused the FUSE mount (nbdfuse)");
@@ -371,4 +386,102 @@ fn ext4_through_nbdfuse_survives_a_restart() {
     }
     unmount(fuse);
     s.stop();
+}
+
+/// `ssdlab probe --device` on an emulated SSD B (1 MiB management blocks, by-address
+/// placement) seen as a file through nbdfuse: the reply times carry the simulated
+/// latencies (scaled by 0.1 to keep it short), and the probe names 1 MiB; with the
+/// device's management block set to 256 KiB it names that instead.
+#[test]
+fn probe_over_nbd_names_the_emulated_management_block() {
+    if skip_unless(&["nbdfuse", "fusermount3"], "probe over nbd") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    let dev = mnt.join("ssd");
+    for (mgmt, expect) in [(None, 1u64 << 20), (Some("256KiB"), 256 << 10)] {
+        let mut args = vec![
+            "--preset",
+            "ssd-b",
+            "--capacity",
+            "64MiB",
+            "--latency",
+            "scaled=0.1",
+        ];
+        if let Some(m) = mgmt {
+            args.extend(["--mgmt-block", m]);
+        }
+        let s = Serve::start(dir.path(), "probe", &args);
+        let Some(fuse) = fuse_mount(&dev, &s.sock) else {
+            eprintln!("SKIPPED probe over nbd: the environment refused the FUSE mount (nbdfuse)");
+            return;
+        };
+        let json = dir.path().join("probe.json");
+        let o = run(Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .args(["probe", "--device"])
+            .arg(&dev)
+            .args(["--size", "64KiB", "--step", "32KiB", "--json"])
+            .arg(&json));
+        fuse_unmount(&mnt, fuse);
+        s.stop();
+        assert!(o.status.success(), "{}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(v["probe"]["mgmt_block_bytes"], expect, "{mgmt:?}: {v}");
+        assert_eq!(v["writes"], 3 * 128, "{v}");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("inferred management block"),
+            "{}",
+            text(&o)
+        );
+    }
+}
+
+/// `ssdlab probe` refuses what it must not overwrite, naming the path, with exit 2.
+#[test]
+fn probe_refuses_bad_paths_and_unconfirmed_block_devices() {
+    let probe = |args: &[&str]| {
+        run(Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .arg("probe")
+            .args(args))
+    };
+    let o = probe(&["--device", "/no/such/disk"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("/no/such/disk"), "{}", text(&o));
+    let o = probe(&["--device", "/dev/null"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("not a block device or a regular file"),
+        "{}",
+        text(&o)
+    );
+    // A file too small for three partitions of 4 MiB + 4 KiB.
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.img");
+    std::fs::write(&small, vec![7u8; 1 << 20]).unwrap();
+    let o = probe(&["--device", small.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("small.img (1MiB)"), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(&small).unwrap(),
+        vec![7u8; 1 << 20],
+        "file touched"
+    );
+    // A block device without --yes-destroy-data: refused before it is opened for writing,
+    // naming its size (any block device the machine has; none in most containers).
+    let blockdev = std::fs::read_dir("/dev").ok().and_then(|d| {
+        d.flatten().map(|e| e.path()).find(|p| {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_block_device())
+        })
+    });
+    if let Some(b) = blockdev {
+        let o = probe(&["--device", b.to_str().unwrap()]);
+        if !text(&o).contains("cannot open") {
+            assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+            assert!(text(&o).contains("--yes-destroy-data"), "{}", text(&o));
+            assert!(text(&o).contains("bytes)"), "{}", text(&o));
+        }
+    }
 }

@@ -1,6 +1,9 @@
 //! `ssdlab serve` against a raw client: the handshake, option replies and malformed
 //! requests get the NBD spec's answers, and a stalled or misbehaving client never stops
-//! the server from serving the others.
+//! the server from serving the others; `--latency simulated` and `scaled=F` hold each
+//! reply until its simulated completion (checked against the simulated clock the server
+//! reports, never against a fixed wall-clock bound); statistics lines come every
+//! `--stats-every`, on SIGUSR1 and at exit, with the keys of `ssdlab run --json`.
 
 use ssdlab::nbd::proto::{self, Command, Request, cflag, err, opt, rep};
 use std::io::{Read, Write};
@@ -16,20 +19,30 @@ struct Serve {
 
 impl Serve {
     fn start(dir: &Path) -> Serve {
-        let sock = dir.join("p.sock");
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-            .args([
-                "serve",
+        Serve::with(
+            dir,
+            "p",
+            &[
                 "--capacity",
                 "16MiB",
                 "--buffer",
                 "lru",
                 "--buffer-size",
                 "1MiB",
-                "--socket",
-            ])
+            ],
+        )
+    }
+
+    /// A server with these flags; its standard output goes to `dir/NAME.out`.
+    fn with(dir: &Path, name: &str, args: &[&str]) -> Serve {
+        let sock = dir.join(format!("{name}.sock"));
+        let out = std::fs::File::create(dir.join(format!("{name}.out"))).unwrap();
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+            .arg("serve")
+            .args(args)
+            .arg("--socket")
             .arg(&sock)
-            .stdout(Stdio::null())
+            .stdout(out)
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
@@ -39,6 +52,13 @@ impl Serve {
             std::thread::sleep(Duration::from_millis(20));
         }
         Serve { child, sock }
+    }
+
+    fn signal(&self, sig: i32) {
+        // SAFETY: signalling our own child by its id.
+        unsafe {
+            libc::kill(self.child.id() as i32, sig);
+        }
     }
 }
 
@@ -83,6 +103,11 @@ fn option_reply(c: &mut UnixStream) -> (u32, u32, Vec<u8>) {
 
 /// Greeting, client flags, then GO on the default export; returns the export size.
 fn handshake(c: &mut UnixStream) -> u64 {
+    handshake_pages(c, 4096)
+}
+
+/// [`handshake`] with a device of `page_bytes` pages (the preferred block size).
+fn handshake_pages(c: &mut UnixStream, page_bytes: u32) -> u64 {
     let g = read_n(c, 18);
     assert_eq!(&g[0..8], b"NBDMAGIC");
     assert_eq!(&g[8..16], b"IHAVEOPT");
@@ -119,7 +144,7 @@ fn handshake(c: &mut UnixStream) -> u64 {
             0 => size = u64::from_be_bytes(d[2..10].try_into().unwrap()),
             3 => {
                 assert_eq!(be32(&d[2..6]), 512);
-                assert_eq!(be32(&d[6..10]), 4096);
+                assert_eq!(be32(&d[6..10]), page_bytes);
             }
             other => panic!("info {other}"),
         }
@@ -276,4 +301,256 @@ fn structured_replies_carry_read_data_and_errors() {
     assert_eq!(u16::from_be_bytes([h[6], h[7]]), proto::chunk::ERROR);
     let p = read_n(&mut a, be32(&h[16..20]) as usize);
     assert_eq!(be32(&p[0..4]), err::EINVAL);
+}
+
+/// The statistics lines the server printed so far.
+fn stats_lines(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join(format!("{name}.out")))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Waits until the server printed `n` lines.
+fn wait_lines(dir: &Path, name: &str, n: usize) -> Vec<serde_json::Value> {
+    let t = Instant::now();
+    loop {
+        let v = stats_lines(dir, name);
+        if v.len() >= n {
+            return v;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{} lines: {v:?}",
+            v.len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `n` 4 KiB writes one at a time (a gap of `gap` after the first half); returns
+/// the wall time each took, from its request to its reply.
+fn timed_writes(c: &mut UnixStream, n: u64, gap: Duration) -> Vec<Duration> {
+    (0..n)
+        .map(|i| {
+            if i == n / 2 {
+                std::thread::sleep(gap);
+            }
+            let t = Instant::now();
+            // Within the first MiB: on SSD B each write after the first rewrites the
+            // whole 1 MiB management block.
+            request(c, Command::Write, 0, (i % 200) * 4096, 4096, i);
+            c.write_all(&[i as u8; 4096]).unwrap();
+            assert_eq!(simple_reply(c), (0, i));
+            t.elapsed()
+        })
+        .collect()
+}
+
+/// With `--latency simulated` (F = 1) and `scaled=F`, no reply comes before its simulated
+/// service time × F has passed on the wall clock (summed over requests sent one at a
+/// time: each waits at least F × its simulated latency), and the simulated clock
+/// follows the wall clock divided by F (an idle gap of wall time moves it by gap / F).
+/// SSD B read-modify-writes its management block on every 4 KiB write (≈ 1 ms simulated here), so
+/// replies that ignored the mode would come far too early.
+#[test]
+fn simulated_and_scaled_latency_hold_replies_until_the_simulated_completion() {
+    let dir = tempfile::tempdir().unwrap();
+    for (mode, f) in [("simulated", 1.0f64), ("scaled=0.25", 0.25)] {
+        let name = mode.replace('=', "");
+        let s = Serve::with(
+            dir.path(),
+            &name,
+            &[
+                "--preset",
+                "ssd-b",
+                "--capacity",
+                "64MiB",
+                "--latency",
+                mode,
+            ],
+        );
+        let mut c = connect(&s);
+        let connected = Instant::now();
+        handshake_pages(&mut c, 2048);
+        let n = 16;
+        let gap = Duration::from_millis(300);
+        let took = timed_writes(&mut c, n, gap);
+        let last_reply = connected.elapsed();
+        s.signal(libc::SIGUSR1);
+        let v = wait_lines(dir.path(), &name, 1).remove(0);
+        let w = &v["write_latency_ns"];
+        assert_eq!(w["count"], n, "{mode}: {v}");
+        let mean_ns = w["mean"].as_f64().unwrap();
+        assert!(mean_ns > 3e5, "{mode}: SSD B writes are slow: {v}");
+        let client_ns: f64 = took.iter().map(|d| d.as_nanos() as f64).sum();
+        // Each reply is due F × (done − issue) after the request was taken; 1 µs per
+        // request covers the rounding of the two conversions.
+        assert!(
+            client_ns + n as f64 * 1e3 >= f * mean_ns * n as f64,
+            "{mode}: replies came in {client_ns} ns, before the simulated {} ns × {f}",
+            mean_ns * n as f64
+        );
+        // The simulated clock advances as wall time / F: by the last reply at least
+        // (time since connecting, gap included) / F had passed on it.
+        let sim_ns = v["simulated_ns"].as_f64().unwrap();
+        let wall_ns = v["wall_clock_ns"].as_f64().unwrap();
+        let since_connect_ns =
+            last_reply.as_nanos() as f64 - took[n as usize - 1].as_nanos() as f64;
+        assert!(
+            sim_ns * f + 1e6 >= since_connect_ns,
+            "{mode}: simulated clock {sim_ns} ns × {f} behind the wall ({since_connect_ns} ns)"
+        );
+        // Every reply was due by the simulated clock before it was sent.
+        assert!(wall_ns + 1e3 >= sim_ns * f, "{mode}: {v}");
+        drop(c);
+        drop(s);
+    }
+}
+
+/// Statistics: every `--stats-every`, on SIGUSR1 and at exit, one JSON line with the keys
+/// of `ssdlab run --json` (but its run configuration) and the two clocks.
+#[test]
+fn statistics_every_interval_on_sigusr1_and_at_exit_with_the_run_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let design = [
+        "--capacity",
+        "64MiB",
+        "--buffer",
+        "lru",
+        "--buffer-size",
+        "1MiB",
+    ];
+    let mut args = design.to_vec();
+    args.extend(["--stats-every", "0.2"]);
+    let mut s = Serve::with(dir.path(), "st", &args);
+    let mut c = connect(&s);
+    handshake(&mut c);
+    timed_writes(&mut c, 40, Duration::ZERO);
+    request(&mut c, Command::Read, 0, 0, 8192, 99);
+    assert_eq!(simple_reply(&mut c), (0, 99));
+    read_n(&mut c, 8192);
+    // Periodic lines keep coming while the client is idle.
+    let periodic = wait_lines(dir.path(), "st", 3);
+    let before = periodic.len();
+    s.signal(libc::SIGUSR1);
+    let t = Instant::now();
+    let after = loop {
+        let v = stats_lines(dir.path(), "st");
+        if v.len() > before {
+            break v;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30));
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let last = after.last().unwrap();
+    assert_eq!(last["requests"], 41, "{last}");
+    assert_eq!(last["write_latency_ns"]["count"], 40, "{last}");
+    assert_eq!(last["read_latency_ns"]["count"], 1, "{last}");
+    assert_eq!(last["host_write_pages"], 40, "{last}");
+    drop(c);
+    s.signal(libc::SIGTERM);
+    assert!(s.child.wait().unwrap().success());
+    let all = stats_lines(dir.path(), "st");
+    let exit = all.last().unwrap();
+    assert_eq!(exit["requests"], 41, "{exit}");
+    // Wall-clock spacing of the periodic lines is not asserted (a loaded machine); their
+    // count grows with time instead.
+    assert!(all.len() >= 4, "{all:?}");
+    // The keys of `ssdlab run --json` on the same design, less the run configuration and
+    // what only a workload run has (phases, wall-clock timings of the run).
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .arg("run")
+        .args(design)
+        .args([
+            "--workload",
+            "random-write",
+            "--requests",
+            "100",
+            "-q",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let keys = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v.as_object().unwrap().keys().cloned().collect()
+    };
+    let mut want = keys(&run);
+    want.remove("config");
+    for line in &all {
+        let got = keys(line);
+        let missing: Vec<_> = want.difference(&got).collect();
+        assert!(missing.is_empty(), "missing {missing:?} in {line}");
+        for k in ["simulated_ns", "wall_clock_ns", "requests"] {
+            assert!(got.contains(k), "{k} in {line}");
+        }
+    }
+}
+
+/// `--power-cut-after N` over NBD: the N-th command is never answered and the server
+/// exits; a restart from the same `--data` mounts what reached the flash. With no write
+/// buffer every acknowledged write is on flash; a flushed page reads its last version.
+#[test]
+fn a_power_cut_over_nbd_keeps_acknowledged_writes_across_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("pc.img");
+    let img = img.to_str().unwrap();
+    let design = ["--capacity", "16MiB", "--buffer", "none", "--data", img];
+    let mut args = design.to_vec();
+    args.extend(["--power-cut-after", "30"]);
+    let mut s = Serve::with(dir.path(), "pc", &args);
+    let mut c = connect(&s);
+    handshake(&mut c);
+    let write = |c: &mut UnixStream, page: u64, byte: u8, cookie: u64| {
+        request(c, Command::Write, 0, page * 4096, 4096, cookie);
+        c.write_all(&[byte; 4096]).unwrap();
+    };
+    // Commands 1-10: pages 0-9 = 0xa0 + page; 11: flush; 12-16: pages 0-4 = 0xb0 + page.
+    for p in 0..10 {
+        write(&mut c, p, 0xa0 + p as u8, p);
+        assert_eq!(simple_reply(&mut c), (0, p));
+    }
+    request(&mut c, Command::Flush, 0, 0, 0, 100);
+    assert_eq!(simple_reply(&mut c), (0, 100));
+    for p in 0..5 {
+        write(&mut c, p, 0xb0 + p as u8, 200 + p);
+        assert_eq!(simple_reply(&mut c), (0, 200 + p));
+    }
+    // Commands 17-29 are answered; the 30th is not, and the connection ends.
+    for k in 17..=30u64 {
+        write(&mut c, 100 + k, 0xcc, 300 + k);
+        if k < 30 {
+            assert_eq!(simple_reply(&mut c), (0, 300 + k));
+        }
+    }
+    assert!(closed(&mut c), "the command at the cut was answered");
+    let t = Instant::now();
+    let st = loop {
+        if let Some(st) = s.child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "server still running"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(st.success(), "{st}");
+    // Restart: mount the flash, recover the map from the tags.
+    let s = Serve::with(dir.path(), "pc2", &design);
+    let mut c = connect(&s);
+    handshake(&mut c);
+    for p in 0..10u64 {
+        request(&mut c, Command::Read, 0, p * 4096, 4096, 500 + p);
+        assert_eq!(simple_reply(&mut c), (0, 500 + p));
+        let want = if p < 5 { 0xb0 } else { 0xa0 } + p as u8;
+        assert_eq!(read_n(&mut c, 4096), vec![want; 4096], "page {p}");
+    }
+    request(&mut c, Command::Read, 0, 1000 * 4096, 4096, 600);
+    assert_eq!(simple_reply(&mut c), (0, 600));
+    assert_eq!(read_n(&mut c, 4096), vec![0u8; 4096], "never written");
 }

@@ -14,6 +14,7 @@ mod gen_trace;
 mod hybrid;
 mod list;
 mod output;
+mod probe;
 mod registry;
 mod reproduce;
 mod run;
@@ -109,6 +110,10 @@ pub enum Command {
     /// Cut the power at random flash operations and check what each FTL recovers.
     #[command(after_help = crashtest::AFTER_HELP)]
     Crashtest(crashtest::CrashtestArgs),
+    /// Run the management-block probe (Ryu & Park 2009) against a real block device or
+    /// file with O_DIRECT writes and name the inferred management-block size.
+    #[command(after_help = probe::AFTER_HELP)]
+    Probe(probe::ProbeArgs),
 }
 
 /// Runs the parsed command line.
@@ -126,6 +131,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Sweep(a) => sweep::cmd(a),
         Command::Serve(a) => serve::cmd(a),
         Command::Crashtest(a) => crashtest::cmd(a),
+        Command::Probe(a) => probe::cmd(a),
     }
 }
 

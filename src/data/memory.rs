@@ -1,14 +1,20 @@
-//! Page payloads in memory: one page-sized slot per programmed physical page, slots of
-//! erased pages reused. Memory = programmed pages × page size + 12 B per physical page
-//! of tags and slot index.
+//! Page payloads in memory: one page-sized slot per programmed physical page holding
+//! live data, slots of overwritten, trimmed and erased pages reused. Memory = live pages
+//! (plus GC sources not yet erased) × page size + 12 B per physical page of tags and
+//! slot index. An overwritten page keeps its tag (a mount scan sees it programmed)
+//! but not its bytes.
 
 use super::{PageStore, StoredTag};
 use crate::nand::Geometry;
 
+/// `slot_of` value of a programmed page whose payload was dropped (reads give zeros).
+const DROPPED: u32 = u32::MAX;
+
 /// In-memory flash contents.
 pub struct MemoryStore {
     page_bytes: usize,
-    /// `slot + 1` of each physical page; 0 = erased.
+    /// `slot + 1` of each physical page; 0 = erased, [`DROPPED`] = programmed, payload
+    /// dropped.
     slot_of: Vec<u32>,
     /// `lpn + 1` of each page's tag (0 = erased) and its sequence number.
     tag_lpn: Vec<u32>,
@@ -84,16 +90,31 @@ impl PageStore for MemoryStore {
 
     fn copy(&mut self, src: u32, dst: u32) {
         let tag = self.tag(src).expect("copy of an erased page");
-        let from = (self.slot_of[src as usize] - 1) as usize * self.page_bytes;
-        let to = self.slot(dst);
-        self.pool.copy_within(from..from + self.page_bytes, to);
+        match self.slot_of[src as usize] {
+            // A page whose newest version was trimmed, found live again by a mount: its
+            // copy holds no bytes either.
+            DROPPED => self.slot_of[dst as usize] = DROPPED,
+            s => {
+                let from = (s - 1) as usize * self.page_bytes;
+                let to = self.slot(dst);
+                self.pool.copy_within(from..from + self.page_bytes, to);
+            }
+        }
         self.set_tag(dst, tag);
+    }
+
+    fn invalidate(&mut self, ppn: u32) {
+        let s = &mut self.slot_of[ppn as usize];
+        if *s != 0 && *s != DROPPED {
+            self.free_slots.push(*s - 1);
+            *s = DROPPED;
+        }
     }
 
     fn erase(&mut self, block: u32, first: u32, pages: u32, erase_count: u32) {
         for p in first..first + pages {
             let s = std::mem::take(&mut self.slot_of[p as usize]);
-            if s != 0 {
+            if s != 0 && s != DROPPED {
                 self.free_slots.push(s - 1);
             }
             self.tag_lpn[p as usize] = 0;
@@ -103,7 +124,7 @@ impl PageStore for MemoryStore {
 
     fn read(&self, ppn: u32, out: &mut [u8]) -> bool {
         match self.slot_of[ppn as usize] {
-            0 => {
+            0 | DROPPED => {
                 out.fill(0);
                 false
             }

@@ -46,6 +46,11 @@ pub trait PageStore: Send {
     fn program(&mut self, ppn: u32, tag: StoredTag, data: &[u8]);
     /// Copies page `src` (data and tag) to erased page `dst`.
     fn copy(&mut self, src: u32, dst: u32);
+    /// `ppn`'s data was overwritten or trimmed: a store may drop its payload (reads of it
+    /// then give zeros) but keeps its tag, so a mount scan still finds the page
+    /// programmed. Only called while no power cut is armed (see
+    /// [`FlashData::on_invalidate`]).
+    fn invalidate(&mut self, _ppn: u32) {}
     /// Erases the `pages` pages from `first` (one block) and records its new erase count.
     fn erase(&mut self, block: u32, first: u32, pages: u32, erase_count: u32);
     /// Fills `out` with `ppn`'s data; `false` (and zeros) when it holds none.
@@ -249,6 +254,20 @@ impl FlashData {
     pub(crate) fn on_copy(&mut self, src: u32, dst: u32) {
         if self.reaches_flash() {
             self.store.copy(src, dst);
+        }
+    }
+
+    /// The NAND marked `ppn` stale because the host overwrote or trimmed its logical
+    /// page (GC moves keep their source's payload until the erase). The store may drop
+    /// the payload at once — memory then follows the live data, not everything
+    /// programmed since the last erase — but only while no power cut is armed: an FTL
+    /// may invalidate the old version before programming the new one, and a cut between
+    /// the two must leave the old bytes on flash for the mount to find. Without a cut
+    /// every command completes, so the newer version (higher sequence number) is on
+    /// flash before anyone can mount; a trimmed page then reads as zeros.
+    pub(crate) fn on_invalidate(&mut self, ppn: u32) {
+        if self.cut_budget.is_none() && !self.cut {
+            self.store.invalidate(ppn);
         }
     }
 

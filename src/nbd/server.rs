@@ -1,29 +1,35 @@
-//! The NBD server: connections negotiate and read requests on their own threads; one
-//! simulation thread owns the [`Device`] and performs every request through the one
-//! pipeline ([`Device::write_data`], [`Device::read_data`], [`Device::submit`]); each
-//! connection's writer thread sends replies when they are due.
+//! The NBD server: each connection has a reader thread (negotiation, then requests
+//! through a 256 KiB read buffer) and a worker that performs them in batches under the
+//! lock of the one [`Device`], through the one pipeline ([`Device::write_data`],
+//! [`Device::read_data`], [`Device::submit`]), and sends the replies; the thread that
+//! called [`Server::run`] prints statistics and watches for the stop.
 //!
 //! ```text
-//! accept -> per connection: handshake; loop { read header; check; read payload;
-//!                                             send Job to the simulation thread }
-//! simulation thread: issue_ns = wall time since start / scale; done_ns = device(job)
-//!                    reply due at start + done_ns × scale  (simulated / scaled=F)
-//!                                  now                       (none)
-//! writer: replies kept in a heap by due time, written when due
+//! reader: handshake; loop { read header; check; read payload; add to the batch;
+//!                           hand the batch over before a read that may wait }
+//! worker: per batch: lock device; per request:
+//!             issue_ns = wall time since start / scale; done_ns = device(req)
+//!         reply: none      -> all replies of the batch in one write
+//!                simulated -> heap by due time = start + done_ns × scale, sent when due
 //! ```
-//! A client that stalls in the middle of a request blocks only its own reader thread.
+//! A queue-depth-32 client thus costs one `recv`, one hand-over and one `send` per
+//! batch, and reading the next batch overlaps performing the last (profiled: the
+//! earlier reader → simulation thread → writer hand-offs per request, one `recv` per
+//! header and per payload and one `send` per reply took most of the CPU). A client
+//! that stalls in the middle of a request blocks only its own reader: the batch so far
+//! was handed over before the read.
 
 use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
 use crate::config::Config;
 use crate::sim::{Device, LiveStats, SimError};
 use crate::workload::{IoRequest, OpKind};
 use std::collections::BinaryHeap;
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// When replies are sent.
@@ -180,14 +186,6 @@ impl Ord for Outgoing {
     }
 }
 
-/// A request for the simulation thread.
-struct Job {
-    req: Request,
-    data: Vec<u8>,
-    structured: bool,
-    reply: mpsc::Sender<Outgoing>,
-}
-
 /// What the handshake settles, and the export.
 #[derive(Clone)]
 struct Export {
@@ -256,7 +254,7 @@ impl Server {
     }
 
     /// Serves until `opts.stop` is set or the power cut: connections on their own
-    /// threads, requests performed on this one. Statistics lines go to `stats`.
+    /// threads; statistics lines (to `stats`) and progress from this one.
     pub fn run(
         self,
         dev: &mut Device,
@@ -264,47 +262,204 @@ impl Server {
         opts: &ServeOptions,
         stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
     ) -> io::Result<Ending> {
-        let (tx, rx) = mpsc::channel::<Job>();
+        let start = Instant::now();
+        let shared = Shared {
+            sim: Mutex::new(Sim {
+                live: LiveStats::new(dev),
+                dev,
+                commands: 0,
+                order: 0,
+                sim_done_ns: 0,
+                zeros: Vec::new(),
+                power_cut: false,
+            }),
+            start,
+            opts,
+            conns: Mutex::new(Vec::new()),
+        };
         let export = self.export.clone();
-        let live_conns = Arc::new(AtomicU64::new(0));
-        let stop = opts.stop.clone();
-        let conns = live_conns.clone();
-        let acceptor = match self.listener {
-            Listener::Unix(l, path) => {
-                l.set_nonblocking(true)?;
-                std::thread::spawn(move || {
-                    accept_loop(
-                        || l.accept().map(|(s, _)| Conn::Unix(s)),
-                        tx,
-                        export,
-                        stop,
-                        conns,
-                    );
-                    let _ = std::fs::remove_file(path);
-                })
+        let listener = self.listener;
+        let clocks = |sim: &Sim| Clocks {
+            simulated_ns: sim.sim_done_ns,
+            wall_ns: start.elapsed().as_nanos() as u64,
+            requests: sim.commands,
+        };
+        std::thread::scope(|scope| -> io::Result<()> {
+            let shared = &shared;
+            let export = &export;
+            match listener {
+                Listener::Unix(l, path) => {
+                    l.set_nonblocking(true)?;
+                    scope.spawn(move || {
+                        accept_loop(
+                            || l.accept().map(|(s, _)| Conn::Unix(s)),
+                            scope,
+                            shared,
+                            export,
+                        );
+                        let _ = std::fs::remove_file(path);
+                    });
+                }
+                Listener::Tcp(l) => {
+                    l.set_nonblocking(true)?;
+                    scope.spawn(move || {
+                        accept_loop(
+                            || {
+                                l.accept().map(|(s, _)| {
+                                    let _ = s.set_nodelay(true);
+                                    Conn::Tcp(s)
+                                })
+                            },
+                            scope,
+                            shared,
+                            export,
+                        )
+                    });
+                }
             }
-            Listener::Tcp(l) => {
-                l.set_nonblocking(true)?;
-                std::thread::spawn(move || {
-                    accept_loop(
-                        || {
-                            l.accept().map(|(s, _)| {
-                                let _ = s.set_nodelay(true);
-                                Conn::Tcp(s)
-                            })
-                        },
-                        tx,
-                        export,
-                        stop,
-                        conns,
-                    )
-                })
+            let mut last_stats = Instant::now();
+            let mut last_progress = Instant::now();
+            while !opts.stop.load(Ordering::SeqCst) {
+                if opts.stats_now.swap(false, Ordering::SeqCst)
+                    || opts.stats_every.is_some_and(|e| last_stats.elapsed() >= e)
+                {
+                    last_stats = Instant::now();
+                    let g = shared.lock();
+                    stats(&g.live.report(cfg, g.dev), &clocks(&g));
+                }
+                if opts.progress && last_progress.elapsed() >= Duration::from_secs(1) {
+                    last_progress = Instant::now();
+                    let c = clocks(&shared.lock());
+                    eprint!(
+                        "\r{} requests, simulated {:.3} s, wall {:.3} s   ",
+                        c.requests,
+                        c.simulated_ns as f64 / 1e9,
+                        c.wall_ns as f64 / 1e9
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            // Every connection is closed so that threads blocked in a read return; the
+            // acceptor registers new ones under the same lock and checks the stop there.
+            for (_, c) in shared.conns.lock().expect("not poisoned").iter() {
+                c.shutdown();
+            }
+            Ok(())
+        })?;
+        let sim = shared.sim.into_inner().expect("not poisoned");
+        let mut sim_done_ns = sim.sim_done_ns;
+        let dev = sim.dev;
+        if sim.power_cut {
+            power_cut(dev, opts.plp);
+            return Ok(Ending::PowerCut);
+        }
+        // A clean stop: the drive writes its buffer back, as at an orderly power-down.
+        let end = dev.flush_buffer(sim_done_ns).map_err(io::Error::other)?;
+        sim_done_ns = sim_done_ns.max(end);
+        if let Some(d) = dev.nand.data_mut() {
+            d.sync()?;
+        }
+        if opts.progress {
+            eprintln!();
+        }
+        let c = Clocks {
+            simulated_ns: sim_done_ns,
+            wall_ns: start.elapsed().as_nanos() as u64,
+            requests: sim.commands,
+        };
+        stats(&sim.live.report(cfg, dev), &c);
+        Ok(Ending::Stopped)
+    }
+}
+
+/// The device and its statistics, performed on by one connection at a time.
+struct Sim<'d> {
+    dev: &'d mut Device,
+    live: LiveStats,
+    /// Host commands performed (the power cut counts them).
+    commands: u64,
+    /// Order of replies due at the same instant.
+    order: u64,
+    /// Latest simulated completion, ns.
+    sim_done_ns: u64,
+    /// Zeros for WRITE_ZEROES.
+    zeros: Vec<u8>,
+    /// The power was cut: nothing more is performed or answered.
+    power_cut: bool,
+}
+
+/// What every connection thread sees.
+struct Shared<'d, 'o> {
+    sim: Mutex<Sim<'d>>,
+    start: Instant,
+    opts: &'o ServeOptions,
+    /// Open connections (by id), to close them at the stop.
+    conns: Mutex<Vec<(u64, Conn)>>,
+}
+
+impl<'d> Shared<'d, '_> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Sim<'d>> {
+        // A panic while performing is an FTL bug; it ends the server with it.
+        self.sim
+            .lock()
+            .expect("a connection panicked while performing a request")
+    }
+
+    /// Performs a checked request on the locked device; the reply and when it is due,
+    /// or `None` when the power is (or just went) out: the request is never answered.
+    fn execute(
+        &self,
+        sim: &mut Sim,
+        req: &Request,
+        data: &[u8],
+        structured: bool,
+    ) -> Option<Outgoing> {
+        let opts = self.opts;
+        if sim.power_cut {
+            return None;
+        }
+        sim.commands += 1;
+        let cut_now = opts.power_cut_at_command == Some(sim.commands);
+        // With power-loss protection the capacitors finish the command in flight, so
+        // only an unprotected drive loses part of it.
+        if cut_now
+            && !opts.plp
+            && let Some(d) = sim.dev.nand.data_mut()
+        {
+            d.arm_cut(opts.power_cut_flash_ops);
+        }
+        let scale = opts.latency.scale();
+        let issue_ns = (self.start.elapsed().as_nanos() as f64 / scale) as u64;
+        let result = perform(sim.dev, req, data, structured, issue_ns, &mut sim.zeros);
+        if sim.dev.nand.data().is_some_and(|d| d.is_cut()) || cut_now {
+            sim.power_cut = true;
+            opts.stop.store(true, Ordering::SeqCst);
+            return None;
+        }
+        let (bytes, done_ns, op) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("ssdlab serve: request failed: {e}");
+                return Some(now_reply(error_reply(req, err::EIO, structured)));
             }
         };
-        let ending = simulate(dev, cfg, opts, rx, stats);
-        opts.stop.store(true, Ordering::SeqCst);
-        let _ = acceptor.join();
-        ending
+        sim.sim_done_ns = sim.sim_done_ns.max(done_ns);
+        sim.live.record(
+            op,
+            req.length as u64,
+            done_ns.saturating_sub(issue_ns),
+            done_ns,
+        );
+        sim.order += 1;
+        let due = match opts.latency {
+            Latency::None => Instant::now(),
+            _ => self.start + Duration::from_nanos((done_ns as f64 * scale) as u64),
+        };
+        Some(Outgoing {
+            due,
+            order: sim.order,
+            bytes,
+        })
     }
 }
 
@@ -319,28 +474,41 @@ pub struct Clocks {
     pub requests: u64,
 }
 
-fn accept_loop(
+fn accept_loop<'scope, 'env, 'd: 'scope, 'o: 'scope>(
     accept: impl Fn() -> io::Result<Conn>,
-    tx: mpsc::Sender<Job>,
-    export: Export,
-    stop: Arc<AtomicBool>,
-    live: Arc<AtomicU64>,
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    shared: &'scope Shared<'d, 'o>,
+    export: &'scope Export,
 ) {
-    while !stop.load(Ordering::SeqCst) {
+    let mut next_id = 0u64;
+    while !shared.opts.stop.load(Ordering::SeqCst) {
         match accept() {
             Ok(c) => {
-                let tx = tx.clone();
-                let export = export.clone();
-                let live = live.clone();
-                let stop = stop.clone();
-                live.fetch_add(1, Ordering::SeqCst);
-                std::thread::spawn(move || {
-                    if let Err(e) = connection(c, tx, &export, &stop)
+                next_id += 1;
+                let id = next_id;
+                {
+                    let mut conns = shared.conns.lock().expect("not poisoned");
+                    // Checked under the lock the stop closes connections under.
+                    if shared.opts.stop.load(Ordering::SeqCst) {
+                        c.shutdown();
+                        break;
+                    }
+                    match c.try_clone() {
+                        Ok(k) => conns.push((id, k)),
+                        Err(e) => {
+                            eprintln!("ssdlab serve: connection refused: {e}");
+                            continue;
+                        }
+                    }
+                }
+                scope.spawn(move || {
+                    if let Err(e) = connection(c, shared, export)
                         && e.kind() != io::ErrorKind::UnexpectedEof
                     {
                         eprintln!("ssdlab serve: connection closed: {e}");
                     }
-                    live.fetch_sub(1, Ordering::SeqCst);
+                    let mut conns = shared.conns.lock().expect("not poisoned");
+                    conns.retain(|(i, _)| *i != id);
                 });
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -452,84 +620,122 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
     }
 }
 
-/// One connection: negotiation, then requests until DISC, EOF or a protocol error.
-fn connection(
-    mut c: Conn,
-    tx: mpsc::Sender<Job>,
-    export: &Export,
-    stop: &AtomicBool,
-) -> io::Result<()> {
+/// A request a connection read, for its worker.
+struct Job {
+    req: Request,
+    /// A write's payload.
+    data: Vec<u8>,
+    /// Answer with this error instead of performing.
+    error: Option<u32>,
+}
+
+/// Requests handed to the worker at most this many at a time (a client that keeps the
+/// read buffer full still gets its replies).
+const MAX_BATCH: usize = 64;
+
+/// One connection: negotiation, then requests until DISC, EOF or a protocol error; this
+/// thread reads, its worker performs and answers.
+fn connection(mut c: Conn, shared: &Shared, export: &Export) -> io::Result<()> {
     let Some(structured) = negotiate(&mut c, export)? else {
         return Ok(());
     };
-    let (out_tx, out_rx) = mpsc::channel::<Outgoing>();
     let wc = c.try_clone()?;
-    let writer = std::thread::spawn(move || writer_loop(wc, out_rx));
-    let result = read_requests(&mut c, &tx, &out_tx, export, structured, stop);
-    drop(out_tx);
-    // The writer ends once every reply in flight is sent (the simulation thread drops
-    // its senders after replying).
-    let _ = writer.join();
+    let rc = c.try_clone()?;
+    let result = std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<Vec<Job>>();
+        s.spawn(move || worker_loop(wc, rx, shared, structured));
+        let mut rd = BufReader::with_capacity(256 << 10, rc);
+        read_requests(&mut rd, &tx, shared, export)
+        // `tx` dropped: the worker answers what it has, then ends.
+    });
     c.shutdown();
     result
 }
 
 fn read_requests(
-    c: &mut Conn,
-    tx: &mpsc::Sender<Job>,
-    out: &mpsc::Sender<Outgoing>,
+    c: &mut BufReader<Conn>,
+    tx: &mpsc::Sender<Vec<Job>>,
+    shared: &Shared,
     export: &Export,
-    structured: bool,
-    stop: &AtomicBool,
 ) -> io::Result<()> {
-    loop {
+    let mut batch: Vec<Job> = Vec::new();
+    // Hands the batch over before a read that may wait for the client (the read buffer
+    // lacks `need` bytes) or when it is full; false when the worker has ended.
+    let hand_over = |batch: &mut Vec<Job>, buffered: usize, need: usize| {
+        if !batch.is_empty() && (buffered < need || batch.len() >= MAX_BATCH) {
+            return tx.send(std::mem::take(batch)).is_ok();
+        }
+        true
+    };
+    let result = loop {
+        if !hand_over(&mut batch, c.buffer().len(), proto::REQUEST_BYTES) {
+            return Ok(());
+        }
         let mut h = [0u8; proto::REQUEST_BYTES];
         match c.read_exact(&mut h) {
             Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
-            Err(e) => return Err(e),
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break Ok(()),
+            Err(e) => break Err(e),
         }
-        let req = proto::decode_request(&h).map_err(|e| protocol_error(e.to_string()))?;
-        if stop.load(Ordering::SeqCst) {
-            let _ = out.send(now_reply(error_reply(&req, err::ESHUTDOWN, structured)));
-            return Ok(());
+        let req = match proto::decode_request(&h) {
+            Ok(r) => r,
+            Err(e) => break Err(protocol_error(e.to_string())),
+        };
+        let error = |e: u32| Job {
+            req,
+            data: Vec::new(),
+            error: Some(e),
+        };
+        if shared.opts.stop.load(Ordering::SeqCst) {
+            batch.push(error(err::ESHUTDOWN));
+            break Ok(());
         }
         match proto::check_request(&req, export.size_bytes, export.max_bytes) {
             Verdict::Close => {
-                return Err(protocol_error(format!(
+                break Err(protocol_error(format!(
                     "write of {} bytes (maximum {})",
                     req.length, export.max_bytes
                 )));
             }
             Verdict::Error(e) => {
                 if req.cmd == Command::Write {
-                    io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())?;
+                    if !hand_over(&mut batch, c.buffer().len(), req.length as usize) {
+                        return Ok(());
+                    }
+                    if let Err(e) =
+                        io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())
+                    {
+                        break Err(e);
+                    }
                 }
-                let _ = out.send(now_reply(error_reply(&req, e, structured)));
+                batch.push(error(e));
             }
             Verdict::Run => {
                 if req.cmd == Command::Disc {
-                    return Ok(());
+                    break Ok(());
                 }
                 let mut data = Vec::new();
                 if req.cmd == Command::Write {
-                    data = vec![0u8; req.length as usize];
-                    c.read_exact(&mut data)?;
+                    if !hand_over(&mut batch, c.buffer().len(), req.length as usize) {
+                        return Ok(());
+                    }
+                    data.resize(req.length as usize, 0);
+                    if let Err(e) = c.read_exact(&mut data) {
+                        break Err(e);
+                    }
                 }
-                if tx
-                    .send(Job {
-                        req,
-                        data,
-                        structured,
-                        reply: out.clone(),
-                    })
-                    .is_err()
-                {
-                    return Ok(());
-                }
+                batch.push(Job {
+                    req,
+                    data,
+                    error: None,
+                });
             }
         }
+    };
+    if !batch.is_empty() {
+        let _ = tx.send(batch);
     }
+    result
 }
 
 fn now_reply(bytes: Vec<u8>) -> Outgoing {
@@ -548,22 +754,24 @@ fn error_reply(req: &Request, e: u32, structured: bool) -> Vec<u8> {
     }
 }
 
-fn writer_loop(mut c: Conn, rx: mpsc::Receiver<Outgoing>) {
+/// A connection's worker: performs each batch of requests under one lock of the device,
+/// then sends the replies — at once in one write (`--latency none`), or each when due
+/// (kept in a heap by due time).
+fn worker_loop(mut c: Conn, rx: mpsc::Receiver<Vec<Job>>, shared: &Shared, structured: bool) {
+    let timed = shared.opts.latency != Latency::None;
     let mut heap = BinaryHeap::<Outgoing>::new();
+    let mut out = Vec::new();
     let mut open = true;
     while open || !heap.is_empty() {
         let now = Instant::now();
-        // Send everything due.
-        let mut sent = false;
         while heap.peek().is_some_and(|o| o.due <= now) {
-            let o = heap.pop().expect("peeked");
-            if c.write_all(&o.bytes).is_err() {
+            out.extend_from_slice(&heap.pop().expect("peeked").bytes);
+        }
+        if !out.is_empty() {
+            if c.write_all(&out).is_err() {
                 return;
             }
-            sent = true;
-        }
-        if sent {
-            let _ = c.flush();
+            out.clear();
         }
         let wait = heap.peek().map(|o| o.due.saturating_duration_since(now));
         let got = match (open, wait) {
@@ -575,121 +783,37 @@ fn writer_loop(mut c: Conn, rx: mpsc::Receiver<Outgoing>) {
             }
             (false, None) => break,
         };
-        match got {
-            Ok(o) => {
-                heap.push(o);
-                // Drain whatever else is queued before writing.
-                while let Ok(o) = rx.try_recv() {
-                    heap.push(o);
-                }
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => open = false,
-        }
-    }
-}
-
-/// The simulation thread's loop.
-fn simulate(
-    dev: &mut Device,
-    cfg: &Config,
-    opts: &ServeOptions,
-    rx: mpsc::Receiver<Job>,
-    stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
-) -> io::Result<Ending> {
-    let start = Instant::now();
-    let scale = opts.latency.scale();
-    let mut live = LiveStats::new(dev);
-    let mut last_stats = Instant::now();
-    let mut last_progress = Instant::now();
-    let mut commands = 0u64;
-    let mut order = 0u64;
-    let mut sim_done_ns = 0u64;
-    let clocks = |sim: u64, n: u64| Clocks {
-        simulated_ns: sim,
-        wall_ns: start.elapsed().as_nanos() as u64,
-        requests: n,
-    };
-    let mut zeros = Vec::new();
-    loop {
-        if opts.stop.load(Ordering::SeqCst) {
-            break;
-        }
-        if opts.stats_now.swap(false, Ordering::SeqCst)
-            || opts.stats_every.is_some_and(|e| last_stats.elapsed() >= e)
-        {
-            last_stats = Instant::now();
-            stats(&live.report(cfg, dev), &clocks(sim_done_ns, commands));
-        }
-        if opts.progress && last_progress.elapsed() >= Duration::from_secs(1) {
-            last_progress = Instant::now();
-            let c = clocks(sim_done_ns, commands);
-            eprint!(
-                "\r{} requests, simulated {:.3} s, wall {:.3} s   ",
-                c.requests,
-                c.simulated_ns as f64 / 1e9,
-                c.wall_ns as f64 / 1e9
-            );
-        }
-        let job = match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(j) => j,
+        let mut batches = match got {
+            Ok(b) => vec![b],
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        commands += 1;
-        // With power-loss protection the capacitors finish the command in flight, so
-        // only an unprotected drive loses part of it.
-        if opts.power_cut_at_command == Some(commands)
-            && !opts.plp
-            && let Some(d) = dev.nand.data_mut()
-        {
-            d.arm_cut(opts.power_cut_flash_ops);
-        }
-        let issue_ns = (start.elapsed().as_nanos() as f64 / scale) as u64;
-        let req = job.req;
-        let result = perform(dev, &job, issue_ns, &mut zeros);
-        if dev.nand.data().is_some_and(|d| d.is_cut())
-            || opts.power_cut_at_command == Some(commands)
-        {
-            // The command in flight is never answered.
-            power_cut(dev, opts.plp);
-            return Ok(Ending::PowerCut);
-        }
-        let (bytes, done_ns, op) = match result {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("ssdlab serve: request failed: {e}");
-                let _ = job
-                    .reply
-                    .send(now_reply(error_reply(&req, err::EIO, job.structured)));
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                open = false;
                 continue;
             }
         };
-        sim_done_ns = sim_done_ns.max(done_ns);
-        live.record(
-            op,
-            req.length as u64,
-            done_ns.saturating_sub(issue_ns),
-            done_ns,
-        );
-        let due = match opts.latency {
-            Latency::None => Instant::now(),
-            _ => start + Duration::from_nanos((done_ns as f64 * scale) as u64),
-        };
-        order += 1;
-        let _ = job.reply.send(Outgoing { due, order, bytes });
+        // Whatever else is queued goes under the same lock.
+        batches.extend(rx.try_iter());
+        let mut g = shared.lock();
+        for job in batches.iter().flatten() {
+            let o = match job.error {
+                Some(e) => now_reply(error_reply(&job.req, e, structured)),
+                None => match shared.execute(&mut g, &job.req, &job.data, structured) {
+                    Some(o) => o,
+                    // The power is out: nothing more is answered.
+                    None => {
+                        drop(g);
+                        c.shutdown();
+                        return;
+                    }
+                },
+            };
+            if timed {
+                heap.push(o);
+            } else {
+                out.extend_from_slice(&o.bytes);
+            }
+        }
     }
-    // A clean stop: the drive writes its buffer back, as at an orderly power-down.
-    let end = dev.flush_buffer(sim_done_ns).map_err(io::Error::other)?;
-    sim_done_ns = sim_done_ns.max(end);
-    if let Some(d) = dev.nand.data_mut() {
-        d.sync()?;
-    }
-    if opts.progress {
-        eprintln!();
-    }
-    stats(&live.report(cfg, dev), &clocks(sim_done_ns, commands));
-    Ok(Ending::Stopped)
 }
 
 /// Power is lost: with PLP the capacitors let the write buffer reach flash; without,
@@ -707,11 +831,12 @@ fn power_cut(dev: &mut Device, plp: bool) {
 /// Performs one request; returns the reply bytes, the completion time and its kind.
 fn perform(
     dev: &mut Device,
-    job: &Job,
+    r: &Request,
+    data: &[u8],
+    structured: bool,
     issue_ns: u64,
     zeros: &mut Vec<u8>,
 ) -> Result<(Vec<u8>, u64, OpKind), SimError> {
-    let r = &job.req;
     let ok = || proto::simple_reply(r.cookie, 0).to_vec();
     let fua = r.flags & cflag::FUA != 0;
     let sub = |op: OpKind, offset: u64, len: u64| IoRequest {
@@ -725,7 +850,7 @@ fn perform(
         Command::Read => {
             let mut out;
             let data_at;
-            if job.structured {
+            if structured {
                 let mut h = proto::structured_header(
                     r.cookie,
                     proto::chunk::DONE,
@@ -759,7 +884,7 @@ fn perform(
             }
             let mut done = issue_ns;
             if r.cmd == Command::Write {
-                done = dev.write_data(r.offset, &job.data, issue_ns)?;
+                done = dev.write_data(r.offset, data, issue_ns)?;
             } else {
                 // Zeros are written (never a hole: a trim is not durable across a power
                 // cut, a write is), in pieces of at most the largest request.

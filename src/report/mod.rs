@@ -253,6 +253,32 @@ pub struct ProbeReport {
     pub latency_ns_max: u64,
 }
 
+impl ProbeReport {
+    /// The report section for what [`crate::workload::synth::probe::infer`] found with
+    /// writes of `size_bytes` every `step_bytes` over `partitions` partitions (the
+    /// simulated `--workload probe` and `ssdlab probe --device` both report this way).
+    pub fn new(
+        r: &crate::workload::synth::probe::ProbeResult,
+        size_bytes: u64,
+        step_bytes: u64,
+        partitions: u32,
+    ) -> ProbeReport {
+        ProbeReport {
+            mgmt_block_bytes: r.mgmt_block_bytes,
+            mgmt_block: r
+                .mgmt_block_bytes
+                .map(|b| crate::units::Size(b).to_string())
+                .unwrap_or_else(|| "none seen".into()),
+            size_bytes,
+            step_bytes,
+            partitions,
+            onsets: r.onsets as u64,
+            latency_ns_min: r.latency_ns_min,
+            latency_ns_max: r.latency_ns_max,
+        }
+    }
+}
+
 /// Data behind the figures: kept out of the JSON to keep it small.
 #[derive(Clone, Debug, Default)]
 pub struct Figures {

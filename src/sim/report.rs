@@ -277,20 +277,13 @@ fn buffer_report(dev: &Device, host_writes: u64, host_reads: u64, programs: u64)
 
 /// The probe's inference as a report section.
 fn probe_report(cfg: &Config, samples: &[(u32, u64, u64)]) -> ProbeReport {
-    let r = probe::infer(samples, cfg.workload.size.bytes());
-    ProbeReport {
-        mgmt_block_bytes: r.mgmt_block_bytes,
-        mgmt_block: r
-            .mgmt_block_bytes
-            .map(|b| crate::units::Size(b).to_string())
-            .unwrap_or_else(|| "none seen".into()),
-        size_bytes: cfg.workload.size.bytes(),
-        step_bytes: cfg.workload.probe_step.bytes(),
-        partitions: cfg.workload.probe_partitions,
-        onsets: r.onsets as u64,
-        latency_ns_min: r.latency_ns_min,
-        latency_ns_max: r.latency_ns_max,
-    }
+    let size_bytes = cfg.workload.size.bytes();
+    ProbeReport::new(
+        &probe::infer(samples, size_bytes),
+        size_bytes,
+        cfg.workload.probe_step.bytes(),
+        cfg.workload.probe_partitions,
+    )
 }
 
 /// Probe latency by offset, one series per partition (KiB, µs).
