@@ -1,5 +1,5 @@
 //! Page payloads in memory: one page-sized slot per programmed physical page, slots of
-//! erased pages reused. Memory = programmed pages × page size + 12 B per physical page
+//! erased pages reused. Memory = programmed pages × page size + 16 B per physical page
 //! of tags and slot index.
 
 use super::{PageStore, StoredTag};
@@ -13,6 +13,7 @@ pub struct MemoryStore {
     /// `lpn + 1` of each page's tag (0 = erased) and its sequence number.
     tag_lpn: Vec<u32>,
     tag_seq: Vec<u32>,
+    tag_program_seq: Vec<u32>,
     /// Pages holding metadata, one bit each.
     meta: Vec<u64>,
     pool: Vec<u8>,
@@ -29,6 +30,7 @@ impl MemoryStore {
             slot_of: crate::util::zeroed_vec(pages),
             tag_lpn: crate::util::zeroed_vec(pages),
             tag_seq: crate::util::zeroed_vec(pages),
+            tag_program_seq: crate::util::zeroed_vec(pages),
             meta: crate::util::zeroed_vec(pages.div_ceil(64)),
             pool: Vec::new(),
             free_slots: Vec::new(),
@@ -57,6 +59,7 @@ impl MemoryStore {
         let i = ppn as usize;
         self.tag_lpn[i] = tag.lpn.wrapping_add(1);
         self.tag_seq[i] = tag.seq;
+        self.tag_program_seq[i] = tag.program_seq;
         let bit = 1u64 << (i & 63);
         if tag.meta {
             self.meta[i >> 6] |= bit;
@@ -70,6 +73,7 @@ impl MemoryStore {
         (self.slot_of[i] != 0).then(|| StoredTag {
             lpn: self.tag_lpn[i].wrapping_sub(1),
             seq: self.tag_seq[i],
+            program_seq: self.tag_program_seq[i],
             meta: self.meta[i >> 6] & (1u64 << (i & 63)) != 0,
         })
     }
@@ -82,8 +86,11 @@ impl PageStore for MemoryStore {
         self.set_tag(ppn, tag);
     }
 
-    fn copy(&mut self, src: u32, dst: u32) {
-        let tag = self.tag(src).expect("copy of an erased page");
+    fn copy(&mut self, src: u32, dst: u32, program_seq: u32) {
+        let tag = StoredTag {
+            program_seq,
+            ..self.tag(src).expect("copy of an erased page")
+        };
         let from = (self.slot_of[src as usize] - 1) as usize * self.page_bytes;
         let to = self.slot(dst);
         self.pool.copy_within(from..from + self.page_bytes, to);
