@@ -311,12 +311,12 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     /// highest sequence number, and between a page and its GC copy (same number) the
     /// later program, so a GC cut short resumes where it stopped; the winners are the
     /// map and the only valid pages. Empty blocks are free, full ones GC candidates,
-    /// partly programmed ones become the frontiers again. Then the interrupted GC is
-    /// finished: a block still holding sources of copies is reclaimed at once, and a
-    /// unit below its free-block threshold collects, so the GC reserve the cut caught
-    /// half spent is whole again before the host writes (without this, every cut in the
-    /// middle of a GC left the victim full and its copies stale, and after a few
-    /// hundred cuts the unit had no free block for GC to copy into).
+    /// partly programmed ones become the frontiers again. A unit below its GC reserve
+    /// then collects (fewest valid pages first: the policy's history is gone), so the
+    /// reserve a cut caught half spent is whole again before the host writes. Before
+    /// copies won their ties, every cut in the middle of a GC left the victim full and
+    /// its copies stale, and after a few hundred cuts a unit had no free block left for
+    /// GC to copy into.
     fn recover(
         &mut self,
         nand: &mut Nand,
@@ -336,12 +336,6 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         };
         let err = |e: FtlError| format!("page recovery: {e}");
         let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
-        for b in super::recovery::interrupted_sources(&self.bm.geo, tags, &newest) {
-            if self.bm.role[b.0 as usize] == blocks::Role::Closed {
-                self.bm.policy.remove(b);
-                self.reclaim(b, nand).map_err(err)?;
-            }
-        }
         for b in orphans {
             self.reclaim(b, nand).map_err(err)?;
         }

@@ -6,15 +6,13 @@
 //!               (same lpn and seq = one version and its GC / merge copy: the copy,
 //!               programmed later, is where the interrupted move had got to)
 //! newest[lpn]:  the programmed host page of lpn that is newer than all others
-//! superseded:   a page with the newest version's seq that lost to its copy: the source
-//!               of a move cut short (its block is a victim to finish)
 //! opened[b]:    lowest program_seq of block b's pages: the order blocks were opened in
 //! ```
 //! Sequence numbers are compared as plain integers: a u32 counter does not wrap within
 //! the runs this simulator does (4 G programs).
 
 use crate::data::StoredTag;
-use crate::nand::{BlockId, Geometry, Ppn};
+use crate::nand::Geometry;
 
 /// Whether tag `a` holds a newer copy than `b` of the same logical page.
 #[inline]
@@ -41,46 +39,6 @@ pub(crate) fn newest(tags: &[Option<StoredTag>], logical_pages: u64) -> Vec<u32>
         }
     }
     best
-}
-
-/// Whether page `ppn` (tag `t`) holds the newest version of its logical page but lost
-/// to a later copy of it: the source of a GC copy or merge cut short.
-#[inline]
-pub(crate) fn superseded_by_copy(
-    ppn: Ppn,
-    t: &StoredTag,
-    newest: &[u32],
-    tags: &[Option<StoredTag>],
-) -> bool {
-    if t.meta {
-        return false;
-    }
-    match newest.get(t.lpn as usize) {
-        Some(&w) if w != 0 && w - 1 != ppn.0 => {
-            tags[(w - 1) as usize].is_some_and(|n| n.seq == t.seq)
-        }
-        _ => false,
-    }
-}
-
-/// Blocks holding the source of a copy cut short, in block order.
-pub(crate) fn interrupted_sources(
-    geo: &Geometry,
-    tags: &[Option<StoredTag>],
-    newest: &[u32],
-) -> Vec<BlockId> {
-    let np = geo.pages_per_block as usize;
-    let mut out = Vec::new();
-    for (b, page_tags) in tags.chunks(np).enumerate() {
-        let hit = page_tags.iter().enumerate().any(|(off, t)| {
-            t.as_ref()
-                .is_some_and(|t| superseded_by_copy(Ppn((b * np + off) as u32), t, newest, tags))
-        });
-        if hit {
-            out.push(BlockId(b as u32));
-        }
-    }
-    out
 }
 
 /// The lowest `program_seq` of each block's pages (`u32::MAX` for an erased block): the
