@@ -287,6 +287,12 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
             }
             let v = got.expect("known");
             if m.floor.is_some_and(|f| v < f) {
+                if std::env::var_os("SSDLAB_CRASH_DEBUG").is_some() {
+                    eprintln!(
+                        "cut {}: lpn {lpn} reads version {v}, flushed {:?}, history {:?}",
+                        rep.cuts, m.floor, m.history
+                    );
+                }
                 rep.acked_writes_lost += 1;
             }
             // The device holds `v` now, on flash: it must stay (or be superseded).

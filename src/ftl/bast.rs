@@ -23,8 +23,8 @@
 //!   one block, pages at their offsets        → the data block (a switch merge leaves
 //!                                              its log block so)
 //!   two blocks D, L: D in place, L's pages a prefix 0..k−1 of the block, each of L's
-//!   offsets programmed in D with an older seq → data block D, log block L (page map
-//!                                              from L's newest copies)
+//!   offsets programmed in D with an older or equal seq (BPLRU's padding rewrites a
+//!   page with its seq) → data block D, log block L (page map from its newest copies)
 //!   anything else (a merge cut short: copies with equal seqs, three blocks, a log with
 //!   no data block) → recovery merge: the newest copies into the merge destination if
 //!                    it holds only newest copies at their offsets (finished), else a
@@ -353,7 +353,7 @@ impl Bast {
             }
             let t = nand.oob(p);
             let dp = self.b.page(d, self.b.split(t.lpn).1);
-            nand.is_programmed(dp) && nand.oob(dp).seq < t.seq
+            nand.is_programmed(dp) && nand.oob(dp).seq <= t.seq
         })
     }
 }

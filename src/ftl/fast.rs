@@ -32,8 +32,8 @@
 //! ```text
 //! newest copy of each page wins (highest seq; a copy beats its source), only it valid
 //! per lbn, its in-place blocks:
-//!   one → the data block;  two D, S with S's pages a prefix 0..k−1, each newer than
-//!   D's page at its offset → data block D and (once) the SW block S, next = k
+//!   one → the data block;  two D, S with S's pages a prefix 0..k−1, each no older
+//!   than D's page at its offset → data block D and (once) the SW block S, next = k
 //!   every newest RW copy of lbn has D's page at its offset programmed (first writes
 //!   go in place)
 //!   anything else (a merge or SW close cut short) → recovery merge: the newest copies
@@ -591,7 +591,7 @@ impl FastCore {
         (0..k).all(|off| {
             let p = self.b.page(s, off);
             let dp = self.b.page(d, off);
-            nand.is_programmed(p) && nand.is_programmed(dp) && nand.oob(dp).seq < nand.oob(p).seq
+            nand.is_programmed(p) && nand.is_programmed(dp) && nand.oob(dp).seq <= nand.oob(p).seq
         })
     }
 

@@ -35,7 +35,7 @@
 //! ```text
 //! newest copy of each page wins (highest seq; a copy beats its source), only it valid
 //! per lbn: chain = its units by opening order; it stands if, at every offset, the
-//!   programmed units form a prefix of the chain, their seqs rise strictly along it,
+//!   programmed units form a prefix of the chain, their seqs never fall along it,
 //!   the last is the newest copy, and the chain is within max_chain_blocks
 //! otherwise (a fold cut short: copies with equal seqs, a FREE page before a USED one)
 //!   → the fold is finished: the newest copies into the last unit when it holds only
@@ -550,7 +550,7 @@ impl Nftl {
                     continue;
                 }
                 let seq = nand.oob(p).seq;
-                if used != i || last_seq.is_some_and(|s| s >= seq) {
+                if used != i || last_seq.is_some_and(|s| s > seq) {
                     return false;
                 }
                 used += 1;
