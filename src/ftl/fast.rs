@@ -33,7 +33,7 @@
 //! newest copy of each page wins (highest seq; a copy beats its source), only it valid
 //! per lbn, its in-place blocks:
 //!   one → the data block;  two D, S with S's pages a prefix 0..k−1, each no older
-//!   than D's page at its offset → data block D and (once) the SW block S, next = k
+//!   than D's page at its offset and that page not the newest copy → data block D and (once) the SW block S, next = k
 //!   every newest RW copy of lbn has D's page at its offset programmed (first writes
 //!   go in place)
 //!   anything else (a merge or SW close cut short) → recovery merge: the newest copies
@@ -500,7 +500,7 @@ impl FastCore {
                 [d] => Some((d, NIL)),
                 [x, y] if self.sw.is_none() => [(x, y), (y, x)]
                     .into_iter()
-                    .find(|&(d, s)| self.data_and_sw(d, s, nand)),
+                    .find(|&(d, s)| self.data_and_sw(d, s, &scan, nand)),
                 _ => None,
             };
             let ok = state.is_some_and(|(d, _)| {
@@ -584,14 +584,19 @@ impl FastCore {
         }
     }
 
-    /// Whether `d` can be `s`'s data block and `s` the SW block (its pages a prefix
-    /// in place, each newer than `d`'s page at its offset).
-    fn data_and_sw(&self, d: u32, s: u32, nand: &Nand) -> bool {
+    /// Whether `d` can be `s`'s data block and `s` the SW block: its pages a prefix in
+    /// place, each no older than `d`'s page at its offset, which is not the newest copy
+    /// (a read of an offset the SW block covers never looks at the data block; a merge
+    /// destination holding copies of the SW pages wins their ties and fails this).
+    fn data_and_sw(&self, d: u32, s: u32, scan: &super::logblock::Scan, nand: &Nand) -> bool {
         let k = nand.write_ptr(crate::nand::BlockId(s));
         (0..k).all(|off| {
             let p = self.b.page(s, off);
             let dp = self.b.page(d, off);
-            nand.is_programmed(p) && nand.is_programmed(dp) && nand.oob(dp).seq <= nand.oob(p).seq
+            nand.is_programmed(p)
+                && nand.is_programmed(dp)
+                && nand.oob(dp).seq <= nand.oob(p).seq
+                && !scan.is_newest(dp, nand)
         })
     }
 

@@ -598,26 +598,7 @@ impl Blocks {
                 self.role[t as usize] = Role::Data;
                 t
             }
-            None => {
-                if std::env::var("DBGREC").is_ok() {
-                    for &b in own {
-                        let pages: Vec<_> = (0..self.np)
-                            .filter(|&o| nand.is_programmed(self.page(b, o)))
-                            .map(|o| {
-                                let p = self.page(b, o);
-                                let t = nand.oob(p);
-                                (o, self.split(t.lpn).1, t.seq, scan.is_newest(p, nand))
-                            })
-                            .collect();
-                        eprintln!(
-                            "lbn {lbn} block {b} in_place {} opened {} pages {pages:?}",
-                            scan.in_place[b as usize], scan.opened[b as usize]
-                        );
-                    }
-                    eprintln!("pool {}", self.pool.len());
-                }
-                self.alloc(Role::Data)?
-            }
+            None => self.alloc(Role::Data)?,
         };
         let first = lbn * self.np;
         let end = (first + self.np).min(self.logical_pages);
