@@ -269,6 +269,9 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
         rep.cuts += 1;
         recovery_ns += r.recovery_ns;
         scanned += r.pages_scanned;
+        // Kept current, so a design that stops early still reports its recoveries.
+        rep.recovery_ns_mean = recovery_ns as f64 / rep.cuts as f64;
+        rep.scanned_pages_mean = scanned as f64 / rep.cuts as f64;
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             dev.ftl.check_invariants(&dev.nand)
         }));
@@ -301,8 +304,5 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
         }
         dirty.clear();
     }
-    let cuts = rep.cuts.max(1) as f64;
-    rep.recovery_ns_mean = recovery_ns as f64 / cuts;
-    rep.scanned_pages_mean = scanned as f64 / cuts;
     Ok(())
 }
