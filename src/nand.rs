@@ -511,6 +511,10 @@ impl Nand {
             }
         }
         n.next_seq = max_seq.map_or(0, |m| m.wrapping_add(1));
+        let mut data = data;
+        if let Some(last) = tags.iter().flatten().map(|t| t.program_seq).max() {
+            data.continue_program_seq(last);
+        }
         n.data = Some(Box::new(data));
         (n, tags, ignored)
     }

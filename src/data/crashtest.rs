@@ -269,6 +269,9 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
         rep.cuts += 1;
         recovery_ns += r.recovery_ns;
         scanned += r.pages_scanned;
+        // Kept current, so a design that stops early still reports its recoveries.
+        rep.recovery_ns_mean = recovery_ns as f64 / rep.cuts as f64;
+        rep.scanned_pages_mean = scanned as f64 / rep.cuts as f64;
         let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             dev.ftl.check_invariants(&dev.nand)
         }));
@@ -287,6 +290,12 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
             }
             let v = got.expect("known");
             if m.floor.is_some_and(|f| v < f) {
+                if std::env::var_os("SSDLAB_CRASH_DEBUG").is_some() {
+                    eprintln!(
+                        "cut {}: lpn {lpn} reads version {v}, flushed {:?}, history {:?}",
+                        rep.cuts, m.floor, m.history
+                    );
+                }
                 rep.acked_writes_lost += 1;
             }
             // The device holds `v` now, on flash: it must stay (or be superseded).
@@ -295,8 +304,5 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
         }
         dirty.clear();
     }
-    let cuts = rep.cuts.max(1) as f64;
-    rep.recovery_ns_mean = recovery_ns as f64 / cuts;
-    rep.scanned_pages_mean = scanned as f64 / cuts;
     Ok(())
 }

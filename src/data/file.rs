@@ -1,9 +1,10 @@
 //! Page payloads in a sparse file that survives restarts (`ssdlab serve --data FILE`).
 //!
 //! ```text
-//! 0                 header: "SSDLABF1", page bytes, pages, pages per block, blocks,
+//! 0                 header: "SSDLABF2", page bytes, pages, pages per block, blocks,
 //!                   the design's fingerprint (a restart with another design is refused)
-//! 4096              tags: 12 B per physical page (lpn + 1, seq, flags); 0 = erased
+//! 4096              tags: 16 B per physical page (lpn + 1, seq, flags, program_seq);
+//!                   0 = erased
 //! tags end          erase counts: 4 B per block
 //! data (page-aligned) page ppn at data + ppn × page bytes; erased pages are holes
 //! ```
@@ -19,9 +20,11 @@ use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
-const MAGIC: &[u8; 8] = b"SSDLABF1";
+const MAGIC: &[u8; 8] = b"SSDLABF2";
+/// The format before tags carried `program_seq` (refused with its own message).
+const OLD_MAGIC: &[u8; 8] = b"SSDLABF1";
 const HEADER_BYTES: u64 = 4096;
-const TAG_BYTES: u64 = 12;
+const TAG_BYTES: u64 = 16;
 const FLAG_META: u32 = 1;
 
 /// Flash contents in a file.
@@ -77,6 +80,14 @@ impl FileStore {
             let mut on_file = vec![0u8; HEADER_BYTES as usize];
             file.read_exact_at(&mut on_file, 0)
                 .map_err(|_| io_err(path, "not an ssdlab data file (too short)".into()))?;
+            if &on_file[0..8] == OLD_MAGIC {
+                return Err(io_err(
+                    path,
+                    "written by an older ssdlab whose OOB tags lack the program counter \
+                     recovery needs; give a new path or an empty file"
+                        .into(),
+                ));
+            }
             if &on_file[0..8] != MAGIC {
                 return Err(io_err(
                     path,
@@ -120,6 +131,7 @@ impl FileStore {
             b[0..4].copy_from_slice(&t.lpn.wrapping_add(1).to_le_bytes());
             b[4..8].copy_from_slice(&t.seq.to_le_bytes());
             b[8..12].copy_from_slice(&(if t.meta { FLAG_META } else { 0 }).to_le_bytes());
+            b[12..16].copy_from_slice(&t.program_seq.to_le_bytes());
         }
         self.file
             .write_all_at(&b, self.tags_at + ppn as u64 * TAG_BYTES)
@@ -141,6 +153,7 @@ fn decode_tag(b: &[u8]) -> Option<StoredTag> {
         lpn: l.wrapping_sub(1),
         seq: u32::from_le_bytes(b[4..8].try_into().unwrap()),
         meta: u32::from_le_bytes(b[8..12].try_into().unwrap()) & FLAG_META != 0,
+        program_seq: u32::from_le_bytes(b[12..16].try_into().unwrap()),
     })
 }
 
@@ -153,10 +166,13 @@ impl PageStore for FileStore {
         self.programmed += 1;
     }
 
-    fn copy(&mut self, src: u32, dst: u32) {
+    fn copy(&mut self, src: u32, dst: u32, program_seq: u32) {
         let mut buf = vec![0u8; self.page_bytes as usize];
         self.read(src, &mut buf);
-        let tag = self.read_tag(src).expect("copy of an erased page");
+        let tag = StoredTag {
+            program_seq,
+            ..self.read_tag(src).expect("copy of an erased page")
+        };
         self.program(dst, tag, &buf);
     }
 

@@ -1,6 +1,6 @@
 //! Page payloads in memory: one page-sized slot per programmed physical page holding
 //! live data, slots of overwritten, trimmed and erased pages reused. Memory = live pages
-//! (plus GC sources not yet erased) × page size + 12 B per physical page of tags and
+//! (plus GC sources not yet erased) × page size + 16 B per physical page of tags and
 //! slot index. An overwritten page keeps its tag (a mount scan sees it programmed)
 //! but not its bytes.
 
@@ -19,6 +19,7 @@ pub struct MemoryStore {
     /// `lpn + 1` of each page's tag (0 = erased) and its sequence number.
     tag_lpn: Vec<u32>,
     tag_seq: Vec<u32>,
+    tag_program_seq: Vec<u32>,
     /// Pages holding metadata, one bit each.
     meta: Vec<u64>,
     pool: Vec<u8>,
@@ -35,6 +36,7 @@ impl MemoryStore {
             slot_of: crate::util::zeroed_vec(pages),
             tag_lpn: crate::util::zeroed_vec(pages),
             tag_seq: crate::util::zeroed_vec(pages),
+            tag_program_seq: crate::util::zeroed_vec(pages),
             meta: crate::util::zeroed_vec(pages.div_ceil(64)),
             pool: Vec::new(),
             free_slots: Vec::new(),
@@ -63,6 +65,7 @@ impl MemoryStore {
         let i = ppn as usize;
         self.tag_lpn[i] = tag.lpn.wrapping_add(1);
         self.tag_seq[i] = tag.seq;
+        self.tag_program_seq[i] = tag.program_seq;
         let bit = 1u64 << (i & 63);
         if tag.meta {
             self.meta[i >> 6] |= bit;
@@ -76,6 +79,7 @@ impl MemoryStore {
         (self.slot_of[i] != 0).then(|| StoredTag {
             lpn: self.tag_lpn[i].wrapping_sub(1),
             seq: self.tag_seq[i],
+            program_seq: self.tag_program_seq[i],
             meta: self.meta[i >> 6] & (1u64 << (i & 63)) != 0,
         })
     }
@@ -88,8 +92,11 @@ impl PageStore for MemoryStore {
         self.set_tag(ppn, tag);
     }
 
-    fn copy(&mut self, src: u32, dst: u32) {
-        let tag = self.tag(src).expect("copy of an erased page");
+    fn copy(&mut self, src: u32, dst: u32, program_seq: u32) {
+        let tag = StoredTag {
+            program_seq,
+            ..self.tag(src).expect("copy of an erased page")
+        };
         match self.slot_of[src as usize] {
             // A page whose newest version was trimmed, found live again by a mount: its
             // copy holds no bytes either.

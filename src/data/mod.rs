@@ -38,14 +38,23 @@ pub struct StoredTag {
     /// What the page holds: host data (programs of cause Host and their copies) or
     /// FTL metadata ([`Cause::Map`]).
     pub meta: bool,
+    /// When the flash programmed this page: a counter over every program *and copy*
+    /// (unlike `seq`, which a copy keeps). Two pages with the same `lpn` and `seq` are
+    /// a copy and its source; the higher `program_seq` is the copy, so a recovery can
+    /// finish a GC or merge cut short exactly where it stopped. A block's lowest
+    /// `program_seq` orders blocks by when they were opened (replacement chains, log
+    /// FIFOs). Real controllers write such a counter into the spare area for the same
+    /// reason (YAFFS2's block sequence number, docs/nbd.md "Power loss").
+    pub program_seq: u32,
 }
 
 /// A medium holding page payloads, tags and erase counts.
 pub trait PageStore: Send {
     /// Programs `ppn` with `data` (a whole page) and its tag.
     fn program(&mut self, ppn: u32, tag: StoredTag, data: &[u8]);
-    /// Copies page `src` (data and tag) to erased page `dst`.
-    fn copy(&mut self, src: u32, dst: u32);
+    /// Copies page `src` (data and tag, with `program_seq` as the copy's own) to erased
+    /// page `dst`.
+    fn copy(&mut self, src: u32, dst: u32, program_seq: u32);
     /// `ppn`'s data was overwritten or trimmed: a store may drop its payload (reads of it
     /// then give zeros) but keeps its tag, so a mount scan still finds the page
     /// programmed. Only called while no power cut is armed (see
@@ -83,6 +92,8 @@ pub struct FlashData {
     cut_budget: Option<u64>,
     /// The cut happened: later operations are lost.
     cut: bool,
+    /// [`StoredTag::program_seq`] of the next page programmed or copied.
+    next_program_seq: u32,
     zero: Box<[u8]>,
 }
 
@@ -107,6 +118,7 @@ impl FlashData {
             pending: HashMap::new(),
             cut_budget: None,
             cut: false,
+            next_program_seq: 0,
             zero: vec![0; page_bytes].into_boxed_slice(),
         }
     }
@@ -212,6 +224,18 @@ impl FlashData {
         self.staged.len()
     }
 
+    /// Continues the program counter after `last` (a mount found it on flash), so every
+    /// page programmed from now on outranks the ones already there.
+    pub fn continue_program_seq(&mut self, last: u32) {
+        self.next_program_seq = last.wrapping_add(1);
+    }
+
+    fn take_program_seq(&mut self) -> u32 {
+        let s = self.next_program_seq;
+        self.next_program_seq = s.wrapping_add(1);
+        s
+    }
+
     /// Drops all of controller DRAM (power lost without protection).
     pub fn lose_dram(&mut self) {
         self.staged.clear();
@@ -239,7 +263,12 @@ impl FlashData {
         if !self.reaches_flash() {
             return;
         }
-        let tag = StoredTag { lpn, seq, meta };
+        let tag = StoredTag {
+            lpn,
+            seq,
+            meta,
+            program_seq: self.take_program_seq(),
+        };
         match &page {
             Some(p) => self.store.program(ppn, tag, p),
             None => {
@@ -253,7 +282,8 @@ impl FlashData {
     /// The NAND copied `src` to `dst`.
     pub(crate) fn on_copy(&mut self, src: u32, dst: u32) {
         if self.reaches_flash() {
-            self.store.copy(src, dst);
+            let p = self.take_program_seq();
+            self.store.copy(src, dst, p);
         }
     }
 

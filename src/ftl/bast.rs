@@ -15,6 +15,23 @@
 //!              otherwise → full merge (new block ← data block + log), erase both
 //! read(lpn):   log page map hit → that page, else the data block's page off
 //! ```
+//! Recovery at power-up (from the OOB tags alone, [`Ftl::recover`]; every block holds
+//! pages of one logical block, so the tags say whose it is):
+//! ```text
+//! newest copy of each page wins (highest seq; a copy beats its source), only it valid
+//! per lbn, its blocks on flash:
+//!   one block, pages at their offsets        → the data block (a switch merge leaves
+//!                                              its log block so)
+//!   two blocks D, L: D in place, L's pages a prefix 0..k−1 of the block, each of L's
+//!   offsets programmed in D with an older or equal seq (BPLRU's padding rewrites a
+//!   page with its seq) → data block D, log block L (page map from its newest copies)
+//!   anything else (a merge cut short: copies with equal seqs, three blocks, a log with
+//!   no data block) → recovery merge: the newest copies into the merge destination if
+//!                    it holds only newest copies at their offsets (finished), else a
+//!                    free block; the other blocks erased
+//! victim order: by the last program into each log block
+//! ```
+//!
 //! Choices the paper leaves open: the victim is the least recently written log block
 //! (`[ftl.log] victim = "fifo"`: oldest allocated; FlashSim picks at random); after a
 //! merge the write is retried, so when a full merge left page `off` of the new data
@@ -82,6 +99,8 @@ pub struct Bast {
     victim: LogVictim,
     victim_merges: u64,
     merged_log_pages: u64,
+    /// Logical blocks rebuilt by recovery merges at power-up.
+    recovery_merges: u64,
     scratch: Vec<Ppn>,
 }
 
@@ -110,6 +129,7 @@ impl Bast {
             victim: cfg.log.victim,
             victim_merges: 0,
             merged_log_pages: 0,
+            recovery_merges: 0,
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
             b,
         })
@@ -291,6 +311,53 @@ impl Bast {
     }
 }
 
+/// The last program counter of `block`'s pages (the log victim order after a restart).
+fn tags_last(tags: &[Option<crate::data::StoredTag>], block: u32, np: u32) -> u32 {
+    let first = (block * np) as usize;
+    tags[first..first + np as usize]
+        .iter()
+        .flatten()
+        .map(|t| t.program_seq)
+        .max()
+        .unwrap_or(0)
+}
+
+impl Bast {
+    /// The (data block, log block or [`NIL`]) a logical block's blocks on flash form,
+    /// if they are a state BAST can be in (see the recovery notes at the top).
+    fn normal_state(
+        &self,
+        blocks: &[u32],
+        scan: &super::logblock::Scan,
+        nand: &Nand,
+    ) -> Option<(u32, u32)> {
+        match *blocks {
+            [d] => scan.in_place[d as usize].then_some((d, NIL)),
+            [x, y] => [(x, y), (y, x)]
+                .into_iter()
+                .find(|&(d, l)| self.data_and_log(d, l, scan, nand)),
+            _ => None,
+        }
+    }
+
+    /// Whether `d` can be the data block and `l` its log block.
+    fn data_and_log(&self, d: u32, l: u32, scan: &super::logblock::Scan, nand: &Nand) -> bool {
+        if !scan.in_place[d as usize] {
+            return false;
+        }
+        let k = nand.write_ptr(BlockId(l));
+        (0..k).all(|page| {
+            let p = self.b.page(l, page);
+            if !nand.is_programmed(p) {
+                return false;
+            }
+            let t = nand.oob(p);
+            let dp = self.b.page(d, self.b.split(t.lpn).1);
+            nand.is_programmed(dp) && nand.oob(dp).seq <= t.seq
+        })
+    }
+}
+
 impl Ftl for Bast {
     fn name(&self) -> &'static str {
         "bast"
@@ -342,6 +409,7 @@ impl Ftl for Bast {
         self.b.stats.report(out);
         out.insert("ftl.bast.victim_merges".into(), self.victim_merges);
         out.insert("ftl.bast.merged_log_pages".into(), self.merged_log_pages);
+        out.insert("ftl.recovery_merges".into(), self.recovery_merges);
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -350,6 +418,88 @@ impl Ftl for Bast {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        let mut scan = self.b.scan(nand, tags);
+        let np = self.b.np;
+        let bl = self.b.data.len();
+        let mut own: Vec<Vec<u32>> = vec![Vec::new(); bl];
+        for b in 0..self.b.geo.blocks() {
+            if nand.write_ptr(BlockId(b)) == 0 {
+                continue;
+            }
+            let lbn = scan.owner[b as usize];
+            if lbn == NIL {
+                return Err(format!(
+                    "bast recovery: block {b} holds pages of several logical blocks, which \
+                     BAST never writes"
+                ));
+            }
+            own[lbn as usize].push(b);
+            self.b.role[b as usize] = Role::Log;
+        }
+        self.b.remount_pool(nand);
+        self.slots.fill(EMPTY);
+        self.free_slots = (0..self.slots.len() as u32).rev().collect();
+        self.log_of.fill(NIL);
+        self.page_map.fill(0);
+        (self.oldest, self.newest) = (NIL, NIL);
+        let mut logs = Vec::new();
+        let mut broken = Vec::new();
+        for (lbn, blocks) in own.iter().enumerate() {
+            let lbn = lbn as u32;
+            match self.normal_state(blocks, &scan, nand) {
+                Some((d, l)) if l == NIL || logs.len() < self.slots.len() => {
+                    self.b.role[d as usize] = Role::Data;
+                    self.b.data[lbn as usize] = d;
+                    if l != NIL {
+                        logs.push((tags_last(tags, l, np), lbn, l));
+                    }
+                }
+                _ => broken.push(lbn),
+            }
+        }
+        for lbn in broken {
+            self.b
+                .settle(lbn, &own[lbn as usize], &mut scan, nand)
+                .map_err(|e| format!("bast recovery: {e}"))?;
+        }
+        logs.sort_unstable();
+        for (_, lbn, block) in logs {
+            let s = self.free_slots.pop().expect("counted above");
+            let next = nand.write_ptr(BlockId(block));
+            let in_order =
+                (0..next).all(|p| self.b.offset_of_lpn(nand.oob(self.b.page(block, p)).lpn) == p);
+            self.slots[s as usize] = LogSlot {
+                block,
+                lbn,
+                next,
+                in_order,
+                ..EMPTY
+            };
+            self.log_of[lbn as usize] = s;
+            self.push_newest(s);
+            for page in 0..next {
+                let p = self.b.page(block, page);
+                if nand.is_valid(p) {
+                    let off = self.b.split(nand.oob(p).lpn).1;
+                    self.page_map[(s * np + off) as usize] = page as u16 + 1;
+                }
+            }
+        }
+        self.mapped = Bits::new(self.b.logical_pages as usize);
+        for (l, &w) in scan.newest.iter().enumerate() {
+            if w != 0 {
+                self.mapped.set(l as u32);
+            }
+        }
+        self.recovery_merges += scan.merges;
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {

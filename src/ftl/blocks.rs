@@ -47,7 +47,7 @@ const STREAMS: usize = 4;
 
 /// What a block is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Role {
+pub(crate) enum Role {
     Free,
     Open,
     Closed,
@@ -369,7 +369,7 @@ impl<V: VictimPolicy> Blocks<V> {
     /// The closed block of `unit` with the fewest valid pages, removed from the
     /// policy's candidates (a scan: emergencies only).
     #[cold]
-    fn emergency_victim(&mut self, unit: u32, nand: &Nand) -> Option<BlockId> {
+    pub(super) fn emergency_victim(&mut self, unit: u32, nand: &Nand) -> Option<BlockId> {
         let bpu = self.unit_geo.blocks_per_plane;
         let first = unit * bpu;
         let best = (first..first + bpu)

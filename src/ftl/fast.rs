@@ -25,6 +25,27 @@
 //! once, so a read never returns a stale log copy (FlashSim's FAST does), and merges
 //! copy page 0 like every other page (FlashSim skips it).
 //!
+//! Recovery at power-up (from the OOB tags alone, [`Ftl::recover`]): an RW page never
+//! holds offset 0 (those go to the SW block) and RW blocks fill from page 0, so a block
+//! whose pages all sit at their own offsets of one logical block is a data or SW block,
+//! any other programmed block an RW block.
+//! ```text
+//! newest copy of each page wins (highest seq; a copy beats its source), only it valid
+//! per lbn, its in-place blocks:
+//!   one → the data block;  two D, S with S's pages a prefix 0..k−1, each no older
+//!   than D's page at its offset and that page not the newest copy → data block D and (once) the SW block S, next = k
+//!   every newest RW copy of lbn has D's page at its offset programmed (first writes
+//!   go in place)
+//!   anything else (a merge or SW close cut short) → recovery merge: the newest copies
+//!   into the destination if it holds only newest copies in place (finished), else a
+//!   free block; its other blocks erased, its RW copies left stale
+//! RW blocks with a valid page, by opening order (the lowest program counter), form
+//!   the log again, the newest the tail; RW blocks without one are erased; past the
+//!   log's capacity the oldest are reclaimed FAST-style
+//! ```
+//! FASTer's second-chance marks and which RW blocks formed its isolation log are not
+//! on flash: after a restart the marks are clear and every RW block is in the main log.
+//!
 //! FASTer (faster.rs) reuses everything here and replaces only the RW reclaim
 //! ([`RwReclaim`]).
 //!
@@ -103,6 +124,8 @@ pub struct FastCore {
     reclaims: u64,
     reclaim_merges: u64,
     isolation_reclaims: u64,
+    /// Logical blocks rebuilt by recovery merges at power-up.
+    recovery_merges: u64,
 }
 
 /// Where a current copy lives.
@@ -157,6 +180,7 @@ impl FastCore {
             reclaims: 0,
             reclaim_merges: 0,
             isolation_reclaims: 0,
+            recovery_merges: 0,
             b,
         })
     }
@@ -430,6 +454,152 @@ impl FastCore {
         }
     }
 
+    /// Rebuilds everything from the mount scan (the recovery notes at the top).
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        let name = self.b_name();
+        let err = |e: FtlError| format!("{name} recovery: {e}");
+        let mut scan = self.b.scan(nand, tags);
+        let bl = self.b.data.len();
+        let np = self.b.np;
+        let mut own: Vec<Vec<u32>> = vec![Vec::new(); bl];
+        let mut rw = Vec::new();
+        for b in 0..self.b.geo.blocks() {
+            if nand.write_ptr(crate::nand::BlockId(b)) == 0 {
+                continue;
+            }
+            self.b.role[b as usize] = Role::Log;
+            let lbn = scan.owner[b as usize];
+            if lbn != NIL && scan.in_place[b as usize] {
+                own[lbn as usize].push(b);
+            } else {
+                rw.push(b);
+            }
+        }
+        self.b.remount_pool(nand);
+        // Offsets whose newest copy is in an RW block, per logical block.
+        let mut in_rw: Vec<Vec<u32>> = vec![Vec::new(); bl];
+        for &b in &rw {
+            for page in 0..np {
+                let p = self.b.page(b, page);
+                if nand.is_valid(p) {
+                    let (lbn, off) = self.b.split(nand.oob(p).lpn);
+                    in_rw[lbn as usize].push(off);
+                }
+            }
+        }
+        self.sw = None;
+        let mut broken = Vec::new();
+        for lbn in 0..bl {
+            let (blocks, offs) = (&own[lbn], &in_rw[lbn]);
+            let state = match blocks[..] {
+                [] => offs.is_empty().then_some((NIL, NIL)),
+                [d] => Some((d, NIL)),
+                [x, y] if self.sw.is_none() => [(x, y), (y, x)]
+                    .into_iter()
+                    .find(|&(d, s)| self.data_and_sw(d, s, &scan, nand)),
+                _ => None,
+            };
+            let ok = state.is_some_and(|(d, _)| {
+                offs.iter()
+                    .all(|&off| d != NIL && nand.is_programmed(self.b.page(d, off)))
+            });
+            match state {
+                Some((d, s)) if ok => {
+                    if d != NIL {
+                        self.b.role[d as usize] = Role::Data;
+                        self.b.data[lbn] = d;
+                    }
+                    if s != NIL {
+                        self.sw = Some(Sw {
+                            block: s,
+                            lbn: lbn as u32,
+                            next: nand.write_ptr(crate::nand::BlockId(s)),
+                        });
+                    }
+                }
+                _ => broken.push(lbn as u32),
+            }
+        }
+        for lbn in broken {
+            self.b
+                .settle(lbn, &own[lbn as usize], &mut scan, nand)
+                .map_err(err)?;
+        }
+        // The RW log, oldest block first; blocks left with no valid page are erased.
+        rw.sort_unstable_by_key(|&b| scan.opened[b as usize]);
+        rw.retain(|&b| {
+            nand.valid_count(crate::nand::BlockId(b)) > 0 || {
+                self.b.release(b, nand);
+                false
+            }
+        });
+        if rw.len() as u32 > self.rw.capacity() {
+            return Err(format!(
+                "{name} recovery: {} random log blocks hold valid pages, more than the {} the log has",
+                rw.len(),
+                self.rw.capacity()
+            ));
+        }
+        self.rw = RwLog::new(np, self.rw.capacity(), bl, 2);
+        if let Some(f) = &mut self.flags {
+            *f = Bits::new(self.rw.capacity() as usize * np as usize);
+        }
+        for &b in &rw {
+            let slot = self.rw.push_block(HOT, b);
+            for page in 0..np {
+                let p = self.b.page(b, page);
+                if nand.is_valid(p) {
+                    let lpn = nand.oob(p).lpn;
+                    self.rw
+                        .insert(self.rw.pos(slot, page), lpn, self.b.split(lpn).0);
+                }
+            }
+        }
+        if let Some(&tail) = rw.last() {
+            self.rw
+                .restore_fill(HOT, nand.write_ptr(crate::nand::BlockId(tail)));
+        }
+        self.mapped = Bits::new(self.b.logical_pages as usize);
+        for (l, &w) in scan.newest.iter().enumerate() {
+            if w != 0 {
+                self.mapped.set(l as u32);
+            }
+        }
+        self.recovery_merges += scan.merges;
+        while self.rw.len(HOT) as u32 > self.cap[HOT] {
+            self.reclaim_merging(HOT, nand).map_err(err)?;
+        }
+        Ok(())
+    }
+
+    fn b_name(&self) -> &'static str {
+        if self.flags.is_some() {
+            "faster"
+        } else {
+            "fast"
+        }
+    }
+
+    /// Whether `d` can be `s`'s data block and `s` the SW block: its pages a prefix in
+    /// place, each no older than `d`'s page at its offset, which is not the newest copy
+    /// (a read of an offset the SW block covers never looks at the data block; a merge
+    /// destination holding copies of the SW pages wins their ties and fails this).
+    fn data_and_sw(&self, d: u32, s: u32, scan: &super::logblock::Scan, nand: &Nand) -> bool {
+        let k = nand.write_ptr(crate::nand::BlockId(s));
+        (0..k).all(|off| {
+            let p = self.b.page(s, off);
+            let dp = self.b.page(d, off);
+            nand.is_programmed(p)
+                && nand.is_programmed(dp)
+                && nand.oob(dp).seq <= nand.oob(p).seq
+                && !scan.is_newest(dp, nand)
+        })
+    }
+
     fn log_blocks(&self) -> u32 {
         1 + self.cap[HOT] + self.cap[COLD]
     }
@@ -553,6 +723,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
         self.core.b.stats.report(out);
         out.insert("ftl.log.reclaims".into(), self.core.reclaims);
         out.insert("ftl.log.reclaim_merges".into(), self.core.reclaim_merges);
+        out.insert("ftl.recovery_merges".into(), self.core.recovery_merges);
         if self.core.cap[COLD] > 0 {
             out.insert(
                 "ftl.log.isolation_reclaims".into(),
@@ -568,6 +739,14 @@ impl<P: RwReclaim> Ftl for Fast<P> {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        self.core.recover(nand, tags)
     }
 
     fn check_invariants(&self, nand: &Nand) {

@@ -240,6 +240,38 @@ impl BlockPool {
     pub fn blocks(&self) -> impl Iterator<Item = u32> + '_ {
         self.buckets.iter().flatten().copied()
     }
+
+    /// Empties the pool (recovery refills it).
+    fn clear(&mut self) {
+        self.buckets.iter_mut().for_each(VecDeque::clear);
+        self.min = 0;
+        self.len = 0;
+    }
+}
+
+/// What a mount scan tells a block-mapped FTL's recovery (docs/nbd.md, "Power loss").
+pub(crate) struct Scan {
+    /// `ppn + 1` of the newest copy of each logical page (recovery.rs), 0 = none.
+    pub newest: Vec<u32>,
+    /// Lowest program counter of each block: the order blocks were opened in.
+    pub opened: Vec<u32>,
+    /// The logical block whose pages are the only ones a programmed block holds, or
+    /// [`NIL`] (erased, or pages of several logical blocks: a page-mapped log block).
+    pub owner: Vec<u32>,
+    /// Whether every programmed page of the block holds its owner's page of the same
+    /// offset (a data block, an NFTL unit, a FAST SW block, an in-order log block).
+    pub in_place: Vec<bool>,
+    /// Recovery merges done (logical blocks rebuilt because their blocks on flash were
+    /// no state the FTL can be in: a merge or fold the cut interrupted).
+    pub merges: u64,
+}
+
+impl Scan {
+    /// Whether page `p` holds the newest copy of its logical page.
+    #[inline]
+    pub fn is_newest(&self, p: Ppn, nand: &Nand) -> bool {
+        self.newest.get(nand.oob(p).lpn.0 as usize) == Some(&(p.0 + 1))
+    }
 }
 
 /// What a block is used for.
@@ -465,8 +497,127 @@ impl Blocks {
     }
 
     #[inline]
-    fn offset_of_lpn(&self, lpn: Lpn) -> u32 {
+    pub fn offset_of_lpn(&self, lpn: Lpn) -> u32 {
         self.split(lpn).1
+    }
+
+    /// First step of a recovery: the newest copy of every logical page made valid
+    /// (nothing else is), the data map emptied, every block free in RAM; returns what
+    /// the tags say about each block. The FTL then claims blocks ([`Blocks::role`]) and
+    /// calls [`Blocks::remount_pool`].
+    pub fn scan(&mut self, nand: &mut Nand, tags: &[Option<crate::data::StoredTag>]) -> Scan {
+        let newest = super::recovery::newest(tags, self.logical_pages as u64);
+        for &w in &newest {
+            if w != 0 {
+                nand.revalidate(Ppn(w - 1));
+            }
+        }
+        let blocks = self.geo.blocks() as usize;
+        let mut owner = vec![NIL; blocks];
+        let mut in_place = vec![false; blocks];
+        for b in 0..blocks as u32 {
+            let mut own = NIL;
+            let mut placed = true;
+            let mut any = false;
+            for off in 0..self.np {
+                let p = self.page(b, off);
+                if !nand.is_programmed(p) {
+                    continue;
+                }
+                let (lbn, o) = self.split(nand.oob(p).lpn);
+                if !any {
+                    own = lbn;
+                    any = true;
+                } else if own != lbn {
+                    own = NIL;
+                }
+                placed &= o == off;
+            }
+            if any && own != NIL {
+                owner[b as usize] = own;
+                in_place[b as usize] = placed;
+            }
+        }
+        self.data.fill(NIL);
+        self.role.fill(Role::Free);
+        Scan {
+            newest,
+            opened: super::recovery::opened(&self.geo, tags),
+            owner,
+            in_place,
+            merges: 0,
+        }
+    }
+
+    /// Rebuilds the free pool from the blocks no structure claimed: a programmed one
+    /// holds no valid page (the scan kept only newest copies, all claimed) and is
+    /// erased; equal wear keeps the channel-first rotation.
+    pub fn remount_pool(&mut self, nand: &mut Nand) {
+        let order: Vec<u32> = BlockPool::new(&self.geo, true).blocks().collect();
+        self.pool.clear();
+        for b in order {
+            if self.role[b as usize] != Role::Free {
+                continue;
+            }
+            if nand.write_ptr(BlockId(b)) > 0 {
+                assert_eq!(nand.valid_count(BlockId(b)), 0, "unclaimed block {b}");
+                self.release(b, nand);
+            } else {
+                self.pool.push(b, nand.erase_count(BlockId(b)));
+            }
+        }
+    }
+
+    /// Recovery merge of `lbn`, whose blocks `own` (each holding only its pages) are no
+    /// state the FTL can be in: the newest copy of every offset — from `own` or from
+    /// shared log blocks — goes to one data block, the others of `own` are erased. The
+    /// data block is the most recently opened of `own` whose pages sit at their offsets
+    /// and are all newest copies (an interrupted merge's destination: the merge is
+    /// finished), else a free block. Returns it.
+    pub fn settle(
+        &mut self,
+        lbn: u32,
+        own: &[u32],
+        scan: &mut Scan,
+        nand: &mut Nand,
+    ) -> Result<u32, FtlError> {
+        scan.merges += 1;
+        let target = own
+            .iter()
+            .copied()
+            .filter(|&b| {
+                scan.in_place[b as usize]
+                    && (0..self.np).all(|off| {
+                        let p = self.page(b, off);
+                        !nand.is_programmed(p) || scan.is_newest(p, nand)
+                    })
+            })
+            .max_by_key(|&b| scan.opened[b as usize]);
+        let t = match target {
+            Some(t) => {
+                self.role[t as usize] = Role::Data;
+                t
+            }
+            None => self.alloc(Role::Data)?,
+        };
+        let first = lbn * self.np;
+        let end = (first + self.np).min(self.logical_pages);
+        for l in first..end {
+            let w = scan.newest[l as usize];
+            if w == 0 || self.geo.block_of(Ppn(w - 1)).0 == t {
+                continue;
+            }
+            let dst = self.page(t, l - first);
+            nand.relocate(Ppn(w - 1), dst, Cause::Gc);
+            scan.newest[l as usize] = dst.0 + 1;
+        }
+        for &b in own {
+            if b != t {
+                self.release(b, nand);
+            }
+        }
+        self.data[lbn as usize] = t;
+        Ok(t)
     }
 
     /// RAM of the data-block map, bytes.
@@ -816,6 +967,16 @@ impl RwLog {
             "recycled log slot still indexed"
         );
         b
+    }
+
+    /// Blocks the log can hold.
+    pub fn capacity(&self) -> u32 {
+        self.slot_block.len() as u32
+    }
+
+    /// Recovery: the tail of stream `s` has `fill` pages programmed already.
+    pub fn restore_fill(&mut self, s: usize, fill: u32) {
+        self.streams[s].fill = fill;
     }
 
     /// Slots of stream `s`, oldest first.

@@ -29,6 +29,7 @@ pub mod logblock;
 pub mod nftl;
 pub mod nftl_log;
 pub mod page;
+mod recovery;
 pub mod superblock;
 mod twolevel;
 

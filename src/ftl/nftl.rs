@@ -29,6 +29,20 @@
 //! before any fold, so folds never copy it (Linux's `pendingblock`). Trimmed pages are
 //! stale (Linux marks them DELETED in the OOB; that OOB write is not charged).
 //!
+//! Recovery at power-up (from the OOB tags alone, [`Ftl::recover`]): every unit holds
+//! pages of one logical block at their own offsets, so the tags say whose it is, and
+//! the program counter in each page's tag says when each unit was opened.
+//! ```text
+//! newest copy of each page wins (highest seq; a copy beats its source), only it valid
+//! per lbn: chain = its units by opening order; it stands if, at every offset, the
+//!   programmed units form a prefix of the chain, their seqs never fall along it,
+//!   the last is the newest copy, and the chain is within max_chain_blocks
+//! otherwise (a fold cut short: copies with equal seqs, a FREE page before a USED one)
+//!   → the fold is finished: the newest copies into the last unit when it holds only
+//!   newest copies (else a free unit), the other units erased
+//! used counts from the chain, mapped = has a newest copy, longest-chain lists rebuilt
+//! ```
+//!
 //! Read cost: `[ftl.nftl] charge_chain_reads = true` (default) charges every unit the
 //! walk examines beyond the one returning the data as one page read of cause `Map`
 //! (reading a page's spare area still takes t_R); `false` treats the status as free.
@@ -259,6 +273,8 @@ pub struct Nftl {
     forced_folds: u64,
     chain_max: u32,
     units: Vec<u32>,
+    /// Logical blocks whose fold recovery finished at power-up.
+    recovery_merges: u64,
 }
 
 impl Nftl {
@@ -291,6 +307,7 @@ impl Nftl {
             forced_folds: 0,
             chain_max: 0,
             units: Vec::new(),
+            recovery_merges: 0,
             b,
         })
     }
@@ -507,6 +524,54 @@ impl Nftl {
     }
 }
 
+impl Nftl {
+    /// Whether `units` (opening order) form a chain NFTL can be in for `lbn`; sets the
+    /// used counts of its pages if so.
+    fn chain_stands(
+        &mut self,
+        lbn: u32,
+        units: &[u32],
+        scan: &super::logblock::Scan,
+        nand: &Nand,
+    ) -> bool {
+        if units.len() as u32 > self.max_chain {
+            return false;
+        }
+        let first = lbn * self.b.np;
+        let end = (first + self.b.np).min(self.b.logical_pages);
+        for l in first..end {
+            let off = l - first;
+            let mut used = 0;
+            let mut last_seq = None;
+            let mut last = None;
+            for (i, &u) in units.iter().enumerate() {
+                let p = self.b.page(u, off);
+                if !nand.is_programmed(p) {
+                    continue;
+                }
+                let seq = nand.oob(p).seq;
+                if used != i || last_seq.is_some_and(|s| s > seq) {
+                    return false;
+                }
+                used += 1;
+                last_seq = Some(seq);
+                last = Some(p);
+            }
+            if last.is_some_and(|p| !scan.is_newest(p, nand)) {
+                return false;
+            }
+        }
+        for l in first..end {
+            let off = l - first;
+            self.used[l as usize] = units
+                .iter()
+                .take_while(|&&u| nand.is_programmed(self.b.page(u, off)))
+                .count() as u16;
+        }
+        true
+    }
+}
+
 impl Ftl for Nftl {
     fn name(&self) -> &'static str {
         "nftl"
@@ -572,6 +637,7 @@ impl Ftl for Nftl {
         out.insert("ftl.nftl.folds".into(), self.folds);
         out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
         out.insert("ftl.nftl.chain_max".into(), self.chain_max as u64);
+        out.insert("ftl.recovery_merges".into(), self.recovery_merges);
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -580,6 +646,66 @@ impl Ftl for Nftl {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        let mut scan = self.b.scan(nand, tags);
+        let bl = self.b.data.len();
+        let mut own: Vec<Vec<u32>> = vec![Vec::new(); bl];
+        for b in 0..self.b.geo.blocks() {
+            if nand.write_ptr(BlockId(b)) == 0 {
+                continue;
+            }
+            let lbn = scan.owner[b as usize];
+            if lbn == NIL || !scan.in_place[b as usize] {
+                return Err(format!(
+                    "nftl recovery: block {b} holds pages away from their offsets or of \
+                     several logical blocks, which NFTL never writes"
+                ));
+            }
+            own[lbn as usize].push(b);
+            self.b.role[b as usize] = Role::Log;
+        }
+        self.b.remount_pool(nand);
+        self.repl.fill(NIL);
+        self.used.fill(0);
+        self.chains = ByLength::new(bl);
+        for (lbn, units) in own.iter_mut().enumerate() {
+            let lbn = lbn as u32;
+            if units.is_empty() {
+                continue;
+            }
+            units.sort_unstable_by_key(|&u| scan.opened[u as usize]);
+            let chain = if self.chain_stands(lbn, units, &scan, nand) {
+                units.clone()
+            } else {
+                let t = self
+                    .b
+                    .settle(lbn, units, &mut scan, nand)
+                    .map_err(|e| format!("nftl recovery: {e}"))?;
+                self.chain_stands(lbn, &[t], &scan, nand);
+                vec![t]
+            };
+            self.b.data[lbn as usize] = chain[0];
+            self.b.role[chain[0] as usize] = Role::Data;
+            for w in chain.windows(2) {
+                self.repl[w[0] as usize] = w[1];
+                self.b.role[w[1] as usize] = Role::Log;
+            }
+            self.set_len(lbn, chain.len() as u32);
+        }
+        self.mapped = Bits::new(self.b.logical_pages as usize);
+        for (l, &w) in scan.newest.iter().enumerate() {
+            if w != 0 {
+                self.mapped.set(l as u32);
+            }
+        }
+        self.recovery_merges += scan.merges;
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {

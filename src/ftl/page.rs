@@ -307,30 +307,24 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
     }
 
-    /// Mount scan: for each logical page the programmed host page with the highest
-    /// sequence number wins (copies keep their source's number, so a page copied by a
-    /// GC cut short appears twice with equal numbers and either serves); the winners are
-    /// the map and the only valid pages. Empty blocks are free, full ones GC candidates,
-    /// partly programmed ones become the frontiers again.
+    /// Mount scan (recovery.rs): for each logical page the newest host copy wins —
+    /// highest sequence number, and between a page and its GC copy (same number) the
+    /// later program, so a GC cut short resumes where it stopped; the winners are the
+    /// map and the only valid pages. Empty blocks are free, full ones GC candidates,
+    /// partly programmed ones become the frontiers again. A unit below its GC reserve
+    /// then collects (fewest valid pages first: the policy's history is gone), so the
+    /// reserve a cut caught half spent is whole again before the host writes. Before
+    /// copies won their ties, every cut in the middle of a GC left the victim full and
+    /// its copies stale, and after a few hundred cuts a unit had no free block left for
+    /// GC to copy into.
     fn recover(
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::data::StoredTag>],
     ) -> Result<(), String> {
-        let mut best = vec![0u32; self.logical_pages as usize];
-        self.l2p.fill(0);
-        for (i, t) in tags.iter().enumerate() {
-            let Some(t) = t else { continue };
-            if t.meta || t.lpn >= self.logical_pages {
-                continue;
-            }
-            let l = t.lpn as usize;
-            if self.l2p[l] == 0 || t.seq > best[l] {
-                self.l2p[l] = i as u32 + 1;
-                best[l] = t.seq;
-            }
-        }
-        for &raw in &self.l2p {
+        let newest = super::recovery::newest(tags, self.logical_pages as u64);
+        for (l, &raw) in newest.iter().enumerate() {
+            self.l2p[l] = raw;
             if raw != 0 {
                 nand.revalidate(Ppn(raw - 1));
             }
@@ -340,9 +334,24 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         } else {
             &[Stream::Host]
         };
-        for b in self.bm.remount(nand, |_| Stream::Host, streams)? {
-            self.reclaim(b, nand)
-                .map_err(|e| format!("page recovery: {e}"))?;
+        let err = |e: FtlError| format!("page recovery: {e}");
+        let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
+        for b in orphans {
+            self.reclaim(b, nand).map_err(err)?;
+        }
+        // The victim policy's history (FIFO order, ages) did not survive the cut, so it
+        // could pick a block too full for the space left: refill by fewest valid pages.
+        for unit in 0..self.bm.units.len() as u32 {
+            while self.bm.free(unit) < self.bm.gc_high as usize {
+                let Some(v) = self.bm.emergency_victim(unit, nand) else {
+                    break;
+                };
+                if nand.valid_count(v) == self.bm.geo.pages_per_block {
+                    self.bm.close(v, self.bm.geo.pages_per_block);
+                    break;
+                }
+                self.reclaim(v, nand).map_err(err)?;
+            }
         }
         Ok(())
     }
