@@ -4,6 +4,7 @@
 //! byte units. The simulator splits requests into flash pages, so readers and generators
 //! never need to know the device's page size.
 
+pub mod iometer;
 pub mod synth;
 pub mod trace;
 
