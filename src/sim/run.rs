@@ -186,6 +186,11 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
     }
     let logical = u.count();
     let what = u.name();
+    let unit = if what == "logical pages" {
+        "page"
+    } else {
+        "block"
+    };
     let fill = ((logical as f64 * cfg.fill_share_percent() / 100.0).round() as u64).min(logical);
     for lpn in 0..fill {
         u.write(lpn)?;
@@ -203,8 +208,8 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
     if cfg.precondition == Precondition::Footprint {
         let (written, reads) = write_footprint(u, cfg, fill)?;
         notes.push(format!(
-            "preconditioned: footprint pass wrote {written} {what} that the workload reads before \
-             writing them ({reads} reads of them in the workload)"
+            "preconditioned: footprint pass wrote {written} {unit}s that the workload reads \
+             before writing them ({reads} {unit} reads in the workload)"
         ));
     }
     if cfg.precondition == Precondition::Steady {
@@ -221,7 +226,7 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
             prev = wa;
             if settled || r == 20 {
                 notes.push(format!(
-                    "preconditioned: {r} rounds of {round} random overwrites of {what}; last round's write amplification {wa:.3}{}",
+                    "preconditioned: {r} rounds of {round} random {unit} overwrites; last round's write amplification {wa:.3}{}",
                     if settled { " (settled)" } else { " (not settled after 20 rounds)" }
                 ));
                 break;
