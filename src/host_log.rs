@@ -403,7 +403,7 @@ impl HostLog {
             let lo = (self.flushed as u64 * self.shape.block_bytes) as usize;
             dev.write_data(offset, &stage[lo..lo + bytes as usize], issue)?
         } else {
-            dev.submit(&req(OpKind::Write, offset, bytes), issue)?
+            dev.submit(&IoRequest::new(OpKind::Write, offset, bytes), issue)?
         };
         self.flushed = self.fill;
         let w = &mut self.written_ns[self.open as usize];
@@ -534,7 +534,7 @@ impl HostLog {
                     payload.extend_from_slice(&buf);
                     d
                 } else {
-                    dev.submit(&req(OpKind::Read, offset, bytes), issue)?
+                    dev.submit(&IoRequest::new(OpKind::Read, offset, bytes), issue)?
                 };
                 ready = ready.max(done);
                 i = j;
@@ -643,7 +643,7 @@ impl HostLog {
         if self.stage.is_some() {
             dev.read_data(o, out, t)
         } else {
-            dev.submit(&req(OpKind::Read, o, b), t)
+            dev.submit(&IoRequest::new(OpKind::Read, o, b), t)
         }
     }
 
@@ -737,7 +737,7 @@ impl HostLog {
             let d = if data {
                 dev.read_data(o, &mut buf[(i * b) as usize..(i * b + bytes) as usize], t)?
             } else {
-                dev.submit(&req(OpKind::Read, o, bytes), t)?
+                dev.submit(&IoRequest::new(OpKind::Read, o, bytes), t)?
             };
             done = done.max(d);
         }
@@ -767,7 +767,7 @@ impl HostLog {
     /// Writes what the open segment holds that the SSD does not, then flushes the SSD.
     pub fn flush(&mut self, dev: &mut Device, t: u64) -> Result<u64, SimError> {
         let w = self.write_out(dev, t, true)?;
-        let f = dev.submit(&req(OpKind::Flush, 0, 0), t)?;
+        let f = dev.submit(&IoRequest::new(OpKind::Flush, 0, 0), t)?;
         let done = w.max(f);
         self.free_ns = done;
         Ok(done)
@@ -801,16 +801,6 @@ impl HostLog {
             self.shape.segments as usize,
             "every segment is open, sealed or free"
         );
-    }
-}
-
-fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
-    IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes,
-        size_bytes,
-        op,
     }
 }
 

@@ -39,6 +39,20 @@ pub struct IoRequest {
     pub op: OpKind,
 }
 
+impl IoRequest {
+    /// A request of a closed-loop stream (arrival 0, device 0), as layers below the
+    /// workload issue them (the host log's segment writes, cleaning reads).
+    pub fn new(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+        IoRequest {
+            arrival_ns: 0,
+            device: 0,
+            offset_bytes,
+            size_bytes,
+            op,
+        }
+    }
+}
+
 /// Where a bad trace line is and what was expected there.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum TraceError {
