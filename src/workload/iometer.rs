@@ -632,6 +632,44 @@ mod tests {
         assert!(!p.open_loop);
     }
 
+    proptest::proptest! {
+        /// Lines written out in the compact form parse back to the same lines, and any
+        /// text either parses or is refused naming `workload.iometer.spec` (no panic).
+        #[test]
+        fn compact_lines_round_trip_and_garbage_is_refused(
+            lines in proptest::collection::vec(
+                (1u64..4096, 0u32..=100, 0u32..=100, 0u32..=100, 1u64..64, 1u32..100, 0u32..1000),
+                1..6,
+            ),
+            garbage in ".{0,40}",
+        ) {
+            let text: Vec<String> = lines
+                .iter()
+                .map(|&(sectors, w, r, x, a, b, d)| {
+                    format!(
+                        "{}B weight={w} read={r}% random={x} align={}B burst={b} delay_ms={}",
+                        sectors * 512,
+                        a * 512,
+                        d as f64 / 10.0
+                    )
+                })
+                .collect();
+            let parsed = parse_compact(&text.join("; ")).unwrap();
+            proptest::prop_assert_eq!(parsed.len(), lines.len());
+            for (p, &(sectors, w, r, x, a, b, d)) in parsed.iter().zip(&lines) {
+                proptest::prop_assert_eq!(p.size, Size(sectors * 512));
+                proptest::prop_assert_eq!(p.align, Size(a * 512));
+                proptest::prop_assert_eq!(
+                    (p.weight, p.read_percent, p.random_percent, p.burst, p.delay_ms),
+                    (w as f64, r as f64, x as f64, b, d as f64 / 10.0)
+                );
+            }
+            if let Err(e) = parse_compact(&garbage) {
+                proptest::prop_assert_eq!(e.key(), Some("workload.iometer.spec"));
+            }
+        }
+    }
+
     #[test]
     fn compact_specs_parse_and_bad_specs_are_refused_naming_the_key() {
         let ok = parse_compact("4KiB weight=60 read=80 random=100 align=4KiB; 64KiB weight=40% read=100 random=0 burst=8 delay_ms=1.5").unwrap();
