@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod fs;
 pub mod ftl;
 pub mod host;
+pub mod host_log;
 pub mod hybrid;
 pub mod nand;
 pub mod nbd;

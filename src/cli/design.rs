@@ -2,7 +2,7 @@
 //! lists), each resolved and validated before any simulation starts.
 
 use super::CliError;
-use super::args::{GeneratorArgs, HostArgs, SettingsArgs, SsdArgs, TraceArgs, choices, set};
+use super::args::{GeneratorArgs, HostArgs, List, SettingsArgs, SsdArgs, TraceArgs, choices, set};
 use super::registry;
 use clap::Args;
 use ssdlab::config::{Config, Design as ValidDesign, ResolvedDevice};
@@ -18,6 +18,20 @@ pub struct DesignArgs {
     #[arg(long, value_name = "NAME", help_heading = "Workload",
           value_parser = registry::one_of(registry::generators()))]
     pub workload: Option<String>,
+    /// Iometer access specification (implies --workload iometer): a built-in name
+    /// (`ssdlab list`: 4k-random-read, file-server, database, …), compact lines such as
+    /// '4KiB weight=60 read=80 random=100; 64KiB weight=40 read=100 random=0', or a TOML
+    /// file with `outstanding` (the queue depth), `span` and [[line]] tables
+    /// (docs/workloads.md)
+    #[arg(long, value_name = "SPEC", help_heading = "Workload")]
+    pub access_spec: Option<String>,
+    /// Host-side layer in front of the SSD; a comma list compares (`mft`: Managed Flash
+    /// Technology-style log, random writes remapped into sequential segments; its keys:
+    /// --set host_log.segment=1MiB, host_log.free_percent, host_log.block,
+    /// host_log.buffer_segments, host_log.min_free_segments; docs/host-log.md)
+    #[arg(long, value_name = "NAME[,NAME…]", help_heading = "Host",
+          value_parser = registry::list_of(registry::host_logs()))]
+    pub host_log: Option<List>,
     /// Generator settings.
     #[command(flatten)]
     pub generator: GeneratorArgs,
@@ -90,6 +104,40 @@ pub fn validate_design(cfg: &Config) -> Result<ValidDesign, String> {
     cfg.validate().map_err(|e| e.to_string())
 }
 
+/// `--access-spec SPEC`: a TOML file (its `outstanding`, `span`, `spec` and `[[line]]`
+/// keys become `host.qd`, `workload.span`, `workload.iometer.spec` and
+/// `workload.iometer.lines`), or else a built-in name or compact lines, which the
+/// library checks.
+fn access_spec_overlay(spec: &str, t: &mut toml::Table) -> Result<(), CliError> {
+    set(t, "workload.kind", "iometer");
+    let path = Path::new(spec);
+    if !path.is_file() {
+        set(t, "workload.iometer.spec", spec);
+        return Ok(());
+    }
+    let flag = format!("--access-spec {}", path.display());
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Input(format!("{flag}: cannot read: {e}")))?;
+    let file: toml::Table =
+        toml::from_str(&text).map_err(|e| CliError::Input(format!("{flag}: {e}")))?;
+    for (k, v) in file {
+        let key = match k.as_str() {
+            "outstanding" => "host.qd",
+            "span" => "workload.span",
+            "spec" => "workload.iometer.spec",
+            "line" => "workload.iometer.lines",
+            _ => {
+                return Err(CliError::Input(format!(
+                    "{flag}: unknown key '{k}': expected outstanding, span, spec or [[line]] tables \
+                     (size, weight, read_percent, random_percent, align, burst, delay_ms)"
+                )));
+            }
+        };
+        set(t, key, v);
+    }
+    Ok(())
+}
+
 /// Checks that an input file can be read (`-`, standard input, is the trace reader's).
 pub fn check_input(flag: &str, path: &Path) -> Result<(), String> {
     if path.as_os_str() == "-" {
@@ -123,6 +171,15 @@ impl DesignArgs {
                 "workload.kind"
             };
             set(&mut t, key, w.as_str());
+        }
+        if let Some(spec) = &self.access_spec {
+            if let Some(w) = self.workload.as_deref().filter(|w| *w != "iometer") {
+                return Err(CliError::Input(format!(
+                    "--access-spec with --workload {w}: expected --workload iometer or no \
+                     --workload (an access specification is the iometer workload)"
+                )));
+            }
+            access_spec_overlay(spec, &mut t)?;
         }
         self.generator.apply(&mut t, "workload");
         self.trace.apply(&mut t);
@@ -166,21 +223,30 @@ impl DesignArgs {
                 }
             }
         }
-        for fs in choices(&self.ssd.fs) {
-            if raw_fs(&fs) {
-                // No FTL, GC policy or buffer below YAFFS2: one design.
-                combos.push([("fs", fs), ("ftl", None), ("gc", None), ("buffer", None)]);
-                continue;
-            }
-            for f in choices(&self.ssd.ftl) {
-                for g in choices(&self.ssd.gc) {
-                    for b in choices(&self.ssd.buffer) {
-                        combos.push([
-                            ("fs", fs.clone()),
-                            ("ftl", f.clone()),
-                            ("gc", g.clone()),
-                            ("buffer", b),
-                        ]);
+        for h in choices(&self.host_log) {
+            for fs in choices(&self.ssd.fs) {
+                if raw_fs(&fs) {
+                    // No FTL, GC policy or buffer below YAFFS2: one design.
+                    combos.push([
+                        ("fs", fs),
+                        ("ftl", None),
+                        ("gc", None),
+                        ("buffer", None),
+                        ("host-log", h.clone()),
+                    ]);
+                    continue;
+                }
+                for f in choices(&self.ssd.ftl) {
+                    for g in choices(&self.ssd.gc) {
+                        for b in choices(&self.ssd.buffer) {
+                            combos.push([
+                                ("fs", fs.clone()),
+                                ("ftl", f.clone()),
+                                ("gc", g.clone()),
+                                ("buffer", b),
+                                ("host-log", h.clone()),
+                            ]);
+                        }
                     }
                 }
             }
@@ -198,6 +264,7 @@ impl DesignArgs {
                         "fs" => "fs.name",
                         "ftl" => "ftl.name",
                         "gc" => "ftl.gc",
+                        "host-log" => "host_log.name",
                         _ => "buffer.name",
                     };
                     set(&mut o, key, v.as_str());

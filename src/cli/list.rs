@@ -4,13 +4,18 @@ use super::registry::{self, Named};
 
 /// The listing.
 pub fn text() -> String {
-    let sections: [(&str, Vec<Named>); 13] = [
+    let sections: [(&str, Vec<Named>); 15] = [
         ("Presets (--preset)", registry::presets()),
         ("FTLs (--ftl)", registry::ftls()),
         ("GC victim policies (--gc)", registry::gc_policies()),
         ("Write-buffer policies (--buffer)", registry::buffers()),
         ("Dispatch orders (--dispatch)", registry::dispatch_orders()),
         ("Workloads (--workload)", registry::generators()),
+        (
+            "Iometer access specifications (--access-spec)",
+            registry::access_specs(),
+        ),
+        ("Host log layers (--host-log)", registry::host_logs()),
         ("File systems (--fs)", registry::file_systems()),
         (
             "File-trace operations (--file-trace FILE, one per line)",

@@ -130,6 +130,19 @@ pub fn generators() -> Vec<Named> {
         .collect()
 }
 
+/// Built-in Iometer access specifications (`--access-spec`).
+pub fn access_specs() -> Vec<Named> {
+    ssdlab::workload::iometer::builtin_names()
+        .into_iter()
+        .map(|(n, d)| (n, d.to_string()))
+        .collect()
+}
+
+/// Host-side layers in front of the SSD (`--host-log`).
+pub fn host_logs() -> Vec<Named> {
+    described(ssdlab::host_log::HostLogKind::all())
+}
+
 /// File systems (`--fs`).
 pub fn file_systems() -> Vec<Named> {
     described(FsKind::all())

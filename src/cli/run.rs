@@ -21,6 +21,9 @@ Examples:
   ssdlab run --buffer lru,qlru --buffer-size 64MiB --qd 256 --workload zipf --read-percent 0
   ssdlab run --trace trace.csv --format msr --trace-fit wrap --json out.json --svg figs/
   ssdlab run --workload oltp --json - | jq .write_amplification
+  ssdlab run --preset ssd-a --access-spec file-server --qd 16 --span 4GiB --fill
+  ssdlab run --access-spec '4KiB weight=70 read=100 random=100; 64KiB weight=30 read=0 random=0'
+  ssdlab run --preset ssd-b --host-log none,mft --workload random-write --fill --requests 20000
   ssdlab run --preset android-emmc --fs yaffs2,ext2 --ftl page,bast --workload iozone-file --span 100MiB
   ssdlab run --preset android-emmc --fs yaffs2 --file-trace ops.ftrace --set fs.yaffs2.checkpoint=true
 

@@ -27,6 +27,8 @@ pub struct Design {
     pub ftl_geometry: Geometry,
     /// Pages per management block of the page FTL (1 for the other FTLs).
     pub mgmt_block_pages: u32,
+    /// The host-side log layer in front of the SSD (`[host_log]`), when configured.
+    pub host_log: Option<crate::host_log::HostLogShape>,
     /// Estimated peak memory of the run.
     pub memory: MemoryEstimate,
     /// Settings accepted but ignored, for the report's warnings (a preset's page-FTL
@@ -87,8 +89,20 @@ impl Config {
             1
         };
         self.check_precondition()?;
+        let device_capacity = device.logical_pages * geo.page_size_bytes as u64;
+        let host_log = self
+            .host_log
+            .shape(device_capacity, geo.page_size_bytes as u64)?;
+        if host_log.is_some() && self.fs.active() {
+            return Err(ConfigError::value(
+                "host_log.name",
+                "mft",
+                "none with a file system (fs.name): the host log is a block layer for block workloads",
+            ));
+        }
         if with_workload && self.trace.path.is_none() && !self.fs.active() {
-            let capacity = device.logical_pages * geo.page_size_bytes as u64;
+            // The host sees the layer's capacity when there is one.
+            let capacity = host_log.map_or(device_capacity, |h| h.host_capacity_bytes());
             synth::check(&self.workload, capacity, self.seed)?;
         }
         let memory = memory::estimate(
@@ -111,6 +125,7 @@ impl Config {
             superblock,
             ftl_geometry,
             mgmt_block_pages,
+            host_log,
             memory,
             notes,
         })

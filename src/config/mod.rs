@@ -320,6 +320,9 @@ pub struct Config {
     pub run: RunConfig,
     /// File system and file workload (`fs.name = none`: block workload).
     pub fs: crate::fs::FsConfig,
+    /// Host-side log layer in front of the SSD (`host_log.name = mft`).
+    #[serde(skip_serializing_if = "crate::host_log::HostLogConfig::is_default")]
+    pub host_log: crate::host_log::HostLogConfig,
 }
 
 impl Default for Config {
@@ -337,6 +340,7 @@ impl Default for Config {
             trace: TraceConfig::default(),
             run: RunConfig::default(),
             fs: crate::fs::FsConfig::default(),
+            host_log: crate::host_log::HostLogConfig::default(),
         }
     }
 }

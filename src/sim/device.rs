@@ -175,6 +175,11 @@ impl Device {
         })
     }
 
+    /// Page size in bytes.
+    pub fn page_bytes(&self) -> u64 {
+        self.page.get()
+    }
+
     /// Logical capacity in bytes.
     pub fn capacity_bytes(&self) -> u64 {
         self.resolved.logical_pages * self.page.get()

@@ -7,6 +7,7 @@ use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
 use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
 use crate::host::{Arrivals, Dispatched, HostQueue, Target};
+use crate::host_log::{HostLog, LogTarget};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
 use crate::workload::synth::{SynthKind, probe};
@@ -130,6 +131,42 @@ impl Target for Device {
     }
 }
 
+/// What preconditioning writes: the device's logical pages, or the host log's blocks
+/// when a host log sits in front of the device (then every write goes through it).
+struct Units<'a> {
+    dev: &'a mut Device,
+    log: Option<&'a mut HostLog>,
+}
+
+impl Units<'_> {
+    fn count(&self) -> u64 {
+        self.log
+            .as_ref()
+            .map_or(self.dev.resolved.logical_pages, |l| l.blocks())
+    }
+
+    fn bytes(&self) -> u64 {
+        self.log
+            .as_ref()
+            .map_or(self.dev.page.get(), |l| l.shape().block_bytes)
+    }
+
+    fn write(&mut self, unit: u64) -> Result<(), SimError> {
+        match &mut self.log {
+            Some(l) => l.write_untimed(self.dev, unit),
+            None => Ok(self.dev.write_untimed(unit)?),
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        if self.log.is_some() {
+            "host-log blocks"
+        } else {
+            "logical pages"
+        }
+    }
+}
+
 /// Preconditions the device before the measured run (one path for every kind):
 /// - `fill`: writes the first `fill_percent` of the logical space (default all) once,
 ///   sequentially;
@@ -143,32 +180,39 @@ impl Target for Device {
 ///   random single-page writes over the whole space (pages never hit stay unwritten, so
 ///   a page-mapped FTL keeps them as free space and a block-mapped one does not).
 ///
+/// With a host log the units are its blocks and every write goes through it.
 /// Returns notes for the report.
-fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError> {
+fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
     let mut notes = Vec::new();
     if cfg.precondition == Precondition::None {
         return Ok(notes);
     }
-    let logical = dev.resolved.logical_pages;
+    let logical = u.count();
+    let what = u.name();
+    let unit = if what == "logical pages" {
+        "page"
+    } else {
+        "block"
+    };
     let fill = ((logical as f64 * cfg.fill_share_percent() / 100.0).round() as u64).min(logical);
     for lpn in 0..fill {
-        dev.write_untimed(lpn)?;
+        u.write(lpn)?;
     }
     if fill == logical {
         notes.push(format!(
-            "preconditioned: wrote all {logical} logical pages sequentially"
+            "preconditioned: wrote all {logical} {what} sequentially"
         ));
     } else if fill > 0 {
         notes.push(format!(
-            "preconditioned: wrote the first {fill} of {logical} logical pages ({:.1}%) sequentially",
+            "preconditioned: wrote the first {fill} of {logical} {what} ({:.1}%) sequentially",
             cfg.fill_share_percent()
         ));
     }
     if cfg.precondition == Precondition::Footprint {
-        let (written, reads) = write_footprint(dev, cfg, fill)?;
+        let (written, reads) = write_footprint(u, cfg, fill)?;
         notes.push(format!(
-            "preconditioned: footprint pass wrote {written} pages that the workload reads before \
-             writing them ({reads} page reads in the workload)"
+            "preconditioned: footprint pass wrote {written} {unit}s that the workload reads \
+             before writing them ({reads} {unit} reads in the workload)"
         ));
     }
     if cfg.precondition == Precondition::Random {
@@ -186,16 +230,16 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
         let round = (logical / 2).max(1);
         let mut prev = f64::NAN;
         for r in 1..=20 {
-            let before = dev.nand.counters().total_programs();
+            let before = u.dev.nand.counters().total_programs();
             for _ in 0..round {
-                dev.write_untimed(rng.gen_range(0..logical))?;
+                u.write(rng.gen_range(0..logical))?;
             }
-            let wa = (dev.nand.counters().total_programs() - before) as f64 / round as f64;
+            let wa = (u.dev.nand.counters().total_programs() - before) as f64 / round as f64;
             let settled = (wa - prev).abs() <= 0.01 * prev;
             prev = wa;
             if settled || r == 20 {
                 notes.push(format!(
-                    "preconditioned: {r} rounds of {round} random page overwrites; last round's write amplification {wa:.3}{}",
+                    "preconditioned: {r} rounds of {round} random {unit} overwrites; last round's write amplification {wa:.3}{}",
                     if settled { " (settled)" } else { " (not settled after 20 rounds)" }
                 ));
                 break;
@@ -207,12 +251,12 @@ fn precondition(dev: &mut Device, cfg: &Config) -> Result<Vec<String>, SimError>
 }
 
 /// The footprint pass: reads the workload once (a trace is reopened, a generator rebuilt
-/// from the same seed, so the stream is the one the run replays) and writes each page a
-/// read touches unless the workload wrote or trimmed it earlier, or the fill (pages
-/// below `filled`) already holds it. Returns (pages written, page reads seen).
-fn write_footprint(dev: &mut Device, cfg: &Config, filled: u64) -> Result<(u64, u64), SimError> {
-    // One bit per logical page: already holds data, or will by the time it is read.
-    let logical = dev.resolved.logical_pages;
+/// from the same seed, so the stream is the one the run replays) and writes each unit a
+/// read touches unless the workload wrote or trimmed it earlier, or the fill (units
+/// below `filled`) already holds it. Returns (units written, unit reads seen).
+fn write_footprint(u: &mut Units, cfg: &Config, filled: u64) -> Result<(u64, u64), SimError> {
+    // One bit per unit: already holds data, or will by the time it is read.
+    let logical = u.count();
     let mut seen = vec![0u64; logical.div_ceil(64) as usize];
     let mut mark = |lpn: u64| -> bool {
         let (w, b) = ((lpn / 64) as usize, lpn % 64);
@@ -220,8 +264,8 @@ fn write_footprint(dev: &mut Device, cfg: &Config, filled: u64) -> Result<(u64, 
         seen[w] |= 1 << b;
         !was
     };
-    let page = dev.page.get();
-    let (phases, _) = build_workload(cfg, dev.capacity_bytes())?;
+    let page = u.bytes();
+    let (phases, _) = build_workload(cfg, logical * page)?;
     let (mut written, mut reads) = (0u64, 0u64);
     for phase in phases {
         for req in phase.requests {
@@ -238,7 +282,7 @@ fn write_footprint(dev: &mut Device, cfg: &Config, filled: u64) -> Result<(u64, 
                 if req.op == OpKind::Read {
                     reads += 1;
                     if fresh {
-                        dev.write_untimed(lpn)?;
+                        u.write(lpn)?;
                         written += 1;
                     }
                 }
@@ -278,9 +322,25 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
     let cfg = &design.config;
     let start = std::time::Instant::now();
     let mut dev = Device::build(design)?;
-    let (phases, trace_warnings) = build_workload(cfg, dev.capacity_bytes())?;
-    let mut notes = precondition(&mut dev, cfg)?;
+    let mut log = design
+        .host_log
+        .map(|shape| HostLog::new(&cfg.host_log, shape, cfg.host.qd as usize, dev.holds_data()));
+    let capacity = log
+        .as_ref()
+        .map_or(dev.capacity_bytes(), HostLog::capacity_bytes);
+    let (phases, trace_warnings) = build_workload(cfg, capacity)?;
+    let mut notes = precondition(
+        &mut Units {
+            dev: &mut dev,
+            log: log.as_mut(),
+        },
+        cfg,
+    )?;
     dev.reset_time(0);
+    if let Some(l) = &mut log {
+        l.reset_time(0);
+    }
+    let log_base = log.as_ref().map(HostLog::stats);
     let wall = WallClock {
         start,
         measured: std::time::Instant::now(),
@@ -289,7 +349,7 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
     let mut warnings: Vec<String> = design.notes.clone();
     // The management-block probe needs every probe write's latency by offset.
     let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
-        probe::partition_starts(&cfg.workload, dev.capacity_bytes()).map_err(SimError::Config)?
+        probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
     } else {
         Vec::new()
     };
@@ -306,7 +366,9 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
         }
         1
     };
-    let mut model = opts.check.then(|| PresenceModel {
+    // With a host log the device holds the log's layout, not the host's pages; the
+    // layer checks its own maps instead.
+    let mut model = (opts.check && log.is_none()).then(|| PresenceModel {
         page_bytes: dev.page.get(),
         present: precondition_presence(&dev, cfg),
     });
@@ -325,7 +387,7 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
         };
         let host = HostQueue::new(phase.requests, arrivals, start_ns, qd);
         let (series, samples) = (&mut m.series, &mut m.probe_samples);
-        host.run(&mut dev, |d| {
+        let done = |d: &Dispatched| {
             let req = &d.cmd.req;
             let latency_ns = d.done_ns - d.cmd.arrival_ns;
             acc.record(req.op, latency_ns, d.done_ns);
@@ -340,7 +402,17 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
             if let Some(p) = &mut progress {
                 p.inc(1);
             }
-        })?;
+        };
+        match &mut log {
+            Some(l) => host.run(
+                &mut LogTarget {
+                    log: l,
+                    dev: &mut dev,
+                },
+                done,
+            )?,
+            None => host.run(&mut dev, done)?,
+        };
         m.end_phase(acc, &dev);
     }
     if let Some(p) = progress {
@@ -352,6 +424,37 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
     }
     if let Some(model) = &model {
         model.check(&dev);
+    }
+    if let Some(l) = &log {
+        if opts.check {
+            l.check_invariants();
+            dev.ftl.check_invariants(&dev.nand);
+            dev.nand.check_invariants();
+        }
+        let s = l.stats();
+        let b = log_base.unwrap_or_default();
+        let (host, cleaned) = (
+            s.host_blocks - b.host_blocks,
+            s.cleaned_blocks - b.cleaned_blocks,
+        );
+        notes.push(format!(
+            "host log ({}): {} blocks of {} over {} segments of {} ({} visible to the host); \
+             measured phase: {host} blocks written by the host, {cleaned} moved by the cleaner \
+             ({} segments cleaned; log write amplification {:.3}), {} segment writes, {} SSD \
+             reads, {} block reads from host RAM, {} waits for host RAM",
+            cfg.host_log.name.name(),
+            l.blocks(),
+            crate::units::Size(l.shape().block_bytes),
+            l.shape().segments,
+            cfg.host_log.segment,
+            crate::units::Size(l.capacity_bytes()),
+            s.cleaned_segments - b.cleaned_segments,
+            (host + cleaned) as f64 / host.max(1) as f64,
+            s.segment_writes - b.segment_writes,
+            s.device_reads - b.device_reads,
+            s.ram_reads - b.ram_reads,
+            s.ram_waits - b.ram_waits,
+        ));
     }
     if m.requests == 0 {
         return Err(SimError::Config(match &cfg.trace.path {

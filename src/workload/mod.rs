@@ -4,6 +4,7 @@
 //! byte units. The simulator splits requests into flash pages, so readers and generators
 //! never need to know the device's page size.
 
+pub mod iometer;
 pub mod synth;
 pub mod trace;
 
@@ -36,6 +37,20 @@ pub struct IoRequest {
     pub size_bytes: u64,
     /// The operation.
     pub op: OpKind,
+}
+
+impl IoRequest {
+    /// A request of a closed-loop stream (arrival 0, device 0), as layers below the
+    /// workload issue them (the host log's segment writes, cleaning reads).
+    pub fn new(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+        IoRequest {
+            arrival_ns: 0,
+            device: 0,
+            offset_bytes,
+            size_bytes,
+            op,
+        }
+    }
 }
 
 /// Where a bad trace line is and what was expected there.

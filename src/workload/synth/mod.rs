@@ -19,7 +19,7 @@ mod iozone;
 mod oltp;
 pub mod probe;
 mod sequential;
-mod stream;
+pub(crate) mod stream;
 mod uniform;
 mod zipf;
 
@@ -28,6 +28,7 @@ mod tests;
 
 pub use export::write_ascii;
 
+use super::iometer::{self, IometerConfig};
 use super::{IoRequest, OpKind, Phase};
 use crate::config::{ConfigError, check_range};
 use crate::units::Size;
@@ -73,6 +74,10 @@ pub enum SynthKind {
     /// Andrew-benchmark-like small-file suite over `andrew_files` files: setup, mkdir,
     /// copy, scandir, readall, make phases (see [`andrew`]).
     Andrew,
+    /// Iometer access specification (`[workload.iometer]`, see
+    /// [`crate::workload::iometer`]): weighted lines of size, read %, random %,
+    /// alignment, burst and delay, over `span`, with `host.qd` I/Os outstanding.
+    Iometer,
 }
 
 /// Settings of a generator (the `[workload]` table of a config file).
@@ -107,6 +112,9 @@ pub struct SynthConfig {
     pub probe_partitions: u32,
     /// Andrew: files in the source tree.
     pub andrew_files: u32,
+    /// Iometer: the access specification.
+    #[serde(skip_serializing_if = "IometerConfig::is_empty")]
+    pub iometer: IometerConfig,
 }
 
 impl Default for SynthConfig {
@@ -126,6 +134,7 @@ impl Default for SynthConfig {
             probe_step: Size(512),
             probe_partitions: 3,
             andrew_files: 1000,
+            iometer: IometerConfig::default(),
         }
     }
 }
@@ -176,6 +185,10 @@ pub fn names() -> &'static [(&'static str, &'static str)] {
             "andrew",
             "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
         ),
+        (
+            "iometer",
+            "Iometer access specification: weighted lines of size, read %, random %, alignment (--access-spec)",
+        ),
     ]
 }
 
@@ -195,6 +208,7 @@ impl SynthKind {
             SynthKind::Iozone => "iozone",
             SynthKind::Probe => "probe",
             SynthKind::Andrew => "andrew",
+            SynthKind::Iometer => "iometer",
         }
     }
 }
@@ -248,6 +262,15 @@ pub fn generate(
 ) -> Result<Vec<SynthPhase>, String> {
     if cfg.kind == SynthKind::Andrew {
         return andrew::phases(cfg, capacity_bytes, seed);
+    }
+    if cfg.kind == SynthKind::Iometer {
+        let span = resolve_span(cfg, capacity_bytes);
+        check_iometer(cfg, capacity_bytes).map_err(|e| e.to_string())?;
+        let lines = iometer::lines(&cfg.iometer).map_err(|e| e.to_string())?;
+        let count = cfg
+            .requests
+            .unwrap_or(span / iometer::mean_size_bytes(&lines));
+        return Ok(vec![iometer::phase(lines, span, count, seed)]);
     }
     if cfg.kind == SynthKind::Probe {
         let starts = probe::partition_starts(cfg, capacity_bytes)?;
@@ -391,7 +414,7 @@ fn single(
         SynthKind::Compile => Box::new(compile::Compile::new(
             rng, cfg, span, sizes, arrivals, count,
         )),
-        SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew => {
+        SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew | SynthKind::Iometer => {
             unreachable!("suites are expanded into single phases by generate")
         }
     };
@@ -416,6 +439,13 @@ pub const MAX_PROBE_PARTITIONS: u32 = 1024;
 /// Checks the generator's settings against a device of `capacity_bytes` without
 /// generating anything (every bound and fit [`generate`] would refuse).
 pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), ConfigError> {
+    if cfg.kind != SynthKind::Iometer && !cfg.iometer.is_empty() {
+        return Err(ConfigError::value(
+            "workload.iometer",
+            cfg.kind.name(),
+            "workload.kind = \"iometer\" (--access-spec) when an access specification is set",
+        ));
+    }
     if let Some(r) = cfg.requests {
         check_range(
             "workload.requests",
@@ -458,9 +488,48 @@ pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), Co
         SynthKind::Probe => probe::partition_starts(cfg, capacity_bytes)
             .map(|_| ())
             .map_err(ConfigError::Workload),
+        SynthKind::Iometer => check_iometer(cfg, capacity_bytes),
         _ => validate(cfg, capacity_bytes, resolve_span(cfg, capacity_bytes))
             .map_err(ConfigError::Workload),
     }
+}
+
+/// Checks an Iometer specification: its lines against the span, and the generic keys
+/// it has its own form of (sizes per line, delays instead of Poisson gaps).
+fn check_iometer(cfg: &SynthConfig, capacity_bytes: u64) -> Result<(), ConfigError> {
+    let span = resolve_span(cfg, capacity_bytes);
+    if span > capacity_bytes || span == 0 {
+        return Err(ConfigError::value(
+            "workload.span",
+            Size(span),
+            format!(
+                "a span > 0 and at most the capacity {}",
+                Size(capacity_bytes)
+            ),
+        ));
+    }
+    if let Some(m) = cfg.size_max {
+        return Err(ConfigError::value(
+            "workload.size_max",
+            m,
+            "no size_max with kind = iometer: each access line has its own size",
+        ));
+    }
+    if let Some(g) = cfg.mean_gap_ns {
+        return Err(ConfigError::value(
+            "workload.mean_gap_ns",
+            g,
+            "no mean_gap_ns with kind = iometer: give access lines a burst and delay_ms",
+        ));
+    }
+    if cfg.requests == Some(0) {
+        return Err(ConfigError::value(
+            "workload.requests",
+            0,
+            "at least 1 (or omit it for span / mean transfer size)",
+        ));
+    }
+    iometer::check_lines(&iometer::lines(&cfg.iometer)?, span)
 }
 
 /// Checks a config against a device; the error says what was expected.
