@@ -18,6 +18,13 @@
 //! reclaim:      below `gc_low_free_blocks` free blocks: take the cheaper of the detached
 //!               block with fewest valid pages (demote them all) and a forced fold of the
 //!               oldest replacement block (everything copied), until `gc_high_free_blocks`
+//! mount:        (power-up) blocks' roles and the coarse table from the OOB tags alone
+//!               (`twolevel` mount); the fine table rebuilt by that scan: an entry for
+//!               every live page of a replacement or detached block, inserted oldest
+//!               sequence number first so the newest are most recently used; past
+//!               `fine_slots`, the oldest are demoted as above (a detached page copied
+//!               to its primary) — the RAM table cannot start cold, since a detached
+//!               page is reachable only through it
 //! ```
 //! Choices the sources leave open, fixed here and documented: fine entries are created for
 //! pages written to a replacement block (the CFTL paper: "valid data in replacement blocks,
@@ -110,6 +117,11 @@ pub struct Aftl {
     fold_copies: u64,
     detaches: u64,
     detached_reclaims: u64,
+    /// What the mount did: logical blocks folded into a fresh block, folds cut short it
+    /// finished, stale blocks it erased.
+    recovery_folds: u64,
+    recovery_completed_folds: u64,
+    recovery_erased: u64,
 }
 
 /// Builds an AFTL.
@@ -155,6 +167,9 @@ impl Aftl {
             fold_copies: 0,
             detaches: 0,
             detached_reclaims: 0,
+            recovery_folds: 0,
+            recovery_completed_folds: 0,
+            recovery_erased: 0,
         })
     }
 
@@ -275,10 +290,16 @@ impl Aftl {
 
     /// Demotes fine node `n` to the coarse table (see the header).
     fn demote(&mut self, n: u32, nand: &mut Nand) {
-        self.demotions += 1;
         let lpn = self.fine.key(n);
         let ppn = Ppn(self.fine_ppn[n as usize]);
         self.fine_drop(n);
+        self.demote_page(lpn, ppn, nand);
+    }
+
+    /// Makes `lpn`, live at `ppn` and no longer fine-mapped, reachable through the coarse
+    /// table: a page of a detached block is copied to its offset in the primary.
+    fn demote_page(&mut self, lpn: u32, ppn: Ppn, nand: &mut Nand) {
+        self.demotions += 1;
         let b = self.geo.block_of(ppn).0;
         if self.blocks.role(b) == Role::Detached {
             let lbn = lpn / self.np;
@@ -431,7 +452,7 @@ impl Aftl {
                     self.demote(n, nand);
                 }
                 self.scratch = pages;
-                debug_assert_eq!(self.blocks.role(d), Role::Free);
+                debug_assert!(matches!(self.blocks.role(d), Role::Free | Role::Retired));
             } else if let Some(r) = fold_victim {
                 let c = self.coarse.find(self.blocks.owner(r)).0;
                 self.forced_folds += 1;
@@ -441,7 +462,7 @@ impl Aftl {
             }
         }
         if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
+            return Err(self.blocks.out_of_space());
         }
         // The next reclaim weighs (and usually folds) the then-oldest replacement block:
         // fetch its blocks now.
@@ -519,6 +540,13 @@ impl Ftl for Aftl {
         out.insert("ftl.aftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.aftl.detached_blocks".into(), self.detaches);
         out.insert("ftl.aftl.detached_reclaims".into(), self.detached_reclaims);
+        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
+        out.insert("ftl.recovery.folds".into(), self.recovery_folds);
+        out.insert(
+            "ftl.recovery.completed_folds".into(),
+            self.recovery_completed_folds,
+        );
+        out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -527,6 +555,43 @@ impl Ftl for Aftl {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    /// Mount (see the header and [`twolevel`]): the blocks' roles and the coarse table
+    /// from the OOB tags; the fine table rebuilt from the live pages of replacement and
+    /// detached blocks, newest most recently used, so it holds what it held at the cut
+    /// minus the read order; detached pages that no longer fit are demoted.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        debug_assert!(self.coarse.is_empty() && self.fine.is_empty(), "fresh AFTL");
+        let m = self
+            .blocks
+            .mount(nand, tags, self.logical_pages, true, "aftl")?;
+        self.recovery_folds = m.folds;
+        self.recovery_completed_folds = m.completed_folds;
+        self.recovery_erased = m.stale_erased;
+        for &(lbn, p, r) in &m.lbns {
+            let c = self.coarse_node(lbn);
+            self.coarse_p[c as usize] = p;
+            self.coarse_r[c as usize] = r;
+        }
+        for &d in &m.detached {
+            self.detached.insert((nand.valid_count(BlockId(d)), d));
+        }
+        let slots = self.fine.capacity() as usize;
+        let keep = m.logged.len().saturating_sub(slots);
+        for &(_, lpn, ppn) in &m.logged[..keep] {
+            self.demote_page(lpn, Ppn(ppn), nand);
+        }
+        for &(_, lpn, ppn) in &m.logged[keep..] {
+            let n = self.fine.insert(lpn);
+            self.fine_ppn[n as usize] = ppn;
+            self.lru_push_mru(n);
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {
@@ -570,7 +635,7 @@ impl Ftl for Aftl {
                         );
                     }
                 }
-                Role::Free | Role::Primary | Role::Replacement => {}
+                Role::Free | Role::Primary | Role::Replacement | Role::Retired => {}
             }
         }
         assert_eq!(detached, self.detached.len(), "detached set");

@@ -19,6 +19,10 @@
 //! every `nur_period_lookups` lookups (NUR, Table 1 of the paper):
 //!     nodes with (R, M) = (0, 0) go back to coarse (their fine node is freed);
 //!     then R and M are cleared everywhere
+//! mount (power-up): blocks' roles and the coarse table from the OOB tags alone
+//!     (`twolevel` mount); the short and long tables, hit counts and NUR bits only
+//!     cache what the coarse table finds, in RAM: they start cold and fill again by
+//!     promotion
 //! ```
 //! The fine tables are a two-level software TLB over NFTL-style blocks (NAND side:
 //! [`super::twolevel`]). A fine node mirrors its whole cluster — writes, trims and folds
@@ -345,6 +349,11 @@ pub struct Cftl {
     forced_folds: u64,
     fold_copies: u64,
     fold_fine_updates: u64,
+    /// What the mount did: logical blocks folded into a fresh block, folds cut short it
+    /// finished, stale blocks it erased.
+    recovery_folds: u64,
+    recovery_completed_folds: u64,
+    recovery_erased: u64,
 }
 
 /// Builds a CFTL.
@@ -397,6 +406,9 @@ impl Cftl {
             forced_folds: 0,
             fold_copies: 0,
             fold_fine_updates: 0,
+            recovery_folds: 0,
+            recovery_completed_folds: 0,
+            recovery_erased: 0,
         })
     }
 
@@ -764,7 +776,7 @@ impl Cftl {
             self.fold(c, nand)?;
         }
         if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
+            return Err(self.blocks.out_of_space());
         }
         // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
         if let Some(r) = self.blocks.oldest_replacement() {
@@ -853,6 +865,13 @@ impl Ftl for Cftl {
         out.insert("ftl.cftl.forced_folds".into(), self.forced_folds);
         out.insert("ftl.cftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.cftl.fold_fine_updates".into(), self.fold_fine_updates);
+        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
+        out.insert("ftl.recovery.folds".into(), self.recovery_folds);
+        out.insert(
+            "ftl.recovery.completed_folds".into(),
+            self.recovery_completed_folds,
+        );
+        out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -861,6 +880,29 @@ impl Ftl for Cftl {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    /// Mount (see the header and [`twolevel`]): the blocks' roles and the coarse table
+    /// from the OOB tags. The short and long tables and the hit counts are a cache of the
+    /// coarse table kept in RAM only: they start cold and fill again by promotion.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        debug_assert!(self.coarse.is_empty(), "fresh CFTL");
+        let m = self
+            .blocks
+            .mount(nand, tags, self.logical_pages, false, "cftl")?;
+        self.recovery_folds = m.folds;
+        self.recovery_completed_folds = m.completed_folds;
+        self.recovery_erased = m.stale_erased;
+        for &(lbn, p, r) in &m.lbns {
+            let c = self.coarse_slot_mut(lbn);
+            self.coarse_p[c as usize] = p;
+            self.coarse_r[c as usize] = r;
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {
