@@ -122,6 +122,8 @@ pub struct Aftl {
     recovery_folds: u64,
     recovery_completed_folds: u64,
     recovery_erased: u64,
+    /// Detached blocks the mount kept.
+    recovery_detached: u64,
 }
 
 /// Builds an AFTL.
@@ -170,6 +172,7 @@ impl Aftl {
             recovery_folds: 0,
             recovery_completed_folds: 0,
             recovery_erased: 0,
+            recovery_detached: 0,
         })
     }
 
@@ -326,17 +329,26 @@ impl Aftl {
 
     /// Folds logical block `lbn` (coarse node `c`). `defer` keeps fine-mapped replacement
     /// pages in place (natural fold); otherwise they are copied and lose their fine entry.
-    fn fold(&mut self, c: u32, defer: bool, nand: &mut Nand) -> Result<(), FtlError> {
+    /// `host`: the write that needed the fold, programmed in the new primary before the
+    /// old blocks are erased.
+    fn fold(
+        &mut self,
+        c: u32,
+        defer: bool,
+        host: Option<Lpn>,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c);
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
         let fine = &self.fine;
         let mut dropped = std::mem::take(&mut self.dropped);
         dropped.clear();
-        let f = self.blocks.fold(
+        let f = self.blocks.fold_for(
             nand,
             lbn,
             p,
             r,
+            host,
             |lpn| defer && fine.find(lpn.0).0 != NIL,
             |lpn, _| {
                 // Only replacement pages can be fine-mapped (and only they are reported).
@@ -361,7 +373,9 @@ impl Aftl {
         Ok(())
     }
 
-    /// [`Ftl::write`] of one page.
+    /// [`Ftl::write`] of one page. The old copy is invalidated only once the new one is
+    /// programmed (its block may be erased then: a detached block left empty, a fold's
+    /// old blocks), so a power cut in between finds one or the other on flash.
     fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         if self.blocks.free_count() < self.gc_low {
             self.reclaim(nand)?;
@@ -370,9 +384,6 @@ impl Aftl {
         if n != NIL {
             self.fine_drop(n);
         }
-        if let Some(old) = old {
-            self.invalidate(old, nand);
-        }
         let lbn = lpn.0 / self.np;
         let off = lpn.0 % self.np;
         let c = self.coarse_node(lbn);
@@ -380,23 +391,30 @@ impl Aftl {
         let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
         self.coarse_p[c as usize] = p;
         self.coarse_r[c as usize] = r;
-        let dst = match placed {
+        match placed {
             Some(Placement::InPlace(ppn)) => {
                 nand.program(ppn, lpn, Cause::Host);
-                return Ok(());
+                if let Some(old) = old {
+                    self.invalidate(old, nand);
+                }
             }
-            Some(Placement::Appended(ppn)) => ppn,
-            None => {
-                // R is full: fold. The old copy is already invalid, so the new primary's
-                // page `off` stays erased and the data goes there in place.
-                self.fold(c, self.cfg.defer_gc, nand)?;
-                let ppn = self.blocks.page(self.coarse_p[c as usize], off);
+            Some(Placement::Appended(ppn)) => {
                 nand.program(ppn, lpn, Cause::Host);
-                return Ok(());
+                if let Some(old) = old {
+                    self.invalidate(old, nand);
+                }
+                self.fine_insert(lpn, ppn, nand);
             }
-        };
-        nand.program(dst, lpn, Cause::Host);
-        self.fine_insert(lpn, dst, nand);
+            None => {
+                // R is full: fold. The old copy (in P or R) is invalidated first so the
+                // fold leaves the new primary's page `off` erased; the fold programs the
+                // data there before it erases P and R.
+                if let Some(old) = old {
+                    self.invalidate(old, nand);
+                }
+                self.fold(c, self.cfg.defer_gc, Some(lpn), nand)?;
+            }
+        }
         Ok(())
     }
 
@@ -456,7 +474,7 @@ impl Aftl {
             } else if let Some(r) = fold_victim {
                 let c = self.coarse.find(self.blocks.owner(r)).0;
                 self.forced_folds += 1;
-                self.fold(c, false, nand)?;
+                self.fold(c, false, None, nand)?;
             } else {
                 break;
             }
@@ -547,6 +565,10 @@ impl Ftl for Aftl {
             self.recovery_completed_folds,
         );
         out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
+        out.insert(
+            "ftl.recovery.detached_blocks".into(),
+            self.recovery_detached,
+        );
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -578,6 +600,7 @@ impl Ftl for Aftl {
             self.coarse_p[c as usize] = p;
             self.coarse_r[c as usize] = r;
         }
+        self.recovery_detached = m.detached.len() as u64;
         for &d in &m.detached {
             self.detached.insert((nand.valid_count(BlockId(d)), d));
         }

@@ -630,10 +630,14 @@ impl Cftl {
     }
 
     /// Folds the logical block of coarse slot `c`; cached slots of moved pages follow.
-    fn fold(&mut self, c: u32, nand: &mut Nand) -> Result<(), FtlError> {
+    /// `host`: the write that needed the fold, programmed in the new primary before the
+    /// old blocks are erased (so a power cut cannot lose both its old and new copy).
+    fn fold(&mut self, c: u32, host: Option<Lpn>, nand: &mut Nand) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c / self.sbf) * self.sbf + c % self.sbf;
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let f = self.blocks.fold(nand, lbn, p, r, |_| false, |_, _| {})?;
+        let f = self
+            .blocks
+            .fold_for(nand, lbn, p, r, host, |_| false, |_, _| {})?;
         debug_assert!(!f.detached);
         self.fold_fine_updates += self.follow_fold(lbn, f.primary, nand);
         self.folds += 1;
@@ -704,15 +708,18 @@ impl Cftl {
         self.coarse_p[c as usize] = p;
         self.coarse_r[c as usize] = r;
         let dst = match placed {
-            Some(Placement::InPlace(ppn) | Placement::Appended(ppn)) => ppn,
+            Some(Placement::InPlace(ppn) | Placement::Appended(ppn)) => {
+                nand.program(ppn, lpn, Cause::Host);
+                ppn
+            }
             None => {
                 // R is full: fold; the old copy is invalid, so the new primary's page
-                // `off` is erased and the data goes there.
-                self.fold(c, nand)?;
+                // `off` is erased, and the fold programs the data there before it erases
+                // the old blocks.
+                self.fold(c, Some(lpn), nand)?;
                 self.blocks.page(self.coarse_p[c as usize], off)
             }
         };
-        nand.program(dst, lpn, Cause::Host);
         match level {
             Level::Short(n) => {
                 let s = self.short.slot(n, lpn.0);
@@ -773,7 +780,7 @@ impl Cftl {
             };
             let c = self.coarse_slot(self.blocks.owner(r)).0;
             self.forced_folds += 1;
-            self.fold(c, nand)?;
+            self.fold(c, None, nand)?;
         }
         if self.blocks.free_count() == 0 {
             return Err(self.blocks.out_of_space());
