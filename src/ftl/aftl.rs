@@ -120,6 +120,8 @@ pub struct Aftl {
     /// What the mount did: logical blocks folded into a fresh block, folds cut short it
     /// finished, stale blocks it erased.
     recovery_folds: u64,
+    /// Whether the FTL was built by a mount ([`Ftl::recover`]).
+    mounted: bool,
     recovery_completed_folds: u64,
     recovery_erased: u64,
     /// Detached blocks the mount kept.
@@ -170,6 +172,7 @@ impl Aftl {
             detaches: 0,
             detached_reclaims: 0,
             recovery_folds: 0,
+            mounted: false,
             recovery_completed_folds: 0,
             recovery_erased: 0,
             recovery_detached: 0,
@@ -559,16 +562,19 @@ impl Ftl for Aftl {
         out.insert("ftl.aftl.detached_blocks".into(), self.detaches);
         out.insert("ftl.aftl.detached_reclaims".into(), self.detached_reclaims);
         out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
-        out.insert("ftl.recovery.folds".into(), self.recovery_folds);
-        out.insert(
-            "ftl.recovery.completed_folds".into(),
-            self.recovery_completed_folds,
-        );
-        out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
-        out.insert(
-            "ftl.recovery.detached_blocks".into(),
-            self.recovery_detached,
-        );
+        // What the mount did (only after one: a fresh device has nothing to say).
+        if self.mounted {
+            out.insert("ftl.recovery.folds".into(), self.recovery_folds);
+            out.insert(
+                "ftl.recovery.completed_folds".into(),
+                self.recovery_completed_folds,
+            );
+            out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
+            out.insert(
+                "ftl.recovery.detached_blocks".into(),
+                self.recovery_detached,
+            );
+        }
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -592,6 +598,7 @@ impl Ftl for Aftl {
         let m = self
             .blocks
             .mount(nand, tags, self.logical_pages, true, "aftl")?;
+        self.mounted = true;
         self.recovery_folds = m.folds;
         self.recovery_completed_folds = m.completed_folds;
         self.recovery_erased = m.stale_erased;

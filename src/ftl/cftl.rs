@@ -352,6 +352,8 @@ pub struct Cftl {
     /// What the mount did: logical blocks folded into a fresh block, folds cut short it
     /// finished, stale blocks it erased.
     recovery_folds: u64,
+    /// Whether the FTL was built by a mount ([`Ftl::recover`]).
+    mounted: bool,
     recovery_completed_folds: u64,
     recovery_erased: u64,
 }
@@ -407,6 +409,7 @@ impl Cftl {
             fold_copies: 0,
             fold_fine_updates: 0,
             recovery_folds: 0,
+            mounted: false,
             recovery_completed_folds: 0,
             recovery_erased: 0,
         })
@@ -873,12 +876,15 @@ impl Ftl for Cftl {
         out.insert("ftl.cftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.cftl.fold_fine_updates".into(), self.fold_fine_updates);
         out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
-        out.insert("ftl.recovery.folds".into(), self.recovery_folds);
-        out.insert(
-            "ftl.recovery.completed_folds".into(),
-            self.recovery_completed_folds,
-        );
-        out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
+        // What the mount did (only after one: a fresh device has nothing to say).
+        if self.mounted {
+            out.insert("ftl.recovery.folds".into(), self.recovery_folds);
+            out.insert(
+                "ftl.recovery.completed_folds".into(),
+                self.recovery_completed_folds,
+            );
+            out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
+        }
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -901,6 +907,7 @@ impl Ftl for Cftl {
         let m = self
             .blocks
             .mount(nand, tags, self.logical_pages, false, "cftl")?;
+        self.mounted = true;
         self.recovery_folds = m.folds;
         self.recovery_completed_folds = m.completed_folds;
         self.recovery_erased = m.stale_erased;
