@@ -970,6 +970,7 @@ pub fn check_mapping(nand: &Nand, logical_pages: u32, find: impl Fn(Lpn) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn geo() -> Geometry {
         Geometry {
@@ -1030,6 +1031,60 @@ mod tests {
         assert_eq!(nand.counters().erases[Cause::Gc as usize], 1);
         b.check(&nand);
         nand.check_invariants();
+    }
+
+    /// A logical block whose only block holds its pages away from their offsets (an
+    /// AFTL detached block whose primary is gone, seen by CFTL, which has none) fits no
+    /// roles: the mount folds it into a free block, and a block mixing two logical
+    /// blocks is refused with a message.
+    #[test]
+    fn mount_folds_a_logical_block_no_role_fits() {
+        use crate::data::FlashData;
+        use crate::ftl::{FtlConfig, FtlKind, build_ftl};
+        let g = Geometry {
+            blocks_per_plane: 12,
+            pages_per_block: 8,
+            ..geo()
+        };
+        let cfg = FtlConfig {
+            name: FtlKind::Cftl,
+            ..Default::default()
+        };
+        let flash = |pages: &[(u32, u32)]| {
+            let mut nand = Nand::new(g, 100, true, false);
+            nand.attach_data(FlashData::in_memory(&g));
+            for &(ppn, lpn) in pages {
+                let d = nand.data_mut().unwrap();
+                d.stage(lpn, vec![lpn as u8 + 1; 4096].into_boxed_slice());
+                nand.program(Ppn(ppn), Lpn(lpn), Cause::Host);
+            }
+            let data = nand.take_data().unwrap();
+            Nand::mount(g, 100, false, data)
+        };
+        // Block 5 holds lpn 3 then lpn 1 (offsets 0 and 1), a stale older lpn 3 too.
+        let (mut nand, tags, _) = flash(&[(40, 3), (41, 1), (42, 3)]);
+        let mut ftl = build_ftl(&cfg, &g, 128, 1).unwrap();
+        ftl.recover(&mut nand, &tags).unwrap();
+        ftl.check_invariants(&nand);
+        let mut c = BTreeMap::new();
+        ftl.counters(&mut c);
+        assert_eq!(c["ftl.recovery.folds"], 1);
+        let mut page = vec![0u8; 4096];
+        for lpn in [1u32, 3] {
+            let ppn = ftl.lookup(Lpn(lpn), &nand).expect("kept");
+            assert_eq!(ppn.0 % 8, lpn, "at its offset now");
+            nand.data().unwrap().read(ppn.0, &mut page);
+            assert_eq!(page[0], lpn as u8 + 1);
+        }
+        assert_eq!(nand.erase_count(BlockId(5)), 1, "the old block erased");
+        // Pages of logical blocks 0 and 1 in one block: not this FTL's flash.
+        let (mut nand, tags, _) = flash(&[(40, 3), (41, 9)]);
+        let mut ftl = build_ftl(&cfg, &g, 128, 1).unwrap();
+        let e = ftl.recover(&mut nand, &tags).unwrap_err();
+        assert!(
+            e.contains("block 5 holds pages of logical blocks 0 and 1"),
+            "{e}"
+        );
     }
 
     /// Seeded power cuts at random flash operations of AFTL and CFTL with real payloads
