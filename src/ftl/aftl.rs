@@ -117,15 +117,8 @@ pub struct Aftl {
     fold_copies: u64,
     detaches: u64,
     detached_reclaims: u64,
-    /// What the mount did: logical blocks folded into a fresh block, folds cut short it
-    /// finished, stale blocks it erased.
-    recovery_folds: u64,
-    /// Whether the FTL was built by a mount ([`Ftl::recover`]).
-    mounted: bool,
-    recovery_completed_folds: u64,
-    recovery_erased: u64,
-    /// Detached blocks the mount kept.
-    recovery_detached: u64,
+    /// What the mount did, when the FTL was built by one ([`Ftl::recover`]).
+    mounted: Option<twolevel::MountStats>,
 }
 
 /// Builds an AFTL.
@@ -171,11 +164,7 @@ impl Aftl {
             fold_copies: 0,
             detaches: 0,
             detached_reclaims: 0,
-            recovery_folds: 0,
-            mounted: false,
-            recovery_completed_folds: 0,
-            recovery_erased: 0,
-            recovery_detached: 0,
+            mounted: None,
         })
     }
 
@@ -563,17 +552,8 @@ impl Ftl for Aftl {
         out.insert("ftl.aftl.detached_reclaims".into(), self.detached_reclaims);
         out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
         // What the mount did (only after one: a fresh device has nothing to say).
-        if self.mounted {
-            out.insert("ftl.recovery.folds".into(), self.recovery_folds);
-            out.insert(
-                "ftl.recovery.completed_folds".into(),
-                self.recovery_completed_folds,
-            );
-            out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
-            out.insert(
-                "ftl.recovery.detached_blocks".into(),
-                self.recovery_detached,
-            );
+        if let Some(m) = &self.mounted {
+            m.counters(out);
         }
     }
 
@@ -598,16 +578,12 @@ impl Ftl for Aftl {
         let m = self
             .blocks
             .mount(nand, tags, self.logical_pages, true, "aftl")?;
-        self.mounted = true;
-        self.recovery_folds = m.folds;
-        self.recovery_completed_folds = m.completed_folds;
-        self.recovery_erased = m.stale_erased;
+        self.mounted = Some(m.stats);
         for &(lbn, p, r) in &m.lbns {
             let c = self.coarse_node(lbn);
             self.coarse_p[c as usize] = p;
             self.coarse_r[c as usize] = r;
         }
-        self.recovery_detached = m.detached.len() as u64;
         for &d in &m.detached {
             self.detached.insert((nand.valid_count(BlockId(d)), d));
         }

@@ -349,13 +349,8 @@ pub struct Cftl {
     forced_folds: u64,
     fold_copies: u64,
     fold_fine_updates: u64,
-    /// What the mount did: logical blocks folded into a fresh block, folds cut short it
-    /// finished, stale blocks it erased.
-    recovery_folds: u64,
-    /// Whether the FTL was built by a mount ([`Ftl::recover`]).
-    mounted: bool,
-    recovery_completed_folds: u64,
-    recovery_erased: u64,
+    /// What the mount did, when the FTL was built by one ([`Ftl::recover`]).
+    mounted: Option<twolevel::MountStats>,
 }
 
 /// Builds a CFTL.
@@ -408,10 +403,7 @@ impl Cftl {
             forced_folds: 0,
             fold_copies: 0,
             fold_fine_updates: 0,
-            recovery_folds: 0,
-            mounted: false,
-            recovery_completed_folds: 0,
-            recovery_erased: 0,
+            mounted: None,
         })
     }
 
@@ -877,13 +869,8 @@ impl Ftl for Cftl {
         out.insert("ftl.cftl.fold_fine_updates".into(), self.fold_fine_updates);
         out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
         // What the mount did (only after one: a fresh device has nothing to say).
-        if self.mounted {
-            out.insert("ftl.recovery.folds".into(), self.recovery_folds);
-            out.insert(
-                "ftl.recovery.completed_folds".into(),
-                self.recovery_completed_folds,
-            );
-            out.insert("ftl.recovery.erased_blocks".into(), self.recovery_erased);
+        if let Some(m) = &self.mounted {
+            m.counters(out);
         }
     }
 
@@ -907,10 +894,7 @@ impl Ftl for Cftl {
         let m = self
             .blocks
             .mount(nand, tags, self.logical_pages, false, "cftl")?;
-        self.mounted = true;
-        self.recovery_folds = m.folds;
-        self.recovery_completed_folds = m.completed_folds;
-        self.recovery_erased = m.stale_erased;
+        self.mounted = Some(m.stats);
         for &(lbn, p, r) in &m.lbns {
             let c = self.coarse_slot_mut(lbn);
             self.coarse_p[c as usize] = p;

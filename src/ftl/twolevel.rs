@@ -108,14 +108,38 @@ pub struct Mounted {
     /// The live pages in replacement and detached blocks as `(seq, lpn, ppn)`, oldest
     /// first (AFTL's fine table is rebuilt from them).
     pub logged: Vec<(u32, u32, u32)>,
-    /// Logical blocks folded at mount because their blocks fit no consistent roles.
+    /// What the mount did.
+    pub stats: MountStats,
+}
+
+/// What a mount did (the FTL's `ftl.recovery.*` counters).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MountStats {
+    /// Logical blocks folded into a free block because their blocks fit no roles.
     pub folds: u64,
     /// Logical blocks whose fold, cut short, the mount finished in their new primary.
     pub completed_folds: u64,
     /// Pages those folds copied.
     pub fold_copies: u64,
-    /// Blocks erased at mount because they held no live page.
-    pub stale_erased: u64,
+    /// Blocks erased because they held no live page.
+    pub erased_blocks: u64,
+    /// Detached blocks kept (AFTL).
+    pub detached_blocks: u64,
+}
+
+impl MountStats {
+    /// Adds the `ftl.recovery.*` counters to `out`.
+    pub fn counters(&self, out: &mut std::collections::BTreeMap<String, u64>) {
+        for (k, v) in [
+            ("folds", self.folds),
+            ("completed_folds", self.completed_folds),
+            ("fold_copies", self.fold_copies),
+            ("erased_blocks", self.erased_blocks),
+            ("detached_blocks", self.detached_blocks),
+        ] {
+            out.insert(format!("ftl.recovery.{k}"), v);
+        }
+    }
 }
 
 /// What the mount scan learnt about one block from its tags.
@@ -251,13 +275,7 @@ impl Blocks {
         let planes = self.free.len() as u32;
         self.cursor = (p + 1) % planes;
         self.free_count -= 1;
-        self.role[b as usize] = role;
-        self.owner[b as usize] = lbn;
-        self.stamp_seq = self.stamp_seq.wrapping_add(1);
-        self.stamp[b as usize] = self.stamp_seq;
-        if role == Role::Replacement {
-            self.fifo.push_back((b, self.stamp_seq));
-        }
+        self.adopt(b, role, lbn);
         Ok(b)
     }
 
@@ -546,8 +564,9 @@ impl Blocks {
         })
     }
 
-    /// Gives block `b` `role` for logical block `lbn` at mount, as [`Blocks::alloc`] would
-    /// have (a replacement block joins the reclaim FIFO now, so adopt them oldest first).
+    /// Gives block `b` `role` for logical block `lbn` (an allocation, or a mount finding
+    /// it: a replacement block joins the reclaim FIFO now, so a mount adopts them oldest
+    /// first).
     fn adopt(&mut self, b: u32, role: Role, lbn: u32) {
         self.role[b as usize] = role;
         self.owner[b as usize] = lbn;
@@ -700,12 +719,12 @@ impl Blocks {
             // A fold cut short: its remaining pages go to their offsets in the new
             // primary now (the blocks they leave are stale).
             if !f.moves.is_empty() {
-                m.completed_folds += 1;
+                m.stats.completed_folds += 1;
             }
             for &(l, w) in &f.moves {
                 nand.revalidate(Ppn(w));
                 nand.relocate(Ppn(w), self.page(f.p, l - lbn * np), Cause::Gc);
-                m.fold_copies += 1;
+                m.stats.fold_copies += 1;
             }
             m.lbns.push((lbn, f.p, f.r));
             m.detached.extend(f.detached);
@@ -716,7 +735,7 @@ impl Blocks {
         }
         for b in stale {
             self.erase(b, nand);
-            m.stale_erased += 1;
+            m.stats.erased_blocks += 1;
         }
         for lbn in unfit {
             let n = self
@@ -727,16 +746,17 @@ impl Blocks {
                 if w != NIL {
                     nand.revalidate(Ppn(w));
                     nand.relocate(Ppn(w), self.page(n, l - lbn * np), Cause::Gc);
-                    m.fold_copies += 1;
+                    m.stats.fold_copies += 1;
                 }
             }
             for &b in &by_lbn[lbn as usize] {
                 self.erase(b, nand);
             }
-            m.folds += 1;
+            m.stats.folds += 1;
             m.lbns.push((lbn, n, NIL));
         }
         m.logged.sort_unstable();
+        m.stats.detached_blocks = m.detached.len() as u64;
         Ok(m)
     }
 
