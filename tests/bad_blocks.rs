@@ -82,3 +82,60 @@ fn retired_blocks_are_never_erased_again() {
         "no run retired a block: the test needs longer runs"
     );
 }
+
+/// AFTL and CFTL (block-mapped over `twolevel`'s pools): a fold's erase that reaches a
+/// block's endurance retires it, the free pool shrinks for good, and the run ends with
+/// end of life once no spare block is left; short of that the data is all readable and
+/// no block is erased past its rating.
+#[test]
+fn hash_ftls_retire_worn_blocks_and_reach_end_of_life() {
+    for ftl in ["aftl", "cftl"] {
+        match run(&config(ftl, 400_000), RunOptions::default()) {
+            Err(SimError::Ftl(
+                e @ FtlError::EndOfLife {
+                    retired, endurance, ..
+                },
+            )) => {
+                assert!(retired > 0, "{ftl}");
+                assert_eq!(endurance, 40, "{ftl}");
+                assert!(e.to_string().starts_with("end of life"), "{ftl}: {e}");
+            }
+            Err(e) => panic!("{ftl}: expected end of life, got {e}"),
+            Ok(_) => panic!("{ftl}: 400 K writes on a 40-cycle device did not wear it out"),
+        }
+        // Random page writes fold often here (WA far above the page FTL's), so the
+        // first retirement comes after some thousands of writes: step up to it.
+        let mut seen_retired = false;
+        for requests in (4_000..=20_000).step_by(400) {
+            let r = match run(
+                &config(ftl, requests),
+                RunOptions {
+                    check: true,
+                    ..Default::default()
+                },
+            ) {
+                Ok(out) => out.report,
+                Err(SimError::Ftl(FtlError::EndOfLife { .. })) => break,
+                Err(e) => panic!("{ftl} {requests}: {e}"),
+            };
+            let retired = r.counters["ftl.retired_blocks"];
+            assert_eq!(
+                retired, r.counters["nand.worn_out_blocks"],
+                "{ftl} {requests}"
+            );
+            assert!(
+                r.erase_count.max <= 40,
+                "{ftl} {requests}: {}",
+                r.erase_count.max
+            );
+            if retired > 0 {
+                seen_retired = true;
+                break;
+            }
+        }
+        assert!(
+            seen_retired,
+            "{ftl}: no run retired a block before the end of life"
+        );
+    }
+}

@@ -123,6 +123,49 @@ fn many_cuts_on_a_small_device_keep_the_page_ftl_writable() {
     assert_eq!(check_designs(&v, 11), 350);
 }
 
+/// The hash FTLs (AFTL, CFTL) rebuild their block roles, coarse tables and (AFTL) fine
+/// table from the OOB tags: 720 cuts, many inside folds (a fold is a large share of their
+/// flash operations), none lose or tear anything.
+#[test]
+fn hash_ftls_recover_from_every_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("c.json");
+    let (ok, v, err) = crashtest(
+        &[
+            "--ftl",
+            "aftl,cftl",
+            "--buffer",
+            "none,lru,bplru",
+            "--buffer-size",
+            "1MiB",
+            "--cuts",
+            "120",
+            "--ops-per-cut",
+            "120",
+            "--capacity",
+            "16MiB",
+            "--seed",
+            "13",
+        ],
+        &json,
+    );
+    assert!(ok, "{err}");
+    let designs = v["designs"].as_array().unwrap();
+    assert_eq!(designs.len(), 6);
+    for d in designs {
+        assert!(d["error"].is_null(), "{d}");
+        assert_eq!(d["cuts"], 120, "{d}");
+        assert_eq!(d["acked_writes_lost"], 0, "{d}");
+        assert_eq!(d["torn_or_foreign_reads"], 0, "{d}");
+        assert_eq!(d["live_read_mismatches"], 0, "{d}");
+        assert_eq!(d["invariant_failures"], 0, "{d}");
+        assert!(d["scanned_pages_mean"].as_f64().unwrap() > 0.0);
+        // Folds (and the buffer's write-backs) moved data between the cuts.
+        assert!(d["erases"].as_u64().unwrap() > 100, "{d}");
+    }
+    assert_eq!(v["passed"], true);
+}
+
 #[test]
 fn a_drive_that_ignores_flush_is_caught_losing_data() {
     let dir = tempfile::tempdir().unwrap();

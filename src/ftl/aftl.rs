@@ -18,6 +18,13 @@
 //! reclaim:      below `gc_low_free_blocks` free blocks: take the cheaper of the detached
 //!               block with fewest valid pages (demote them all) and a forced fold of the
 //!               oldest replacement block (everything copied), until `gc_high_free_blocks`
+//! mount:        (power-up) blocks' roles and the coarse table from the OOB tags alone
+//!               (`twolevel` mount); the fine table rebuilt by that scan: an entry for
+//!               every live page of a replacement or detached block, inserted oldest
+//!               sequence number first so the newest are most recently used; past
+//!               `fine_slots`, the oldest are demoted as above (a detached page copied
+//!               to its primary) — the RAM table cannot start cold, since a detached
+//!               page is reachable only through it
 //! ```
 //! Choices the sources leave open, fixed here and documented: fine entries are created for
 //! pages written to a replacement block (the CFTL paper: "valid data in replacement blocks,
@@ -113,6 +120,8 @@ pub struct Aftl {
     fold_copies: u64,
     detaches: u64,
     detached_reclaims: u64,
+    /// What the mount did, when the FTL was built by one ([`Ftl::recover`]).
+    mounted: Option<twolevel::MountStats>,
 }
 
 /// Builds an AFTL.
@@ -159,6 +168,7 @@ impl Aftl {
             fold_copies: 0,
             detaches: 0,
             detached_reclaims: 0,
+            mounted: None,
         })
     }
 
@@ -281,10 +291,16 @@ impl Aftl {
 
     /// Demotes fine node `n` to the coarse table (see the header).
     fn demote(&mut self, n: u32, nand: &mut Nand) {
-        self.demotions += 1;
         let lpn = self.fine.key(n);
         let ppn = Ppn(self.fine_ppn[n as usize]);
         self.fine_drop(n);
+        self.demote_page(lpn, ppn, nand);
+    }
+
+    /// Makes `lpn`, live at `ppn` and no longer fine-mapped, reachable through the coarse
+    /// table: a page of a detached block is copied to its offset in the primary.
+    fn demote_page(&mut self, lpn: u32, ppn: Ppn, nand: &mut Nand) {
+        self.demotions += 1;
         let b = self.geo.block_of(ppn).0;
         if self.blocks.role(b) == Role::Detached {
             let lbn = lpn / self.np;
@@ -311,17 +327,26 @@ impl Aftl {
 
     /// Folds logical block `lbn` (coarse node `c`). `defer` keeps fine-mapped replacement
     /// pages in place (natural fold); otherwise they are copied and lose their fine entry.
-    fn fold(&mut self, c: u32, defer: bool, nand: &mut Nand) -> Result<(), FtlError> {
+    /// `host`: the write that needed the fold, programmed in the new primary before the
+    /// old blocks are erased.
+    fn fold(
+        &mut self,
+        c: u32,
+        defer: bool,
+        host: Option<Lpn>,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c);
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
         let fine = &self.fine;
         let mut dropped = std::mem::take(&mut self.dropped);
         dropped.clear();
-        let f = self.blocks.fold(
+        let f = self.blocks.fold_for(
             nand,
             lbn,
             p,
             r,
+            host,
             |lpn| defer && fine.find(lpn.0).0 != NIL,
             |lpn, _| {
                 // Only replacement pages can be fine-mapped (and only they are reported).
@@ -346,7 +371,9 @@ impl Aftl {
         Ok(())
     }
 
-    /// [`Ftl::write`] of one page.
+    /// [`Ftl::write`] of one page. The old copy is invalidated only once the new one is
+    /// programmed (its block may be erased then: a detached block left empty, a fold's
+    /// old blocks), so a power cut in between finds one or the other on flash.
     fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         if self.blocks.free_count() < self.gc_low {
             self.reclaim(nand)?;
@@ -355,9 +382,6 @@ impl Aftl {
         if n != NIL {
             self.fine_drop(n);
         }
-        if let Some(old) = old {
-            self.invalidate(old, nand);
-        }
         let lbn = lpn.0 / self.np;
         let off = lpn.0 % self.np;
         let c = self.coarse_node(lbn);
@@ -365,23 +389,30 @@ impl Aftl {
         let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
         self.coarse_p[c as usize] = p;
         self.coarse_r[c as usize] = r;
-        let dst = match placed {
+        match placed {
             Some(Placement::InPlace(ppn)) => {
                 nand.program(ppn, lpn, Cause::Host);
-                return Ok(());
+                if let Some(old) = old {
+                    self.invalidate(old, nand);
+                }
             }
-            Some(Placement::Appended(ppn)) => ppn,
-            None => {
-                // R is full: fold. The old copy is already invalid, so the new primary's
-                // page `off` stays erased and the data goes there in place.
-                self.fold(c, self.cfg.defer_gc, nand)?;
-                let ppn = self.blocks.page(self.coarse_p[c as usize], off);
+            Some(Placement::Appended(ppn)) => {
                 nand.program(ppn, lpn, Cause::Host);
-                return Ok(());
+                if let Some(old) = old {
+                    self.invalidate(old, nand);
+                }
+                self.fine_insert(lpn, ppn, nand);
             }
-        };
-        nand.program(dst, lpn, Cause::Host);
-        self.fine_insert(lpn, dst, nand);
+            None => {
+                // R is full: fold. The old copy (in P or R) is invalidated first so the
+                // fold leaves the new primary's page `off` erased; the fold programs the
+                // data there before it erases P and R.
+                if let Some(old) = old {
+                    self.invalidate(old, nand);
+                }
+                self.fold(c, self.cfg.defer_gc, Some(lpn), nand)?;
+            }
+        }
         Ok(())
     }
 
@@ -437,17 +468,17 @@ impl Aftl {
                     self.demote(n, nand);
                 }
                 self.scratch = pages;
-                debug_assert_eq!(self.blocks.role(d), Role::Free);
+                debug_assert!(matches!(self.blocks.role(d), Role::Free | Role::Retired));
             } else if let Some(r) = fold_victim {
                 let c = self.coarse.find(self.blocks.owner(r)).0;
                 self.forced_folds += 1;
-                self.fold(c, false, nand)?;
+                self.fold(c, false, None, nand)?;
             } else {
                 break;
             }
         }
         if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
+            return Err(self.blocks.out_of_space());
         }
         // The next reclaim weighs (and usually folds) the then-oldest replacement block:
         // fetch its blocks now.
@@ -526,6 +557,11 @@ impl Ftl for Aftl {
         out.insert("ftl.aftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.aftl.detached_blocks".into(), self.detaches);
         out.insert("ftl.aftl.detached_reclaims".into(), self.detached_reclaims);
+        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
+        // What the mount did (only after one: a fresh device has nothing to say).
+        if let Some(m) = &self.mounted {
+            m.counters(out);
+        }
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -534,6 +570,41 @@ impl Ftl for Aftl {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    /// Mount (see the header and [`twolevel`]): the blocks' roles and the coarse table
+    /// from the OOB tags; the fine table rebuilt from the live pages of replacement and
+    /// detached blocks, newest most recently used, so it holds what it held at the cut
+    /// minus the read order; detached pages that no longer fit are demoted.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        debug_assert!(self.coarse.is_empty() && self.fine.is_empty(), "fresh AFTL");
+        let m = self
+            .blocks
+            .mount(nand, tags, self.logical_pages, true, "aftl")?;
+        self.mounted = Some(m.stats);
+        for &(lbn, p, r) in &m.lbns {
+            let c = self.coarse_node(lbn);
+            self.coarse_p[c as usize] = p;
+            self.coarse_r[c as usize] = r;
+        }
+        for &d in &m.detached {
+            self.detached.insert((nand.valid_count(BlockId(d)), d));
+        }
+        let slots = self.fine.capacity() as usize;
+        let keep = m.logged.len().saturating_sub(slots);
+        for &(_, lpn, ppn) in &m.logged[..keep] {
+            self.demote_page(lpn, Ppn(ppn), nand);
+        }
+        for &(_, lpn, ppn) in &m.logged[keep..] {
+            let n = self.fine.insert(lpn);
+            self.fine_ppn[n as usize] = ppn;
+            self.lru_push_mru(n);
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {
@@ -577,7 +648,7 @@ impl Ftl for Aftl {
                         );
                     }
                 }
-                Role::Free | Role::Primary | Role::Replacement => {}
+                Role::Free | Role::Primary | Role::Replacement | Role::Retired => {}
             }
         }
         assert_eq!(detached, self.detached.len(), "detached set");

@@ -19,6 +19,10 @@
 //! every `nur_period_lookups` lookups (NUR, Table 1 of the paper):
 //!     nodes with (R, M) = (0, 0) go back to coarse (their fine node is freed);
 //!     then R and M are cleared everywhere
+//! mount (power-up): blocks' roles and the coarse table from the OOB tags alone
+//!     (`twolevel` mount); the short and long tables, hit counts and NUR bits only
+//!     cache what the coarse table finds, in RAM: they start cold and fill again by
+//!     promotion
 //! ```
 //! The fine tables are a two-level software TLB over NFTL-style blocks (NAND side:
 //! [`super::twolevel`]). A fine node mirrors its whole cluster — writes, trims and folds
@@ -348,6 +352,8 @@ pub struct Cftl {
     forced_folds: u64,
     fold_copies: u64,
     fold_fine_updates: u64,
+    /// What the mount did, when the FTL was built by one ([`Ftl::recover`]).
+    mounted: Option<twolevel::MountStats>,
 }
 
 /// Builds a CFTL.
@@ -401,6 +407,7 @@ impl Cftl {
             forced_folds: 0,
             fold_copies: 0,
             fold_fine_updates: 0,
+            mounted: None,
         })
     }
 
@@ -629,10 +636,14 @@ impl Cftl {
     }
 
     /// Folds the logical block of coarse slot `c`; cached slots of moved pages follow.
-    fn fold(&mut self, c: u32, nand: &mut Nand) -> Result<(), FtlError> {
+    /// `host`: the write that needed the fold, programmed in the new primary before the
+    /// old blocks are erased (so a power cut cannot lose both its old and new copy).
+    fn fold(&mut self, c: u32, host: Option<Lpn>, nand: &mut Nand) -> Result<(), FtlError> {
         let lbn = self.coarse.key(c / self.sbf) * self.sbf + c % self.sbf;
         let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let f = self.blocks.fold(nand, lbn, p, r, |_| false, |_, _| {})?;
+        let f = self
+            .blocks
+            .fold_for(nand, lbn, p, r, host, |_| false, |_, _| {})?;
         debug_assert!(!f.detached);
         self.fold_fine_updates += self.follow_fold(lbn, f.primary, nand);
         self.folds += 1;
@@ -703,15 +714,18 @@ impl Cftl {
         self.coarse_p[c as usize] = p;
         self.coarse_r[c as usize] = r;
         let dst = match placed {
-            Some(Placement::InPlace(ppn) | Placement::Appended(ppn)) => ppn,
+            Some(Placement::InPlace(ppn) | Placement::Appended(ppn)) => {
+                nand.program(ppn, lpn, Cause::Host);
+                ppn
+            }
             None => {
                 // R is full: fold; the old copy is invalid, so the new primary's page
-                // `off` is erased and the data goes there.
-                self.fold(c, nand)?;
+                // `off` is erased, and the fold programs the data there before it erases
+                // the old blocks.
+                self.fold(c, Some(lpn), nand)?;
                 self.blocks.page(self.coarse_p[c as usize], off)
             }
         };
-        nand.program(dst, lpn, Cause::Host);
         match level {
             Level::Short(n) => {
                 let s = self.short.slot(n, lpn.0);
@@ -772,10 +786,10 @@ impl Cftl {
             };
             let c = self.coarse_slot(self.blocks.owner(r)).0;
             self.forced_folds += 1;
-            self.fold(c, nand)?;
+            self.fold(c, None, nand)?;
         }
         if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
+            return Err(self.blocks.out_of_space());
         }
         // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
         if let Some(r) = self.blocks.oldest_replacement() {
@@ -865,6 +879,11 @@ impl Ftl for Cftl {
         out.insert("ftl.cftl.forced_folds".into(), self.forced_folds);
         out.insert("ftl.cftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.cftl.fold_fine_updates".into(), self.fold_fine_updates);
+        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
+        // What the mount did (only after one: a fresh device has nothing to say).
+        if let Some(m) = &self.mounted {
+            m.counters(out);
+        }
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -873,6 +892,27 @@ impl Ftl for Cftl {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    /// Mount (see the header and [`twolevel`]): the blocks' roles and the coarse table
+    /// from the OOB tags. The short and long tables and the hit counts are a cache of the
+    /// coarse table kept in RAM only: they start cold and fill again by promotion.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        debug_assert!(self.coarse.is_empty(), "fresh CFTL");
+        let m = self
+            .blocks
+            .mount(nand, tags, self.logical_pages, false, "cftl")?;
+        self.mounted = Some(m.stats);
+        for &(lbn, p, r) in &m.lbns {
+            let c = self.coarse_slot_mut(lbn);
+            self.coarse_p[c as usize] = p;
+            self.coarse_r[c as usize] = r;
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {

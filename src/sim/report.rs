@@ -435,8 +435,8 @@ pub(crate) fn assemble(
     let resolved = dev.resolved();
     if dev.nand().worn_out_blocks() > 0 {
         warnings.push(format!(
-            "{} blocks reached their endurance of {} P/E cycles (the page FTL and DFTL retire \
-             them: ftl.retired_blocks; the block-mapped FTLs keep using them)",
+            "{} blocks reached their endurance of {} P/E cycles (the page FTL, DFTL, AFTL and \
+             CFTL retire them: ftl.retired_blocks; NFTL, BAST, FAST and FASTer keep using them)",
             dev.nand().worn_out_blocks(),
             resolved.endurance_cycles
         ));
