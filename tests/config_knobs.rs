@@ -10,7 +10,7 @@ use ssdlab::ftl::{FtlConfig, FtlKind, knob};
 fn other_value(key: &str, v: &toml::Value) -> toml::Value {
     let s = |x: &str| toml::Value::String(x.into());
     match (key, v) {
-        ("gc", _) => s("fifo"),
+        ("gc", _) => s("cost-benefit"),
         ("placement", _) => s("by-address"),
         ("channel_placement", _) => s("one-channel"),
         ("mgmt_block", _) => s("16KiB"),
@@ -109,4 +109,27 @@ fn a_knob_set_to_its_default_is_accepted_by_every_ftl() {
 fn gc_d_without_d_choices_is_refused() {
     let e = design("page", "gc_d", toml::Value::Integer(4), &[]).unwrap_err();
     assert_eq!(e.key(), Some("ftl.gc_d"), "{e}");
+}
+
+/// DFTL with FIFO has no steady state under random writes below 100 % over-provisioning
+/// (docs/ftls.md): refused up front naming the key and the fix, accepted at 100 %.
+#[test]
+fn dftl_with_fifo_is_refused_below_full_over_provisioning() {
+    let load = |op: f64| {
+        let text = format!(
+            "[device]\ncapacity = \"1GiB\"\nop_percent = {op:.1}\n[ftl]\nname = \"dftl\"\ngc = \"fifo\"\n"
+        );
+        Config::load(None, Some(("fifo.toml", &text)))
+            .unwrap()
+            .validate()
+            .map(drop)
+    };
+    match load(7.0) {
+        Err(ConfigError::Value { key, expected, .. }) => {
+            assert_eq!(key, "ftl.gc");
+            assert!(expected.contains("device.op_percent >= 100"), "{expected}");
+        }
+        r => panic!("dftl + fifo at 7% OP: {r:?}"),
+    }
+    load(100.0).expect("dftl + fifo at 100% OP");
 }
