@@ -219,10 +219,10 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
         let writes = (logical as f64 * cfg.fill_percent.unwrap_or(100.0) / 100.0).round() as u64;
         for _ in 0..writes {
-            dev.write_untimed(rng.gen_range(0..logical))?;
+            u.write(rng.gen_range(0..logical))?;
         }
         notes.push(format!(
-            "preconditioned: {writes} random page writes over all {logical} logical pages, from empty"
+            "preconditioned: {writes} random {unit} writes over all {logical} {what}, from empty"
         ));
     }
     if cfg.precondition == Precondition::Steady {
