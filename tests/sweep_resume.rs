@@ -213,7 +213,7 @@ key = "ftl.name"
 values = ["page", "dftl"]
 [[axis]]
 key = "ftl.gc"
-values = ["greedy", "fifo", "cost-benefit"]
+values = ["greedy", "d-choices", "cost-benefit"]
 "#,
     )
     .unwrap();
