@@ -882,9 +882,10 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         tags: &[Option<crate::data::StoredTag>],
     ) -> Result<(), String> {
         let lp = self.logical_pages;
-        let mut data = vec![0u32; lp as usize];
-        let mut data_seq = vec![0u32; lp as usize];
-        let mut tseq = vec![0u32; self.gtd.len()];
+        // Per logical page and per translation page the newest copy wins; a GC copy keeps
+        // its source's sequence number and wins the tie by its later program (a cut in
+        // the middle of a collection then finds the copies, not the half-emptied victim).
+        let data = super::recovery::newest(tags, lp as u64);
         self.gtd.fill(0);
         let mut trans_block = vec![false; self.bm.geo.blocks() as usize];
         for (i, t) in tags.iter().enumerate() {
@@ -895,15 +896,14 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
                     continue;
                 }
                 trans_block[i / self.np as usize] = true;
-                if self.gtd[m] == 0 || t.seq > tseq[m] {
+                let cur = self.gtd[m];
+                if cur == 0
+                    || super::recovery::newer(
+                        t,
+                        tags[(cur - 1) as usize].as_ref().expect("programmed"),
+                    )
+                {
                     self.gtd[m] = i as u32 + 1;
-                    tseq[m] = t.seq;
-                }
-            } else if t.lpn < lp {
-                let l = t.lpn as usize;
-                if data[l] == 0 || t.seq > data_seq[l] {
-                    data[l] = i as u32 + 1;
-                    data_seq[l] = t.seq;
                 }
             }
         }
