@@ -49,33 +49,7 @@ fn retired_blocks_are_never_erased_again() {
     // between the first retirement and the end of life is narrow: step up to it.
     let mut seen_retired = false;
     for ftl in ["page", "dftl"] {
-        for requests in (100_000..=170_000).step_by(2_000) {
-            let r = match run(
-                &config(ftl, requests),
-                RunOptions {
-                    check: true,
-                    ..Default::default()
-                },
-            ) {
-                Ok(out) => out.report,
-                Err(SimError::Ftl(FtlError::EndOfLife { .. })) => break,
-                Err(e) => panic!("{ftl} {requests}: {e}"),
-            };
-            let retired = r.counters["ftl.retired_blocks"];
-            assert_eq!(
-                retired, r.counters["nand.worn_out_blocks"],
-                "{ftl} {requests}"
-            );
-            assert!(
-                r.erase_count.max <= 40,
-                "{ftl} {requests}: {}",
-                r.erase_count.max
-            );
-            if retired > 0 {
-                seen_retired = true;
-                break;
-            }
-        }
+        seen_retired |= step_to_first_retirement(ftl, (100_000..=170_000).step_by(2_000));
     }
     assert!(
         seen_retired,
@@ -105,37 +79,44 @@ fn hash_ftls_retire_worn_blocks_and_reach_end_of_life() {
         }
         // Random page writes fold often here (WA far above the page FTL's), so the
         // first retirement comes after some thousands of writes: step up to it.
-        let mut seen_retired = false;
-        for requests in (4_000..=20_000).step_by(400) {
-            let r = match run(
-                &config(ftl, requests),
-                RunOptions {
-                    check: true,
-                    ..Default::default()
-                },
-            ) {
-                Ok(out) => out.report,
-                Err(SimError::Ftl(FtlError::EndOfLife { .. })) => break,
-                Err(e) => panic!("{ftl} {requests}: {e}"),
-            };
-            let retired = r.counters["ftl.retired_blocks"];
-            assert_eq!(
-                retired, r.counters["nand.worn_out_blocks"],
-                "{ftl} {requests}"
-            );
-            assert!(
-                r.erase_count.max <= 40,
-                "{ftl} {requests}: {}",
-                r.erase_count.max
-            );
-            if retired > 0 {
-                seen_retired = true;
-                break;
-            }
-        }
+        let seen_retired = step_to_first_retirement(ftl, (4_000..=20_000).step_by(400));
         assert!(
             seen_retired,
             "{ftl}: no run retired a block before the end of life"
         );
     }
+}
+
+/// Runs `ftl` in check mode (every page compared with the host's view, the block
+/// manager's invariants) at each request count in turn until a block is retired or the
+/// drive reaches its end of life; every run has retired = worn-out blocks and no block
+/// erased beyond its rating of 40. Whether a retirement was seen.
+fn step_to_first_retirement(ftl: &str, requests: impl Iterator<Item = u64>) -> bool {
+    for requests in requests {
+        let r = match run(
+            &config(ftl, requests),
+            RunOptions {
+                check: true,
+                ..Default::default()
+            },
+        ) {
+            Ok(out) => out.report,
+            Err(SimError::Ftl(FtlError::EndOfLife { .. })) => return false,
+            Err(e) => panic!("{ftl} {requests}: {e}"),
+        };
+        let retired = r.counters["ftl.retired_blocks"];
+        assert_eq!(
+            retired, r.counters["nand.worn_out_blocks"],
+            "{ftl} {requests}"
+        );
+        assert!(
+            r.erase_count.max <= 40,
+            "{ftl} {requests}: {}",
+            r.erase_count.max
+        );
+        if retired > 0 {
+            return true;
+        }
+    }
+    false
 }
