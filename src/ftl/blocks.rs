@@ -366,6 +366,26 @@ impl<V: VictimPolicy> Blocks<V> {
         Some(BlockId(cold))
     }
 
+    /// Erases every closed block of `unit` that holds no valid page and returns how
+    /// many it freed. Such a block needs no copies (so no map updates), which makes this
+    /// the one reclaim that is safe inside any other operation, a collection included.
+    /// A scan over the unit's blocks: called only when the unit is at its GC threshold.
+    #[cold]
+    pub(super) fn erase_empty(&mut self, unit: u32, nand: &mut Nand) -> usize {
+        let bpu = self.unit_geo.blocks_per_plane;
+        let mut freed = 0;
+        for b in unit * bpu..(unit + 1) * bpu {
+            let id = BlockId(b);
+            if self.role[b as usize] == Role::Closed && nand.valid_count(id) == 0 {
+                self.policy.remove(id);
+                self.gc_victims += 1;
+                self.erase_release(id, Cause::Gc, nand);
+                freed += 1;
+            }
+        }
+        freed
+    }
+
     /// The closed block of `unit` with the fewest valid pages, removed from the
     /// policy's candidates (a scan: emergencies only).
     #[cold]

@@ -22,9 +22,11 @@
 //!   data victim: copy valid pages; a cached lpn's CMT entry takes the new address
 //!             (dirty, reaches flash on eviction); the others are grouped by translation
 //!             page and each page is rewritten once (batch update: 1 read + 1 write)
-//! translation write with no room: when the unit with the most free blocks is at its
-//!             GC threshold, collect that unit first (foreground GC; never the unit
-//!             whose collection is under way, never more than one level deep)
+//! translation write with no room: a unit at its GC threshold first erases its closed
+//!             blocks without a valid page (no copies, so safe at any depth); when the
+//!             unit with the most free blocks is still at its GC threshold, collect
+//!             that unit first (foreground GC; never the unit whose collection is
+//!             under way, never more than one level deep)
 //! ```
 //! Translation reads and writes are NAND operations of cause `Map`; GC copies and erases
 //! of both block kinds are cause `Gc`. A read of an lpn whose translation page exists
@@ -234,6 +236,9 @@ pub struct Dftl<V: VictimPolicy> {
     gc_trans_victims: u64,
     /// Collections a translation write started because no unit had room for it.
     foreground_collections: u64,
+    /// Blocks without a valid page erased on the spot because a translation write
+    /// found its unit at the GC threshold.
+    empty_erases: u64,
     gc_cmt_updates: u64,
     gc_trans_updates: u64,
     gc_batched_entries: u64,
@@ -301,6 +306,7 @@ impl<V: VictimPolicy> Dftl<V> {
             batched_entries: 0,
             gc_trans_victims: 0,
             foreground_collections: 0,
+            empty_erases: 0,
             gc_cmt_updates: 0,
             gc_trans_updates: 0,
             gc_batched_entries: 0,
@@ -531,7 +537,11 @@ impl<V: VictimPolicy> Dftl<V> {
             return Ok(unit);
         }
         if self.bm.free(unit) <= self.bm.gc_low as usize {
+            self.empty_erases += self.bm.erase_empty(unit, nand) as u64;
+        }
+        if self.bm.free(unit) <= self.bm.gc_low as usize {
             unit = self.most_free_unit(None);
+            self.empty_erases += self.bm.erase_empty(unit, nand) as u64;
         }
         if self.bm.free(unit) <= self.bm.gc_low as usize && !self.nested_gc {
             let target = self.most_free_unit(self.collecting);
@@ -855,6 +865,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
             "ftl.gc.foreground_collections".into(),
             self.foreground_collections,
         );
+        out.insert("ftl.gc.empty_erases".into(), self.empty_erases);
         out.insert(
             "ftl.gc.victim_valid_pages".into(),
             self.bm.gc_victim_valid_pages,
