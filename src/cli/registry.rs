@@ -367,6 +367,14 @@ impl TypedValueParser for NameList {
 
 /// `  name           description` lines, for `ssdlab list` and `hybrid --list`.
 pub fn lines(named: &[Named], width: usize) -> String {
+    // A name longer than the column widens it for the whole list, so descriptions stay
+    // aligned and never run into the name.
+    let width = named
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0)
+        .max(width);
     named
         .iter()
         .map(|(n, d)| format!("  {n:<width$} {d}\n"))
@@ -376,6 +384,13 @@ pub fn lines(named: &[Named], width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_names_widen_the_column() {
+        let named: Vec<Named> = vec![("ab", "x".into()), ("abcdefgh", "y".into())];
+        assert_eq!(lines(&named, 4), "  ab       x\n  abcdefgh y\n");
+        assert_eq!(lines(&named[..1], 4), "  ab   x\n");
+    }
 
     #[test]
     fn serde_enums_list_their_config_names() {
