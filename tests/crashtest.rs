@@ -30,7 +30,7 @@ const RECOVERING: &[(&str, &[&str])] = &[
     ("page", &[]),
     ("nftl", &[]),
     ("bast", &[]),
-    ("dftl", &["--op", "13"]),
+    ("dftl", &["--op", "16"]),
 ];
 
 fn check_designs(v: &serde_json::Value, seed: u64) -> u64 {

@@ -145,9 +145,17 @@ pub fn page_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<
 /// first victim is erased; the page FTL's thresholds count one of each. Translation
 /// blocks come from the unit with the most free blocks, which is always the unit being
 /// collected on a one-unit device (two more) but may be any unit, the collected one
-/// included when all sit at the threshold, on larger ones (one more).
+/// included when all sit at the threshold, on larger ones (one more). On top of that, two
+/// blocks of headroom for a collection's translation writes: a data victim's batch update
+/// can write up to one translation page per page moved (a block's worth), and the victims
+/// a pass takes before the translation blocks they leave stale become the cheapest ones
+/// drain the unit meanwhile. Measured under sustained random overwrites at 7 %
+/// over-provisioning: android-emmc at 2 GiB (one unit) ran out with one block of headroom
+/// and ran with two; ssd-b at 256 MiB with cost-benefit ran out with one and ran with
+/// three in the low and high thresholds (docs/ftls.md).
 pub fn dftl_extra_free(units: u32) -> u32 {
-    if units == 1 { 2 } else { 1 }
+    const BATCH_HEADROOM: u32 = 2;
+    (if units == 1 { 2 } else { 1 }) + BATCH_HEADROOM
 }
 
 /// DFTL's organisation: as the page FTL's (no wear-leveling frontier), with an equal
