@@ -56,7 +56,8 @@ impl WriteBuffer for Lru {
             return [None, None];
         }
         // A pipeline two victims deep: the tail's and its predecessor's nodes were
-        // fetched on earlier calls; the node after them in eviction order is fetched now.
+        // fetched on earlier calls (or walked by the last writes); the node after them
+        // in eviction order is fetched now.
         let links = &self.slots.links;
         let tail = self.list.tail;
         let before = links.prev(tail);
@@ -66,8 +67,13 @@ impl WriteBuffer for Lru {
                 links.prefetch(after);
             }
         }
-        // The next miss removes the tail's key from the map: fetch its slot too.
-        self.slots.map.prefetch(self.slots.lpn(tail));
+        // The next miss removes the tail's page from the index: its group entry was
+        // fetched on the previous call (the tail was then the page before it), so its
+        // line can be fetched now; the page before it gets its group entry fetched.
+        self.slots.map.prefetch_line(self.slots.lpn(tail));
+        if before != NIL {
+            self.slots.map.prefetch(self.slots.lpn(before));
+        }
         [
             Some(Lpn(self.slots.lpn(tail))),
             (before != NIL).then(|| Lpn(self.slots.lpn(before))),
