@@ -65,7 +65,7 @@ for r in $(seq "$rounds"); do
             bin=$base
             [ $b = new ] && bin=$new
             # shellcheck disable=SC2086
-            /usr/bin/time -f "$name $b %e %M" -a -o "$results" \
+            /usr/bin/time -f "$name $b %e %U %M" -a -o "$results" \
                 "$bin" run --trace "$trace" --format ascii --qd 32 -q $args >/dev/null 2>&1
         done
     done
@@ -74,19 +74,21 @@ done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$results" <<'EOF'
 import statistics, sys
+# Wall-clock and user CPU time: on a loaded machine the wall clock includes waiting for
+# a CPU; user time does not (but still grows with cache contention).
 runs = {}
 for line in open(sys.argv[1]):
-    name, b, s, kb = line.split()
-    runs.setdefault((name, b), []).append((float(s), int(kb)))
-print(f"{'design':8} {'binary':6} {'median s':>9} {'runs s':28} {'peak MB':>8}")
+    name, b, wall, user, kb = line.split()
+    runs.setdefault((name, b), []).append((float(wall), float(user), int(kb)))
+med = lambda v, i: statistics.median(r[i] for r in v)
+print(f"{'design':8} {'binary':6} {'wall s':>7} {'user s':>7} {'wall runs':24} {'peak MB':>8}")
 for (name, b), v in sorted(runs.items()):
-    times = [t for t, _ in v]
-    print(f"{name:8} {b:6} {statistics.median(times):9.2f} {' '.join(f'{t:.2f}' for t in times):28} "
-          f"{max(k for _, k in v) / 1024:8.0f}")
+    print(f"{name:8} {b:6} {med(v, 0):7.2f} {med(v, 1):7.2f} "
+          f"{' '.join(f'{r[0]:.2f}' for r in v):24} {max(r[2] for r in v) / 1024:8.0f}")
 for b in ("base", "new"):
     lru, none = runs.get(("lru", b)), runs.get(("none", b))
     if lru and none:
-        m = lambda v: statistics.median(t for t, _ in v)
-        print(f"{b}: buffered / unbuffered = {m(lru) / m(none):.2f} (target <= 1.3)")
+        print(f"{b}: buffered / unbuffered = {med(lru, 0) / med(none, 0):.2f} wall, "
+              f"{med(lru, 1) / med(none, 1):.2f} user (target <= 1.3)")
 EOF
 rm -f "$results"
