@@ -109,6 +109,11 @@ impl Ncq {
         self.waiting.front()
     }
 
+    /// The waiting command `i` places behind the oldest (in arrival order).
+    pub fn get(&self, i: usize) -> Option<&QueuedCommand> {
+        self.waiting.get(i)
+    }
+
     /// The newest waiting command.
     pub fn back(&self) -> Option<&QueuedCommand> {
         self.waiting.back()

@@ -47,6 +47,12 @@ impl WriteBuffer for Lru {
 
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
+        // The group entry was asked for one command ago (prefetch_early).
+        self.slots.map.prefetch_line(lpn.0);
+    }
+
+    #[inline]
+    fn prefetch_early(&self, lpn: Lpn) {
         self.slots.map.prefetch(lpn.0);
     }
 
@@ -55,22 +61,29 @@ impl WriteBuffer for Lru {
         if self.list.len < self.cap {
             return [None, None];
         }
-        // A pipeline two victims deep: the tail's and its predecessor's nodes were
-        // fetched on earlier calls; the node after them in eviction order is fetched now.
+        // Victims in eviction order v0 (the tail), v1, v2, v3: a pipeline one level of
+        // indirection deeper per victim, so that each call reads only what earlier
+        // calls fetched. v0's index line was fetched on the last call, v1's line is
+        // fetched now (its group entry was fetched on the last call), v2's group entry
+        // now (its node was fetched on the last call), v3's node now.
         let links = &self.slots.links;
-        let tail = self.list.tail;
-        let before = links.prev(tail);
-        if before != NIL {
-            let after = links.prev(before);
-            if after != NIL {
-                links.prefetch(after);
+        let map = &self.slots.map;
+        let v0 = self.list.tail;
+        let v1 = links.prev(v0);
+        if v1 != NIL {
+            map.prefetch_line(links.key(v1));
+            let v2 = links.prev(v1);
+            if v2 != NIL {
+                map.prefetch(links.key(v2));
+                let v3 = links.prev(v2);
+                if v3 != NIL {
+                    links.prefetch(v3);
+                }
             }
         }
-        // The next miss removes the tail's key from the map: fetch its slot too.
-        self.slots.map.prefetch(self.slots.lpn(tail));
         [
-            Some(Lpn(self.slots.lpn(tail))),
-            (before != NIL).then(|| Lpn(self.slots.lpn(before))),
+            Some(Lpn(links.key(v0))),
+            (v1 != NIL).then(|| Lpn(links.key(v1))),
         ]
     }
 

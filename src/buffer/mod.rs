@@ -109,6 +109,10 @@ pub trait WriteBuffer: Send {
     /// Hints that `lpn` will be referenced soon (the simulator passes the next waiting
     /// command's first page), so the lookup's cache miss overlaps current work.
     fn prefetch(&self, _lpn: Lpn) {}
+    /// Hints that `lpn` will be referenced after the next command (the simulator passes
+    /// the command after it): a policy whose lookup has two levels fetches the first, so
+    /// that [`WriteBuffer::prefetch`] can fetch the second one command later.
+    fn prefetch_early(&self, _lpn: Lpn) {}
     /// The pages the policy will evict next and the one after, when it knows them (an
     /// LRU's tail): the simulator has the FTL fetch their map entries early, so writing
     /// them back does not wait on cache misses.

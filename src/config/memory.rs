@@ -5,9 +5,10 @@
 //! sizes of its element types, not published numbers): `src/nand.rs` keeps a 4-byte OOB
 //! tag per page (8 with `track_write_seq`), a validity bit per page (a second bit for
 //! FTLs that program out of order) and 16 bytes of state per block; the page FTL and
-//! DFTL a 4-byte map entry per logical page; the buffer a hash slot pair and list links
-//! per buffered page (`src/buffer/core.rs`). `tests/config_memory.rs` checks the total
-//! against the process's resident-set growth.
+//! DFTL a 4-byte map entry per logical page; the buffer a page index (4 B per 16
+//! logical pages, a line per present group) and list links per buffered page
+//! (`src/buffer/core.rs`). `tests/config_memory.rs` checks the total against the
+//! process's resident-set growth.
 
 use super::Config;
 use crate::buffer::{BufferKind, BufferShape};
@@ -103,11 +104,19 @@ fn key_map_bytes(n: u64) -> u64 {
     (n.max(8) * 2).next_power_of_two() * 8
 }
 
+/// A page index (`PageIndex`) over `logical` pages holding up to `n`: its group table
+/// (4 B per 16 pages, grown to a power of two) and at most one 64-byte line per present
+/// page, or per group when groups are fewer.
+fn page_index_bytes(n: u64, logical: u64) -> u64 {
+    let groups = logical.div_ceil(16).max(1);
+    groups.next_power_of_two() * 4 + n.min(groups) * 64
+}
+
 fn buffer_bytes(kind: BufferKind, shape: &BufferShape, track_seq: bool) -> u64 {
     let n = shape.capacity_pages as u64;
-    // Page slots: map, links (prev, next, key, tag), free list; policies add a few
+    // Page slots: index, links (prev, next, key, tag), free list; policies add a few
     // `u32`s per slot (counts, stamps, flags).
-    let mut bytes = key_map_bytes(n) + n * (16 + 4 + 8);
+    let mut bytes = page_index_bytes(n, shape.logical_pages) + n * (16 + 4 + 8);
     let block_granular = matches!(
         kind,
         BufferKind::Fab

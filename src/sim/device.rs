@@ -468,8 +468,21 @@ impl Device {
                     if matches!(c.req.op, OpKind::Read | OpKind::Write) {
                         b.policy.dispatched(Lpn(c.first_lpn), c.pages);
                     }
+                    // The next command's pages (first and last: it may span two
+                    // groups of the policy's index) and, one level shallower, those
+                    // of the command after it.
                     if let Some(next) = self.ncq.front() {
                         b.policy.prefetch(Lpn(next.first_lpn));
+                        if next.pages > 1 {
+                            b.policy.prefetch(Lpn(next.first_lpn + next.pages - 1));
+                        }
+                    }
+                    if let Some(after) = self.ncq.get(1) {
+                        b.policy.prefetch_early(Lpn(after.first_lpn));
+                        if after.pages > 1 {
+                            b.policy
+                                .prefetch_early(Lpn(after.first_lpn + after.pages - 1));
+                        }
                     }
                 }
                 cmd

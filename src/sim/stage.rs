@@ -174,7 +174,28 @@ impl BufferStage {
     /// Runs of consecutive dirty pages go to the FTL as one range (an FTL that rewrites
     /// whole units then rewrites each unit once); padding pages are read from flash and
     /// written back one by one.
+    #[inline]
     fn write_back(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
+        // The common case of a page policy: one dirty victim per host page and no
+        // version to stamp. The same FTL call as the general path, without its loop.
+        if let [e] = self.out.pages[..]
+            && !e.pad
+            && self.versions.is_none()
+        {
+            ftl.write_range(Lpn(e.lpn), 1, nand)?;
+            self.stats.flushed_pages += 1;
+            self.out.clear();
+            return Ok(());
+        }
+        if self.out.pages.is_empty() {
+            return Ok(());
+        }
+        self.write_back_runs(ftl, nand)
+    }
+
+    /// [`BufferStage::write_back`] of several pages, padding or versions.
+    #[inline(never)]
+    fn write_back_runs(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
         let pages = &self.out.pages;
         let mut i = 0;
         while i < pages.len() {
