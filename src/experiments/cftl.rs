@@ -164,8 +164,9 @@ impl Experiment for CftlRepro {
         ));
         intro.push_str(&format!(
             "The Andrew-like tree has {ANDREW_FILES} files, the size of the Andrew \
-             benchmark's source tree (Howard et al. 1988: about 70 files); the paper runs \
-             the benchmark as published. Until this version the reproduction used 1,000 \
+             benchmark's source tree (Howard et al. 1988: about 70 files, 200 KB; our \
+             generator's 1–64 KiB files make it about 1 MiB); the paper names the \
+             well-known benchmark and says nothing of enlarging it. Until this version the reproduction used 1,000 \
              files (200 in quick mode); the tree-size sensitivity experiment shows what \
              larger trees do.\n\n"
         ));
