@@ -121,6 +121,29 @@ fn cftl_reproduction_shows_the_papers_memory_trend() {
         common::holds(&claims, "C5"),
         model("aftl") < model("nftl-log")
     );
+    assert_eq!(
+        common::holds(&claims, "C3"),
+        model("cftl") <= 0.87 * model("nftl-log")
+    );
+    // The tree-size sweep (always run): the benchmark's own tree first, then larger
+    // ones; the footprint grows with the files, the fine tables answer a falling share,
+    // and its first row is the cost section's Andrew run.
+    let tree = rows(&std::fs::read_to_string(out.join("sensitivity_tree.csv")).unwrap());
+    assert_eq!(tree.len(), 4);
+    assert_eq!(tree[0]["andrew_files"], "70");
+    assert!(out.join("sensitivity_tree.svg").is_file());
+    for w in tree.windows(2) {
+        assert!(get(&w[1], "footprint_bytes") > get(&w[0], "footprint_bytes"));
+    }
+    assert!(
+        get(&tree[3], "cftl_fine_hit_share") < get(&tree[0], "cftl_fine_hit_share"),
+        "{tree:?}"
+    );
+    assert!((get(&tree[0], "cftl_ns_per_lookup") - model("cftl")).abs() < 0.1);
+    assert_eq!(
+        tree[0]["c3_c4_hold"] == "true",
+        common::holds(&claims, "C3") && common::holds(&claims, "C4")
+    );
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         summary.contains("244.1") && summary.contains("61.0"),

@@ -71,7 +71,24 @@ fn hdd_cache_reproduction_shows_the_papers_trends() {
         (part("second half") / part("first half") - 3.0).abs() < 0.01,
         "{f}"
     );
-    common::check_claims(&out);
+    let claims = common::check_claims(&out);
+    // H1 from setup.csv: the SSD against the HDD's disk average, which lies between the
+    // outer and inner zones' rates; the position sweep falls from outer to inner.
+    let s = std::fs::read_to_string(out.join("setup.csv")).unwrap();
+    let seq = |prefix: &str| field(s.lines().find(|l| l.starts_with(prefix)).unwrap(), 1);
+    let (avg, outer, inner) = (
+        seq("HDD desktop-7200 (disk average)"),
+        seq("HDD desktop-7200 (outer zone)"),
+        seq("HDD desktop-7200 (inner zone)"),
+    );
+    assert!(inner < avg && avg < outer, "{s}");
+    let ratio = seq("SSD ") / avg;
+    assert_eq!(common::holds(&claims, "H1"), (2.5..=3.5).contains(&ratio));
+    let p = std::fs::read_to_string(out.join("sensitivity_hdd_position.csv")).unwrap();
+    let mb_s: Vec<f64> = p.lines().skip(1).map(|l| field(l, 1)).collect();
+    assert_eq!(mb_s.len(), 9);
+    assert!(mb_s.windows(2).all(|w| w[1] < w[0]), "{p}");
+    assert!(out.join("sensitivity_link.svg").is_file());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains("does not hold"), "{md}");
     assert!(md.contains("−65%") && md.contains("paper"));
