@@ -11,8 +11,10 @@
 #   BASE=path/to/another/ssdlab (optional: run it too in each round, to compare builds)
 #   DESIGNS='--buffer none|' (designs separated by '|'; '' = the default preset)
 #   EXTRA='...' flags added to every ssdlab serve (e.g. --capacity)
-#   NICE=-20 runs servers and fio at this nice level (root only): on a machine shared
-#     with other work the measured processes then get the CPU almost as on an idle one
+#   PREFIX='chrt -f 10' runs servers and fio under this command: real-time priority
+#     (root) gives them the CPUs ahead of other work on a shared machine, close to an
+#     idle one (nice does not: autogroups share the CPU per session, whatever the nice
+#     level). It takes the CPUs from everything else for the run: keep runs short.
 # needs: fio (with the nbd engine), nbdkit, a Linux /proc.
 set -euo pipefail
 rounds=${1:-3}
@@ -39,12 +41,14 @@ one() {
     shift
     local sock=$dir/s.sock
     rm -f "$sock"
-    ${NICE:+nice -n "$NICE"} "$@" >"$dir/server.out" 2>&1 &
+    # shellcheck disable=SC2086
+    ${PREFIX:-} "$@" >"$dir/server.out" 2>&1 &
     local pid=$!
     wait_socket "$sock"
     local t0
     t0=$(cpu_ticks "$pid")
-    ${NICE:+nice -n "$NICE"} fio --name=w --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw=randwrite \
+    # shellcheck disable=SC2086
+    ${PREFIX:-} fio --name=w --ioengine=nbd --uri="nbd+unix:///?socket=$sock" --rw=randwrite \
         --bs=4k --iodepth=32 --size=1g --time_based --runtime="$secs" \
         --output-format=json --output="$dir/fio.json" >/dev/null
     local t1
@@ -60,7 +64,7 @@ print(f"{sys.argv[2]}\t{iops:.0f}\t{(t1 - t0) / clk * 1e6 / max(ios, 1):.2f}")
 EOF
 }
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)${PREFIX:+, under '$PREFIX'}" >&2
 IFS='|' read -r -a ds <<<"$designs"
 results=$dir/results
 for r in $(seq "$rounds"); do
