@@ -329,7 +329,7 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
         report.latency_ns_min as f64 / 1e3,
         report.latency_ns_max as f64 / 1e3,
         report.onsets,
-        report.mgmt_block
+        report.verdict()
     );
     if let Some(out) = &json {
         let v = serde_json::json!({

@@ -3,6 +3,13 @@
 //! (plus GC sources not yet erased) × page size + 16 B per physical page of tags and
 //! slot index. An overwritten page keeps its tag (a mount scan sees it programmed)
 //! but not its bytes.
+//!
+//! Slots live in chunks of 32 MiB, each reserved once: the pool grows without ever
+//! moving (a growing contiguous buffer is copied at each doubling, and for a moment holds
+//! twice the data), and a new slot is written once, by its payload, never zero-filled
+//! first. The chunks are not advised for transparent huge pages: measured under
+//! `ssdlab serve`, the kernel's zeroing of each fresh 2 MiB page took half the server's
+//! time, several times what the 4 KiB page faults cost (BENCHMARKS.md, 2026-11-24).
 
 use super::{PageStore, StoredTag};
 use crate::nand::Geometry;
@@ -22,7 +29,7 @@ pub struct MemoryStore {
     tag_program_seq: Vec<u32>,
     /// Pages holding metadata, one bit each.
     meta: Vec<u64>,
-    pool: Vec<u8>,
+    pool: Pool,
     free_slots: Vec<u32>,
     erase_counts: Vec<u32>,
 }
@@ -38,27 +45,19 @@ impl MemoryStore {
             tag_seq: crate::util::zeroed_vec(pages),
             tag_program_seq: crate::util::zeroed_vec(pages),
             meta: crate::util::zeroed_vec(pages.div_ceil(64)),
-            pool: Vec::new(),
+            pool: Pool::new(geo.page_size_bytes as usize),
             free_slots: Vec::new(),
             erase_counts: vec![0; geo.blocks() as usize],
         }
     }
 
-    fn slot(&mut self, ppn: u32) -> usize {
+    /// A free slot for `ppn`, or `None` when its payload is to be pushed as a new one.
+    fn reuse_slot(&mut self, ppn: u32) -> Option<u32> {
         debug_assert_eq!(
             self.slot_of[ppn as usize], 0,
             "program of a programmed page"
         );
-        let s = match self.free_slots.pop() {
-            Some(s) => s,
-            None => {
-                let s = (self.pool.len() / self.page_bytes) as u32;
-                self.pool.resize(self.pool.len() + self.page_bytes, 0);
-                s
-            }
-        };
-        self.slot_of[ppn as usize] = s + 1;
-        s as usize * self.page_bytes
+        self.free_slots.pop()
     }
 
     fn set_tag(&mut self, ppn: u32, tag: StoredTag) {
@@ -87,8 +86,14 @@ impl MemoryStore {
 
 impl PageStore for MemoryStore {
     fn program(&mut self, ppn: u32, tag: StoredTag, data: &[u8]) {
-        let at = self.slot(ppn);
-        self.pool[at..at + self.page_bytes].copy_from_slice(data);
+        let s = match self.reuse_slot(ppn) {
+            Some(s) => {
+                self.pool.page_mut(s).copy_from_slice(data);
+                s
+            }
+            None => self.pool.push(data),
+        };
+        self.slot_of[ppn as usize] = s + 1;
         self.set_tag(ppn, tag);
     }
 
@@ -102,9 +107,14 @@ impl PageStore for MemoryStore {
             // copy holds no bytes either.
             DROPPED => self.slot_of[dst as usize] = DROPPED,
             s => {
-                let from = (s - 1) as usize * self.page_bytes;
-                let to = self.slot(dst);
-                self.pool.copy_within(from..from + self.page_bytes, to);
+                let to = match self.reuse_slot(dst) {
+                    Some(to) => {
+                        self.pool.copy(s - 1, to);
+                        to
+                    }
+                    None => self.pool.push_copy(s - 1),
+                };
+                self.slot_of[dst as usize] = to + 1;
             }
         }
         self.set_tag(dst, tag);
@@ -136,8 +146,7 @@ impl PageStore for MemoryStore {
                 false
             }
             s => {
-                let at = (s - 1) as usize * self.page_bytes;
-                out.copy_from_slice(&self.pool[at..at + self.page_bytes]);
+                out.copy_from_slice(self.pool.page(s - 1));
                 true
             }
         }
@@ -158,6 +167,151 @@ impl PageStore for MemoryStore {
     }
 
     fn stored_bytes(&self) -> u64 {
-        (self.pool.len() - self.free_slots.len() * self.page_bytes) as u64
+        (self.pool.slots as usize - self.free_slots.len()) as u64 * self.page_bytes as u64
+    }
+}
+
+/// Bytes of one chunk of slots (a multiple of the 2 MiB huge page).
+const CHUNK_BYTES: usize = 32 << 20;
+
+/// Page-sized slots in fixed chunks that never move.
+struct Pool {
+    page_bytes: usize,
+    slots_per_chunk: usize,
+    /// Each chunk reserved at its full size; filled up to the slots in use.
+    chunks: Vec<Vec<u8>>,
+    /// Slots handed out.
+    slots: u32,
+}
+
+impl Pool {
+    fn new(page_bytes: usize) -> Pool {
+        Pool::with_chunk(page_bytes, CHUNK_BYTES)
+    }
+
+    fn with_chunk(page_bytes: usize, chunk_bytes: usize) -> Pool {
+        Pool {
+            page_bytes,
+            slots_per_chunk: (chunk_bytes / page_bytes).max(1),
+            chunks: Vec::new(),
+            slots: 0,
+        }
+    }
+
+    fn at(&self, s: u32) -> (usize, usize) {
+        let s = s as usize;
+        (
+            s / self.slots_per_chunk,
+            s % self.slots_per_chunk * self.page_bytes,
+        )
+    }
+
+    fn page(&self, s: u32) -> &[u8] {
+        let (c, at) = self.at(s);
+        &self.chunks[c][at..at + self.page_bytes]
+    }
+
+    fn page_mut(&mut self, s: u32) -> &mut [u8] {
+        let (c, at) = self.at(s);
+        &mut self.chunks[c][at..at + self.page_bytes]
+    }
+
+    /// Makes room for one more slot; its chunk index.
+    fn room(&mut self) -> usize {
+        if self.slots as usize == self.chunks.len() * self.slots_per_chunk {
+            self.chunks
+                .push(Vec::with_capacity(self.slots_per_chunk * self.page_bytes));
+        }
+        self.chunks.len() - 1
+    }
+
+    /// A new slot holding `data`.
+    fn push(&mut self, data: &[u8]) -> u32 {
+        let c = self.room();
+        self.chunks[c].extend_from_slice(data);
+        self.slots += 1;
+        self.slots - 1
+    }
+
+    /// A new slot holding a copy of slot `from`.
+    fn push_copy(&mut self, from: u32) -> u32 {
+        let c = self.room();
+        let (fc, at) = self.at(from);
+        let range = at..at + self.page_bytes;
+        if fc == c {
+            self.chunks[c].extend_from_within(range);
+        } else {
+            let (head, tail) = self.chunks.split_at_mut(c);
+            tail[0].extend_from_slice(&head[fc][range]);
+        }
+        self.slots += 1;
+        self.slots - 1
+    }
+
+    /// Copies slot `from` into slot `to`.
+    fn copy(&mut self, from: u32, to: u32) {
+        let ((fc, fa), (tc, ta)) = (self.at(from), self.at(to));
+        let n = self.page_bytes;
+        if fc == tc {
+            self.chunks[fc].copy_within(fa..fa + n, ta);
+        } else if fc < tc {
+            let (head, tail) = self.chunks.split_at_mut(tc);
+            tail[0][ta..ta + n].copy_from_slice(&head[fc][fa..fa + n]);
+        } else {
+            let (head, tail) = self.chunks.split_at_mut(fc);
+            head[tc][ta..ta + n].copy_from_slice(&tail[0][fa..fa + n]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pool;
+    use rand::{Rng, SeedableRng};
+
+    /// Pushes, copies within and across chunks and overwrites, against a plain vector of
+    /// pages; small chunks (3 pages) so that every chunk boundary case occurs.
+    #[test]
+    fn pool_matches_a_vector_of_pages() {
+        for seed in 0..20u64 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let page = 16;
+            let mut pool = Pool::with_chunk(page, 3 * page);
+            let mut model: Vec<Vec<u8>> = Vec::new();
+            for step in 0..400 {
+                let n = model.len() as u32;
+                match rng.gen_range(0..4) {
+                    0 | 1 if n > 0 && rng.gen_bool(0.5) => {
+                        let (from, to) = (rng.gen_range(0..n), rng.gen_range(0..n));
+                        pool.copy(from, to);
+                        model[to as usize] = model[from as usize].clone();
+                    }
+                    0 => {
+                        let d: Vec<u8> = (0..page).map(|_| rng.r#gen()).collect();
+                        assert_eq!(pool.push(&d), n, "seed {seed} step {step}");
+                        model.push(d);
+                    }
+                    1 if n > 0 => {
+                        let from = rng.gen_range(0..n);
+                        assert_eq!(pool.push_copy(from), n, "seed {seed} step {step}");
+                        model.push(model[from as usize].clone());
+                    }
+                    _ if n > 0 => {
+                        let s = rng.gen_range(0..n);
+                        let d: Vec<u8> = (0..page).map(|_| rng.r#gen()).collect();
+                        pool.page_mut(s).copy_from_slice(&d);
+                        model[s as usize] = d;
+                    }
+                    _ => {}
+                }
+                for (s, want) in model.iter().enumerate() {
+                    assert_eq!(
+                        pool.page(s as u32),
+                        &want[..],
+                        "seed {seed} step {step} slot {s}"
+                    );
+                }
+            }
+        }
     }
 }

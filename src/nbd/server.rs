@@ -1,30 +1,31 @@
-//! The NBD server: each connection has a reader thread (negotiation, then requests
-//! through a 256 KiB read buffer) and a worker that performs them in batches under the
-//! lock of the one [`Device`], through the one pipeline ([`Device::write_data`],
-//! [`Device::read_data`], [`Device::submit`]), and sends the replies; the thread that
-//! called [`Server::run`] prints statistics and watches for the stop.
+//! The NBD server: each connection's thread negotiates, then reads requests through a
+//! 256 KiB buffer and performs them in batches under the lock of the one [`Device`],
+//! through the one pipeline ([`Device::write_data`], [`Device::read_data`],
+//! [`Device::submit`]), and sends the replies; the thread that called [`Server::run`]
+//! prints statistics and watches for the stop.
 //!
 //! ```text
-//! reader: handshake; loop { read header; check; read payload; add to the batch;
-//!                           hand the batch over before a read that may wait }
-//! worker: per batch: lock device; per request:
-//!             issue_ns = wall time since start / scale; done_ns = device(req)
-//!         reply: none      -> all replies of the batch in one write
-//!                simulated -> heap by due time = start + done_ns × scale, sent when due
+//! connection: handshake; loop {
+//!     lock device (once per batch); for each whole request in the read buffer (≤ 8):
+//!         issue_ns = wall time since start / scale; done_ns = device(req, payload in place)
+//!     reply: none      -> all replies of the batch in one write
+//!            simulated -> to the timer thread: heap by due time = start + done_ns × scale
+//!     read once: whatever the socket holds }
 //! ```
-//! A queue-depth-32 client thus costs one `recv`, one hand-over and one `send` per
-//! batch, and reading the next batch overlaps performing the last (profiled: the
-//! earlier reader → simulation thread → writer hand-offs per request, one `recv` per
-//! header and per payload and one `send` per reply took most of the CPU). A client
-//! that stalls in the middle of a request blocks only its own reader: the batch so far
-//! was handed over before the read.
+//! A queue-depth-32 client thus costs one `recv` and one `send` per batch and no thread
+//! hand-off: profiled, a reader thread handing batches to a worker thread spent a fifth
+//! of the server's time in the scheduler waking one or the other, more than the overlap
+//! of reading with performing gave back on two cores shared with the client
+//! (BENCHMARKS.md, 2026-11-24). A write's payload is given to the device straight from
+//! the read buffer. A client that stalls in the middle of a request blocks only its own
+//! thread, and holds no lock: the replies to everything before it were sent.
 
 use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
 use crate::config::Config;
 use crate::sim::{Device, LiveStats, SimError};
 use crate::workload::{IoRequest, OpKind};
 use std::collections::BinaryHeap;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
@@ -405,15 +406,17 @@ impl<'d> Shared<'d, '_> {
             .expect("a connection panicked while performing a request")
     }
 
-    /// Performs a checked request on the locked device; the reply and when it is due,
-    /// or `None` when the power is (or just went) out: the request is never answered.
+    /// Performs a checked request on the locked device, appends its reply to `out` and
+    /// returns when the reply is due, or `None` when the power is (or just went) out:
+    /// the request is never answered.
     fn execute(
         &self,
         sim: &mut Sim,
         req: &Request,
         data: &[u8],
         structured: bool,
-    ) -> Option<Outgoing> {
+        out: &mut Vec<u8>,
+    ) -> Option<Instant> {
         let opts = self.opts;
         if sim.power_cut {
             return None;
@@ -430,17 +433,28 @@ impl<'d> Shared<'d, '_> {
         }
         let scale = opts.latency.scale();
         let issue_ns = (self.start.elapsed().as_nanos() as f64 / scale) as u64;
-        let result = perform(sim.dev, req, data, structured, issue_ns, &mut sim.zeros);
+        let reply_at = out.len();
+        let result = perform(
+            sim.dev,
+            req,
+            data,
+            structured,
+            issue_ns,
+            &mut sim.zeros,
+            out,
+        );
         if sim.dev.nand.data().is_some_and(|d| d.is_cut()) || cut_now {
             sim.power_cut = true;
             opts.stop.store(true, Ordering::SeqCst);
             return None;
         }
-        let (bytes, done_ns, op) = match result {
+        let (done_ns, op) = match result {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("ssdlab serve: request failed: {e}");
-                return Some(now_reply(error_reply(req, err::EIO, structured)));
+                out.truncate(reply_at);
+                error_reply(req, err::EIO, structured, out);
+                return Some(Instant::now());
             }
         };
         sim.sim_done_ns = sim.sim_done_ns.max(done_ns);
@@ -450,15 +464,9 @@ impl<'d> Shared<'d, '_> {
             done_ns.saturating_sub(issue_ns),
             done_ns,
         );
-        sim.order += 1;
-        let due = match opts.latency {
+        Some(match opts.latency {
             Latency::None => Instant::now(),
             _ => self.start + Duration::from_nanos((done_ns as f64 * scale) as u64),
-        };
-        Some(Outgoing {
-            due,
-            order: sim.order,
-            bytes,
         })
     }
 }
@@ -620,145 +628,277 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
     }
 }
 
-/// A request a connection read, for its worker.
-struct Job {
-    req: Request,
-    /// A write's payload.
-    data: Vec<u8>,
-    /// Answer with this error instead of performing.
-    error: Option<u32>,
+/// Bytes a connection reads at a time: a queue-depth-32 client's 4 KiB writes (32 ×
+/// 4,124 bytes) fit whole, so one `recv` brings a client's whole queue in.
+const READ_BUFFER_BYTES: usize = 256 << 10;
+
+/// Requests performed under one lock of the device before their replies are sent. Small,
+/// so that a queue-depth-32 client gets replies (and sends new requests) while the rest
+/// of its queue is performed: client and server then work side by side instead of taking
+/// turns, and the server's next read nearly always finds requests waiting, so it seldom
+/// sleeps. Measured with fio (4 KiB random writes, QD 32, BENCHMARKS.md 2026-11-24):
+/// 8 gave 127–130 k IOPS, 64 gave 121 k, 1 (a `send` per reply) 106–113 k.
+const MAX_BATCH: usize = 8;
+
+/// A connection's read buffer. Requests are decoded and performed straight from it (a
+/// write's payload is never copied out before the device takes it), and it is refilled
+/// by one `read` of whatever the socket holds. Its bytes are zeroed once when it is
+/// allocated, never per request.
+struct ReadBuf {
+    buf: Vec<u8>,
+    /// Unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
 }
 
-/// Requests handed to the worker at most this many at a time (a client that keeps the
-/// read buffer full still gets its replies).
-const MAX_BATCH: usize = 64;
+impl ReadBuf {
+    fn new() -> ReadBuf {
+        ReadBuf {
+            buf: vec![0; READ_BUFFER_BYTES],
+            start: 0,
+            end: 0,
+        }
+    }
 
-/// One connection: negotiation, then requests until DISC, EOF or a protocol error; this
-/// thread reads, its worker performs and answers.
+    fn data(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.start += n;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+            // A request larger than the usual buffer grew it; give that memory back.
+            if self.buf.len() > READ_BUFFER_BYTES {
+                self.buf = vec![0; READ_BUFFER_BYTES];
+            }
+        }
+    }
+
+    /// Reads once (waiting for the client) with room for `need` unconsumed bytes; the
+    /// number of bytes read, 0 at the end of the stream.
+    fn fill(&mut self, c: &mut Conn, need: usize) -> io::Result<usize> {
+        if self.buf.len() < need {
+            self.buf.resize(need, 0);
+        }
+        // Move the unconsumed tail (less than one request) to the front when the room
+        // behind it is short, so that each read can take a whole queue of requests.
+        if self.buf.len() - self.start < need || self.buf.len() - self.end < self.buf.len() / 4 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        loop {
+            match c.read(&mut self.buf[self.end..]) {
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Where a connection's replies go.
+enum Replies {
+    /// `--latency none`: sent by the connection's thread, all replies of a batch in one
+    /// write.
+    Now(Vec<u8>),
+    /// Simulated timing: handed to the connection's timer thread, which sends each when
+    /// due.
+    Timed(mpsc::Sender<Vec<Outgoing>>, Vec<Outgoing>),
+}
+
+impl Replies {
+    /// Buffer for the next reply's bytes.
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        match self {
+            Replies::Now(out) => out,
+            Replies::Timed(_, batch) => {
+                batch.push(Outgoing {
+                    due: Instant::now(),
+                    order: 0,
+                    bytes: Vec::new(),
+                });
+                &mut batch.last_mut().expect("just pushed").bytes
+            }
+        }
+    }
+
+    /// The reply just written to [`Self::buffer`] is due at `due`.
+    fn due(&mut self, due: Instant, order: u64) {
+        if let Replies::Timed(_, batch) = self
+            && let Some(o) = batch.last_mut()
+        {
+            o.due = due;
+            o.order = order;
+        }
+    }
+
+    /// Sends (or hands over) the replies so far.
+    fn send(&mut self, c: &mut Conn) -> io::Result<()> {
+        match self {
+            Replies::Now(out) => {
+                if !out.is_empty() {
+                    c.write_all(out)?;
+                    out.clear();
+                }
+            }
+            Replies::Timed(tx, batch) => {
+                if !batch.is_empty() {
+                    tx.send(std::mem::take(batch))
+                        .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One connection: negotiation, then requests until DISC, EOF or a protocol error, read
+/// and performed on this thread; with simulated timing a timer thread sends the replies.
 fn connection(mut c: Conn, shared: &Shared, export: &Export) -> io::Result<()> {
     let Some(structured) = negotiate(&mut c, export)? else {
         return Ok(());
     };
-    let wc = c.try_clone()?;
-    let rc = c.try_clone()?;
-    let result = std::thread::scope(|s| {
-        let (tx, rx) = mpsc::channel::<Vec<Job>>();
-        s.spawn(move || worker_loop(wc, rx, shared, structured));
-        let mut rd = BufReader::with_capacity(256 << 10, rc);
-        read_requests(&mut rd, &tx, shared, export)
-        // `tx` dropped: the worker answers what it has, then ends.
-    });
+    let result = if shared.opts.latency == Latency::None {
+        serve_requests(&mut c, shared, export, structured, Replies::Now(Vec::new()))
+    } else {
+        let wc = c.try_clone()?;
+        std::thread::scope(|s| {
+            let (tx, rx) = mpsc::channel::<Vec<Outgoing>>();
+            s.spawn(move || send_when_due(wc, rx));
+            serve_requests(
+                &mut c,
+                shared,
+                export,
+                structured,
+                Replies::Timed(tx, Vec::new()),
+            )
+            // The sender is dropped: the timer thread sends what it holds, then ends.
+        })
+    };
     c.shutdown();
     result
 }
 
-fn read_requests(
-    c: &mut BufReader<Conn>,
-    tx: &mpsc::Sender<Vec<Job>>,
+/// What the next bytes of the read buffer hold.
+enum Next {
+    /// Fewer than this many bytes of the request are buffered.
+    Need(usize),
+    /// A whole request: its header, verdict and the length of header + payload.
+    Whole(Request, Verdict, usize),
+}
+
+fn next_request(d: &[u8], export: &Export) -> io::Result<Next> {
+    let Some(h) = d.first_chunk::<{ proto::REQUEST_BYTES }>() else {
+        return Ok(Next::Need(proto::REQUEST_BYTES));
+    };
+    let req = proto::decode_request(h).map_err(|e| protocol_error(e.to_string()))?;
+    let verdict = proto::check_request(&req, export.size_bytes, export.max_bytes);
+    if verdict == Verdict::Close {
+        return Err(protocol_error(format!(
+            "write of {} bytes (maximum {})",
+            req.length, export.max_bytes
+        )));
+    }
+    // A write's payload follows its header, also when it is answered with an error.
+    let whole = proto::REQUEST_BYTES
+        + if req.cmd == Command::Write {
+            req.length as usize
+        } else {
+            0
+        };
+    Ok(if d.len() < whole {
+        Next::Need(whole)
+    } else {
+        Next::Whole(req, verdict, whole)
+    })
+}
+
+/// The request loop: perform every whole request the read buffer holds (at most
+/// [`MAX_BATCH`] under one lock of the device), send their replies, then read once more.
+/// A client that stalls in the middle of a request has had every earlier reply.
+fn serve_requests(
+    c: &mut Conn,
     shared: &Shared,
     export: &Export,
+    structured: bool,
+    mut replies: Replies,
 ) -> io::Result<()> {
-    let mut batch: Vec<Job> = Vec::new();
-    // Hands the batch over before a read that may wait for the client (the read buffer
-    // lacks `need` bytes) or when it is full; false when the worker has ended.
-    let hand_over = |batch: &mut Vec<Job>, buffered: usize, need: usize| {
-        if !batch.is_empty() && (buffered < need || batch.len() >= MAX_BATCH) {
-            return tx.send(std::mem::take(batch)).is_ok();
-        }
-        true
-    };
-    let result = loop {
-        if !hand_over(&mut batch, c.buffer().len(), proto::REQUEST_BYTES) {
-            return Ok(());
-        }
-        let mut h = [0u8; proto::REQUEST_BYTES];
-        match c.read_exact(&mut h) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break Ok(()),
-            Err(e) => break Err(e),
-        }
-        let req = match proto::decode_request(&h) {
-            Ok(r) => r,
-            Err(e) => break Err(protocol_error(e.to_string())),
+    let mut rb = ReadBuf::new();
+    loop {
+        let mut sim = None;
+        let mut performed = 0;
+        let step = loop {
+            if performed == MAX_BATCH {
+                break Ok(None);
+            }
+            let (req, verdict, whole) = match next_request(rb.data(), export) {
+                Ok(Next::Need(n)) => break Ok(Some(n)),
+                Ok(Next::Whole(r, v, w)) => (r, v, w),
+                Err(e) => break Err(e),
+            };
+            if shared.opts.stop.load(Ordering::SeqCst) {
+                error_reply(&req, err::ESHUTDOWN, structured, replies.buffer());
+                break Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            match verdict {
+                Verdict::Run if req.cmd == Command::Disc => {
+                    break Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                Verdict::Run => {
+                    let g = sim.get_or_insert_with(|| shared.lock());
+                    let data = &rb.data()[proto::REQUEST_BYTES..whole];
+                    match shared.execute(g, &req, data, structured, replies.buffer()) {
+                        Some(due) => {
+                            g.order += 1;
+                            replies.due(due, g.order);
+                        }
+                        // The power is out: nothing more is answered.
+                        None => {
+                            c.shutdown();
+                            return Ok(());
+                        }
+                    }
+                }
+                Verdict::Error(e) => error_reply(&req, e, structured, replies.buffer()),
+                Verdict::Close => unreachable!("next_request closes"),
+            }
+            rb.consume(whole);
+            performed += 1;
         };
-        let error = |e: u32| Job {
-            req,
-            data: Vec::new(),
-            error: Some(e),
-        };
-        if shared.opts.stop.load(Ordering::SeqCst) {
-            batch.push(error(err::ESHUTDOWN));
-            break Ok(());
+        drop(sim);
+        replies.send(c)?;
+        match step {
+            Ok(Some(need)) => {
+                if rb.fill(c, need)? == 0 {
+                    return Ok(());
+                }
+            }
+            Ok(None) => {}
+            // DISC, the stop, or the end of the stream: a clean end.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(()),
+            Err(e) => return Err(e),
         }
-        match proto::check_request(&req, export.size_bytes, export.max_bytes) {
-            Verdict::Close => {
-                break Err(protocol_error(format!(
-                    "write of {} bytes (maximum {})",
-                    req.length, export.max_bytes
-                )));
-            }
-            Verdict::Error(e) => {
-                if req.cmd == Command::Write {
-                    if !hand_over(&mut batch, c.buffer().len(), req.length as usize) {
-                        return Ok(());
-                    }
-                    if let Err(e) =
-                        io::copy(&mut (&mut *c).take(req.length as u64), &mut io::sink())
-                    {
-                        break Err(e);
-                    }
-                }
-                batch.push(error(e));
-            }
-            Verdict::Run => {
-                if req.cmd == Command::Disc {
-                    break Ok(());
-                }
-                let mut data = Vec::new();
-                if req.cmd == Command::Write {
-                    if !hand_over(&mut batch, c.buffer().len(), req.length as usize) {
-                        return Ok(());
-                    }
-                    data.resize(req.length as usize, 0);
-                    if let Err(e) = c.read_exact(&mut data) {
-                        break Err(e);
-                    }
-                }
-                batch.push(Job {
-                    req,
-                    data,
-                    error: None,
-                });
-            }
-        }
-    };
-    if !batch.is_empty() {
-        let _ = tx.send(batch);
-    }
-    result
-}
-
-fn now_reply(bytes: Vec<u8>) -> Outgoing {
-    Outgoing {
-        due: Instant::now(),
-        order: 0,
-        bytes,
     }
 }
 
-fn error_reply(req: &Request, e: u32, structured: bool) -> Vec<u8> {
+/// Appends the error reply to `req`.
+fn error_reply(req: &Request, e: u32, structured: bool, out: &mut Vec<u8>) {
     if structured && req.cmd == Command::Read {
-        proto::structured_error(req.cookie, e, "")
+        out.extend_from_slice(&proto::structured_error(req.cookie, e, ""));
     } else {
-        proto::simple_reply(req.cookie, e).to_vec()
+        out.extend_from_slice(&proto::simple_reply(req.cookie, e));
     }
 }
 
-/// A connection's worker: performs each batch of requests under one lock of the device,
-/// then sends the replies — at once in one write (`--latency none`), or each when due
-/// (kept in a heap by due time).
-fn worker_loop(mut c: Conn, rx: mpsc::Receiver<Vec<Job>>, shared: &Shared, structured: bool) {
-    let timed = shared.opts.latency != Latency::None;
+/// A connection's timer thread (simulated timing): keeps the replies in a heap by due
+/// time and sends each when it is due, those due together in one write.
+fn send_when_due(mut c: Conn, rx: mpsc::Receiver<Vec<Outgoing>>) {
     let mut heap = BinaryHeap::<Outgoing>::new();
     let mut out = Vec::new();
     let mut open = true;
@@ -783,36 +923,12 @@ fn worker_loop(mut c: Conn, rx: mpsc::Receiver<Vec<Job>>, shared: &Shared, struc
             }
             (false, None) => break,
         };
-        let mut batches = match got {
-            Ok(b) => vec![b],
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                open = false;
-                continue;
-            }
-        };
-        // Whatever else is queued goes under the same lock.
-        batches.extend(rx.try_iter());
-        let mut g = shared.lock();
-        for job in batches.iter().flatten() {
-            let o = match job.error {
-                Some(e) => now_reply(error_reply(&job.req, e, structured)),
-                None => match shared.execute(&mut g, &job.req, &job.data, structured) {
-                    Some(o) => o,
-                    // The power is out: nothing more is answered.
-                    None => {
-                        drop(g);
-                        c.shutdown();
-                        return;
-                    }
-                },
-            };
-            if timed {
-                heap.push(o);
-            } else {
-                out.extend_from_slice(&o.bytes);
-            }
+        match got {
+            Ok(b) => heap.extend(b),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => open = false,
         }
+        heap.extend(rx.try_iter().flatten());
     }
 }
 
@@ -828,7 +944,8 @@ fn power_cut(dev: &mut Device, plp: bool) {
     }
 }
 
-/// Performs one request; returns the reply bytes, the completion time and its kind.
+/// Performs one request and appends its reply to `out`; returns the completion time
+/// and its kind.
 fn perform(
     dev: &mut Device,
     r: &Request,
@@ -836,8 +953,8 @@ fn perform(
     structured: bool,
     issue_ns: u64,
     zeros: &mut Vec<u8>,
-) -> Result<(Vec<u8>, u64, OpKind), SimError> {
-    let ok = || proto::simple_reply(r.cookie, 0).to_vec();
+    out: &mut Vec<u8>,
+) -> Result<(u64, OpKind), SimError> {
     let fua = r.flags & cflag::FUA != 0;
     let sub = |op: OpKind, offset: u64, len: u64| IoRequest {
         arrival_ns: issue_ns,
@@ -846,12 +963,13 @@ fn perform(
         size_bytes: len,
         op,
     };
+    if r.cmd != Command::Read || !structured {
+        out.extend_from_slice(&proto::simple_reply(r.cookie, 0));
+    }
     match r.cmd {
         Command::Read => {
-            let mut out;
-            let data_at;
             if structured {
-                let mut h = proto::structured_header(
+                out.extend_from_slice(&proto::structured_header(
                     r.cookie,
                     proto::chunk::DONE,
                     if r.length == 0 {
@@ -860,27 +978,22 @@ fn perform(
                         proto::chunk::OFFSET_DATA
                     },
                     if r.length == 0 { 0 } else { 8 + r.length },
-                )
-                .to_vec();
+                ));
                 if r.length > 0 {
-                    h.extend_from_slice(&r.offset.to_be_bytes());
+                    out.extend_from_slice(&r.offset.to_be_bytes());
                 }
-                data_at = h.len();
-                out = h;
-            } else {
-                out = ok();
-                data_at = out.len();
             }
             if r.length == 0 {
-                return Ok((out, issue_ns, OpKind::Read));
+                return Ok((issue_ns, OpKind::Read));
             }
+            let data_at = out.len();
             out.resize(data_at + r.length as usize, 0);
             let done = dev.read_data(r.offset, &mut out[data_at..], issue_ns)?;
-            Ok((out, done, OpKind::Read))
+            Ok((done, OpKind::Read))
         }
         Command::Write | Command::WriteZeroes => {
             if r.length == 0 {
-                return Ok((ok(), issue_ns, OpKind::Write));
+                return Ok((issue_ns, OpKind::Write));
             }
             let mut done = issue_ns;
             if r.cmd == Command::Write {
@@ -903,24 +1016,24 @@ fn perform(
             if fua {
                 done = done.max(flush(dev, &sub(OpKind::Flush, 0, 0), done)?);
             }
-            Ok((ok(), done, OpKind::Write))
+            Ok((done, OpKind::Write))
         }
         Command::Trim => {
             if r.length == 0 {
-                return Ok((ok(), issue_ns, OpKind::Trim));
+                return Ok((issue_ns, OpKind::Trim));
             }
             let mut done = dev.submit(&sub(OpKind::Trim, r.offset, r.length as u64), issue_ns)?;
             if fua {
                 done = done.max(flush(dev, &sub(OpKind::Flush, 0, 0), done)?);
             }
-            Ok((ok(), done, OpKind::Trim))
+            Ok((done, OpKind::Trim))
         }
         Command::Flush => {
             let done = flush(dev, &sub(OpKind::Flush, 0, 0), issue_ns)?;
-            Ok((ok(), done, OpKind::Flush))
+            Ok((done, OpKind::Flush))
         }
         // A prefetch hint: the simulated device has no read cache to fill.
-        Command::Cache => Ok((ok(), issue_ns, OpKind::Read)),
+        Command::Cache => Ok((issue_ns, OpKind::Read)),
         Command::Disc | Command::Unknown(_) => unreachable!("filtered before"),
     }
 }

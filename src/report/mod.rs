@@ -235,10 +235,21 @@ pub struct BufferReport {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProbeReport {
     /// Inferred management-block size in bytes; absent when latency never jumped
-    /// periodically (write-order placement, or a block no larger than the step).
+    /// periodically (write-order placement, or a block no larger than the step), or
+    /// when the jumps' most common spacing agrees with the slow writes too little
+    /// (`confidence` below the threshold).
     pub mgmt_block_bytes: Option<u64>,
-    /// The same as text, e.g. `1MiB`, or `none seen`.
+    /// The same as text, e.g. `1MiB`, or `none found`.
     pub mgmt_block: String,
+    /// Most common spacing of the latency jumps, whatever its confidence.
+    pub candidate_bytes: Option<u64>,
+    /// How much more often than chance the slow writes straddle the candidate's
+    /// boundaries (0 = as writes at random, 1 = every slow write; the share's 95 %
+    /// lower bound, so few writes count for less); a size is named from
+    /// `confidence_threshold` up.
+    pub confidence: f64,
+    /// The threshold ([`crate::workload::synth::probe::MIN_CONFIDENCE`]).
+    pub confidence_threshold: f64,
     /// Write size of the probe.
     pub size_bytes: u64,
     /// Offset step between writes.
@@ -254,6 +265,24 @@ pub struct ProbeReport {
 }
 
 impl ProbeReport {
+    /// The verdict for a text report: the size and its confidence, or why none was
+    /// named.
+    pub fn verdict(&self) -> String {
+        match (self.mgmt_block_bytes, self.candidate_bytes) {
+            (Some(_), _) => format!("{} (confidence {:.2})", self.mgmt_block, self.confidence),
+            (None, Some(c)) => format!(
+                "none found: no management-block structure (the jumps' most common spacing, \
+                 {}, agrees with the slow writes at confidence {:.2}, below {})",
+                crate::units::Size(c),
+                self.confidence,
+                self.confidence_threshold
+            ),
+            (None, None) => "none found: no management-block structure (latency never \
+                             jumped periodically)"
+                .into(),
+        }
+    }
+
     /// The report section for what [`crate::workload::synth::probe::infer`] found with
     /// writes of `size_bytes` every `step_bytes` over `partitions` partitions (the
     /// simulated `--workload probe` and `ssdlab probe --device` both report this way).
@@ -263,12 +292,16 @@ impl ProbeReport {
         step_bytes: u64,
         partitions: u32,
     ) -> ProbeReport {
+        use crate::units::Size;
+        use crate::workload::synth::probe::MIN_CONFIDENCE;
         ProbeReport {
             mgmt_block_bytes: r.mgmt_block_bytes,
             mgmt_block: r
                 .mgmt_block_bytes
-                .map(|b| crate::units::Size(b).to_string())
-                .unwrap_or_else(|| "none seen".into()),
+                .map_or_else(|| "none found".into(), |b| Size(b).to_string()),
+            candidate_bytes: r.candidate_bytes,
+            confidence: r.confidence,
+            confidence_threshold: MIN_CONFIDENCE,
             size_bytes,
             step_bytes,
             partitions,

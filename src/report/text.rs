@@ -429,7 +429,7 @@ pub fn render_text(report: &Report, comparison: &[(&str, &Report)]) -> String {
             crate::units::Size(p.size_bytes),
             p.step_bytes,
             p.partitions,
-            p.mgmt_block
+            p.verdict()
         ));
     }
 

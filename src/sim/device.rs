@@ -285,13 +285,16 @@ impl Device {
             let page_start = lpn * ps;
             let lo = offset_bytes.max(page_start);
             let hi = end.min(page_start + ps);
-            let mut page = vec![0u8; ps as usize].into_boxed_slice();
-            if hi - lo < ps {
+            let src = &bytes[(lo - offset_bytes) as usize..(hi - offset_bytes) as usize];
+            // A whole page is copied once; only a partial one starts from the old data.
+            let page = if hi - lo == ps {
+                Box::from(src)
+            } else {
+                let mut page = vec![0u8; ps as usize].into_boxed_slice();
                 self.page_payload(lpn, &mut page);
-            }
-            page[(lo - page_start) as usize..(hi - page_start) as usize].copy_from_slice(
-                &bytes[(lo - offset_bytes) as usize..(hi - offset_bytes) as usize],
-            );
+                page[(lo - page_start) as usize..(hi - page_start) as usize].copy_from_slice(src);
+                page
+            };
             self.nand
                 .data_mut()
                 .expect("the device holds data")
