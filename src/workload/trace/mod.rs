@@ -22,6 +22,7 @@
 mod ascii;
 mod blkparse;
 mod blktrace;
+mod chunked;
 mod delimited;
 mod detect;
 mod disksim;
@@ -41,18 +42,14 @@ pub use write::{write_header, write_request};
 
 use super::{IoRequest, RequestStream, TraceError};
 use input::ByteStream;
-use reader::{Fit, LineParser, LineRecords, Pipeline, Records};
+use reader::{Fit, LineParser, Pipeline, Records};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::io::{BufRead, BufReader, Cursor, Seek};
+use std::io::{BufRead, Cursor, Seek};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use warn::Collector;
-
-/// Read buffer for trace files: large enough that the per-read system-call cost vanishes
-/// next to parsing.
-const READ_BUFFER: usize = 1 << 20;
 
 /// Trace file formats the readers understand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -405,6 +402,7 @@ fn open_source(
         }
     }
     let warnings = Warnings::default();
+    let plan = chunked::Plan::auto(headed.eof);
     let mut ctx = Ctx {
         name,
         opts,
@@ -412,6 +410,7 @@ fn open_source(
         open,
         rewindable,
         first: Some(headed.into_stream()),
+        plan,
     };
     let requests = match format {
         TraceFormat::Msr => ctx.lines(msr::Msr::default()),
@@ -472,6 +471,8 @@ struct Ctx<'a> {
     rewindable: bool,
     /// The stream opened for detection, used by the first pass.
     first: Option<ByteStream>,
+    /// How line-based text is cut into pieces and parsed.
+    plan: chunked::Plan,
 }
 
 impl Ctx<'_> {
@@ -481,11 +482,13 @@ impl Ctx<'_> {
         P: LineParser + Clone + 'static,
     {
         let name = self.name.to_path_buf();
+        let plan = self.plan;
         self.build(move |stream| {
-            Ok(LineRecords::new(
-                BufReader::with_capacity(READ_BUFFER, stream),
+            Ok(chunked::ChunkRecords::new(
+                stream,
                 parser.clone(),
                 &name,
+                plan,
             ))
         })
     }
