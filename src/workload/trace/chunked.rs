@@ -649,7 +649,7 @@ mod tests {
                 "{},hm,{},{},{},4096,77",
                 128_166_372_003_061_629 + n,
                 n % 2,
-                if n % 3 == 0 { "Read" } else { "Write" },
+                if n.is_multiple_of(3) { "Read" } else { "Write" },
                 n * 4096
             ),
             (_, 2) => format!("{n} /dev/sdb read {} 8192", n * 512),
