@@ -7,7 +7,8 @@
 //! is consumed. The pipeline every format shares (`reader.rs`):
 //!
 //! 1. lines: `#` comment lines (first non-blank byte `#`) and blank lines are skipped
-//!    everywhere; `\r\n` endings are accepted; lines longer than 64 KiB are errors;
+//!    everywhere; `\r\n` endings are accepted; lines longer than 64 KiB are errors (text is
+//!    cut into pieces parsed on worker threads and merged back in order: `chunked.rs`);
 //! 2. the format's parser turns a line into a request (or says it is not one);
 //! 3. the device filter ([`TraceOptions::device`]) drops other devices;
 //! 4. zero-size reads/writes/trims are dropped (counted in the warnings);
