@@ -86,7 +86,10 @@ fn large_traces_in_every_text_format_read_back_exactly_from_files_and_pipes() {
             continue; // binary: not line-based
         }
         let text = render(format, &reqs);
-        assert!(text.len() > 3 << 19, "{format}: the trace must span pieces of 1 MiB");
+        assert!(
+            text.len() > 3 << 19,
+            "{format}: the trace must span pieces of 1 MiB"
+        );
         for (codec, bytes) in compressed(&text) {
             let path = dir.path().join(format!("t.{format}.{codec}"));
             std::fs::write(&path, &bytes).unwrap();
