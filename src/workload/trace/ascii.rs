@@ -53,6 +53,10 @@ impl LineParser for Ascii {
         )
     }
 
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
+
     fn time_unit(&self) -> &'static str {
         "ns"
     }

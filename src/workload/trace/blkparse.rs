@@ -142,6 +142,10 @@ impl LineParser for Blkparse {
         Ok(Parsed::Request(r))
     }
 
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
+
     fn time_unit(&self) -> &'static str {
         "s"
     }

@@ -542,6 +542,11 @@ impl LineParser for Delimited {
         Ok(Parsed::Request(r))
     }
 
+    /// Every line is read on its own (the header lines are skipped before any piece).
+    fn fork(&self) -> Option<Self> {
+        Some(self.clone())
+    }
+
     fn time_unit(&self) -> &'static str {
         self.spec.time.1.name()
     }

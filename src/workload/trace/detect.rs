@@ -63,7 +63,7 @@ pub(crate) fn detect<R: BufRead>(reader: R, name: &Path) -> Result<TraceFormat, 
         match lines.next_line() {
             Ok(Some((n, l))) => sample.push((n, l.to_vec())),
             Ok(None) => break,
-            Err(LineError::Io(e)) => {
+            Err(LineError::Io(e, _)) => {
                 return Err(TraceError::Io {
                     path: name.to_path_buf(),
                     message: e.to_string(),

@@ -52,6 +52,10 @@ impl LineParser for Disksim {
         )
     }
 
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
+
     fn time_unit(&self) -> &'static str {
         "ms"
     }

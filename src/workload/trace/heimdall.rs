@@ -46,6 +46,10 @@ impl LineParser for Heimdall {
         )
     }
 
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
+
     fn time_unit(&self) -> &'static str {
         "ms"
     }

@@ -7,7 +7,8 @@
 //! is consumed. The pipeline every format shares (`reader.rs`):
 //!
 //! 1. lines: `#` comment lines (first non-blank byte `#`) and blank lines are skipped
-//!    everywhere; `\r\n` endings are accepted; lines longer than 64 KiB are errors;
+//!    everywhere; `\r\n` endings are accepted; lines longer than 64 KiB are errors (text is
+//!    cut into pieces parsed on worker threads and merged back in order: `chunked.rs`);
 //! 2. the format's parser turns a line into a request (or says it is not one);
 //! 3. the device filter ([`TraceOptions::device`]) drops other devices;
 //! 4. zero-size reads/writes/trims are dropped (counted in the warnings);
@@ -22,6 +23,7 @@
 mod ascii;
 mod blkparse;
 mod blktrace;
+mod chunked;
 mod delimited;
 mod detect;
 mod disksim;
@@ -41,18 +43,14 @@ pub use write::{write_header, write_request};
 
 use super::{IoRequest, RequestStream, TraceError};
 use input::ByteStream;
-use reader::{Fit, LineParser, LineRecords, Pipeline, Records};
+use reader::{Fit, LineParser, Pipeline, Records};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::io::{BufRead, BufReader, Cursor, Seek};
+use std::io::{BufRead, Cursor, Seek};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use warn::Collector;
-
-/// Read buffer for trace files: large enough that the per-read system-call cost vanishes
-/// next to parsing.
-const READ_BUFFER: usize = 1 << 20;
 
 /// Trace file formats the readers understand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -405,6 +403,7 @@ fn open_source(
         }
     }
     let warnings = Warnings::default();
+    let plan = chunked::Plan::auto(headed.eof);
     let mut ctx = Ctx {
         name,
         opts,
@@ -412,6 +411,7 @@ fn open_source(
         open,
         rewindable,
         first: Some(headed.into_stream()),
+        plan,
     };
     let requests = match format {
         TraceFormat::Msr => ctx.lines(msr::Msr::default()),
@@ -472,6 +472,8 @@ struct Ctx<'a> {
     rewindable: bool,
     /// The stream opened for detection, used by the first pass.
     first: Option<ByteStream>,
+    /// How line-based text is cut into pieces and parsed.
+    plan: chunked::Plan,
 }
 
 impl Ctx<'_> {
@@ -481,11 +483,13 @@ impl Ctx<'_> {
         P: LineParser + Clone + 'static,
     {
         let name = self.name.to_path_buf();
+        let plan = self.plan;
         self.build(move |stream| {
-            Ok(LineRecords::new(
-                BufReader::with_capacity(READ_BUFFER, stream),
+            Ok(chunked::ChunkRecords::new(
+                stream,
                 parser.clone(),
                 &name,
+                plan,
             ))
         })
     }

@@ -57,6 +57,11 @@ impl LineParser for Msr {
         Ok(Parsed::Request(r))
     }
 
+    /// Only the first data line may be a header.
+    fn fork(&self) -> Option<Self> {
+        Some(Msr { seen_data: true })
+    }
+
     fn time_unit(&self) -> &'static str {
         "100 ns ticks"
     }

@@ -49,6 +49,7 @@ impl RawRequest {
 }
 
 /// What a format parser made of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Parsed {
     /// A request.
     Request(RawRequest),
@@ -71,6 +72,17 @@ pub(crate) trait LineParser: Send {
     /// Why a line came back as [`Parsed::Ignore`], for the message when nothing was kept.
     fn ignore_reason(&self) -> &'static str {
         "carry no request"
+    }
+    /// A parser for a later piece of the trace, in the state this one would be in after
+    /// any one data line, whatever that line was; `None` (the default) when what a line
+    /// means depends on the lines before it in any other way (fio's file names and
+    /// clock), so the trace must be parsed in order by one parser. Pieces of a trace are
+    /// parsed side by side with forks (`chunked.rs`).
+    fn fork(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
     }
 }
 
@@ -121,8 +133,8 @@ pub(crate) fn count_error(layout: &str, found: usize) -> String {
 
 /// Why [`Lines::next_line`] stopped.
 pub(crate) enum LineError {
-    /// The reader failed.
-    Io(std::io::Error),
+    /// The reader failed after this many whole lines.
+    Io(std::io::Error, u64),
     /// A line longer than [`MAX_LINE`] at this line number, and its start for messages.
     TooLong(u64, String),
 }
@@ -179,7 +191,10 @@ impl<R: BufRead> Lines<R> {
             // Fast path: the whole line and its terminator are in the reader's buffer; look
             // at it in place. One search finds either terminator byte.
             let step = {
-                let avail = self.reader.fill_buf().map_err(LineError::Io)?;
+                let avail = self
+                    .reader
+                    .fill_buf()
+                    .map_err(|e| LineError::Io(e, self.line_no))?;
                 if avail.is_empty() {
                     Step::Eof
                 } else if let Some(pos) =
@@ -220,7 +235,10 @@ impl<R: BufRead> Lines<R> {
         };
         self.pending = used;
         // The buffer still holds the line: this returns it without reading.
-        let avail = self.reader.fill_buf().map_err(LineError::Io)?;
+        let avail = self
+            .reader
+            .fill_buf()
+            .map_err(|e| LineError::Io(e, self.line_no))?;
         Ok(Some((self.line_no, &avail[..end])))
     }
 
@@ -229,7 +247,10 @@ impl<R: BufRead> Lines<R> {
     fn read_line_copied(&mut self) -> Result<bool, LineError> {
         self.buf.clear();
         loop {
-            let avail = self.reader.fill_buf().map_err(LineError::Io)?;
+            let avail = self
+                .reader
+                .fill_buf()
+                .map_err(|e| LineError::Io(e, self.line_no))?;
             if avail.is_empty() {
                 return Ok(!self.buf.is_empty());
             }
@@ -251,7 +272,10 @@ impl<R: BufRead> Lines<R> {
                     self.reader.consume(pos + 1);
                     if cr {
                         // `\r\n` is one terminator, even split across two reads.
-                        let next = self.reader.fill_buf().map_err(LineError::Io)?;
+                        let next = self
+                            .reader
+                            .fill_buf()
+                            .map_err(|e| LineError::Io(e, self.line_no))?;
                         if next.first() == Some(&b'\n') {
                             self.reader.consume(1);
                         }
@@ -280,6 +304,30 @@ impl<R: BufRead> Lines<R> {
     /// The last line number read.
     pub(crate) fn line_no(&self) -> u64 {
         self.line_no
+    }
+
+    /// Numbers the lines as if `n` lines had come before (a later piece of a trace).
+    pub(crate) fn starting_after(mut self, n: u64) -> Self {
+        self.line_no = n;
+        self
+    }
+
+    /// Reads the header lines to skip (the `skip` of [`Lines::new`]) now, with the same
+    /// errors as reading them one by one would give, and returns the reader positioned
+    /// after them with the number of lines read.
+    pub(crate) fn skip_header(mut self) -> Result<(R, u64), LineError> {
+        if self.pending > 0 {
+            self.reader.consume(self.pending);
+            self.pending = 0;
+        }
+        while self.line_no < self.skip {
+            match self.read_line_copied() {
+                Ok(true) => self.line_no += 1,
+                Ok(false) => break,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((self.reader, self.line_no))
     }
 }
 
@@ -351,13 +399,35 @@ pub(crate) trait Records: Send {
     }
 }
 
-/// The lines of a reader through a format's [`LineParser`].
+/// The error for a read that failed after `line` whole lines.
+pub(crate) fn io_after(path: &Path, line: u64, e: &std::io::Error) -> TraceError {
+    TraceError::Io {
+        path: path.to_path_buf(),
+        message: format!("after line {line}: {e}"),
+    }
+}
+
+/// The error for a line longer than [`MAX_LINE`].
+pub(crate) fn too_long(path: &Path, line: u64, found: String) -> TraceError {
+    TraceError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        expected: format!("a line of at most {MAX_LINE} bytes"),
+        found,
+    }
+}
+
+/// The lines of a reader through a format's [`LineParser`], one line at a time: the
+/// plain serial reader, kept as the reference the chunked reader (`chunked.rs`) is
+/// tested against.
+#[cfg(test)]
 pub(crate) struct LineRecords<R, P> {
     lines: Lines<R>,
     parser: P,
     path: PathBuf,
 }
 
+#[cfg(test)]
 impl<R: BufRead, P: LineParser> LineRecords<R, P> {
     /// Records of `reader` (positioned at the start of the trace) named `path`.
     pub(crate) fn new(reader: R, parser: P, path: &Path) -> Self {
@@ -370,27 +440,15 @@ impl<R: BufRead, P: LineParser> LineRecords<R, P> {
     }
 }
 
+#[cfg(test)]
 impl<R: BufRead + Send, P: LineParser> Records for LineRecords<R, P> {
     #[inline]
     fn next_record(&mut self) -> Result<Option<Record<'_>>, TraceError> {
-        let before = self.lines.line_no();
         let (line_no, line) = match self.lines.next_line() {
             Ok(Some(l)) => l,
             Ok(None) => return Ok(None),
-            Err(LineError::Io(e)) => {
-                return Err(TraceError::Io {
-                    path: self.path.clone(),
-                    message: format!("after line {before}: {e}"),
-                });
-            }
-            Err(LineError::TooLong(n, found)) => {
-                return Err(TraceError::Malformed {
-                    path: self.path.clone(),
-                    line: n,
-                    expected: format!("a line of at most {MAX_LINE} bytes"),
-                    found,
-                });
-            }
+            Err(LineError::Io(e, n)) => return Err(io_after(&self.path, n, &e)),
+            Err(LineError::TooLong(n, found)) => return Err(too_long(&self.path, n, found)),
         };
         match self.parser.parse(line) {
             Ok(parsed) => Ok(Some(Record {

@@ -56,6 +56,11 @@ impl LineParser for Tencent {
         Ok(Parsed::Request(r))
     }
 
+    /// Only the first data line may be a header.
+    fn fork(&self) -> Option<Self> {
+        Some(Tencent { seen_data: true })
+    }
+
     fn time_unit(&self) -> &'static str {
         "s"
     }
