@@ -8,13 +8,18 @@ use ssdlab::ftl::FtlError;
 use ssdlab::sim::{RunOptions, SimError, run};
 
 /// A two-plane, 32 MiB device of 64-page blocks rated for 40 P/E cycles, counting mode.
+/// `nftl-log` is the NFTL with `[ftl.nftl] variant = "log"`.
 fn config(ftl: &str, requests: u64) -> Config {
+    let (ftl, extra) = match ftl {
+        "nftl-log" => ("nftl", "[ftl.nftl]\nvariant = \"log\"\n"),
+        f => (f, ""),
+    };
     let text = format!(
         "[device]\ncapacity = \"32MiB\"\nop_percent = 25\nchannels = 1\nchips_per_channel = 1\n\
          dies_per_chip = 1\nplanes_per_die = 2\npages_per_block = 64\nendurance_cycles = 40\n\
          slc_cache_percent = 0\ncontroller_latency_ns = 0\ncontroller_command_ns = 0\n\
          [buffer]\nname = \"none\"\n[timing]\nmode = \"count\"\n\
-         [ftl]\nname = \"{ftl}\"\n[workload]\nkind = \"random-write\"\nrequests = {requests}\n"
+         [ftl]\nname = \"{ftl}\"\n{extra}[workload]\nkind = \"random-write\"\nrequests = {requests}\n"
     );
     Config::load_with(None, Some(("bad-blocks.toml", &text)), toml::Table::new()).unwrap()
 }
@@ -57,13 +62,13 @@ fn retired_blocks_are_never_erased_again() {
     );
 }
 
-/// AFTL and CFTL (block-mapped over `twolevel`'s pools): a fold's erase that reaches a
+/// AFTL, CFTL and the log-style NFTL (block-mapped over `twolevel`'s pools): a fold's erase that reaches a
 /// block's endurance retires it, the free pool shrinks for good, and the run ends with
 /// end of life once no spare block is left; short of that the data is all readable and
 /// no block is erased past its rating.
 #[test]
 fn hash_ftls_retire_worn_blocks_and_reach_end_of_life() {
-    for ftl in ["aftl", "cftl"] {
+    for ftl in ["aftl", "cftl", "nftl-log"] {
         match run(&config(ftl, 400_000), RunOptions::default()) {
             Err(SimError::Ftl(
                 e @ FtlError::EndOfLife {

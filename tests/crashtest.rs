@@ -1,12 +1,15 @@
-//! `ssdlab crashtest`: over 1,000 power cuts with recovery on the FTLs that recover from
-//! flash, each with no buffer, LRU and BPLRU ([`RECOVERING`]: add an FTL there when its
-//! recovery passes); the page FTL on a small, default-provisioned device through 350
-//! cuts (it ran out of free blocks at cut ~200 before a GC cut short resumed where it
-//! stopped); a drive that ignores FLUSH is caught losing acknowledged data (the check
-//! can fail); an FTL without a recovery says so and fails rather than passes.
+//! `ssdlab crashtest`: over 1,000 power cuts with recovery on every FTL but FASTer (both
+//! NFTL variants), each with no buffer, LRU and BPLRU ([`RECOVERING`]); the page FTL on a
+//! small, default-provisioned device through 350 cuts (it ran out of free blocks at cut
+//! ~200 before a GC cut short resumed where it stopped); a drive that ignores FLUSH is
+//! caught losing acknowledged data (the check can fail). The table's rows for FAST,
+//! FASTer, BAST and the log-style NFTL failed (flushed pages lost) while their writes
+//! erased a page's old copy in a merge or fold before programming the new one.
 //!
 //! Long mode (opt-in): `SSDLAB_CRASH_LONG=1` runs 2,000 cuts per design of the same
 //! table, seeded by `SSDLAB_CRASH_SEED` (default 11); the seed is in every failure.
+
+mod common;
 
 use std::process::Command;
 
@@ -25,11 +28,15 @@ fn crashtest(args: &[&str], json: &std::path::Path) -> (bool, serde_json::Value,
 }
 
 /// FTLs whose recovery passes, with the flags their device needs (DFTL's translation
-/// blocks need more over-provisioning than 16 MiB leaves by default).
+/// blocks need more over-provisioning than 16 MiB leaves by default). FASTer is not in
+/// it yet: its mount can find one random log block more than the log holds and no free
+/// block to merge it (seed 11, no buffer, cut 25).
 const RECOVERING: &[(&str, &[&str])] = &[
     ("page", &[]),
     ("nftl", &[]),
+    ("nftl", &["--set", "ftl.nftl.variant=\"log\""]),
     ("bast", &[]),
+    ("fast", &[]),
     ("dftl", &["--op", "16"]),
 ];
 
@@ -51,7 +58,7 @@ fn check_designs(v: &serde_json::Value, seed: u64) -> u64 {
         assert!(d["error"].is_null(), "seed {seed}: {d}");
         assert!(d["scanned_pages_mean"].as_f64().unwrap() > 0.0);
         // GC, merges and the buffer's write-backs moved data between the cuts.
-        assert!(d["erases"].as_u64().unwrap() > 100, "seed {seed}: {d}");
+        assert!(d["erases"].as_u64().unwrap() > 50, "seed {seed}: {d}");
         cuts += d["cuts"].as_u64().unwrap();
     }
     cuts
@@ -64,7 +71,7 @@ fn a_thousand_cuts_lose_nothing_acknowledged_and_tear_nothing() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(11);
-    let cuts_each = if long { "2000" } else { "90" };
+    let cuts_each = if long { "2000" } else { "60" };
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("c.json");
     let seed_s = seed.to_string();
@@ -210,24 +217,116 @@ fn a_drive_that_ignores_flush_is_caught_losing_data() {
     assert!(ok, "{err} {v}");
 }
 
+/// Seeded power cuts at random flash operations, at FTL level with real payloads, on the
+/// block-mapped FTLs with log or replacement blocks: a small device of 8-page blocks
+/// with three quarters of the writes on four logical blocks, so replacement and log
+/// blocks fill, folds and merges of the written page's own block run often, and cuts
+/// land inside them. After every mount the invariants hold and every page reads a
+/// version written there, no older than the last one whose write returned before the
+/// cut. (The log-style NFTL failed here — seed 0 — while its fold erased the old copy
+/// before programming the new one; FAST, FASTer and BAST likewise before their merges
+/// programmed the page first.)
 #[test]
-fn ftls_without_recovery_fail_and_say_why() {
-    let dir = tempfile::tempdir().unwrap();
-    let json = dir.path().join("c.json");
-    let (ok, v, _) = crashtest(
-        &[
-            "--ftl",
-            "nftl",
-            "--set",
-            "ftl.nftl.variant=\"log\"",
-            "--cuts",
-            "3",
-            "--seed",
-            "1",
-        ],
-        &json,
-    );
-    assert!(!ok);
-    let e = v["designs"][0]["error"].as_str().unwrap();
-    assert!(e.contains("no recovery"), "{e}");
+fn block_mapped_ftls_keep_every_durable_write_across_cuts_inside_merges() {
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use ssdlab::data::FlashData;
+    use ssdlab::ftl::nftl::NftlVariant;
+    use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
+    use ssdlab::nand::{Lpn, Nand};
+
+    let g = common::one_plane(48, 8);
+    let lp = 256u32;
+    let ps = g.page_size_bytes as usize;
+    let payload = |lpn: u32, v: u64| {
+        let mut p = vec![0u8; ps].into_boxed_slice();
+        p[..8].copy_from_slice(&v.to_le_bytes());
+        p[8..12].copy_from_slice(&lpn.to_le_bytes());
+        p
+    };
+    // FAST and FASTer are not in this table yet: on this 48-block device a mount can
+    // find no free block for its recovery merges (FAST seed 19); their rows in the
+    // CLI table above (16 MiB devices) pass.
+    let designs: [(&str, FtlKind, bool); 3] = [
+        ("nftl-log", FtlKind::Nftl, true),
+        ("nftl", FtlKind::Nftl, false),
+        ("bast", FtlKind::Bast, false),
+    ];
+    for (name, kind, log) in designs {
+        let mut cfg = FtlConfig {
+            name: kind,
+            ..Default::default()
+        };
+        if log {
+            cfg.nftl.variant = NftlVariant::Log;
+        }
+        for seed in 0..25u64 {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let build = || build_ftl(&cfg, &g, lp as u64, seed).unwrap();
+            let mut ftl = build();
+            let in_order = ftl.programs_in_order();
+            let mut nand = Nand::new(g, 100_000, true, in_order);
+            nand.attach_data(FlashData::in_memory(&g));
+            let mut history = vec![vec![0u64]; lp as usize];
+            let mut floor = vec![0u64; lp as usize];
+            let mut version = 0u64;
+            for round in 0..8 {
+                nand.data_mut().unwrap().arm_cut(rng.gen_range(0..400));
+                while !nand.data().unwrap().is_cut() {
+                    let lpn = if rng.gen_bool(0.75) {
+                        rng.gen_range(0..32)
+                    } else {
+                        rng.gen_range(0..lp)
+                    };
+                    if rng.gen_bool(0.1) {
+                        ftl.trim(Lpn(lpn), &mut nand).unwrap();
+                        if !nand.data().unwrap().is_cut() {
+                            floor[lpn as usize] = 0;
+                        }
+                        continue;
+                    }
+                    version += 1;
+                    nand.data_mut().unwrap().stage(lpn, payload(lpn, version));
+                    history[lpn as usize].push(version);
+                    ftl.write(Lpn(lpn), &mut nand).unwrap();
+                    if !nand.data().unwrap().is_cut() {
+                        floor[lpn as usize] = version;
+                    }
+                }
+                let mut data = nand.take_data().unwrap();
+                data.lose_dram();
+                data.disarm();
+                let (mut mounted, tags, _) = Nand::mount(g, 100_000, in_order, data);
+                let mut fresh = build();
+                fresh
+                    .recover(&mut mounted, &tags)
+                    .unwrap_or_else(|e| panic!("{name} seed {seed} round {round}: {e}"));
+                fresh.check_invariants(&mounted);
+                let mut page = vec![0u8; ps];
+                for lpn in 0..lp {
+                    let got = match fresh.lookup(Lpn(lpn), &mounted) {
+                        Some(ppn) => {
+                            mounted.data().unwrap().read(ppn.0, &mut page);
+                            assert_eq!(page[8..12], lpn.to_le_bytes(), "{name} seed {seed}");
+                            u64::from_le_bytes(page[..8].try_into().unwrap())
+                        }
+                        None => 0,
+                    };
+                    let l = lpn as usize;
+                    assert!(
+                        history[l].contains(&got),
+                        "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, never written"
+                    );
+                    assert!(
+                        got >= floor[l],
+                        "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, v{} was durable",
+                        floor[l]
+                    );
+                    floor[l] = got;
+                }
+                nand = mounted;
+                ftl = fresh;
+            }
+        }
+    }
 }

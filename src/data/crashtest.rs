@@ -132,6 +132,35 @@ fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
     }
 }
 
+/// The flash pages whose tags name host page `lpn`: (ppn, seq, program_seq), for the
+/// debug output.
+fn copies(tags: &[Option<super::StoredTag>], lpn: u64, _ps: u64) -> Vec<(usize, u32, u32)> {
+    tags.iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            t.as_ref()
+                .filter(|t| !t.meta && t.lpn as u64 == lpn)
+                .map(|t| (i, t.seq, t.program_seq))
+        })
+        .collect()
+}
+
+/// Debug trace: pages the host was promised (a floor) with no copy left on flash.
+fn trace_missing(dev: &Device, model: &[PageModel], cut: u64, op: u32) {
+    let tags = dev.nand.data().expect("attached").store().scan_tags();
+    let mut on_flash = vec![false; model.len()];
+    for t in tags.iter().flatten() {
+        if !t.meta && (t.lpn as usize) < model.len() {
+            on_flash[t.lpn as usize] = true;
+        }
+    }
+    for (l, m) in model.iter().enumerate() {
+        if m.floor.is_some() && !on_flash[l] {
+            eprintln!("trace: cut {cut} before op {op}: lpn {l} has no copy on flash");
+        }
+    }
+}
+
 fn is_cut(dev: &Device) -> bool {
     dev.nand.data().is_some_and(|d| d.is_cut())
 }
@@ -170,7 +199,11 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
             let budget = rng.gen_range(0..ops as u64 * 12 + 1);
             dev.nand.data_mut().expect("attached").arm_cut(budget);
         }
-        for _ in 0..ops {
+        let trace = std::env::var_os("SSDLAB_CRASH_TRACE").is_some();
+        for op in 0..ops {
+            if trace {
+                trace_missing(&dev, &model, rep.cuts, op);
+            }
             t += 10_000;
             let roll = rng.gen_range(0..100);
             let n = rng.gen_range(1..=8u64).min(pages);
@@ -256,6 +289,9 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
                 }
             }
         }
+        if trace {
+            trace_missing(&dev, &model, rep.cuts, ops);
+        }
         // The power goes.
         rep.erases += dev.nand.counters().total_erases();
         if opts.plp {
@@ -264,6 +300,14 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
         let mut data = dev.nand.take_data().expect("attached");
         data.lose_dram();
         data.disarm();
+        let debug = std::env::var_os("SSDLAB_CRASH_DEBUG").is_some();
+        // What flash held at the cut, to tell a page lost before the mount from one the
+        // recovery lost (debug output only).
+        let before = if debug {
+            data.store().scan_tags()
+        } else {
+            Vec::new()
+        };
         let (d, r) = Device::mount(design, data).map_err(|e| e.to_string())?;
         dev = d;
         rep.cuts += 1;
@@ -290,10 +334,20 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
             }
             let v = got.expect("known");
             if m.floor.is_some_and(|f| v < f) {
-                if std::env::var_os("SSDLAB_CRASH_DEBUG").is_some() {
+                if debug {
                     eprintln!(
-                        "cut {}: lpn {lpn} reads version {v}, flushed {:?}, history {:?}",
-                        rep.cuts, m.floor, m.history
+                        "cut {}: lpn {lpn} reads version {v}, flushed {:?}, history {:?}; \
+                         at the cut {:?}, after the mount {:?} (maps to {:?})",
+                        rep.cuts,
+                        m.floor,
+                        m.history,
+                        copies(&before, lpn, ps),
+                        copies(
+                            &dev.nand.data().expect("attached").store().scan_tags(),
+                            lpn,
+                            ps
+                        ),
+                        dev.ftl.lookup(crate::nand::Lpn(lpn as u32), &dev.nand),
                     );
                 }
                 rep.acked_writes_lost += 1;

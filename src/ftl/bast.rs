@@ -232,6 +232,12 @@ impl Bast {
         let (lbn, off) = self.b.split(lpn);
         let mut invalidated = false;
         loop {
+            if invalidated && self.b.pending().is_none() {
+                // The merge of lbn's full log programmed the page in place in the new
+                // data block before erasing the old blocks (Blocks::begin_write).
+                self.mapped.set(lpn.0);
+                return Ok(());
+            }
             let d = self.b.data[lbn as usize];
             if d == NIL {
                 let d = self.b.alloc(Role::Data)?;
@@ -245,16 +251,20 @@ impl Bast {
                 // valid copy can exist elsewhere (a log copy implies this page was used).
                 debug_assert!(invalidated || !self.mapped.get(lpn.0));
                 nand.program(self.b.page(d, off), lpn, Cause::Host);
+                self.b.finish_write(nand);
                 self.mapped.set(lpn.0);
                 return Ok(());
             }
             if !invalidated {
                 // Invalidate first, so a merge below never copies the page being replaced.
                 invalidated = true;
-                if let Some(old) = self.locate_counted(lpn, nand) {
+                let old = self.locate_counted(lpn, nand);
+                if let Some(old) = old {
                     nand.invalidate(old);
                     self.mapped.clear(lpn.0);
                 }
+                // Until the page is programmed, no erase may take its old copy.
+                self.b.begin_write(lpn, old);
             }
             let mut s = self.log_of[lbn as usize];
             if s != NIL && self.slots[s as usize].next == self.b.np {
@@ -270,6 +280,7 @@ impl Bast {
             sl.in_order &= page == off;
             let block = sl.block;
             nand.program(self.b.page(block, page), lpn, Cause::Host);
+            self.b.finish_write(nand);
             self.page_map[(s * self.b.np + off) as usize] = page as u16 + 1;
             self.mapped.set(lpn.0);
             if self.victim == LogVictim::Lru && self.newest != s {
@@ -382,6 +393,8 @@ impl Ftl for Bast {
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let r = self.write_page(lpn, nand);
+        // Done or failed: nothing stays held back.
+        self.b.finish_write(nand);
         self.b.prefetch_hinted_data_page(nand, &self.mapped);
         r
     }

@@ -44,7 +44,9 @@
 //!   log's capacity the oldest are reclaimed FAST-style
 //! ```
 //! FASTer's second-chance marks and which RW blocks formed its isolation log are not
-//! on flash: after a restart the marks are clear and every RW block is in the main log.
+//! on flash: after a restart the marks are clear, the oldest RW blocks beyond the main
+//! log's capacity form the isolation log, and a reclaim cut short between opening the
+//! new tail and erasing its victim is finished (the victim's live pages to the tail).
 //!
 //! FASTer (faster.rs) reuses everything here and replaces only the RW reclaim
 //! ([`RwReclaim`]).
@@ -230,16 +232,17 @@ impl FastCore {
         r
     }
 
-    /// Invalidates the current copy of `lpn`, if any.
+    /// Invalidates the current copy of `lpn`, if any, and returns where it was.
     #[inline]
-    fn drop_copy(&mut self, lpn: Lpn, nand: &mut Nand) {
-        if let Some(l) = self.locate_counted(lpn, nand) {
-            nand.invalidate(self.ppn_of(l));
-            if let Loc::Rw(pos) = l {
-                self.rw.remove(pos, self.b.split(lpn).0);
-            }
-            self.mapped.clear(lpn.0);
+    fn drop_copy(&mut self, lpn: Lpn, nand: &mut Nand) -> Option<Ppn> {
+        let l = self.locate_counted(lpn, nand)?;
+        let old = self.ppn_of(l);
+        nand.invalidate(old);
+        if let Loc::Rw(pos) = l {
+            self.rw.remove(pos, self.b.split(lpn).0);
         }
+        self.mapped.clear(lpn.0);
+        Some(old)
     }
 
     /// Full merge of `lbn`: its data block, its RW log pages and, if it owns the SW
@@ -370,6 +373,15 @@ impl FastCore {
             }
         }
         self.lbn_scratch = lbns;
+        if s == COLD
+            && self.b.held() == self.rw.block(slot)
+            && let Some(lpn) = self.b.pending()
+        {
+            // The isolation victim holds the old copy of the host write being placed,
+            // and more allocations follow in this reclaim, so its erase cannot wait for
+            // the write: merging the page's block programs the page first.
+            self.full_merge_lbn(self.b.split(lpn).0, nand)?;
+        }
         self.retire_oldest(s, nand);
         Ok(())
     }
@@ -389,11 +401,17 @@ impl FastCore {
         let (lbn, off) = self.b.split(lpn);
         let mut dropped = false;
         // Every merge below may rebuild lbn's data block without the page being replaced
-        // (it is invalidated first, so no merge copies it); the decision then starts over,
-        // and a free page `off` in the new data block takes the write in place. Logging
-        // it instead would leave a log copy over a free data page, which the next write
+        // (it is invalidated first, so no merge copies it); such a merge programs the
+        // page in place in the new block before erasing the old ones (Blocks::begin_write:
+        // a cut never finds the old copy erased and the new one unwritten). Logging it
+        // instead would leave a log copy over a free data page, which the next write
         // would wrongly treat as a first write.
         loop {
+            if dropped && self.b.pending().is_none() {
+                // A merge of lbn programmed the page.
+                self.mapped.set(lpn.0);
+                return Ok(());
+            }
             let d = self.b.data[lbn as usize];
             if d == NIL || !nand.is_programmed(self.b.page(d, off)) {
                 // First write of this offset since the data block was (re)built.
@@ -406,17 +424,20 @@ impl FastCore {
                     d
                 };
                 nand.program(self.b.page(d, off), lpn, Cause::Host);
+                self.b.finish_write(nand);
                 self.mapped.set(lpn.0);
                 return Ok(());
             }
             if !dropped {
                 dropped = true;
-                self.drop_copy(lpn, nand);
+                let old = self.drop_copy(lpn, nand);
+                self.b.begin_write(lpn, old);
             }
             if off == 0 {
                 self.close_sw(nand);
                 let block = self.b.alloc(Role::Log)?;
                 nand.program(self.b.page(block, 0), lpn, Cause::Host);
+                self.b.finish_write(nand);
                 self.mapped.set(lpn.0);
                 self.sw = Some(Sw {
                     block,
@@ -432,6 +453,7 @@ impl FastCore {
                     s.next += 1;
                     let p = self.b.page(s.block, off);
                     nand.program(p, lpn, Cause::Host);
+                    self.b.finish_write(nand);
                     self.mapped.set(lpn.0);
                     return Ok(());
                 }
@@ -449,6 +471,7 @@ impl FastCore {
                 continue;
             }
             self.append(HOT, lpn, nand);
+            self.b.finish_write(nand);
             self.mapped.set(lpn.0);
             return Ok(());
         }
@@ -524,6 +547,14 @@ impl FastCore {
                 _ => broken.push(lbn as u32),
             }
         }
+        // RW blocks without a newest copy first: erased, their blocks can take the
+        // recovery merges below.
+        rw.retain(|&b| {
+            nand.valid_count(crate::nand::BlockId(b)) > 0 || {
+                self.b.release(b, nand);
+                false
+            }
+        });
         for lbn in broken {
             self.b
                 .settle(lbn, &own[lbn as usize], &mut scan, nand)
@@ -570,6 +601,35 @@ impl FastCore {
             }
         }
         self.recovery_merges += scan.merges;
+        // A FASTer reclaim cut short after it opened the new tail and before it erased
+        // the victim leaves one block more than the log holds: finish it as it was
+        // going, the victim's remaining pages to the tail when they fit (no free block
+        // needed), else merge.
+        while self.rw.len(HOT) as u32 > self.cap[HOT] + self.cap[COLD] {
+            let slot = self.rw.oldest(HOT).expect("stream not empty");
+            let live: Vec<u32> = (0..np)
+                .map(|p| self.rw.pos(slot, p))
+                .filter(|&pos| self.rw.lpn_at(pos) != NIL)
+                .collect();
+            if self.rw.len(HOT) > 1 && live.len() as u32 <= np - self.rw.fill(HOT) {
+                for pos in live {
+                    self.move_page(HOT, pos, true, nand);
+                }
+                self.retire_oldest(HOT, nand);
+            } else {
+                self.reclaim_merging(HOT, nand).map_err(err)?;
+            }
+        }
+        // Which blocks formed FASTer's isolation log is not on flash: the oldest ones
+        // beyond the main log's capacity form it again.
+        while self.rw.len(HOT) as u32 > self.cap[HOT] && (self.rw.len(COLD) as u32) < self.cap[COLD]
+        {
+            let b = self
+                .rw
+                .block(self.rw.oldest(HOT).expect("stream not empty"));
+            self.rw
+                .move_oldest(HOT, COLD, nand.write_ptr(crate::nand::BlockId(b)));
+        }
         while self.rw.len(HOT) as u32 > self.cap[HOT] {
             self.reclaim_merging(HOT, nand).map_err(err)?;
         }
@@ -694,6 +754,8 @@ impl<P: RwReclaim> Ftl for Fast<P> {
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let r = self.core.write(lpn, nand, &mut self.policy);
+        // Done or failed: nothing stays held back.
+        self.core.b.finish_write(nand);
         self.core
             .b
             .prefetch_hinted_data_page(nand, &self.core.mapped);
@@ -707,7 +769,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        self.core.drop_copy(lpn, nand);
+        let _ = self.core.drop_copy(lpn, nand);
         Ok(())
     }
 

@@ -322,6 +322,13 @@ pub(crate) struct Blocks {
     /// The simulator's hint ([`Blocks::prefetch_lpn`]): first page of the next request,
     /// or [`NIL`].
     hint: Cell<u32>,
+    /// A host write whose page's old copy is already invalid while the FTL makes room
+    /// for the new one (merges, log reclaims) — see [`Blocks::begin_write`].
+    pending: Option<Lpn>,
+    /// The block holding that old copy, or [`NIL`].
+    held: u32,
+    /// Whether [`Blocks::release`] was asked to erase `held` meanwhile (it waits).
+    deferred: bool,
 }
 
 impl Blocks {
@@ -339,7 +346,56 @@ impl Blocks {
             stats: MergeStats::default(),
             ftl,
             hint: Cell::new(NIL),
+            pending: None,
+            held: NIL,
+            deferred: false,
         }
+    }
+
+    /// A host write of `lpn` invalidated its old copy `old` and now makes room for the
+    /// new one. Until [`Blocks::finish_write`], nothing erases the old copy before the
+    /// new one is programmed (a power cut in between would lose the page's last durable
+    /// version): a merge of `lpn`'s logical block programs the page into its destination
+    /// before erasing the blocks it replaces (as the write would right after it), and an
+    /// erase of the old copy's block for any other reason (a log reclaim) waits.
+    pub fn begin_write(&mut self, lpn: Lpn, old: Option<Ppn>) {
+        self.pending = Some(lpn);
+        self.held = old.map_or(NIL, |p| self.geo.block_of(p).0);
+    }
+
+    /// The write [`Blocks::begin_write`] announced, while it still has to be programmed.
+    #[inline]
+    pub fn pending(&self) -> Option<Lpn> {
+        self.pending
+    }
+
+    /// The block holding the pending write's old copy ([`NIL`] when none).
+    #[inline]
+    pub fn held(&self) -> u32 {
+        self.held
+    }
+
+    /// The pending host write, if it belongs to logical block `lbn`.
+    #[inline]
+    pub fn pending_in(&self, lbn: u32) -> Option<Lpn> {
+        self.pending.filter(|&l| self.split(l).0 == lbn)
+    }
+
+    /// The host write is programmed (or abandoned): the erase it held back happens now.
+    pub fn finish_write(&mut self, nand: &mut Nand) {
+        self.pending = None;
+        let held = std::mem::replace(&mut self.held, NIL);
+        if std::mem::take(&mut self.deferred) {
+            self.release(held, nand);
+        }
+    }
+
+    /// Programs the pending write of `lpn` at its offset of `block` (a merge destination)
+    /// and finishes it.
+    fn program_pending(&mut self, lpn: Lpn, block: u32, nand: &mut Nand) {
+        let off = self.offset_of_lpn(lpn);
+        nand.program(self.page(block, off), lpn, Cause::Host);
+        self.finish_write(nand);
     }
 
     /// (logical block, offset) of `lpn`.
@@ -423,6 +479,12 @@ impl Blocks {
     /// Erases `block` (it must hold no valid page) and returns it to the pool.
     #[inline]
     pub fn release(&mut self, block: u32, nand: &mut Nand) {
+        if block == self.held && self.pending.is_some() {
+            // It holds the pending write's old copy: erased once the new one is on flash.
+            self.role[block as usize] = Role::Free;
+            self.deferred = true;
+            return;
+        }
         nand.erase(BlockId(block), Cause::Gc);
         self.role[block as usize] = Role::Free;
         self.pool.push(block, nand.erase_count(BlockId(block)));
@@ -446,7 +508,8 @@ impl Blocks {
         } else {
             nand.valid_count(BlockId(d))
         };
-        if in_data == 0 && extras.is_empty() {
+        let host = self.pending_in(lbn);
+        if in_data == 0 && extras.is_empty() && host.is_none() {
             if d != NIL {
                 self.release(d, nand);
                 self.data[lbn as usize] = NIL;
@@ -461,6 +524,10 @@ impl Blocks {
             debug_assert_eq!(self.split(nand.oob(src).lpn).0, lbn);
             let off = self.offset_of_lpn(nand.oob(src).lpn);
             nand.relocate(src, self.page(n, off), Cause::Gc);
+        }
+        if let Some(lpn) = host {
+            // The write that needed this merge: its offset is free in the new block.
+            self.program_pending(lpn, n, nand);
         }
         if d != NIL {
             self.release(d, nand);
@@ -480,17 +547,24 @@ impl Blocks {
             self.stats.partial += 1;
         }
         let d = self.data[lbn as usize];
-        if d != NIL {
-            if nand.valid_count(BlockId(d)) > 0 {
-                debug_assert!(k < self.np, "switch merge with live data-block pages");
-                nand.relocate_block(BlockId(d), BlockId(log), Cause::Gc);
-            }
-            self.release(d, nand);
+        if d != NIL && nand.valid_count(BlockId(d)) > 0 {
+            debug_assert!(k < self.np, "switch merge with live data-block pages");
+            nand.relocate_block(BlockId(d), BlockId(log), Cause::Gc);
         }
         for &src in extras {
             let off = self.offset_of_lpn(nand.oob(src).lpn);
             debug_assert!(off >= k, "log page below the in-order prefix");
             nand.relocate(src, self.page(log, off), Cause::Gc);
+        }
+        // The write that needed this merge goes in place when its offset is still free
+        // (past the in-order prefix), before the old data block is erased.
+        if let Some(lpn) = self.pending_in(lbn)
+            && !nand.is_programmed(self.page(log, self.offset_of_lpn(lpn)))
+        {
+            self.program_pending(lpn, log, nand);
+        }
+        if d != NIL {
+            self.release(d, nand);
         }
         self.role[log as usize] = Role::Data;
         self.data[lbn as usize] = log;
@@ -977,6 +1051,25 @@ impl RwLog {
     /// Recovery: the tail of stream `s` has `fill` pages programmed already.
     pub fn restore_fill(&mut self, s: usize, fill: u32) {
         self.streams[s].fill = fill;
+    }
+
+    /// Pages used in stream `s`'s tail.
+    pub fn fill(&self, s: usize) -> u32 {
+        self.streams[s].fill
+    }
+
+    /// Recovery: stream `from`'s oldest slot becomes stream `to`'s tail, `fill` pages of
+    /// it programmed (FASTer's isolation log is rebuilt from the oldest blocks).
+    pub fn move_oldest(&mut self, from: usize, to: usize, fill: u32) {
+        let slot = self.streams[from]
+            .fifo
+            .pop_front()
+            .expect("stream not empty");
+        if self.streams[from].fifo.is_empty() {
+            self.streams[from].fill = 0;
+        }
+        self.streams[to].fifo.push_back(slot);
+        self.streams[to].fill = fill;
     }
 
     /// Slots of stream `s`, oldest first.

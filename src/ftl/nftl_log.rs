@@ -10,11 +10,18 @@
 //! lookup(lpn): P[off] valid → it; else scan R newest-first for lpn's OOB tag
 //!              (probes: P[off] checked + each R page scanned; the array index is free)
 //! write(lpn):  invalidate the old copy; P[off] erased → program in place;
-//!              else append to R (allocated on first use); R full → fold, then in place
+//!              else append to R (allocated on first use); R full → fold, programming
+//!              the page in place in N before P and R are erased (a cut between an
+//!              erase and the program would lose the page's last durable version)
 //! fold(lbn):   fresh block N; copy the valid copy of every offset from P and R to
 //!              N[off]; erase P and R; N becomes the primary
 //! reclaim:     below `fold_free_blocks` free blocks, fold the logical block whose
 //!              replacement block is oldest (FIFO), until that many are free
+//! mount:       from the OOB tags alone (twolevel.rs `Blocks::mount`): the newest copy
+//!              of each page wins; per lbn, the block whose pages sit at their offsets is
+//!              P, the one appended as a prefix R; a fold cut short is finished (or
+//!              redone in a free block); blocks holding no live page are erased;
+//!              replacement FIFO by each R's first program
 //! ```
 //! The block side (pools, placement, scan, fold) is [`super::twolevel::Blocks`], shared
 //! with AFTL and CFTL, so the three differ only in their tables. With
@@ -42,6 +49,8 @@ pub struct NftlLog {
     forced_folds: u64,
     fold_copies: u64,
     scan_reads: u64,
+    /// What the last mount did (`None` on a device built fresh).
+    mounted: Option<super::twolevel::MountStats>,
 }
 
 /// Builds a log-style NFTL.
@@ -73,6 +82,7 @@ impl NftlLog {
             forced_folds: 0,
             fold_copies: 0,
             scan_reads: 0,
+            mounted: None,
         })
     }
 
@@ -87,9 +97,14 @@ impl NftlLog {
         )
     }
 
-    fn fold(&mut self, lbn: u32, nand: &mut Nand) -> Result<(), FtlError> {
+    /// Folds `lbn`; `host` is the write that needed the fold (its old copy already
+    /// invalid): it is programmed in place in the new primary before the old blocks are
+    /// erased, so a power cut never finds its old copy erased and the new one unwritten.
+    fn fold(&mut self, lbn: u32, host: Option<Lpn>, nand: &mut Nand) -> Result<(), FtlError> {
         let (p, r) = (self.primary[lbn as usize], self.replacement[lbn as usize]);
-        let f = self.blocks.fold(nand, lbn, p, r, |_| false, |_, _| {})?;
+        let f = self
+            .blocks
+            .fold_for(nand, lbn, p, r, host, |_| false, |_, _| {})?;
         debug_assert!(!f.detached, "a plain fold empties the replacement block");
         self.folds += 1;
         self.fold_copies += f.copies as u64;
@@ -105,10 +120,11 @@ impl NftlLog {
                 break;
             };
             self.forced_folds += 1;
-            self.fold(self.blocks.owner(r), nand)?;
+            self.fold(self.blocks.owner(r), None, nand)?;
         }
         if self.blocks.free_count() == 0 {
-            return Err(FtlError::OutOfSpace { plane: 0 });
+            // End of life when worn-out blocks were retired, else a device too full.
+            return Err(self.blocks.out_of_space());
         }
         Ok(())
     }
@@ -166,16 +182,14 @@ impl Ftl for NftlLog {
         let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
         self.primary[lbn as usize] = p;
         self.replacement[lbn as usize] = r;
-        let dst = match placed {
-            Some(Placement::InPlace(ppn)) | Some(Placement::Appended(ppn)) => ppn,
-            None => {
-                // R is full: fold. The old copy is already invalid, so the new primary's
-                // page `off` is erased and the data goes there in place.
-                self.fold(lbn, nand)?;
-                self.blocks.page(self.primary[lbn as usize], off)
+        match placed {
+            Some(Placement::InPlace(ppn)) | Some(Placement::Appended(ppn)) => {
+                nand.program(ppn, lpn, Cause::Host);
             }
-        };
-        nand.program(dst, lpn, Cause::Host);
+            // R is full: fold. The old copy is already invalid, so the new primary's
+            // page `off` is erased and the fold programs the data there in place.
+            None => self.fold(lbn, Some(lpn), nand)?,
+        }
         Ok(())
     }
 
@@ -201,6 +215,10 @@ impl Ftl for NftlLog {
         out.insert("ftl.nftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.nftl.scan_reads".into(), self.scan_reads);
         out.insert("ftl.mapping.coarse_bytes".into(), self.mapping_bytes());
+        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
+        if let Some(m) = &self.mounted {
+            m.counters(out);
+        }
     }
 
     fn reserved_blocks(&self) -> u64 {
@@ -209,6 +227,25 @@ impl Ftl for NftlLog {
 
     fn programs_in_order(&self) -> bool {
         false
+    }
+
+    /// Mount (see the header): primaries and replacement blocks from the tags.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Result<(), String> {
+        let m = self
+            .blocks
+            .mount(nand, tags, self.logical_pages, false, "nftl")?;
+        self.primary.fill(NIL);
+        self.replacement.fill(NIL);
+        for &(lbn, p, r) in &m.lbns {
+            self.primary[lbn as usize] = p;
+            self.replacement[lbn as usize] = r;
+        }
+        self.mounted = Some(m.stats);
+        Ok(())
     }
 
     fn check_invariants(&self, nand: &Nand) {

@@ -491,22 +491,11 @@ impl Blocks {
     /// hears about every copy out of `r`; the primary's pages keep their offsets, so a
     /// caller that follows them reads the new block's valid bits instead (one word per
     /// 64 pages rather than one call per page).
-    pub fn fold(
-        &mut self,
-        nand: &mut Nand,
-        lbn: u32,
-        p: u32,
-        r: u32,
-        keep: impl FnMut(Lpn) -> bool,
-        moved: impl FnMut(Lpn, Ppn),
-    ) -> Result<Folded, FtlError> {
-        self.fold_for(nand, lbn, p, r, None, keep, moved)
-    }
-
-    /// [`Blocks::fold`] for a host write of `host` that needed the fold (when `Some`; its
-    /// old copy already invalid, so its offset in the new block is erased): the page is
-    /// programmed there before `p` and `r` are erased, so a power cut never finds the old
-    /// copy erased and the new one not yet written.
+    ///
+    /// `host`: the host write that needed the fold (its old copy already invalid, so its
+    /// offset in the new block is erased): the page is programmed there before `p` and
+    /// `r` are erased, so a power cut never finds the old copy erased and the new one not
+    /// yet written.
     #[allow(clippy::too_many_arguments)]
     pub fn fold_for(
         &mut self,
@@ -1034,11 +1023,12 @@ mod tests {
         // detached with lpn 1.
         let mut moved = Vec::new();
         let f = b
-            .fold(
+            .fold_for(
                 &mut nand,
                 0,
                 p,
                 r,
+                None,
                 |l| l == Lpn(1),
                 |l, d| moved.push((l, d)),
             )
