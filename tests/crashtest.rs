@@ -37,7 +37,7 @@ const RECOVERING: &[(&str, &[&str])] = &[
     ("nftl", &["--set", "ftl.nftl.variant=\"log\""]),
     ("bast", &[]),
     ("fast", &[]),
-    ("dftl", &["--op", "16"]),
+    ("dftl", &["--op", "13"]),
 ];
 
 fn check_designs(v: &serde_json::Value, seed: u64) -> u64 {

@@ -145,17 +145,22 @@ pub fn page_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<
 /// first victim is erased; the page FTL's thresholds count one of each. Translation
 /// blocks come from the unit with the most free blocks, which is always the unit being
 /// collected on a one-unit device (two more) but may be any unit, the collected one
-/// included when all sit at the threshold, on larger ones (one more). On top of that, two
-/// blocks of headroom for a collection's translation writes: a data victim's batch update
-/// can write up to one translation page per page moved (a block's worth), and the victims
-/// a pass takes before the translation blocks they leave stale become the cheapest ones
-/// drain the unit meanwhile. Measured under sustained random overwrites at 7 %
-/// over-provisioning: android-emmc at 2 GiB (one unit) ran out with one block of headroom
-/// and ran with two; ssd-b at 256 MiB with cost-benefit ran out with one and ran with
-/// three in the low and high thresholds (docs/ftls.md).
-pub fn dftl_extra_free(units: u32) -> u32 {
-    const BATCH_HEADROOM: u32 = 2;
-    (if units == 1 { 2 } else { 1 }) + BATCH_HEADROOM
+/// included when all sit at the threshold, on larger ones (one more). On top of that,
+/// headroom for a collection's translation writes: a data victim's batch update writes one
+/// translation page per translation page its moved entries fall in, at most
+/// `min(pages per block, translation pages)`, and the victims a pass takes before the
+/// translation blocks they leave stale become the cheapest ones drain the unit meanwhile.
+/// The headroom is two such worst-case batches, in whole blocks: two blocks on real
+/// devices, none where the whole map fits in less than half a block. Measured under
+/// sustained random overwrites at 7 % over-provisioning: android-emmc at 2 GiB (one unit)
+/// ran out with one block of headroom and ran with two; ssd-b at 256 MiB with
+/// cost-benefit ran out with one and ran with three in the low and high thresholds
+/// (docs/ftls.md).
+pub fn dftl_extra_free(geo: &Geometry, logical_pages: u64, units: u32) -> u32 {
+    let np = geo.pages_per_block as u64;
+    let batch = dftl_translation_pages(geo, logical_pages).min(np);
+    let headroom = (2 * batch / np.max(1)) as u32;
+    (if units == 1 { 2 } else { 1 }) + headroom
 }
 
 /// DFTL's organisation: as the page FTL's (no wear-leveling frontier), with an equal
@@ -163,7 +168,7 @@ pub fn dftl_extra_free(units: u32) -> u32 {
 /// [`dftl_extra_free`] more free blocks in each threshold.
 pub fn dftl_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Plan, Infeasible> {
     paged(FtlKind::Dftl, cfg, geo, logical_pages).map(|k| {
-        let extra = dftl_extra_free(geo.planes() / k);
+        let extra = dftl_extra_free(geo, logical_pages, geo.planes() / k);
         Plan {
             unit_planes: k,
             gc_low: cfg.gc_low_free_blocks + extra,
@@ -188,7 +193,7 @@ fn paged_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool, k
         let trans = dftl_translation_pages(geo, logical_pages).div_ceil(np);
         data + trans.div_ceil(units)
             + 1
-            + (cfg.gc_high_free_blocks + dftl_extra_free(units as u32)) as u64
+            + (cfg.gc_high_free_blocks + dftl_extra_free(geo, logical_pages, units as u32)) as u64
             + 1
             + cfg.hot_cold as u64
     } else {
