@@ -9,7 +9,8 @@
 # usage: scripts/nbd-vs-nbdkit.sh [ROUNDS] [SECONDS]
 #   SSDLAB=path/to/ssdlab (default target/release/ssdlab)
 #   BASE=path/to/another/ssdlab (optional: run it too in each round, to compare builds)
-#   DESIGNS='--buffer none|' (designs separated by '|'; '' = the default preset)
+#   DESIGNS='--buffer none|' (designs separated by '|'; an empty design, e.g. DESIGNS='',
+#     is the default preset's own buffer)
 #   EXTRA='...' flags added to every ssdlab serve (e.g. --capacity)
 #   PREFIX='chrt -f 10' runs servers and fio under this command: real-time priority
 #     (root) gives them the CPUs ahead of other work on a shared machine, close to an
@@ -20,7 +21,7 @@ set -euo pipefail
 rounds=${1:-3}
 secs=${2:-5}
 ssdlab=${SSDLAB:-target/release/ssdlab}
-designs=${DESIGNS:---buffer none|}
+designs=${DESIGNS---buffer none}
 extra=${EXTRA:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -66,6 +67,8 @@ EOF
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)${PREFIX:+, under '$PREFIX'}" >&2
 IFS='|' read -r -a ds <<<"$designs"
+# An empty list (or a trailing '|') means one design with no extra flags.
+if [ ${#ds[@]} -eq 0 ] || [ "${designs: -1}" = "|" ]; then ds+=(""); fi
 results=$dir/results
 for r in $(seq "$rounds"); do
     one nbdkit nbdkit -f -U "$dir/s.sock" memory 16G | tee -a "$results"
