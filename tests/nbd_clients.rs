@@ -436,6 +436,10 @@ fn probe_over_nbd_names_the_emulated_management_block() {
             p["confidence"].as_f64().unwrap() >= p["confidence_threshold"].as_f64().unwrap(),
             "{mgmt:?}: {v}"
         );
+        assert!(
+            p["jump_ns"].as_u64().unwrap() >= p["jump_threshold_ns"].as_u64().unwrap(),
+            "{mgmt:?}: {v}"
+        );
         assert_eq!(v["writes"], 3 * 128, "{v}");
         assert!(
             String::from_utf8_lossy(&o.stdout).contains("inferred management block"),
@@ -445,9 +449,12 @@ fn probe_over_nbd_names_the_emulated_management_block() {
     }
 }
 
-/// A file in memory (tmpfs) has no management blocks: its slow writes are timing noise,
-/// which has jumps and a most common spacing but agrees with no block boundaries, so the
-/// probe names none (issue 13 point 6: it used to report 4 KiB or 96 KiB here).
+/// A file in memory (tmpfs) has no management blocks. Its slow writes are either timing
+/// noise (jumps with a most common spacing that agrees with no block boundaries) or the
+/// memory's own 4 KiB pages, whose straddles cost well under a microsecond more — far
+/// less than any flash read-modify-write — so the probe names none either way (issue 13
+/// point 6: it used to report 4 KiB or 96 KiB here; CI once saw the 4 KiB pages at
+/// confidence 0.99).
 #[test]
 fn probe_of_a_memory_backed_file_finds_no_structure() {
     let shm = Path::new("/dev/shm");
@@ -469,10 +476,9 @@ fn probe_of_a_memory_backed_file_finds_no_structure() {
     let p = &v["probe"];
     assert!(p["mgmt_block_bytes"].is_null(), "{v}");
     assert_eq!(p["mgmt_block"], "none found", "{v}");
-    assert!(
-        p["confidence"].as_f64().unwrap() < p["confidence_threshold"].as_f64().unwrap(),
-        "{v}"
-    );
+    let weak = p["confidence"].as_f64().unwrap() < p["confidence_threshold"].as_f64().unwrap();
+    let small = p["jump_ns"].as_u64().unwrap() < p["jump_threshold_ns"].as_u64().unwrap();
+    assert!(weak || small, "{v}");
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("no management-block structure"),
         "{}",

@@ -250,6 +250,11 @@ pub struct ProbeReport {
     pub confidence: f64,
     /// The threshold ([`crate::workload::synth::probe::MIN_CONFIDENCE`]).
     pub confidence_threshold: f64,
+    /// Median latency of the slow writes minus that of the others, ns.
+    pub jump_ns: u64,
+    /// Smallest jump taken for a management block
+    /// ([`crate::workload::synth::probe::MIN_JUMP_NS`]).
+    pub jump_threshold_ns: u64,
     /// Write size of the probe.
     pub size_bytes: u64,
     /// Offset step between writes.
@@ -270,6 +275,15 @@ impl ProbeReport {
     pub fn verdict(&self) -> String {
         match (self.mgmt_block_bytes, self.candidate_bytes) {
             (Some(_), _) => format!("{} (confidence {:.2})", self.mgmt_block, self.confidence),
+            (None, Some(c)) if self.confidence >= self.confidence_threshold => format!(
+                "none found: no management-block structure (the slow writes fall every {} at \
+                 confidence {:.2} but cost only {:.2} µs more, less than any flash \
+                 read-modify-write, {:.1} µs at least: the structure of memory or a cache)",
+                crate::units::Size(c),
+                self.confidence,
+                self.jump_ns as f64 / 1e3,
+                self.jump_threshold_ns as f64 / 1e3
+            ),
             (None, Some(c)) => format!(
                 "none found: no management-block structure (the jumps' most common spacing, \
                  {}, agrees with the slow writes at confidence {:.2}, below {})",
@@ -293,7 +307,7 @@ impl ProbeReport {
         partitions: u32,
     ) -> ProbeReport {
         use crate::units::Size;
-        use crate::workload::synth::probe::MIN_CONFIDENCE;
+        use crate::workload::synth::probe::{MIN_CONFIDENCE, MIN_JUMP_NS};
         ProbeReport {
             mgmt_block_bytes: r.mgmt_block_bytes,
             mgmt_block: r
@@ -302,6 +316,8 @@ impl ProbeReport {
             candidate_bytes: r.candidate_bytes,
             confidence: r.confidence,
             confidence_threshold: MIN_CONFIDENCE,
+            jump_ns: r.jump_ns,
+            jump_threshold_ns: MIN_JUMP_NS,
             size_bytes,
             step_bytes,
             partitions,
