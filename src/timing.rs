@@ -189,20 +189,99 @@ struct SlcState {
 /// artefact of a single busy-until value). Intervals that end before the current
 /// request's issue time are pruned, and an interval is merged with a neighbour when the
 /// gap between them is shorter than `min_gap_ns` (no transfer could use it), so the list
-/// stays short. A sorted ring buffer beats a tree here: reservations land near the front
+/// stays short. A sorted array beats a tree here: reservations land near the front
 /// (host I/O) or the back (GC chains), where inserting is cheap. Long GC chains over the
 /// bus (copy-back off) make it longer and slower; see BENCHMARKS.md.
 #[derive(Clone, Debug, Default)]
 pub struct Calendar {
-    busy: std::collections::VecDeque<(u64, u64)>,
+    busy: Intervals,
     min_gap_ns: u64,
+}
+
+/// The sorted intervals of a [`Calendar`]: a vector whose first `head` entries are
+/// pruned, so that pruning and inserting at the front cost no move, while indexing is
+/// plain slice indexing. (A `VecDeque` did the same with wrapped indices; its
+/// out-of-line `insert` and index arithmetic cost ~6 % of a replay's instructions.)
+#[derive(Clone, Debug, Default)]
+struct Intervals {
+    v: Vec<(u64, u64)>,
+    head: usize,
+}
+
+impl Intervals {
+    #[inline]
+    fn live(&self) -> &[(u64, u64)] {
+        &self.v[self.head..]
+    }
+
+    #[inline]
+    fn live_mut(&mut self) -> &mut [(u64, u64)] {
+        &mut self.v[self.head..]
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.v.len() - self.head
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&(u64, u64)> {
+        self.v.get(self.head)
+    }
+
+    #[cfg(test)]
+    fn iter(&self) -> std::slice::Iter<'_, (u64, u64)> {
+        self.live().iter()
+    }
+
+    /// Inserts `x` before live entry `i`, moving whichever side is shorter.
+    #[inline]
+    fn insert(&mut self, i: usize, x: (u64, u64)) {
+        if self.head > 0 && i <= self.len() / 2 {
+            let h = self.head;
+            self.v.copy_within(h..h + i, h - 1);
+            self.head -= 1;
+            self.v[h - 1 + i] = x;
+        } else {
+            self.v.insert(self.head + i, x);
+        }
+    }
+
+    /// Removes live entry `i`.
+    #[inline]
+    fn remove(&mut self, i: usize) {
+        if i == 0 {
+            self.pop_front();
+        } else {
+            self.v.remove(self.head + i);
+        }
+    }
+
+    /// Drops the first live entry; the dropped prefix is reclaimed once it outweighs
+    /// the live entries (amortised O(1) per entry).
+    #[inline]
+    fn pop_front(&mut self) {
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        } else if self.head >= 32 && self.head * 2 >= self.v.len() {
+            self.v.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.v.clear();
+        self.head = 0;
+    }
 }
 
 impl Calendar {
     /// An empty calendar whose gaps shorter than `min_gap_ns` count as busy.
     pub fn new(min_gap_ns: u64) -> Calendar {
         Calendar {
-            busy: std::collections::VecDeque::new(),
+            busy: Intervals::default(),
             min_gap_ns,
         }
     }
@@ -211,8 +290,9 @@ impl Calendar {
     pub fn reserve(&mut self, ready_ns: u64, len_ns: u64) -> u64 {
         let mut i = self.first_ending_after(ready_ns);
         let mut t = ready_ns;
-        while i < self.busy.len() {
-            let (s, e) = self.busy[i];
+        let busy = self.busy.live_mut();
+        while i < busy.len() {
+            let (s, e) = busy[i];
             if s >= t + len_ns {
                 break;
             }
@@ -222,15 +302,15 @@ impl Calendar {
         let end = t + len_ns;
         // A gap narrower than `min_gap_ns` (or no gap at all) joins the neighbours.
         let join = self.min_gap_ns.max(1);
-        let joins_prev = i > 0 && self.busy[i - 1].1 + join > t;
-        let joins_next = i < self.busy.len() && self.busy[i].0 < end + join;
+        let joins_prev = i > 0 && busy[i - 1].1 + join > t;
+        let joins_next = i < busy.len() && busy[i].0 < end + join;
         match (joins_prev, joins_next) {
             (true, true) => {
-                self.busy[i - 1].1 = self.busy[i].1;
+                busy[i - 1].1 = busy[i].1;
                 self.busy.remove(i);
             }
-            (true, false) => self.busy[i - 1].1 = end,
-            (false, true) => self.busy[i].0 = t,
+            (true, false) => busy[i - 1].1 = end,
+            (false, true) => busy[i].0 = t,
             (false, false) => self.busy.insert(i, (t, end)),
         }
         t
@@ -244,19 +324,20 @@ impl Calendar {
         // back is cheaper than a binary search's unpredictable branches; the search
         // takes over when the walk gets long.
         const WALK: usize = 8;
+        let busy = self.busy.live();
         // A host-link transfer due now, with reads' transfers reserved far ahead (they
         // wait behind GC), falls before every interval: one look at the front.
-        if self.busy.front().is_none_or(|&(_, e)| e > t_ns) {
+        if busy.first().is_none_or(|&(_, e)| e > t_ns) {
             return 0;
         }
-        let mut i = self.busy.len();
+        let mut i = busy.len();
         for _ in 0..WALK {
-            if i == 0 || self.busy[i - 1].1 <= t_ns {
+            if i == 0 || busy[i - 1].1 <= t_ns {
                 return i;
             }
             i -= 1;
         }
-        self.busy.partition_point(|&(_, e)| e <= t_ns)
+        busy.partition_point(|&(_, e)| e <= t_ns)
     }
 
     /// Forgets intervals that end at or before `now_ns`.
@@ -819,6 +900,39 @@ mod tests {
         assert_eq!(t.apply(&op(OpKind::Erase, 0), 0), 1_500_000);
         assert_eq!(t.apply(&op(OpKind::Program, 4), 0), 1_500_000 + 300_000);
         assert_eq!(t.busy_ns()[0], 1_500_000 + 300_000);
+    }
+
+    proptest::proptest! {
+        /// The calendar's interval array behaves as the `VecDeque` it replaced, through
+        /// inserts at either end and the middle, removals and prunes that move its head.
+        #[test]
+        fn intervals_match_a_vecdeque(ops in proptest::collection::vec((0u8..4, 0usize..64), 1..400)) {
+            let mut a = Intervals::default();
+            let mut r = std::collections::VecDeque::new();
+            for (n, (op, at)) in ops.into_iter().enumerate() {
+                let x = (n as u64, n as u64 + 1);
+                match op {
+                    0 | 1 => {
+                        let i = at % (r.len() + 1);
+                        a.insert(i, x);
+                        r.insert(i, x);
+                    }
+                    2 if !r.is_empty() => {
+                        let i = at % r.len();
+                        a.remove(i);
+                        r.remove(i);
+                    }
+                    _ => {
+                        if r.pop_front().is_some() {
+                            a.pop_front();
+                        }
+                    }
+                }
+                let want: Vec<(u64, u64)> = r.iter().copied().collect();
+                proptest::prop_assert_eq!(a.live(), want.as_slice());
+                proptest::prop_assert_eq!(a.front(), r.front());
+            }
+        }
     }
 
     #[test]

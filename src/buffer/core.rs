@@ -659,7 +659,10 @@ impl PageIndex {
         }
         *slot = NIL;
         self.len -= 1;
-        if line.iter().all(|&x| x == NIL) {
+        // The line is empty iff the AND of its values is NIL (all ones): branch-free
+        // over the 16 values, unlike a short-circuiting scan (~40 instructions per
+        // LRU eviction before).
+        if line.iter().fold(NIL, |a, &x| a & x) == NIL {
             self.top[(key >> LINE_BITS) as usize] = 0;
             self.free.push(l as u32);
         }

@@ -100,8 +100,28 @@ impl BufferStage {
         ftl: &mut dyn Ftl,
         nand: &mut Nand,
     ) -> Result<(), FtlError> {
+        // The common case (no write-sequence tracking, no page payloads) gets its own
+        // copy of the loop without the per-page checks for either.
+        if self.versions.is_none() && nand.data_mut().is_none() {
+            self.write_pages::<false>(first, last, partial, ftl, nand)
+        } else {
+            self.write_pages::<true>(first, last, partial, ftl, nand)
+        }
+    }
+
+    /// [`BufferStage::write`]; `EXTRAS` false promises that the stage keeps no versions
+    /// and the NAND holds no page payloads.
+    #[inline(always)]
+    fn write_pages<const EXTRAS: bool>(
+        &mut self,
+        first: u64,
+        last: u64,
+        partial: impl Fn(u64) -> bool,
+        ftl: &mut dyn Ftl,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
         for lpn in first..last {
-            let version = self.versions.is_some().then(|| nand.take_seq());
+            let version = (EXTRAS && self.versions.is_some()).then(|| nand.take_seq());
             if self.policy.write(Lpn(lpn as u32), &mut self.out) {
                 self.stats.write_hit_pages += 1;
             } else if partial(lpn)
@@ -114,10 +134,10 @@ impl BufferStage {
             // The page's new bytes enter DRAM only now: the victims just written back
             // (an older version of a later page of this write, or this page as BPLRU
             // padding) went out with the bytes they held.
-            if let Some(d) = nand.data_mut() {
+            if EXTRAS && let Some(d) = nand.data_mut() {
                 d.admit(lpn as u32);
             }
-            if let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
+            if EXTRAS && let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
                 m.insert(lpn as u32, v);
             }
             // The next victim's map entry was asked for one page ago; the one after it
