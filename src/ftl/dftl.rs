@@ -88,13 +88,22 @@ pub enum CmtStart {
     Cold,
 }
 
+impl CmtStart {
+    /// Whether this is the default warm start.
+    pub fn is_warm(&self) -> bool {
+        *self == CmtStart::Warm
+    }
+}
+
 /// `[ftl.dftl]`: DFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DftlConfig {
     /// CMT replacement policy.
     pub cmt_policy: CmtPolicy,
-    /// CMT contents when the measured phase begins.
+    /// CMT contents when the measured phase begins. Left out of a report's config when
+    /// warm (the default), so reports from before the key existed stay comparable.
+    #[serde(skip_serializing_if = "CmtStart::is_warm")]
     pub cmt_start: CmtStart,
     /// CMT size in entries (exclusive with `cmt_fraction`).
     pub cmt_entries: Option<u64>,
