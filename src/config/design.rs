@@ -63,6 +63,21 @@ impl Config {
                 ),
             ));
         }
+        if self.fs.active()
+            && self.ftl.name == crate::ftl::FtlKind::Dftl
+            && self.ftl.dftl.cmt_start == crate::ftl::dftl::CmtStart::Cold
+        {
+            return Err(ConfigError::value(
+                "ftl.dftl.cmt_start",
+                "cold",
+                format!(
+                    "\"warm\" with a file system (fs.name = {}): the cold start empties the \
+                     CMT where block-level preconditioning ends, which file-system aging \
+                     does not pass through",
+                    self.fs.name.name()
+                ),
+            ));
+        }
         let device = self.resolve_device()?;
         let geo = device.geometry;
         let notes = check_knobs(&self.ftl, &self.device.preset)?;

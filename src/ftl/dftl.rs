@@ -76,12 +76,35 @@ pub enum CmtPolicy {
     SegmentedLru,
 }
 
+/// What the CMT holds when the measured phase begins (after preconditioning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CmtStart {
+    /// The entries preconditioning cached stay cached: a drive that has been running.
+    #[default]
+    Warm,
+    /// Dirty entries are written back (translation writes counted with preconditioning)
+    /// and the CMT is emptied: a drive just powered on, as MQSim starts.
+    Cold,
+}
+
+impl CmtStart {
+    /// Whether this is the default warm start.
+    pub fn is_warm(&self) -> bool {
+        *self == CmtStart::Warm
+    }
+}
+
 /// `[ftl.dftl]`: DFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DftlConfig {
     /// CMT replacement policy.
     pub cmt_policy: CmtPolicy,
+    /// CMT contents when the measured phase begins. Left out of a report's config when
+    /// warm (the default), so reports from before the key existed stay comparable.
+    #[serde(skip_serializing_if = "CmtStart::is_warm")]
+    pub cmt_start: CmtStart,
     /// CMT size in entries (exclusive with `cmt_fraction`).
     pub cmt_entries: Option<u64>,
     /// CMT size as a fraction of all logical pages (default 0.03 when neither is set).
@@ -94,6 +117,7 @@ impl Default for DftlConfig {
     fn default() -> Self {
         DftlConfig {
             cmt_policy: CmtPolicy::SegmentedLru,
+            cmt_start: CmtStart::Warm,
             cmt_entries: None,
             cmt_fraction: None,
             protected_fraction: 0.5,
@@ -187,6 +211,7 @@ pub fn build(
 /// DFTL state.
 pub struct Dftl<V: VictimPolicy> {
     np: u32,
+    cmt_start: CmtStart,
     hot_cold: bool,
     logical_pages: u32,
     /// Map entries per translation page.
@@ -267,6 +292,7 @@ impl<V: VictimPolicy> Dftl<V> {
         };
         Ok(Dftl {
             np: geo.pages_per_block,
+            cmt_start: d.cmt_start,
             hot_cold: cfg.hot_cold,
             logical_pages: logical_pages as u32,
             epp,
@@ -832,6 +858,23 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         self.cmt.val_mut(n).ppn = NIL;
         self.mark_dirty(n, lpn.0);
         self.collect_low_units(nand)
+    }
+
+    /// A cold start (`cmt_start = "cold"`) evicts every cached entry through the normal
+    /// eviction path, so each dirty translation page is written back once (batch update)
+    /// and the CMT ends empty, as after a power cycle; the GTD stays (firmware reloads it
+    /// at power-up). The caller counts these operations with preconditioning.
+    fn end_preconditioning(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        if self.cmt_start == CmtStart::Warm {
+            return Ok(());
+        }
+        while !self.cmt.is_empty() {
+            self.evict(nand)?;
+            // As at the end of any operation: units a translation block left low are
+            // collected (their moved cached entries turn dirty and are evicted later).
+            self.collect_low_units(nand)?;
+        }
+        Ok(())
     }
 
     fn mapping_bytes(&self) -> u64 {

@@ -143,6 +143,13 @@ pub trait Ftl: Send {
             self.name()
         ))
     }
+    /// Called once when preconditioning ends, before the measured phase begins; its
+    /// flash operations count as preconditioning. DFTL with `cmt_start = "cold"` writes
+    /// back its dirty cached map entries and empties its CMT here; other FTLs keep their
+    /// state.
+    fn end_preconditioning(&mut self, _nand: &mut Nand) -> Result<(), FtlError> {
+        Ok(())
+    }
     /// Writes the `count` pages from `first` as one host command. FTLs that map units
     /// larger than a page (management blocks) override this so one command rewrites a
     /// unit once, not once per page.

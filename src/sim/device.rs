@@ -711,6 +711,18 @@ impl Device {
         done_ns
     }
 
+    /// The boundary between preconditioning and the measured phase: the FTL's untimed
+    /// hand-over ([`crate::ftl::Ftl::end_preconditioning`], e.g. DFTL's cold CMT), then
+    /// every resource idle at time 0.
+    pub fn start_measured_phase(&mut self) -> Result<(), FtlError> {
+        self.ftl.end_preconditioning(&mut self.nand)?;
+        if self.time.needs_op_log() {
+            self.nand.drain_log();
+        }
+        self.reset_time(0);
+        Ok(())
+    }
+
     /// Idles every resource at `now_ns` and forgets busy-time accounting.
     pub fn reset_time(&mut self, now_ns: u64) {
         self.time.reset(now_ns);

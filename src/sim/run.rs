@@ -336,7 +336,7 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
         },
         cfg,
     )?;
-    dev.reset_time(0);
+    dev.start_measured_phase()?;
     if let Some(l) = &mut log {
         l.reset_time(0);
     }
