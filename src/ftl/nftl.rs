@@ -634,6 +634,7 @@ impl Ftl for Nftl {
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         self.b.stats.report(out);
+        out.insert("ftl.retired_blocks".into(), self.b.retired_blocks());
         out.insert("ftl.nftl.folds".into(), self.folds);
         out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
         out.insert("ftl.nftl.chain_max".into(), self.chain_max as u64);
