@@ -670,6 +670,11 @@ impl Nand {
         self.blocks.iter().map(|b| b.erases).collect()
     }
 
+    /// Physical erase blocks each erase covers (a superblock's members; else 1).
+    pub fn blocks_per_erase(&self) -> u32 {
+        self.blocks_per_erase
+    }
+
     /// Program/erase cycles a block is rated for.
     pub fn endurance_cycles(&self) -> u32 {
         self.endurance_cycles

@@ -196,6 +196,10 @@ impl Bast {
     /// Merges log slot `s` into its data block and frees the slot.
     fn merge(&mut self, s: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let sl = self.slots[s as usize];
+        if !sl.in_order {
+            // A full merge needs its destination: fail before the page map is touched.
+            self.b.ensure_free()?;
+        }
         self.merged_log_pages += sl.next as u64;
         // Clear the slot's page map while the log pages' tags still say which entries
         // are set (thrashing merges typically hold one or two pages of Np).
@@ -304,8 +308,19 @@ impl Bast {
     }
 
     /// A log slot with an erased block for `lbn`, merging a victim if none is free.
+    /// Every retired block takes one block off the log area (the merge reserve stays).
     fn open_log(&mut self, lbn: u32, nand: &mut Nand) -> Result<u32, FtlError> {
-        if self.free_slots.is_empty() {
+        loop {
+            // Merges below may retire blocks: the cap is read afresh each time.
+            let cap = (self.slots.len() as u32).saturating_sub(self.b.retired());
+            let used = (self.slots.len() - self.free_slots.len()) as u32;
+            if used < cap {
+                break;
+            }
+            if used == 0 {
+                // Retirements took the whole log area.
+                return Err(self.b.out_of_blocks());
+            }
             self.victim_merges += 1;
             self.merge(self.oldest, nand)?;
         }
@@ -420,6 +435,7 @@ impl Ftl for Bast {
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         self.b.stats.report(out);
+        out.insert("ftl.retired_blocks".into(), self.b.retired_blocks());
         out.insert("ftl.bast.victim_merges".into(), self.victim_merges);
         out.insert("ftl.bast.merged_log_pages".into(), self.merged_log_pages);
         out.insert("ftl.recovery_merges".into(), self.recovery_merges);

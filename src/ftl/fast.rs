@@ -248,6 +248,8 @@ impl FastCore {
     /// Full merge of `lbn`: its data block, its RW log pages and, if it owns the SW
     /// block, the SW pages go to a new data block.
     pub(crate) fn full_merge_lbn(&mut self, lbn: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        // Its destination first: running out must leave the RW map untouched.
+        self.b.ensure_free()?;
         let mut pos = std::mem::take(&mut self.pos_scratch);
         let mut extras = std::mem::take(&mut self.ppn_scratch);
         pos.clear();
@@ -289,6 +291,13 @@ impl FastCore {
         self.b.partial_merge(s.lbn, s.block, s.next, &extras, nand);
         self.pos_scratch = pos;
         self.ppn_scratch = extras;
+    }
+
+    /// The random log's block cap now: every retired block takes one off it, so the
+    /// merge reserve survives retirements (logblock.rs, "Bad blocks").
+    #[inline]
+    pub(crate) fn hot_cap(&self) -> u32 {
+        self.cap[HOT].saturating_sub(self.b.retired())
     }
 
     /// Opens a new tail block in RW stream `s`.
@@ -462,8 +471,11 @@ impl FastCore {
                 continue;
             }
             if !self.rw.has_room(HOT) {
-                if (self.rw.len(HOT) as u32) < self.cap[HOT] {
+                if (self.rw.len(HOT) as u32) < self.hot_cap() {
                     self.open_rw(HOT)?;
+                } else if self.rw.len(HOT) == 0 {
+                    // Retirements took the whole random log area.
+                    return Err(self.b.out_of_blocks());
                 } else {
                     self.reclaims += 1;
                     policy.reclaim(self, nand)?;
@@ -783,6 +795,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         self.core.b.stats.report(out);
+        out.insert("ftl.retired_blocks".into(), self.core.b.retired_blocks());
         out.insert("ftl.log.reclaims".into(), self.core.reclaims);
         out.insert("ftl.log.reclaim_merges".into(), self.core.reclaim_merges);
         out.insert("ftl.recovery_merges".into(), self.core.recovery_merges);

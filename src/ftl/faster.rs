@@ -109,7 +109,9 @@ impl RwReclaim for SecondChance {
     fn reclaim(&mut self, f: &mut FastCore, nand: &mut Nand) -> Result<(), FtlError> {
         let slot = f.rw.oldest(HOT).expect("reclaim of an empty log");
         let np = f.b.np;
-        let sc = self.second_chance;
+        // After a retirement the random log is over its cap: this victim gives its
+        // block up, so no page gets a second chance (that would take a new tail).
+        let sc = self.second_chance && f.rw.len(HOT) as u32 <= f.hot_cap();
         let marked =
             |f: &FastCore, pos: u32| !sc || f.flags.as_ref().expect("FASTer keeps flags").get(pos);
         // Pages past their second chance: isolate or merge. Merges and isolation-log

@@ -22,6 +22,16 @@
 //! destination before it frees the old data block. The default log area is every block
 //! not needed for that: "page-mapped log blocks in the over-provisioned area"
 //! (docs/papers.md §4).
+//!
+//! Bad blocks (docs/ftls.md, "Bad blocks"): an erase that brings a block to the NAND's
+//! endurance retires it instead of returning it to the pool; it is never allocated again.
+//! Each retirement shrinks the log area by one block ([`Blocks::retired`]: BAST and FAST
+//! lower their log caps by it; NFTL's chains simply find fewer free units), so the
+//! one-block merge reserve survives; when an allocation finds the pool empty after
+//! retirements, the drive has reached its end of life ([`FtlError::EndOfLife`]). Merges
+//! check for their destination before changing any map, so the error leaves every
+//! structure consistent. With a superblock every member is erased with the superblock,
+//! so they reach the endurance together and the whole superblock is retired.
 
 use super::FtlError;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
@@ -284,6 +294,8 @@ pub(crate) enum Role {
     Data,
     /// Log block (NFTL: replacement unit).
     Log,
+    /// Erased up to the NAND's endurance: a bad block, never allocated again.
+    Retired,
 }
 
 /// Counts of merges and lookups, reported under the conventional keys.
@@ -329,6 +341,13 @@ pub(crate) struct Blocks {
     held: u32,
     /// Whether [`Blocks::release`] was asked to erase `held` meanwhile (it waits).
     deferred: bool,
+    /// Blocks (superblocks on a superblock geometry) retired at their endurance.
+    retired: u32,
+    /// Physical erase blocks retired (a superblock counts its members), as the NAND's
+    /// `worn_out_blocks` counts them.
+    retired_physical: u64,
+    /// The NAND's endurance (learnt at the first erase), for the end-of-life error.
+    endurance: u32,
 }
 
 impl Blocks {
@@ -349,7 +368,47 @@ impl Blocks {
             pending: None,
             held: NIL,
             deferred: false,
+            retired: 0,
+            retired_physical: 0,
+            endurance: u32::MAX,
         }
+    }
+
+    /// Blocks retired so far (superblocks on a superblock geometry): the log area is
+    /// this many blocks smaller than configured.
+    #[inline]
+    pub fn retired(&self) -> u32 {
+        self.retired
+    }
+
+    /// Physical erase blocks retired so far (the counter `ftl.retired_blocks`).
+    pub fn retired_blocks(&self) -> u64 {
+        self.retired_physical
+    }
+
+    /// The error for an allocation that found no free block: the end of the drive's
+    /// life once retirements took the spares, else a broken block budget (a bug).
+    #[cold]
+    pub fn out_of_blocks(&self) -> FtlError {
+        if self.retired > 0 {
+            FtlError::EndOfLife {
+                plane: 0,
+                retired: self.retired_physical,
+                endurance: self.endurance,
+            }
+        } else {
+            FtlError::NoFreeBlock { ftl: self.ftl }
+        }
+    }
+
+    /// `Ok` when an allocation would find a free block: merges call it before they
+    /// touch any map, so running out leaves every structure as it was.
+    #[inline]
+    pub fn ensure_free(&self) -> Result<(), FtlError> {
+        if self.pool.len() == 0 {
+            return Err(self.out_of_blocks());
+        }
+        Ok(())
     }
 
     /// A host write of `lpn` invalidated its old copy `old` and now makes room for the
@@ -420,10 +479,9 @@ impl Blocks {
     /// Takes a free block for `role`.
     #[inline]
     pub fn alloc(&mut self, role: Role) -> Result<u32, FtlError> {
-        let b = self
-            .pool
-            .pop()
-            .ok_or(FtlError::NoFreeBlock { ftl: self.ftl })?;
+        let Some(b) = self.pool.pop() else {
+            return Err(self.out_of_blocks());
+        };
         debug_assert_eq!(self.role[b as usize], Role::Free);
         self.role[b as usize] = role;
         Ok(b)
@@ -476,7 +534,9 @@ impl Blocks {
         }
     }
 
-    /// Erases `block` (it must hold no valid page) and returns it to the pool.
+    /// Erases `block` (it must hold no valid page) and returns it to the pool, or
+    /// retires it when that erase brought it to its endurance (a worn-out block is a
+    /// bad block: the spare capacity shrinks by one block).
     #[inline]
     pub fn release(&mut self, block: u32, nand: &mut Nand) {
         if block == self.held && self.pending.is_some() {
@@ -486,8 +546,22 @@ impl Blocks {
             return;
         }
         nand.erase(BlockId(block), Cause::Gc);
+        let erases = nand.erase_count(BlockId(block));
+        if erases >= nand.endurance_cycles() {
+            self.retire(block, nand);
+            return;
+        }
         self.role[block as usize] = Role::Free;
-        self.pool.push(block, nand.erase_count(BlockId(block)));
+        self.pool.push(block, erases);
+    }
+
+    /// Marks erased `block` as a bad block.
+    #[cold]
+    fn retire(&mut self, block: u32, nand: &Nand) {
+        self.endurance = nand.endurance_cycles();
+        self.role[block as usize] = Role::Retired;
+        self.retired += 1;
+        self.retired_physical += nand.blocks_per_erase() as u64;
     }
 
     /// Full merge of `lbn`: a new data block receives the latest copy of every offset —
@@ -614,6 +688,16 @@ impl Blocks {
         }
         self.data.fill(NIL);
         self.role.fill(Role::Free);
+        // The bad-block table survives power loss (a real drive keeps it in a reserved
+        // block; here the NAND's erase counts, which persist, say which blocks wore out).
+        self.retired = 0;
+        self.retired_physical = 0;
+        for b in 0..blocks as u32 {
+            if nand.erase_count(BlockId(b)) >= nand.endurance_cycles() {
+                debug_assert_eq!(nand.write_ptr(BlockId(b)), 0, "worn-out block {b} in use");
+                self.retire(b, nand);
+            }
+        }
         Scan {
             newest,
             opened: super::recovery::opened(&self.geo, tags),
@@ -724,6 +808,24 @@ impl Blocks {
                 assert!(free[b], "free block {b} is not in the pool");
             }
         }
+        let mut retired = 0;
+        for (b, &r) in self.role.iter().enumerate() {
+            if r == Role::Retired {
+                retired += 1;
+                let id = BlockId(b as u32);
+                assert!(
+                    nand.erase_count(id) >= nand.endurance_cycles(),
+                    "retired block {b} is not worn out"
+                );
+                assert_eq!(nand.write_ptr(id), 0, "retired block {b} was programmed");
+            } else {
+                assert!(
+                    nand.erase_count(BlockId(b as u32)) < nand.endurance_cycles(),
+                    "worn-out block {b} is not retired"
+                );
+            }
+        }
+        assert_eq!(retired, self.retired, "retired blocks");
         let mut owner = vec![NIL; self.role.len()];
         for (lbn, &d) in self.data.iter().enumerate() {
             if d == NIL {

@@ -634,6 +634,7 @@ impl Ftl for Nftl {
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         self.b.stats.report(out);
+        out.insert("ftl.retired_blocks".into(), self.b.retired_blocks());
         out.insert("ftl.nftl.folds".into(), self.folds);
         out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
         out.insert("ftl.nftl.chain_max".into(), self.chain_max as u64);
@@ -748,7 +749,9 @@ impl Ftl for Nftl {
             }
         }
         for (u, &r) in self.b.role.iter().enumerate() {
-            assert_eq!(r != Role::Free, seen[u], "unit {u} role vs chains");
+            // A retired (worn-out) unit is in no chain (logblock's check covers it).
+            let chained = !matches!(r, Role::Free | Role::Retired);
+            assert_eq!(chained, seen[u], "unit {u} role vs chains");
         }
         self.chains.check();
         self.b.check(nand, |l| self.lookup(l, nand));

@@ -433,14 +433,6 @@ pub(crate) fn assemble(
     dev.stage_counters(&mut counters);
     let buffer = dev.buffer_report(host.write_pages, host.read_pages, nand.total_programs());
     let resolved = dev.resolved();
-    if dev.nand().worn_out_blocks() > 0 {
-        warnings.push(format!(
-            "{} blocks reached their endurance of {} P/E cycles (the page FTL, DFTL, AFTL and \
-             CFTL retire them: ftl.retired_blocks; NFTL, BAST, FAST and FASTer keep using them)",
-            dev.nand().worn_out_blocks(),
-            resolved.endurance_cycles
-        ));
-    }
     let unmapped_read_share = ratio(host.unmapped_read_pages, host.read_pages);
     if unmapped_read_share > crate::report::UNMAPPED_READ_WARN_SHARE {
         warnings.push(format!(
