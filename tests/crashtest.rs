@@ -1,10 +1,12 @@
-//! `ssdlab crashtest`: over 1,000 power cuts with recovery on every FTL but FASTer (both
-//! NFTL variants), each with no buffer, LRU and BPLRU ([`RECOVERING`]); the page FTL on a
+//! `ssdlab crashtest`: over 1,000 power cuts with recovery on every FTL (both NFTL
+//! variants), each with no buffer, LRU and BPLRU ([`RECOVERING`]); the page FTL on a
 //! small, default-provisioned device through 350 cuts (it ran out of free blocks at cut
 //! ~200 before a GC cut short resumed where it stopped); a drive that ignores FLUSH is
 //! caught losing acknowledged data (the check can fail). The table's rows for FAST,
 //! FASTer, BAST and the log-style NFTL failed (flushed pages lost) while their writes
-//! erased a page's old copy in a merge or fold before programming the new one.
+//! erased a page's old copy in a merge or fold before programming the new one; FASTer's
+//! (seed 11, no buffer, cut 25) while its mount took the oldest RW block, not the
+//! second-chance victim, for the reclaim a cut interrupted.
 //!
 //! Long mode (opt-in): `SSDLAB_CRASH_LONG=1` runs 2,000 cuts per design of the same
 //! table, seeded by `SSDLAB_CRASH_SEED` (default 11); the seed is in every failure.
@@ -28,15 +30,14 @@ fn crashtest(args: &[&str], json: &std::path::Path) -> (bool, serde_json::Value,
 }
 
 /// FTLs whose recovery passes, with the flags their device needs (DFTL's translation
-/// blocks need more over-provisioning than 16 MiB leaves by default). FASTer is not in
-/// it yet: its mount can find one random log block more than the log holds and no free
-/// block to merge it (seed 11, no buffer, cut 25).
+/// blocks need more over-provisioning than 16 MiB leaves by default).
 const RECOVERING: &[(&str, &[&str])] = &[
     ("page", &[]),
     ("nftl", &[]),
     ("nftl", &["--set", "ftl.nftl.variant=\"log\""]),
     ("bast", &[]),
     ("fast", &[]),
+    ("faster", &[]),
     ("dftl", &["--op", "13"]),
 ];
 
@@ -217,26 +218,29 @@ fn a_drive_that_ignores_flush_is_caught_losing_data() {
     assert!(ok, "{err} {v}");
 }
 
-/// Seeded power cuts at random flash operations, at FTL level with real payloads, on the
-/// block-mapped FTLs with log or replacement blocks: a small device of 8-page blocks
-/// with three quarters of the writes on four logical blocks, so replacement and log
-/// blocks fill, folds and merges of the written page's own block run often, and cuts
-/// land inside them. After every mount the invariants hold and every page reads a
-/// version written there, no older than the last one whose write returned before the
-/// cut. (The log-style NFTL failed here — seed 0 — while its fold erased the old copy
-/// before programming the new one; FAST, FASTer and BAST likewise before their merges
-/// programmed the page first.)
-#[test]
-fn block_mapped_ftls_keep_every_durable_write_across_cuts_inside_merges() {
+/// One FTL-level cut campaign: seeds `seeds`, each `rounds` power cuts at a random flash
+/// operation (below `cut_max`) of a write/trim stream with three quarters of the writes
+/// on the first `hot_pages` logical pages, on device `g` with `lp` logical pages. After
+/// every mount the invariants hold and every page reads a version written there, no
+/// older than the last one whose write returned before the cut. Panics naming the design,
+/// seed and round.
+#[allow(clippy::too_many_arguments)]
+fn cut_campaign(
+    name: &str,
+    cfg: &ssdlab::ftl::FtlConfig,
+    g: ssdlab::nand::Geometry,
+    lp: u32,
+    hot_pages: u32,
+    seeds: std::ops::Range<u64>,
+    rounds: u32,
+    cut_max: u64,
+) {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
     use ssdlab::data::FlashData;
-    use ssdlab::ftl::nftl::NftlVariant;
-    use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
+    use ssdlab::ftl::build_ftl;
     use ssdlab::nand::{Lpn, Nand};
 
-    let g = common::one_plane(48, 8);
-    let lp = 256u32;
     let ps = g.page_size_bytes as usize;
     let payload = |lpn: u32, v: u64| {
         let mut p = vec![0u8; ps].into_boxed_slice();
@@ -244,13 +248,98 @@ fn block_mapped_ftls_keep_every_durable_write_across_cuts_inside_merges() {
         p[8..12].copy_from_slice(&lpn.to_le_bytes());
         p
     };
-    // FAST and FASTer are not in this table yet: on this 48-block device a mount can
-    // find no free block for its recovery merges (FAST seed 19); their rows in the
-    // CLI table above (16 MiB devices) pass.
-    let designs: [(&str, FtlKind, bool); 3] = [
+    for seed in seeds {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let build = || build_ftl(cfg, &g, lp as u64, seed).unwrap();
+        let mut ftl = build();
+        let in_order = ftl.programs_in_order();
+        let mut nand = Nand::new(g, 100_000, true, in_order);
+        nand.attach_data(FlashData::in_memory(&g));
+        let mut history = vec![vec![0u64]; lp as usize];
+        let mut floor = vec![0u64; lp as usize];
+        let mut version = 0u64;
+        for round in 0..rounds {
+            nand.data_mut().unwrap().arm_cut(rng.gen_range(0..cut_max));
+            while !nand.data().unwrap().is_cut() {
+                let lpn = if rng.gen_bool(0.75) {
+                    rng.gen_range(0..hot_pages)
+                } else {
+                    rng.gen_range(0..lp)
+                };
+                if rng.gen_bool(0.1) {
+                    ftl.trim(Lpn(lpn), &mut nand).unwrap();
+                    if !nand.data().unwrap().is_cut() {
+                        floor[lpn as usize] = 0;
+                    }
+                    continue;
+                }
+                version += 1;
+                nand.data_mut().unwrap().stage(lpn, payload(lpn, version));
+                history[lpn as usize].push(version);
+                ftl.write(Lpn(lpn), &mut nand)
+                    .unwrap_or_else(|e| panic!("{name} seed {seed} round {round}: {e}"));
+                if !nand.data().unwrap().is_cut() {
+                    floor[lpn as usize] = version;
+                }
+            }
+            let mut data = nand.take_data().unwrap();
+            data.lose_dram();
+            data.disarm();
+            let (mut mounted, tags, _) = Nand::mount(g, 100_000, in_order, data);
+            let mut fresh = build();
+            fresh
+                .recover(&mut mounted, &tags)
+                .unwrap_or_else(|e| panic!("{name} seed {seed} round {round}: {e}"));
+            fresh.check_invariants(&mounted);
+            let mut page = vec![0u8; ps];
+            for lpn in 0..lp {
+                let got = match fresh.lookup(Lpn(lpn), &mounted) {
+                    Some(ppn) => {
+                        mounted.data().unwrap().read(ppn.0, &mut page);
+                        assert_eq!(page[8..12], lpn.to_le_bytes(), "{name} seed {seed}");
+                        u64::from_le_bytes(page[..8].try_into().unwrap())
+                    }
+                    None => 0,
+                };
+                let l = lpn as usize;
+                assert!(
+                    history[l].contains(&got),
+                    "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, never written"
+                );
+                assert!(
+                    got >= floor[l],
+                    "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, v{} was durable",
+                    floor[l]
+                );
+                floor[l] = got;
+            }
+            nand = mounted;
+            ftl = fresh;
+        }
+    }
+}
+
+/// Seeded power cuts at random flash operations, at FTL level with real payloads, on the
+/// block-mapped FTLs with log or replacement blocks: a small device of 8-page blocks
+/// with three quarters of the writes on four logical blocks, so replacement and log
+/// blocks fill, folds and merges of the written page's own block run often, and cuts
+/// land inside them. (The log-style NFTL failed here — seed 0 — while its fold erased
+/// the old copy before programming the new one; FAST, FASTer and BAST likewise before
+/// their merges programmed the page first. FAST — seed 19 — and FASTer — seed 5 with
+/// 12 rounds — failed while their mount rebuilt a logical block whose trimmed page's
+/// log copy, the newest again after the cut, lay over a free data-block page with a
+/// recovery merge, for which no free block was left.)
+#[test]
+fn block_mapped_ftls_keep_every_durable_write_across_cuts_inside_merges() {
+    use ssdlab::ftl::nftl::NftlVariant;
+    use ssdlab::ftl::{FtlConfig, FtlKind};
+
+    let designs: [(&str, FtlKind, bool); 5] = [
         ("nftl-log", FtlKind::Nftl, true),
         ("nftl", FtlKind::Nftl, false),
         ("bast", FtlKind::Bast, false),
+        ("fast", FtlKind::Fast, false),
+        ("faster", FtlKind::Faster, false),
     ];
     for (name, kind, log) in designs {
         let mut cfg = FtlConfig {
@@ -260,73 +349,39 @@ fn block_mapped_ftls_keep_every_durable_write_across_cuts_inside_merges() {
         if log {
             cfg.nftl.variant = NftlVariant::Log;
         }
-        for seed in 0..25u64 {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let build = || build_ftl(&cfg, &g, lp as u64, seed).unwrap();
-            let mut ftl = build();
-            let in_order = ftl.programs_in_order();
-            let mut nand = Nand::new(g, 100_000, true, in_order);
-            nand.attach_data(FlashData::in_memory(&g));
-            let mut history = vec![vec![0u64]; lp as usize];
-            let mut floor = vec![0u64; lp as usize];
-            let mut version = 0u64;
-            for round in 0..8 {
-                nand.data_mut().unwrap().arm_cut(rng.gen_range(0..400));
-                while !nand.data().unwrap().is_cut() {
-                    let lpn = if rng.gen_bool(0.75) {
-                        rng.gen_range(0..32)
-                    } else {
-                        rng.gen_range(0..lp)
-                    };
-                    if rng.gen_bool(0.1) {
-                        ftl.trim(Lpn(lpn), &mut nand).unwrap();
-                        if !nand.data().unwrap().is_cut() {
-                            floor[lpn as usize] = 0;
-                        }
-                        continue;
-                    }
-                    version += 1;
-                    nand.data_mut().unwrap().stage(lpn, payload(lpn, version));
-                    history[lpn as usize].push(version);
-                    ftl.write(Lpn(lpn), &mut nand).unwrap();
-                    if !nand.data().unwrap().is_cut() {
-                        floor[lpn as usize] = version;
-                    }
-                }
-                let mut data = nand.take_data().unwrap();
-                data.lose_dram();
-                data.disarm();
-                let (mut mounted, tags, _) = Nand::mount(g, 100_000, in_order, data);
-                let mut fresh = build();
-                fresh
-                    .recover(&mut mounted, &tags)
-                    .unwrap_or_else(|e| panic!("{name} seed {seed} round {round}: {e}"));
-                fresh.check_invariants(&mounted);
-                let mut page = vec![0u8; ps];
-                for lpn in 0..lp {
-                    let got = match fresh.lookup(Lpn(lpn), &mounted) {
-                        Some(ppn) => {
-                            mounted.data().unwrap().read(ppn.0, &mut page);
-                            assert_eq!(page[8..12], lpn.to_le_bytes(), "{name} seed {seed}");
-                            u64::from_le_bytes(page[..8].try_into().unwrap())
-                        }
-                        None => 0,
-                    };
-                    let l = lpn as usize;
-                    assert!(
-                        history[l].contains(&got),
-                        "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, never written"
-                    );
-                    assert!(
-                        got >= floor[l],
-                        "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, v{} was durable",
-                        floor[l]
-                    );
-                    floor[l] = got;
-                }
-                nand = mounted;
-                ftl = fresh;
-            }
-        }
+        cut_campaign(name, &cfg, common::one_plane(48, 8), 256, 32, 0..25, 8, 400);
     }
+}
+
+/// FASTer's second-chance reclaim opens the new tail before it erases its victim; a cut
+/// in between leaves one RW block more than the log holds, and the mount finishes the
+/// reclaim. The victim is the block holding the sources of the tail's copies — not the
+/// oldest RW block, which is often one of the isolation log's (they outlive the main
+/// log's). Taking the oldest, the mount tried to merge an isolation block's pages with
+/// no free block left (the running FTL had spent its merge reserve on the new tail).
+/// SSDLAB_FASTER_CUT_SEEDS=N runs N seeds instead of the CI's few.
+#[test]
+fn faster_mount_finishes_the_second_chance_reclaim_a_cut_interrupted() {
+    use ssdlab::ftl::{FtlConfig, FtlKind};
+
+    let seeds: u64 = std::env::var("SSDLAB_FASTER_CUT_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(12);
+    let cfg = FtlConfig {
+        name: FtlKind::Faster,
+        ..Default::default()
+    };
+    // Uniform writes: victims keep many live pages, so second-chance copies (and cuts
+    // among them) are frequent, and the isolation log's blocks fill.
+    cut_campaign(
+        "faster",
+        &cfg,
+        common::one_plane(48, 8),
+        256,
+        256,
+        0..seeds,
+        40,
+        800,
+    );
 }

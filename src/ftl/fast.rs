@@ -34,8 +34,9 @@
 //! per lbn, its in-place blocks:
 //!   one → the data block;  two D, S with S's pages a prefix 0..k−1, each no older
 //!   than D's page at its offset and that page not the newest copy → data block D and (once) the SW block S, next = k
-//!   every newest RW copy of lbn has D's page at its offset programmed (first writes
-//!   go in place)
+//!   a newest RW copy of lbn over an unprogrammed page of D (first writes go in place:
+//!   a trimmed page's log copy is the newest again, or a merge into D was cut) is
+//!   copied to that page
 //!   anything else (a merge or SW close cut short) → recovery merge: the newest copies
 //!   into the destination if it holds only newest copies in place (finished), else a
 //!   free block; its other blocks erased, its RW copies left stale
@@ -46,7 +47,8 @@
 //! FASTer's second-chance marks and which RW blocks formed its isolation log are not
 //! on flash: after a restart the marks are clear, the oldest RW blocks beyond the main
 //! log's capacity form the isolation log, and a reclaim cut short between opening the
-//! new tail and erasing its victim is finished (the victim's live pages to the tail).
+//! new tail and erasing its victim is finished (the victim's live pages to the tail;
+//! the victim found by the source of the tail's first copy, faster.rs).
 //!
 //! FASTer (faster.rs) reuses everything here and replaces only the RW reclaim
 //! ([`RwReclaim`]).
@@ -538,12 +540,25 @@ impl FastCore {
                     .find(|&(d, s)| self.data_and_sw(d, s, &scan, nand)),
                 _ => None,
             };
-            let ok = state.is_some_and(|(d, _)| {
-                offs.iter()
-                    .all(|&off| d != NIL && nand.is_programmed(self.b.page(d, off)))
-            });
+            let ok = state.is_some_and(|(d, _)| d != NIL || offs.is_empty());
             match state {
                 Some((d, s)) if ok => {
+                    // A newest RW copy over an unprogrammed page of the data block is no
+                    // state the FTL can be in (the next write of that page would go in
+                    // place): the host trimmed the page — a trim is not on flash, so its
+                    // log copy is the newest again — and a merge then rebuilt the block
+                    // without it, or a merge into this block was cut before copying it.
+                    // The copy goes to its free offset, as that merge would have put it:
+                    // no free block needed (there may be none left: a merge cut short
+                    // holds the reserve).
+                    for &off in offs {
+                        let dst = self.b.page(d, off);
+                        if !nand.is_programmed(dst) {
+                            let l = lbn * np as usize + off as usize;
+                            nand.relocate(Ppn(scan.newest[l] - 1), dst, Cause::Gc);
+                            scan.newest[l] = dst.0 + 1;
+                        }
+                    }
                     if d != NIL {
                         self.b.role[d as usize] = Role::Data;
                         self.b.data[lbn] = d;
@@ -586,6 +601,18 @@ impl FastCore {
                 rw.len(),
                 self.rw.capacity()
             ));
+        }
+        // A FASTer reclaim cut short after it opened the new tail and before it erased
+        // its victim leaves one block more than the log holds. The victim is not
+        // necessarily the oldest RW block: the isolation log's blocks outlive the main
+        // log's, so one of them can be older. It is the block holding the source of the
+        // tail's first page (a second-chance copy: same page, same seq), and it goes
+        // first so that the reclaim is finished below.
+        if rw.len() as u32 > self.cap[HOT] + self.cap[COLD]
+            && let Some(i) = self.cut_reclaim_victim(&rw, nand, tags)
+        {
+            let victim = rw.remove(i);
+            rw.insert(0, victim);
         }
         self.rw = RwLog::new(np, self.rw.capacity(), bl, 2);
         if let Some(f) = &mut self.flags {
@@ -646,6 +673,37 @@ impl FastCore {
             self.reclaim_merging(HOT, nand).map_err(err)?;
         }
         Ok(())
+    }
+
+    /// Index in `rw` (RW blocks by opening order) of the victim of a second-chance
+    /// reclaim whose new tail (the last block) was opened: the block holding the latest
+    /// earlier copy of the tail's page 0 (same logical page and seq). Older copies of it
+    /// can survive in other blocks: an earlier reclaim of their block cut short and
+    /// finished by no mount (the log then had room for both blocks).
+    fn cut_reclaim_victim(
+        &self,
+        rw: &[u32],
+        nand: &Nand,
+        tags: &[Option<crate::data::StoredTag>],
+    ) -> Option<usize> {
+        let (&tail, others) = rw.split_last()?;
+        let first = tags[self.b.page(tail, 0).0 as usize].as_ref()?;
+        let mut best: Option<(u32, usize)> = None;
+        for (i, &b) in others.iter().enumerate() {
+            for off in 0..nand.write_ptr(crate::nand::BlockId(b)) {
+                let Some(t) = &tags[self.b.page(b, off).0 as usize] else {
+                    continue;
+                };
+                if t.lpn == first.lpn
+                    && t.seq == first.seq
+                    && t.program_seq < first.program_seq
+                    && best.is_none_or(|(ps, _)| t.program_seq > ps)
+                {
+                    best = Some((t.program_seq, i));
+                }
+            }
+        }
+        best.map(|(_, i)| i)
     }
 
     fn b_name(&self) -> &'static str {

@@ -25,6 +25,18 @@
 //! handled before second-chance copies so the new tail block is taken only when no
 //! merge still needs the one-block reserve, which keeps the block budget that of FAST.
 //!
+//! Recovery at power-up (FAST's, fast.rs, plus):
+//! ```text
+//! marks cleared (not on flash); RW blocks by opening order
+//! more RW blocks than the log holds → a reclaim was cut after opening its new tail:
+//!   tail   = newest RW block (page 0 is a second-chance copy)
+//!   victim = block with the latest earlier copy of that page (same lpn, seq) — not
+//!            the oldest RW block: isolation blocks outlive main-log blocks
+//!   move the victim's live pages to the tail (they fit: the reclaim was moving them
+//!   there), erase the victim — no free block needed, as the reclaim needed none
+//! the oldest RW blocks beyond the main log's capacity form the isolation log
+//! ```
+//!
 //! NAND rule and memory: as FAST, plus one second-chance bit per RW log position.
 //!
 //! Counters: FAST's, plus `ftl.faster.second_chances` (pages copied to the tail),
