@@ -393,12 +393,13 @@ impl FastCore {
             // the write: merging the page's block programs the page first.
             self.full_merge_lbn(self.b.split(lpn).0, nand)?;
         }
-        self.retire_oldest(s, nand);
+        self.erase_oldest_log(s, nand);
         Ok(())
     }
 
-    /// Erases stream `s`'s oldest block, which must hold no valid page.
-    pub(crate) fn retire_oldest(&mut self, s: usize, nand: &mut Nand) {
+    /// Erases stream `s`'s oldest log block, which must hold no valid page (its erase may
+    /// retire it as a bad block: `logblock::Blocks::release`).
+    pub(crate) fn erase_oldest_log(&mut self, s: usize, nand: &mut Nand) {
         let block = self.rw.pop_oldest(s);
         self.b.release(block, nand);
     }
@@ -654,7 +655,7 @@ impl FastCore {
                 for pos in live {
                     self.move_page(HOT, pos, true, nand);
                 }
-                self.retire_oldest(HOT, nand);
+                self.erase_oldest_log(HOT, nand);
             } else {
                 self.reclaim_merging(HOT, nand).map_err(err)?;
             }

@@ -163,7 +163,7 @@ impl RwReclaim for SecondChance {
                 f.move_page(HOT, pos, true, nand);
             }
         }
-        f.retire_oldest(HOT, nand);
+        f.erase_oldest_log(HOT, nand);
         Ok(())
     }
 
