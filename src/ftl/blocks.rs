@@ -72,6 +72,11 @@ pub(super) struct Unit {
     pub(super) erases_since_wl_check: u32,
     /// Blocks of the unit retired after reaching their endurance.
     pub(super) retired: u32,
+    /// A closed block of the unit may hold no valid page: set when one is closed empty
+    /// or loses its last valid page, cleared by [`Blocks::erase_empty`], so that scan
+    /// runs only when it can find something (DFTL calls it on every translation write
+    /// while a unit sits at its GC threshold: 13 % of a 128 GiB run's time).
+    pub(super) maybe_empty: bool,
 }
 
 /// Free pools, frontiers, block roles and the victim policy of a page-mapped FTL.
@@ -140,7 +145,14 @@ impl<V: VictimPolicy> Blocks<V> {
             geo: *geo,
             unit_geo,
             unit_planes,
-            units: vec![Unit::default(); unit_geo.planes() as usize],
+            // A mount may close blocks it finds with no valid page: scan once first.
+            units: vec![
+                Unit {
+                    maybe_empty: true,
+                    ..Unit::default()
+                };
+                unit_geo.planes() as usize
+            ],
             role: vec![Role::Free; geo.blocks() as usize],
             opened_for: vec![Stream::Host; geo.blocks() as usize],
             policy: V::build(&unit_geo, params),
@@ -340,6 +352,10 @@ impl<V: VictimPolicy> Blocks<V> {
     #[inline]
     pub(super) fn close(&mut self, b: BlockId, valid: u32) {
         self.role[b.0 as usize] = Role::Closed;
+        if valid == 0 {
+            let u = self.unit_of(b) as usize;
+            self.units[u].maybe_empty = true;
+        }
         self.policy.on_close(b, valid, self.clock);
     }
 
@@ -348,8 +364,12 @@ impl<V: VictimPolicy> Blocks<V> {
     pub(super) fn invalidate(&mut self, ppn: Ppn, nand: &mut Nand) {
         nand.invalidate(ppn);
         let b = self.geo.block_of(ppn);
-        self.policy
-            .on_invalidate(b, nand.valid_count(b), self.clock);
+        let valid = nand.valid_count(b);
+        if valid == 0 && self.role[b.0 as usize] == Role::Closed {
+            let u = self.unit_of(b) as usize;
+            self.units[u].maybe_empty = true;
+        }
+        self.policy.on_invalidate(b, valid, self.clock);
     }
 
     /// Static wear leveling (threshold cold-block swap, docs/algorithms.md §4.3): if `unit`
@@ -391,6 +411,9 @@ impl<V: VictimPolicy> Blocks<V> {
     /// A scan over the unit's blocks: called only when the unit is at its GC threshold.
     #[cold]
     pub(super) fn erase_empty(&mut self, unit: u32, nand: &mut Nand) -> usize {
+        if !std::mem::take(&mut self.units[unit as usize].maybe_empty) {
+            return 0;
+        }
         let bpu = self.unit_geo.blocks_per_plane;
         let mut freed = 0;
         for b in unit * bpu..(unit + 1) * bpu {
