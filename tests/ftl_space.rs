@@ -7,6 +7,10 @@
 //! The sweep is opt-in: `SSDLAB_SPACE=1` covers 1 and 2 GiB (where reserves are
 //! tightest), `SSDLAB_SPACE_FULL=1` also 4, 8, 16 GiB and each preset's full size (tens
 //! of minutes). The agreement test always runs.
+//!
+//! To run a part of the sweep (for instance to finish one that was stopped):
+//! `SSDLAB_SPACE_PRESETS=ssd-b,ssd-c` keeps those presets, and `SSDLAB_SPACE_SIZES=4,8,full`
+//! those capacities (GiB, or `full` for the preset's own size).
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -60,10 +64,39 @@ fn steady(
     Ok(())
 }
 
+/// A comma list from the environment variable `name`, if set.
+fn env_list(name: &str) -> Option<Vec<String>> {
+    let v = std::env::var(name).ok()?;
+    Some(v.split(',').map(|s| s.trim().to_string()).collect())
+}
+
 fn sweep(full: bool) -> Vec<String> {
     let seed = 0x5ace;
     let mut failures = Vec::new();
+    let presets = env_list("SSDLAB_SPACE_PRESETS");
+    let sizes = env_list("SSDLAB_SPACE_SIZES");
+    if let Some(ps) = &presets {
+        for p in ps {
+            assert!(
+                PRESETS.iter().any(|(n, _)| n == p),
+                "SSDLAB_SPACE_PRESETS: no preset {p:?}"
+            );
+        }
+    }
+    let wanted = |cap: Option<u64>| match &sizes {
+        None => true,
+        Some(list) => list.iter().any(|s| match cap {
+            None => s == "full",
+            Some(c) => s.parse::<u64>().ok() == Some(c / GIB),
+        }),
+    };
     for (preset, _) in PRESETS {
+        if presets
+            .as_ref()
+            .is_some_and(|ps| !ps.iter().any(|p| p == preset))
+        {
+            continue;
+        }
         let (_, _, full_pages) = device(preset, None);
         // CI covers the two smallest sizes, where reserves are tightest; the rest is
         // opt-in (tens of minutes on two cores).
@@ -71,7 +104,7 @@ fn sweep(full: bool) -> Vec<String> {
         if full {
             caps.extend([Some(4 * GIB), Some(8 * GIB), Some(16 * GIB), None]);
         }
-        for cap in caps {
+        for cap in caps.into_iter().filter(|&c| wanted(c)) {
             let (cfg, geo, logical) = device(preset, cap);
             if cap.is_none() && full_pages <= 16 * GIB / geo.page_size_bytes as u64 {
                 continue; // full size already covered

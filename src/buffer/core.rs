@@ -648,7 +648,7 @@ impl PageIndex {
     }
 
     /// Removes `key`; returns its value.
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, key: u32) -> Option<u32> {
         let l = self.line(key)?;
         let line = &mut self.lines[l].0;

@@ -9,26 +9,190 @@
 //! ```
 //! Choices the description leaves open: read hits refresh recency (they are references
 //! to the page); read misses do not insert (a write buffer holds dirty data only).
+//!
+//! How the order is kept: not as a linked list but as a log of references with lazy
+//! deletion. Every reference appends the page to a ring, and the page index maps each
+//! buffered page to the ring position of its latest reference (its stamp). An entry
+//! whose page has a later stamp, or has left, is stale. The least recently used page is
+//! the oldest live entry, so the victims are found by reading the ring in order:
+//!
+//! ```text
+//! touch(p):  ring[head] = p; stamp[p] = head; head += 1     (compact the ring if full)
+//! victim():  while stamp[ring[tail]] != tail: tail += 1     (skip stale entries)
+//!            p = ring[tail]; tail += 1
+//! ```
+//! Why: with a list, finding the next victim means following the tail's `prev` link, a
+//! cache miss that cannot start before the previous one ends, and a hit rewrites the
+//! links of three nodes. In the ring the next victims are the next entries, so their
+//! index lines are fetched many evictions ahead, and a victim costs no memory beyond the
+//! index line its removal touches anyway. The victims and their order are exactly those
+//! of the list. The ring holds at least twice the capacity; when it fills with stale
+//! entries it is compacted in place (live entries keep their order), at most once per
+//! `capacity` references.
 
-use super::core::{List, NIL, PageSlots, Probe};
+use super::core::{PageIndex, Probe};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 
+/// How far ahead of the oldest ring entry the index group and then the index line of a
+/// coming victim are fetched (the line's address needs the group entry). A command's
+/// pages are evicted back to back, so the distances span a few commands.
+const AHEAD_GROUP: u32 = 32;
+const AHEAD_LINE: u32 = 16;
+
+/// Stamps are ring positions modulo 2^31: never the index's empty value (`u32::MAX`),
+/// and distinct within any ring (at most 2^30 entries).
+const STAMP_MASK: u32 = (1 << 31) - 1;
+
 /// Page-granular LRU.
 pub struct Lru {
-    slots: PageSlots,
-    list: List,
+    /// Buffered page → stamp of its latest reference.
+    map: PageIndex,
+    /// Pages in reference order, oldest at `tail`; positions are `u32` counters that
+    /// wrap (`head - tail` entries are present), the index is the position masked.
+    ring: Vec<u32>,
+    mask: u32,
+    head: u32,
+    tail: u32,
     cap: u32,
 }
 
 impl Lru {
     /// An empty buffer of `capacity` pages.
     pub fn new(capacity: u32) -> Lru {
+        let ring = (2 * capacity as usize).next_power_of_two().max(16);
+        assert!(ring <= 1 << 30, "buffer of {capacity} pages is too large");
         Lru {
-            slots: PageSlots::new(capacity),
-            list: List::default(),
+            map: PageIndex::with_capacity(capacity as usize),
+            ring: crate::util::filled_vec(ring, 0),
+            mask: (ring - 1) as u32,
+            head: 0,
+            tail: 0,
             cap: capacity,
         }
+    }
+
+    /// Page at ring position `pos` (present or not).
+    #[inline(always)]
+    fn at(&self, pos: u32) -> u32 {
+        self.ring[(pos & self.mask) as usize]
+    }
+
+    /// Whether the entry at present position `pos` is its page's latest reference.
+    #[inline(always)]
+    fn live(&self, pos: u32) -> bool {
+        self.map.get(self.at(pos)) == Some(pos & STAMP_MASK)
+    }
+
+    /// Appends a reference to `lpn` (buffered, or being inserted); returns its stamp.
+    #[inline(always)]
+    fn append(&mut self, lpn: u32) -> u32 {
+        if self.head.wrapping_sub(self.tail) == self.ring.len() as u32 {
+            self.compact();
+        }
+        let h = self.head;
+        self.ring[(h & self.mask) as usize] = lpn;
+        self.head = h.wrapping_add(1);
+        h & STAMP_MASK
+    }
+
+    /// Rewrites the live entries densely from `tail`, in order, restamping them.
+    #[cold]
+    fn compact(&mut self) {
+        let mut w = self.tail;
+        let mut r = self.tail;
+        while r != self.head {
+            if self.live(r) {
+                let lpn = self.at(r);
+                self.ring[(w & self.mask) as usize] = lpn;
+                self.map.insert(lpn, w & STAMP_MASK);
+                w = w.wrapping_add(1);
+            }
+            r = r.wrapping_add(1);
+        }
+        self.head = w;
+    }
+
+    /// Takes the least recently used page off the ring (it stays in the index).
+    #[inline(always)]
+    fn pop_oldest(&mut self) -> Option<u32> {
+        while self.tail != self.head {
+            let t = self.tail;
+            self.tail = t.wrapping_add(1);
+            if self.live(t) {
+                return Some(self.at(t));
+            }
+        }
+        None
+    }
+
+    /// The first live ring position at or after `pos`, looking at most `limit` entries.
+    #[inline]
+    fn next_live(&self, mut pos: u32, limit: u32) -> Option<u32> {
+        for _ in 0..limit {
+            if pos == self.head {
+                return None;
+            }
+            if self.live(pos) {
+                return Some(pos);
+            }
+            pos = pos.wrapping_add(1);
+        }
+        None
+    }
+
+    /// Fetches the index group and line of the victims to come. Entries may be stale
+    /// or beyond `head` (old pages): a wasted fetch at worst.
+    #[inline(always)]
+    fn prefetch_victims(&self) {
+        self.map
+            .prefetch(self.at(self.tail.wrapping_add(AHEAD_GROUP)));
+        self.map
+            .prefetch_line(self.at(self.tail.wrapping_add(AHEAD_LINE)));
+    }
+
+    /// [`WriteBuffer::write`], inlined into the run loop too.
+    #[inline(always)]
+    fn write_page(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
+        match self.map.probe(lpn.0) {
+            Probe::Found(_) => {
+                let stamp = self.append(lpn.0);
+                self.map.insert(lpn.0, stamp);
+                true
+            }
+            Probe::Vacant(at) => {
+                let stamp = self.append(lpn.0);
+                if self.map.len() as u32 == self.cap {
+                    // The append above may have compacted the ring, but never past a live
+                    // entry, so `at` (an index position) still holds.
+                    let old = self.pop_oldest().expect("a full buffer has a live entry");
+                    // Insert before removing: removing the old page may free its group's
+                    // line, which may be `at`, the new page's line.
+                    self.map.insert_vacant(at, lpn.0, stamp);
+                    self.map.remove(old);
+                    out.push(Evicted {
+                        lpn: old,
+                        pad: false,
+                    });
+                } else {
+                    self.map.insert_vacant(at, lpn.0, stamp);
+                }
+                false
+            }
+        }
+    }
+
+    /// Pages in eviction order (least recently used first).
+    fn order(&self) -> Vec<u32> {
+        let mut v = Vec::new();
+        let mut p = self.tail;
+        while p != self.head {
+            if self.live(p) {
+                v.push(self.at(p));
+            }
+            p = p.wrapping_add(1);
+        }
+        v
     }
 }
 
@@ -42,111 +206,84 @@ impl WriteBuffer for Lru {
     }
 
     fn len_pages(&self) -> u32 {
-        self.list.len
+        self.map.len() as u32
     }
 
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
         // The group entry was asked for one command ago (prefetch_early).
-        self.slots.map.prefetch_line(lpn.0);
+        self.map.prefetch_line(lpn.0);
     }
 
     #[inline]
     fn prefetch_early(&self, lpn: Lpn) {
-        self.slots.map.prefetch(lpn.0);
+        self.map.prefetch(lpn.0);
     }
 
     #[inline]
     fn upcoming_victims(&self) -> [Option<Lpn>; 2] {
-        if self.list.len < self.cap {
+        if (self.map.len() as u32) < self.cap {
             return [None, None];
         }
-        // Victims in eviction order v0 (the tail), v1, v2, v3: a pipeline one level of
-        // indirection deeper per victim, so that each call reads only what earlier
-        // calls fetched. v0's index line was fetched on the last call, v1's line is
-        // fetched now (its group entry was fetched on the last call), v2's group entry
-        // now (its node was fetched on the last call), v3's node now.
-        let links = &self.slots.links;
-        let map = &self.slots.map;
-        let v0 = self.list.tail;
-        let v1 = links.prev(v0);
-        if v1 != NIL {
-            map.prefetch_line(links.key(v1));
-            let v2 = links.prev(v1);
-            if v2 != NIL {
-                map.prefetch(links.key(v2));
-                let v3 = links.prev(v2);
-                if v3 != NIL {
-                    links.prefetch(v3);
-                }
-            }
+        self.prefetch_victims();
+        // A few entries suffice: stale ones are as rare as hits.
+        let Some(p0) = self.next_live(self.tail, 8) else {
+            return [None, None];
+        };
+        let v1 = self.next_live(p0.wrapping_add(1), 8);
+        [Some(Lpn(self.at(p0))), v1.map(|p| Lpn(self.at(p)))]
+    }
+
+    #[inline]
+    fn later_victims(&self, n: u32, out: &mut Vec<Lpn>) {
+        // The ring entries after the next two (stale ones included: a hint).
+        let present = self.head.wrapping_sub(self.tail);
+        for k in 2..(n + 2).min(present) {
+            out.push(Lpn(self.at(self.tail.wrapping_add(k))));
         }
-        [
-            Some(Lpn(links.key(v0))),
-            (v1 != NIL).then(|| Lpn(links.key(v1))),
-        ]
+    }
+
+    #[inline]
+    fn write_run(&mut self, first: Lpn, n: u32, out: &mut Evictions) -> Option<u32> {
+        let mut hits = 0;
+        for lpn in first.0..first.0 + n {
+            if self.map.len() as u32 == self.cap {
+                self.prefetch_victims();
+            }
+            hits += self.write_page(Lpn(lpn), out) as u32;
+        }
+        Some(hits)
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
-        self.slots.find(lpn.0).is_some()
+        self.map.get(lpn.0).is_some()
     }
 
     #[inline]
     fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        match self.slots.probe(lpn.0) {
-            Probe::Found(s) => {
-                self.slots.links.move_to_front(&mut self.list, s);
-                true
-            }
-            Probe::Vacant(at) => {
-                let s = if self.list.len == self.cap {
-                    // The LRU page's slot takes the new page: one map probe, no free list.
-                    let s = self.list.tail;
-                    let old = self.slots.reuse_at(at, s, lpn.0);
-                    out.push(Evicted {
-                        lpn: old,
-                        pad: false,
-                    });
-                    self.slots.links.move_to_front(&mut self.list, s);
-                    s
-                } else {
-                    let s = self.slots.alloc_at(at, lpn.0);
-                    self.slots.links.push_front(&mut self.list, s);
-                    s
-                };
-                debug_assert_eq!(self.slots.lpn(s), lpn.0);
-                false
-            }
-        }
+        self.write_page(lpn, out)
     }
 
     #[inline]
     fn read(&mut self, lpn: Lpn) -> bool {
-        match self.slots.find(lpn.0) {
-            Some(s) => {
-                self.slots.links.move_to_front(&mut self.list, s);
-                true
-            }
-            None => false,
+        if self.map.get(lpn.0).is_none() {
+            return false;
         }
+        let stamp = self.append(lpn.0);
+        self.map.insert(lpn.0, stamp);
+        true
     }
 
     fn remove(&mut self, lpn: Lpn) -> bool {
-        match self.slots.find(lpn.0) {
-            Some(s) => {
-                self.slots.links.unlink(&mut self.list, s);
-                self.slots.release(s);
-                true
-            }
-            None => false,
-        }
+        // Its ring entries become stale: the page is no longer in the index.
+        self.map.remove(lpn.0).is_some()
     }
 
     #[inline]
     fn evict(&mut self, out: &mut Evictions) -> bool {
-        match self.slots.links.pop_back(&mut self.list) {
-            Some(s) => {
-                let lpn = self.slots.release(s);
+        match self.pop_oldest() {
+            Some(lpn) => {
+                self.map.remove(lpn);
                 out.push(Evicted { lpn, pad: false });
                 true
             }
@@ -155,10 +292,17 @@ impl WriteBuffer for Lru {
     }
 
     fn check_invariants(&self) {
-        self.slots.links.check(&self.list);
-        assert_eq!(self.list.len, self.slots.len(), "list vs map");
-        for s in self.slots.links.collect(&self.list) {
-            assert_eq!(self.slots.find(self.slots.lpn(s)), Some(s));
+        let n = self.head.wrapping_sub(self.tail);
+        assert!(n <= self.ring.len() as u32, "ring overfull: {n}");
+        assert!(self.map.len() as u32 <= self.cap, "over capacity");
+        let order = self.order();
+        assert_eq!(order.len(), self.map.len(), "live ring entries vs index");
+        for &lpn in &order {
+            // Exactly one live entry per page: its stamp names a present position.
+            let stamp = self.map.get(lpn).expect("a live entry's page is indexed");
+            let back = self.head.wrapping_sub(1).wrapping_sub(stamp) & STAMP_MASK;
+            assert!(back < n, "page {lpn}: stamp outside the ring");
+            assert_eq!(self.at(self.head.wrapping_sub(1).wrapping_sub(back)), lpn);
         }
     }
 }
@@ -180,5 +324,52 @@ mod tests {
         assert_eq!(victims(&mut b, &[6]), vec![4]);
         // Remaining, LRU first: 5, 1, 6.
         assert_eq!(drain(&mut b), vec![5, 1, 6]);
+    }
+
+    #[test]
+    fn hits_fill_the_ring_with_stale_entries_and_compaction_keeps_the_order() {
+        // Capacity 4, ring of 16: repeated hits on two pages leave stale entries until
+        // the ring compacts, many times over; the order must stay that of a list.
+        let mut b = Lru::new(4);
+        let mut out = Evictions::default();
+        for l in [10, 11, 12, 13] {
+            b.write(Lpn(l), &mut out);
+        }
+        for i in 0..100 {
+            b.write(Lpn(10 + (i % 2)), &mut out);
+            if i % 7 == 0 {
+                b.read(Lpn(12));
+            }
+            b.check_invariants();
+        }
+        assert!(out.pages.is_empty());
+        // i = 98 read 12 last, then 11 (i = 99): LRU first 13, 10, 12, 11.
+        assert_eq!(b.order(), vec![13, 10, 12, 11]);
+        b.remove(Lpn(10));
+        b.check_invariants();
+        assert_eq!(victims(&mut b, &[20, 21]), vec![13]);
+        assert_eq!(drain(&mut b), vec![12, 11, 20, 21]);
+    }
+
+    #[test]
+    fn positions_wrap_around_u32() {
+        let mut b = Lru::new(3);
+        b.head = u32::MAX - 20;
+        b.tail = b.head;
+        let mut out = Evictions::default();
+        let mut model: Vec<u32> = Vec::new(); // LRU first
+        for i in 0..200u32 {
+            let l = (i * 7) % 5;
+            out.clear();
+            let hit = b.write(Lpn(l), &mut out);
+            assert_eq!(hit, model.contains(&l));
+            model.retain(|&x| x != l);
+            if !hit && model.len() == 3 {
+                assert_eq!(out.pages[0].lpn, model.remove(0));
+            }
+            model.push(l);
+            b.check_invariants();
+            assert_eq!(b.order(), model);
+        }
     }
 }

@@ -159,6 +159,15 @@ pub trait Ftl: Send {
         }
         Ok(())
     }
+    /// Writes each page of `lpns` as its own one-page command ([`Ftl::write_range`] with
+    /// a count of 1), in order: a write buffer's victims, which need not be consecutive.
+    /// FTLs override this only to fetch the coming pages' map entries ahead.
+    fn write_each(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
+        for &lpn in lpns {
+            self.write_range(lpn, 1, nand)?;
+        }
+        Ok(())
+    }
 }
 
 /// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).

@@ -252,6 +252,28 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         Ok(())
     }
 
+    fn write_each(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
+        if self.layout.rewrites_units() {
+            for &lpn in lpns {
+                self.write_range(lpn, 1, nand)?;
+            }
+            return Ok(());
+        }
+        // A one-page `write_range` is `write`. The victims' map entries lie anywhere: each
+        // is asked for four pages ahead, and its old page's flash state two ahead (the
+        // caller prefetched the first two).
+        for (i, &lpn) in lpns.iter().enumerate() {
+            if let Some(&l) = lpns.get(i + 4) {
+                self.prefetch_early(l);
+            }
+            if let Some(&l) = lpns.get(i + 2) {
+                self.prefetch_next(l, nand);
+            }
+            self.write(lpn, nand)?;
+        }
+        Ok(())
+    }
+
     #[inline]
     fn prefetch(&self, lpn: Lpn) {
         crate::util::prefetch(&self.l2p, lpn.0 as usize);

@@ -412,13 +412,32 @@ impl Device {
     pub fn prefetch_next(&self, req: &IoRequest) {
         let lpn = Lpn(self.page.div(req.offset_bytes) as u32);
         self.ftl.prefetch_next(lpn, &self.nand);
+        // A replay's device queue is mostly empty (commands arrive apart), so the
+        // dispatch-time prefetch of the next queued command rarely fires: the host's
+        // lookahead fetches the buffer's index entries too, first and last page (a
+        // command may span two index groups).
+        if let Some(b) = &self.buffer {
+            b.policy.prefetch(lpn);
+            b.policy.prefetch(self.last_lpn(req));
+        }
     }
 
     /// Hints that `req` comes a few commands from now ([`crate::ftl::PREFETCH_AHEAD`]).
     #[inline]
     pub fn prefetch_early(&self, req: &IoRequest) {
-        self.ftl
-            .prefetch_early(Lpn(self.page.div(req.offset_bytes) as u32));
+        let lpn = Lpn(self.page.div(req.offset_bytes) as u32);
+        self.ftl.prefetch_early(lpn);
+        if let Some(b) = &self.buffer {
+            b.policy.prefetch_early(lpn);
+            b.policy.prefetch_early(self.last_lpn(req));
+        }
+    }
+
+    /// Last page `req` touches (its first for an empty request).
+    #[inline]
+    fn last_lpn(&self, req: &IoRequest) -> Lpn {
+        let end = (req.offset_bytes + req.size_bytes).max(req.offset_bytes + 1);
+        Lpn((self.page.div(end - 1)) as u32)
     }
 
     /// Puts `req` in the device queue: it arrived at the host at `arrival_ns` and entered

@@ -9,6 +9,11 @@ use crate::buffer::{BufferConfig, BufferShape, Evictions, WriteBuffer, build_buf
 use crate::ftl::{Ftl, FtlError};
 use crate::nand::{Cause, Lpn, Nand};
 
+/// Victims whose FTL map entries a run of buffered writes asks for ahead: those of the
+/// next command or two (a command is a few pages on average; a longer one fetches the
+/// rest as it goes, in [`Ftl::write_each`]).
+const LATER_VICTIMS: u32 = 8;
+
 /// Counters of the write buffer, kept by the simulator (the same way for every policy).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BufferStats {
@@ -34,6 +39,8 @@ pub(super) struct BufferStage {
     /// sequence numbers), written into the OOB tag when the page is written back.
     pub(super) versions: Option<KeyMap>,
     out: Evictions,
+    /// The victims of one [`WriteBuffer::write_run`], for the FTL.
+    victims: Vec<Lpn>,
     flush_on_host_flush: bool,
     pub(super) flush_at_end: bool,
     pub(super) size_bytes: u64,
@@ -64,6 +71,7 @@ impl BufferStage {
             out: Evictions {
                 pages: Vec::with_capacity(shape.block_pages as usize + 1),
             },
+            victims: Vec::new(),
             flush_on_host_flush: cfg.flush_on_host_flush,
             flush_at_end: cfg.flush_at_end,
             size_bytes: shape.capacity_pages as u64 * page_bytes,
@@ -103,10 +111,71 @@ impl BufferStage {
         // The common case (no write-sequence tracking, no page payloads) gets its own
         // copy of the loop without the per-page checks for either.
         if self.versions.is_none() && nand.data_mut().is_none() {
-            self.write_pages::<false>(first, last, partial, ftl, nand)
+            // A partly written first or last page reads its old sectors before its victim
+            // is written back, so it goes alone; the pages between go as one run when
+            // the policy can take them so.
+            let (mut lo, mut hi) = (first, last);
+            if lo < hi && partial(lo) {
+                self.write_pages::<false>(lo, lo + 1, &partial, ftl, nand)?;
+                lo += 1;
+            }
+            let tail = hi > lo && partial(hi - 1);
+            hi -= tail as u64;
+            if lo < hi {
+                self.write_run(lo, hi, &partial, ftl, nand)?;
+            }
+            if tail {
+                self.write_pages::<false>(hi, hi + 1, &partial, ftl, nand)?;
+            }
+            Ok(())
         } else {
             self.write_pages::<true>(first, last, partial, ftl, nand)
         }
+    }
+
+    /// Pages `first..last`, none partly written, without versions or payloads: through
+    /// [`WriteBuffer::write_run`] when the policy has it (one call, then the victims
+    /// written back in order, each as its own one-page command, as the page loop would),
+    /// otherwise page by page.
+    fn write_run(
+        &mut self,
+        first: u64,
+        last: u64,
+        partial: impl Fn(u64) -> bool,
+        ftl: &mut dyn Ftl,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        debug_assert!(self.out.pages.is_empty());
+        let Some(hits) =
+            self.policy
+                .write_run(Lpn(first as u32), (last - first) as u32, &mut self.out)
+        else {
+            return self.write_pages::<false>(first, last, partial, ftl, nand);
+        };
+        self.stats.write_hit_pages += hits as u64;
+        self.victims.clear();
+        self.victims.extend(self.out.pages.iter().map(|e| {
+            debug_assert!(!e.pad, "write_run promises no padding");
+            Lpn(e.lpn)
+        }));
+        self.out.clear();
+        ftl.write_each(&self.victims, nand)?;
+        self.stats.flushed_pages += self.victims.len() as u64;
+        // The next command's first victims, as the page loop asks after every page; their
+        // map entries were asked for a command ago, below. Then the map entries of the
+        // victims after them: those of the next command or two.
+        if let [Some(next), after] = self.policy.upcoming_victims() {
+            ftl.prefetch_next(next, nand);
+            if let Some(a) = after {
+                ftl.prefetch_early(a);
+            }
+            self.victims.clear();
+            self.policy.later_victims(LATER_VICTIMS, &mut self.victims);
+            for &l in &self.victims {
+                ftl.prefetch_early(l);
+            }
+        }
+        Ok(())
     }
 
     /// [`BufferStage::write`]; `EXTRAS` false promises that the stage keeps no versions
