@@ -37,8 +37,8 @@ use crate::nand::Lpn;
 /// How far ahead of the oldest ring entry the index group and then the index line of a
 /// coming victim are fetched (the line's address needs the group entry). A command's
 /// pages are evicted back to back, so the distances span a few commands.
-const AHEAD_GROUP: u32 = 32;
-const AHEAD_LINE: u32 = 16;
+const AHEAD_GROUP: u32 = 12;
+const AHEAD_LINE: u32 = 6;
 
 /// Stamps are ring positions modulo 2^31: never the index's empty value (`u32::MAX`),
 /// and distinct within any ring (at most 2^30 entries).
@@ -54,6 +54,8 @@ pub struct Lru {
     mask: u32,
     head: u32,
     tail: u32,
+    /// Ring position up to which [`WriteBuffer::later_victims`] has named pages.
+    hinted: u32,
     cap: u32,
 }
 
@@ -68,6 +70,7 @@ impl Lru {
             mask: (ring - 1) as u32,
             head: 0,
             tail: 0,
+            hinted: 0,
             cap: capacity,
         }
     }
@@ -235,16 +238,25 @@ impl WriteBuffer for Lru {
     }
 
     #[inline]
-    fn later_victims(&self, n: u32, out: &mut Vec<Lpn>) {
-        // The ring entries after the next two (stale ones included: a hint).
+    fn later_victims(&mut self, n: u32, out: &mut Vec<Lpn>) {
+        // The ring entries after the next two (stale ones included: a hint), from where
+        // the last call stopped.
         let present = self.head.wrapping_sub(self.tail);
-        for k in 2..(n + 2).min(present) {
+        // Signed: the tail may have passed the last hint.
+        let from = (self.hinted.wrapping_sub(self.tail) as i32).clamp(2, n as i32 + 2) as u32;
+        let to = (n + 2).min(present);
+        for k in from..to {
             out.push(Lpn(self.at(self.tail.wrapping_add(k))));
         }
+        self.hinted = self.tail.wrapping_add(to.max(from));
+    }
+
+    fn single_victim(&self) -> bool {
+        true
     }
 
     #[inline]
-    fn write_run(&mut self, first: Lpn, n: u32, out: &mut Evictions) -> Option<u32> {
+    fn write_run(&mut self, first: Lpn, n: u32, out: &mut Evictions) -> u32 {
         let mut hits = 0;
         for lpn in first.0..first.0 + n {
             if self.map.len() as u32 == self.cap {
@@ -252,7 +264,7 @@ impl WriteBuffer for Lru {
             }
             hits += self.write_page(Lpn(lpn), out) as u32;
         }
-        Some(hits)
+        hits
     }
 
     fn contains(&self, lpn: Lpn) -> bool {
@@ -349,6 +361,33 @@ mod tests {
         b.check_invariants();
         assert_eq!(victims(&mut b, &[20, 21]), vec![13]);
         assert_eq!(drain(&mut b), vec![12, 11, 20, 21]);
+    }
+
+    #[test]
+    fn later_victims_names_the_coming_victims_once() {
+        let mut b = Lru::new(8);
+        let mut out = Evictions::default();
+        for l in 0..8 {
+            b.write(Lpn(l), &mut out);
+        }
+        let mut hint = Vec::new();
+        b.later_victims(4, &mut hint);
+        // After the next two (0, 1): 2, 3, 4, 5; asking again names nothing new.
+        assert_eq!(hint, [2, 3, 4, 5].map(Lpn));
+        hint.clear();
+        b.later_victims(4, &mut hint);
+        assert!(hint.is_empty());
+        // Three evictions later the next two are 3 and 4 and the window is 5-8; 5 was
+        // named before, so 6, 7, 8.
+        for l in 8..11 {
+            b.write(Lpn(l), &mut out);
+        }
+        assert_eq!(
+            out.pages.iter().map(|e| e.lpn).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        b.later_victims(4, &mut hint);
+        assert_eq!(hint, [6, 7, 8].map(Lpn));
     }
 
     #[test]

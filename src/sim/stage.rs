@@ -39,6 +39,8 @@ pub(super) struct BufferStage {
     /// sequence numbers), written into the OOB tag when the page is written back.
     pub(super) versions: Option<KeyMap>,
     out: Evictions,
+    /// Whether the policy is [`WriteBuffer::single_victim`] (runs of pages go in one call).
+    batch: bool,
     /// The victims of one [`WriteBuffer::write_run`], for the FTL.
     victims: Vec<Lpn>,
     flush_on_host_flush: bool,
@@ -63,6 +65,7 @@ impl BufferStage {
         nand: &Nand,
     ) -> Self {
         let policy = build_buffer(cfg, shape).expect("a shape means a policy");
+        let batch = policy.single_victim();
         BufferStage {
             policy,
             versions: nand
@@ -71,6 +74,7 @@ impl BufferStage {
             out: Evictions {
                 pages: Vec::with_capacity(shape.block_pages as usize + 1),
             },
+            batch,
             victims: Vec::new(),
             flush_on_host_flush: cfg.flush_on_host_flush,
             flush_at_end: cfg.flush_at_end,
@@ -109,65 +113,82 @@ impl BufferStage {
         nand: &mut Nand,
     ) -> Result<(), FtlError> {
         // The common case (no write-sequence tracking, no page payloads) gets its own
-        // copy of the loop without the per-page checks for either.
+        // copy of the loop without the per-page checks for either, or, for a policy that
+        // evicts one page at a time, runs of pages in one call each.
         if self.versions.is_none() && nand.data_mut().is_none() {
+            if !self.batch {
+                return self.write_pages::<false>(first, last, partial, ftl, nand);
+            }
             // A partly written first or last page reads its old sectors before its victim
-            // is written back, so it goes alone; the pages between go as one run when
-            // the policy can take them so.
+            // is written back, so it is a run of its own.
             let (mut lo, mut hi) = (first, last);
             if lo < hi && partial(lo) {
-                self.write_pages::<false>(lo, lo + 1, &partial, ftl, nand)?;
+                self.write_run(lo, lo + 1, true, ftl, nand)?;
                 lo += 1;
             }
             let tail = hi > lo && partial(hi - 1);
             hi -= tail as u64;
             if lo < hi {
-                self.write_run(lo, hi, &partial, ftl, nand)?;
+                self.write_run(lo, hi, false, ftl, nand)?;
             }
             if tail {
-                self.write_pages::<false>(hi, hi + 1, &partial, ftl, nand)?;
+                self.write_run(hi, hi + 1, true, ftl, nand)?;
             }
+            self.prefetch_victims(ftl, nand);
             Ok(())
         } else {
             self.write_pages::<true>(first, last, partial, ftl, nand)
         }
     }
 
-    /// Pages `first..last`, none partly written, without versions or payloads: through
-    /// [`WriteBuffer::write_run`] when the policy has it (one call, then the victims
-    /// written back in order, each as its own one-page command, as the page loop would),
-    /// otherwise page by page.
+    /// Pages `first..last` (one page when `partial`) through
+    /// [`WriteBuffer::write_run`], then their victims through [`Ftl::write_each`], each as
+    /// its own one-page command: the flash operations and their order are those of the
+    /// page loop.
+    #[inline]
     fn write_run(
         &mut self,
         first: u64,
         last: u64,
-        partial: impl Fn(u64) -> bool,
+        partial: bool,
         ftl: &mut dyn Ftl,
         nand: &mut Nand,
     ) -> Result<(), FtlError> {
-        debug_assert!(self.out.pages.is_empty());
-        let Some(hits) =
-            self.policy
-                .write_run(Lpn(first as u32), (last - first) as u32, &mut self.out)
-        else {
-            return self.write_pages::<false>(first, last, partial, ftl, nand);
-        };
+        debug_assert!(self.out.pages.is_empty() && (!partial || last == first + 1));
+        let hits = self
+            .policy
+            .write_run(Lpn(first as u32), (last - first) as u32, &mut self.out);
         self.stats.write_hit_pages += hits as u64;
+        if partial
+            && hits == 0
+            && let Some(old) = ftl.lookup(Lpn(first as u32), nand)
+        {
+            // The untouched sectors come from flash into the DRAM slot.
+            nand.read(old, Cause::Rmw);
+        }
+        if self.out.pages.is_empty() {
+            return Ok(());
+        }
         self.victims.clear();
         self.victims.extend(self.out.pages.iter().map(|e| {
-            debug_assert!(!e.pad, "write_run promises no padding");
+            debug_assert!(!e.pad, "a single-victim policy never pads");
             Lpn(e.lpn)
         }));
         self.out.clear();
         ftl.write_each(&self.victims, nand)?;
         self.stats.flushed_pages += self.victims.len() as u64;
-        // The next command's first victims, as the page loop asks after every page; their
-        // map entries were asked for a command ago, below. Then the map entries of the
-        // victims after them: those of the next command or two.
+        Ok(())
+    }
+
+    /// After a command's runs: the flash state of the next two victims, as the page loop
+    /// asks after every page (their map entries were asked for a command ago, below);
+    /// then the map entries of the victims after them not yet asked for, up to those of
+    /// the next command or two.
+    fn prefetch_victims(&mut self, ftl: &dyn Ftl, nand: &Nand) {
         if let [Some(next), after] = self.policy.upcoming_victims() {
             ftl.prefetch_next(next, nand);
             if let Some(a) = after {
-                ftl.prefetch_early(a);
+                ftl.prefetch_next(a, nand);
             }
             self.victims.clear();
             self.policy.later_victims(LATER_VICTIMS, &mut self.victims);
@@ -175,7 +196,6 @@ impl BufferStage {
                 ftl.prefetch_early(l);
             }
         }
-        Ok(())
     }
 
     /// [`BufferStage::write`]; `EXTRAS` false promises that the stage keeps no versions
