@@ -303,11 +303,12 @@ fn structured_replies_carry_read_data_and_errors() {
     assert_eq!(be32(&p[0..4]), err::EINVAL);
 }
 
-/// The statistics lines the server printed so far.
+/// The statistics lines the server finished printing so far (a line still being
+/// written, without its newline, is not one yet).
 fn stats_lines(dir: &Path, name: &str) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join(format!("{name}.out")))
-        .unwrap()
-        .lines()
+    let text = std::fs::read_to_string(dir.join(format!("{name}.out"))).unwrap();
+    let done = text.rfind('\n').map_or("", |i| &text[..i]);
+    done.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }

@@ -268,7 +268,10 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
             o.insert("wall_clock_ns".into(), c.wall_ns.into());
             o.insert("requests".into(), c.requests.into());
         }
-        let _ = writeln!(out, "{v}");
+        // One write per line: `writeln!` would hand the value over in pieces, and
+        // standard output's line buffer (1 KiB) writes a longer line out in parts, so a
+        // reader following the file could see half a line.
+        let _ = out.write_all(format!("{v}\n").as_bytes());
         let _ = out.flush();
     };
     let ending = server

@@ -115,7 +115,8 @@ fn page_index_bytes(n: u64, logical: u64) -> u64 {
 fn buffer_bytes(kind: BufferKind, shape: &BufferShape, track_seq: bool) -> u64 {
     let n = shape.capacity_pages as u64;
     // Page slots: index, links (prev, next, key, tag), free list; policies add a few
-    // `u32`s per slot (counts, stamps, flags).
+    // `u32`s per slot (counts, stamps, flags). LRU keeps a reference ring of 8-16 B per
+    // page instead of slots and links: the figure is an upper bound for it.
     let mut bytes = page_index_bytes(n, shape.logical_pages) + n * (16 + 4 + 8);
     let block_granular = matches!(
         kind,
