@@ -10,7 +10,7 @@
 //!
 //! To run a part of the sweep (for instance to finish one that was stopped):
 //! `SSDLAB_SPACE_PRESETS=ssd-b,ssd-c` keeps those presets, and `SSDLAB_SPACE_SIZES=4,8,full`
-//! those capacities (GiB, or `full` for the preset's own size).
+//! runs those capacities (GiB, or `full` for the preset's own size) in either mode.
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -83,6 +83,14 @@ fn sweep(full: bool) -> Vec<String> {
             );
         }
     }
+    if let Some(list) = &sizes {
+        for v in list {
+            assert!(
+                v == "full" || matches!(v.parse::<u64>(), Ok(1 | 2 | 4 | 8 | 16)),
+                "SSDLAB_SPACE_SIZES: {v:?} is not one of 1, 2, 4, 8, 16 (GiB) or full"
+            );
+        }
+    }
     let wanted = |cap: Option<u64>| match &sizes {
         None => true,
         Some(list) => list.iter().any(|s| match cap {
@@ -101,7 +109,7 @@ fn sweep(full: bool) -> Vec<String> {
         // CI covers the two smallest sizes, where reserves are tightest; the rest is
         // opt-in (tens of minutes on two cores).
         let mut caps: Vec<Option<u64>> = vec![Some(GIB), Some(2 * GIB)];
-        if full {
+        if full || sizes.is_some() {
             caps.extend([Some(4 * GIB), Some(8 * GIB), Some(16 * GIB), None]);
         }
         for cap in caps.into_iter().filter(|&c| wanted(c)) {
