@@ -291,28 +291,13 @@ fn cut_campaign(
                 .recover(&mut mounted, &tags)
                 .unwrap_or_else(|e| panic!("{name} seed {seed} round {round}: {e}"));
             fresh.check_invariants(&mounted);
-            let mut page = vec![0u8; ps];
-            for lpn in 0..lp {
-                let got = match fresh.lookup(Lpn(lpn), &mounted) {
-                    Some(ppn) => {
-                        mounted.data().unwrap().read(ppn.0, &mut page);
-                        assert_eq!(page[8..12], lpn.to_le_bytes(), "{name} seed {seed}");
-                        u64::from_le_bytes(page[..8].try_into().unwrap())
-                    }
-                    None => 0,
-                };
-                let l = lpn as usize;
-                assert!(
-                    history[l].contains(&got),
-                    "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, never written"
-                );
-                assert!(
-                    got >= floor[l],
-                    "{name} seed {seed} round {round}: lpn {lpn} reads v{got}, v{} was durable",
-                    floor[l]
-                );
-                floor[l] = got;
-            }
+            ssdlab::ftl::check_read_back(
+                &*fresh,
+                &mounted,
+                &history,
+                &mut floor,
+                &format!("{name} seed {seed} round {round}"),
+            );
             nand = mounted;
             ftl = fresh;
         }

@@ -30,6 +30,8 @@ pub mod nftl;
 pub mod nftl_log;
 pub mod page;
 mod recovery;
+#[doc(hidden)]
+pub use recovery::check_read_back;
 pub mod superblock;
 mod twolevel;
 

@@ -54,3 +54,40 @@ pub(crate) fn opened(geo: &Geometry, tags: &[Option<StoredTag>]) -> Vec<u32> {
         })
         .collect()
 }
+
+/// The crash tests' read-back check after a power cut and a mount: every logical page
+/// reads a version the host wrote to it (`history[lpn]`; 0 stands for never written) and
+/// none older than the last version made durable (`floor[lpn]`), which is then raised to
+/// what was read. The tests write each page's version into its bytes 0..8 and its
+/// logical page number into bytes 8..12. Panics naming `what` on a violation.
+#[doc(hidden)]
+pub fn check_read_back(
+    ftl: &dyn super::Ftl,
+    nand: &crate::nand::Nand,
+    history: &[Vec<u64>],
+    floor: &mut [u64],
+    what: &str,
+) {
+    let data = nand.data().expect("the crash tests keep page payloads");
+    let mut page = vec![0u8; nand.geometry().page_size_bytes as usize];
+    for (l, (seen, durable)) in history.iter().zip(floor.iter_mut()).enumerate() {
+        let lpn = l as u32;
+        let got = match ftl.lookup(crate::nand::Lpn(lpn), nand) {
+            Some(ppn) => {
+                data.read(ppn.0, &mut page);
+                assert_eq!(page[8..12], lpn.to_le_bytes(), "{what}");
+                u64::from_le_bytes(page[..8].try_into().expect("8 bytes"))
+            }
+            None => 0,
+        };
+        assert!(
+            seen.contains(&got),
+            "{what}: lpn {lpn} reads v{got}, never written"
+        );
+        assert!(
+            got >= *durable,
+            "{what}: lpn {lpn} reads v{got}, v{durable} was durable"
+        );
+        *durable = got;
+    }
+}

@@ -1196,29 +1196,13 @@ mod tests {
                     {
                         *totals.entry(k).or_insert(0) += v;
                     }
-                    let mut page = vec![0u8; ps];
-                    for lpn in 0..lp {
-                        let got = match fresh.lookup(Lpn(lpn), &mounted) {
-                            Some(ppn) => {
-                                mounted.data().unwrap().read(ppn.0, &mut page);
-                                assert_eq!(page[8..12], lpn.to_le_bytes(), "seed {seed}");
-                                u64::from_le_bytes(page[..8].try_into().unwrap())
-                            }
-                            None => 0,
-                        };
-                        let l = lpn as usize;
-                        assert!(
-                            history[l].contains(&got),
-                            "{kind:?} seed {seed} round {round}: lpn {lpn} reads v{got}, never written"
-                        );
-                        assert!(
-                            got >= floor[l],
-                            "{kind:?} seed {seed} round {round}: lpn {lpn} reads v{got}, \
-                             v{} was durable",
-                            floor[l]
-                        );
-                        floor[l] = got;
-                    }
+                    crate::ftl::check_read_back(
+                        &*fresh,
+                        &mounted,
+                        &history,
+                        &mut floor,
+                        &format!("{kind:?} seed {seed} round {round}"),
+                    );
                     nand = mounted;
                     ftl = fresh;
                 }
