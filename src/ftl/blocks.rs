@@ -94,7 +94,10 @@ pub(super) struct Blocks<V: VictimPolicy> {
     /// The stream each block was last opened for (DFTL tells translation blocks by it).
     pub(super) opened_for: Vec<Stream>,
     pub(super) policy: V,
-    /// Host page writes so far: the clock for block ages.
+    /// Pages handed out so far, to every stream (host, GC, wear leveling, mapping): the
+    /// clock for block ages. Internal writes take device time as host writes do, so
+    /// they age blocks too; a clock of host writes alone stands still through a burst of
+    /// collection or mapping writes, and every block touched in it looks equally new.
     pub(super) clock: u64,
     /// GC starts below `gc_low` free blocks in a unit and stops at `gc_high`.
     pub(super) gc_low: u32,
@@ -301,6 +304,7 @@ impl<V: VictimPolicy> Blocks<V> {
         nand: &Nand,
     ) -> Result<Ppn, FtlError> {
         let np = self.geo.pages_per_block;
+        self.clock += 1;
         if self.units[unit as usize].frontier[stream as usize].is_none() {
             self.open_block(unit, stream)?;
         }
@@ -339,6 +343,7 @@ impl<V: VictimPolicy> Blocks<V> {
         let f = slot.as_mut().expect("frontier just opened");
         let first = Ppn(f.block * np + f.next_page);
         let n = want.min(np - f.next_page);
+        self.clock += n as u64;
         f.next_page += n;
         let mut filled = None;
         if f.next_page == np {

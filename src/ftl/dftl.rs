@@ -687,8 +687,9 @@ impl<V: VictimPolicy> Dftl<V> {
 
 impl<V: VictimPolicy> Owner<V> for Dftl<V> {
     /// A data victim's batch update writes up to one translation page per page moved,
-    /// so a victim chosen by age alone can take more blocks than it frees.
-    const EMERGENCY_FREE: usize = 2;
+    /// so a victim chosen by age alone can take more blocks than it frees. Two was too
+    /// few: cost-benefit on ssd-b drained several units to zero at once (docs/ftls.md).
+    const EMERGENCY_FREE: usize = 3;
 
     #[inline]
     fn blocks(&mut self) -> &mut Blocks<V> {
@@ -822,7 +823,6 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
     }
 
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        self.bm.clock += 1;
         let (n, old) = self.resolve(lpn.0, nand);
         if old != NIL {
             self.bm.invalidate(Ppn(old), nand);

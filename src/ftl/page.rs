@@ -203,7 +203,6 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
 
     #[inline]
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        self.bm.clock += 1;
         let old = self.l2p[lpn.0 as usize];
         if old != 0 {
             // Invalidate first so GC below never copies data that is being replaced.

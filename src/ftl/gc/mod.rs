@@ -71,7 +71,8 @@ pub struct PolicyParams {
     pub seed: u64,
 }
 
-/// A GC victim-selection policy. `now` is a logical clock (host page writes so far).
+/// A GC victim-selection policy. `now` is a logical clock: pages programmed so far, by
+/// the host and by the FTL itself.
 pub trait VictimPolicy: Send {
     /// A policy for `geo`.
     fn build(geo: &Geometry, params: PolicyParams) -> Self
@@ -239,10 +240,20 @@ mod tests {
     fn cost_benefit_weighs_age_against_utilisation() {
         // Valid [3,1,4,2,0]: block 4 is empty → free win first. Then scores at now=20 with
         // age = 20 - last modification (10+b): u = v/4, score = age·(1−u)/(2u):
-        // b0: 10·0.25/1.5 = 1.67, b1: 9·0.75/0.5 = 13.5, b2: u=1 → 0, b3: 7·0.5/1 = 3.5.
+        // b0: 10·0.25/1.5 = 1.67, b1: 9·0.75/0.5 = 13.5, b3: 7·0.5/1 = 3.5; b2 is fully
+        // valid (u = 1) and never chosen.
         let (mut p, nand) = scenario::<CostBenefit>([3, 1, 4, 2, 0]);
-        let order: Vec<u32> = (0..5).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
-        assert_eq!(order, vec![4, 1, 3, 0, 2]);
+        let order: Vec<u32> = (0..4).map(|_| p.select(0, &nand, 20).unwrap().0).collect();
+        assert_eq!(order, vec![4, 1, 3, 0]);
+        assert_eq!(p.select(0, &nand, 20), None);
+        assert!(p.contains(BlockId(2)));
+        // At age 0 every block scores 0: the emptiest wins, then the lowest number.
+        let (mut p, nand) = scenario::<CostBenefit>([3, 2, 4, 2, 3]);
+        for b in 0..5 {
+            p.on_invalidate(BlockId(b), nand.valid_count(BlockId(b)), 50);
+        }
+        let order: Vec<u32> = (0..4).map(|_| p.select(0, &nand, 50).unwrap().0).collect();
+        assert_eq!(order, vec![1, 3, 0, 4]);
         // A recently modified block loses to an old one with more valid pages:
         // at now=100, b4 (v=1) touched at 95: 5·0.75/0.5 = 7.5; b0 (v=2) last touched at
         // 10: 90·0.5/1 = 45.
@@ -279,7 +290,7 @@ mod tests {
     #[test]
     fn removal_takes_block_out_of_every_policy() {
         fn check<P: VictimPolicy>() {
-            let (mut p, nand) = scenario::<P>([3, 1, 4, 2, 0]);
+            let (mut p, nand) = scenario::<P>([3, 1, 3, 2, 0]);
             p.remove(BlockId(4));
             p.remove(BlockId(1));
             assert!(!p.contains(BlockId(4)));
