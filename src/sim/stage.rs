@@ -159,12 +159,8 @@ impl BufferStage {
             .policy
             .write_run(Lpn(first as u32), (last - first) as u32, &mut self.out);
         self.stats.write_hit_pages += hits as u64;
-        if partial
-            && hits == 0
-            && let Some(old) = ftl.lookup(Lpn(first as u32), nand)
-        {
-            // The untouched sectors come from flash into the DRAM slot.
-            nand.read(old, Cause::Rmw);
+        if partial && hits == 0 {
+            read_untouched_sectors(Lpn(first as u32), ftl, nand);
         }
         if self.out.pages.is_empty() {
             return Ok(());
@@ -213,11 +209,8 @@ impl BufferStage {
             let version = (EXTRAS && self.versions.is_some()).then(|| nand.take_seq());
             if self.policy.write(Lpn(lpn as u32), &mut self.out) {
                 self.stats.write_hit_pages += 1;
-            } else if partial(lpn)
-                && let Some(old) = ftl.lookup(Lpn(lpn as u32), nand)
-            {
-                // The untouched sectors come from flash into the DRAM slot.
-                nand.read(old, Cause::Rmw);
+            } else if partial(lpn) {
+                read_untouched_sectors(Lpn(lpn as u32), ftl, nand);
             }
             self.write_back(ftl, nand)?;
             // The page's new bytes enter DRAM only now: the victims just written back
@@ -348,5 +341,14 @@ impl BufferStage {
         }
         self.out.clear();
         Ok(())
+    }
+}
+
+/// A partly written page that missed the buffer: its untouched sectors come from flash
+/// into the DRAM slot (read-modify-write), when flash holds the page.
+#[inline]
+fn read_untouched_sectors(lpn: Lpn, ftl: &dyn Ftl, nand: &mut Nand) {
+    if let Some(old) = ftl.lookup(lpn, nand) {
+        nand.read(old, Cause::Rmw);
     }
 }
