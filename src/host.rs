@@ -21,6 +21,8 @@ use crate::workload::{IoRequest, OpKind, RequestStream, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
 
 /// Which waiting command the device takes next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -196,41 +198,167 @@ pub enum Arrivals {
     Think,
 }
 
-/// The request stream with the next [`PREFETCH_AHEAD`] requests read ahead, so the
-/// target can be told of them (reading ahead has no other effect: requests and errors
-/// come out in order).
+/// Requests per batch handed from the reading thread to the host (40 KiB: small enough
+/// to stay off the allocator's mmap path, large enough that the hand-over is rare).
+const BATCH: usize = 1024;
+
+/// Batches in flight between the reading thread and the host.
+const BATCHES_AHEAD: usize = 8;
+
+/// Streams that say they hold at most this many requests are read at once, on the
+/// host's thread (a thread would cost more than it saves).
+const READ_AT_ONCE: usize = 4 * BATCH;
+
+/// A batch of requests from the reading thread; `last` ends the stream, after `error`
+/// when it ended on one.
+struct Batch {
+    requests: Vec<IoRequest>,
+    error: Option<TraceError>,
+    last: bool,
+}
+
+/// The reading thread's end of the hand-over.
+struct Feed {
+    batches: Receiver<Batch>,
+    /// Spent batch vectors go back for reuse.
+    spent: SyncSender<Vec<IoRequest>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// The request stream, read ahead: on a second thread in batches (parsing a trace or
+/// generating requests then overlaps the simulation, which on a two-core machine makes
+/// it almost free), with at least the next [`PREFETCH_AHEAD`] requests at hand so the
+/// target can be told of them. Reading ahead has no other effect: requests come out in
+/// order, and a stream's first error comes out in its place and ends it.
 struct Lookahead {
-    inner: std::iter::Fuse<RequestStream>,
-    ahead: VecDeque<Result<IoRequest, TraceError>>,
+    /// Requests read; the next is at `pos`.
+    buf: Vec<IoRequest>,
+    pos: usize,
+    /// The error that ends the stream, once `buf` is used up.
+    error: Option<TraceError>,
+    /// `None` once the last batch has arrived.
+    feed: Option<Feed>,
 }
 
 impl Lookahead {
-    fn new(inner: RequestStream) -> Self {
-        let mut inner = inner.fuse();
-        let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD + 1);
-        while ahead.len() <= PREFETCH_AHEAD {
-            match inner.next() {
-                Some(r) => ahead.push_back(r),
-                None => break,
-            }
+    fn new(mut inner: RequestStream) -> Self {
+        let short = inner.size_hint().1.is_some_and(|n| n <= READ_AT_ONCE);
+        let mut la = Lookahead {
+            buf: Vec::new(),
+            pos: 0,
+            error: None,
+            feed: None,
+        };
+        if short {
+            la.error = read_batch(&mut *inner, &mut la.buf, usize::MAX).err();
+            return la;
         }
-        Lookahead { inner, ahead }
+        let (tx, batches) = sync_channel::<Batch>(BATCHES_AHEAD);
+        let (spent, recycled) = sync_channel::<Vec<IoRequest>>(BATCHES_AHEAD + 2);
+        let thread = std::thread::spawn(move || {
+            loop {
+                let mut requests = recycled
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
+                requests.clear();
+                let (error, last) = match read_batch(&mut *inner, &mut requests, BATCH) {
+                    Ok(more) => (None, !more),
+                    Err(e) => (Some(e), true),
+                };
+                // A send fails when the host has stopped reading: stop too.
+                if tx
+                    .send(Batch {
+                        requests,
+                        error,
+                        last,
+                    })
+                    .is_err()
+                    || last
+                {
+                    return;
+                }
+            }
+        });
+        la.feed = Some(Feed {
+            batches,
+            spent,
+            thread: Some(thread),
+        });
+        la.refill();
+        la
     }
 
-    /// The request `n` positions ahead of the next one, if it parsed.
+    /// Takes batches until more than [`PREFETCH_AHEAD`] requests are at hand or the
+    /// stream has ended.
+    #[cold]
+    fn refill(&mut self) {
+        while self.buf.len() - self.pos <= PREFETCH_AHEAD {
+            let Some(feed) = &mut self.feed else {
+                return;
+            };
+            let Ok(batch) = feed.batches.recv() else {
+                // The thread ended without its last batch: it panicked. Its panic is
+                // this thread's.
+                if let Some(Err(p)) = feed.thread.take().map(JoinHandle::join) {
+                    std::panic::resume_unwind(p);
+                }
+                unreachable!("the reading thread ended without a last batch or a panic");
+            };
+            self.buf.drain(..self.pos);
+            self.pos = 0;
+            self.buf.extend_from_slice(&batch.requests);
+            // The thread may have stopped (its last batch): the vector is then dropped.
+            let _ = feed.spent.try_send(batch.requests);
+            if batch.last {
+                self.error = batch.error;
+                self.feed = None;
+            }
+        }
+    }
+
+    /// The next request; `Err(())` when the stream's error comes next.
+    #[inline]
+    fn front(&self) -> Option<Result<&IoRequest, ()>> {
+        match self.buf.get(self.pos) {
+            Some(r) => Some(Ok(r)),
+            None => self.error.as_ref().map(|_| Err(())),
+        }
+    }
+
+    /// The request `n` positions ahead of the next one.
     #[inline]
     fn peek(&self, n: usize) -> Option<&IoRequest> {
-        self.ahead.get(n).and_then(|r| r.as_ref().ok())
+        self.buf.get(self.pos + n)
     }
 
     #[inline]
     fn next(&mut self) -> Option<Result<IoRequest, TraceError>> {
-        let r = self.ahead.pop_front()?;
-        if let Some(n) = self.inner.next() {
-            self.ahead.push_back(n);
+        let Some(&r) = self.buf.get(self.pos) else {
+            return self.error.take().map(Err);
+        };
+        self.pos += 1;
+        if self.buf.len() - self.pos <= PREFETCH_AHEAD && self.feed.is_some() {
+            self.refill();
         }
-        Some(r)
+        Some(Ok(r))
     }
+}
+
+/// Appends requests of `inner` to `out` until it holds `max`; `Ok(false)` when the stream
+/// ended, `Err` when it ended on an error.
+fn read_batch(
+    inner: &mut (dyn Iterator<Item = Result<IoRequest, TraceError>> + Send),
+    out: &mut Vec<IoRequest>,
+    max: usize,
+) -> Result<bool, TraceError> {
+    while out.len() < max {
+        match inner.next() {
+            Some(Ok(r)) => out.push(r),
+            Some(Err(e)) => return Err(e),
+            None => return Ok(false),
+        }
+    }
+    Ok(true)
 }
 
 /// The host: admits a phase's requests into a [`Target`] with at most `qd` outstanding.
@@ -269,7 +397,7 @@ impl HostQueue {
             // The next step's arrival depends on this one's completion.
             return Ok(false);
         }
-        let req = match self.requests.ahead.front() {
+        let req = match self.requests.front() {
             None => return Ok(false),
             Some(Ok(r)) => *r,
             Some(Err(_)) => {
@@ -376,6 +504,84 @@ mod tests {
             first_lpn,
             pages,
         }
+    }
+
+    fn req(i: u64) -> IoRequest {
+        IoRequest::new(OpKind::Write, i * 4096, 4096)
+    }
+
+    /// Drains a lookahead over `items`, checking every peek against the items.
+    fn drain(items: Vec<Result<IoRequest, TraceError>>, hint: bool) -> Vec<Result<u64, String>> {
+        let n = items.len();
+        let expected: Vec<Option<u64>> = items
+            .iter()
+            .map(|r| r.as_ref().ok().map(|r| r.offset_bytes))
+            .collect();
+        let inner: RequestStream = if hint {
+            Box::new(items.into_iter())
+        } else {
+            // No size hint: read on a thread.
+            Box::new(items.into_iter().filter(|_| true))
+        };
+        // Nothing after the first error is ever read.
+        let visible = expected.iter().position(Option::is_none).unwrap_or(n);
+        let mut la = Lookahead::new(inner);
+        let mut out = Vec::new();
+        for i in 0..n + 2 {
+            // The next requests before the first error are at hand.
+            for k in 0..=PREFETCH_AHEAD {
+                let want = (i + k < visible).then(|| expected[i + k]).flatten();
+                assert_eq!(la.peek(k).map(|r| r.offset_bytes), want, "peek {k} at {i}");
+            }
+            match la.next() {
+                Some(r) => out.push(r.map(|r| r.offset_bytes).map_err(|e| e.to_string())),
+                None => break,
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lookahead_gives_every_request_in_order_and_stops_at_the_first_error() {
+        for n in [
+            0,
+            1,
+            3,
+            5,
+            BATCH - 1,
+            BATCH,
+            BATCH + 1,
+            3 * BATCH + 7,
+            READ_AT_ONCE + 1,
+        ] {
+            for hint in [true, false] {
+                let items: Vec<_> = (0..n as u64).map(|i| Ok(req(i))).collect();
+                let got = drain(items, hint);
+                let want: Vec<_> = (0..n as u64).map(|i| Ok(i * 4096)).collect();
+                assert_eq!(got, want, "{n} requests, size hint {hint}");
+            }
+        }
+        for at in [0, 2, BATCH - 1, BATCH, 2 * BATCH + 3] {
+            for hint in [true, false] {
+                let mut items: Vec<_> = (0..at as u64).map(|i| Ok(req(i))).collect();
+                items.push(Err(TraceError::Option(format!("bad at {at}"))));
+                items.extend((0..10).map(|i| Ok(req(i))));
+                let got = drain(items, hint);
+                assert_eq!(got.len(), at + 1, "error at {at}, size hint {hint}");
+                assert_eq!(got[at], Err(format!("bad at {at}")));
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "generator broke")]
+    fn a_panic_while_reading_ahead_is_the_hosts() {
+        let inner: RequestStream = Box::new((0..u64::MAX).map(|i| {
+            assert!(i < 5000, "generator broke");
+            Ok(req(i))
+        }));
+        let mut la = Lookahead::new(inner);
+        while la.next().is_some() {}
     }
 
     #[test]

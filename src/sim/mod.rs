@@ -3,7 +3,7 @@
 //!
 //! | stage | what it does | file |
 //! |---|---|---|
-//! | workload | phases of requests from a generator or a trace (parsed on a second thread) | `sim/workload.rs`, `workload/` |
+//! | workload | phases of requests from a generator or a trace (read ahead on a second thread by the host queue) | `sim/workload.rs`, `workload/` |
 //! | host queue | admits requests, open loop (trace arrivals), closed loop (fio-like) or with think time, at most `qd` outstanding | `host.rs` ([`crate::host::HostQueue`]) |
 //! | device queue | commands wait for dispatch (NCQ order: FIFO or hits first) | `host.rs` ([`crate::host::Ncq`]) |
 //! | write buffer (optional) | DRAM buffer policy; victims are written back through the FTL | `sim/stage.rs`, `buffer/` |

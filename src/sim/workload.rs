@@ -1,10 +1,11 @@
 //! The first stage of the pipeline: the workload as phases of requests, from a
-//! generator or a trace (parsed on a second thread while the simulator runs).
+//! generator or a trace (read ahead on a second thread by the host queue while the
+//! simulator runs: `host.rs`).
 
 use super::SimError;
 use crate::config::Config;
 use crate::workload::trace::{OpenedTrace, TraceOptions, Warnings, open_trace};
-use crate::workload::{IoRequest, OpKind, Phase, RequestStream, TraceError, synth};
+use crate::workload::{OpKind, Phase, RequestStream, synth};
 
 /// Builds the phases of the configured workload (trace or generator).
 pub fn build_workload(
@@ -32,7 +33,6 @@ pub fn build_workload(
         } else {
             requests
         };
-        let requests = parse_ahead(requests);
         Ok((
             vec![Phase {
                 name,
@@ -46,22 +46,4 @@ pub fn build_workload(
             .map_err(|e| SimError::Config(format!("workload: {e}")))?;
         Ok((phases, None))
     }
-}
-
-/// Parses a trace on a second thread, in batches, while the simulator consumes it: on a
-/// two-core machine parsing then costs almost nothing. Order and errors are preserved
-/// (the reader stops after its first error, and so does this stream).
-fn parse_ahead(mut requests: RequestStream) -> RequestStream {
-    const BATCH: usize = 4096;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Result<IoRequest, TraceError>>>(8);
-    std::thread::spawn(move || {
-        loop {
-            let batch: Vec<_> = requests.by_ref().take(BATCH).collect();
-            let done = batch.len() < BATCH || batch.last().is_some_and(|r| r.is_err());
-            if tx.send(batch).is_err() || done {
-                return;
-            }
-        }
-    });
-    Box::new(rx.into_iter().flatten())
 }
