@@ -371,6 +371,9 @@ pub struct HostQueue {
     issue_clock: u64,
     /// Open loop: the previous arrival (arrivals never go back in time).
     last_arrival: u64,
+    /// Open loop: the arrival of the next request, once computed (the host asks for it
+    /// again each time it checks whether the request is due).
+    front_arrival: Option<u64>,
     /// Completion times of dispatched commands still holding a queue tag.
     completions: BinaryHeap<Reverse<u64>>,
 }
@@ -385,6 +388,7 @@ impl HostQueue {
             qd: qd.max(1),
             issue_clock: start_ns,
             last_arrival: start_ns,
+            front_arrival: None,
             completions: BinaryHeap::with_capacity(qd + 1),
         }
     }
@@ -406,9 +410,9 @@ impl HostQueue {
             }
         };
         let arrival = match self.arrivals {
-            Arrivals::Open { speedup } => {
+            Arrivals::Open { speedup } => *self.front_arrival.get_or_insert_with(|| {
                 (self.start_ns + (req.arrival_ns as f64 / speedup) as u64).max(self.last_arrival)
-            }
+            }),
             Arrivals::Closed => self.issue_clock,
             Arrivals::Think => self.issue_clock + req.arrival_ns,
         };
@@ -435,6 +439,7 @@ impl HostQueue {
             arrival
         };
         self.requests.next();
+        self.front_arrival = None;
         let arrival = match self.arrivals {
             Arrivals::Open { .. } => {
                 self.last_arrival = arrival;

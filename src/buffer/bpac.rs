@@ -58,7 +58,7 @@ impl Bpac {
     /// An empty buffer of `capacity` pages, blocks of `block_pages` pages.
     pub fn new(capacity: u32, block_pages: u32, logical_pages: u64) -> Bpac {
         Bpac {
-            pl_slots: PageSlots::new(capacity),
+            pl_slots: PageSlots::new(capacity, logical_pages),
             pl: List::default(),
             bl: Clusters::new(capacity, block_pages, logical_pages),
             by_size: vec![List::default(); block_pages as usize + 1],

@@ -7,11 +7,11 @@
 //! Why not `std::collections::HashMap`: its SipHash costs more than the rest of an LRU
 //! update, and its iteration order is random (nothing here iterates a map, but a flat
 //! table makes that impossible by construction). Why not a flat array over the whole
-//! logical space: at 4 B per logical page it would cost 64 MiB for a 64 GiB device and
-//! miss the cache on every access, while the buffer holds at most a few hundred thousand
-//! pages. The page-granular policies' page → slot index ([`PageIndex`]) is direct-indexed
-//! one level up instead: 4 B per aligned group of 16 pages (1/16 of a flat array), each
-//! group with buffered pages owning one cache line of 16 slots.
+//! logical space: at 4 B per logical page it would cost 64 MiB for a 64 GiB device, all
+//! of it resident under random writes, while the buffer holds at most a few hundred
+//! thousand pages. The page-granular policies' page → slot index ([`PageIndex`]) is
+//! direct-indexed one level up instead: 4 B per aligned group of 16 pages (1/16 of a
+//! flat array), each group with buffered pages owning one cache line of 16 slots.
 
 use super::{Evicted, Evictions};
 
@@ -510,15 +510,20 @@ struct Line([u32; 1 << LINE_BITS]);
 
 /// Map from page numbers to `u32` values (never [`NIL`]) for the page-granular policies,
 /// direct-indexed by aligned groups of 16 consecutive pages: a group table holds, per
-/// group, the cache line of its 16 values when any of them is present. A lookup reads
-/// one group entry and one line; there is no hashing, no probe run and no backward-shift
-/// scan on removal (the grouped [`KeyMap`] it replaces spent ~100 instructions per
-/// removal scanning full lines to the end of their run). The group table grows to the
-/// largest page seen (4 B per 16 pages, a sixteenth of a flat page table); lines are
-/// reused through a free list and never exceed one per present page.
-#[derive(Clone, Debug, Default)]
+/// group, the cache line of its 16 values. A lookup reads one group entry and one line;
+/// there is no hashing, no probe run and no branch on whether the group has a line:
+/// every group without buffered pages points at line 0, which is never handed out and
+/// holds only `NIL`, so a lookup there simply finds nothing.
+///
+/// Memory: the group table is 4 B per 16 logical pages, allocated for the whole logical
+/// space up front as zeroed memory (resident only where the workload writes, and no
+/// growth check on the hot path); lines are reused through a free list and never exceed
+/// one per present page. A flat table (one word per logical page) would save the group
+/// lookup, but under random writes over a large device it becomes resident in full:
+/// 1 GiB more for a 1 TiB device at 4 KiB pages (measured, BENCHMARKS.md session 12).
+#[derive(Clone, Debug)]
 pub struct PageIndex {
-    /// Group → its line + 1 (0: no page of the group present).
+    /// Group → its line (0: the empty line).
     top: Vec<u32>,
     lines: Vec<Line>,
     free: Vec<u32>,
@@ -526,14 +531,19 @@ pub struct PageIndex {
 }
 
 impl PageIndex {
-    /// An empty index for up to `n` pages: line room reserved (address space only, up
-    /// to a million lines) so that the lines, at most one per present page, do not move.
-    pub fn with_capacity(n: usize) -> PageIndex {
-        let lines = n.min(1 << 20);
+    /// An empty index for up to `capacity` of the pages `0 .. logical_pages`: line room
+    /// reserved (address space only, up to a million lines) so that the lines, at most
+    /// one per present page and the empty one, do not move.
+    pub fn new(capacity: u32, logical_pages: u64) -> PageIndex {
+        let groups =
+            usize::try_from(logical_pages.div_ceil(1 << LINE_BITS)).expect("page numbers are u32");
+        let lines_max = groups.min(capacity as usize).min(1 << 20);
+        let mut lines = Vec::with_capacity(lines_max + 1);
+        lines.push(Line([NIL; 1 << LINE_BITS]));
         PageIndex {
-            top: Vec::new(),
-            lines: Vec::with_capacity(lines),
-            free: Vec::with_capacity(lines),
+            top: crate::util::zeroed_vec(groups),
+            lines,
+            free: Vec::with_capacity(lines_max),
             len: 0,
         }
     }
@@ -550,20 +560,16 @@ impl PageIndex {
         self.len == 0
     }
 
-    /// Line of `key`'s group, when it has one.
+    /// Line of `key`'s group (0 when it has none).
     #[inline(always)]
-    fn line(&self, key: u32) -> Option<usize> {
-        match self.top.get((key >> LINE_BITS) as usize) {
-            Some(&t) if t != 0 => Some((t - 1) as usize),
-            _ => None,
-        }
+    fn line(&self, key: u32) -> usize {
+        self.top[(key >> LINE_BITS) as usize] as usize
     }
 
     /// Value stored for `key`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, key: u32) -> Option<u32> {
-        let l = self.line(key)?;
-        let v = self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
+        let v = self.lines[self.line(key)].0[(key & ((1 << LINE_BITS) - 1)) as usize];
         (v != NIL).then_some(v)
     }
 
@@ -577,36 +583,26 @@ impl PageIndex {
     /// (an earlier [`PageIndex::prefetch`]): fetches its line.
     #[inline]
     pub fn prefetch_line(&self, key: u32) {
-        if let Some(l) = self.line(key) {
-            crate::util::prefetch(&self.lines, l);
-        }
+        crate::util::prefetch(&self.lines, self.line(key));
     }
 
     /// Looks `key` up once: its value, or where it would be inserted (its group's line,
-    /// `usize::MAX` when the group has none; valid until the index next changes).
-    #[inline]
+    /// 0 when the group has none; valid until the index next changes).
+    #[inline(always)]
     pub fn probe(&self, key: u32) -> Probe {
-        match self.line(key) {
-            Some(l) => {
-                let v = self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
-                if v != NIL {
-                    Probe::Found(v)
-                } else {
-                    Probe::Vacant(l)
-                }
-            }
-            None => Probe::Vacant(usize::MAX),
+        let l = self.line(key);
+        let v = self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
+        if v != NIL {
+            Probe::Found(v)
+        } else {
+            Probe::Vacant(l)
         }
     }
 
     /// Inserts absent `key` at `at`, the position [`PageIndex::probe`] just returned.
-    #[inline]
+    #[inline(always)]
     pub fn insert_vacant(&mut self, at: usize, key: u32, value: u32) {
-        let l = if at == usize::MAX {
-            self.new_line(key)
-        } else {
-            at
-        };
+        let l = if at == 0 { self.new_line(key) } else { at };
         let slot = &mut self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
         debug_assert_eq!(*slot, NIL);
         *slot = value;
@@ -614,12 +610,12 @@ impl PageIndex {
     }
 
     /// Sets `key` to `value` (inserting or overwriting).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, key: u32, value: u32) {
         debug_assert!(value != NIL);
         let l = match self.line(key) {
-            Some(l) => l,
-            None => self.new_line(key),
+            0 => self.new_line(key),
+            l => l,
         };
         let slot = &mut self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
         self.len += (*slot == NIL) as usize;
@@ -629,13 +625,6 @@ impl PageIndex {
     /// Gives `key`'s group (which has none) an empty line.
     #[cold]
     fn new_line(&mut self, key: u32) -> usize {
-        let g = (key >> LINE_BITS) as usize;
-        if g >= self.top.len() {
-            // Grows to the next power of two: a few copies over a run, 4 B per group.
-            let mut top = crate::util::zeroed_vec((g + 1).next_power_of_two());
-            top[..self.top.len()].copy_from_slice(&self.top);
-            self.top = top;
-        }
         let l = match self.free.pop() {
             Some(l) => l as usize,
             None => {
@@ -643,25 +632,25 @@ impl PageIndex {
                 self.lines.len() - 1
             }
         };
-        self.top[g] = l as u32 + 1;
+        self.top[(key >> LINE_BITS) as usize] = l as u32;
         l
     }
 
     /// Removes `key`; returns its value.
     #[inline(always)]
     pub fn remove(&mut self, key: u32) -> Option<u32> {
-        let l = self.line(key)?;
+        let l = self.line(key);
         let line = &mut self.lines[l].0;
         let slot = &mut line[(key & ((1 << LINE_BITS) - 1)) as usize];
         let v = *slot;
         if v == NIL {
+            // Absent (the empty line, when the group has none, stays all NIL).
             return None;
         }
         *slot = NIL;
         self.len -= 1;
         // The line is empty iff the AND of its values is NIL (all ones): branch-free
-        // over the 16 values, unlike a short-circuiting scan (~40 instructions per
-        // LRU eviction before).
+        // over the 16 values, unlike a short-circuiting scan.
         if line.iter().fold(NIL, |a, &x| a & x) == NIL {
             self.top[(key >> LINE_BITS) as usize] = 0;
             self.free.push(l as u32);
@@ -683,10 +672,10 @@ pub struct PageSlots {
 }
 
 impl PageSlots {
-    /// Room for `capacity` pages.
-    pub fn new(capacity: u32) -> PageSlots {
+    /// Room for `capacity` of the pages `0 .. logical_pages`.
+    pub fn new(capacity: u32, logical_pages: u64) -> PageSlots {
         PageSlots {
-            map: PageIndex::with_capacity(capacity as usize),
+            map: PageIndex::new(capacity, logical_pages),
             links: Links::new(capacity as usize),
             free: FreeList::new(capacity),
         }
@@ -1062,8 +1051,8 @@ mod tests {
         #[test]
         fn page_index_matches_a_btreemap(ops in prop::collection::vec((0u8..4, prop_oneof![0u32..100, 0u32..5000], 0u32..1000), 1..2000)) {
             // Keys in few groups (lines filled and emptied, reused through the free
-            // list) and spread ones (the group table grows).
-            let mut m = PageIndex::with_capacity(4);
+            // list) and spread ones.
+            let mut m = PageIndex::new(4, 5000);
             let mut r = BTreeMap::new();
             for (op, k, v) in ops {
                 match op {
@@ -1084,8 +1073,10 @@ mod tests {
             for k in 0..5000 {
                 prop_assert_eq!(m.get(k), r.get(&k).copied());
             }
-            // Every line is either free or holds a present page.
-            prop_assert!(m.lines.len() - m.free.len() <= m.len());
+            // Every line but the empty one is either free or holds a present page, and
+            // the empty one stays empty.
+            prop_assert!(m.lines.len() - 1 - m.free.len() <= m.len());
+            prop_assert!(m.lines[0].0.iter().all(|&v| v == NIL));
         }
 
         #[test]

@@ -47,9 +47,9 @@ pub struct Lfu {
 
 impl Lfu {
     /// An empty buffer of `capacity` pages that ages every `aging_refs` references.
-    pub fn new(capacity: u32, aging_refs: u64) -> Lfu {
+    pub fn new(capacity: u32, logical_pages: u64, aging_refs: u64) -> Lfu {
         Lfu {
-            slots: PageSlots::new(capacity),
+            slots: PageSlots::new(capacity, logical_pages),
             count: vec![0; capacity as usize],
             stamp: vec![0; capacity as usize],
             buckets: vec![List::default(); MAX_COUNT + 1],
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn evicts_the_least_frequent_page_ties_lru() {
-        let mut b = Lfu::new(3, 1_000);
+        let mut b = Lfu::new(3, 1 << 16, 1_000);
         // 1 2 3 enter with count 1; 1 is written twice more (count 3), 2 once (count 2).
         // 4 misses: the only count-1 page is 3, evicted.
         assert_eq!(victims(&mut b, &[1, 2, 3, 1, 1, 2, 4]), vec![3]);
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn aging_halves_counts_and_keeps_recency_among_ties() {
         // Age after every 8 references.
-        let mut b = Lfu::new(4, 8);
+        let mut b = Lfu::new(4, 1 << 16, 8);
         // References 1..=7: 1 ×4 (count 4), 2 ×2 (count 2), 3 once (count 1).
         victims(&mut b, &[1, 1, 1, 1, 2, 2, 3]);
         assert_eq!(b.count_of(Lpn(1)), Some(4));

@@ -60,12 +60,12 @@ pub struct Lru {
 }
 
 impl Lru {
-    /// An empty buffer of `capacity` pages.
-    pub fn new(capacity: u32) -> Lru {
+    /// An empty buffer of `capacity` of the pages `0 .. logical_pages`.
+    pub fn new(capacity: u32, logical_pages: u64) -> Lru {
         let ring = (2 * capacity as usize).next_power_of_two().max(16);
         assert!(ring <= 1 << 30, "buffer of {capacity} pages is too large");
         Lru {
-            map: PageIndex::with_capacity(capacity as usize),
+            map: PageIndex::new(capacity, logical_pages),
             ring: crate::util::filled_vec(ring, 0),
             mask: (ring - 1) as u32,
             head: 0,
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn evicts_the_least_recently_used_page() {
-        let mut b = Lru::new(3);
+        let mut b = Lru::new(3, 1 << 16);
         // 1 2 3 fill (MRU first: 3 2 1). Writing 1 again is a hit: 1 3 2.
         // 4 misses and evicts the LRU page, 2: 4 1 3. 5 evicts 3: 5 4 1.
         assert_eq!(victims(&mut b, &[1, 2, 3, 1, 4, 5]), vec![2, 3]);
@@ -342,7 +342,7 @@ mod tests {
     fn hits_fill_the_ring_with_stale_entries_and_compaction_keeps_the_order() {
         // Capacity 4, ring of 16: repeated hits on two pages leave stale entries until
         // the ring compacts, many times over; the order must stay that of a list.
-        let mut b = Lru::new(4);
+        let mut b = Lru::new(4, 1 << 16);
         let mut out = Evictions::default();
         for l in [10, 11, 12, 13] {
             b.write(Lpn(l), &mut out);
@@ -365,7 +365,7 @@ mod tests {
 
     #[test]
     fn later_victims_names_the_coming_victims_once() {
-        let mut b = Lru::new(8);
+        let mut b = Lru::new(8, 1 << 16);
         let mut out = Evictions::default();
         for l in 0..8 {
             b.write(Lpn(l), &mut out);
@@ -392,7 +392,7 @@ mod tests {
 
     #[test]
     fn positions_wrap_around_u32() {
-        let mut b = Lru::new(3);
+        let mut b = Lru::new(3, 1 << 16);
         b.head = u32::MAX - 20;
         b.tail = b.head;
         let mut out = Evictions::default();

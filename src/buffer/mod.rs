@@ -431,9 +431,13 @@ pub fn build_buffer(cfg: &BufferConfig, shape: BufferShape) -> Option<Box<dyn Wr
     let c = shape.capacity_pages;
     Some(match cfg.name {
         BufferKind::None => return None,
-        BufferKind::Lru => Box::new(Lru::new(c)),
-        BufferKind::Qlru => Box::new(QLru::new(c)),
-        BufferKind::Lfu => Box::new(Lfu::new(c, cfg.lfu_aging_refs.unwrap_or(c as u64))),
+        BufferKind::Lru => Box::new(Lru::new(c, shape.logical_pages)),
+        BufferKind::Qlru => Box::new(QLru::new(c, shape.logical_pages)),
+        BufferKind::Lfu => Box::new(Lfu::new(
+            c,
+            shape.logical_pages,
+            cfg.lfu_aging_refs.unwrap_or(c as u64),
+        )),
         BufferKind::Fab => Box::new(Fab::new(c, shape.block_pages, shape.logical_pages)),
         BufferKind::Bplru => Box::new(Bplru::new(
             c,
@@ -506,7 +510,8 @@ mod tests {
         BufferShape {
             capacity_pages,
             block_pages: 4,
-            logical_pages: 64,
+            // The tests' pages are below 72 (a run of 8 from page 63 at most).
+            logical_pages: 72,
         }
     }
 

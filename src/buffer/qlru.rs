@@ -68,9 +68,9 @@ pub struct QLru {
 
 impl QLru {
     /// An empty buffer of `capacity` pages.
-    pub fn new(capacity: u32) -> QLru {
+    pub fn new(capacity: u32, logical_pages: u64) -> QLru {
         QLru {
-            slots: PageSlots::new(capacity),
+            slots: PageSlots::new(capacity, logical_pages),
             lru: List::default(),
             aside: List::default(),
             // 512 commands of 16 pages before the first growth.
@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn a_queued_reference_protects_a_page_until_dispatch() {
-        let mut b = QLru::new(3);
+        let mut b = QLru::new(3, 1 << 16);
         // Fill: MRU first 3 2 1. A command for page 1 arrives in the queue: 1 is the
         // LRU page, but now protected.
         assert_eq!(victims(&mut b, &[1, 2, 3]), Vec::<u32>::new());
@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn pages_entering_the_buffer_while_referenced_are_protected_and_fallback_evicts() {
-        let mut b = QLru::new(2);
+        let mut b = QLru::new(2, 1 << 16);
         // Two queued commands reference page 7; the first is dispatched and writes it
         // (a miss): 7 is still referenced by the second, so it is protected.
         b.queued(Lpn(7), 1);
@@ -365,8 +365,8 @@ mod tests {
         /// With no queue information QLRU is LRU, victim for victim.
         #[test]
         fn without_hooks_qlru_is_lru(seq in prop::collection::vec((0u8..4, 0u32..40), 1..500), cap in 1u32..16) {
-            let mut q = QLru::new(cap);
-            let mut l = Lru::new(cap);
+            let mut q = QLru::new(cap, 1 << 16);
+            let mut l = Lru::new(cap, 1 << 16);
             let (mut oq, mut ol) = (Evictions::default(), Evictions::default());
             for (op, lpn) in seq {
                 match op {

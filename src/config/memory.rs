@@ -105,11 +105,11 @@ fn key_map_bytes(n: u64) -> u64 {
 }
 
 /// A page index (`PageIndex`) over `logical` pages holding up to `n`: its group table
-/// (4 B per 16 pages, grown to a power of two) and at most one 64-byte line per present
-/// page, or per group when groups are fewer.
+/// (4 B per 16 pages) and at most one 64-byte line per present page, or per group when
+/// groups are fewer, plus the empty line.
 fn page_index_bytes(n: u64, logical: u64) -> u64 {
     let groups = logical.div_ceil(16).max(1);
-    groups.next_power_of_two() * 4 + n.min(groups) * 64
+    groups * 4 + (n.min(groups) + 1) * 64
 }
 
 fn buffer_bytes(kind: BufferKind, shape: &BufferShape, track_seq: bool) -> u64 {
