@@ -206,11 +206,23 @@ fn bad_output_paths_exit_2_before_the_run() {
     );
     let trace = d.join("t.ascii");
     fs::write(&trace, "0 0 0 8 0\n").unwrap();
-    fails_before_work(
-        d,
-        &["--trace", s(&trace), "--json", s(&trace)],
-        &["--json", "--trace file"],
-    );
+    // (Not with SLOW: its generator flags are refused next to a trace.)
+    let later = d.join("later.csv");
+    let o = ssdlab(&[
+        "run",
+        "--trace",
+        s(&trace),
+        "--format",
+        "ascii",
+        "--json",
+        s(&trace),
+        "--csv",
+        s(&later),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--trace file"), "{}", stderr(&o));
+    assert!(!later.exists());
+    assert_eq!(fs::read_to_string(&trace).unwrap(), "0 0 0 8 0\n");
     let cfg = d.join("c.toml");
     fs::write(&cfg, "seed = 3\n").unwrap();
     fails_before_work(

@@ -16,6 +16,13 @@ workload = "random-write"
 set = { "device.capacity" = "64MiB", "workload.requests" = 200 }
 "#;
 
+/// [`BASE`] for trace axes: no generator (its settings are refused next to a trace), the
+/// request count caps the replay.
+const TRACE_BASE: &str = r#"
+[base]
+set = { "device.capacity" = "64MiB", "workload.requests" = 200 }
+"#;
+
 #[test]
 fn product_zip_and_repeat_expand_in_order() {
     let g = grid(
@@ -75,7 +82,7 @@ fn keys_follow_the_design_not_the_spelling() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("t.csv"), "0,0,W,0,4096\n").unwrap();
     let text = format!(
-        "{BASE}\n[[axis]]\nkey = \"trace\"\nvalues = [\"t.csv\"]\n[[axis]]\nkey = \"seed\"\nvalues = [1, 1, 2]\n"
+        "{TRACE_BASE}\n[[axis]]\nkey = \"trace\"\nvalues = [\"t.csv\"]\n[[axis]]\nkey = \"seed\"\nvalues = [1, 1, 2]\n"
     );
     let a = Plan::new(grid(&text, dir.path()).unwrap(), 1).unwrap();
     let b = Plan::new(grid(&text, &dir.path().join(".")).unwrap(), 1).unwrap();
@@ -98,7 +105,7 @@ fn trace_globs_expand_sorted_relative_to_the_grid() {
         std::fs::write(dir.path().join(n), "0,0,W,0,4096\n").unwrap();
     }
     let g = grid(
-        &format!("{BASE}\n[[axis]]\nkey = \"trace\"\nvalues = [\"*.csv\"]\n"),
+        &format!("{TRACE_BASE}\n[[axis]]\nkey = \"trace\"\nvalues = [\"*.csv\"]\n"),
         dir.path(),
     )
     .unwrap();

@@ -386,3 +386,49 @@ fn cli_exits_2_for_a_trace_without_requests() {
         "{err}"
     );
 }
+
+/// `--requests N` replays the trace's first N requests; generator flags next to a trace
+/// are refused, not ignored.
+#[test]
+fn requests_caps_a_replay_and_generator_flags_are_refused() {
+    let trace = std::fs::read(sample("spc-ascii/financial1-head10k.ascii")).unwrap();
+    for n in [1u64, 1234, 9999, 10_000, 50_000] {
+        let mut args = RUN.to_vec();
+        let cap = n.to_string();
+        args.extend([
+            "--trace",
+            "-",
+            "--format",
+            "ascii",
+            "--requests",
+            &cap,
+            "--json",
+            "-",
+            "-q",
+        ]);
+        let o = ssdlab(&args, Some(&trace));
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            report["counters"]["host.requests"].as_u64(),
+            Some(n.min(10_000)),
+            "--requests {n}"
+        );
+    }
+    for (flag, value) in [
+        ("--workload", "random-write"),
+        ("--span", "1GiB"),
+        ("--size", "8KiB"),
+        ("--read-percent", "30"),
+        ("--mean-gap-ns", "1000"),
+        ("--requests", "0"),
+    ] {
+        let mut args = RUN.to_vec();
+        args.extend(["--trace", "-", "--format", "ascii", flag, value]);
+        let o = ssdlab(&args, Some(&trace));
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {e}");
+        assert!(e.contains("workload."), "{flag} {value}: {e}");
+        assert!(o.stdout.is_empty(), "{flag} {value}");
+    }
+}

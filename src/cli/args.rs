@@ -132,7 +132,8 @@ pub struct GeneratorArgs {
     /// Largest request size: sizes are uniform in [--size, --size-max].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub size_max: Option<Size>,
-    /// Requests per phase (per run for `hybrid`), e.g. 1M.
+    /// Requests per phase (per run for `hybrid`), e.g. 1M; with --trace, replay only the
+    /// trace's first N requests.
     #[arg(long, value_name = "N", value_parser = parse_count)]
     pub requests: Option<u64>,
     /// Share of reads for mixed, zipf and hot-cold, percent.

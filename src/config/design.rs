@@ -115,6 +115,9 @@ impl Config {
                 "none with a file system (fs.name): the host log is a block layer for block workloads",
             ));
         }
+        if with_workload && self.trace.path.is_some() {
+            check_trace_workload(&self.workload, "workload")?;
+        }
         if with_workload && self.trace.path.is_none() && !self.fs.active() {
             // The host sees the layer's capacity when there is one.
             let capacity = host_log.map_or(device_capacity, |h| h.host_capacity_bytes());
@@ -301,9 +304,43 @@ pub fn check_memory_together(designs: &[Design]) -> Result<(), ConfigError> {
     })
 }
 
-/// `[ftl]` as dotted keys (sub-tables flattened) and values as a user writes them.
-fn flat(cfg: &FtlConfig) -> BTreeMap<String, String> {
-    let table = toml::Table::try_from(cfg).expect("the ftl table serializes");
+/// Refuses generator settings (table `table`: `workload`, or `generator` for `hybrid`)
+/// next to a trace, which replays its own requests: a `--span` or `--read-percent` there
+/// would be silently ignored. `requests` is the one setting both read (it caps the
+/// replay).
+pub(crate) fn check_trace_workload(
+    w: &synth::SynthConfig,
+    table: &str,
+) -> Result<(), ConfigError> {
+    if w.requests == Some(0) {
+        return Err(ConfigError::value(
+            format!("{table}.requests"),
+            0,
+            "at least 1 (the trace requests to replay), or unset for the whole trace",
+        ));
+    }
+    let now = flat(w);
+    let default = flat(&synth::SynthConfig {
+        requests: w.requests,
+        ..synth::SynthConfig::default()
+    });
+    let mut changed = now.iter().filter(|(k, v)| default.get(*k) != Some(*v));
+    match changed.next() {
+        None => Ok(()),
+        Some((key, value)) => Err(ConfigError::value(
+            format!("{table}.{key}"),
+            value,
+            format!(
+                "no generator setting with a trace (trace.path, --trace), which replays its \
+                 own requests; of [{table}] only `requests` applies (it caps the replay)"
+            ),
+        )),
+    }
+}
+
+/// A table as dotted keys (sub-tables flattened) and values as a user writes them.
+fn flat(cfg: &impl serde::Serialize) -> BTreeMap<String, String> {
+    let table = toml::Table::try_from(cfg).expect("the config table serializes");
     super::leaves(&table)
         .into_iter()
         .map(|(k, v)| match v {

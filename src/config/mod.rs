@@ -8,6 +8,7 @@ mod design;
 mod error;
 mod memory;
 
+pub(crate) use design::check_trace_workload;
 pub use design::{Design, check_memory_together};
 pub use error::{ConfigError, check_f64, check_range};
 pub use memory::{MemoryEstimate, available_memory};

@@ -312,6 +312,9 @@ impl HybridConfig {
             "runs; the first is cold",
         )?;
         check_range("host.qd", self.host.qd, 1, 512, "outstanding requests")?;
+        if self.trace.path.is_some() {
+            crate::config::check_trace_workload(&self.generator, "generator")?;
+        }
         if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
             return Err(ConfigError::value(
                 "host.speedup",

@@ -33,6 +33,12 @@ pub fn build_workload(
         } else {
             requests
         };
+        // `--requests` caps a replay: the first N requests kept (after the device and
+        // writes-only filters), the rest of the trace is not read.
+        let requests: RequestStream = match cfg.workload.requests {
+            Some(n) => Box::new(requests.take(usize::try_from(n).unwrap_or(usize::MAX))),
+            None => requests,
+        };
         Ok((
             vec![Phase {
                 name,
