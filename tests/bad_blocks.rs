@@ -1,8 +1,8 @@
 //! Bad-block retirement (docs/ftls.md, "Bad blocks"): a block erased up to its endurance
 //! is retired by every FTL's block manager (blocks.rs, twolevel.rs, logblock.rs), never
 //! written again, the spare capacity shrinks, and when no spare block is left the run
-//! ends with a clear end-of-life error instead of wearing blocks past their rating or
-//! panicking.
+//! stops there and reports the end of life (the requests it lasted) instead of wearing
+//! blocks past their rating or panicking.
 
 use ssdlab::config::Config;
 use ssdlab::ftl::{FtlConfig, FtlError, FtlKind, build_ftl};
@@ -36,19 +36,7 @@ fn config(ftl: &str, requests: u64) -> Config {
 fn worn_out_blocks_retire_and_the_drive_reaches_end_of_life() {
     for ftl in ["page", "dftl"] {
         // Long enough to use up every block's endurance several times over.
-        match run(&config(ftl, 400_000), RunOptions::default()) {
-            Err(SimError::Ftl(
-                e @ FtlError::EndOfLife {
-                    retired, endurance, ..
-                },
-            )) => {
-                assert!(retired > 0, "{ftl}");
-                assert_eq!(endurance, 40, "{ftl}");
-                assert!(e.to_string().starts_with("end of life"), "{ftl}: {e}");
-            }
-            Err(e) => panic!("{ftl}: expected end of life, got {e}"),
-            Ok(_) => panic!("{ftl}: 400 K writes on a 40-cycle device did not wear it out"),
-        }
+        expect_end_of_life(ftl, 400_000, 1);
     }
 }
 
@@ -77,19 +65,7 @@ fn retired_blocks_are_never_erased_again() {
 #[test]
 fn hash_ftls_retire_worn_blocks_and_reach_end_of_life() {
     for ftl in ["aftl", "cftl", "nftl-log"] {
-        match run(&config(ftl, 400_000), RunOptions::default()) {
-            Err(SimError::Ftl(
-                e @ FtlError::EndOfLife {
-                    retired, endurance, ..
-                },
-            )) => {
-                assert!(retired > 0, "{ftl}");
-                assert_eq!(endurance, 40, "{ftl}");
-                assert!(e.to_string().starts_with("end of life"), "{ftl}: {e}");
-            }
-            Err(e) => panic!("{ftl}: expected end of life, got {e}"),
-            Ok(_) => panic!("{ftl}: 400 K writes on a 40-cycle device did not wear it out"),
-        }
+        expect_end_of_life(ftl, 400_000, 1);
         // Random page writes fold often here (WA far above the page FTL's), so the
         // first retirement comes after some thousands of writes: step up to it.
         let seen_retired = step_to_first_retirement(ftl, (4_000..=20_000).step_by(400));
@@ -171,23 +147,40 @@ fn superblocks_retire_whole() {
     }
 }
 
-/// Runs `ftl` for `requests` and expects the end of life, with a retired count that is a
-/// multiple of `per_unit` (physical blocks per retired unit).
+/// Runs `ftl` for `requests` and expects the run to stop at the end of life with a
+/// report of the requests completed until then, with a retired count that is a multiple
+/// of `per_unit` (physical blocks per retired unit).
 fn expect_end_of_life(ftl: &str, requests: u64, per_unit: u64) {
-    match run(&config(ftl, requests), RunOptions::default()) {
-        Err(SimError::Ftl(
-            e @ FtlError::EndOfLife {
-                retired, endurance, ..
-            },
-        )) => {
-            assert!(retired > 0, "{ftl}");
-            assert_eq!(retired % per_unit, 0, "{ftl}: {retired} blocks retired");
-            assert_eq!(endurance, 40, "{ftl}");
-            assert!(e.to_string().starts_with("end of life"), "{ftl}: {e}");
-        }
-        Err(e) => panic!("{ftl}: expected end of life, got {e}"),
-        Ok(_) => panic!("{ftl}: {requests} writes on a 40-cycle device did not wear it out"),
-    }
+    let out = match run(&config(ftl, requests), RunOptions::default()) {
+        Ok(out) => out,
+        Err(e) => panic!("{ftl}: expected a report ending at the end of life, got {e}"),
+    };
+    let r = &out.report;
+    let Some(eol) = &r.end_of_life else {
+        panic!("{ftl}: {requests} writes on a 40-cycle device did not wear it out");
+    };
+    let retired = r.counters["ftl.retired_blocks"];
+    assert!(retired > 0, "{ftl}");
+    assert_eq!(retired % per_unit, 0, "{ftl}: {retired} blocks retired");
+    assert!(
+        eol.reason.starts_with("end of life") && eol.reason.contains("endurance of 40 P/E"),
+        "{ftl}: {}",
+        eol.reason
+    );
+    // The report covers exactly the requests completed before the wear-out.
+    assert!(
+        eol.after_requests > 0 && eol.after_requests < requests,
+        "{ftl}"
+    );
+    assert_eq!(r.counters["host.requests"], eol.after_requests, "{ftl}");
+    assert_eq!(r.latency_ns.count, eol.after_requests, "{ftl}");
+    assert_eq!(eol.at_ns, r.simulated_ns, "{ftl}");
+    assert!(eol.host_write_bytes >= eol.after_requests * 4096, "{ftl}");
+    assert!(
+        r.warnings.iter().any(|w| w.contains("end of life")),
+        "{ftl}: {:?}",
+        r.warnings
+    );
 }
 
 /// The block-mapped FTLs driven directly on a tiny 16-cycle device until the end of

@@ -308,10 +308,7 @@ pub fn check_memory_together(designs: &[Design]) -> Result<(), ConfigError> {
 /// next to a trace, which replays its own requests: a `--span` or `--read-percent` there
 /// would be silently ignored. `requests` is the one setting both read (it caps the
 /// replay).
-pub(crate) fn check_trace_workload(
-    w: &synth::SynthConfig,
-    table: &str,
-) -> Result<(), ConfigError> {
+pub(crate) fn check_trace_workload(w: &synth::SynthConfig, table: &str) -> Result<(), ConfigError> {
     if w.requests == Some(0) {
         return Err(ConfigError::value(
             format!("{table}.requests"),

@@ -184,6 +184,11 @@ pub struct Report {
     pub counters: std::collections::BTreeMap<String, u64>,
     /// Per-phase results (one per IOZone step, or one for a trace).
     pub phases: Vec<PhaseReport>,
+    /// Set when the drive wore out during the measured run: the run stopped there and
+    /// every figure covers the requests completed until then (docs/ftls.md, "Bad
+    /// blocks").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_of_life: Option<EndOfLife>,
     /// Management-block probe result (`--workload probe` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeReport>,
@@ -192,6 +197,20 @@ pub struct Report {
     /// Wall-clock seconds of the measured phase alone, without building the device and
     /// preconditioning (not deterministic).
     pub wall_clock_measured_s: f64,
+}
+
+/// Where a run met the end of the drive's life: a result of an endurance experiment,
+/// not an error (the design ran; its flash wore out).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndOfLife {
+    /// Requests completed before the drive could take no more writes.
+    pub after_requests: u64,
+    /// Host bytes written in the measured run until then.
+    pub host_write_bytes: u64,
+    /// Simulated time at that point.
+    pub at_ns: u64,
+    /// What the FTL reported (which plane ran out of spare blocks, how many were retired).
+    pub reason: String,
 }
 
 /// Write-buffer figures, and write amplification split into the device's and the FTL's

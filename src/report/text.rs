@@ -208,6 +208,14 @@ fn summary_metrics() -> Vec<Metric> {
         Value("Erases", |r| group_thousands(r.erases)),
         Value("Erase count min/mean/max/sd", erase_spread),
         Value("Mapping memory", |r| fmt_bytes(r.mapping_bytes)),
+        Value("End of life", |r| match &r.end_of_life {
+            Some(e) => format!(
+                "after {} requests ({} written)",
+                group_thousands(e.after_requests),
+                fmt_bytes(e.host_write_bytes)
+            ),
+            None => "not reached".into(),
+        }),
         Section("Time"),
         Value("Elapsed (formula)", |r| {
             fmt_duration_us(r.elapsed_formula_us)

@@ -354,6 +354,8 @@ pub(crate) struct Measured {
     phases: Vec<PhaseReport>,
     /// Probe writes as (partition, offset in it, latency).
     pub(super) probe_samples: Vec<(u32, u64, u64)>,
+    /// Why and when the run stopped early because the drive wore out.
+    pub(crate) end_of_life: Option<(u64, String)>,
 }
 
 impl Measured {
@@ -368,6 +370,7 @@ impl Measured {
             cdfs: Vec::new(),
             phases: Vec::new(),
             probe_samples: Vec::new(),
+            end_of_life: None,
         }
     }
 
@@ -513,6 +516,14 @@ pub(crate) fn assemble(
         simulated_ns: now_ns,
         counters,
         phases: m.phases,
+        end_of_life: m
+            .end_of_life
+            .map(|(at_ns, reason)| crate::report::EndOfLife {
+                after_requests: m.requests,
+                host_write_bytes: host.write_bytes,
+                at_ns,
+                reason,
+            }),
         probe: probing.then(|| probe_report(cfg, &m.probe_samples)),
         wall_clock_s: wall.start.elapsed().as_secs_f64(),
         wall_clock_measured_s: wall.measured.elapsed().as_secs_f64(),

@@ -6,6 +6,7 @@ use super::device::Device;
 use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
 use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
+use crate::ftl::FtlError;
 use crate::host::{Arrivals, Dispatched, HostQueue, Target};
 use crate::host_log::{HostLog, LogTarget};
 use crate::report::progress::Progress;
@@ -403,26 +404,55 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
                 p.inc(1);
             }
         };
-        match &mut log {
+        let ran = match &mut log {
             Some(l) => host.run(
                 &mut LogTarget {
                     log: l,
                     dev: &mut dev,
                 },
                 done,
-            )?,
-            None => host.run(&mut dev, done)?,
+            ),
+            None => host.run(&mut dev, done),
+        };
+        // A worn-out drive ends the run, not the program: how long the flash lasted is
+        // what an endurance experiment measures, and the report covers the requests
+        // completed until then.
+        let worn_out = match ran {
+            Ok(_) => None,
+            Err(SimError::Ftl(e @ FtlError::EndOfLife { .. })) => Some(e.to_string()),
+            Err(e) => return Err(e),
         };
         m.end_phase(acc, &dev);
+        if let Some(reason) = worn_out {
+            m.end_of_life = Some((m.now_ns, reason));
+            break;
+        }
     }
     if let Some(p) = progress {
         p.finish();
     }
-    if dev.buffer.as_ref().is_some_and(|b| b.flush_at_end) {
+    if let Some((_, reason)) = &m.end_of_life {
+        if m.requests == 0 {
+            return Err(SimError::Config(format!(
+                "{reason}, before the first request of the measured run completed (a \
+                 higher device.endurance_cycles, more over-provisioning or less \
+                 preconditioning)"
+            )));
+        }
+        warnings.push(format!(
+            "the drive reached its end of life after {} requests; the run stopped there \
+             ({reason})",
+            crate::report::numfmt::group_thousands(m.requests)
+        ));
+    } else if dev.buffer.as_ref().is_some_and(|b| b.flush_at_end) {
         // Its programs count; its time does not, as no request waits for it.
         dev.flush_buffer(m.now_ns)?;
     }
-    if let Some(model) = &model {
+    // After a wear-out the request in flight may be half applied: the presence model
+    // cannot be compared.
+    if let Some(model) = &model
+        && m.end_of_life.is_none()
+    {
         model.check(&dev);
     }
     if let Some(l) = &log {

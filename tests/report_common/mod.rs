@@ -117,6 +117,7 @@ pub fn sample_report() -> Report {
             phase("seq-write", 500_000, 150_000.0, 1.0),
             phase("rand-write", 750_000, 98_765.4, 1.75),
         ],
+        end_of_life: None,
         probe: None,
         wall_clock_s: 1.5,
         wall_clock_measured_s: 1.0,
