@@ -11,7 +11,9 @@
 //! of it resident under random writes, while the buffer holds at most a few hundred
 //! thousand pages. The page-granular policies' page → slot index ([`PageIndex`]) is
 //! direct-indexed one level up instead: 4 B per aligned group of 16 pages (1/16 of a
-//! flat array), each group with buffered pages owning one cache line of 16 slots.
+//! flat array), each group with buffered pages owning one cache line of 16 slots. LRU,
+//! the baseline policy and the one most runs use, takes the flat array ([`FlatIndex`])
+//! where it costs no more than the page FTL's own map (see [`page_map_is_flat`]).
 
 use super::{Evicted, Evictions};
 
@@ -656,6 +658,159 @@ impl PageIndex {
             self.free.push(l as u32);
         }
         Some(v)
+    }
+}
+
+/// A map from page numbers to `u32` values (never [`NIL`]) with the operations the
+/// page-granular LRU needs, in two layouts: [`PageIndex`] (grouped, memory bounded by
+/// the buffer) and [`FlatIndex`] (one word per logical page, one access per lookup).
+/// [`page_map_is_flat`] chooses.
+pub trait PageMap: Send {
+    /// An empty map for up to `capacity` of the pages `0 .. logical_pages`.
+    fn with_pages(capacity: u32, logical_pages: u64) -> Self;
+    /// Entries held.
+    fn len(&self) -> usize;
+    /// Whether the map is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Value stored for `key`.
+    fn get(&self, key: u32) -> Option<u32>;
+    /// Hints that `key` will be looked up soon (first step).
+    fn prefetch(&self, key: u32);
+    /// Hints that `key` will be looked up soon (second step, a little later).
+    fn prefetch_line(&self, key: u32);
+    /// `key`'s value, or where it would be inserted (valid until the map next changes).
+    fn probe(&self, key: u32) -> Probe;
+    /// Inserts absent `key` at `at`, the position [`PageMap::probe`] just returned.
+    fn insert_vacant(&mut self, at: usize, key: u32, value: u32);
+    /// Sets `key` to `value` (inserting or overwriting).
+    fn insert(&mut self, key: u32, value: u32);
+    /// Removes `key`; returns its value.
+    fn remove(&mut self, key: u32) -> Option<u32>;
+}
+
+/// Largest flat index, in logical pages (4 B each: 256 MiB, what the page FTL's own map
+/// costs at that size).
+pub const FLAT_INDEX_MAX_PAGES: u64 = 1 << 26;
+
+/// Whether the page-granular LRU indexes `logical_pages` pages with a [`FlatIndex`]:
+/// when its table is at most [`FLAT_INDEX_MAX_PAGES`] words. Above, the table would be
+/// resident in full under random writes over the device (1 GiB at 1 TiB of 4 KiB pages)
+/// for a buffer of a few hundred MiB, so the grouped [`PageIndex`] is used.
+pub fn page_map_is_flat(logical_pages: u64) -> bool {
+    logical_pages <= FLAT_INDEX_MAX_PAGES
+}
+
+/// [`PageMap`] as one word per logical page: a lookup is one access, an insertion or a
+/// removal one store, with nothing to allocate or free. It stores `value + 1` so that
+/// the table can start as zeroed memory, resident only where the workload writes (a
+/// 16 GiB span of 8 KiB pages touches 8 MiB), though under random writes over the whole
+/// device all of it becomes resident: hence [`FLAT_INDEX_MAX_PAGES`].
+#[derive(Clone, Debug)]
+pub struct FlatIndex {
+    vals: Vec<u32>,
+    len: usize,
+}
+
+impl PageMap for FlatIndex {
+    fn with_pages(_capacity: u32, logical_pages: u64) -> FlatIndex {
+        FlatIndex {
+            vals: crate::util::zeroed_vec(
+                usize::try_from(logical_pages).expect("page numbers are u32"),
+            ),
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    fn get(&self, key: u32) -> Option<u32> {
+        self.vals[key as usize].checked_sub(1)
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, key: u32) {
+        crate::util::prefetch(&self.vals, key as usize);
+    }
+
+    #[inline(always)]
+    fn prefetch_line(&self, _key: u32) {
+        // One access: the first hint fetched it.
+    }
+
+    #[inline(always)]
+    fn probe(&self, key: u32) -> Probe {
+        match self.vals[key as usize] {
+            0 => Probe::Vacant(key as usize),
+            v => Probe::Found(v - 1),
+        }
+    }
+
+    #[inline(always)]
+    fn insert_vacant(&mut self, at: usize, key: u32, value: u32) {
+        debug_assert!(at == key as usize && self.vals[at] == 0 && value != NIL);
+        self.vals[at] = value + 1;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, key: u32, value: u32) {
+        debug_assert!(value != NIL);
+        let slot = &mut self.vals[key as usize];
+        self.len += (*slot == 0) as usize;
+        *slot = value + 1;
+    }
+
+    #[inline(always)]
+    fn remove(&mut self, key: u32) -> Option<u32> {
+        let slot = &mut self.vals[key as usize];
+        let v = slot.checked_sub(1)?;
+        *slot = 0;
+        self.len -= 1;
+        Some(v)
+    }
+}
+
+impl PageMap for PageIndex {
+    fn with_pages(capacity: u32, logical_pages: u64) -> PageIndex {
+        PageIndex::new(capacity, logical_pages)
+    }
+    #[inline(always)]
+    fn len(&self) -> usize {
+        PageIndex::len(self)
+    }
+    #[inline(always)]
+    fn get(&self, key: u32) -> Option<u32> {
+        PageIndex::get(self, key)
+    }
+    #[inline(always)]
+    fn prefetch(&self, key: u32) {
+        PageIndex::prefetch(self, key)
+    }
+    #[inline(always)]
+    fn prefetch_line(&self, key: u32) {
+        PageIndex::prefetch_line(self, key)
+    }
+    #[inline(always)]
+    fn probe(&self, key: u32) -> Probe {
+        PageIndex::probe(self, key)
+    }
+    #[inline(always)]
+    fn insert_vacant(&mut self, at: usize, key: u32, value: u32) {
+        PageIndex::insert_vacant(self, at, key, value)
+    }
+    #[inline(always)]
+    fn insert(&mut self, key: u32, value: u32) {
+        PageIndex::insert(self, key, value)
+    }
+    #[inline(always)]
+    fn remove(&mut self, key: u32) -> Option<u32> {
+        PageIndex::remove(self, key)
     }
 }
 

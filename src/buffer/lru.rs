@@ -30,7 +30,7 @@
 //! entries it is compacted in place (live entries keep their order), at most once per
 //! `capacity` references.
 
-use super::core::{PageIndex, Probe};
+use super::core::{PageIndex, PageMap, Probe};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 
@@ -44,10 +44,11 @@ const AHEAD_LINE: u32 = 6;
 /// and distinct within any ring (at most 2^30 entries).
 const STAMP_MASK: u32 = (1 << 31) - 1;
 
-/// Page-granular LRU.
-pub struct Lru {
+/// Page-granular LRU over a page index `M` (flat on devices small enough, grouped
+/// above: [`super::core::page_map_is_flat`]).
+pub struct Lru<M: PageMap = PageIndex> {
     /// Buffered page → stamp of its latest reference.
-    map: PageIndex,
+    map: M,
     /// Pages in reference order, oldest at `tail`; positions are `u32` counters that
     /// wrap (`head - tail` entries are present), the index is the position masked.
     ring: Vec<u32>,
@@ -59,13 +60,13 @@ pub struct Lru {
     cap: u32,
 }
 
-impl Lru {
+impl<M: PageMap> Lru<M> {
     /// An empty buffer of `capacity` of the pages `0 .. logical_pages`.
-    pub fn new(capacity: u32, logical_pages: u64) -> Lru {
+    pub fn new(capacity: u32, logical_pages: u64) -> Lru<M> {
         let ring = (2 * capacity as usize).next_power_of_two().max(16);
         assert!(ring <= 1 << 30, "buffer of {capacity} pages is too large");
         Lru {
-            map: PageIndex::new(capacity, logical_pages),
+            map: M::with_pages(capacity, logical_pages),
             ring: crate::util::filled_vec(ring, 0),
             mask: (ring - 1) as u32,
             head: 0,
@@ -199,7 +200,7 @@ impl Lru {
     }
 }
 
-impl WriteBuffer for Lru {
+impl<M: PageMap> WriteBuffer for Lru<M> {
     fn name(&self) -> &'static str {
         "lru"
     }
@@ -322,11 +323,33 @@ impl WriteBuffer for Lru {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::buffer::core::FlatIndex;
     use crate::buffer::testutil::{drain, victims};
 
-    #[test]
-    fn evicts_the_least_recently_used_page() {
-        let mut b = Lru::new(3, 1 << 16);
+    /// Each test below, on both page indexes.
+    macro_rules! on_both_indexes {
+        ($($name:ident),*) => {$(
+            mod $name {
+                #[test]
+                fn flat() {
+                    super::$name::<super::FlatIndex>();
+                }
+                #[test]
+                fn grouped() {
+                    super::$name::<super::PageIndex>();
+                }
+            }
+        )*};
+    }
+    on_both_indexes!(
+        evicts_the_least_recently_used_page,
+        hits_fill_the_ring_with_stale_entries_and_compaction_keeps_the_order,
+        later_victims_names_the_coming_victims_once,
+        positions_wrap_around_u32
+    );
+
+    fn evicts_the_least_recently_used_page<M: PageMap>() {
+        let mut b = Lru::<M>::new(3, 1 << 16);
         // 1 2 3 fill (MRU first: 3 2 1). Writing 1 again is a hit: 1 3 2.
         // 4 misses and evicts the LRU page, 2: 4 1 3. 5 evicts 3: 5 4 1.
         assert_eq!(victims(&mut b, &[1, 2, 3, 1, 4, 5]), vec![2, 3]);
@@ -338,11 +361,10 @@ mod tests {
         assert_eq!(drain(&mut b), vec![5, 1, 6]);
     }
 
-    #[test]
-    fn hits_fill_the_ring_with_stale_entries_and_compaction_keeps_the_order() {
+    fn hits_fill_the_ring_with_stale_entries_and_compaction_keeps_the_order<M: PageMap>() {
         // Capacity 4, ring of 16: repeated hits on two pages leave stale entries until
         // the ring compacts, many times over; the order must stay that of a list.
-        let mut b = Lru::new(4, 1 << 16);
+        let mut b = Lru::<M>::new(4, 1 << 16);
         let mut out = Evictions::default();
         for l in [10, 11, 12, 13] {
             b.write(Lpn(l), &mut out);
@@ -363,9 +385,8 @@ mod tests {
         assert_eq!(drain(&mut b), vec![12, 11, 20, 21]);
     }
 
-    #[test]
-    fn later_victims_names_the_coming_victims_once() {
-        let mut b = Lru::new(8, 1 << 16);
+    fn later_victims_names_the_coming_victims_once<M: PageMap>() {
+        let mut b = Lru::<M>::new(8, 1 << 16);
         let mut out = Evictions::default();
         for l in 0..8 {
             b.write(Lpn(l), &mut out);
@@ -390,9 +411,8 @@ mod tests {
         assert_eq!(hint, [6, 7, 8].map(Lpn));
     }
 
-    #[test]
-    fn positions_wrap_around_u32() {
-        let mut b = Lru::new(3, 1 << 16);
+    fn positions_wrap_around_u32<M: PageMap>() {
+        let mut b = Lru::<M>::new(3, 1 << 16);
         b.head = u32::MAX - 20;
         b.tail = b.head;
         let mut out = Evictions::default();
@@ -409,6 +429,41 @@ mod tests {
             model.push(l);
             b.check_invariants();
             assert_eq!(b.order(), model);
+        }
+    }
+
+    proptest::proptest! {
+        /// The two page indexes are the same map: an LRU on each gives the same hits,
+        /// victims and order for any sequence of writes, runs, reads, removals and
+        /// evictions, over pages spread across many groups and packed into a few.
+        #[test]
+        fn flat_and_grouped_indexes_agree(
+            ops in proptest::collection::vec((0u8..6, 0u32..4096, 1u32..40), 1..400),
+            cap in 1u32..64,
+        ) {
+            let mut f = Lru::<FlatIndex>::new(cap, 1 << 12);
+            let mut g = Lru::<PageIndex>::new(cap, 1 << 12);
+            let (mut of, mut og) = (Evictions::default(), Evictions::default());
+            for (op, lpn, n) in ops {
+                let n = n.min(4096 - lpn);
+                match op {
+                    0 | 1 => proptest::prop_assert_eq!(
+                        f.write(Lpn(lpn), &mut of),
+                        g.write(Lpn(lpn), &mut og)
+                    ),
+                    2 => proptest::prop_assert_eq!(
+                        f.write_run(Lpn(lpn), n, &mut of),
+                        g.write_run(Lpn(lpn), n, &mut og)
+                    ),
+                    3 => proptest::prop_assert_eq!(f.read(Lpn(lpn)), g.read(Lpn(lpn))),
+                    4 => proptest::prop_assert_eq!(f.remove(Lpn(lpn)), g.remove(Lpn(lpn))),
+                    _ => proptest::prop_assert_eq!(f.evict(&mut of), g.evict(&mut og)),
+                }
+                proptest::prop_assert_eq!(&of.pages, &og.pages);
+                proptest::prop_assert_eq!(f.order(), g.order());
+            }
+            f.check_invariants();
+            g.check_invariants();
         }
     }
 }

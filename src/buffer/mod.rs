@@ -431,7 +431,10 @@ pub fn build_buffer(cfg: &BufferConfig, shape: BufferShape) -> Option<Box<dyn Wr
     let c = shape.capacity_pages;
     Some(match cfg.name {
         BufferKind::None => return None,
-        BufferKind::Lru => Box::new(Lru::new(c, shape.logical_pages)),
+        BufferKind::Lru if core::page_map_is_flat(shape.logical_pages) => {
+            Box::new(Lru::<core::FlatIndex>::new(c, shape.logical_pages))
+        }
+        BufferKind::Lru => Box::new(Lru::<core::PageIndex>::new(c, shape.logical_pages)),
         BufferKind::Qlru => Box::new(QLru::new(c, shape.logical_pages)),
         BufferKind::Lfu => Box::new(Lfu::new(
             c,

@@ -366,7 +366,7 @@ mod tests {
         #[test]
         fn without_hooks_qlru_is_lru(seq in prop::collection::vec((0u8..4, 0u32..40), 1..500), cap in 1u32..16) {
             let mut q = QLru::new(cap, 1 << 16);
-            let mut l = Lru::new(cap, 1 << 16);
+            let mut l = Lru::<crate::buffer::core::PageIndex>::new(cap, 1 << 16);
             let (mut oq, mut ol) = (Evictions::default(), Evictions::default());
             for (op, lpn) in seq {
                 match op {

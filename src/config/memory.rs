@@ -117,7 +117,14 @@ fn buffer_bytes(kind: BufferKind, shape: &BufferShape, track_seq: bool) -> u64 {
     // Page slots: index, links (prev, next, key, tag), free list; policies add a few
     // `u32`s per slot (counts, stamps, flags). LRU keeps a reference ring of 8-16 B per
     // page instead of slots and links: the figure is an upper bound for it.
-    let mut bytes = page_index_bytes(n, shape.logical_pages) + n * (16 + 4 + 8);
+    // LRU indexes its pages flat (4 B per logical page) on devices small enough.
+    let index =
+        if kind == BufferKind::Lru && crate::buffer::core::page_map_is_flat(shape.logical_pages) {
+            shape.logical_pages * 4
+        } else {
+            page_index_bytes(n, shape.logical_pages)
+        };
+    let mut bytes = index + n * (16 + 4 + 8);
     let block_granular = matches!(
         kind,
         BufferKind::Fab
