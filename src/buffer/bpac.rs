@@ -29,7 +29,7 @@
 //! the buffer; the block list orders clusters like FAB (size, then recency). The
 //! journal version's detection of low-spatial-locality clusters is not modelled.
 
-use super::core::{Clusters, Ghosts, List, PageSlots};
+use super::core::{Clusters, Ghosts, List, PageMap, PageSlots};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use std::collections::BTreeMap;

@@ -533,95 +533,10 @@ pub struct PageIndex {
 }
 
 impl PageIndex {
-    /// An empty index for up to `capacity` of the pages `0 .. logical_pages`: line room
-    /// reserved (address space only, up to a million lines) so that the lines, at most
-    /// one per present page and the empty one, do not move.
-    pub fn new(capacity: u32, logical_pages: u64) -> PageIndex {
-        let groups =
-            usize::try_from(logical_pages.div_ceil(1 << LINE_BITS)).expect("page numbers are u32");
-        let lines_max = groups.min(capacity as usize).min(1 << 20);
-        let mut lines = Vec::with_capacity(lines_max + 1);
-        lines.push(Line([NIL; 1 << LINE_BITS]));
-        PageIndex {
-            top: crate::util::zeroed_vec(groups),
-            lines,
-            free: Vec::with_capacity(lines_max),
-            len: 0,
-        }
-    }
-
-    /// Entries held.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the index is empty.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Line of `key`'s group (0 when it has none).
     #[inline(always)]
     fn line(&self, key: u32) -> usize {
         self.top[(key >> LINE_BITS) as usize] as usize
-    }
-
-    /// Value stored for `key`.
-    #[inline(always)]
-    pub fn get(&self, key: u32) -> Option<u32> {
-        let v = self.lines[self.line(key)].0[(key & ((1 << LINE_BITS) - 1)) as usize];
-        (v != NIL).then_some(v)
-    }
-
-    /// Hints that `key` will be looked up soon: fetches its group entry.
-    #[inline]
-    pub fn prefetch(&self, key: u32) {
-        crate::util::prefetch(&self.top, (key >> LINE_BITS) as usize);
-    }
-
-    /// Hints that `key` will be looked up soon, its group entry being in cache already
-    /// (an earlier [`PageIndex::prefetch`]): fetches its line.
-    #[inline]
-    pub fn prefetch_line(&self, key: u32) {
-        crate::util::prefetch(&self.lines, self.line(key));
-    }
-
-    /// Looks `key` up once: its value, or where it would be inserted (its group's line,
-    /// 0 when the group has none; valid until the index next changes).
-    #[inline(always)]
-    pub fn probe(&self, key: u32) -> Probe {
-        let l = self.line(key);
-        let v = self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
-        if v != NIL {
-            Probe::Found(v)
-        } else {
-            Probe::Vacant(l)
-        }
-    }
-
-    /// Inserts absent `key` at `at`, the position [`PageIndex::probe`] just returned.
-    #[inline(always)]
-    pub fn insert_vacant(&mut self, at: usize, key: u32, value: u32) {
-        let l = if at == 0 { self.new_line(key) } else { at };
-        let slot = &mut self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
-        debug_assert_eq!(*slot, NIL);
-        *slot = value;
-        self.len += 1;
-    }
-
-    /// Sets `key` to `value` (inserting or overwriting).
-    #[inline(always)]
-    pub fn insert(&mut self, key: u32, value: u32) {
-        debug_assert!(value != NIL);
-        let l = match self.line(key) {
-            0 => self.new_line(key),
-            l => l,
-        };
-        let slot = &mut self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
-        self.len += (*slot == NIL) as usize;
-        *slot = value;
     }
 
     /// Gives `key`'s group (which has none) an empty line.
@@ -637,10 +552,91 @@ impl PageIndex {
         self.top[(key >> LINE_BITS) as usize] = l as u32;
         l
     }
+}
+
+impl PageMap for PageIndex {
+    /// An empty index for up to `capacity` of the pages `0 .. logical_pages`: line room
+    /// reserved (address space only, up to a million lines) so that the lines, at most
+    /// one per present page and the empty one, do not move.
+    fn with_pages(capacity: u32, logical_pages: u64) -> PageIndex {
+        let groups =
+            usize::try_from(logical_pages.div_ceil(1 << LINE_BITS)).expect("page numbers are u32");
+        let lines_max = groups.min(capacity as usize).min(1 << 20);
+        let mut lines = Vec::with_capacity(lines_max + 1);
+        lines.push(Line([NIL; 1 << LINE_BITS]));
+        PageIndex {
+            top: crate::util::zeroed_vec(groups),
+            lines,
+            free: Vec::with_capacity(lines_max),
+            len: 0,
+        }
+    }
+
+    /// Entries held.
+    #[inline]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Value stored for `key`.
+    #[inline(always)]
+    fn get(&self, key: u32) -> Option<u32> {
+        let v = self.lines[self.line(key)].0[(key & ((1 << LINE_BITS) - 1)) as usize];
+        (v != NIL).then_some(v)
+    }
+
+    /// Hints that `key` will be looked up soon: fetches its group entry.
+    #[inline]
+    fn prefetch(&self, key: u32) {
+        crate::util::prefetch(&self.top, (key >> LINE_BITS) as usize);
+    }
+
+    /// Hints that `key` will be looked up soon, its group entry being in cache already
+    /// (an earlier [`PageIndex::prefetch`]): fetches its line.
+    #[inline]
+    fn prefetch_line(&self, key: u32) {
+        crate::util::prefetch(&self.lines, self.line(key));
+    }
+
+    /// Looks `key` up once: its value, or where it would be inserted (its group's line,
+    /// 0 when the group has none; valid until the index next changes).
+    #[inline(always)]
+    fn probe(&self, key: u32) -> Probe {
+        let l = self.line(key);
+        let v = self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
+        if v != NIL {
+            Probe::Found(v)
+        } else {
+            Probe::Vacant(l)
+        }
+    }
+
+    /// Inserts absent `key` at `at`, the position [`PageIndex::probe`] just returned.
+    #[inline(always)]
+    fn insert_vacant(&mut self, at: usize, key: u32, value: u32) {
+        let l = if at == 0 { self.new_line(key) } else { at };
+        let slot = &mut self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
+        debug_assert_eq!(*slot, NIL);
+        *slot = value;
+        self.len += 1;
+    }
+
+    /// Sets `key` to `value` (inserting or overwriting).
+    #[inline(always)]
+    fn insert(&mut self, key: u32, value: u32) {
+        debug_assert!(value != NIL);
+        let l = match self.line(key) {
+            0 => self.new_line(key),
+            l => l,
+        };
+        let slot = &mut self.lines[l].0[(key & ((1 << LINE_BITS) - 1)) as usize];
+        self.len += (*slot == NIL) as usize;
+        *slot = value;
+    }
 
     /// Removes `key`; returns its value.
     #[inline(always)]
-    pub fn remove(&mut self, key: u32) -> Option<u32> {
+    fn remove(&mut self, key: u32) -> Option<u32> {
         let l = self.line(key);
         let line = &mut self.lines[l].0;
         let slot = &mut line[(key & ((1 << LINE_BITS) - 1)) as usize];
@@ -776,44 +772,6 @@ impl PageMap for FlatIndex {
     }
 }
 
-impl PageMap for PageIndex {
-    fn with_pages(capacity: u32, logical_pages: u64) -> PageIndex {
-        PageIndex::new(capacity, logical_pages)
-    }
-    #[inline(always)]
-    fn len(&self) -> usize {
-        PageIndex::len(self)
-    }
-    #[inline(always)]
-    fn get(&self, key: u32) -> Option<u32> {
-        PageIndex::get(self, key)
-    }
-    #[inline(always)]
-    fn prefetch(&self, key: u32) {
-        PageIndex::prefetch(self, key)
-    }
-    #[inline(always)]
-    fn prefetch_line(&self, key: u32) {
-        PageIndex::prefetch_line(self, key)
-    }
-    #[inline(always)]
-    fn probe(&self, key: u32) -> Probe {
-        PageIndex::probe(self, key)
-    }
-    #[inline(always)]
-    fn insert_vacant(&mut self, at: usize, key: u32, value: u32) {
-        PageIndex::insert_vacant(self, at, key, value)
-    }
-    #[inline(always)]
-    fn insert(&mut self, key: u32, value: u32) {
-        PageIndex::insert(self, key, value)
-    }
-    #[inline(always)]
-    fn remove(&mut self, key: u32) -> Option<u32> {
-        PageIndex::remove(self, key)
-    }
-}
-
 /// One buffered page per slot for page-granular policies: a key map from page to slot,
 /// and the slots' links for the policy's lists (each node's key is its page).
 #[derive(Clone, Debug)]
@@ -830,7 +788,7 @@ impl PageSlots {
     /// Room for `capacity` of the pages `0 .. logical_pages`.
     pub fn new(capacity: u32, logical_pages: u64) -> PageSlots {
         PageSlots {
-            map: PageIndex::new(capacity, logical_pages),
+            map: PageIndex::with_pages(capacity, logical_pages),
             links: Links::new(capacity as usize),
             free: FreeList::new(capacity),
         }
@@ -1207,7 +1165,7 @@ mod tests {
         fn page_index_matches_a_btreemap(ops in prop::collection::vec((0u8..4, prop_oneof![0u32..100, 0u32..5000], 0u32..1000), 1..2000)) {
             // Keys in few groups (lines filled and emptied, reused through the free
             // list) and spread ones.
-            let mut m = PageIndex::new(4, 5000);
+            let mut m = PageIndex::with_pages(4, 5000);
             let mut r = BTreeMap::new();
             for (op, k, v) in ops {
                 match op {

@@ -18,7 +18,7 @@
 //!   buckets are merged by last-reference time), so ties still break LRU;
 //! - counts saturate at 1023.
 
-use super::core::{List, NIL, PageSlots};
+use super::core::{List, NIL, PageMap, PageSlots};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use std::collections::BTreeMap;

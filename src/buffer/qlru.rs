@@ -37,7 +37,7 @@
 //! - reads are references like writes (a queued read of a buffered page protects it, so
 //!   the read is served from DRAM).
 
-use super::core::{KeyMap, List, NIL, PageSlots, Probe};
+use super::core::{KeyMap, List, NIL, PageMap, PageSlots, Probe};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use std::collections::BTreeMap;
