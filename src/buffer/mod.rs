@@ -178,7 +178,11 @@ impl BufferKind {
     /// (`none` first, then every policy; contract tests use [`BufferKind::policies`]).
     pub fn all() -> &'static [(BufferKind, &'static str, &'static str)] {
         &[
-            (BufferKind::None, "none", "no write buffer (default)"),
+            (
+                BufferKind::None,
+                "none",
+                "no write buffer (the default unless the preset sets one; `ssdlab config` shows it)",
+            ),
             (
                 BufferKind::Lru,
                 "lru",
