@@ -18,21 +18,9 @@
 # python3 and GNU time. Not part of CI: a few minutes per round, and wall-clock figures
 # mean something only on an idle machine (the load average is printed per round).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-new=${NEW:-$here/target/release/ssdlab}
-base=${BASE:-/tmp/speed-base/ssdlab}
-work=${WORK:-/tmp/bench}
-rounds=${ROUNDS:-3}
+# shellcheck source=scripts/bench-common.sh
+. "$(dirname "$0")/bench-common.sh"
 rows=${ROWS:-steady-count steady-full fresh filled tib}
-trace=$work/bench.ascii
-mkdir -p "$work"
-for b in "$new" "$base"; do
-    [ -x "$b" ] || { echo "no binary at $b (set NEW / BASE)" >&2; exit 2; }
-done
-if [ ! -s "$trace" ]; then
-    "$new" gen-trace --workload hot-cold --capacity 64GiB --span 16GiB --size 4KiB \
-        --size-max 64KiB --read-percent 40 --mean-gap-ns 200000 --requests 1M -o "$trace"
-fi
 
 args_of() {
     case $1 in
