@@ -21,8 +21,11 @@ use crate::workload::{IoRequest, OpKind, RequestStream, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::thread::JoinHandle;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::thread::{JoinHandle, Thread};
 
 /// Which waiting command the device takes next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -133,22 +136,31 @@ impl Ncq {
 
     /// Takes the next command to dispatch; `buffered(lpn)` says whether a page is in the
     /// write buffer (used by [`DispatchOrder::HitsFirst`]).
+    #[inline(always)]
     pub fn pop(&mut self, buffered: impl Fn(u32) -> bool) -> Option<QueuedCommand> {
         if self.order == DispatchOrder::HitsFirst {
-            for i in 0..self.waiting.len() {
-                let c = &self.waiting[i];
-                let from_dram = matches!(c.req.op, OpKind::Read | OpKind::Write)
-                    && (c.first_lpn..c.first_lpn + c.pages).all(&buffered);
-                if !from_dram {
-                    continue;
-                }
-                let blocked = self.waiting.range(..i).any(|o| {
-                    o.req.op == OpKind::Flush || ((o.mutates() || c.mutates()) && o.overlaps(c))
-                });
-                if !blocked {
-                    self.reordered += (i > 0) as u64;
-                    return self.waiting.remove(i);
-                }
+            return self.pop_hit_first(buffered);
+        }
+        self.waiting.pop_front()
+    }
+
+    /// [`Ncq::pop`] for [`DispatchOrder::HitsFirst`] (out of line: FIFO, the common order,
+    /// is one `pop_front` that the host loop inlines).
+    #[inline(never)]
+    fn pop_hit_first(&mut self, buffered: impl Fn(u32) -> bool) -> Option<QueuedCommand> {
+        for i in 0..self.waiting.len() {
+            let c = &self.waiting[i];
+            let from_dram = matches!(c.req.op, OpKind::Read | OpKind::Write)
+                && (c.first_lpn..c.first_lpn + c.pages).all(&buffered);
+            if !from_dram {
+                continue;
+            }
+            let blocked = self.waiting.range(..i).any(|o| {
+                o.req.op == OpKind::Flush || ((o.mutates() || c.mutates()) && o.overlaps(c))
+            });
+            if !blocked {
+                self.reordered += (i > 0) as u64;
+                return self.waiting.remove(i);
             }
         }
         self.waiting.pop_front()
@@ -202,27 +214,58 @@ pub enum Arrivals {
 /// to stay off the allocator's mmap path, large enough that the hand-over is rare).
 const BATCH: usize = 1024;
 
-/// Batches in flight between the reading thread and the host.
+/// Batches the reading thread may have ready before it waits for the host.
 const BATCHES_AHEAD: usize = 8;
+
+/// A waiting reading thread is woken only once the host has this many ready batches or
+/// fewer left. Waking a thread is a system call (in a VM, an interrupt to the other
+/// CPU): once per batch it cost the host about 10 ns per request, as much as generating
+/// the requests; once per `BATCHES_AHEAD - WAKE_AT` batches it is noise.
+const WAKE_AT: usize = 2;
+
+/// Slots left free at the front of each batch: the host moves the requests it has not
+/// yet taken there and adopts the batch's vector, instead of copying the batch.
+const HEAD: usize = PREFETCH_AHEAD;
 
 /// Streams that say they hold at most this many requests are read at once, on the
 /// host's thread (a thread would cost more than it saves).
 const READ_AT_ONCE: usize = 4 * BATCH;
 
-/// A batch of requests from the reading thread; `last` ends the stream, after `error`
-/// when it ended on one.
+/// A batch of requests from the reading thread (after [`HEAD`] free slots); `last` ends
+/// the stream, after `error` when it ended on one.
 struct Batch {
     requests: Vec<IoRequest>,
     error: Option<TraceError>,
     last: bool,
 }
 
-/// The reading thread's end of the hand-over.
+/// What the two ends of the hand-over share besides the channels.
+#[derive(Default)]
+struct Gate {
+    /// Batches sent and not yet taken by the host.
+    ready: AtomicUsize,
+    /// The reading thread waits (or is about to) for `ready` to fall to [`WAKE_AT`].
+    waiting: AtomicBool,
+    /// The host has stopped reading.
+    closed: AtomicBool,
+}
+
+/// The host's end of the hand-over.
 struct Feed {
     batches: Receiver<Batch>,
     /// Spent batch vectors go back for reuse.
     spent: SyncSender<Vec<IoRequest>>,
+    gate: Arc<Gate>,
+    reader: Thread,
     thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        // A reading thread waiting for room must learn that none will come.
+        self.gate.closed.store(true, SeqCst);
+        self.reader.unpark();
+    }
 }
 
 /// The request stream, read ahead: on a second thread in batches (parsing a trace or
@@ -240,6 +283,59 @@ struct Lookahead {
     feed: Option<Feed>,
 }
 
+/// The reading thread: reads batches of `inner` and sends them until the stream ends or
+/// the host stops reading, keeping at most [`BATCHES_AHEAD`] ready.
+fn read_ahead(
+    mut inner: RequestStream,
+    tx: Sender<Batch>,
+    recycled: Receiver<Vec<IoRequest>>,
+    gate: &Gate,
+) {
+    // Fills the free slots at the front of a batch until the host moves requests there.
+    const FILLER: IoRequest = IoRequest {
+        arrival_ns: 0,
+        device: 0,
+        offset_bytes: 0,
+        size_bytes: 0,
+        op: OpKind::Flush,
+    };
+    loop {
+        let mut requests = recycled
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(HEAD + BATCH));
+        requests.clear();
+        requests.resize(HEAD, FILLER);
+        let (error, last) = match read_batch(&mut *inner, &mut requests, HEAD + BATCH) {
+            Ok(more) => (None, !more),
+            Err(e) => (Some(e), true),
+        };
+        if gate.ready.load(SeqCst) >= BATCHES_AHEAD {
+            // Wait until the host is nearly out. The host checks `waiting` after taking a
+            // batch, this thread checks `ready` after setting it (both sequentially
+            // consistent), so one of the two sees the other and no wake-up is lost.
+            gate.waiting.store(true, SeqCst);
+            while gate.ready.load(SeqCst) > WAKE_AT && !gate.closed.load(SeqCst) {
+                std::thread::park();
+            }
+            gate.waiting.store(false, SeqCst);
+        }
+        gate.ready.fetch_add(1, SeqCst);
+        // A send fails when the host has stopped reading: stop too.
+        if gate.closed.load(SeqCst)
+            || tx
+                .send(Batch {
+                    requests,
+                    error,
+                    last,
+                })
+                .is_err()
+            || last
+        {
+            return;
+        }
+    }
+}
+
 impl Lookahead {
     fn new(mut inner: RequestStream) -> Self {
         let short = inner.size_hint().1.is_some_and(|n| n <= READ_AT_ONCE);
@@ -253,35 +349,17 @@ impl Lookahead {
             la.error = read_batch(&mut *inner, &mut la.buf, usize::MAX).err();
             return la;
         }
-        let (tx, batches) = sync_channel::<Batch>(BATCHES_AHEAD);
+        // `ready` bounds the batches in flight, so the channel itself need not.
+        let (tx, batches) = channel::<Batch>();
         let (spent, recycled) = sync_channel::<Vec<IoRequest>>(BATCHES_AHEAD + 2);
-        let thread = std::thread::spawn(move || {
-            loop {
-                let mut requests = recycled
-                    .try_recv()
-                    .unwrap_or_else(|_| Vec::with_capacity(BATCH));
-                requests.clear();
-                let (error, last) = match read_batch(&mut *inner, &mut requests, BATCH) {
-                    Ok(more) => (None, !more),
-                    Err(e) => (Some(e), true),
-                };
-                // A send fails when the host has stopped reading: stop too.
-                if tx
-                    .send(Batch {
-                        requests,
-                        error,
-                        last,
-                    })
-                    .is_err()
-                    || last
-                {
-                    return;
-                }
-            }
-        });
+        let gate = Arc::new(Gate::default());
+        let shared = Arc::clone(&gate);
+        let thread = std::thread::spawn(move || read_ahead(inner, tx, recycled, &shared));
         la.feed = Some(Feed {
             batches,
             spent,
+            gate,
+            reader: thread.thread().clone(),
             thread: Some(thread),
         });
         la.refill();
@@ -304,11 +382,19 @@ impl Lookahead {
                 }
                 unreachable!("the reading thread ended without a last batch or a panic");
             };
-            self.buf.drain(..self.pos);
-            self.pos = 0;
-            self.buf.extend_from_slice(&batch.requests);
+            if feed.gate.ready.fetch_sub(1, SeqCst) - 1 <= WAKE_AT && feed.gate.waiting.load(SeqCst)
+            {
+                feed.reader.unpark();
+            }
+            // The requests not yet taken move into the batch's free slots in front.
+            let mut next = batch.requests;
+            let rest = self.buf.len() - self.pos;
+            let start = HEAD - rest;
+            next[start..HEAD].copy_from_slice(&self.buf[self.pos..]);
+            let spent = std::mem::replace(&mut self.buf, next);
+            self.pos = start;
             // The thread may have stopped (its last batch): the vector is then dropped.
-            let _ = feed.spent.try_send(batch.requests);
+            let _ = feed.spent.try_send(spent);
             if batch.last {
                 self.error = batch.error;
                 self.feed = None;
@@ -336,11 +422,17 @@ impl Lookahead {
         let Some(&r) = self.buf.get(self.pos) else {
             return self.error.take().map(Err);
         };
+        self.advance();
+        Some(Ok(r))
+    }
+
+    /// Skips the next request, which [`Lookahead::front`] has shown to be one.
+    #[inline]
+    fn advance(&mut self) {
         self.pos += 1;
         if self.buf.len() - self.pos <= PREFETCH_AHEAD && self.feed.is_some() {
             self.refill();
         }
-        Some(Ok(r))
     }
 }
 
@@ -396,8 +488,10 @@ impl HostQueue {
     /// Issues the next request into the target's queue if it can be issued by `bound`
     /// (any time when `None`): it must have arrived and a queue tag must be free (tags
     /// are held from issue to completion, so `qd` bounds waiting + executing commands).
+    /// Inlined: it runs twice per command, and the call cost as much as its work.
+    #[inline(always)]
     fn admit<T: Target>(&mut self, target: &mut T, bound: Option<u64>) -> Result<bool, SimError> {
-        if self.arrivals == Arrivals::Think && target.queued() > 0 {
+        if matches!(self.arrivals, Arrivals::Think) && target.queued() > 0 {
             // The next step's arrival depends on this one's completion.
             return Ok(false);
         }
@@ -438,7 +532,7 @@ impl HostQueue {
         } else {
             arrival
         };
-        self.requests.next();
+        self.requests.advance();
         self.front_arrival = None;
         let arrival = match self.arrivals {
             Arrivals::Open { .. } => {
@@ -480,7 +574,7 @@ impl HostQueue {
             while self.admit(target, Some(t))? {}
             let d = target.dispatch()?.expect("non-empty");
             self.completions.push(Reverse(d.done_ns));
-            if self.arrivals == Arrivals::Think {
+            if matches!(self.arrivals, Arrivals::Think) {
                 // The user waits for this step before thinking about the next.
                 self.issue_clock = d.done_ns;
             }
@@ -576,6 +670,40 @@ mod tests {
                 assert_eq!(got[at], Err(format!("bad at {at}")));
             }
         }
+    }
+
+    /// Polls `done` for up to a minute (a liveness check, not a timing one).
+    fn eventually(done: impl Fn() -> bool) -> bool {
+        (0..6000).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            done()
+        })
+    }
+
+    #[test]
+    fn a_reading_thread_waiting_for_room_stops_when_the_host_stops_reading() {
+        // The stream is endless; the thread owns it and drops it when it returns.
+        let alive = Arc::new(());
+        let held = Arc::clone(&alive);
+        let inner: RequestStream = Box::new((0..u64::MAX).map(move |i| {
+            let _ = &held;
+            Ok(req(i))
+        }));
+        let mut la = Lookahead::new(inner);
+        for i in 0..3 * BATCH as u64 {
+            assert_eq!(la.next().unwrap().unwrap().offset_bytes, i * 4096);
+        }
+        let gate = Arc::clone(&la.feed.as_ref().unwrap().gate);
+        assert!(
+            eventually(|| gate.waiting.load(SeqCst)),
+            "the reading thread never filled its batches"
+        );
+        assert_eq!(gate.ready.load(SeqCst), BATCHES_AHEAD);
+        drop(la);
+        assert!(
+            eventually(|| Arc::strong_count(&alive) == 1),
+            "the reading thread still runs after the host dropped the stream"
+        );
     }
 
     #[test]

@@ -115,6 +115,16 @@ fn data_req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
     }
 }
 
+/// The error for a request that ends past the device's last byte (out of line: the host
+/// loop inlines [`Device::queue`]).
+#[cold]
+fn past_the_end(req: &IoRequest, capacity: u64) -> SimError {
+    SimError::Config(format!(
+        "request at byte {} of {} bytes ends past the device's {capacity} bytes",
+        req.offset_bytes, req.size_bytes
+    ))
+}
+
 /// Data-ready time of a read page served by the write buffer, until the DRAM copy's end
 /// is known.
 const HIT: u64 = u64::MAX;
@@ -442,6 +452,7 @@ impl Device {
 
     /// Puts `req` in the device queue: it arrived at the host at `arrival_ns` and entered
     /// the device at `issue_ns`. The buffer learns of the pages it will reference.
+    #[inline(always)]
     pub fn queue(
         &mut self,
         req: &IoRequest,
@@ -451,10 +462,7 @@ impl Device {
         let end_bytes = req.offset_bytes.saturating_add(req.size_bytes);
         let capacity = self.capacity_bytes();
         if end_bytes > capacity {
-            return Err(SimError::Config(format!(
-                "request at byte {} of {} bytes ends past the device's {capacity} bytes",
-                req.offset_bytes, req.size_bytes
-            )));
+            return Err(past_the_end(req, capacity));
         }
         let (first_lpn, pages) = if req.op == OpKind::Flush {
             (0, 0)
@@ -480,6 +488,7 @@ impl Device {
     /// Takes the next command from the device queue and performs it, no earlier than its
     /// issue time and, with a buffer, than the front end is free. `None` when the queue
     /// is empty.
+    #[inline(always)]
     pub fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
         let cmd = match &mut self.buffer {
             None => self.ncq.pop(|_| false),

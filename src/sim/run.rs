@@ -101,7 +101,7 @@ impl Target for Device {
         Device::queue(self, req, arrival_ns, issue_ns)
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
         Device::dispatch(self)
     }
@@ -121,7 +121,7 @@ impl Target for Device {
         self.front_free_ns()
     }
 
-    #[inline]
+    #[inline(always)]
     fn prefetch(&self, next: Option<&IoRequest>, far: Option<&IoRequest>) {
         if let Some(f) = far {
             self.prefetch_early(f);
