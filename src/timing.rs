@@ -340,6 +340,12 @@ impl Calendar {
         busy.partition_point(|&(_, e)| e <= t_ns)
     }
 
+    /// End of the earliest reservation, `u64::MAX` when there is none.
+    #[inline]
+    pub fn front_end_ns(&self) -> u64 {
+        self.busy.front().map_or(u64::MAX, |&(_, e)| e)
+    }
+
     /// Forgets intervals that end at or before `now_ns`.
     pub fn prune(&mut self, now_ns: u64) {
         while self.busy.front().is_some_and(|&(_, e)| e <= now_ns) {
@@ -369,6 +375,11 @@ pub struct Timing {
     die_bus: Vec<u32>,
     die_free_ns: Vec<u64>,
     buses: Vec<Calendar>,
+    /// End of each bus's earliest reservation (`u64::MAX` when it has none), kept beside
+    /// the calendars so that [`Timing::advance`], which runs for every command, reads one
+    /// cache line and prunes only the buses that have something to forget (walking every
+    /// calendar's own memory each time cost a steady full-timing run ~3 % of its time).
+    bus_front_end_ns: Vec<u64>,
     control_free_ns: u64,
     /// Die busy time by cause.
     busy_ns: [u64; CAUSES],
@@ -411,6 +422,7 @@ impl Timing {
             die_bus,
             die_free_ns: vec![0; dies as usize],
             buses: vec![Calendar::new(p.transfer_ns); buses],
+            bus_front_end_ns: vec![u64::MAX; buses],
             control_free_ns: 0,
             busy_ns: [0; CAUSES],
             superblock: None,
@@ -576,14 +588,13 @@ impl Timing {
 
     fn bus_out(&mut self, die: usize, data_ready_ns: u64) -> u64 {
         let bus = self.die_bus[die] as usize;
-        self.buses[bus].reserve(data_ready_ns, self.p.transfer_ns) + self.p.transfer_ns
+        self.reserve_bus(bus, data_ready_ns) + self.p.transfer_ns
     }
 
     fn bus_in_and_program(&mut self, die: usize, ready_ns: u64, program_ns: u64) -> u64 {
         let bus = self.die_bus[die] as usize;
         // The data can only enter the die's page register once the die is free.
-        let start =
-            self.buses[bus].reserve(ready_ns.max(self.die_free_ns[die]), self.p.transfer_ns);
+        let start = self.reserve_bus(bus, ready_ns.max(self.die_free_ns[die]));
         let end = start + self.p.transfer_ns + program_ns;
         self.die_free_ns[die] = end;
         self.last_program_ns = program_ns;
@@ -594,9 +605,23 @@ impl Timing {
     /// simulator calls it with each request's issue time), so old reservations can go.
     #[inline]
     pub fn advance(&mut self, now_ns: u64) {
-        for b in &mut self.buses {
-            b.prune(now_ns);
+        for (b, front_end) in self.bus_front_end_ns.iter_mut().enumerate() {
+            if *front_end <= now_ns {
+                let bus = &mut self.buses[b];
+                bus.prune(now_ns);
+                *front_end = bus.front_end_ns();
+            }
         }
+    }
+
+    /// Reserves one transfer on `bus` at the earliest time ≥ `ready_ns`; returns its
+    /// start.
+    #[inline]
+    fn reserve_bus(&mut self, bus: usize, ready_ns: u64) -> u64 {
+        let b = &mut self.buses[bus];
+        let start = b.reserve(ready_ns, self.p.transfer_ns);
+        self.bus_front_end_ns[bus] = b.front_end_ns();
+        start
     }
 
     /// Places `op` no earlier than `ready_ns`; returns its completion time.
@@ -753,6 +778,7 @@ impl Timing {
         self.busy_ns = [0; CAUSES];
         self.die_free_ns.iter_mut().for_each(|t| *t = now_ns);
         self.buses.iter_mut().for_each(Calendar::clear);
+        self.bus_front_end_ns.iter_mut().for_each(|e| *e = u64::MAX);
         self.control_free_ns = now_ns;
     }
 }
