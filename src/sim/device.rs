@@ -14,7 +14,9 @@ use crate::ftl::layout::Placement;
 use crate::ftl::{Ftl, FtlError, build_ftl};
 use crate::host::{Dispatched, Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand};
-use crate::timing::{Calendar, CountModel, FormulaCosts, FullModel, PlaceCtx, TimeModel, Timing};
+use crate::timing::{
+    Calendar, CountModel, FormulaCosts, FullModel, Model, PlaceCtx, TimeModel, Timing,
+};
 use crate::workload::{IoRequest, OpKind};
 
 /// A built device: NAND array, FTL, optional write buffer and time model.
@@ -26,7 +28,7 @@ pub struct Device {
     /// The FTL.
     pub ftl: Box<dyn Ftl>,
     /// Full or counting time model.
-    pub(super) time: Box<dyn TimeModel>,
+    pub(super) time: Model,
     /// Page size in bytes, as a divider (a shift for power-of-two pages).
     pub(super) page: crate::util::SizeDiv,
     /// The host link (writes' data in, reads' data out).
@@ -81,14 +83,14 @@ impl HostCounters {
 }
 
 /// The time model a design asks for (full or counting), over its physical geometry.
-pub fn time_model(design: &Design) -> Box<dyn TimeModel> {
+pub fn time_model(design: &Design) -> Model {
     let resolved = &design.device;
     match design.config.timing.mode {
-        TimingMode::Full => Box::new(FullModel::new(
+        TimingMode::Full => Model::Full(FullModel::new(
             Timing::new(&resolved.geometry, resolved.timing)
                 .with_superblock(design.superblock.clone()),
         )),
-        TimingMode::Count => Box::new(CountModel::new(resolved.formula)),
+        TimingMode::Count => Model::Count(CountModel::new(resolved.formula)),
     }
 }
 

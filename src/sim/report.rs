@@ -7,6 +7,7 @@ use crate::config::{Config, Precondition, ResolvedDevice};
 use crate::nand::{CAUSES, Cause, Nand, NandCounters};
 use crate::report::latency::{new_latency_histogram, summarize};
 use crate::report::{BufferReport, EraseSummary, PhaseReport, ProbeReport, Report};
+use crate::timing::TimeModel;
 use crate::workload::OpKind;
 use crate::workload::synth::probe;
 use hdrhistogram::Histogram;

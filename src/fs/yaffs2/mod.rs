@@ -308,7 +308,7 @@ pub struct Yaffs2 {
     cfg: Yaffs2Config,
     resolved: ResolvedDevice,
     mtd: Mtd,
-    time: Box<dyn TimeModel>,
+    time: crate::timing::Model,
     host: HostCounters,
     // ---- RAM state (rebuilt by a mount) ----
     blocks: Vec<BlockInfo>,
