@@ -106,3 +106,19 @@ fn empty_report_renders_without_nan() {
     assert!(t.contains("n/a"));
     assert!(!t.contains("NaN"));
 }
+
+#[test]
+fn the_end_of_run_flush_is_said_to_be_outside_the_phases() {
+    let mut r = sample_report();
+    r.buffer.buffer_end_flush_pages = 0;
+    let note = "end-of-run buffer flush";
+    assert!(!render_text(&r, &[]).contains(note));
+    r.buffer.buffer_end_flush_pages = 16_384;
+    let t = render_text(&r, &[]);
+    assert!(
+        t.contains(
+            "(the end-of-run buffer flush, 16,384 pages, is in the totals above, not in a phase)"
+        ),
+        "{t}"
+    );
+}

@@ -335,6 +335,15 @@ fn render_phases(report: &Report, out: &mut String) {
     }
     out.push_str("Phases\n");
     t.render(out);
+    // The phases cover the requests; the write buffer's end-of-run flush comes after the
+    // last one, so its programs count in the totals above (WA) but in no phase.
+    let end_flush = report.buffer.buffer_end_flush_pages;
+    if end_flush > 0 {
+        out.push_str(&format!(
+            "  (the end-of-run buffer flush, {} pages, is in the totals above, not in a phase)\n",
+            group_thousands(end_flush)
+        ));
+    }
 }
 
 fn render_list(title: &str, items: &[String], out: &mut String) {
