@@ -15,3 +15,8 @@ if [ ! -s "$trace" ]; then
     "$new" gen-trace --workload hot-cold --capacity 64GiB --span 16GiB --size 4KiB \
         --size-max 64KiB --read-percent 40 --mean-gap-ns 200000 --requests 1M -o "$trace"
 fi
+
+# The load average, printed around and between rounds: wall-clock figures mean something
+# only when the benchmark is the machine's only load.
+say_load() { echo "load $1: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+round_done() { echo "round $1 done (load $(cut -d' ' -f1 /proc/loadavg))"; }

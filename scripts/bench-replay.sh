@@ -43,7 +43,7 @@ if [ -n "${CACHEGRIND:-}" ]; then
     exit 0
 fi
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+say_load before
 results=$(mktemp)
 for r in $(seq "$rounds"); do
     for d in "${designs[@]}"; do
@@ -57,9 +57,9 @@ for r in $(seq "$rounds"); do
                 "$bin" run --trace "$trace" --format ascii --qd 32 -q $args >/dev/null 2>&1
         done
     done
-    echo "round $r done (load $(cut -d' ' -f1 /proc/loadavg))"
+    round_done "$r"
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+say_load after
 python3 - "$results" <<'EOF'
 import statistics, sys
 # Wall-clock and user CPU time: on a loaded machine the wall clock includes waiting for

@@ -39,7 +39,7 @@ results=$(mktemp)
 json=$(mktemp)
 rss=$(mktemp)
 trap 'rm -f "$results" "$json" "$rss"' EXIT
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+say_load before
 for r in $(seq "$rounds"); do
     for row in $rows; do
         for b in base new; do
@@ -66,9 +66,9 @@ print(row, b, value, r["write_amplification"])
 EOF
         done
     done
-    echo "round $r done (load $(cut -d' ' -f1 /proc/loadavg))"
+    round_done "$r"
 done
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+say_load after
 python3 - "$results" <<'EOF'
 import statistics, sys
 unit = {"steady-count": "M programs/s", "steady-full": "M programs/s", "fresh": "s",
