@@ -5,20 +5,32 @@ use super::output;
 use super::registry;
 use clap::Args;
 use ssdlab::experiments;
+use ssdlab::experiments::registry::eval;
 use ssdlab::report::html;
-use ssdlab::report::output::Batch;
+use ssdlab::report::output::{Batch, OutputPath};
 use std::path::PathBuf;
 
 /// Examples shown by `ssdlab reproduce --help`.
 pub const AFTER_HELP: &str = "\
 Examples:
+  ssdlab reproduce --all --out results/claims   judge all 130 registry claims (claims.csv,
+                                                points.csv, summary.md); resumable
+  ssdlab reproduce --all --paper C,H --out r/ch only the rows of papers C and H
+  ssdlab reproduce --all --quick --out r/quick  ends of every range only (CI); labels marked
   ssdlab reproduce --list                       experiments and what each rebuilds
   ssdlab reproduce android-ftl --out results/android
   ssdlab reproduce cftl --out results/cftl --quick   smaller sizes, seconds instead of minutes
   ssdlab reproduce ncq-buffer --out r/ncq --traces /data/traces   trace samples from DIR
   ssdlab reproduce cftl --out results/cftl --html results/cftl   plus index.html (offline page)
 
-Every experiment writes claims.csv (one row per published result: the paper's value,
+--all evaluates the claims registry carried in the binary (registry/claims.toml: 130
+claims of the five papers, each with a criterion and a grid of the parameters the paper
+leaves open, fixed before anything ran; docs/reproductions.md). Every registry row gets
+one row in claims.csv with its label (robust, conditional, fails, unresolved, not
+evaluable), points holding / evaluated / registered, the measured values and the paper's.
+
+A named experiment (android-ftl, cftl, ...) rebuilds that paper's figures and writes
+checks.csv (one row per published result: the paper's value,
 ours, the test, holds yes/no, and for a \"no\" its sensitivity figure and explanation)
 and summary.md built from it (docs/reproductions.md). Trace samples are looked for in
 ../shared/traces beside the checkout the executable was built in, or --traces DIR.
@@ -31,9 +43,19 @@ existing DIR the files of the same names are replaced at the end, other files ar
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
     /// Experiment name (see --list).
-    #[arg(value_name = "NAME", required_unless_present = "list",
+    #[arg(value_name = "NAME", required_unless_present_any = ["list", "all"],
+          conflicts_with = "all",
           value_parser = registry::one_of(registry::experiments()))]
     pub name: Option<String>,
+    /// Evaluate every row of the claims registry (or those of --paper) instead of one
+    /// experiment: claims.csv, points.csv and summary.md in --out.
+    #[arg(long)]
+    pub all: bool,
+    /// With --all: only the rows of these papers (claim-id prefixes M, N, C, A, H;
+    /// comma-separated).
+    #[arg(long, value_name = "PREFIXES", value_delimiter = ',', requires = "all",
+          value_parser = ["M", "N", "C", "A", "H"])]
+    pub paper: Vec<String>,
     /// Directory for the CSV, SVG and Markdown outputs (created if missing).
     #[arg(long, value_name = "DIR", required_unless_present = "list")]
     pub out: Option<PathBuf>,
@@ -59,6 +81,9 @@ pub struct ReproduceArgs {
 
 /// Runs `ssdlab reproduce`.
 pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
+    if args.all && !args.list {
+        return all(args);
+    }
     let (Some(name), Some(out), false) = (&args.name, &args.out, args.list) else {
         print!(
             "Experiments (ssdlab reproduce NAME --out DIR):\n{}",
@@ -73,6 +98,24 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         )));
     }
     let dir = output::dir("--out", out)?;
+    let html_dir = html_dir(args, &dir)?;
+    let exp = experiments::find(name)
+        .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
+    let mut ctx = experiments::Ctx::new(args.quick, args.seed)
+        .with_traces(experiments::find_traces(args.traces.as_deref()));
+    exp.run(&mut ctx)
+        .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
+    commit(
+        &ctx,
+        &format!("ssdlab reproduce {name}"),
+        out,
+        &dir,
+        html_dir.as_ref(),
+    )
+}
+
+/// `--html DIR`, checked against `--out`.
+fn html_dir(args: &ReproduceArgs, dir: &OutputPath) -> Result<Option<OutputPath>, CliError> {
     let html_dir = args
         .html
         .as_deref()
@@ -80,16 +123,46 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         .transpose()?;
     if let Some(h) = &html_dir {
         output::distinct(
-            &[(&dir, vec![]), (h, vec![html::PAGE_FILE.to_string()])],
+            &[(dir, vec![]), (h, vec![html::PAGE_FILE.to_string()])],
             &[],
         )?;
     }
-    let exp = experiments::find(name)
-        .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
-    let mut ctx = experiments::Ctx::new(args.quick, args.seed)
-        .with_traces(experiments::find_traces(args.traces.as_deref()));
-    exp.run(&mut ctx)
-        .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
+    Ok(html_dir)
+}
+
+/// `--all`: the claims registry, judged.
+fn all(args: &ReproduceArgs) -> Result<(), CliError> {
+    let out = args
+        .out
+        .as_ref()
+        .ok_or_else(|| CliError::Input("--all needs --out DIR".into()))?;
+    let dir = output::dir("--out", out)?;
+    let html_dir = html_dir(args, &dir)?;
+    let env = eval::Env {
+        quick: args.quick,
+        work: Some(out.clone()),
+        traces: experiments::find_traces(args.traces.as_deref()),
+    };
+    let ev = eval::evaluate(&env, &args.paper)
+        .map_err(|e| CliError::Input(format!("reproduce --all: {e}")))?;
+    let mut ctx = experiments::Ctx::new(args.quick, args.seed);
+    eval::write(&ev, &mut ctx);
+    commit(&ctx, "ssdlab reproduce --all", out, &dir, html_dir.as_ref())?;
+    for (paper, counts) in eval::label_counts(&ev) {
+        let line: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        eprintln!("{paper}: {}", line.join(", "));
+    }
+    Ok(())
+}
+
+/// Writes `ctx`'s files (and the page) together.
+fn commit(
+    ctx: &experiments::Ctx,
+    title: &str,
+    out: &std::path::Path,
+    dir: &OutputPath,
+    html_dir: Option<&OutputPath>,
+) -> Result<(), CliError> {
     let mut batch = Batch::new();
     let page = html_dir.as_ref().map(|_| {
         let files: Vec<(String, String)> = ctx
@@ -97,17 +170,13 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
             .iter()
             .map(|f| (f.file_name.clone(), f.contents.clone()))
             .collect();
-        html::render(&html::files_page(
-            &format!("ssdlab reproduce {name}"),
-            &html::command_line(),
-            &files,
-        ))
+        html::render(&html::files_page(title, &html::command_line(), &files))
     });
     html::add_to_batch(
         &mut batch,
-        &dir,
-        experiments::output_files(&ctx),
-        html_dir.as_ref(),
+        dir,
+        experiments::output_files(ctx),
+        html_dir,
         page,
     );
     output::commit(batch)?;

@@ -16,6 +16,7 @@ pub mod claims;
 pub mod hdd_cache;
 pub mod mgmt_block;
 pub mod ncq_buffer;
+pub mod registry;
 
 use crate::config::Config;
 use crate::report::output;

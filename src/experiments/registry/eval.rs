@@ -1,0 +1,366 @@
+//! Runs the registry's experiments and writes the verdicts: one evaluator per experiment
+//! (one file each, registered in [`evaluators`]), every registry row in `claims.csv`
+//! whether or not an evaluator covers it, every grid point in `points.csv`, and a
+//! `summary.md` generated from those two tables only.
+
+use super::judge::{Label, RowResult};
+use super::{Registry, registry};
+use crate::experiments::{Ctx, ExpError, TraceDir, md_table};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What an evaluator sees.
+#[derive(Clone, Debug)]
+pub struct Env {
+    /// Ends of each range only (rule: CI's quick pass); the report says so.
+    pub quick: bool,
+    /// Where resumable grid stores go (`DIR/cells/EXP-…`), when running for a directory.
+    pub work: Option<PathBuf>,
+    /// Trace samples.
+    pub traces: TraceDir,
+}
+
+/// One registry experiment, evaluated.
+pub trait Evaluator: Sync {
+    /// The registry experiment id, e.g. `EXP-M5`.
+    fn experiment(&self) -> &'static str;
+    /// Runs the experiment's grid and judges the rows it covers (a subset of the
+    /// experiment's claims; the others stay "not evaluable" with [`Evaluator::missing`]).
+    fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError>;
+    /// Why the experiment's rows that [`Evaluator::evaluate`] does not return cannot be
+    /// evaluated.
+    fn missing(&self) -> &'static str {
+        "this row's part of the experiment is not built yet"
+    }
+}
+
+/// Every evaluator, in registry order.
+pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
+    vec![
+        Box::new(super::exp_m5::ExpM5),
+        Box::new(super::exp_c1::ExpC1),
+        Box::new(super::exp_h3::ExpH3),
+    ]
+}
+
+/// Why a row whose experiment has no evaluator is not evaluable.
+fn no_evaluator(r: &Registry, exp: &str) -> String {
+    let title = r.experiment(exp).map(|x| x.title.as_str()).unwrap_or("");
+    format!("{exp} ({title}) is not built in ssdlab yet")
+}
+
+/// The evaluation of the whole registry (or the rows of one paper).
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// One result per registry row, in registry order.
+    pub rows: Vec<RowResult>,
+    /// Seconds each evaluator took.
+    pub seconds: Vec<(String, f64)>,
+    /// Whether only the ends of each range ran.
+    pub quick: bool,
+}
+
+/// Evaluates every row of the registry whose paper prefix is in `papers` (all when
+/// empty). Rows without an evaluator are "not evaluable" with the reason.
+pub fn evaluate(env: &Env, papers: &[String]) -> Result<Evaluation, ExpError> {
+    let reg = registry();
+    let wanted = |prefix: &str| papers.is_empty() || papers.iter().any(|p| p == prefix);
+    let mut found: BTreeMap<String, RowResult> = BTreeMap::new();
+    let mut seconds = Vec::new();
+    for ev in evaluators() {
+        let Some(x) = reg.experiment(ev.experiment()) else {
+            return Err(ExpError::Other(format!(
+                "evaluator for {} which the registry does not define",
+                ev.experiment()
+            )));
+        };
+        if !wanted(&x.paper) {
+            continue;
+        }
+        let t = Instant::now();
+        for row in ev.evaluate(env)? {
+            if !x.claims.contains(&row.id) {
+                return Err(ExpError::Other(format!(
+                    "{} judged {}, which the registry does not feed from it",
+                    x.id, row.id
+                )));
+            }
+            found.insert(row.id.clone(), row);
+        }
+        for id in &x.claims {
+            let c = reg.claim(id).expect("checked registry");
+            if c.experiment == x.id && !found.contains_key(id) {
+                found.insert(id.clone(), RowResult::not_evaluable(id, ev.missing()));
+            }
+        }
+        seconds.push((x.id.clone(), t.elapsed().as_secs_f64()));
+    }
+    let rows = reg
+        .claims
+        .iter()
+        .filter(|c| wanted(&c.paper))
+        .map(|c| {
+            found.remove(&c.id).unwrap_or_else(|| {
+                RowResult::not_evaluable(&c.id, no_evaluator(reg, &c.experiment))
+            })
+        })
+        .collect();
+    Ok(Evaluation {
+        rows,
+        seconds,
+        quick: env.quick,
+    })
+}
+
+/// Label counts per paper prefix (and "all").
+pub fn label_counts(ev: &Evaluation) -> BTreeMap<String, BTreeMap<Label, usize>> {
+    let reg = registry();
+    let mut m: BTreeMap<String, BTreeMap<Label, usize>> = BTreeMap::new();
+    for r in &ev.rows {
+        let paper = reg
+            .claim(&r.id)
+            .map(|c| c.paper.clone())
+            .unwrap_or_default();
+        for key in [paper, "all".to_string()] {
+            *m.entry(key).or_default().entry(r.label()).or_default() += 1;
+        }
+    }
+    m
+}
+
+/// One cell of `claims.csv`'s `measured` column: the single point's value, or the
+/// first failing point's when the row is not robust.
+fn measured_summary(r: &RowResult) -> String {
+    match r.points.as_slice() {
+        [] => String::new(),
+        [p] => p.measured.clone(),
+        ps => {
+            let pick = ps
+                .iter()
+                .find(|p| p.verdict != super::judge::Verdict::Holds)
+                .unwrap_or(&ps[0]);
+            format!(
+                "{} at {} (all {} points in points.csv)",
+                pick.measured,
+                pick.params_text(),
+                ps.len()
+            )
+        }
+    }
+}
+
+/// The `why` column: why a row is not evaluable, or where a conditional row holds and
+/// the cause its evaluator computed for a miss.
+fn why(r: &RowResult) -> String {
+    let parts: Vec<String> = [r.not_evaluable.clone(), r.holds_where(), r.cause.clone()]
+        .into_iter()
+        .flatten()
+        .collect();
+    parts.join("; ")
+}
+
+/// Writes `claims.csv`, `points.csv` and `summary.md` into `ctx`.
+pub fn write(ev: &Evaluation, ctx: &mut Ctx) {
+    let reg = registry();
+    let header = [
+        "id",
+        "paper",
+        "title",
+        "kind",
+        "experiment",
+        "label",
+        "points_holding",
+        "points_unresolved",
+        "points_evaluated",
+        "points_registered",
+        "measured",
+        "paper_values",
+        "criterion",
+        "why",
+    ];
+    let mut rows = Vec::new();
+    let mut points = Vec::new();
+    for r in &ev.rows {
+        let c = reg.claim(&r.id).expect("rows come from the registry");
+        let why = why(r);
+        rows.push(vec![
+            c.id.clone(),
+            c.paper.clone(),
+            c.title.clone(),
+            c.kind.clone(),
+            c.experiment.clone(),
+            r.label().word().to_string(),
+            r.holding().to_string(),
+            r.unresolved().to_string(),
+            r.points.len().to_string(),
+            c.points.to_string(),
+            measured_summary(r),
+            c.paper_values.clone(),
+            c.criterion.clone(),
+            why,
+        ]);
+        for (i, p) in r.points.iter().enumerate() {
+            points.push(vec![
+                c.id.clone(),
+                i.to_string(),
+                p.params_text(),
+                p.measured.clone(),
+                p.verdict.word().to_string(),
+            ]);
+        }
+    }
+    ctx.csv("claims", &header, rows);
+    ctx.csv(
+        "points",
+        &["id", "point", "parameters", "measured", "verdict"],
+        points,
+    );
+    ctx.markdown("summary", summary(ev));
+}
+
+/// `summary.md`, generated from the evaluation alone.
+pub fn summary(ev: &Evaluation) -> String {
+    let reg = registry();
+    let counts = label_counts(ev);
+    let mut s = format!(
+        "# ssdlab against the claims registry (v{}, {})\n\n\
+         Every row of the registry is listed; a row is judged at every point of its \
+         free-parameter grid{}, and its label follows from the points alone \
+         (robust: all hold; conditional: some; fails: none; unresolved: none hold and \
+         the seeds disagreed at some; not evaluable: ssdlab cannot run it yet).\n\n",
+        reg.version,
+        reg.issued,
+        if ev.quick {
+            " — **quick run: only the ends of each range, so these labels are not the \
+             registry's verdict**"
+        } else {
+            ""
+        }
+    );
+    let mut header = vec!["paper".to_string()];
+    header.extend(Label::ALL.iter().map(|l| l.word().to_string()));
+    header.push("rows".into());
+    let mut table = Vec::new();
+    let mut keys: Vec<String> = reg.papers.iter().map(|p| p.prefix.clone()).collect();
+    keys.push("all".into());
+    for k in keys {
+        let Some(m) = counts.get(&k) else { continue };
+        let title = reg
+            .paper(&k)
+            .map(|p| format!("{} ({})", k, p.title))
+            .unwrap_or_else(|| "all".into());
+        let mut row = vec![title];
+        row.extend(
+            Label::ALL
+                .iter()
+                .map(|l| m.get(l).copied().unwrap_or(0).to_string()),
+        );
+        row.push(m.values().sum::<usize>().to_string());
+        table.push(row);
+    }
+    let hdr: Vec<&str> = header.iter().map(|h| h.as_str()).collect();
+    s.push_str(&md_table(&hdr, &table));
+    s.push_str("\n## Rows\n\n");
+    let mut rows = Vec::new();
+    for r in &ev.rows {
+        let c = reg.claim(&r.id).expect("registry row");
+        let pts = if r.points.is_empty() {
+            "–".to_string()
+        } else {
+            format!("{}/{}", r.holding(), r.points.len())
+        };
+        let why = why(r);
+        rows.push(vec![
+            c.id.clone(),
+            c.title.clone(),
+            r.label().word().to_string(),
+            pts,
+            measured_summary(r),
+            why,
+        ]);
+    }
+    s.push_str(&md_table(
+        &[
+            "id",
+            "claim",
+            "label",
+            "points holding",
+            "measured",
+            "cause / why not evaluable",
+        ],
+        &rows,
+    ));
+    if !ev.seconds.is_empty() {
+        s.push_str("\n## Time per experiment\n\n");
+        let t: Vec<Vec<String>> = ev
+            .seconds
+            .iter()
+            .map(|(x, secs)| vec![x.clone(), format!("{secs:.1}")])
+            .collect();
+        s.push_str(&md_table(&["experiment", "seconds"], &t));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> Env {
+        Env {
+            quick: true,
+            work: None,
+            traces: TraceDir::Missing("test".into()),
+        }
+    }
+
+    /// One evaluation of the whole registry shared by the tests.
+    fn whole() -> &'static Evaluation {
+        static E: std::sync::OnceLock<Evaluation> = std::sync::OnceLock::new();
+        E.get_or_init(|| evaluate(&env(), &[]).unwrap())
+    }
+
+    #[test]
+    fn every_registry_row_gets_exactly_one_result_in_registry_order() {
+        let ev = whole();
+        let ids: Vec<&str> = ev.rows.iter().map(|r| r.id.as_str()).collect();
+        let want: Vec<&str> = registry().claims.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, want);
+        for r in &ev.rows {
+            if r.label() == Label::NotEvaluable {
+                assert!(
+                    r.not_evaluable.as_deref().is_some_and(|w| !w.is_empty()),
+                    "{}",
+                    r.id
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn claims_csv_has_one_row_per_registry_id_and_the_summary_counts_them() {
+        let ev = whole();
+        let mut ctx = Ctx::new(true, 1);
+        write(ev, &mut ctx);
+        let csv = &ctx
+            .files()
+            .iter()
+            .find(|f| f.file_name == "claims.csv")
+            .unwrap()
+            .contents;
+        let mut rd = csv::Reader::from_reader(csv.as_bytes());
+        assert_eq!(rd.records().count(), registry().claims.len());
+        let s = summary(ev);
+        let total = registry().claims.len().to_string();
+        assert!(s.contains(&format!("| {total} |")), "{s}");
+        assert!(s.contains("quick run"));
+    }
+
+    #[test]
+    fn a_paper_filter_keeps_only_its_rows() {
+        let ev = evaluate(&env(), &["C".to_string()]).unwrap();
+        assert!(!ev.rows.is_empty());
+        assert!(ev.rows.iter().all(|r| r.id.starts_with('C')));
+    }
+}

@@ -1,0 +1,395 @@
+//! Verdicts at one grid point and labels of a whole row (registry rules 0.1, 0.2, 0.5).
+//!
+//! ```text
+//! point    criterion applied to the mean over seeds 1–3 → holds / fails;
+//!          unresolved instead when the seeds' spread (max − min) of the compared
+//!          quantity exceeds the margin the criterion tests
+//! row      robust       every point holds
+//!          conditional  some points hold, not all
+//!          fails        no point holds, none unresolved
+//!          unresolved   no point holds, at least one unresolved
+//!          not evaluable  the simulator lacks the experiment or mechanism (with why)
+//! ```
+
+use std::fmt;
+
+/// The outcome at one grid point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The criterion is true.
+    Holds,
+    /// The criterion is false.
+    Fails,
+    /// The seeds disagree by more than the criterion's margin.
+    Unresolved,
+}
+
+impl Verdict {
+    /// `Holds` when `b`, else `Fails`.
+    pub fn of(b: bool) -> Verdict {
+        if b { Verdict::Holds } else { Verdict::Fails }
+    }
+
+    /// Both must hold; an unresolved part makes the whole unresolved unless another
+    /// part fails outright.
+    pub fn and(self, other: Verdict) -> Verdict {
+        match (self, other) {
+            (Verdict::Fails, _) | (_, Verdict::Fails) => Verdict::Fails,
+            (Verdict::Unresolved, _) | (_, Verdict::Unresolved) => Verdict::Unresolved,
+            _ => Verdict::Holds,
+        }
+    }
+
+    /// All of `vs` (an empty list holds).
+    pub fn all(vs: impl IntoIterator<Item = Verdict>) -> Verdict {
+        vs.into_iter().fold(Verdict::Holds, Verdict::and)
+    }
+
+    /// Word for tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Fails => "fails",
+            Verdict::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// One evaluated grid point of a row.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// The free-parameter values, e.g. `[("step_kib", "0.5"), ("state", "fresh")]`;
+    /// empty for a row without free parameters.
+    pub params: Vec<(String, String)>,
+    /// The measured values the criterion used, formatted (e.g. "C/A = 5.50").
+    pub measured: String,
+    /// The outcome.
+    pub verdict: Verdict,
+}
+
+impl Point {
+    /// A point.
+    pub fn new(
+        params: Vec<(String, String)>,
+        measured: impl Into<String>,
+        verdict: Verdict,
+    ) -> Point {
+        Point {
+            params,
+            measured: measured.into(),
+            verdict,
+        }
+    }
+
+    /// `name=value, …`, or "(single evaluation)".
+    pub fn params_text(&self) -> String {
+        if self.params.is_empty() {
+            return "(single evaluation)".into();
+        }
+        self.params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A row's label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Label {
+    /// True at every grid point.
+    Robust,
+    /// True at some points, not all.
+    Conditional,
+    /// True at no point.
+    Fails,
+    /// True at no point, and the seeds could not decide at least one.
+    Unresolved,
+    /// The simulator cannot evaluate the row yet.
+    NotEvaluable,
+}
+
+impl Label {
+    /// Every label, in report order.
+    pub const ALL: [Label; 5] = [
+        Label::Robust,
+        Label::Conditional,
+        Label::Fails,
+        Label::Unresolved,
+        Label::NotEvaluable,
+    ];
+
+    /// The registry's word.
+    pub fn word(self) -> &'static str {
+        match self {
+            Label::Robust => "robust",
+            Label::Conditional => "conditional",
+            Label::Fails => "fails",
+            Label::Unresolved => "unresolved",
+            Label::NotEvaluable => "not evaluable",
+        }
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// The evaluation of one registry row.
+#[derive(Clone, Debug)]
+pub struct RowResult {
+    /// Registry id.
+    pub id: String,
+    /// Every grid point evaluated (empty when not evaluable).
+    pub points: Vec<Point>,
+    /// Why the row cannot be evaluated, when it cannot.
+    pub not_evaluable: Option<String>,
+    /// For a row that is not robust: the cause, computed from the points, and the
+    /// output that isolates it (a file of the result directory).
+    pub cause: Option<String>,
+}
+
+impl RowResult {
+    /// A row evaluated at `points`.
+    pub fn evaluated(id: &str, points: Vec<Point>) -> RowResult {
+        RowResult {
+            id: id.into(),
+            points,
+            not_evaluable: None,
+            cause: None,
+        }
+    }
+
+    /// A row the simulator cannot evaluate, and why.
+    pub fn not_evaluable(id: &str, why: impl Into<String>) -> RowResult {
+        RowResult {
+            id: id.into(),
+            points: Vec::new(),
+            not_evaluable: Some(why.into()),
+            cause: None,
+        }
+    }
+
+    /// The same row with a cause attached.
+    pub fn with_cause(mut self, cause: impl Into<String>) -> RowResult {
+        self.cause = Some(cause.into());
+        self
+    }
+
+    /// Points that hold.
+    pub fn holding(&self) -> usize {
+        self.points
+            .iter()
+            .filter(|p| p.verdict == Verdict::Holds)
+            .count()
+    }
+
+    /// Points that are unresolved.
+    pub fn unresolved(&self) -> usize {
+        self.points
+            .iter()
+            .filter(|p| p.verdict == Verdict::Unresolved)
+            .count()
+    }
+
+    /// Where a conditional row holds, from its points alone: the parameters whose
+    /// values at the holding points are a strict subset of all their values
+    /// ("holds only with t_io_us ∈ {150, 300}"); `None` for a row that is not conditional.
+    pub fn holds_where(&self) -> Option<String> {
+        if self.label() != Label::Conditional {
+            return None;
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for p in &self.points {
+            for (k, _) in &p.params {
+                if !names.contains(&k.as_str()) {
+                    names.push(k);
+                }
+            }
+        }
+        let values = |holding: bool, k: &str| -> Vec<String> {
+            let mut v: Vec<String> = Vec::new();
+            for p in &self.points {
+                if holding && p.verdict != Verdict::Holds {
+                    continue;
+                }
+                if let Some((_, x)) = p.params.iter().find(|(n, _)| n == k)
+                    && !v.contains(x)
+                {
+                    v.push(x.clone());
+                }
+            }
+            v
+        };
+        let limits: Vec<String> = names
+            .iter()
+            .filter_map(|k| {
+                let (h, a) = (values(true, k), values(false, k));
+                (h.len() < a.len()).then(|| format!("{k} ∈ {{{}}}", h.join(", ")))
+            })
+            .collect();
+        let n = format!("{} of {} points", self.holding(), self.points.len());
+        Some(if limits.is_empty() {
+            format!("holds at {n}, with no single parameter deciding (points.csv)")
+        } else {
+            format!("holds at {n}, only with {}", limits.join(" and "))
+        })
+    }
+
+    /// The label, from the points alone.
+    pub fn label(&self) -> Label {
+        if self.not_evaluable.is_some() || self.points.is_empty() {
+            return Label::NotEvaluable;
+        }
+        let holds = self.holding();
+        if holds == self.points.len() {
+            Label::Robust
+        } else if holds > 0 {
+            Label::Conditional
+        } else if self.unresolved() > 0 {
+            Label::Unresolved
+        } else {
+            Label::Fails
+        }
+    }
+}
+
+/// Values of one quantity over the seeds of a point (one value for a deterministic run).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seeds(pub Vec<f64>);
+
+impl Seeds {
+    /// A deterministic quantity.
+    pub fn one(x: f64) -> Seeds {
+        Seeds(vec![x])
+    }
+
+    /// Mean over seeds.
+    pub fn mean(&self) -> f64 {
+        self.0.iter().sum::<f64>() / self.0.len().max(1) as f64
+    }
+
+    /// max − min over seeds (0 for one value).
+    pub fn spread(&self) -> f64 {
+        let (lo, hi) = self
+            .0
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                (a.min(x), b.max(x))
+            });
+        if self.0.is_empty() { 0.0 } else { hi - lo }
+    }
+
+    /// Seed by seed `self / other` (the compared quantity of a ratio criterion).
+    pub fn ratio(&self, other: &Seeds) -> Seeds {
+        Seeds(self.0.iter().zip(&other.0).map(|(a, b)| a / b).collect())
+    }
+}
+
+/// Rule 0.2: `x ≥ factor × y` judged on the mean ratio; unresolved when the per-seed
+/// ratios spread by more than the margin (`factor − 1`, at least 0.05).
+pub fn at_least(ratio: &Seeds, factor: f64) -> Verdict {
+    let margin = (factor - 1.0).abs().max(0.05);
+    if ratio.spread() > margin {
+        return Verdict::Unresolved;
+    }
+    Verdict::of(ratio.mean() >= factor)
+}
+
+/// Rule 0.2 for times: `x ≤ factor × y`.
+pub fn at_most(ratio: &Seeds, factor: f64) -> Verdict {
+    let margin = (1.0 - factor).abs().max(0.05);
+    if ratio.spread() > margin {
+        return Verdict::Unresolved;
+    }
+    Verdict::of(ratio.mean() <= factor)
+}
+
+/// A window `[lo, hi]` on the mean; unresolved when the seeds spread by more than half
+/// the window's width.
+pub fn within(x: &Seeds, lo: f64, hi: f64) -> Verdict {
+    if x.spread() > (hi - lo) / 2.0 {
+        return Verdict::Unresolved;
+    }
+    let m = x.mean();
+    Verdict::of(m >= lo && m <= hi)
+}
+
+/// Exact equality of integers (mechanism-fixed numbers).
+pub fn exactly(x: u64, want: u64) -> Verdict {
+    Verdict::of(x == want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(vs: &[Verdict]) -> RowResult {
+        RowResult::evaluated(
+            "X1",
+            vs.iter().map(|v| Point::new(vec![], "", *v)).collect(),
+        )
+    }
+
+    #[test]
+    fn labels_follow_rule_0_1_and_unresolved_counts_as_not_holding() {
+        use Verdict::*;
+        assert_eq!(row(&[Holds, Holds]).label(), Label::Robust);
+        assert_eq!(row(&[Holds, Fails]).label(), Label::Conditional);
+        assert_eq!(row(&[Holds, Unresolved]).label(), Label::Conditional);
+        assert_eq!(row(&[Fails, Fails]).label(), Label::Fails);
+        assert_eq!(row(&[Fails, Unresolved]).label(), Label::Unresolved);
+        assert_eq!(row(&[]).label(), Label::NotEvaluable);
+        assert_eq!(
+            RowResult::not_evaluable("X", "no HDD model").label(),
+            Label::NotEvaluable
+        );
+    }
+
+    #[test]
+    fn holds_where_names_the_parameter_that_decides() {
+        let p = |t: &str, v| Point::new(vec![("t_io_us".into(), t.into())], "", v);
+        let r = RowResult::evaluated(
+            "H7",
+            vec![
+                p("0", Verdict::Fails),
+                p("150", Verdict::Holds),
+                p("300", Verdict::Holds),
+            ],
+        );
+        assert_eq!(
+            r.holds_where().unwrap(),
+            "holds at 2 of 3 points, only with t_io_us ∈ {150, 300}"
+        );
+        assert_eq!(row(&[Verdict::Holds]).holds_where(), None);
+    }
+
+    #[test]
+    fn a_tie_is_no_win_and_noisy_seeds_are_unresolved() {
+        // 1.04 is a tie under rule 0.2, 1.06 a win.
+        assert_eq!(at_least(&Seeds::one(1.04), 1.05), Verdict::Fails);
+        assert_eq!(at_least(&Seeds::one(1.06), 1.05), Verdict::Holds);
+        assert_eq!(at_most(&Seeds::one(0.96), 0.95), Verdict::Fails);
+        // Mean 1.10 but the seeds span 0.2 > the 0.05 margin.
+        assert_eq!(
+            at_least(&Seeds(vec![1.0, 1.1, 1.2]), 1.05),
+            Verdict::Unresolved
+        );
+        assert_eq!(within(&Seeds(vec![0.9, 1.1]), 0.75, 1.25), Verdict::Holds);
+        assert_eq!(
+            within(&Seeds(vec![0.5, 1.1]), 0.75, 1.25),
+            Verdict::Unresolved
+        );
+        assert_eq!(within(&Seeds::one(1.3), 0.75, 1.25), Verdict::Fails);
+    }
+
+    #[test]
+    fn and_lets_a_failure_win_over_unresolved() {
+        use Verdict::*;
+        assert_eq!(Holds.and(Unresolved), Unresolved);
+        assert_eq!(Unresolved.and(Fails), Fails);
+        assert_eq!(Verdict::all([Holds, Holds]), Holds);
+    }
+}
