@@ -38,6 +38,7 @@ pub trait Evaluator: Sync {
 /// Every evaluator, in registry order.
 pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
     vec![
+        Box::new(super::exp_m1::ExpM1),
         Box::new(super::exp_m5::ExpM5),
         Box::new(super::exp_c1::ExpC1),
         Box::new(super::exp_h3::ExpH3),
@@ -152,11 +153,22 @@ fn measured_summary(r: &RowResult) -> String {
 
 /// The `why` column: why a row is not evaluable, or where a conditional row holds and
 /// the cause its evaluator computed for a miss.
+/// A row that is not robust and concerns one of the papers' own inconsistencies (the
+/// registry's `contradiction`) says so: a miss there may be the paper's.
 fn why(r: &RowResult) -> String {
-    let parts: Vec<String> = [r.not_evaluable.clone(), r.holds_where(), r.cause.clone()]
-        .into_iter()
-        .flatten()
-        .collect();
+    let paper = registry()
+        .claim(&r.id)
+        .filter(|c| !c.contradiction.is_empty() && r.label() != Label::Robust)
+        .map(|c| format!("paper inconsistency {}", c.contradiction));
+    let parts: Vec<String> = [
+        r.not_evaluable.clone(),
+        r.holds_where(),
+        r.cause.clone(),
+        paper,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     parts.join("; ")
 }
 

@@ -26,6 +26,7 @@
 pub mod eval;
 pub mod exp_c1;
 pub mod exp_h3;
+pub mod exp_m1;
 pub mod exp_m5;
 pub mod judge;
 
