@@ -1,0 +1,173 @@
+//! Runs an experiment's simulator points as a sweep: the points become one zipped grid
+//! (every axis advances together, so cell i is point i), validated whole before the
+//! first runs, keyed, run in parallel and kept in a resumable store
+//! (`OUT/cells/EXP-…/store.jsonl` under `reproduce --all --out OUT`): a killed
+//! `reproduce --all` resumes where it stopped, and a point shared by two experiments
+//! with the same design runs once per store.
+//!
+//! ```text
+//! points [(params, keys)] ──▶ grid { mode = "zip", base, axis per key } ──▶ Plan
+//!        ──▶ Sweep::open(OUT/cells/EXP) ──▶ run_local ──▶ report JSON per point
+//! ```
+
+use super::eval::Env;
+use crate::experiments::ExpError;
+use crate::sweep::{Grid, Plan, Status, Sweep};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One simulator run of an experiment.
+#[derive(Clone, Debug)]
+pub struct RunPoint {
+    /// Config keys (as `--set` takes them) and their values; `preset`, `workload` and
+    /// `seed` are the sweep's special keys.
+    pub keys: Vec<(String, toml::Value)>,
+}
+
+impl RunPoint {
+    /// A point from `(key, value)` pairs.
+    pub fn new(keys: Vec<(&str, toml::Value)>) -> RunPoint {
+        RunPoint {
+            keys: keys.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        }
+    }
+}
+
+/// Where an experiment's store lives: under `--out`, or a temporary directory removed
+/// afterwards (library callers without an output directory).
+enum StoreDir {
+    Kept(PathBuf),
+    /// Removed when dropped.
+    Temp(PathBuf),
+}
+
+impl StoreDir {
+    fn temp(exp: &str) -> StoreDir {
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        StoreDir::Temp(
+            std::env::temp_dir().join(format!("ssdlab-{exp}-{}-{n}", std::process::id())),
+        )
+    }
+
+    fn path(&self) -> PathBuf {
+        match self {
+            StoreDir::Kept(p) | StoreDir::Temp(p) => p.clone(),
+        }
+    }
+}
+
+impl Drop for StoreDir {
+    fn drop(&mut self) {
+        if let StoreDir::Temp(p) = self {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+/// Runs `points` of experiment `exp` over the `base` keys and returns each point's JSON
+/// report, in order. Every point must have the same keys.
+pub fn run(
+    env: &Env,
+    exp: &str,
+    base: Vec<(&str, toml::Value)>,
+    points: &[RunPoint],
+) -> Result<Vec<serde_json::Value>, ExpError> {
+    let err = |m: String| ExpError::Other(format!("{exp}: {m}"));
+    if points.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names: Vec<String> = points[0].keys.iter().map(|(k, _)| k.clone()).collect();
+    let mut axes: BTreeMap<String, Vec<toml::Value>> = BTreeMap::new();
+    for p in points {
+        let ks: Vec<&String> = p.keys.iter().map(|(k, _)| k).collect();
+        if ks.len() != names.len() || ks.iter().zip(&names).any(|(a, b)| *a != b) {
+            return Err(err("every point must set the same keys".into()));
+        }
+        for (k, v) in &p.keys {
+            axes.entry(k.clone()).or_default().push(v.clone());
+        }
+    }
+    let mut table = toml::Table::new();
+    table.insert("mode".into(), toml::Value::String("zip".into()));
+    let mut set = toml::Table::new();
+    let mut base_t = toml::Table::new();
+    for (k, v) in base {
+        match k {
+            "preset" | "workload" | "seed" => {
+                base_t.insert(k.into(), v);
+            }
+            _ => {
+                set.insert(k.into(), v);
+            }
+        }
+    }
+    base_t.insert("set".into(), toml::Value::Table(set));
+    table.insert("base".into(), toml::Value::Table(base_t));
+    let axis_list: Vec<toml::Value> = names
+        .iter()
+        .map(|k| {
+            let mut a = toml::Table::new();
+            a.insert("key".into(), toml::Value::String(k.clone()));
+            a.insert("values".into(), toml::Value::Array(axes[k].clone()));
+            toml::Value::Table(a)
+        })
+        .collect();
+    table.insert("axis".into(), toml::Value::Array(axis_list));
+    let grid = Grid::from_table(table, exp, std::path::Path::new(".")).map_err(err)?;
+    let jobs = rayon::current_num_threads();
+    let plan = Plan::new(grid, jobs).map_err(err)?;
+    if plan.cells.len() != points.len() {
+        return Err(err(format!(
+            "{} cells for {} points",
+            plan.cells.len(),
+            points.len()
+        )));
+    }
+    let dir = match &env.work {
+        Some(out) => StoreDir::Kept(out.join("cells").join(exp)),
+        None => StoreDir::temp(exp),
+    };
+    let mut sweep = Sweep::open(plan, &dir.path()).map_err(err)?;
+    sweep.run_local(None, false, true).map_err(err)?;
+    let mut out = Vec::with_capacity(points.len());
+    for c in &sweep.plan.cells {
+        let r = sweep
+            .store
+            .get(&c.spec.key)
+            .ok_or_else(|| err(format!("cell {} did not run", c.index)))?;
+        if r.status != Status::Ok {
+            return Err(err(format!(
+                "cell {} failed: {}",
+                c.index,
+                r.error.clone().unwrap_or_default()
+            )));
+        }
+        out.push(r.report.clone().expect("an ok record has a report"));
+    }
+    Ok(out)
+}
+
+/// A number from a report, by dotted path (`latency_ns.mean`).
+pub fn num(report: &serde_json::Value, path: &str) -> f64 {
+    let mut v = report;
+    for part in path.split('.') {
+        v = &v[part];
+    }
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// A TOML integer.
+pub fn int(x: i64) -> toml::Value {
+    toml::Value::Integer(x)
+}
+
+/// A TOML string.
+pub fn text(s: &str) -> toml::Value {
+    toml::Value::String(s.to_string())
+}
+
+/// A TOML float.
+pub fn float(x: f64) -> toml::Value {
+    toml::Value::Float(x)
+}
