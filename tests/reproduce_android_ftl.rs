@@ -1,12 +1,13 @@
-//! `ssdlab reproduce android-ftl --quick` writes its outputs and shows the Android study's
-//! trends (docs/papers.md §4).
+//! `ssdlab reproduce android-ftl --quick` writes its outputs: every claim's verdict is
+//! the one its test gives on the data, and the aged run ages as the paper says
+//! (docs/papers.md §4, docs/reproductions.md "Defaults").
 
 mod common;
 
 use std::collections::BTreeMap;
 
 #[test]
-fn android_ftl_reproduction_shows_the_papers_trends() {
+fn android_ftl_reproduction_is_consistent_and_ages_as_the_paper_says() {
     let (_dir, out) = common::reproduce_quick(
         "android-ftl",
         &[
@@ -39,48 +40,77 @@ fn android_ftl_reproduction_shows_the_papers_trends() {
         );
     }
     let get = |test: &str, ftl: &str| t[&(test.to_string(), ftl.to_string())];
-    // Random write: BAST's GC share far above FAST's; FAST and FASTer a small fraction of
-    // BAST's time (paper: 17%); page mapping fastest.
-    let (bast, bast_gc) = get("random_write", "bast");
-    let (fast, fast_gc) = get("random_write", "fast");
-    let (faster, _) = get("random_write", "faster");
-    let (page, _) = get("random_write", "page");
-    assert!(bast_gc > 0.8, "BAST GC share {bast_gc}");
-    assert!(bast_gc - fast_gc > 0.15, "BAST {bast_gc} vs FAST {fast_gc}");
-    assert!(fast < 0.35 * bast && faster < 0.35 * bast, "{csv}");
-    assert!(page < fast && page < faster && page < bast, "{csv}");
-    // Sequential read: the paper's FTLs within a few percent.
-    let reads: Vec<f64> = ["page", "bast", "fast", "faster"]
-        .iter()
-        .map(|f| get("seq_read", f).0)
-        .collect();
-    let min = reads.iter().copied().fold(f64::MAX, f64::min);
-    let max = reads.iter().copied().fold(0.0, f64::max);
-    assert!(max / min < 1.03, "{reads:?}");
-    // Aged sequential write: BAST is the slowest of the hybrids and FAST spends less
-    // than half of BAST's GC time.
-    let aged = |f: &str| get("seq_write_aged", f);
-    assert!(aged("bast").0 > aged("fast").0 && aged("bast").0 > aged("faster").0);
-    assert!(aged("fast").0 * aged("fast").1 < 0.5 * aged("bast").0 * aged("bast").1);
+    let core = ["page", "bast", "fast", "faster"];
     // The summary sets the paper's numbers beside ours.
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    for s in ["17%", "86%", "Mechanisms, from the counters"] {
+    for s in [
+        "17%",
+        "86%",
+        "Mechanisms, from the counters",
+        "## Parameters",
+    ] {
         assert!(md.contains(s), "summary lacks {s}");
     }
-    // Claims as data, consistent with the data they are computed from.
+    // Claims as data, each verdict the one its test gives on the data CSV (whatever the
+    // verdict is: the registry judges the outcome, this test only the bookkeeping).
     let claims = common::check_claims(&out);
-    let fastest = ["page", "bast", "fast", "faster"]
-        .iter()
-        .min_by(|a, b| aged(a).0.total_cmp(&aged(b).0))
+    let holds = |id: &str| common::holds(&claims, id);
+    let spread = |test: &str| {
+        let v: Vec<f64> = core.iter().map(|f| get(test, f).0).collect();
+        v.iter().copied().fold(0.0, f64::max) / v.iter().copied().fold(f64::MAX, f64::min)
+    };
+    assert_eq!(holds("A1"), spread("seq_read") < 1.03);
+    let aged = |f: &str| get("seq_write_aged", f);
+    let by_time = |test: &str, max: bool| {
+        let key = |f: &&&str| get(test, f).0;
+        let v = core.iter();
+        if max {
+            *v.max_by(|a, b| key(a).total_cmp(&key(b))).unwrap()
+        } else {
+            *v.min_by(|a, b| key(a).total_cmp(&key(b))).unwrap()
+        }
+    };
+    assert_eq!(
+        holds("A2"),
+        by_time("seq_write_aged", false) == "page",
+        "{csv}"
+    );
+    let fp = aged("fast").0 / aged("page").0;
+    assert_eq!(holds("A3"), (0.9..=1.1).contains(&fp), "{csv}");
+    assert_eq!(
+        holds("A4"),
+        by_time("seq_write_aged", true) == "bast",
+        "{csv}"
+    );
+    let mean_share = |test: &str| core.iter().map(|f| get(test, f).1).sum::<f64>() / 4.0;
+    assert_eq!(
+        holds("A6"),
+        (mean_share("seq_write_aged") - 0.23).abs() <= 0.10
+    );
+    let (bast, bast_gc) = get("random_write", "bast");
+    assert_eq!(holds("A7"), (bast_gc - 0.86).abs() <= 0.10);
+    let in_band = |f: &str| (0.085..=0.34).contains(&(get("random_write", f).0 / bast));
+    assert_eq!(holds("A8"), in_band("fast") && in_band("faster"));
+    assert_eq!(holds("A11"), by_time("random_write", false) == "page");
+    // The aged run ages the way the paper says, fixed before any run: random writes over
+    // the whole area, once (not the 25% under which A3, A4 and A6 held). Its sequential
+    // write is the sweep's point for that aging at the preset's 7% over-provisioning.
+    let mut p = csv::Reader::from_path(out.join("parameters.csv")).unwrap();
+    let aging = p
+        .records()
+        .map(Result::unwrap)
+        .find(|r| &r[0] == "AGING")
         .unwrap();
-    assert_eq!(common::holds(&claims, "A2"), *fastest == "page", "{csv}");
-    let slowest = ["page", "bast", "fast", "faster"]
-        .iter()
-        .max_by(|a, b| aged(a).0.total_cmp(&aged(b).0))
-        .unwrap();
-    assert_eq!(common::holds(&claims, "A4"), *slowest == "bast", "{csv}");
-    assert_eq!(common::holds(&claims, "A7"), (bast_gc - 0.86).abs() <= 0.10);
-    // The aged-write sweep covers every FTL at every over-provisioning and aging.
+    assert!(aging[1].contains("100% of the capacity"), "{aging:?}");
     let sweep = std::fs::read_to_string(out.join("sensitivity_aged_write.csv")).unwrap();
+    for f in core {
+        let row = sweep
+            .lines()
+            .find(|l| l.starts_with(&format!("random100,7,{f},")))
+            .unwrap();
+        let total: f64 = row.split(',').nth(3).unwrap().parse().unwrap();
+        assert!((total - aged(f).0).abs() < 1e-3, "{f}: {row} vs {csv}");
+    }
+    // The aged-write sweep covers every FTL at every over-provisioning and aging.
     assert_eq!(sweep.lines().count(), 1 + 5 * 4 * 4, "{sweep}");
 }

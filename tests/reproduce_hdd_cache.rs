@@ -1,6 +1,7 @@
-//! `ssdlab reproduce hdd-cache --quick` writes its outputs and shows the paper's trends:
-//! warm runs beat cold runs and the HDD alone, list lookups grow linearly with the record
-//! count, tree lookups logarithmically, and the hint makes sequential lookups O(1).
+//! `ssdlab reproduce hdd-cache --quick` writes its outputs: list lookups grow linearly
+//! with the record count, tree lookups logarithmically, and the hint makes sequential
+//! lookups O(1) (the tables' arithmetic); the workload claims' verdicts are their tests
+//! on the data; the cache SSD keeps its preset's link (docs/reproductions.md "Defaults").
 
 mod common;
 
@@ -9,7 +10,7 @@ fn field(line: &str, i: usize) -> f64 {
 }
 
 #[test]
-fn hdd_cache_reproduction_shows_the_papers_trends() {
+fn hdd_cache_reproduction_is_consistent_with_its_data_and_defaults() {
     let (_dir, out) = common::reproduce_quick(
         "hdd-cache",
         &[
@@ -34,12 +35,8 @@ fn hdd_cache_reproduction_shows_the_papers_trends() {
             .unwrap();
         field(l, 3)
     };
-    for wl in ["boot", "app-launch", "game-load"] {
-        let warm = elapsed(wl, "hdd+flash", "warm");
-        assert!(warm < elapsed(wl, "hdd+flash", "cold"), "{wl}: {w}");
-        assert!(warm < elapsed(wl, "hdd", "cold"), "{wl}: {w}");
-        assert!(warm < elapsed(wl, "hdd", "warm"), "{wl}: {w}");
-    }
+    // Savings: the warm cached run against the HDD alone, for H2 and H4 below.
+    let saving = |wl: &str| 1.0 - elapsed(wl, "hdd+flash", "warm") / elapsed(wl, "hdd", "cold");
     // table,hint,pattern,records,lookups,mean_comparisons,…
     let l = std::fs::read_to_string(out.join("lookup.csv")).unwrap();
     let cmp = |t: &str, hint: bool, pattern: &str, n: u64| -> f64 {
@@ -84,6 +81,37 @@ fn hdd_cache_reproduction_shows_the_papers_trends() {
     assert!(inner < avg && avg < outer, "{s}");
     let ratio = seq("SSD ") / avg;
     assert_eq!(common::holds(&claims, "H1"), (2.5..=3.5).contains(&ratio));
+    // H2 and H4: their tests on the workload table (savings rounded as the CSV is).
+    let names = ["boot", "app-launch", "game-load"];
+    let sv: Vec<f64> = names.iter().map(|wl| saving(wl)).collect();
+    if sv.iter().all(|x| x.abs() > 1e-3) {
+        assert_eq!(
+            common::holds(&claims, "H2"),
+            sv.iter().all(|&x| x > 0.0),
+            "{w}"
+        );
+    }
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&a, &b| sv[b].total_cmp(&sv[a]));
+    assert_eq!(common::holds(&claims, "H4"), order == [1, 2, 0], "{sv:?}");
+    // The cache SSD keeps its preset's own link, fixed before any run (not the 355 MB/s
+    // picked because it gives H1's 3×); the link sweep's default row is this run.
+    let link = ssdlab::hybrid::config::HybridConfig::default()
+        .flash
+        .device
+        .host_link_mb_s;
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with(&format!("SSD sata-mlc-2011 ({link:.0} MB/s link),"))),
+        "{s}"
+    );
+    let ls = std::fs::read_to_string(out.join("sensitivity_link.csv")).unwrap();
+    let first = ls.lines().nth(1).unwrap();
+    assert!(
+        first.starts_with(&format!("{link:.0} MB/s (default")),
+        "{ls}"
+    );
+    assert!((field(first, 1) - ratio).abs() < 0.01, "{ls} vs {ratio}");
     let p = std::fs::read_to_string(out.join("sensitivity_hdd_position.csv")).unwrap();
     let mb_s: Vec<f64> = p.lines().skip(1).map(|l| field(l, 1)).collect();
     assert_eq!(mb_s.len(), 9);
@@ -91,5 +119,5 @@ fn hdd_cache_reproduction_shows_the_papers_trends() {
     assert!(out.join("sensitivity_link.svg").is_file());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains("does not hold"), "{md}");
-    assert!(md.contains("−65%") && md.contains("paper"));
+    assert!(md.contains("−65%") && md.contains("paper") && md.contains("## Parameters"));
 }

@@ -1,6 +1,6 @@
-//! `ssdlab reproduce ncq-buffer --quick` writes its outputs and shows the paper's trends:
-//! QLRU ≥ LRU everywhere, a gain that grows with queue length and vanishes when requests
-//! arrive too slowly to queue, and device write amplification below 1 with a buffer.
+//! `ssdlab reproduce ncq-buffer --quick` writes its outputs: every grid cell and workload
+//! run, claim verdicts that are their tests on the data, QLRU = LRU when nothing queues,
+//! and the workload runs' buffer as documented (docs/reproductions.md "Defaults").
 
 mod common;
 
@@ -32,7 +32,7 @@ fn f(r: &BTreeMap<String, String>, k: &str) -> f64 {
 }
 
 #[test]
-fn ncq_buffer_reproduction_shows_the_papers_trends() {
+fn ncq_buffer_reproduction_is_consistent_with_its_data_and_defaults() {
     let (_dir, out) = common::reproduce_quick(
         "ncq-buffer",
         &[
@@ -48,7 +48,9 @@ fn ncq_buffer_reproduction_shows_the_papers_trends() {
             "workloads.svg",
         ],
     );
-    // Grid: QLRU ≥ LRU in every cell; the gain at the longest queue beats the shortest.
+    let claims = common::check_claims(&out);
+    let holds = |id: &str| common::holds(&claims, id);
+    // Grid: every cell of both policies; N1's verdict is its test on the grid CSV.
     let grid = rows(&out.join("grid.csv"));
     let cell = |mib: &str, qd: &str, p: &str| {
         grid.iter()
@@ -65,24 +67,19 @@ fn ncq_buffer_reproduction_shows_the_papers_trends() {
     qds.sort_by_key(|q| q.parse::<u32>().unwrap());
     qds.dedup();
     assert!(buffers.len() >= 2 && qds.len() >= 2);
+    let mut all_ge = true;
     for b in &buffers {
-        let gain = |qd: &str| cell(b, qd, "qlru").unwrap() - cell(b, qd, "lru").unwrap();
         for qd in &qds {
-            assert!(gain(qd) >= 0.0, "buffer {b} qd {qd}: gain {}", gain(qd));
+            all_ge &= cell(b, qd, "qlru").unwrap() >= cell(b, qd, "lru").unwrap();
         }
-        let (lo, hi) = (gain(&qds[0]), gain(qds.last().unwrap()));
-        assert!(
-            hi > lo + 0.5,
-            "buffer {b}: gain {lo} at qd {} vs {hi}",
-            qds[0]
-        );
     }
+    assert_eq!(holds("N1"), all_ge);
     // Every other policy has a row.
     for p in ["lfu", "fab", "bplru", "clc", "bpac", "exlru"] {
         assert!(grid.iter().any(|r| r["policy"] == p), "no {p} row");
     }
-    // Inter-arrival: the gain with a full queue (closed loop) exceeds the gain when the
-    // slowest arrivals leave the queue empty, where it is (nearly) zero.
+    // Inter-arrival: when the slowest arrivals leave the queue empty, QLRU has no queued
+    // command to look at and behaves as LRU (a property of the policy, not a claim).
     let arr = rows(&out.join("arrivals.csv"));
     let gain_at = |gap: &str| {
         let h = |p: &str| {
@@ -94,11 +91,12 @@ fn ncq_buffer_reproduction_shows_the_papers_trends() {
         h("qlru") - h("lru")
     };
     let slowest = arr.last().unwrap()["mean_gap_us"].clone();
-    assert!(gain_at("0") > gain_at(&slowest) + 1.0, "{arr:?}");
     assert!(gain_at(&slowest).abs() < 0.05, "{}", gain_at(&slowest));
-    // Workloads: QLRU ≥ LRU on both stand-ins at every queue length; device WA < 1 with
-    // a buffer and = 1 without, FTL WA = 1 on the empty device.
+    // Workloads: every policy at every queue length; without a buffer the device writes
+    // what the host writes, and the FTL's own WA is 1 on the empty device. N4's verdict
+    // is its test on the table.
     let w = rows(&out.join("workloads.csv"));
+    let mut n4 = true;
     for wl in ["oltp", "compile"] {
         for qd in ["32", "512"] {
             let get = |p: &str| {
@@ -106,43 +104,54 @@ fn ncq_buffer_reproduction_shows_the_papers_trends() {
                     .find(|r| r["workload"] == wl && r["qd"] == qd && r["policy"] == p)
                     .unwrap()
             };
-            assert!(
-                f(get("qlru"), "write_hit_ratio_percent")
-                    >= f(get("lru"), "write_hit_ratio_percent")
-            );
-            assert!(f(get("lru"), "device_wa") < 1.0);
+            n4 &= f(get("qlru"), "write_hit_ratio_percent")
+                >= f(get("lru"), "write_hit_ratio_percent");
             assert_eq!(f(get("lru"), "ftl_wa"), 1.0);
             assert_eq!(f(get("none"), "device_wa"), 1.0);
         }
     }
-    let claims = common::check_claims(&out);
+    assert_eq!(holds("N4"), n4);
     // N6 recomputed from the workload table at the longest queue.
-    let gain = |wl: &str| {
-        let at = |p: &str| {
-            f(
-                w.iter()
-                    .find(|r| r["workload"] == wl && r["qd"] == "512" && r["policy"] == p)
-                    .unwrap(),
-                "write_hit_ratio_percent",
-            )
-        };
-        at("qlru") - at("lru")
+    let at = |wl: &str, p: &str| {
+        f(
+            w.iter()
+                .find(|r| r["workload"] == wl && r["qd"] == "512" && r["policy"] == p)
+                .unwrap(),
+            "write_hit_ratio_percent",
+        )
     };
+    let gain = |wl: &str| at(wl, "qlru") - at(wl, "lru");
     assert_eq!(
-        common::holds(&claims, "N6"),
+        holds("N6"),
         gain("compile") > gain("oltp"),
         "compile +{} vs OLTP +{}",
         gain("compile"),
         gain("oltp")
     );
-    // The buffer-size sweep always runs (the default size is a choice): four sizes,
-    // both workloads, the default among them.
+    // The workload runs' buffer is the smallest of the (quick) grid, fixed before any run
+    // (not the 128 / 32 MiB adopted after N6 failed): the buffer-size sweep, which always
+    // runs, has the same LRU hit ratio at that size as the workload section.
+    let mut p = csv::Reader::from_path(out.join("parameters.csv")).unwrap();
+    let buffer = p
+        .records()
+        .map(Result::unwrap)
+        .find(|r| &r[0] == "work_buffer_mib");
+    assert_eq!(&buffer.unwrap()[1], "8 MiB");
     let sens = rows(&out.join("sensitivity_compile_gain.csv"));
     assert_eq!(sens.len(), 8);
-    assert!(sens.iter().any(|r| r["buffer_mib"] == "32"));
+    for wl in ["oltp", "compile"] {
+        let r = sens
+            .iter()
+            .find(|r| r["workload"] == wl && r["buffer_mib"] == "8")
+            .unwrap();
+        assert!(
+            (f(r, "lru_hit_percent") - at(wl, "lru")).abs() < 1e-3,
+            "{r:?}"
+        );
+    }
     assert!(out.join("sensitivity_compile_gain.svg").is_file());
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(!md.contains("does not hold"), "{md}");
+    assert!(md.contains("## Parameters"));
     assert!(
         md.contains("60.3") && md.contains("8.6"),
         "paper numbers missing"
