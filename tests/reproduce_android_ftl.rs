@@ -17,7 +17,7 @@ fn android_ftl_reproduction_is_consistent_and_ages_as_the_paper_says() {
             "seq_write_aged.svg",
             "random_write.svg",
             "random_read.svg",
-            "claims.csv",
+            "checks.csv",
         ],
     );
     let csv = std::fs::read_to_string(out.join("android_ftl.csv")).unwrap();

@@ -69,7 +69,7 @@ fn mgmt_block_reproduction_is_consistent_with_its_data_and_defaults() {
     let params = out.join("parameters.csv");
     assert_eq!(value(&params, 0, 1, None, "DATA_BUFFER (Fig. 14)"), "none");
     for id in ["M2", "M3", "M4", "M5", "M6", "M7", "M8", "M9"] {
-        let main = value(&out.join("claims.csv"), 0, 3, None, id);
+        let main = value(&out.join("checks.csv"), 0, 3, None, id);
         let unbuffered = value(
             &out.join("sensitivity_iops.csv"),
             1,

@@ -1,13 +1,16 @@
-//! Paper claims as data: every reproduction records one [`Claim`] per published result
-//! it checks, and [`finish`] writes them as `claims.csv` and builds `summary.md` from
-//! them, so no sentence of a summary asserts an outcome the table does not show.
+//! An experiment's own checks as data: every paper experiment records one [`Claim`] per
+//! published result it checks, and [`finish`] writes them as `checks.csv` and builds
+//! `summary.md` from them, so no sentence of a summary asserts an outcome the table does
+//! not show. These checks predate the claims registry and are not its verdict: the
+//! registry's criteria and grids (`ssdlab reproduce --all`, [`super::registry`]) judge
+//! the claims, and the summary says so.
 //!
 //! ```text
 //! claim        id, figure/table, the paper's value or trend, ours, the test applied,
 //!              holds yes/no (computed from the run's numbers, never written by hand)
 //! sensitivity  for a claim that does not hold: a sweep over what the paper left
 //!              unsaid, its figure (SVG) and an explanation computed from the sweep
-//! finish       claims.csv (one row per claim) + summary.md = title, intro, the claims
+//! finish       checks.csv (one row per check) + summary.md = title, intro, the claims
 //!              table, the count of claims that hold, each sensitivity result, then
 //!              the experiment's detailed sections
 //! ```
@@ -114,7 +117,7 @@ impl Claims {
     }
 }
 
-/// Header of `claims.csv`.
+/// Header of `checks.csv`.
 pub const HEADER: [&str; 8] = [
     "id",
     "figure",
@@ -126,7 +129,7 @@ pub const HEADER: [&str; 8] = [
     "explanation",
 ];
 
-/// Writes `claims.csv` and `summary.md` (title, intro, the claims table and count,
+/// Writes `checks.csv` and `summary.md` (title, intro, the claims table and count,
 /// sensitivity results, then `body`, the experiment's detailed sections).
 pub fn finish(ctx: &mut Ctx, claims: &Claims, title: &str, intro: &str, body: &str) {
     let mut rows = Vec::new();
@@ -143,14 +146,17 @@ pub fn finish(ctx: &mut Ctx, claims: &Claims, title: &str, intro: &str, body: &s
             s.map_or(String::new(), |s| s.explanation.clone()),
         ]);
     }
-    ctx.csv("claims", &HEADER, rows);
+    ctx.csv("checks", &HEADER, rows);
 
     let held = claims.rows.iter().filter(|c| c.holds).count();
     let total = claims.rows.len();
     let mut md = format!("# {title}\n\n{intro}\n");
-    md.push_str("## Claims checked\n\n");
+    md.push_str("## The experiment's own checks\n\n");
     md.push_str(&format!(
-        "{held} of {total} claims hold ({}%). One row per published result (`claims.csv`); \
+        "These checks are older than the claims registry and are **not its verdict**: the \
+         registry's criteria and parameter grids judge the claims (`ssdlab reproduce --all`, \
+         docs/reproductions.md), and some of these tests are looser than the registry's. \
+         {held} of {total} checks pass ({}%). One row per published result (`checks.csv`); \
          \"holds\" is the test on this run's numbers.\n\n",
         if total == 0 {
             "n/a".to_string()
@@ -235,7 +241,8 @@ mod tests {
         assert!(csv.starts_with("id,figure,paper,ours,test,holds,"));
         assert!(csv.contains("X2,Fig. 2,c > d,1 < 2,c > d,no,sens_x2.svg,d is always larger"));
         let md = &ctx.files()[1].contents;
-        assert!(md.contains("1 of 2 claims hold (50%)"));
+        assert!(md.contains("1 of 2 checks pass (50%)"));
+        assert!(md.contains("not its verdict"));
         assert!(md.contains("No setting in the swept range"));
         assert!(md.ends_with("## body\n"));
     }

@@ -77,12 +77,12 @@ pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Checks `claims.csv` and `summary.md` of a reproduction in `out` against each other:
+/// Checks `checks.csv` and `summary.md` of a reproduction in `out` against each other:
 /// the header, unique ids, yes/no verdicts, a sensitivity figure (an SVG written beside
 /// it) and an explanation for every claim that does not hold, and the summary's count
 /// and rows. Returns the claims as (id, holds).
 pub fn check_claims(out: &std::path::Path) -> Vec<(String, bool)> {
-    let csv = std::fs::read_to_string(out.join("claims.csv")).expect("claims.csv");
+    let csv = std::fs::read_to_string(out.join("checks.csv")).expect("checks.csv");
     let mut r = csv::Reader::from_reader(csv.as_bytes());
     let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
     assert_eq!(
@@ -141,7 +141,7 @@ pub fn check_claims(out: &std::path::Path) -> Vec<(String, bool)> {
     }
     assert!(!claims.is_empty(), "no claims");
     let held = claims.iter().filter(|c| c.1).count();
-    let count = format!("{held} of {} claims hold", claims.len());
+    let count = format!("{held} of {} checks pass", claims.len());
     assert!(md.contains(&count), "summary lacks `{count}`");
     claims
 }
