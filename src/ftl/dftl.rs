@@ -6,7 +6,8 @@
 //! flash:  data blocks + translation blocks; translation page m holds the map entries of
 //!         lpns m·E … m·E+E−1 (E = page size / 4 B)
 //! GTD:    m → physical translation page (RAM);  CMT: lpn → ppn, bounded, LRU or SLRU
-//! resolve(lpn): CMT hit → ppn; miss → read translation page GTD[lpn / E] (Map read)
+//! resolve(lpn): CMT hit → ppn; miss → read translation page GTD[lpn / E] (Map read;
+//!             with coalesce_misses, not if the same host command has already read it)
 //! read(lpn):  resolve; miss → cache the entry (clean); read the data page
 //! write(lpn): resolve; invalidate the old page; program at the plane's frontier;
 //!             CMT entry = new ppn, dirty (inserted on a miss)
