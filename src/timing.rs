@@ -1247,6 +1247,9 @@ impl TimeModel for FullModel {
         nand.swap_log(&mut ops);
         let mut host_reads = 0;
         let mut merged_ns = start;
+        // A host read's address comes from the mapping: a command's host reads wait for
+        // the mapping reads (translation pages, chain scans) logged before them.
+        let mut map_read_ns = start;
         let (mut unit, mut unit_start_ns, mut unit_done_ns) = (u32::MAX, start, start);
         let mut placed = Placed {
             flash_done_ns: start,
@@ -1266,9 +1269,16 @@ impl TimeModel for FullModel {
                 }
                 at = at.max(unit_start_ns);
             }
+            let host_read = op.kind == OpKind::Read && op.cause == Cause::Host;
+            if host_read {
+                at = at.max(map_read_ns);
+            }
             let end = t.apply(op, at);
             if rmw_read {
                 merged_ns = merged_ns.max(end);
+            }
+            if op.kind == OpKind::Read && op.cause == Cause::Map {
+                map_read_ns = map_read_ns.max(end);
             }
             if own {
                 unit_done_ns = unit_done_ns.max(end);

@@ -6,7 +6,8 @@
 //! flash:  data blocks + translation blocks; translation page m holds the map entries of
 //!         lpns m·E … m·E+E−1 (E = page size / 4 B)
 //! GTD:    m → physical translation page (RAM);  CMT: lpn → ppn, bounded, LRU or SLRU
-//! resolve(lpn): CMT hit → ppn; miss → read translation page GTD[lpn / E] (Map read)
+//! resolve(lpn): CMT hit → ppn; miss → read translation page GTD[lpn / E] (Map read;
+//!             with coalesce_misses, not if the same host command has already read it)
 //! read(lpn):  resolve; miss → cache the entry (clean); read the data page
 //! write(lpn): resolve; invalidate the old page; program at the plane's frontier;
 //!             CMT entry = new ppn, dirty (inserted on a miss)
@@ -111,6 +112,12 @@ pub struct DftlConfig {
     pub cmt_fraction: Option<f64>,
     /// Share of the CMT in the protected segment (segmented LRU only).
     pub protected_fraction: f64,
+    /// Misses of one host command on the same translation page share one translation
+    /// read (the entries arrive together, as MQSim's `ArrivingMappingEntries` serves every
+    /// miss waiting on a page being read). Off by default: the paper reads the translation
+    /// page once per miss. Left out of a report's config when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub coalesce_misses: bool,
 }
 
 impl Default for DftlConfig {
@@ -121,6 +128,7 @@ impl Default for DftlConfig {
             cmt_entries: None,
             cmt_fraction: None,
             protected_fraction: 0.5,
+            coalesce_misses: false,
         }
     }
 }
@@ -212,6 +220,12 @@ pub fn build(
 pub struct Dftl<V: VictimPolicy> {
     np: u32,
     cmt_start: CmtStart,
+    coalesce_misses: bool,
+    /// Command number of the current host command ([`Ftl::begin_command`]).
+    command: u32,
+    /// Per translation page, the command that last read it (`coalesce_misses` only;
+    /// empty otherwise): a later miss of that command on the page needs no flash read.
+    read_in_command: Vec<u32>,
     hot_cold: bool,
     logical_pages: u32,
     /// Map entries per translation page.
@@ -254,6 +268,9 @@ pub struct Dftl<V: VictimPolicy> {
     hits: u64,
     misses: u64,
     trans_reads: u64,
+    /// Misses served by a translation read their command had already issued
+    /// (`coalesce_misses`).
+    shared_trans_reads: u64,
     trans_writes: u64,
     dirty_evictions: u64,
     clean_evictions: u64,
@@ -293,6 +310,13 @@ impl<V: VictimPolicy> Dftl<V> {
         Ok(Dftl {
             np: geo.pages_per_block,
             cmt_start: d.cmt_start,
+            coalesce_misses: d.coalesce_misses,
+            command: 1,
+            read_in_command: if d.coalesce_misses {
+                vec![0; tpages as usize]
+            } else {
+                Vec::new()
+            },
             hot_cold: cfg.hot_cold,
             logical_pages: logical_pages as u32,
             epp,
@@ -326,6 +350,7 @@ impl<V: VictimPolicy> Dftl<V> {
             hits: 0,
             misses: 0,
             trans_reads: 0,
+            shared_trans_reads: 0,
             trans_writes: 0,
             dirty_evictions: 0,
             clean_evictions: 0,
@@ -500,6 +525,7 @@ impl<V: VictimPolicy> Dftl<V> {
         if old != 0 {
             nand.read(Ppn(old - 1), Cause::Map);
             self.trans_reads += 1;
+            self.note_read(mvpn);
         }
         for &(lpn, ppn) in moved {
             self.gmt[lpn as usize] = ppn + 1;
@@ -654,12 +680,28 @@ impl<V: VictimPolicy> Dftl<V> {
             return (n, self.cmt.val(n).ppn);
         }
         self.misses += 1;
-        let t = self.gtd[(lpn / self.epp) as usize];
+        let mvpn = lpn / self.epp;
+        let t = self.gtd[mvpn as usize];
         if t != 0 {
-            nand.read(Ppn(t - 1), Cause::Map);
-            self.trans_reads += 1;
+            if self.coalesce_misses && self.read_in_command[mvpn as usize] == self.command {
+                // This command already read (or is reading) the page: the entry arrives
+                // with that read.
+                self.shared_trans_reads += 1;
+            } else {
+                nand.read(Ppn(t - 1), Cause::Map);
+                self.trans_reads += 1;
+                self.note_read(mvpn);
+            }
         }
         (NIL, self.gmt[lpn as usize].wrapping_sub(1))
+    }
+
+    /// Records that the current command has translation page `mvpn`'s content.
+    #[inline]
+    fn note_read(&mut self, mvpn: u32) {
+        if self.coalesce_misses {
+            self.read_in_command[mvpn as usize] = self.command;
+        }
     }
 
     /// Batch update after a data victim moved: one rewrite per translation page whose
@@ -812,6 +854,12 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         }
     }
 
+    fn begin_command(&mut self) {
+        // Wrapping is harmless: a stale stamp equal to a new number after 2^32 commands
+        // can only spare one translation read.
+        self.command = self.command.wrapping_add(1);
+    }
+
     fn lookup(&self, lpn: Lpn, _nand: &Nand) -> Option<Ppn> {
         let (n, _) = self.cmt.find(lpn.0);
         let ppn = if n != NIL {
@@ -890,6 +938,12 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         out.insert("ftl.mapping.gtd_bytes".into(), self.gtd_bytes());
         out.insert("ftl.dftl.cmt_entries".into(), self.cmt.capacity() as u64);
         out.insert("ftl.dftl.trans_reads".into(), self.trans_reads);
+        if self.coalesce_misses {
+            out.insert(
+                "ftl.dftl.shared_trans_reads".into(),
+                self.shared_trans_reads,
+            );
+        }
         out.insert("ftl.dftl.trans_writes".into(), self.trans_writes);
         out.insert("ftl.dftl.dirty_evictions".into(), self.dirty_evictions);
         out.insert("ftl.dftl.clean_evictions".into(), self.clean_evictions);

@@ -107,6 +107,11 @@ pub trait Ftl: Send {
     /// Blocks held back from user data (GC reserve and open frontiers), for analytic
     /// comparisons of write amplification.
     fn reserved_blocks(&self) -> u64;
+    /// Called before each host command's FTL work (its pages' reads or writes, and the
+    /// write-back of the buffer victims it evicts): the operations until the next call
+    /// are issued together. DFTL with `coalesce_misses` lets the misses of one command on
+    /// a translation page share one read.
+    fn begin_command(&mut self) {}
     /// Hints that `lpn` will be accessed soon (the simulator passes the next request's
     /// first page), so a large mapping table's cache miss can overlap current work.
     fn prefetch(&self, _lpn: Lpn) {}

@@ -572,6 +572,7 @@ impl Device {
         let last = first + cmd.pages as u64;
         let per_page_reads = self.time.per_page_reads();
         self.time.begin(&self.nand);
+        self.ftl.begin_command();
         let ftl = &mut *self.ftl;
         let nand = &mut self.nand;
         // When the write's data has crossed the host link into the device.
