@@ -9,8 +9,14 @@
 //!   die only. A GC copy between pages of one plane may use copy-back (no bus transfer).
 //!   Operations are placed in request order at the earliest time their resources are
 //!   free, so dies and channels overlap exactly as far as the workload lets them.
+//!   A program operation writes up to `pages_per_program` mapping pages (multi-plane /
+//!   one-shot programming) and takes the whole t_PROG however many it holds: the pages
+//!   queued for a die when it becomes free are programmed together (see [`Timing`]).
 //! - **Count**: the papers' serial elapsed-time formula
 //!   `Cr·Tr + Cw·Tw + Gc·Tcopy + Ce·Te` (docs/papers.md §4), with no parallelism and no bus.
+//!   Tw is one page's share of a full program (t_PROG / `pages_per_program`); a command's
+//!   programs are charged in whole program operations, so the slots its last one leaves
+//!   empty cost Tw each too (see [`CountModel`]).
 //!
 //! The simulator sees both through [`TimeModel`]: it calls [`TimeModel::begin`] before a
 //! command's flash work and [`TimeModel::place`] after it, and learns when the work ends.
@@ -117,9 +123,10 @@ pub struct TimingParams {
     pub copyback: bool,
     /// Wiring.
     pub organisation: Organisation,
-    /// Mapping pages one program writes together; each page holds its die for
-    /// `program_ns / pages_per_program` (multi-plane programming of physical pages larger
-    /// than the mapping unit).
+    /// Mapping pages one program operation writes together (multi-plane or one-shot
+    /// programming of physical pages larger than the mapping unit): the slots of a
+    /// die's program. The operation takes the whole `program_ns` however many slots
+    /// are filled; see [`Timing`] for which pages share one.
     pub pages_per_program: u32,
     /// The SLC write cache, if any.
     pub slc: Option<SlcParams>,
@@ -131,8 +138,10 @@ pub struct TimingParams {
 /// ```text
 /// first program of an erased block: a host write on a die holding fewer than
 ///     blocks_per_die SLC blocks → SLC mode (queued on the die); anything else → native
-/// program / read of a page: SLC block → slc_program_ns / pages_per_program, slc_read_ns
-///                           native   → program_ns / pages_per_program, read_ns
+/// program / read of a page: SLC block → slc_program_ns, slc_read_ns
+///                           native   → program_ns, read_ns
+///     (a program operation of either mode takes its whole time however many of its
+///     pages_per_program slots are filled; only pages of one mode share an operation)
 /// device idle time (no flash work anywhere for longer than FOLD_IDLE_NS; the time past
 ///     that threshold) is banked on every die; while a die's bank covers folding its
 ///     oldest SLC block (every page read in SLC mode and programmed natively) and that
@@ -149,7 +158,7 @@ pub struct TimingParams {
 pub struct SlcParams {
     /// t_R in SLC mode.
     pub read_ns: u64,
-    /// t_PROG in SLC mode (shared by `pages_per_program` pages).
+    /// t_PROG in SLC mode (one program operation, up to `pages_per_program` pages).
     pub program_ns: u64,
     /// SLC blocks a die holds at most.
     pub blocks_per_die: u32,
@@ -365,7 +374,60 @@ fn share(ns: u64, pages: u32) -> u64 {
     (ns + pages / 2) / pages
 }
 
+/// A die's latest program operation while it is the last thing the die does: a
+/// multi-plane / one-shot program of up to `pages_per_program` mapping pages.
+#[derive(Clone, Copy, Debug, Default)]
+struct Batch {
+    /// When the die became free for it (its first page's data could start to arrive):
+    /// a page queued by then joins it.
+    open_ns: u64,
+    /// When the die's array is free again for a copy's source read ahead of the program
+    /// (copies within the die read their pages before the one program).
+    prep_ns: u64,
+    /// When the program proper starts: every page's data is in the die's registers.
+    program_start_ns: u64,
+    /// t_PROG of its cell mode (native or SLC; pages of one mode share an operation).
+    program_ns: u64,
+    /// Pages in it; 0 when none is open (the die has done something else since).
+    pages: u32,
+    /// Cause of its first page, which is charged the die time of its empty slots.
+    cause: u8,
+}
+
+impl Batch {
+    /// The die time of its empty slots out of `k`.
+    #[inline]
+    fn empty_slots_ns(&self, k: u32) -> u64 {
+        self.program_ns - self.program_ns * self.pages as u64 / k as u64
+    }
+
+    /// Takes no more pages; its empty slots' die time is charged to `busy_ns`.
+    #[inline]
+    fn close(&mut self, k: u32, busy_ns: &mut [u64; CAUSES]) {
+        if self.pages > 0 {
+            busy_ns[self.cause as usize] += self.empty_slots_ns(k);
+            self.pages = 0;
+        }
+    }
+}
+
 /// Busy-until state of dies and buses.
+///
+/// Program operations (`pages_per_program` = k slots per die): a controller issues one
+/// multi-plane / one-shot program per die for the pages waiting for that die when it
+/// becomes free, up to k, and the die is then busy for the whole t_PROG of the cell
+/// mode however many slots are filled (a partly filled program pads; it is not faster).
+/// In this busy-until model: a program of a page whose data is ready by the time the
+/// die became free for the die's latest program (and nothing else ran on the die since,
+/// the mode is the same and a slot is left) joins that program: its data crosses the bus
+/// no earlier than that moment, and the program starts once every member's data is in
+/// (a copy within the die reads its source first, on the die, ahead of the program).
+/// Otherwise it opens a new program when the die is next free. So a lone page (QD 1)
+/// costs transfer + t_PROG, and a die with a queue writes k pages per t_PROG. Pages
+/// are placed in request order, so a page of a later command that joins an earlier
+/// command's program delays that program by its transfer after the earlier command's
+/// completion was already reported (at most k − 1 transfers, a few µs each); slots are
+/// not tied to planes or blocks (a real multi-plane program takes one wordline per plane).
 #[derive(Clone, Debug)]
 pub struct Timing {
     p: TimingParams,
@@ -389,10 +451,10 @@ pub struct Timing {
     /// Superblock erases: the last erase (by `erase_mark`) that reserved each die.
     die_mark: Vec<u32>,
     erase_mark: u32,
-    /// One page's share of a native program.
-    page_program_ns: u64,
-    /// Program time of the last program placed (its transfer ended that long before it
-    /// did).
+    /// Each die's latest program operation ([`Batch`]).
+    batch: Vec<Batch>,
+    /// How long before its end the last program placed received its data (the end of
+    /// its bus transfer).
     last_program_ns: u64,
     /// The SLC write cache, when configured (physical page addresses only).
     slc: Option<Box<SlcState>>,
@@ -429,7 +491,7 @@ impl Timing {
             planes_per_die: geo.planes_per_die,
             die_mark: vec![0; dies as usize],
             erase_mark: 0,
-            page_program_ns: share(p.program_ns, p.pages_per_program),
+            batch: vec![Batch::default(); dies as usize],
             last_program_ns: 0,
             slc: p.slc.map(|sp| {
                 let blocks = geo.blocks_per_plane as u64 * geo.planes() as u64;
@@ -439,6 +501,7 @@ impl Timing {
                     mode: vec![MODE_ERASED; blocks as usize],
                     fifo: vec![std::collections::VecDeque::new(); dies as usize],
                     bank_ns: vec![0; dies as usize],
+                    // Folding moves whole blocks: every program operation is full.
                     fold_block_ns: geo.pages_per_block as u64
                         * (share(sp.read_ns, p.pages_per_program)
                             + share(p.program_ns, p.pages_per_program)),
@@ -463,12 +526,13 @@ impl Timing {
         }
     }
 
-    /// Die time of programming the page at `ppn` (on `die`) for `cause`; decides an
-    /// erased block's mode on its first program.
+    /// t_PROG of the block holding `ppn` (on `die`) when `cause` programs it: the time
+    /// of one whole program operation; decides an erased block's mode on its first
+    /// program.
     #[inline]
     fn program_ns_at(&mut self, ppn: Ppn, die: usize, cause: Cause) -> u64 {
         let Some(s) = self.slc.as_deref_mut() else {
-            return self.page_program_ns;
+            return self.p.program_ns;
         };
         let b = (ppn.0 / s.pages_per_block) as usize;
         if s.mode[b] == MODE_ERASED {
@@ -480,9 +544,9 @@ impl Timing {
             };
         }
         if s.mode[b] == MODE_SLC {
-            share(s.p.program_ns, self.p.pages_per_program)
+            s.p.program_ns
         } else {
-            self.page_program_ns
+            self.p.program_ns
         }
     }
 
@@ -591,13 +655,104 @@ impl Timing {
         self.reserve_bus(bus, data_ready_ns) + self.p.transfer_ns
     }
 
-    fn bus_in_and_program(&mut self, die: usize, ready_ns: u64, program_ns: u64) -> u64 {
-        let bus = self.die_bus[die] as usize;
-        // The data can only enter the die's page register once the die is free.
-        let start = self.reserve_bus(bus, ready_ns.max(self.die_free_ns[die]));
-        let end = start + self.p.transfer_ns + program_ns;
+    /// The die's open program operation that a page whose data is ready at `ready_ns`
+    /// joins, if any: one still the last thing on the die, of the same mode, with a
+    /// slot left, that formed (the die became free for it) after the page was ready.
+    #[inline]
+    fn joinable(&self, die: usize, ready_ns: u64, program_ns: u64) -> Option<Batch> {
+        let b = self.batch[die];
+        (b.pages > 0
+            && b.pages < self.p.pages_per_program
+            && b.program_ns == program_ns
+            && ready_ns <= b.open_ns)
+            .then_some(b)
+    }
+
+    /// Adds a page whose data is in `die`'s registers at `data_in_ns` (after source
+    /// reads on the die that end at `prep_ns`) to `joined`, the die's open program, or
+    /// else to a new program the die became free for at `open_ns`; returns when the
+    /// program ends. Die busy time: the page's own transfers and reads (`prep_busy_ns`
+    /// when it opens the program; a joiner's is what it delays the program by) and its
+    /// slot's share of t_PROG; the empty slots' shares go to the first page's cause
+    /// when the program closes ([`Timing::close_batch`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn program(
+        &mut self,
+        die: usize,
+        joined: Option<Batch>,
+        open_ns: u64,
+        prep_ns: u64,
+        data_in_ns: u64,
+        program_ns: u64,
+        cause: usize,
+        prep_busy_ns: u64,
+    ) -> u64 {
+        let k = self.p.pages_per_program as u64;
+        let (b, prep_busy_ns) = match joined {
+            Some(mut b) => {
+                b.prep_ns = b.prep_ns.max(prep_ns);
+                b.program_start_ns = b.program_start_ns.max(data_in_ns);
+                b.pages += 1;
+                // An open program is the die's last work: it ends when the die is free.
+                let delay = b.program_start_ns + program_ns - self.die_free_ns[die];
+                (b, delay)
+            }
+            None => {
+                self.close_batch(die);
+                let b = Batch {
+                    open_ns,
+                    prep_ns,
+                    program_start_ns: data_in_ns,
+                    program_ns,
+                    pages: 1,
+                    cause: cause as u8,
+                };
+                (b, prep_busy_ns)
+            }
+        };
+        // Slot i's share of t_PROG, so that k slots add up to it exactly.
+        let i = b.pages as u64 - 1;
+        let slot_ns = program_ns * (i + 1) / k - program_ns * i / k;
+        self.busy_ns[cause] += prep_busy_ns + slot_ns;
+        let end = b.program_start_ns + program_ns;
+        self.batch[die] = b;
         self.die_free_ns[die] = end;
-        self.last_program_ns = program_ns;
+        end
+    }
+
+    /// Closes `die`'s open program, if any (the die does something else next).
+    #[inline]
+    fn close_batch(&mut self, die: usize) {
+        self.batch[die].close(self.p.pages_per_program, &mut self.busy_ns);
+    }
+
+    /// Programs a page whose data is in controller RAM from `ready_ns` on `die`: its
+    /// transfer over the die's bus, then the program it joins or opens.
+    fn bus_in_and_program(
+        &mut self,
+        die: usize,
+        ready_ns: u64,
+        program_ns: u64,
+        cause: usize,
+    ) -> u64 {
+        let bus = self.die_bus[die] as usize;
+        let joined = self.joinable(die, ready_ns, program_ns);
+        // The data can only enter the die's page register once the die is free (for the
+        // page of an open program: once it became free for that program).
+        let open = ready_ns.max(joined.map_or(self.die_free_ns[die], |b| b.open_ns));
+        let data_in = self.reserve_bus(bus, open) + self.p.transfer_ns;
+        let end = self.program(
+            die,
+            joined,
+            open,
+            open,
+            data_in,
+            program_ns,
+            cause,
+            self.p.transfer_ns,
+        );
+        self.last_program_ns = end - data_in;
         end
     }
 
@@ -638,6 +793,8 @@ impl Timing {
         self.fold_idle(die, ready);
         match op.kind {
             OpKind::Read => {
+                // The die reads after its open program, which takes no more pages.
+                self.close_batch(die);
                 let read_ns = self.read_ns_at(op.addr);
                 let data = self.read_into_register(die, ready, read_ns);
                 let end = self.bus_out(die, data);
@@ -647,9 +804,7 @@ impl Timing {
             }
             OpKind::Program => {
                 let program_ns = self.program_ns_at(op.addr, die, op.cause);
-                let end = self.bus_in_and_program(die, ready, program_ns);
-                self.busy_ns[c] += program_ns + self.p.transfer_ns;
-                end
+                self.bus_in_and_program(die, ready, program_ns, c)
             }
             OpKind::Erase if self.superblock.is_some() => {
                 self.slc_erase(op.addr, die);
@@ -664,6 +819,7 @@ impl Timing {
                         continue;
                     }
                     self.die_mark[d as usize] = self.erase_mark;
+                    self.batch[d as usize].close(self.p.pages_per_program, &mut self.busy_ns);
                     let start = ready.max(self.die_free_ns[d as usize]);
                     let e = start + self.p.erase_ns;
                     self.die_free_ns[d as usize] = e;
@@ -674,6 +830,7 @@ impl Timing {
             }
             OpKind::Erase => {
                 self.slc_erase(op.addr, die);
+                self.close_batch(die);
                 let start = ready.max(self.die_free_ns[die]);
                 let end = start + self.p.erase_ns;
                 self.die_free_ns[die] = end;
@@ -702,7 +859,10 @@ impl Timing {
                     }
                     return end;
                 }
-                if self.p.organisation != Organisation::SharedControl && self.copies_back(op, src) {
+                if self.p.pages_per_program == 1
+                    && self.p.organisation != Organisation::SharedControl
+                    && self.copies_back(op, src)
+                {
                     // One source block and one destination block: one mode each.
                     let step = self.read_ns_at(src) + self.program_ns_at(op.addr, die, op.cause);
                     // Copy-back keeps every copy on the one die: each starts when the
@@ -715,8 +875,9 @@ impl Timing {
                     self.busy_ns[c] += pages * step;
                     return end;
                 }
-                // Over the bus, or with a shared control bus (each command takes its
-                // turn there): copy by copy, as the single-page operation does.
+                // Over the bus, with a shared control bus (each command takes its turn
+                // there), or with program operations of several pages (copies fill their
+                // slots): copy by copy, as the single-page operation does.
                 let mut end = self.copy(op, src, die, ready);
                 for _ in 1..pages {
                     let ready = self.command(ready_ns);
@@ -743,33 +904,52 @@ impl Timing {
         let src_die = self.die_of(src);
         let read_ns = self.read_ns_at(src);
         let program_ns = self.program_ns_at(op.addr, die, op.cause);
-        let data = self.read_into_register(src_die, ready, read_ns);
-        if self.copies_back(op, src) {
-            let end = data + program_ns;
-            self.die_free_ns[die] = end;
-            self.busy_ns[c] += read_ns + program_ns;
-            end
-        } else {
+        let transfer_ns = self.p.transfer_ns;
+        if src_die != die {
+            // Another die reads the page (after its own work) and sends it out; it then
+            // waits in controller RAM for `die`'s program like a host page.
+            self.close_batch(src_die);
+            let data = self.read_into_register(src_die, ready, read_ns);
             let out = self.bus_out(src_die, data);
             self.die_free_ns[src_die] = out;
-            let end = self.bus_in_and_program(die, out, program_ns);
-            self.busy_ns[c] += read_ns + program_ns + 2 * self.p.transfer_ns;
-            end
+            self.busy_ns[c] += read_ns + transfer_ns;
+            return self.bus_in_and_program(die, out, program_ns, c);
+        }
+        // Within one die the source read prepares the program: a copy queued when the die
+        // became free for its open program reads its page ahead of that program.
+        let joined = self.joinable(die, ready, program_ns);
+        let open = ready.max(joined.map_or(self.die_free_ns[die], |b| b.open_ns));
+        let read_start = joined.map_or(open, |b| ready.max(b.prep_ns));
+        let data = read_start + read_ns;
+        if self.copies_back(op, src) {
+            self.program(die, joined, open, data, data, program_ns, c, read_ns)
+        } else {
+            // Out to controller RAM and back in over the die's bus.
+            let out = self.bus_out(die, data);
+            let bus = self.die_bus[die] as usize;
+            let data_in = self.reserve_bus(bus, out) + transfer_ns;
+            let busy = read_ns + 2 * transfer_ns;
+            self.program(die, joined, open, out, data_in, program_ns, c, busy)
         }
     }
 
-    /// Die busy time by cause so far.
-    pub fn busy_ns(&self) -> &[u64; CAUSES] {
-        &self.busy_ns
+    /// Die busy time by cause so far (the programs still open counted whole).
+    pub fn busy_ns(&self) -> [u64; CAUSES] {
+        let mut busy = self.busy_ns;
+        for b in self.batch.iter().filter(|b| b.pages > 0) {
+            busy[b.cause as usize] += b.empty_slots_ns(self.p.pages_per_program);
+        }
+        busy
     }
 
     /// Share of die busy time spent on GC and wear leveling.
     pub fn gc_busy_share(&self) -> f64 {
-        let total: u64 = self.busy_ns.iter().sum();
+        let busy = self.busy_ns();
+        let total: u64 = busy.iter().sum();
         if total == 0 {
             return 0.0;
         }
-        (self.busy_ns[Cause::Gc as usize] + self.busy_ns[Cause::Wl as usize]) as f64 / total as f64
+        (busy[Cause::Gc as usize] + busy[Cause::Wl as usize]) as f64 / total as f64
     }
 
     /// Forgets busy-time accounting (after preconditioning) and idles every resource at
@@ -777,6 +957,8 @@ impl Timing {
     pub fn reset(&mut self, now_ns: u64) {
         self.busy_ns = [0; CAUSES];
         self.die_free_ns.iter_mut().for_each(|t| *t = now_ns);
+        // Open programs' empty slots belong to the forgotten accounting.
+        self.batch.iter_mut().for_each(|b| b.pages = 0);
         self.buses.iter_mut().for_each(Calendar::clear);
         self.bus_front_end_ns.iter_mut().for_each(|e| *e = u64::MAX);
         self.control_free_ns = now_ns;
@@ -812,7 +994,7 @@ mod tests {
                 erase_ns: rng.gen_range(0..10_000_000),
                 copy_cost,
             };
-            let model = CountModel::new(formula);
+            let model = CountModel::new(formula, 1);
             let before = counters(&mut rng, 1 << 40);
             let step = counters(&mut rng, if case % 2 == 0 { 4 } else { 1 << 20 });
             let mut after = before;
@@ -1039,10 +1221,11 @@ mod tests {
             Organisation::SharedBus,
             Organisation::SharedControl,
         ] {
-            for copyback in [true, false] {
+            for (copyback, k) in [(true, 1), (false, 1), (true, 4), (false, 4)] {
                 for (src, dst) in [(0, 8), (1, 18), (40, 6)] {
                     let mut p = params(org);
                     p.copyback = copyback;
+                    p.pages_per_program = k;
                     let mut run = Timing::new(&g, p);
                     let mut single = Timing::new(&g, p);
                     for t in [&mut run, &mut single] {
@@ -1072,7 +1255,7 @@ mod tests {
                         };
                         want = want.max(single.apply(&copy, ready));
                     }
-                    let case = format!("{org:?} copyback {copyback} {src}->{dst}");
+                    let case = format!("{org:?} copyback {copyback} k {k} {src}->{dst}");
                     assert_eq!(end, want, "{case}");
                     assert_eq!(run.busy_ns(), single.busy_ns(), "{case}");
                     assert_eq!(run.die_free_ns, single.die_free_ns, "{case}");
@@ -1083,6 +1266,58 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A program operation takes the whole t_PROG whatever it holds; the pages queued
+    /// for a die when it becomes free share one, up to `pages_per_program`.
+    #[test]
+    fn program_operations_take_whole_t_prog_and_hold_the_queued_pages() {
+        let g = Geometry {
+            planes_per_die: 2,
+            ..geo(1, 1)
+        };
+        let mut p = params(Organisation::Channels);
+        p.pages_per_program = 4;
+        let (x, prog) = (p.transfer_ns, p.program_ns);
+        // A lone page: its transfer, then the whole program.
+        let mut t = Timing::new(&g, p);
+        assert_eq!(t.apply(&op(OpKind::Program, 0), 0), x + prog);
+        // Three pages ready when the die became free (time 0) join it: each transfer
+        // delays the program start, none adds a program.
+        let mut t = Timing::new(&g, p);
+        for (i, ppn) in [0, 1, 16, 17].into_iter().enumerate() {
+            assert_eq!(
+                t.apply(&op(OpKind::Program, ppn), 0),
+                (i as u64 + 1) * x + prog
+            );
+        }
+        // The fifth page opens the next program once the die is free.
+        let first_end = 4 * x + prog;
+        assert_eq!(t.apply(&op(OpKind::Program, 2), 0), first_end + x + prog);
+        // A page that arrives after the die became free for that program waits for
+        // the next one, and so does a page after a read.
+        assert_eq!(
+            t.apply(&op(OpKind::Program, 3), first_end + 1),
+            first_end + 2 * x + 2 * prog
+        );
+        let read_end = t.apply(&op(OpKind::Read, 0), 0);
+        assert_eq!(t.apply(&op(OpKind::Program, 18), 0), read_end + x + prog);
+        // Die time: 5 transfers + 2 programs + the read + the last two programs.
+        assert_eq!(t.busy_ns()[0], 7 * x + 4 * prog + p.read_ns + x);
+        // Copies within a die read their sources first, then share one program.
+        let mut cp = p;
+        cp.copyback = true;
+        let mut t = Timing::new(&g, cp);
+        let mut end = 0;
+        for k in 0..4 {
+            let copy = FlashOp {
+                kind: OpKind::Copy { src: Ppn(k) },
+                cause: Cause::Gc,
+                addr: Ppn(4 + k),
+            };
+            end = t.apply(&copy, 0);
+        }
+        assert_eq!(end, 4 * cp.read_ns + prog);
     }
 
     #[test]
@@ -1117,8 +1352,9 @@ pub struct PlaceCtx<'a> {
     /// No operation starts earlier (the command's issue or dispatch time, or when its
     /// write data has crossed the host link).
     pub start_ns: u64,
-    /// Pages per management block when by-address placement rewrites whole blocks (the
-    /// firmware rewrites one at a time, so their programs are serialised), else 1.
+    /// Pages per management block when by-address placement rewrites whole blocks, else
+    /// 1: the blocks a command merges with old data (read-modify-write) are rewritten
+    /// one at a time; blocks it covers whole are written in parallel.
     pub serial_units: u32,
     /// A read's pages as (data ready, bytes); the model raises "ready" of the pages that
     /// flash supplies to the end of their flash read. Empty for other commands, and
@@ -1212,6 +1448,8 @@ impl TimeModel for Model {
 pub struct FullModel {
     timing: Timing,
     ops: Vec<FlashOp>,
+    /// The by-address management blocks the command being placed merges with old data.
+    merging: Vec<u32>,
 }
 
 impl FullModel {
@@ -1220,6 +1458,7 @@ impl FullModel {
         FullModel {
             timing,
             ops: Vec::new(),
+            merging: Vec::new(),
         }
     }
 }
@@ -1240,11 +1479,27 @@ impl TimeModel for FullModel {
         let start = ctx.start_ns;
         t.advance(start);
         // A partly written page is programmed only once its old contents have been read
-        // and merged: read-modify-write reads gate the command's own programs. With
-        // by-address management blocks the firmware rewrites one block at a time, so a
-        // write straddling two blocks pays for both in sequence.
+        // and merged: read-modify-write reads gate the command's own programs.
+        // By-address management blocks: a block the write covers whole (or whose other
+        // pages hold no data) is replaced without reading anything, each page on its die
+        // and bus as the layout puts it, so such blocks proceed in parallel and only pages
+        // sharing a die or a bus wait for each other. A block merged with old data (its
+        // other pages copied: read-modify-write) goes through the firmware's merge one
+        // block at a time, so a write that straddles two partly covered blocks pays for
+        // both in sequence — the latency jump at block boundaries that the management-
+        // block probe (docs/papers.md §1) measured on real drives.
         let mut ops = std::mem::take(&mut self.ops);
         nand.swap_log(&mut ops);
+        let merging = &mut self.merging;
+        merging.clear();
+        if ctx.serial_units > 1 {
+            for op in ops.iter().filter(|op| op.cause == Cause::Rmw) {
+                let u = nand.oob_lpn_raw(op.addr) / ctx.serial_units;
+                if !merging.contains(&u) {
+                    merging.push(u);
+                }
+            }
+        }
         let mut host_reads = 0;
         let mut merged_ns = start;
         // A host read's address comes from the mapping: a command's host reads wait for
@@ -1259,8 +1514,13 @@ impl TimeModel for FullModel {
             let rmw_read = op.cause == Cause::Rmw && op.kind == OpKind::Read;
             let own = !rmw_read && matches!(op.cause, Cause::Host | Cause::Rmw);
             let mut at = if own { merged_ns } else { start };
-            if own && ctx.serial_units > 1 {
+            let merge_unit = if own && !merging.is_empty() {
                 let u = nand.oob_lpn_raw(op.addr) / ctx.serial_units;
+                merging.contains(&u).then_some(u)
+            } else {
+                None
+            };
+            if let Some(u) = merge_unit {
                 if u != unit {
                     if unit != u32::MAX {
                         unit_start_ns = unit_done_ns;
@@ -1280,7 +1540,7 @@ impl TimeModel for FullModel {
             if op.kind == OpKind::Read && op.cause == Cause::Map {
                 map_read_ns = map_read_ns.max(end);
             }
-            if own {
+            if merge_unit.is_some() {
                 unit_done_ns = unit_done_ns.max(end);
             }
             match (op.kind, op.cause) {
@@ -1308,28 +1568,49 @@ impl TimeModel for FullModel {
     }
 
     fn busy_ns(&self) -> Option<[u64; CAUSES]> {
-        Some(*self.timing.busy_ns())
+        Some(self.timing.busy_ns())
     }
 }
 
 /// The counting model as a [`TimeModel`]: the device is one serial server whose service
 /// time for a command is the formula time of the operations it caused. A command that
 /// caused none (a DRAM hit, an unmapped read, a trim) does not wait for the server.
+///
+/// Programs are charged in whole program operations of `pages_per_program` (k) pages, as
+/// the full model times them: the formula's Tw is one page's share of a full operation
+/// (t_PROG / k by default), and a command whose P programs (copies included) leave the
+/// last operation partly filled also pays Tw for each empty slot, ⌈P/k⌉·k·Tw in all. A
+/// lone page therefore costs t_PROG, and a command of k pages or more the formula's
+/// P·Tw up to the last operation's padding. (The report's "Elapsed (formula)" stays the
+/// papers' count, Cw·Tw, with no padding.)
 pub struct CountModel {
     formula: FormulaCosts,
+    /// Pages per program operation (k).
+    pages_per_program: u64,
     free_ns: u64,
     /// [`CountModel::weight`] of the counters when the command began.
     before: u64,
+    /// Programs counted when the command began.
+    before_programs: u64,
 }
 
 impl CountModel {
-    /// A model charging `formula`.
-    pub fn new(formula: FormulaCosts) -> CountModel {
+    /// A model charging `formula`, with programs in operations of `pages_per_program`
+    /// pages.
+    pub fn new(formula: FormulaCosts, pages_per_program: u32) -> CountModel {
         CountModel {
             formula,
+            pages_per_program: pages_per_program.max(1) as u64,
             free_ns: 0,
             before: 0,
+            before_programs: 0,
         }
+    }
+
+    /// Programs counted so far, modulo 2^64.
+    #[inline]
+    fn programs(c: &NandCounters) -> u64 {
+        c.programs.iter().fold(0u64, |s, &x| s.wrapping_add(x))
     }
 
     /// The formula time of every operation counted so far, modulo 2^64. The formula is
@@ -1365,10 +1646,19 @@ impl TimeModel for CountModel {
 
     fn begin(&mut self, nand: &Nand) {
         self.before = self.weight(nand.counters());
+        if self.pages_per_program > 1 {
+            self.before_programs = Self::programs(nand.counters());
+        }
     }
 
     fn place(&mut self, nand: &mut Nand, ctx: PlaceCtx<'_>) -> Placed {
-        let cost = self.weight(nand.counters()).wrapping_sub(self.before);
+        let mut cost = self.weight(nand.counters()).wrapping_sub(self.before);
+        if self.pages_per_program > 1 {
+            // The empty slots of the command's last program operation.
+            let k = self.pages_per_program;
+            let programs = Self::programs(nand.counters()).wrapping_sub(self.before_programs);
+            cost += (k - programs % k) % k * self.formula.program_ns;
+        }
         if cost == 0 {
             return Placed {
                 flash_done_ns: ctx.start_ns,

@@ -99,9 +99,12 @@ pub struct DeviceConfig {
     pub endurance_cycles: Option<u32>,
     /// DRAM on the device (the write buffer uses it when one is configured).
     pub dram_buffer: Size,
-    /// Mapping pages one program operation writes together (multi-plane programming of
-    /// physical pages larger than the mapping unit: planes × physical page / page_size);
-    /// each page occupies its die for its share of t_PROG. Default 1.
+    /// Mapping pages one program operation writes together (multi-plane / one-shot
+    /// programming of physical pages larger than the mapping unit: planes × physical
+    /// page / page_size). An operation holds its die for the whole t_PROG however many
+    /// of these slots are filled; the pages queued for a die when it becomes free share
+    /// one (`crate::timing::Timing`; the count model rounds a command's programs up to
+    /// whole operations). Default 1.
     pub pages_per_program: u32,
     /// SLC write cache (TurboWrite-style), percent of the logical capacity: host writes
     /// open blocks in SLC mode (`slc_program_ns`, reads `slc_read_ns`) while their die
@@ -110,8 +113,8 @@ pub struct DeviceConfig {
     pub slc_cache_percent: f64,
     /// t_R of a block in SLC mode, ns; default: the SLC cell's.
     pub slc_read_ns: Option<u64>,
-    /// t_PROG of a block in SLC mode, ns (shared by `pages_per_program` pages like
-    /// `program_ns`); default: the SLC cell's.
+    /// t_PROG of a block in SLC mode, ns (one program operation of up to
+    /// `pages_per_program` pages, like `program_ns`); default: the SLC cell's.
     pub slc_program_ns: Option<u64>,
     /// Fixed controller and protocol latency per command (doorbell, command fetch,
     /// completion, interrupt), ns: added to every command's completion, occupying no

@@ -35,8 +35,8 @@ pub struct Device {
     link: Calendar,
     /// Host-link time of one whole page.
     link_page_ns: u64,
-    /// Pages per management block when by-address placement rewrites whole blocks (their
-    /// rewrites are serialised in time), else 1.
+    /// Pages per management block when by-address placement rewrites whole blocks (those
+    /// a command merges with old data are rewritten one at a time), else 1.
     serial_units: u32,
     /// A read's pages as (data ready, bytes for the host), for the link transfer.
     read_pages: Vec<(u64, u64)>,
@@ -90,7 +90,10 @@ pub fn time_model(design: &Design) -> Model {
             Timing::new(&resolved.geometry, resolved.timing)
                 .with_superblock(design.superblock.clone()),
         )),
-        TimingMode::Count => Model::Count(CountModel::new(resolved.formula)),
+        TimingMode::Count => Model::Count(CountModel::new(
+            resolved.formula,
+            resolved.timing.pages_per_program,
+        )),
     }
 }
 
