@@ -192,3 +192,57 @@ mod tests {
         }
     }
 }
+
+/// Takes an exclusive advisory lock (`flock`) on `file` without waiting; it lasts until
+/// every descriptor of that open file closes (so a crash releases it). A lock another
+/// process holds gives `ErrorKind::WouldBlock`.
+#[cfg(unix)]
+pub fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: flock on a descriptor the File owns; no memory is shared with the call.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Without `flock`, no lock.
+#[cfg(not(unix))]
+pub fn lock_exclusive(_file: &std::fs::File) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// The process holding a `flock` on `file`, read from Linux's `/proc/locks` (its lines
+/// name the holder's pid and the file's device and inode); `None` where that is not
+/// available or no lock matches.
+#[cfg(unix)]
+pub fn flock_holder(file: &std::fs::File) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let m = file.metadata().ok()?;
+    let inode = m.ino();
+    let (major, minor) = (libc::major(m.dev()), libc::minor(m.dev()));
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (device in hex).
+    locks.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let (kind, pid, id) = (f.get(1)?, f.get(4)?, f.get(5)?);
+        if *kind != "FLOCK" {
+            return None;
+        }
+        let mut parts = id.split(':');
+        let maj = u32::from_str_radix(parts.next()?, 16).ok()?;
+        let min = u32::from_str_radix(parts.next()?, 16).ok()?;
+        let ino: u64 = parts.next()?.parse().ok()?;
+        (maj == major && min == minor && ino == inode)
+            .then(|| pid.parse().ok())
+            .flatten()
+    })
+}
+
+/// Without `/proc/locks`, unknown.
+#[cfg(not(unix))]
+pub fn flock_holder(_file: &std::fs::File) -> Option<u32> {
+    None
+}

@@ -197,7 +197,13 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         page_bytes,
         max_bytes,
     )
-    .map_err(|e| CliError::Input(format!("cannot listen on {listen:?}: {e}")))?;
+    .map_err(|e| {
+        let on = match &listen {
+            Listen::Unix(p) => format!("--socket {}", p.display()),
+            Listen::Tcp(a) => format!("--port {} ({a})", a.port()),
+        };
+        CliError::Input(format!("cannot listen on {on}: {e}"))
+    })?;
     let where_ = match &listen {
         Listen::Unix(p) => format!("nbd+unix:///{}?socket={}", a.export_name, p.display()),
         Listen::Tcp(addr) => format!(

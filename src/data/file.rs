@@ -58,6 +58,22 @@ impl FileStore {
             .create(true)
             .truncate(false)
             .open(path)?;
+        // One server owns a data file: a second one would interleave its programs with
+        // the first's and each would later recover the other's acknowledged writes as
+        // its own. The lock is taken before the file is read or formatted.
+        if let Err(e) = crate::util::lock_exclusive(&file) {
+            let who = match crate::util::flock_holder(&file) {
+                Some(pid) => format!("process {pid}"),
+                None => "another process".into(),
+            };
+            return Err(io::Error::new(
+                io::ErrorKind::WouldBlock,
+                format!(
+                    "{}: in use by {who} (another ssdlab serve?): {e}; stop it first or give another file",
+                    path.display()
+                ),
+            ));
+        }
         let page_bytes = geo.page_size_bytes as u64;
         let pages = geo.pages();
         let blocks = geo.blocks() as u64;

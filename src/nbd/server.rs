@@ -210,6 +210,35 @@ pub struct Server {
     export: Export,
 }
 
+/// The pid of the process at the other end of a Unix socket (`SO_PEERCRED`).
+#[cfg(target_os = "linux")]
+fn peer_pid(s: &UnixStream) -> Option<u32> {
+    use std::os::unix::io::AsRawFd;
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `len` bytes into `cred`, which lives on this
+    // stack frame for the call; the descriptor belongs to `s`.
+    let r = unsafe {
+        libc::getsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    (r == 0 && cred.pid > 0).then_some(cred.pid as u32)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn peer_pid(_s: &UnixStream) -> Option<u32> {
+    None
+}
+
 enum Listener {
     Unix(UnixListener, PathBuf),
     Tcp(TcpListener),
@@ -229,6 +258,18 @@ impl Server {
                 if std::fs::symlink_metadata(p)
                     .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()))
                 {
+                    // A socket someone still answers on belongs to a live server: taking
+                    // its path would leave that server unreachable (and delete the path
+                    // when this one exits). Only a stale socket is replaced.
+                    if let Ok(s) = UnixStream::connect(p) {
+                        let who = peer_pid(&s).map_or("a live server".to_string(), |pid| {
+                            format!("a live server (process {pid})")
+                        });
+                        return Err(io::Error::new(
+                            io::ErrorKind::AddrInUse,
+                            format!("{} is served by {who}; stop it first or give another --socket", p.display()),
+                        ));
+                    }
                     std::fs::remove_file(p)?;
                 }
                 Listener::Unix(UnixListener::bind(p)?, p.clone())

@@ -142,24 +142,6 @@ impl std::fmt::Debug for Store {
     }
 }
 
-/// Takes an exclusive lock on `file` without waiting (released when it closes).
-#[cfg(unix)]
-fn lock(file: &File) -> std::io::Result<()> {
-    use std::os::unix::io::AsRawFd;
-    // SAFETY: flock on a descriptor this File owns; no memory is shared with the call.
-    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-#[cfg(not(unix))]
-fn lock(_file: &File) -> std::io::Result<()> {
-    Ok(())
-}
-
 impl Store {
     /// Opens (creating) `dir/store.jsonl`, reads what earlier sweeps finished and drops a
     /// line a kill cut short. Fails if another sweep holds it.
@@ -174,7 +156,7 @@ impl Store {
             .truncate(false)
             .open(&path)
             .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-        lock(&file).map_err(|e| {
+        crate::util::lock_exclusive(&file).map_err(|e| {
             format!(
                 "{}: another sweep is using this directory ({e}); wait for it or choose another --out",
                 path.display()
