@@ -93,6 +93,9 @@ pub struct HostLogConfig {
     pub buffer_segments: u32,
     /// Free segments below which the cleaner runs before the next block is appended.
     pub min_free_segments: u32,
+    /// Host memory copy rate, MB/s: a host block appended to the open segment, or served
+    /// from host RAM to a read, costs block size / rate of host CPU time.
+    pub memcpy_mb_s: f64,
 }
 
 impl Default for HostLogConfig {
@@ -104,6 +107,8 @@ impl Default for HostLogConfig {
             free_percent: 10.0,
             buffer_segments: 2,
             min_free_segments: 2,
+            // A 2008–09 desktop (Core 2 on DDR2-800): docs/host-log.md gives the source.
+            memcpy_mb_s: 2500.0,
         }
     }
 }
@@ -194,6 +199,13 @@ impl HostLogConfig {
             1024,
             "free segments kept for the cleaner",
         )?;
+        if !(self.memcpy_mb_s > 0.0 && self.memcpy_mb_s.is_finite()) {
+            return Err(ConfigError::value(
+                "host_log.memcpy_mb_s",
+                self.memcpy_mb_s,
+                "a positive rate, MB/s (host memory copy)",
+            ));
+        }
         crate::config::check_f64(
             "host_log.free_percent",
             self.free_percent,
@@ -252,6 +264,10 @@ pub struct HostLogStats {
     pub ram_reads: u64,
     /// Times a write waited for host RAM.
     pub ram_waits: u64,
+    /// Bytes the segment writes sent to the SSD.
+    pub device_write_bytes: u64,
+    /// Host memory copies (blocks appended by the host, blocks read from host RAM).
+    pub ram_copies: u64,
 }
 
 impl HostLogStats {
@@ -268,6 +284,8 @@ pub struct HostLog {
     shape: HostLogShape,
     buffer_segments: usize,
     min_free: usize,
+    /// Host CPU time of copying one block in host memory.
+    copy_block_ns: u64,
     /// Host block → slot (segment × blocks per segment + index), or NONE.
     map: Vec<u32>,
     /// Slot → host block, or NONE (the cleaner's reverse map).
@@ -305,6 +323,7 @@ impl HostLog {
             shape,
             buffer_segments: cfg.buffer_segments as usize,
             min_free: cfg.min_free_segments as usize,
+            copy_block_ns: (shape.block_bytes as f64 * 1e3 / cfg.memcpy_mb_s).round() as u64,
             map: vec![NONE; shape.host_segments as usize * shape.segment_blocks as usize],
             owner: vec![NONE; slots],
             valid: vec![0; shape.segments as usize],
@@ -393,11 +412,10 @@ impl HostLog {
         let bytes = n as u64 * self.shape.block_bytes;
         let issue = t.max(self.open_ready_ns);
         self.stats.segment_writes += 1;
+        self.stats.device_write_bytes += bytes;
         let done = if !timed {
-            let page = dev.page_bytes();
-            for lpn in offset / page..(offset + bytes).div_ceil(page) {
-                dev.write_untimed(lpn)?;
-            }
+            // The same one write command as the timed path, without its time.
+            dev.write_untimed_bytes(offset, bytes)?;
             issue
         } else if let Some(stage) = &self.stage {
             let lo = (self.flushed as u64 * self.shape.block_bytes) as usize;
@@ -610,6 +628,11 @@ impl HostLog {
                     .copy_from_slice(&d[(lo - offset) as usize..(hi - offset) as usize]);
             }
             self.stats.host_blocks += 1;
+            // The host CPU copies the block into the open segment, one block at a time;
+            // the block is in the segment when that copy ends.
+            at += self.copy_block_ns;
+            self.stats.ram_copies += 1;
+            let ready = ready.max(at);
             let payload = (!block.is_empty()).then_some(&block[..]);
             // Copy out: `append` borrows self mutably.
             let payload: Option<Vec<u8>> = payload.map(<[u8]>::to_vec);
@@ -692,6 +715,8 @@ impl HostLog {
         let end = offset + size;
         let (first, last) = (offset / b, end.div_ceil(b));
         let mut done = t;
+        // The host CPU copies the blocks served from RAM one after the other.
+        let mut copied = t;
         let data = self.stage.is_some() && out.is_some();
         let mut buf = vec![
             0u8;
@@ -709,6 +734,9 @@ impl HostLog {
             let i = blk - first;
             if slot != NONE && self.in_ram(slot, t) {
                 self.stats.ram_reads += 1;
+                self.stats.ram_copies += 1;
+                copied += self.copy_block_ns;
+                done = done.max(copied);
                 if data {
                     let dst = &mut buf[(i * b) as usize..((i + 1) * b) as usize];
                     self.copy_from_ram(dev, slot, dst);

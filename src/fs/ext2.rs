@@ -659,13 +659,13 @@ impl Ext2 {
 
     fn writeback_untimed(&mut self) -> Result<(), FsError> {
         self.writeback();
+        // Each pending write is one write command, as the timed path sends it (mkfs,
+        // the only caller, frees no block, so nothing else is pending).
         for r in std::mem::take(&mut self.pending) {
-            let page = self.dev.resolved.geometry.page_size_bytes as u64;
-            for l in r.offset_bytes / page..(r.offset_bytes + r.size_bytes).div_ceil(page) {
-                self.dev
-                    .write_untimed(l)
-                    .map_err(|e| FsError::Device(e.to_string()))?;
-            }
+            debug_assert_eq!(r.op, OpKind::Write, "mkfs queues writes only");
+            self.dev
+                .write_untimed_bytes(r.offset_bytes, r.size_bytes)
+                .map_err(|e| FsError::Device(e.to_string()))?;
         }
         Ok(())
     }

@@ -130,6 +130,30 @@ fn past_the_end(req: &IoRequest, capacity: u64) -> SimError {
     ))
 }
 
+/// The flash side of an unbuffered write of pages `first..last` (timed or not): the
+/// untouched sectors of a partly written first or last page come from the old page
+/// (read-modify-write), then the whole range goes to the FTL as one command.
+fn write_through(
+    ftl: &mut dyn Ftl,
+    nand: &mut Nand,
+    first: u64,
+    last: u64,
+    head_partial: bool,
+    tail_partial: bool,
+) -> Result<(), FtlError> {
+    let head = head_partial.then_some(first);
+    let tail = (tail_partial && head != Some(last - 1)).then_some(last - 1);
+    if let Some(d) = nand.data_mut() {
+        d.admit_all();
+    }
+    for lpn in [head, tail].into_iter().flatten() {
+        if let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
+            nand.read(old, Cause::Rmw);
+        }
+    }
+    ftl.write_range(Lpn(first as u32), (last - first) as u32, nand)
+}
+
 /// Data-ready time of a read page served by the write buffer, until the DRAM copy's end
 /// is known.
 const HIT: u64 = u64::MAX;
@@ -205,9 +229,36 @@ impl Device {
         &self.resolved.formula
     }
 
-    /// Writes page `lpn` outside any timing (preconditioning).
+    /// Writes page `lpn` outside any timing (preconditioning): a one-page host write
+    /// ([`Device::write_untimed_bytes`]).
     pub fn write_untimed(&mut self, lpn: u64) -> Result<(), FtlError> {
-        self.ftl.write(Lpn(lpn as u32), &mut self.nand)?;
+        let ps = self.page.get();
+        self.write_untimed_bytes(lpn * ps, ps)
+    }
+
+    /// Writes `size_bytes` at `offset_bytes` outside any timing (preconditioning, aging):
+    /// the flash operations of an unbuffered host write of that range, read-modify-write
+    /// included ([`write_through`], the path [`Device::submit`] takes), so an aged
+    /// device is one the measured path could have produced. The write buffer is passed
+    /// by: the state is that of a drive whose host wrote through it (FUA writes).
+    pub fn write_untimed_bytes(
+        &mut self,
+        offset_bytes: u64,
+        size_bytes: u64,
+    ) -> Result<(), FtlError> {
+        let ps = self.page;
+        let end = offset_bytes + size_bytes;
+        let (first, last) = (ps.div(offset_bytes), ps.div_ceil(end));
+        if first < last {
+            write_through(
+                &mut *self.ftl,
+                &mut self.nand,
+                first,
+                last,
+                !ps.divides(offset_bytes),
+                !ps.divides(end),
+            )?;
+        }
         if self.time.needs_op_log() {
             self.nand.drain_log();
         }
@@ -599,22 +650,7 @@ impl Device {
                         b.write(first, last, partial, ftl, nand)?;
                         dram_pages = last - first;
                     }
-                    None => {
-                        // Read-modify-write: the untouched sectors of a partly written
-                        // first or last page come from the old page, before the whole
-                        // range goes to the FTL as one command.
-                        let head = head_partial.then_some(first);
-                        let tail = (tail_partial && head != Some(last - 1)).then_some(last - 1);
-                        if let Some(d) = nand.data_mut() {
-                            d.admit_all();
-                        }
-                        for lpn in [head, tail].into_iter().flatten() {
-                            if let Some(old) = ftl.lookup(Lpn(lpn as u32), nand) {
-                                nand.read(old, Cause::Rmw);
-                            }
-                        }
-                        ftl.write_range(Lpn(first as u32), (last - first) as u32, nand)?;
-                    }
+                    None => write_through(ftl, nand, first, last, head_partial, tail_partial)?,
                 }
                 self.host.write_pages += last - first;
                 self.host.write_bytes += req.size_bytes;
