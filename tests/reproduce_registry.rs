@@ -52,7 +52,10 @@ fn reproduce_all_writes_one_row_per_registry_claim() {
         if r["label"] == "not evaluable" {
             assert!(!r["why"].is_empty(), "{id} says why it is not evaluable");
             // Points that could run are reported for information only.
-            assert!(r["points_evaluated"] == "0" || r["why"].contains("points.csv"), "{id}");
+            assert!(
+                r["points_evaluated"] == "0" || r["why"].contains("points.csv"),
+                "{id}"
+            );
         } else {
             assert_ne!(r["points_evaluated"], "0", "{id}");
         }

@@ -267,7 +267,10 @@ impl Server {
                         });
                         return Err(io::Error::new(
                             io::ErrorKind::AddrInUse,
-                            format!("{} is served by {who}; stop it first or give another --socket", p.display()),
+                            format!(
+                                "{} is served by {who}; stop it first or give another --socket",
+                                p.display()
+                            ),
                         ));
                     }
                     std::fs::remove_file(p)?;
