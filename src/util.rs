@@ -161,38 +161,6 @@ impl SizeDiv {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn fast_division_is_exact(n in any::<u32>(), d in 1u32..) {
-            prop_assert_eq!(FastDiv::new(d).div(n), n / d);
-        }
-
-        #[test]
-        fn size_division_is_exact(n in any::<u64>(), d in 1u64.., pow in 0u32..64, use_pow: bool) {
-            let d = if use_pow { 1u64 << pow } else { d };
-            let s = SizeDiv::new(d);
-            prop_assert_eq!(s.div(n), n / d);
-            prop_assert_eq!(s.rem(n), n % d);
-            prop_assert_eq!(s.div_ceil(n), n.div_ceil(d));
-            prop_assert_eq!(s.divides(n), n % d == 0);
-        }
-    }
-
-    #[test]
-    fn fast_division_edges() {
-        for d in [1, 2, 3, 7, 548, 1 << 31, u32::MAX] {
-            for n in [0, 1, d - 1, d, u32::MAX, u32::MAX - 1] {
-                assert_eq!(FastDiv::new(d).div(n), n / d, "{n}/{d}");
-            }
-        }
-    }
-}
-
 /// Takes an exclusive advisory lock (`flock`) on `file` without waiting; it lasts until
 /// every descriptor of that open file closes (so a crash releases it). A lock another
 /// process holds gives `ErrorKind::WouldBlock`.
@@ -245,4 +213,36 @@ pub fn flock_holder(file: &std::fs::File) -> Option<u32> {
 #[cfg(not(unix))]
 pub fn flock_holder(_file: &std::fs::File) -> Option<u32> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn fast_division_is_exact(n in any::<u32>(), d in 1u32..) {
+            prop_assert_eq!(FastDiv::new(d).div(n), n / d);
+        }
+
+        #[test]
+        fn size_division_is_exact(n in any::<u64>(), d in 1u64.., pow in 0u32..64, use_pow: bool) {
+            let d = if use_pow { 1u64 << pow } else { d };
+            let s = SizeDiv::new(d);
+            prop_assert_eq!(s.div(n), n / d);
+            prop_assert_eq!(s.rem(n), n % d);
+            prop_assert_eq!(s.div_ceil(n), n.div_ceil(d));
+            prop_assert_eq!(s.divides(n), n % d == 0);
+        }
+    }
+
+    #[test]
+    fn fast_division_edges() {
+        for d in [1, 2, 3, 7, 548, 1 << 31, u32::MAX] {
+            for n in [0, 1, d - 1, d, u32::MAX, u32::MAX - 1] {
+                assert_eq!(FastDiv::new(d).div(n), n / d, "{n}/{d}");
+            }
+        }
+    }
 }

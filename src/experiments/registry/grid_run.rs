@@ -171,3 +171,13 @@ pub fn text(s: &str) -> toml::Value {
 pub fn float(x: f64) -> toml::Value {
     toml::Value::Float(x)
 }
+
+/// A free parameter's levels: all of them, or under `--quick` only the two ends of the
+/// range (the registry's quick pass for CI).
+pub fn ends<T: Copy>(levels: &[T], quick: bool) -> Vec<T> {
+    if quick && levels.len() > 2 {
+        vec![levels[0], levels[levels.len() - 1]]
+    } else {
+        levels.to_vec()
+    }
+}

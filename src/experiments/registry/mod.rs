@@ -30,6 +30,7 @@ pub mod exp_m1;
 pub mod exp_m3;
 pub mod exp_m4;
 pub mod exp_m5;
+pub mod exp_n4;
 pub mod grid_run;
 pub mod judge;
 
