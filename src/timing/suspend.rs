@@ -4,11 +4,12 @@
 //! ```text
 //! every operation placed on a die: remember its die time as a segment
 //!     (GC or wear-leveling programs, copies and erases are suspendable; the rest fixed)
-//! a host or mapping read arriving at t on a die with suspendable work pending:
-//!     walk the die's segments from t: wait out fixed ones (host work queued earlier
-//!     keeps its place); at a suspendable one already running, the read starts at
-//!     t + its suspend latency (program or erase), or when it ends if that is sooner;
-//!     at one not yet started, the read simply goes first
+//! a host or mapping read arriving at t:
+//!     walk the die's segments from t: one not yet started → the read goes first (read
+//!     priority: MQSim's scheduler serves a chip's read queue before its write and GC
+//!     queues, so a read never waits behind a GC burst's backlog of queued writes);
+//!     a fixed one running → wait for its end; a suspendable one running → the read
+//!     starts at t + its suspend latency (program or erase), or at its end if sooner
 //!     the read takes the die for t_R and its page register until the bus has carried
 //!     the data out; the suspended operation's remainder and everything after it on
 //!     the die move later by that time (resume costs nothing, as in MQSim)
@@ -131,18 +132,15 @@ impl Timing {
         end
     }
 
-    /// Places host read `op` on `die` ahead of the GC work pending there, if any;
-    /// returns its completion, or `None` when no GC work is in its way (the caller
-    /// places it as usual).
+    /// Places host read `op` on `die` ahead of the work queued there, if any; returns
+    /// its completion, or `None` when nothing is queued after the work in progress (the
+    /// caller places it as usual, after that work).
     fn read_ahead(&mut self, op: &FlashOp, die: usize, ready_ns: u64) -> Option<u64> {
         let st = self.suspend.as_deref_mut().expect("suspension on");
         let p = st.p;
         let segs = &mut st.dies[die];
         while segs.front().is_some_and(|s| s.end <= ready_ns) {
             segs.pop_front();
-        }
-        if segs.iter().all(|s| s.kind == Kind::Fixed) {
-            return None;
         }
         // Where the read can start (`t`), before which segment (`at`), and whether it
         // splits that segment (suspends a running operation).
@@ -153,24 +151,24 @@ impl Timing {
             if s.end <= t {
                 continue;
             }
-            if s.kind == Kind::Fixed {
-                // Work queued before this read keeps its place (gaps before it are
-                // not backfilled, as without suspension).
-                t = s.end;
-                continue;
-            }
             if s.start >= t {
+                // Not started: the read goes first (read priority, as MQSim's
+                // transaction scheduler serves a chip's read queue before its write
+                // and GC queues).
                 at = i;
                 break;
             }
-            let latency = if s.kind == Kind::Erase {
-                p.erase_ns
-            } else {
-                p.program_ns
+            let latency = match s.kind {
+                // Host work in progress runs to its end.
+                Kind::Fixed => {
+                    t = s.end;
+                    continue;
+                }
+                Kind::Erase => p.erase_ns,
+                Kind::Program => p.program_ns,
             };
             if t + latency >= s.end {
-                // It ends before it could be suspended: wait for it; the read goes
-                // before whatever follows.
+                // It ends before it could be suspended: wait for it.
                 t = s.end;
                 continue;
             }

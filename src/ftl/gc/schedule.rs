@@ -10,12 +10,13 @@
 //!             the units below gc_high, while the idle period lasts
 //!             write(lpn): … if free(unit) < gc_low: collect(unit) up to gc_low only
 //!             (the emergency: just enough to go on, so the stall is one victim)
-//! preemptive  foreground triggering, but a host read that finds the die busy with a
-//!             GC program or erase suspends it: the read starts once the operation
-//!             reaches its suspend point (suspend.program_ns / suspend.erase_ns, or
-//!             when the operation ends if that is sooner), and the suspended
-//!             operation and everything queued behind it on the die move later by
-//!             the read's die time; between two GC operations a read goes first
+//! preemptive  foreground triggering, and on each die a host read goes before every
+//!             operation not yet started (read priority) and suspends a GC program or
+//!             erase in progress: the read starts once that operation reaches its
+//!             suspend point (suspend.program_ns / suspend.erase_ns, or when it ends
+//!             if that is sooner) and the suspended operation and everything queued
+//!             behind it move later by the read's die time; host work in progress is
+//!             not suspended
 //! ```
 //!
 //! Sources. Background collection in idle time is what drive firmware does and what
@@ -24,8 +25,9 @@
 //! transactions go before GC transactions unless the free pool is below a hard
 //! threshold, and its TSU suspends an ongoing program or erase for a read (Wu & He,
 //! "Reducing SSD Read Latency via NAND Flash Program and Erase Suspension", FAST 2012).
-//! Our `preemptive` models both halves: the queue priority (a read goes before the GC
-//! operations queued on its die) and the suspension of the one in progress.
+//! Our `preemptive` models both halves: the queue priority (MQSim's scheduler serves a
+//! chip's reads before its writes and GC transactions, so a read never waits behind
+//! the queue a GC burst built up) and the suspension of the GC operation in progress.
 //!
 //! Simplifications, each in the optimistic direction for the operation that moves:
 //! the FTL's state changes at once (GC never falls behind in space, so MQSim's "urgent
