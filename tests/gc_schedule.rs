@@ -34,7 +34,9 @@ fn aged(cfg: &Config) -> Device {
     }
     let mut x = 12345u64;
     for _ in 0..2 * pages {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         dev.write_untimed((x >> 33) % pages).unwrap();
     }
     dev.start_measured_phase().unwrap();
@@ -57,7 +59,9 @@ fn mixed(schedule: &str) -> (u64, u64) {
     let gc_before = counters(&dev)["ftl.gc.invocations"];
     let mut x = 99u64;
     let mut next = || {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (x >> 33) % pages
     };
     let mut worst_read = 0;
@@ -112,7 +116,9 @@ fn bursty(schedule: &str) -> (u64, u64, u64) {
     for burst in 0..1500u64 {
         let t0 = burst * 50_000_000;
         for k in 0..16u64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let w = IoRequest::new(OpKind::Write, (x >> 33) % pages * ps, ps);
             let issue = t0 + k * 10_000;
             let done = dev.submit(&w, issue).unwrap();
@@ -137,14 +143,20 @@ fn background_gc_collects_in_idle_gaps_so_bursts_stall_less() {
          victims); worst write {fg_worst} vs {bg_worst} ns"
     );
     assert_eq!(fg_bg, 0);
-    assert!(fg_stalls > 20, "foreground must collect on the write path: {fg_stalls}");
+    assert!(
+        fg_stalls > 20,
+        "foreground must collect on the write path: {fg_stalls}"
+    );
     assert!(bg_victims > 0, "background GC never ran");
     // Counter-based: the write path collects far less often.
     assert!(
         bg_stalls * 10 <= fg_stalls,
         "write-path collections: background {bg_stalls}, foreground {fg_stalls}"
     );
-    assert!(bg_worst < fg_worst, "worst write {bg_worst} vs {fg_worst} ns");
+    assert!(
+        bg_worst < fg_worst,
+        "worst write {bg_worst} vs {fg_worst} ns"
+    );
 }
 
 fn refused(text: &str) -> String {
@@ -163,10 +175,7 @@ fn unsupported_combinations_are_refused_naming_the_key() {
     let e = refused("[ftl]\nname = \"dftl\"\ngc_schedule = \"background\"\n");
     assert!(e.contains("ftl.gc_schedule"), "{e}");
     let e = refused("[timing]\nmode = \"count\"\n[ftl]\ngc_schedule = \"preemptive\"\n");
-    assert!(
-        e.contains("ftl.gc_schedule") && e.contains("count"),
-        "{e}"
-    );
+    assert!(e.contains("ftl.gc_schedule") && e.contains("count"), "{e}");
     let e = refused("[ftl]\n[ftl.suspend]\nerase_ns = 20000\n");
     assert!(e.contains("ftl.suspend"), "{e}");
     // Accepted: page with every schedule, DFTL preemptive, suspend latencies with it.

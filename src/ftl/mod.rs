@@ -672,22 +672,21 @@ impl FtlConfig {
         ] {
             check_range(key, v, 0, gc::MAX_SUSPEND_NS, "ns")?;
         }
-        if !self.name.supports_gc_schedule(self.gc_schedule) {
+        // FTLs that read neither key are refused by the knob check (config/design.rs),
+        // which names the FTLs that do.
+        if self.name.uses_gc_schedule() && !self.name.supports_gc_schedule(self.gc_schedule) {
             return Err(ConfigError::value(
                 "ftl.gc_schedule",
                 self.gc_schedule.name(),
                 format!(
-                    "foreground{} with the {} FTL",
-                    if self.name.uses_gc_schedule() {
-                        " or preemptive"
-                    } else {
-                        ""
-                    },
+                    "foreground or preemptive with the {} FTL (background: page only)",
                     self.name.name()
                 ),
             ));
         }
-        if self.gc_schedule != GcSchedule::Preemptive && self.suspend != SuspendConfig::default()
+        if self.name.uses_gc_schedule()
+            && self.gc_schedule != GcSchedule::Preemptive
+            && self.suspend != SuspendConfig::default()
         {
             return Err(ConfigError::value(
                 "ftl.suspend",

@@ -15,8 +15,7 @@ use crate::ftl::{Ftl, FtlError, build_ftl};
 use crate::host::{Dispatched, Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand};
 use crate::timing::{
-    Calendar, CountModel, FOLD_IDLE_NS, FormulaCosts, FullModel, Model, PlaceCtx, TimeModel,
-    Timing,
+    Calendar, CountModel, FOLD_IDLE_NS, FormulaCosts, FullModel, Model, PlaceCtx, TimeModel, Timing,
 };
 use crate::workload::{IoRequest, OpKind};
 

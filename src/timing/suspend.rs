@@ -124,10 +124,22 @@ impl Timing {
         self.busy_until(end);
         let kind = kind_of(op);
         let st = self.suspend.as_deref_mut().expect("suspension on");
-        st.record(die, ready_ns, before.max(ready_ns), self.die_free_ns[die], kind);
+        st.record(
+            die,
+            ready_ns,
+            before.max(ready_ns),
+            self.die_free_ns[die],
+            kind,
+        );
         if let (Some(d), Some(b)) = (src_die, src_before) {
             // A copy's source read on another die is not suspendable.
-            st.record(d, ready_ns, b.max(ready_ns), self.die_free_ns[d], Kind::Fixed);
+            st.record(
+                d,
+                ready_ns,
+                b.max(ready_ns),
+                self.die_free_ns[d],
+                Kind::Fixed,
+            );
         }
         end
     }
