@@ -21,6 +21,10 @@
 //! The simulator sees both through [`TimeModel`]: it calls [`TimeModel::begin`] before a
 //! command's flash work and [`TimeModel::place`] after it, and learns when the work ends.
 
+mod suspend;
+
+pub use suspend::SuspendParams;
+
 use crate::ftl::superblock::Superblock;
 use crate::nand::{CAUSES, Cause, FlashOp, Geometry, Nand, NandCounters, OpKind, Ppn};
 use serde::{Deserialize, Serialize};
@@ -458,6 +462,8 @@ pub struct Timing {
     last_program_ns: u64,
     /// The SLC write cache, when configured (physical page addresses only).
     slc: Option<Box<SlcState>>,
+    /// Program/erase suspension of GC work for reads, when configured (suspend.rs).
+    suspend: Option<Box<suspend::State>>,
 }
 
 impl Timing {
@@ -509,7 +515,24 @@ impl Timing {
                     busy_until_ns: 0,
                 })
             }),
+            suspend: None,
         }
+    }
+
+    /// The same model with host reads suspending GC programs and erases
+    /// (`ftl.gc_schedule = "preemptive"`; `None`: no suspension).
+    pub fn with_suspend(mut self, p: Option<SuspendParams>) -> Timing {
+        let dies = self.die_free_ns.len();
+        self.suspend = p.map(|p| Box::new(suspend::State::new(p, dies)));
+        self
+    }
+
+    /// GC operations suspended for a read so far, and reads placed ahead of queued GC
+    /// work (0 without suspension).
+    pub fn gc_suspensions(&self) -> (u64, u64) {
+        self.suspend
+            .as_ref()
+            .map_or((0, 0), |s| (s.suspensions, s.reads_ahead))
     }
 
     /// SLC blocks folded into the native cell type so far (0 without an SLC cache).
@@ -781,6 +804,9 @@ impl Timing {
 
     /// Places `op` no earlier than `ready_ns`; returns its completion time.
     pub fn apply(&mut self, op: &FlashOp, ready_ns: u64) -> u64 {
+        if self.suspend.is_some() {
+            return self.apply_suspendable(op, ready_ns);
+        }
         let end = self.apply_op(op, ready_ns);
         self.busy_until(end);
         end
@@ -962,6 +988,9 @@ impl Timing {
         self.buses.iter_mut().for_each(Calendar::clear);
         self.bus_front_end_ns.iter_mut().for_each(|e| *e = u64::MAX);
         self.control_free_ns = now_ns;
+        if let Some(s) = self.suspend.as_deref_mut() {
+            s.clear();
+        }
     }
 }
 

@@ -11,6 +11,7 @@ fn other_value(key: &str, v: &toml::Value) -> toml::Value {
     let s = |x: &str| toml::Value::String(x.into());
     match (key, v) {
         ("gc", _) => s("cost-benefit"),
+        ("gc_schedule", _) => s("preemptive"),
         ("placement", _) => s("by-address"),
         ("channel_placement", _) => s("one-channel"),
         ("mgmt_block", _) => s("16KiB"),
@@ -71,6 +72,9 @@ fn every_knob_under_every_ftl_runs_or_is_refused_with_its_users() {
             let mut extra = Vec::new();
             if key == "gc_d" && kind.uses_gc_policy() {
                 extra.push(("gc", toml::Value::String("d-choices".into())));
+            }
+            if key.starts_with("suspend.") && kind.uses_gc_schedule() {
+                extra.push(("gc_schedule", toml::Value::String("preemptive".into())));
             }
             if key == "channel_placement" && kind.maps_blocks() {
                 extra.push(("superblock", toml::Value::String("2MiB".into())));

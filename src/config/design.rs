@@ -5,7 +5,7 @@
 //! one runs.
 
 use super::memory::{self, MemoryEstimate};
-use super::{Config, ConfigError, ResolvedDevice};
+use super::{Config, ConfigError, ResolvedDevice, TimingMode};
 use crate::ftl::layout::ChannelPlacement;
 use crate::ftl::superblock::Superblock;
 use crate::ftl::{FtlConfig, FtlKind, build_ftl, gc::GcPolicyKind, knob, unit_pages};
@@ -76,6 +76,16 @@ impl Config {
                      does not pass through",
                     self.fs.name.name()
                 ),
+            ));
+        }
+        if self.ftl.gc_schedule == crate::ftl::gc::GcSchedule::Preemptive
+            && self.timing.mode == TimingMode::Count
+        {
+            return Err(ConfigError::value(
+                "ftl.gc_schedule",
+                "preemptive",
+                "foreground or background with timing.mode = count (suspending an operation \
+                 for a read needs the full model's dies; the counting formula has none)",
             ));
         }
         let device = self.resolve_device()?;

@@ -108,6 +108,8 @@ pub(super) struct Blocks<V: VictimPolicy> {
     pub(super) gc_invocations: u64,
     pub(super) gc_victims: u64,
     pub(super) gc_victim_valid_pages: u64,
+    /// Victims taken by background GC in idle time (also counted in `gc_victims`).
+    pub(super) gc_background_victims: u64,
     /// The NAND's endurance (learnt at the first erase), for the end-of-life error.
     pub(super) endurance: u32,
 }
@@ -168,6 +170,7 @@ impl<V: VictimPolicy> Blocks<V> {
             gc_invocations: 0,
             gc_victims: 0,
             gc_victim_valid_pages: 0,
+            gc_background_victims: 0,
             endurance: u32::MAX,
         };
         // Every block free, as `release` would leave it block by block, but each pool
@@ -580,29 +583,27 @@ pub(super) fn collect<V: VictimPolicy, O: Owner<V>>(
     unit: u32,
     nand: &mut Nand,
 ) -> Result<(), FtlError> {
+    let target = o.blocks().gc_high;
+    collect_to(o, unit, target, nand)
+}
+
+/// [`collect`] up to `target` free blocks instead of `gc_high` (background GC's
+/// emergency collection stops at `gc_low`).
+#[cold]
+pub(super) fn collect_to<V: VictimPolicy, O: Owner<V>>(
+    o: &mut O,
+    unit: u32,
+    target: u32,
+    nand: &mut Nand,
+) -> Result<(), FtlError> {
     let bm = o.blocks();
     bm.gc_invocations += 1;
     let mut budget = bm.unit_geo.blocks_per_plane;
-    while o.blocks().free(unit) < o.blocks().gc_high as usize && budget > 0 {
+    while o.blocks().free(unit) < target as usize && budget > 0 {
         budget -= 1;
-        let bm = o.blocks();
-        let pick = if bm.free(unit) < O::EMERGENCY_FREE {
-            bm.emergency_victim(unit, nand)
-        } else {
-            bm.policy.select(unit, nand, bm.clock)
-        };
-        let Some(victim) = pick else {
+        if take_victim(o, unit, nand)?.is_none() {
             break;
-        };
-        // A collection usually takes several victims: start fetching the next one's
-        // tags and validity words while this one is moved.
-        if let Some(next) = bm.policy.peek(unit) {
-            nand.prefetch_block(next);
         }
-        bm.gc_victims += 1;
-        bm.gc_victim_valid_pages += nand.valid_count(victim) as u64;
-        o.reclaim(victim, nand)?;
-        o.blocks().units[unit as usize].erases_since_wl_check += 1;
     }
     // Wear leveling runs after GC has refilled the pool, so its copies never compete
     // with GC for the last free block.
@@ -612,6 +613,67 @@ pub(super) fn collect<V: VictimPolicy, O: Owner<V>>(
         return Err(bm.out_of_space(unit));
     }
     Ok(())
+}
+
+/// Reclaims one victim of `unit` (the policy's choice, or the emergency greedy one) and
+/// returns how many valid pages it held; `None` when the unit has no candidate.
+fn take_victim<V: VictimPolicy, O: Owner<V>>(
+    o: &mut O,
+    unit: u32,
+    nand: &mut Nand,
+) -> Result<Option<u32>, FtlError> {
+    let bm = o.blocks();
+    let pick = if bm.free(unit) < O::EMERGENCY_FREE {
+        bm.emergency_victim(unit, nand)
+    } else {
+        bm.policy.select(unit, nand, bm.clock)
+    };
+    let Some(victim) = pick else {
+        return Ok(None);
+    };
+    // A collection usually takes several victims: start fetching the next one's
+    // tags and validity words while this one is moved.
+    if let Some(next) = bm.policy.peek(unit) {
+        nand.prefetch_block(next);
+    }
+    let valid = nand.valid_count(victim);
+    bm.gc_victims += 1;
+    bm.gc_victim_valid_pages += valid as u64;
+    o.reclaim(victim, nand)?;
+    o.blocks().units[unit as usize].erases_since_wl_check += 1;
+    Ok(Some(valid))
+}
+
+/// One step of background GC (`gc_schedule = "background"`): the first unit from
+/// `*cursor` on (round robin) with fewer than `gc_high` free blocks gives up one victim;
+/// the after-GC hook runs once the unit is refilled. `false` when no unit needs a
+/// victim, or the victim was fully valid (nothing to gain: every candidate is, as the
+/// policy chose it), so an idle period never spins on a device full of valid data.
+pub(super) fn collect_idle_step<V: VictimPolicy, O: Owner<V>>(
+    o: &mut O,
+    cursor: &mut u32,
+    nand: &mut Nand,
+) -> Result<bool, FtlError> {
+    let bm = o.blocks();
+    let units = bm.units.len() as u32;
+    let high = bm.gc_high as usize;
+    let Some(unit) = (0..units)
+        .map(|i| (*cursor + i) % units)
+        .find(|&u| bm.free(u) < high)
+    else {
+        return Ok(false);
+    };
+    *cursor = (unit + 1) % units;
+    let pages_per_block = bm.geo.pages_per_block;
+    let Some(valid) = take_victim(o, unit, nand)? else {
+        return Ok(false);
+    };
+    let bm = o.blocks();
+    bm.gc_background_victims += 1;
+    if bm.free(unit) >= high {
+        o.after_gc(unit, nand)?;
+    }
+    Ok(valid < pages_per_block)
 }
 
 /// The geometry whose planes are `geo`'s units of `k` consecutive planes (consecutive

@@ -38,7 +38,7 @@ mod twolevel;
 use crate::config::{ConfigError, check_range};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
 use crate::units::Size;
-use gc::{GcPolicyKind, PolicyParams};
+use gc::{GcPolicyKind, GcSchedule, PolicyParams, SuspendConfig};
 use layout::{ChannelPlacement, Placement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -149,6 +149,14 @@ pub trait Ftl: Send {
              cannot be rebuilt from OOB tags by this version)",
             self.name()
         ))
+    }
+    /// One step of background GC in device idle time (`ftl.gc_schedule =
+    /// "background"`): reclaims at most one victim; `false` when there is nothing worth
+    /// collecting now. The simulator calls it while the device is idle, timing each
+    /// step's operations from the start of the idle period. Other FTLs and schedules do
+    /// nothing.
+    fn collect_idle(&mut self, _nand: &mut Nand) -> Result<bool, FtlError> {
+        Ok(false)
     }
     /// Called once when preconditioning ends, before the measured phase begins; its
     /// flash operations count as preconditioning. DFTL with `cmt_start = "cold"` writes
@@ -270,6 +278,26 @@ impl FtlKind {
         )
     }
 
+    /// Whether `ftl.gc_schedule` can be set away from `foreground` (and `[ftl.suspend]`
+    /// read): the FTLs whose GC is a per-plane collection in `blocks.rs`. Which
+    /// schedules each supports: [`FtlKind::supports_gc_schedule`].
+    pub fn uses_gc_schedule(self) -> bool {
+        matches!(self, FtlKind::Page | FtlKind::Dftl)
+    }
+
+    /// Whether the FTL runs GC on `schedule`. Every FTL runs `foreground` (the
+    /// block-mapped ones merge on the write path, the hash FTLs fold there); `preemptive`
+    /// needs GC operations on the physical pages of one plane (page FTL, DFTL);
+    /// `background` needs an idle-time hook, which only the page FTL has (DFTL's
+    /// collections interleave with its translation-page writes and are not split yet).
+    pub fn supports_gc_schedule(self, schedule: GcSchedule) -> bool {
+        match schedule {
+            GcSchedule::Foreground => true,
+            GcSchedule::Preemptive => self.uses_gc_schedule(),
+            GcSchedule::Background => self == FtlKind::Page,
+        }
+    }
+
     /// Whether GC copies get their own (colder) frontier.
     pub fn uses_hot_cold(self) -> bool {
         self.uses_gc_policy()
@@ -365,6 +393,16 @@ pub const KNOBS: &[Knob] = &[
         key: "gc_high_free_blocks",
         what: "free-block GC watermarks",
         used_by: FtlKind::uses_free_block_watermarks,
+    },
+    Knob {
+        key: "gc_schedule",
+        what: "a GC schedule (its merges or folds run on the write path)",
+        used_by: FtlKind::uses_gc_schedule,
+    },
+    Knob {
+        key: "suspend",
+        what: "program/erase suspension of GC",
+        used_by: FtlKind::uses_gc_schedule,
     },
     Knob {
         key: "hot_cold",
@@ -484,6 +522,12 @@ pub struct FtlConfig {
     pub gc_low_free_blocks: u32,
     /// GC stops once the plane has this many free blocks.
     pub gc_high_free_blocks: u32,
+    /// When GC runs: on the write path (`foreground`), in idle time (`background`) or
+    /// on the write path but suspendable by host reads (`preemptive`); see
+    /// [`gc::GcSchedule`].
+    pub gc_schedule: GcSchedule,
+    /// `[ftl.suspend]`: suspend latencies of `gc_schedule = "preemptive"`.
+    pub suspend: SuspendConfig,
     /// Separate write frontier for GC-relocated (colder) pages.
     pub hot_cold: bool,
     /// Dynamic wear leveling: allocate the least-worn free block.
@@ -543,6 +587,8 @@ impl Default for FtlConfig {
             gc: GcPolicyKind::Greedy,
             gc_low_free_blocks: 2,
             gc_high_free_blocks: 3,
+            gc_schedule: GcSchedule::Foreground,
+            suspend: SuspendConfig::default(),
             hot_cold: true,
             dynamic_wl: true,
             static_wl_threshold: 0,
@@ -572,6 +618,15 @@ impl FtlConfig {
             Some("ftl.superblock") => self.superblock = size,
             _ => self.mgmt_block = size,
         }
+    }
+
+    /// The suspend latencies the time model uses: `Some` with `gc_schedule =
+    /// "preemptive"` only.
+    pub fn suspend_params(&self) -> Option<crate::timing::SuspendParams> {
+        (self.gc_schedule == GcSchedule::Preemptive).then_some(crate::timing::SuspendParams {
+            program_ns: self.suspend.program_ns,
+            erase_ns: self.suspend.erase_ns,
+        })
     }
 
     /// Checks settings that do not depend on the device.
@@ -616,6 +671,41 @@ impl FtlConfig {
             u32::MAX,
             "erases per plane between spread checks",
         )?;
+        for (key, v) in [
+            ("ftl.suspend.program_ns", self.suspend.program_ns),
+            ("ftl.suspend.erase_ns", self.suspend.erase_ns),
+        ] {
+            check_range(key, v, 0, gc::MAX_SUSPEND_NS, "ns")?;
+        }
+        // FTLs that read neither key are refused by the knob check (config/design.rs),
+        // which names the FTLs that do.
+        if self.name.uses_gc_schedule() && !self.name.supports_gc_schedule(self.gc_schedule) {
+            return Err(ConfigError::value(
+                "ftl.gc_schedule",
+                self.gc_schedule.name(),
+                format!(
+                    "foreground or preemptive with the {} FTL (background: page only)",
+                    self.name.name()
+                ),
+            ));
+        }
+        if self.name.uses_gc_schedule()
+            && self.gc_schedule != GcSchedule::Preemptive
+            && self.suspend != SuspendConfig::default()
+        {
+            return Err(ConfigError::value(
+                "ftl.suspend",
+                format!(
+                    "program_ns {} erase_ns {}",
+                    self.suspend.program_ns, self.suspend.erase_ns
+                ),
+                format!(
+                    "its default unless ftl.gc_schedule = \"preemptive\" (gc_schedule = {} \
+                     suspends nothing)",
+                    self.gc_schedule.name()
+                ),
+            ));
+        }
         let ftl = self.name.name();
         let sub = |r: Result<(), String>| r.map_err(|message| ConfigError::Ftl { ftl, message });
         sub(self.nftl.validate())?;

@@ -4,7 +4,9 @@
 //! ```text
 //! write(lpn):  invalidate L2P[lpn]; plane = next in channel-first stripe order;
 //!              program at the plane's host frontier; L2P[lpn] = new page
-//!              if plane.free < gc_low: gc(plane)
+//!              if plane.free < gc_low: gc(plane)   (up to gc_low only with background GC)
+//! idle:        background GC only: one victim of a plane below gc_high per step
+//!              (gc/schedule.rs: when GC runs)
 //! gc(plane):   while free < gc_high: victim = policy.select(plane)
 //!              copy its valid pages to the GC frontier (hot/cold split) or the host
 //!              frontier; erase; return it to the free pool
@@ -20,7 +22,9 @@
 
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
-use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
+use super::gc::{
+    CostBenefit, DChoices, Fifo, GcPolicyKind, GcSchedule, Greedy, PolicyParams, VictimPolicy,
+};
 use super::layout::Layout;
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
@@ -62,6 +66,11 @@ pub struct PageFtl<V: VictimPolicy> {
     layout: Layout,
     wl_relocations: u64,
     rmw_pages: u64,
+    /// Background GC: the write path collects only up to `gc_low` (an emergency), idle
+    /// time does the rest ([`Ftl::collect_idle`]).
+    background: bool,
+    /// Where the next background GC step starts looking for a unit (round robin).
+    idle_cursor: u32,
 }
 
 impl<V: VictimPolicy> PageFtl<V> {
@@ -93,6 +102,8 @@ impl<V: VictimPolicy> PageFtl<V> {
             ),
             wl_relocations: 0,
             rmw_pages: 0,
+            background: cfg.gc_schedule == GcSchedule::Background,
+            idle_cursor: 0,
         })
     }
 
@@ -117,9 +128,21 @@ impl<V: VictimPolicy> PageFtl<V> {
         self.l2p[lpn.0 as usize] = dst.0 + 1;
         self.rmw_pages += 1;
         if self.bm.needs_gc(unit) {
-            blocks::collect(self, unit, nand)?;
+            self.collect_on_write(unit, nand)?;
         }
         Ok(())
+    }
+
+    /// The write path's GC of `unit` (which fell below `gc_low`): up to `gc_high`, or with
+    /// background GC only back to `gc_low`, so the stall is as short as it can be.
+    #[cold]
+    fn collect_on_write(&mut self, unit: u32, nand: &mut Nand) -> Result<(), FtlError> {
+        if self.background {
+            let low = self.bm.gc_low;
+            blocks::collect_to(self, unit, low, nand)
+        } else {
+            blocks::collect(self, unit, nand)
+        }
     }
 
     /// Moves every valid page of `victim` to `stream`'s frontier and erases it.
@@ -213,7 +236,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
         if self.bm.needs_gc(unit) {
-            blocks::collect(self, unit, nand)?;
+            self.collect_on_write(unit, nand)?;
         }
         Ok(())
     }
@@ -320,7 +343,24 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             self.bm.gc_victim_valid_pages,
         );
         out.insert("ftl.wl.relocations".into(), self.wl_relocations);
+        if self.background {
+            // Only with background GC, so other schedules' reports keep their keys.
+            out.insert(
+                "ftl.gc.background_victims".into(),
+                self.bm.gc_background_victims,
+            );
+        }
         out.insert("ftl.mgmt.rmw_pages".into(), self.rmw_pages);
+    }
+
+    fn collect_idle(&mut self, nand: &mut Nand) -> Result<bool, FtlError> {
+        if !self.background {
+            return Ok(false);
+        }
+        let mut cursor = self.idle_cursor;
+        let r = blocks::collect_idle_step(self, &mut cursor, nand);
+        self.idle_cursor = cursor;
+        r
     }
 
     fn reserved_blocks(&self) -> u64 {

@@ -15,7 +15,7 @@ use crate::ftl::{Ftl, FtlError, build_ftl};
 use crate::host::{Dispatched, Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand};
 use crate::timing::{
-    Calendar, CountModel, FormulaCosts, FullModel, Model, PlaceCtx, TimeModel, Timing,
+    Calendar, CountModel, FOLD_IDLE_NS, FormulaCosts, FullModel, Model, PlaceCtx, TimeModel, Timing,
 };
 use crate::workload::{IoRequest, OpKind};
 
@@ -50,6 +50,10 @@ pub struct Device {
     pub(super) buffer: Option<Box<BufferStage>>,
     /// When the controller's command path is free (`device.controller_command_ns`).
     ctrl_free_ns: u64,
+    /// Background GC (`ftl.gc_schedule = "background"`): collect in idle time.
+    idle_gc: bool,
+    /// When the last flash work placed so far ends (the idle detection of background GC).
+    flash_busy_until_ns: u64,
 }
 
 /// Page counters kept by the host side of the simulator.
@@ -88,7 +92,8 @@ pub fn time_model(design: &Design) -> Model {
     match design.config.timing.mode {
         TimingMode::Full => Model::Full(FullModel::new(
             Timing::new(&resolved.geometry, resolved.timing)
-                .with_superblock(design.superblock.clone()),
+                .with_superblock(design.superblock.clone())
+                .with_suspend(design.config.ftl.suspend_params()),
         )),
         TimingMode::Count => Model::Count(CountModel::new(
             resolved.formula,
@@ -211,6 +216,8 @@ impl Device {
             ncq: Ncq::new(cfg.host.qd as usize, cfg.host.dispatch),
             buffer,
             ctrl_free_ns: 0,
+            idle_gc: cfg.ftl.gc_schedule == crate::ftl::gc::GcSchedule::Background,
+            flash_busy_until_ns: 0,
         })
     }
 
@@ -613,7 +620,38 @@ impl Device {
                 read_flash: &[],
             },
         );
+        self.flash_busy_until_ns = self.flash_busy_until_ns.max(placed.flash_done_ns);
         Ok(placed.flash_done_ns)
+    }
+
+    /// Background GC in the idle time before a command dispatched at `t`: the device
+    /// counts as idle once no flash work has run for [`FOLD_IDLE_NS`] (the notion the
+    /// SLC cache's folding uses); from then on the FTL collects one victim at a time,
+    /// each step's operations placed from the start of the idle period (dies in
+    /// parallel), until nothing is worth collecting or the work reaches `t`. A step
+    /// that overruns `t` delays the command, as a started erase would on a drive.
+    fn collect_idle(&mut self, t: u64) -> Result<(), SimError> {
+        let idle_from = self.flash_busy_until_ns.saturating_add(FOLD_IDLE_NS);
+        if idle_from >= t {
+            return Ok(());
+        }
+        loop {
+            self.time.begin(&self.nand);
+            let more = self.ftl.collect_idle(&mut self.nand)?;
+            let placed = self.time.place(
+                &mut self.nand,
+                PlaceCtx {
+                    start_ns: idle_from,
+                    serial_units: 1,
+                    read_pages: &mut [],
+                    read_flash: &[],
+                },
+            );
+            self.flash_busy_until_ns = self.flash_busy_until_ns.max(placed.flash_done_ns);
+            if !more || placed.flash_done_ns >= t {
+                return Ok(());
+            }
+        }
     }
 
     /// Performs a dispatched command at `t`; returns its completion and, with a buffer,
@@ -625,6 +663,9 @@ impl Device {
         let first = cmd.first_lpn as u64;
         let last = first + cmd.pages as u64;
         let per_page_reads = self.time.per_page_reads();
+        if self.idle_gc {
+            self.collect_idle(t)?;
+        }
         self.time.begin(&self.nand);
         self.ftl.begin_command();
         let ftl = &mut *self.ftl;
@@ -712,6 +753,7 @@ impl Device {
                 read_flash: &self.read_flash,
             },
         );
+        self.flash_busy_until_ns = self.flash_busy_until_ns.max(placed.flash_done_ns);
         let dram_ns = dram_pages * self.buffer.as_deref().map_or(0, |b| b.dram_ns_per_page);
         let (done, front_free) = match req.op {
             // A buffered write completes once its data is in DRAM, which needs its
@@ -798,6 +840,7 @@ impl Device {
         self.time.reset(now_ns);
         self.link.clear();
         self.ctrl_free_ns = now_ns;
+        self.flash_busy_until_ns = now_ns;
     }
 }
 #[cfg(test)]

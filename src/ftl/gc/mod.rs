@@ -4,17 +4,20 @@
 //! and hears about every invalidation, so it can keep its own index (buckets for greedy,
 //! a queue for FIFO). `select` removes and returns the chosen victim of one plane.
 //! Candidates are closed blocks only: never an open write frontier (a bug of MQSim's
-//! greedy, docs/algorithms.md §3.2).
+//! greedy, docs/algorithms.md §3.2). When GC runs (foreground, background, preemptive)
+//! is [`GcSchedule`], in `schedule.rs`.
 
 mod cost_benefit;
 mod d_choices;
 mod fifo;
 mod greedy;
+mod schedule;
 
 pub use cost_benefit::CostBenefit;
 pub use d_choices::DChoices;
 pub use fifo::Fifo;
 pub use greedy::Greedy;
+pub use schedule::{GcSchedule, MAX_SUSPEND_NS, SuspendConfig};
 
 use crate::nand::{BlockId, Geometry, Nand};
 use serde::{Deserialize, Serialize};
