@@ -220,8 +220,28 @@ impl Evaluator for ExpM4 {
                 ));
             }
         }
+        // The ratio (c)/(b) at every point, for the cause of a miss.
+        let cb: Vec<f64> = keys
+            .iter()
+            .filter(|k| k.0 == "channels" && LAYOUTS.iter().any(|l| l.0 == k.1 && l.1 == k.2))
+            .map(|&(_, chips, ch, occ, load)| {
+                t[&("channels", chips, ch, occ, load)].mean()
+                    / t[&("shared-control", chips, ch, occ, load)].mean()
+            })
+            .collect();
+        let (lo, hi) = cb
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        let mut m11 = RowResult::evaluated("M11", m11);
+        if m11.label() != super::judge::Label::Robust {
+            m11 = m11.with_cause(format!(
+                "(b) gives every chip a private data bus, so with 2–4 chips a channel it has \
+                 2–4× the data buses of (c); a control-bus occupancy of up to 3 µs a command \
+                 does not offset that: (c)/(b) ranges {lo:.2}–{hi:.2} over the points"
+            ));
+        }
         Ok(vec![
-            RowResult::evaluated("M11", m11),
+            m11,
             RowResult::evaluated("M31", m31),
             RowResult::evaluated("M32", m32),
         ])
