@@ -99,8 +99,8 @@ pub enum Command {
     /// JSON lines and an HTML page.
     #[command(after_help = sweep::AFTER_HELP)]
     Sweep(sweep::SweepArgs),
-    /// Rebuild a source paper's experiment: CSV tables, SVG figures and a Markdown
-    /// summary with the paper's numbers beside ours.
+    /// Judge the papers' claims against the registry (--all), or rebuild a source
+    /// paper's experiment: CSV tables, SVG figures and a Markdown summary.
     #[command(after_help = reproduce::AFTER_HELP)]
     Reproduce(reproduce::ReproduceArgs),
     /// Serve the simulated SSD as a Network Block Device (unix socket or TCP), with its

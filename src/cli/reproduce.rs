@@ -59,7 +59,8 @@ pub struct ReproduceArgs {
     /// Directory for the CSV, SVG and Markdown outputs (created if missing).
     #[arg(long, value_name = "DIR", required_unless_present = "list")]
     pub out: Option<PathBuf>,
-    /// Smaller devices and shorter workloads (the summary says so).
+    /// Smaller devices and shorter workloads; with --all, only the two ends of each
+    /// free parameter's range (the summary says the labels are then not the verdict).
     #[arg(long)]
     pub quick: bool,
     /// Directory of trace samples (msr/, spc-ascii/, …) for the trace sections of
