@@ -35,28 +35,17 @@ const SIZES_KIB: [i64; 3] = [64, 256, 1024];
 const COMMAND_US: [i64; 3] = [0, 25, 50];
 
 fn base() -> Vec<(&'static str, toml::Value)> {
-    vec![
+    let mut keys = grid_run::era_slc_drive();
+    keys.extend([
         ("workload", text("seq-read")),
         ("precondition", text("fill")),
         ("host.qd", int(32)),
         ("device.capacity", text(CAPACITY)),
-        ("device.cell", text("slc")),
         ("device.chips_per_channel", int(2)),
         ("device.dies_per_chip", int(2)),
-        ("device.planes_per_die", int(1)),
-        ("device.page_size", text("2KiB")),
-        ("device.pages_per_block", int(64)),
-        ("device.read_ns", int(25_000)),
-        ("device.program_ns", int(200_000)),
-        ("device.erase_ns", int(1_500_000)),
-        ("device.channel_mb_s", grid_run::float(40.0)),
-        ("device.host_link_mb_s", grid_run::float(0.0)),
-        ("device.slc_cache_percent", grid_run::float(0.0)),
-        ("device.pages_per_program", int(1)),
-        ("device.controller_latency_ns", int(0)),
-        ("buffer.name", text("none")),
         ("seed", int(1)),
-    ]
+    ]);
+    keys
 }
 
 impl Evaluator for ExpM3 {

@@ -20,7 +20,7 @@
 //! issue commands at no bus cost (their command cycles are not modelled).
 
 use super::eval::{Env, Evaluator};
-use super::grid_run::{self, RunPoint, float, int, num, text};
+use super::grid_run::{self, RunPoint, int, num, text};
 use super::judge::{Point, RowResult, Seeds, Verdict, at_least};
 use crate::experiments::ExpError;
 use std::collections::BTreeMap;
@@ -74,26 +74,15 @@ impl Load {
 type Key = (&'static str, i64, i64, i64, Load);
 
 fn base() -> Vec<(&'static str, toml::Value)> {
-    vec![
+    let mut keys = grid_run::era_slc_drive();
+    keys.extend([
         ("device.capacity", text(CAPACITY)),
-        ("device.cell", text("slc")),
         ("device.dies_per_chip", int(2)),
-        ("device.planes_per_die", int(1)),
-        ("device.page_size", text("2KiB")),
-        ("device.pages_per_block", int(64)),
-        ("device.read_ns", int(25_000)),
-        ("device.program_ns", int(200_000)),
-        ("device.erase_ns", int(1_500_000)),
-        ("device.channel_mb_s", float(40.0)),
-        ("device.host_link_mb_s", float(0.0)),
-        ("device.slc_cache_percent", float(0.0)),
-        ("device.pages_per_program", int(1)),
-        ("device.controller_latency_ns", int(0)),
         ("device.controller_command_ns", int(0)),
-        ("buffer.name", text("none")),
         ("ftl.name", text("page")),
         ("workload.requests", int(REQUESTS)),
-    ]
+    ]);
+    keys
 }
 
 fn runs(env: &Env, keys: &[Key]) -> Result<BTreeMap<Key, Seeds>, ExpError> {

@@ -181,3 +181,26 @@ pub fn ends<T: Copy>(levels: &[T], quick: bool) -> Vec<T> {
         levels.to_vec()
     }
 }
+
+/// The SLC drive of Ryu & Park's Fig. 2 that several experiments share, in config keys:
+/// 2 KB pages, 64 a block, t_R 25 µs, t_PROG 200 µs, t_BERS 1.5 ms, 40 MB/s buses, one
+/// plane a die, one page a program, and nothing in front of the flash (no host-link
+/// limit, SLC cache, fixed controller latency or DRAM buffer). Each experiment adds its
+/// own geometry and load.
+pub fn era_slc_drive() -> Vec<(&'static str, toml::Value)> {
+    vec![
+        ("device.cell", text("slc")),
+        ("device.planes_per_die", int(1)),
+        ("device.page_size", text("2KiB")),
+        ("device.pages_per_block", int(64)),
+        ("device.read_ns", int(25_000)),
+        ("device.program_ns", int(200_000)),
+        ("device.erase_ns", int(1_500_000)),
+        ("device.channel_mb_s", float(40.0)),
+        ("device.host_link_mb_s", float(0.0)),
+        ("device.slc_cache_percent", float(0.0)),
+        ("device.pages_per_program", int(1)),
+        ("device.controller_latency_ns", int(0)),
+        ("buffer.name", text("none")),
+    ]
+}
