@@ -468,6 +468,24 @@ pub struct HostQueue {
     front_arrival: Option<u64>,
     /// Completion times of dispatched commands still holding a queue tag.
     completions: BinaryHeap<Reverse<u64>>,
+    /// Requests issued so far (names the request whose time overflows).
+    issued: u64,
+}
+
+/// The latest simulated time a run may reach, 2^62 ns (about 146 years). Arrival times
+/// are checked against it, so no later sum of times can overflow 64 bits: past it a
+/// trace's time stamps or a `--speedup` are wrong, and the run stops with an error
+/// instead of wrapping around to an earlier time.
+pub const MAX_SIM_TIME_NS: u64 = 1 << 62;
+
+/// The error for a request whose arrival lies past [`MAX_SIM_TIME_NS`].
+fn time_overflow(index: u64, what: String) -> SimError {
+    SimError::Config(format!(
+        "request {} (counting from 1) would arrive {what}, past the simulator's time limit \
+         of 2^62 ns (146 years): check the trace's time stamps, host.speedup (--speedup) \
+         or workload.mean_gap_ns (--mean-gap-ns)",
+        index + 1
+    ))
 }
 
 impl HostQueue {
@@ -482,6 +500,7 @@ impl HostQueue {
             last_arrival: start_ns,
             front_arrival: None,
             completions: BinaryHeap::with_capacity(qd + 1),
+            issued: 0,
         }
     }
 
@@ -504,11 +523,41 @@ impl HostQueue {
             }
         };
         let arrival = match self.arrivals {
-            Arrivals::Open { speedup } => *self.front_arrival.get_or_insert_with(|| {
-                (self.start_ns + (req.arrival_ns as f64 / speedup) as u64).max(self.last_arrival)
-            }),
+            Arrivals::Open { speedup } => match self.front_arrival {
+                Some(a) => a,
+                None => {
+                    let rel = req.arrival_ns as f64 / speedup;
+                    let at = self.start_ns as f64 + rel;
+                    if at.is_nan() || at > MAX_SIM_TIME_NS as f64 {
+                        return Err(time_overflow(
+                            self.issued,
+                            format!(
+                                "at {at:.3e} ns (its time stamp {} ns divided by speed-up \
+                                 {speedup})",
+                                req.arrival_ns
+                            ),
+                        ));
+                    }
+                    // Whole nanoseconds of the gap added to the start, as before the
+                    // check (f64 sums lose units past 2^53 ns).
+                    let a = (self.start_ns + rel as u64).max(self.last_arrival);
+                    self.front_arrival = Some(a);
+                    a
+                }
+            },
             Arrivals::Closed => self.issue_clock,
-            Arrivals::Think => self.issue_clock + req.arrival_ns,
+            Arrivals::Think => match self.issue_clock.checked_add(req.arrival_ns) {
+                Some(a) if a <= MAX_SIM_TIME_NS => a,
+                _ => {
+                    return Err(time_overflow(
+                        self.issued,
+                        format!(
+                            "{} ns after the previous completion at {} ns",
+                            req.arrival_ns, self.issue_clock
+                        ),
+                    ));
+                }
+            },
         };
         if bound.is_some_and(|b| arrival > b) {
             return Ok(false);
@@ -534,6 +583,7 @@ impl HostQueue {
         };
         self.requests.advance();
         self.front_arrival = None;
+        self.issued += 1;
         let arrival = match self.arrivals {
             Arrivals::Open { .. } => {
                 self.last_arrival = arrival;

@@ -111,21 +111,111 @@ impl<'de> Deserialize<'de> for Size {
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().replace('_', "");
     let (num, mult) = match t.chars().last() {
-        Some('k' | 'K') => (&t[..t.len() - 1], 1_000f64),
-        Some('m' | 'M') => (&t[..t.len() - 1], 1_000_000f64),
-        Some('g' | 'G') => (&t[..t.len() - 1], 1_000_000_000f64),
-        _ => (t.as_str(), 1f64),
+        Some('k' | 'K') => (&t[..t.len() - 1], 1_000u64),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1_000_000u64),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1_000_000_000u64),
+        _ => (t.as_str(), 1u64),
     };
+    // Whole numbers in integers: through f64 a count above 2^53 would lose digits and
+    // 2^64 itself would saturate to u64::MAX instead of being refused.
+    if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+        return num
+            .parse::<u64>()
+            .ok()
+            .and_then(|v| v.checked_mul(mult))
+            .ok_or_else(|| {
+                format!(
+                    "invalid count '{s}': expected at most {} (2^64 - 1)",
+                    u64::MAX
+                )
+            });
+    }
+    let mult = mult as f64;
     let v: f64 = num
         .parse()
         .map_err(|_| format!("invalid count '{s}': expected a number such as 1000, 10k or 1M"))?;
     let r = v * mult;
-    if !r.is_finite() || r < 0.0 || r.fract() != 0.0 || r > u64::MAX as f64 {
+    // u64::MAX as f64 rounds up to 2^64, which itself does not fit.
+    if !r.is_finite() || r < 0.0 || r.fract() != 0.0 || r >= u64::MAX as f64 {
         return Err(format!(
             "invalid count '{s}': expected a whole, non-negative number"
         ));
     }
     Ok(r as u64)
+}
+
+/// Serde for a `u64` config value in TOML, whose integers are 64-bit signed: values
+/// above `i64::MAX` (valid seeds, counts) travel as a decimal string, so
+/// `--seed 18446744073709551615` is that seed rather than a refusal of "-1".
+pub mod wide_u64 {
+    use serde::{Deserializer, Serializer, de};
+    use std::fmt;
+
+    /// Accepts a non-negative integer or a decimal string; says what it expected.
+    struct Wide;
+
+    impl de::Visitor<'_> for Wide {
+        type Value = u64;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "a whole number from 0 to {}", u64::MAX)
+        }
+
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(de::Unexpected::Signed(v), &self))
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            v.trim()
+                .parse::<u64>()
+                .map_err(|_| E::invalid_value(de::Unexpected::Str(v), &self))
+        }
+    }
+
+    /// Writes `v` as an integer when TOML can hold it, else as a decimal string.
+    pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*v) {
+            Ok(i) => s.serialize_i64(i),
+            Err(_) => s.serialize_str(&v.to_string()),
+        }
+    }
+
+    /// Reads an integer or a decimal string.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        d.deserialize_any(Wide)
+    }
+
+    /// The same for `Option<u64>`.
+    pub mod option {
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        /// Writes `Some(v)` as [`super::serialize`] does.
+        pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => super::serialize(v, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads an integer or a decimal string.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+            #[derive(Deserialize)]
+            struct W(#[serde(with = "super")] u64);
+            Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+        }
+    }
+
+    /// The TOML value for `v` (an integer, or a string above `i64::MAX`).
+    pub fn value(v: u64) -> toml::Value {
+        match i64::try_from(v) {
+            Ok(i) => toml::Value::Integer(i),
+            Err(_) => toml::Value::String(v.to_string()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -146,6 +236,14 @@ mod tests {
         assert_eq!(parse_count("1M").unwrap(), 1_000_000);
         assert_eq!(parse_count("10k").unwrap(), 10_000);
         assert!(parse_count("x").is_err());
+        // Issue 30: 2^64 was read as u64::MAX (and shown as "-1"); big counts lost digits.
+        assert!(parse_count("18446744073709551616").is_err());
+        assert_eq!(parse_count("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(
+            parse_count("9007199254740993").unwrap(),
+            9_007_199_254_740_993
+        );
+        assert!(parse_count("18446744073709552k").is_err());
     }
 
     proptest! {

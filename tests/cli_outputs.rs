@@ -587,3 +587,58 @@ fn hybrid_outputs_follow_the_same_rules() {
     assert!(stderr(&o).contains("same file"), "{}", stderr(&o));
     assert!(!p.exists());
 }
+
+/// Issue 30, "probe --device p.img --json p.img": exit 0 and the image replaced by JSON.
+#[test]
+fn probe_refuses_a_json_report_on_its_own_device() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("p.img");
+    let f = fs::File::create(&img).unwrap();
+    f.set_len(64 << 20).unwrap();
+    let o = ssdlab(&["probe", "--device", s(&img), "--json", s(&img)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--device"), "{}", stderr(&o));
+    assert_eq!(
+        fs::metadata(&img).unwrap().len(),
+        64 << 20,
+        "the image was damaged"
+    );
+}
+
+/// Issue 30, "--svg late.d --html late.d" with a new `late.d`: exit 1 after the run
+/// with three SVGs left behind. Two directory outputs may share one new directory.
+#[test]
+fn two_directory_outputs_share_one_new_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("late.d");
+    let o = with(QUICK, &["--svg", s(&d), "--html", s(&d)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names = entries(&d);
+    assert!(names.iter().any(|n| n.ends_with(".svg")), "{names:?}");
+    assert!(names.iter().any(|n| n.ends_with(".html")), "{names:?}");
+    assert_eq!(entries(dir.path()), ["late.d"], "temps left behind");
+    let e = dir.path().join("e.d");
+    let o = with(QUICK, &["--svg", s(&e), "--json", s(&e.join("r.json"))]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a file inside a new directory: {}",
+        stderr(&o)
+    );
+    assert!(!e.exists());
+}
+
+/// Issue 30, "`--json newdir/` writes a file named `newdir`".
+#[test]
+fn a_file_output_ending_in_a_slash_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = format!("{}/newdir/", s(dir.path()));
+    let o = with(QUICK, &["--json", &p]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--json") && stderr(&o).contains("`/`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(entries(dir.path()).is_empty());
+}

@@ -6,7 +6,7 @@
 use super::CliError;
 use super::registry;
 use clap::Args;
-use ssdlab::units::{Size, parse_count};
+use ssdlab::units::{Size, parse_count, wide_u64};
 use std::path::PathBuf;
 
 /// A comma list parsed into its elements. An alias, so clap's derive sees one value
@@ -151,9 +151,9 @@ impl GeneratorArgs {
         opt(t, &k("span"), size_str(self.span));
         opt(t, &k("size"), size_str(self.size));
         opt(t, &k("size_max"), size_str(self.size_max));
-        opt(t, &k("requests"), self.requests.map(|v| v as i64));
+        opt(t, &k("requests"), self.requests.map(wide_u64::value));
         opt(t, &k("read_percent"), self.read_percent);
-        opt(t, &k("mean_gap_ns"), self.mean_gap_ns.map(|v| v as i64));
+        opt(t, &k("mean_gap_ns"), self.mean_gap_ns.map(wide_u64::value));
     }
 }
 
@@ -226,7 +226,7 @@ impl HostArgs {
     /// Puts the flags that were given into `t`.
     pub fn apply(&self, t: &mut toml::Table) {
         opt(t, "host.qd", int(self.qd));
-        opt(t, "seed", self.seed.map(|v| v as i64));
+        opt(t, "seed", self.seed.map(wide_u64::value));
     }
 }
 

@@ -65,12 +65,29 @@ pub struct CrashtestArgs {
     pub json: Option<PathBuf>,
 }
 
+/// Most power cuts per design.
+const MAX_CUTS: u64 = 1_000_000;
+/// Most host commands between two cuts.
+const MAX_OPS_PER_CUT: u64 = 1_000_000;
+
 /// Runs `ssdlab crashtest`.
 pub fn cmd(a: &CrashtestArgs) -> Result<(), CliError> {
     if a.cuts == 0 || a.ops_per_cut == 0 {
         return Err(CliError::Input(
             "--cuts and --ops-per-cut: expected at least 1".into(),
         ));
+    }
+    // Bounds a user can reason about (docs/nbd.md): a million cuts of a small drive take
+    // hours; more is a typo, not a test plan.
+    for (flag, v, max) in [
+        ("--cuts", a.cuts, MAX_CUTS),
+        ("--ops-per-cut", u64::from(a.ops_per_cut), MAX_OPS_PER_CUT),
+    ] {
+        if v > max {
+            return Err(CliError::Input(format!(
+                "{flag} {v}: expected at most {max}"
+            )));
+        }
     }
     let mut ssd = a.ssd.clone();
     if ssd.capacity.is_none() {
@@ -107,13 +124,25 @@ pub fn cmd(a: &CrashtestArgs) -> Result<(), CliError> {
         plp: a.plp,
         max_ops_per_cut: a.ops_per_cut,
     };
+    // Cuts of every design together; drawn only on a terminal, after a second.
+    let bar = std::sync::Mutex::new(ssdlab::report::progress::Progress::new(
+        Some(a.cuts.saturating_mul(designs.len() as u64)),
+        "power cuts",
+    ));
+    let tick = || bar.lock().expect("progress lock").step(1);
     let reports: Vec<CrashReport> = designs
         .par_iter()
         .map(|d| {
             let name = format!("{}+{}", d.cfg.ftl.name.name(), d.cfg.buffer.name.name());
-            crashtest::run(d.valid.as_ref().expect("checked for a run"), &name, &opts)
+            crashtest::run_with_progress(
+                d.valid.as_ref().expect("checked for a run"),
+                &name,
+                &opts,
+                &tick,
+            )
         })
         .collect();
+    bar.into_inner().expect("progress lock").finish();
     let passed = reports.iter().all(CrashReport::passed);
     for r in &reports {
         eprintln!(

@@ -235,6 +235,11 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
         .map(|p| output::file("--json", p))
         .transpose()?;
     let t = target(a)?;
+    // The report must never land on the device it describes (on a real block device
+    // the JSON would be written onto the disk).
+    if let Some(j) = &json {
+        output::distinct(&[(j, Vec::new())], &[("--device", t.path.as_path())])?;
+    }
     let starts = probe::partition_starts(&settings, t.size_bytes).map_err(|e| {
         CliError::Input(format!(
             "--device {} ({}): {e} (flags --size, --step, --span, --partitions)",

@@ -75,6 +75,9 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
+/// Most cells run at once by `--jobs` (documented in docs/sweeps.md).
+const MAX_JOBS: usize = 256;
+
 /// Runs `ssdlab sweep`.
 pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     let grid = Grid::load(&args.grid).map_err(CliError::Input)?;
@@ -83,6 +86,15 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
             return Err(CliError::Input(
                 "--jobs 0: expected at least 1 cell at a time".into(),
             ));
+        }
+        // Each job is a thread with its own simulated drive: beyond a few per core they
+        // only add memory and switching (10,000 took 75 s to start).
+        Some(j) if j > MAX_JOBS => {
+            return Err(CliError::Input(format!(
+                "--jobs {j}: expected at most {MAX_JOBS} cells at a time (this machine has \
+                 {} cores)",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            )));
         }
         j => j,
     };

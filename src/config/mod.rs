@@ -299,6 +299,7 @@ pub struct RunConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Seed of every random choice.
+    #[serde(with = "crate::units::wide_u64")]
     pub seed: u64,
     /// Preconditioning.
     pub precondition: Precondition,

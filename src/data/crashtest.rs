@@ -167,17 +167,32 @@ fn is_cut(dev: &Device) -> bool {
 
 /// Runs the test on `design` (which must track write sequence numbers).
 pub fn run(design: &Design, name: &str, opts: &CrashOptions) -> CrashReport {
+    run_with_progress(design, name, opts, &|| {})
+}
+
+/// [`run`], calling `tick` after every cut (the CLI's progress bar).
+pub fn run_with_progress(
+    design: &Design,
+    name: &str,
+    opts: &CrashOptions,
+    tick: &(dyn Fn() + Sync),
+) -> CrashReport {
     let mut rep = CrashReport {
         design: name.into(),
         ..Default::default()
     };
-    if let Err(e) = run_inner(design, opts, &mut rep) {
+    if let Err(e) = run_inner(design, opts, &mut rep, tick) {
         rep.error = Some(e);
     }
     rep
 }
 
-fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Result<(), String> {
+fn run_inner(
+    design: &Design,
+    opts: &CrashOptions,
+    rep: &mut CrashReport,
+    tick: &(dyn Fn() + Sync),
+) -> Result<(), String> {
     let mut dev = Device::build(design).map_err(|e| e.to_string())?;
     dev.nand
         .attach_data(FlashData::in_memory(dev.nand.geometry()));
@@ -194,6 +209,7 @@ fn run_inner(design: &Design, opts: &CrashOptions, rep: &mut CrashReport) -> Res
     let mut recovery_ns = 0u64;
     let mut scanned = 0u64;
     for _ in 0..opts.cuts {
+        tick();
         let ops = rng.gen_range(1..=opts.max_ops_per_cut.max(1));
         if !opts.plp {
             let budget = rng.gen_range(0..ops as u64 * 12 + 1);

@@ -143,10 +143,24 @@ pub fn run_fs(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> 
         let start_ns = m.now_ns;
         let mut acc = PhaseAcc::new(phase.name.clone(), start_ns, fs.device());
         let mut free_ns = start_ns;
-        for op in phase.ops {
+        for (index, op) in phase.ops.enumerate() {
             let op = op?;
             let arrival = if phase.open_loop {
-                start_ns + (op.arrival_ns as f64 / cfg.host.speedup) as u64
+                let rel = op.arrival_ns as f64 / cfg.host.speedup;
+                let at = start_ns as f64 + rel;
+                // The host's time limit: past it later sums of times could wrap.
+                if at.is_nan() || at > crate::host::MAX_SIM_TIME_NS as f64 {
+                    return Err(SimError::Config(format!(
+                        "file operation {} of phase {} would start at {at:.3e} ns (time \
+                         stamp {} ns / host.speedup {}), past the simulator's time limit of \
+                         2^62 ns (146 years): check the trace's time stamps or --speedup",
+                        index + 1,
+                        phase.name,
+                        op.arrival_ns,
+                        cfg.host.speedup
+                    )));
+                }
+                start_ns + rel as u64
             } else {
                 free_ns
             };

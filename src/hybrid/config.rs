@@ -171,6 +171,7 @@ impl FlashConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct HybridConfig {
     /// Seed of every random choice.
+    #[serde(with = "crate::units::wide_u64")]
     pub seed: u64,
     /// The disk.
     pub hdd: HddParams,

@@ -192,6 +192,11 @@ pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, Stri
     if path.as_os_str().is_empty() {
         return Err(out.err("expected a path"));
     }
+    // `--json newdir/` names a directory; writing a file called `newdir` would hide the
+    // mistake.
+    if expect == Expect::File && path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(out.err("ends with `/`, so it names a directory; expected a file"));
+    }
     let target = resolve(path).map_err(|e| out.err(format!("invalid path: {e}")))?;
     match (fs::metadata(path), expect) {
         (Ok(m), Expect::File) if m.is_dir() => {
@@ -491,6 +496,16 @@ impl<'a> Batch<'a> {
             Dest::Dir { target } | Dest::File { target } => target.clone(),
             Dest::Stdout | Dest::Stream => out.path.clone(),
         };
+        // Two flags may share one directory (`--svg D --html D`): staged as one, so a
+        // new `D` is built once and renamed into place once.
+        for item in &mut self.items {
+            if let Item::Dir(t, existing) = item
+                && *t == target
+            {
+                existing.extend(files);
+                return;
+            }
+        }
         self.items.push(Item::Dir(target, files));
     }
 

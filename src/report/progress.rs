@@ -61,6 +61,13 @@ impl Progress {
         }
     }
 
+    /// Counts `n` more coarse steps (a power cut, a cell) and updates the bar at once:
+    /// [`Progress::inc`] batches 64 Ki steps, which coarse loops may never reach.
+    pub fn step(&mut self, n: u64) {
+        self.pending += n;
+        self.flush();
+    }
+
     /// Steps counted so far.
     pub fn position(&self) -> u64 {
         self.flushed + self.pending

@@ -335,6 +335,21 @@ impl Grid {
 
     /// The value of every axis for each combination, in order: groups multiply (first
     /// axis slowest), axes of a group advance together.
+    /// Cells the grid expands to (combinations × repeat), counted without building
+    /// them; `None` when the count does not fit 64 bits.
+    pub fn cell_count(&self) -> Option<u64> {
+        let mut groups: Vec<(&str, u64)> = Vec::new();
+        for a in &self.axes {
+            if !groups.iter().any(|(g, _)| *g == a.group) {
+                groups.push((&a.group, a.values.len() as u64));
+            }
+        }
+        groups
+            .iter()
+            .try_fold(1u64, |n, (_, len)| n.checked_mul(*len))?
+            .checked_mul(u64::from(self.repeat))
+    }
+
     pub fn combinations(&self) -> Vec<Vec<usize>> {
         let mut groups: Vec<(&str, usize)> = Vec::new();
         for a in &self.axes {

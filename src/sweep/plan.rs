@@ -84,10 +84,28 @@ fn reason(e: &ConfigError) -> String {
     }
 }
 
+/// Most cells one sweep may hold (documented in docs/sweeps.md): a grid's cells are all
+/// validated and kept in memory before the first runs.
+pub const MAX_CELLS: u64 = 100_000;
+
 impl Plan {
     /// Expands and validates `grid`. `parallel` cells are expected to run at once: the
     /// largest that many designs must fit in memory together.
     pub fn new(grid: Grid, parallel: usize) -> Result<Plan, String> {
+        // Counted before anything is built: a grid of four 100-value axes would
+        // otherwise exhaust memory while expanding, even for --dry-run.
+        match grid.cell_count() {
+            Some(n) if n <= MAX_CELLS => {}
+            n => {
+                return Err(format!(
+                    "{}: the grid expands to {} cells; at most {MAX_CELLS} are allowed in \
+                     one sweep (split it into several grids, or use mode = \"zip\" or \
+                     groups for axes that advance together)",
+                    grid.origin,
+                    n.map_or("more than 2^64".to_string(), |n| n.to_string())
+                ));
+            }
+        }
         let mut errors = Vec::new();
         // Each value alone over the base: unknown keys, wrong types and unknown names are
         // refused naming the axis and the value, whatever the other axes hold.
@@ -113,6 +131,7 @@ impl Plan {
             return Err(list(&grid.origin, errors));
         }
         let mut cells = Vec::new();
+        let mut refused = 0;
         for combo in grid.combinations() {
             let chosen: Vec<_> = grid
                 .axes
@@ -121,10 +140,15 @@ impl Plan {
                 .map(|(a, &i)| (a, &a.values[i]))
                 .collect();
             for rep in 0..grid.repeat {
-                let index = cells.len();
+                // The cell's place in the grid, counting refused cells too, so a refusal
+                // names the cell the user would count to.
+                let index = cells.len() + refused;
                 match Plan::cell(&grid, &chosen, rep, index) {
                     Ok(c) => cells.push(c),
-                    Err(e) => errors.push(e),
+                    Err(e) => {
+                        refused += 1;
+                        errors.push(e);
+                    }
                 }
             }
         }

@@ -95,6 +95,7 @@ pub struct SynthConfig {
     /// Offsets (and sizes) are multiples of this.
     pub align: Size,
     /// Requests per phase; `None` = span / size.
+    #[serde(with = "crate::units::wide_u64::option", default)]
     pub requests: Option<u64>,
     /// Share of reads for `mixed`, `zipf`, `hot-cold`, 0–100.
     pub read_percent: f64,
@@ -105,6 +106,7 @@ pub struct SynthConfig {
     /// Share of requests sent to the hot region, 0–100.
     pub hot_access_percent: f64,
     /// Mean gap between arrivals (exponential); `None` = closed loop.
+    #[serde(with = "crate::units::wide_u64::option", default)]
     pub mean_gap_ns: Option<u64>,
     /// Probe: offset step between writes (a multiple of 512 B).
     pub probe_step: Size,
