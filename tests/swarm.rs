@@ -133,7 +133,24 @@ fn case(seed: u64, big: bool) -> Result<bool, String> {
         )
     });
     match out {
-        Ok(Ok(_)) => Ok(true),
+        Ok(Ok(o)) => {
+            // Issue 30: the WA split must add up for every FTL (management-block
+            // read-modify-write was in no part of it).
+            let r = &o.report;
+            let parts = r.write_amplification_host
+                + r.write_amplification_gc
+                + r.write_amplification_wl
+                + r.write_amplification_map
+                + r.write_amplification_rmw;
+            if (parts - r.write_amplification).abs() > 1e-9 * r.write_amplification.max(1.0) {
+                Err(format!(
+                    "WA parts add up to {parts} but the total is {}",
+                    r.write_amplification
+                ))
+            } else {
+                Ok(true)
+            }
+        }
         Ok(Err(SimError::Config(_))) => Ok(false),
         Ok(Err(e)) => Err(format!("failed mid-run: {e}")),
         Err(p) => Err(format!(

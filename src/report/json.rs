@@ -83,6 +83,16 @@ pub fn sanitize(report: &Report) -> Report {
         &mut r.write_amplification_wl,
         &mut w,
     );
+    fix(
+        "write_amplification_map",
+        &mut r.write_amplification_map,
+        &mut w,
+    );
+    fix(
+        "write_amplification_rmw",
+        &mut r.write_amplification_rmw,
+        &mut w,
+    );
     fix("iops", &mut r.iops, &mut w);
     fix("throughput_mib_s", &mut r.throughput_mib_s, &mut w);
     fix_latency("latency_ns", &mut r.latency_ns, &mut w);

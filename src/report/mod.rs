@@ -135,6 +135,9 @@ pub struct Report {
     pub wl_copy_pages: u64,
     /// Programs of mapping / metadata pages (DFTL translation pages and the like).
     pub map_program_pages: u64,
+    /// Pages programmed by read-modify-write (management-block rewrites, partial
+    /// pages, buffer padding).
+    pub rmw_program_pages: u64,
     /// Block erases, all causes.
     pub erases: u64,
     /// Device write amplification: flash programs / host page writes. With a write
@@ -146,6 +149,11 @@ pub struct Report {
     pub write_amplification_gc: f64,
     /// Wear-leveling share of WA.
     pub write_amplification_wl: f64,
+    /// Share of WA from mapping / metadata pages (e.g. DFTL translation pages).
+    pub write_amplification_map: f64,
+    /// Share of WA from read-modify-write: a by-address design's management-block
+    /// rewrites, partial pages, buffer padding. host + GC + WL + map + RMW = total.
+    pub write_amplification_rmw: f64,
 
     /// Requests per simulated second.
     pub iops: f64,

@@ -187,22 +187,25 @@ fn summary_metrics() -> Vec<Metric> {
         Value("NAND page programs", |r| {
             group_thousands(r.nand_program_pages)
         }),
-        Value("  host / GC / WL / map", |r| {
+        Value("  host / GC / WL / map / RMW", |r| {
             format!(
-                "{} / {} / {} / {}",
+                "{} / {} / {} / {} / {}",
                 group_thousands(r.host_program_pages),
                 group_thousands(r.gc_copy_pages),
                 group_thousands(r.wl_copy_pages),
-                group_thousands(r.map_program_pages)
+                group_thousands(r.map_program_pages),
+                group_thousands(r.rmw_program_pages)
             )
         }),
         Value("Write amplification", |r| fmt_ratio(r.write_amplification)),
-        Value("  host / GC / WL", |r| {
+        Value("  host / GC / WL / map / RMW", |r| {
             format!(
-                "{} / {} / {}",
+                "{} / {} / {} / {} / {}",
                 fmt_ratio(r.write_amplification_host),
                 fmt_ratio(r.write_amplification_gc),
-                fmt_ratio(r.write_amplification_wl)
+                fmt_ratio(r.write_amplification_wl),
+                fmt_ratio(r.write_amplification_map),
+                fmt_ratio(r.write_amplification_rmw)
             )
         }),
         Value("Erases", |r| group_thousands(r.erases)),

@@ -496,11 +496,16 @@ pub(crate) fn assemble(
         gc_copy_pages: nand.copies[Cause::Gc as usize],
         wl_copy_pages: nand.copies[Cause::Wl as usize],
         map_program_pages: nand.programs[Cause::Map as usize],
+        rmw_program_pages: nand.programs[Cause::Rmw as usize],
         erases: nand.total_erases(),
         write_amplification: ratio(nand.total_programs(), hw),
         write_amplification_host: ratio(nand.programs[Cause::Host as usize], hw),
-        write_amplification_gc: ratio(nand.copies[Cause::Gc as usize], hw),
-        write_amplification_wl: ratio(nand.copies[Cause::Wl as usize], hw),
+        // Every cause's programs, so that the parts add up to the total (a merge or
+        // fold can program pages for GC that are not copies).
+        write_amplification_gc: ratio(nand.programs[Cause::Gc as usize], hw),
+        write_amplification_wl: ratio(nand.programs[Cause::Wl as usize], hw),
+        write_amplification_map: ratio(nand.programs[Cause::Map as usize], hw),
+        write_amplification_rmw: ratio(nand.programs[Cause::Rmw as usize], hw),
         iops: per_s(m.requests as f64),
         throughput_mib_s: per_s((host.read_bytes + host.write_bytes) as f64 / (1u64 << 20) as f64),
         latency_ns: summarize(&m.all),

@@ -103,6 +103,8 @@ const LEADING: &[&str] = &[
     "write_amplification_host",
     "write_amplification_gc",
     "write_amplification_wl",
+    "write_amplification_map",
+    "write_amplification_rmw",
     "write_amplification_ftl",
     "gc_time_share",
     "gc_busy_share",
