@@ -204,3 +204,31 @@ fn grid_refusals_name_their_own_cells() {
         "{e}"
     );
 }
+
+/// Issue 30: `--op 7 --ftl dftl --gc fifo --workload seq-write` was refused by a bound
+/// derived for random writes; random writes are still refused, naming why.
+#[test]
+fn dftl_with_fifo_runs_sequential_workloads_and_refuses_random_ones() {
+    let base = [
+        "run",
+        "--capacity",
+        "2GiB",
+        "--op",
+        "7",
+        "--ftl",
+        "dftl",
+        "--gc",
+        "fifo",
+        "--requests",
+        "2000",
+    ];
+    let mut a = base.to_vec();
+    a.extend(["--workload", "seq-write"]);
+    let o = ssdlab(&a);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut a = base.to_vec();
+    a.extend(["--workload", "random-write"]);
+    let o = ssdlab(&a);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("random writes"), "{}", stderr(&o));
+}

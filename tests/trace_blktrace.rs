@@ -364,3 +364,50 @@ proptest! {
         }
     }
 }
+
+/// Issue 30: `run --trace bt --format blktrace` with `bt.blktrace.0` present failed "No
+/// such file or directory": the CLI's input check ran before the reader resolved the
+/// per-CPU files of the base name docs/traces.md shows.
+#[test]
+fn the_cli_takes_a_blktrace_base_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cpu0, cpu1, _) = two_cpus(false);
+    std::fs::write(dir.path().join("bt.blktrace.0"), cpu0).unwrap();
+    std::fs::write(dir.path().join("bt.blktrace.1"), cpu1).unwrap();
+    let base = dir.path().join("bt");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args([
+            "run",
+            "--capacity",
+            "4GiB",
+            "--format",
+            "blktrace",
+            "--trace",
+        ])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args([
+            "run",
+            "--capacity",
+            "4GiB",
+            "--format",
+            "blktrace",
+            "--trace",
+        ])
+        .arg(dir.path().join("nope"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a base name with no files is refused"
+    );
+}

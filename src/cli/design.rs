@@ -155,6 +155,14 @@ pub fn check_input(flag: &str, path: &Path) -> Result<(), String> {
         Ok(_) => std::fs::File::open(path)
             .map(drop)
             .map_err(|e| format!("{flag} {}: cannot read: {e}", path.display())),
+        // blktrace's base name (`NAME` for `NAME.blktrace.0`, `.1`, …) is what
+        // docs/traces.md shows; the reader resolves the per-CPU files.
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                && !ssdlab::workload::trace::blktrace_files(path).is_empty() =>
+        {
+            Ok(())
+        }
         Err(e) => Err(format!("{flag} {}: cannot read: {e}", path.display())),
     }
 }

@@ -750,17 +750,29 @@ impl Config {
         // stale at once but waits the whole FIFO queue, so under random writes there is no
         // steady state below physical = 2 x logical (docs/ftls.md, "Victim policies other
         // than greedy under DFTL"); it would run out of free blocks mid-run.
+        // Sequential generators over a fresh or sequentially filled drive overwrite whole
+        // blocks, so GC moves nothing and FIFO is as good as greedy: the bound is the
+        // random writes' (issue 30: `--workload seq-write` was refused by it).
+        use crate::workload::synth::SynthKind;
+        let sequential_only = self.trace.path.is_none()
+            && self.fs.workload.is_none()
+            && matches!(self.workload.kind, SynthKind::SeqWrite | SynthKind::SeqRead)
+            && matches!(self.precondition, Precondition::None | Precondition::Fill);
         if self.ftl.name == crate::ftl::FtlKind::Dftl
             && self.ftl.gc == crate::ftl::gc::GcPolicyKind::Fifo
             && self.device.op_percent < 100.0
+            && !sequential_only
         {
             return Err(ConfigError::value(
                 "ftl.gc",
                 "fifo",
                 format!(
                     "greedy, cost-benefit or d-choices with dftl at device.op_percent = {} \
-                     (DFTL with FIFO needs device.op_percent >= 100: its stale translation \
-                     blocks wait the whole FIFO queue; docs/ftls.md)",
+                     for a workload with random writes (a trace, a random generator or \
+                     random preconditioning): DFTL with FIFO then needs \
+                     device.op_percent >= 100, since its stale translation blocks wait the \
+                     whole FIFO queue; docs/ftls.md. Sequential generators (seq-write, \
+                     seq-read) run at any over-provisioning",
                     self.device.op_percent
                 ),
             ));

@@ -294,7 +294,7 @@ impl<R: Read> Read for Shared<R> {
 /// Paths of the per-CPU files blktrace wrote for `path`: `path` itself names one of them
 /// (`NAME.blktrace.N`) or their common base (`NAME`). Sorted by CPU number; empty when
 /// there are none.
-pub(crate) fn blktrace_files(path: &Path) -> Vec<PathBuf> {
+pub fn blktrace_files(path: &Path) -> Vec<PathBuf> {
     let Some(file) = path.file_name().map(|f| f.to_string_lossy().into_owned()) else {
         return Vec::new();
     };

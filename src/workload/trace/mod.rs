@@ -38,7 +38,7 @@ mod warn;
 mod write;
 
 pub use delimited::{COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnSpec};
-pub use input::Compression;
+pub use input::{Compression, blktrace_files};
 pub use write::{write_header, write_request};
 
 use super::{IoRequest, RequestStream, TraceError};
