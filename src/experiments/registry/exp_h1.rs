@@ -119,7 +119,7 @@ fn h1(points: &[H1Point]) -> RowResult {
                     ("ssd_seq_read_mb_s".into(), format!("{}", p.ceiling)),
                 ],
                 format!(
-                    "SSD {:.1} / HDD {:.1} MB/s = {:.2}",
+                    "SSD {:.1} / HDD {:.1} MB/s = {:.3}",
                     p.ssd_mb_s,
                     p.hdd_mb_s,
                     p.ratio()
