@@ -75,6 +75,27 @@ pub fn load_flash(name: &str, mut user: toml::Table) -> Result<Config, String> {
     Ok(c)
 }
 
+/// A flash preset as `ssdlab run` settings: the SSD preset it is based on and its
+/// overlay as dotted keys (`device.channel_mb_s`, …; descriptions left out), for
+/// experiments that measure the cache SSD alone with an ordinary run. `None` for a name
+/// that is not a hybrid flash preset.
+pub fn flash_preset_run_keys(name: &str) -> Option<(String, Vec<(String, toml::Value)>)> {
+    let (_, text) = FLASH_PRESETS.iter().find(|(n, _)| *n == name)?;
+    let mut t: toml::Table = toml::from_str(text).expect("built-in flash preset parses");
+    let base = t.remove("base")?.as_str()?.to_string();
+    let mut keys = Vec::new();
+    for (table, v) in t {
+        if let toml::Value::Table(inner) = v {
+            for (k, v) in inner {
+                if k != "description" {
+                    keys.push((format!("{table}.{k}"), v));
+                }
+            }
+        }
+    }
+    Some((base, keys))
+}
+
 /// What runs against the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -364,5 +385,25 @@ mod tests {
             let e = HybridConfig::load(Some(("x.toml", text)), toml::Table::new()).unwrap_err();
             assert!(e.starts_with("x.toml") && e.contains(key), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn a_flash_preset_becomes_run_keys_that_rebuild_it() {
+        let (base, keys) = flash_preset_run_keys(DEFAULT_FLASH_PRESET).unwrap();
+        let mut set = toml::Table::new();
+        for (k, v) in keys {
+            let (t, k) = k.split_once('.').unwrap();
+            set.entry(t)
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+                .as_table_mut()
+                .unwrap()
+                .insert(k.into(), v);
+        }
+        let run = Config::load_with(Some(&base), None, set).unwrap();
+        let hybrid = load_flash(DEFAULT_FLASH_PRESET, toml::Table::new()).unwrap();
+        assert_eq!(run.device.channel_mb_s, hybrid.device.channel_mb_s);
+        assert_eq!(run.device.host_link_mb_s, hybrid.device.host_link_mb_s);
+        assert_eq!(run.ftl, hybrid.ftl);
+        assert!(flash_preset_run_keys("ssd-a").is_none());
     }
 }

@@ -141,6 +141,16 @@ impl HddParams {
         Ok(p)
     }
 
+    /// The zone layout for raw media rates (the rate at which sectors pass under the
+    /// head, as the presets' comments use the term): sectors per track =
+    /// rate / (512 B × revolutions per second), rounded, outermost and innermost zone.
+    /// A sustained transfer is slower by the head and cylinder switches.
+    pub fn set_media_rates(&mut self, outer_mb_s: f64, inner_mb_s: f64) {
+        let per_track = |mb_s: f64| (mb_s * 1e6 * 60.0 / (SECTOR_BYTES as f64 * self.rpm)).round();
+        self.sectors_per_track_outer = per_track(outer_mb_s) as u32;
+        self.sectors_per_track_inner = per_track(inner_mb_s) as u32;
+    }
+
     /// Checks every setting; the error names the key and what was expected.
     pub fn validate(&self) -> Result<(), String> {
         let positive = |name: &str, v: f64| {
@@ -917,6 +927,21 @@ mod tests {
             cache_segments: 0,
             segment_size: Size(0),
         }
+    }
+
+    #[test]
+    fn media_rates_set_sectors_per_track_from_the_spindle_speed() {
+        let mut p = HddParams::preset("desktop-7200").unwrap();
+        // 7200 rpm = 120 revolutions a second: 100 MB/s = 1e8 / 120 / 512 = 1627.6 sectors.
+        p.set_media_rates(100.0, 55.0);
+        assert_eq!(
+            (p.sectors_per_track_outer, p.sectors_per_track_inner),
+            (1628, 895)
+        );
+        let mut d = Hdd::new(&p).unwrap();
+        let raw = 1628.0 * 512.0 * 120.0 / 1e6;
+        let seq = sequential_mb_s(&mut d, 0, 64 << 20);
+        assert!(seq < raw && seq > 0.85 * raw, "{seq} vs {raw}");
     }
 
     #[test]

@@ -94,6 +94,18 @@ impl DesktopWorkload {
             .map(|(k, _, _)| *k)
     }
 
+    /// The part of the disk the workload's files occupy (the layouts below): the system
+    /// region for a boot, shared libraries and the applications for the launch, the
+    /// game's files for the level load. The registry's synthetic mix ([`read_mix`]) reads
+    /// from the same region.
+    pub fn region(self) -> std::ops::Range<u64> {
+        match self {
+            DesktopWorkload::Boot => 4 * GIB..40 * GIB,
+            DesktopWorkload::AppLaunch => 10 * GIB..80 * GIB,
+            DesktopWorkload::GameLoad => 150 * GIB..160 * GIB,
+        }
+    }
+
     /// Highest byte the workload touches.
     pub fn end_bytes(self) -> u64 {
         match self {
@@ -411,6 +423,86 @@ fn game_load(seed: u64) -> Vec<Step> {
     b.steps
 }
 
+/// The registry's synthetic desktop load (EXP-H2), for when no recorded trace exists:
+/// only the read volume and the share of small requests are given, so everything else is
+/// fixed here (defaults, with their sources):
+///
+/// ```text
+/// request   small (≤ 64 KiB) with probability small_share, else large
+/// small     4–64 KiB, uniform in 4 KiB steps, at a uniformly random 4 KiB-aligned offset
+///           of the region (page faults and metadata: Windows clusters image page
+///           faults up to 64 KiB, the registry's boundary)
+/// large     128 KiB–1 MiB, uniform in 64 KiB steps (1 MiB: the largest transfer of the
+///           Windows 7 storage stack, CrystalDiskMark's block); large requests continue a
+///           sequential stream, which starts at a random 4 KiB-aligned offset of the
+///           region and runs 1–16 MiB (uniform in MiB; the run lengths of the game-load
+///           model above); a stream's last request is at least 128 KiB too
+/// volume    requests until `read_bytes` are read (the last one shortened to fit)
+/// writes    none: the registry gives no write volume (writes bypass the cache, so both
+///           systems would pay them on the HDD)
+/// think     0: the registry's CPU time is a total, added by the caller to both systems
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadMix {
+    /// Bytes read by one run.
+    pub read_bytes: u64,
+    /// Share of requests of 64 KiB or less (0–1).
+    pub small_share: f64,
+    /// Where on the disk the data live.
+    pub region: std::ops::Range<u64>,
+}
+
+/// One run of the mix `m` (every run of a workload is the same, as a repeated boot or
+/// launch reads the same data), seeded by `seed`.
+pub fn read_mix(m: &ReadMix, seed: u64) -> Vec<Step> {
+    assert!(
+        (0.0..=1.0).contains(&m.small_share) && m.region.end >= m.region.start + 16 * MIB,
+        "read mix: small_share in [0, 1] and a region of at least 16 MiB"
+    );
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x4d1c);
+    let pages = (m.region.end - m.region.start) / PAGE;
+    let mut steps = Vec::new();
+    let mut read = 0u64;
+    // Next byte of the current stream and how much of it is left.
+    let (mut at, mut left) = (0u64, 0u64);
+    while read < m.read_bytes {
+        let (offset, size) = if rng.gen_bool(m.small_share) {
+            let size = rng.gen_range(1..=16u64) * PAGE;
+            let page = rng.gen_range(0..pages - size / PAGE);
+            (m.region.start + page * PAGE, size)
+        } else {
+            if left == 0 {
+                left = rng.gen_range(1..=16u64) * MIB;
+                // Room for the stream and a last request rounded up to 128 KiB.
+                let page = rng.gen_range(0..pages - (left + 128 * KIB) / PAGE);
+                at = m.region.start + page * PAGE;
+            }
+            // A stream's last piece stays a large request (≥ 128 KiB), so the share of
+            // small requests is the one asked for.
+            let size = (rng.gen_range(2..=16u64) * 64 * KIB)
+                .min(left)
+                .max(128 * KIB);
+            let o = at;
+            at += size;
+            left = left.saturating_sub(size);
+            (o, size)
+        };
+        let size = size.min((m.read_bytes - read).next_multiple_of(PAGE));
+        steps.push(Step {
+            think_ns: 0,
+            req: IoRequest {
+                arrival_ns: 0,
+                device: 0,
+                offset_bytes: offset,
+                size_bytes: size,
+                op: OpKind::Read,
+            },
+        });
+        read += size;
+    }
+    steps
+}
+
 fn shuffle<T>(v: &mut [T], rng: &mut Xoshiro256PlusPlus) {
     for i in (1..v.len()).rev() {
         v.swap(i, rng.gen_range(0..=i));
@@ -427,6 +519,45 @@ mod tests {
             .filter(|s| s.req.op == op)
             .map(|s| s.req.size_bytes)
             .sum()
+    }
+
+    #[test]
+    fn the_read_mix_has_the_asked_volume_share_and_region() {
+        let m = ReadMix {
+            read_bytes: 1_000_000_000,
+            small_share: 0.6,
+            region: DesktopWorkload::Boot.region(),
+        };
+        let s = read_mix(&m, 3);
+        assert_eq!(s, read_mix(&m, 3));
+        assert_ne!(s, read_mix(&m, 4));
+        let total: u64 = s.iter().map(|x| x.req.size_bytes).sum();
+        // Exactly the volume, up to the last request's rounding to 4 KiB.
+        assert!(
+            total >= m.read_bytes && total < m.read_bytes + PAGE,
+            "{total}"
+        );
+        let small = s.iter().filter(|x| x.req.size_bytes <= 64 * KIB).count();
+        let share = small as f64 / s.len() as f64;
+        // About 4,000 requests: the binomial standard deviation is 0.008.
+        assert!((share - 0.6).abs() < 0.03, "{share}");
+        for x in &s {
+            assert!(m.region.contains(&x.req.offset_bytes));
+            assert!(x.req.offset_bytes + x.req.size_bytes <= m.region.end);
+            assert_eq!((x.req.op, x.think_ns), (OpKind::Read, 0));
+            assert!(x.req.size_bytes <= MIB && x.req.size_bytes.is_multiple_of(PAGE));
+        }
+        // Large requests continue their stream: most follow the previous large one.
+        let large: Vec<&Step> = s.iter().filter(|x| x.req.size_bytes > 64 * KIB).collect();
+        let follows = large
+            .windows(2)
+            .filter(|w| w[0].req.offset_bytes + w[0].req.size_bytes == w[1].req.offset_bytes)
+            .count();
+        assert!(
+            follows * 10 > large.len() * 8,
+            "{follows} of {}",
+            large.len()
+        );
     }
 
     #[test]

@@ -44,7 +44,10 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_m5::ExpM5),
         Box::new(super::exp_n4::ExpN4),
         Box::new(super::exp_c1::ExpC1),
+        Box::new(super::exp_h1::ExpH1),
+        Box::new(super::exp_h2::ExpH2),
         Box::new(super::exp_h3::ExpH3),
+        Box::new(super::exp_h4::ExpH4),
     ]
 }
 
@@ -333,8 +336,8 @@ mod tests {
     /// One evaluation of the whole registry shared by the tests.
     fn whole() -> &'static Evaluation {
         static E: std::sync::OnceLock<Evaluation> = std::sync::OnceLock::new();
-        // Papers C and H evaluate without simulator runs; the whole registry runs in
-        // tests/reproduce_registry.rs.
+        // Papers C and H evaluate in seconds (C and H3 without simulator runs, H1 and
+        // H2 on their quick grids); the whole registry runs in tests/reproduce_registry.rs.
         E.get_or_init(|| evaluate(&env(), &["C".to_string(), "H".to_string()]).unwrap())
     }
 
