@@ -155,6 +155,9 @@ impl Variant {
     }
 }
 
+/// One probe write: (partition, offset within it, latency ns).
+type Sample<'a> = &'a (u32, u64, u64);
+
 /// (partition, offset within it, latency ns) of every probe write, in probe order.
 type Samples = Vec<(u32, u64, u64)>;
 
@@ -175,7 +178,7 @@ struct Spikes {
 
 impl Spikes {
     fn of(s: &[(u32, u64, u64)], size: u64, period: u64) -> Option<Spikes> {
-        let (cross, inside): (Vec<&(u32, u64, u64)>, Vec<&(u32, u64, u64)>) =
+        let (cross, inside): (Vec<Sample>, Vec<Sample>) =
             s.iter().partition(|x| crosses(x.1, size, period));
         if cross.is_empty() || inside.is_empty() {
             return None;
@@ -189,7 +192,7 @@ impl Spikes {
             (lat[n / 2 - 1] + lat[n / 2]) as f64 / 2.0
         };
         let threshold = 1.5 * median;
-        let share = |v: &[&(u32, u64, u64)], slow: &dyn Fn(f64) -> bool| {
+        let share = |v: &[Sample], slow: &dyn Fn(f64) -> bool| {
             v.iter().filter(|x| slow(x.2 as f64)).count() as f64 / v.len() as f64
         };
         Some(Spikes {
@@ -216,12 +219,16 @@ fn size_text(b: Option<u64>) -> String {
     b.map_or_else(|| "none".into(), |b| Size(b).to_string())
 }
 
+/// One write size over a row's points: periods reported, lowest and highest
+/// crossing-slow share, highest inside-slow share, points without a split.
+type SizeStats = (BTreeSet<String>, f64, f64, f64, usize);
+
 /// What a probe row saw over all its points, for the cause of a miss.
 #[derive(Debug, Default)]
 struct RowStats {
     /// Per write size: periods reported, lowest and highest crossing-slow share,
     /// highest inside-slow share, points without a crossing/inside split.
-    sizes: BTreeMap<u64, (BTreeSet<String>, f64, f64, f64, usize)>,
+    sizes: BTreeMap<u64, SizeStats>,
     /// Per (configured size, write size): what the control runs reported.
     controls: BTreeMap<(u64, u64), BTreeSet<String>>,
 }
@@ -407,8 +414,11 @@ fn straddle_text(name: &str, o: Option<(f64, f64)>) -> String {
     }
 }
 
+/// M19 at one point: its name, and A's and B's (crossing, inside) overheads.
+type Straddles = (String, Option<(f64, f64)>, Option<(f64, f64)>);
+
 /// M19's cause: where each drive misses and by how much.
-fn m19_cause(r: &[(String, Option<(f64, f64)>, Option<(f64, f64)>)]) -> String {
+fn m19_cause(r: &[Straddles]) -> String {
     let mut parts = Vec::new();
     for (name, pick) in [
         ("A (4 KiB writes, 16 KiB blocks)", 1),
@@ -552,7 +562,7 @@ impl Evaluator for ExpM6 {
             RowStats::default(),
         );
         // M19's ratios per drive and point, for its cause.
-        let mut r19: Vec<(String, Option<(f64, f64)>, Option<(f64, f64)>)> = Vec::new();
+        let mut r19: Vec<Straddles> = Vec::new();
         for &step in &steps {
             for state in STATES {
                 let main_of = |v: Variant| -> Vec<(u64, &Samples)> {

@@ -352,6 +352,13 @@ impl Evaluator for ExpM9 {
 
 type Seen = (Rates, Rates, Vec<Seeds>, Vec<Seeds>);
 
+/// A row's series of A at a point, its windows and its name.
+type Cells = (
+    fn(&Seen) -> &Vec<Seeds>,
+    &'static [(f64, f64); 5],
+    &'static str,
+);
+
 /// The cause of a row that is not robust, from the numbers over all points.
 fn cause(id: &str, seen: &[Seen]) -> String {
     let m = |s: &Seeds| s.mean();
@@ -400,7 +407,7 @@ fn cause(id: &str, seen: &[Seen]) -> String {
             )
         }
         "M45" | "M46" => {
-            let (f, w, what): (fn(&Seen) -> &Vec<Seeds>, &[(f64, f64); 5], &str) = if id == "M45" {
+            let (f, w, what): Cells = if id == "M45" {
                 (|x| &x.0.read, &A_READ_WINDOWS, "read")
             } else {
                 (|x| &x.0.write, &A_WRITE_WINDOWS, "write")
