@@ -58,7 +58,9 @@ const PAPER_WRITE_RATIO: [(&str, [f64; 5]); 2] = [
     ("C", [22.8, 18.6, 14.0, 10.3, 6.9]),
 ];
 
-fn cfg(preset: &str, overrides: &str, seed: u64) -> Result<Config, ExpError> {
+/// Preset `preset` with the TOML `overrides` on top, seed `seed` (shared with the
+/// registry's EXP-M6).
+pub(crate) fn cfg(preset: &str, overrides: &str, seed: u64) -> Result<Config, ExpError> {
     let table: toml::Table = toml::from_str(overrides)
         .map_err(|e| ExpError::Other(format!("internal override `{overrides}`: {e}")))?;
     let mut c = Config::load_with(Some(preset), None, table)

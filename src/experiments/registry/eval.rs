@@ -39,9 +39,12 @@ pub trait Evaluator: Sync {
 pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
     vec![
         Box::new(super::exp_m1::ExpM1),
+        Box::new(super::exp_m2::ExpM2),
         Box::new(super::exp_m3::ExpM3),
         Box::new(super::exp_m4::ExpM4),
         Box::new(super::exp_m5::ExpM5),
+        Box::new(super::exp_m6::ExpM6),
+        Box::new(super::exp_m9::ExpM9),
         Box::new(super::exp_n4::ExpN4),
         Box::new(super::exp_c1::ExpC1),
         Box::new(super::exp_h1::ExpH1),
