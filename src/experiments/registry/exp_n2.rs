@@ -185,10 +185,15 @@ impl Evaluator for ExpN2 {
             .iter()
             .filter(|e| e.3 != Verdict::Holds)
             .take(4)
-            .map(|(p, g0, g4, _)| format!("{p}: {g0:.2} back-to-back, {g4:.2} at 0.25"))
+            .map(|(p, g0, g4, v)| {
+                format!("{p}: {g0:.2} back-to-back, {g4:.2} at 0.25 ({})", v.word())
+            })
             .collect();
+        let unresolved = ends.iter().filter(|e| e.3 == Verdict::Unresolved).count();
+        let fails = ends.iter().filter(|e| e.3 == Verdict::Fails).count();
         Ok(vec![row.with_cause(format!(
-            "gain (points) where it misses: {}",
+            "{unresolved} points are unresolved (a level's gain spreads over the seeds by more \
+             than max(5 %, 0.05 points)) and {fails} fail; gain (points) where it misses: {}",
             misses.join("; ")
         ))])
     }
