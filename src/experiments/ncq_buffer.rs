@@ -35,8 +35,8 @@ pub struct NcqBuffer;
 const MIB: u64 = 1 << 20;
 
 /// Where the real OLTP traces live inside the trace-sample directory (never required).
-const TRACE_DIR: &str = "spc-ascii";
-const TRACES: [&str; 2] = ["financial1-head10k.ascii", "tpcc-small.ascii"];
+pub(crate) const TRACE_DIR: &str = "spc-ascii";
+pub(crate) const TRACES: [&str; 2] = ["financial1-head10k.ascii", "tpcc-small.ascii"];
 
 /// Sizes of one run of the experiment (full or quick).
 struct Plan {
