@@ -42,6 +42,7 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_m3::ExpM3),
         Box::new(super::exp_m4::ExpM4),
         Box::new(super::exp_m5::ExpM5),
+        Box::new(super::exp_m10::ExpM10),
         Box::new(super::exp_n4::ExpN4),
         Box::new(super::exp_c1::ExpC1),
         Box::new(super::exp_h3::ExpH3),

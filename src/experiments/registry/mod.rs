@@ -27,6 +27,7 @@ pub mod eval;
 pub mod exp_c1;
 pub mod exp_h3;
 pub mod exp_m1;
+pub mod exp_m10;
 pub mod exp_m3;
 pub mod exp_m4;
 pub mod exp_m5;
