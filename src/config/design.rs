@@ -166,7 +166,7 @@ impl Config {
         use super::Precondition as P;
         match self.precondition {
             P::None | P::Random => 0.0,
-            P::Fill | P::Steady => self.fill_percent.unwrap_or(100.0),
+            P::Fill | P::Steady | P::Age => self.fill_percent.unwrap_or(100.0),
             P::Footprint => self.fill_percent.unwrap_or(0.0),
         }
     }
@@ -184,7 +184,7 @@ impl Config {
                 "percent of the logical space written before the run",
             )?;
             match self.precondition {
-                P::Fill | P::Footprint | P::Random => {}
+                P::Fill | P::Footprint | P::Random | P::Age => {}
                 P::Steady if p == 100.0 => {}
                 other => {
                     let name = P::all()
@@ -196,12 +196,38 @@ impl Config {
                         p,
                         format!(
                             "no value with precondition = \"{name}\" (it reads fill_percent \
-                             only with \"fill\", \"footprint\" or \"random\"; \"steady\" \
-                             fills all)"
+                             only with \"fill\", \"footprint\", \"random\" or \"age\"; \
+                             \"steady\" fills all)"
                         ),
                     ));
                 }
             }
+        }
+        if self.precondition == P::Age {
+            super::check_f64(
+                "aging.volume_drive_writes",
+                self.aging.volume_drive_writes,
+                0.0,
+                1000.0,
+                "bytes of aging writes in multiples of the logical capacity",
+            )?;
+            if self.fs.active() {
+                return Err(ConfigError::value(
+                    "precondition",
+                    "age",
+                    "\"none\", \"fill\" or \"steady\" with a file system (aging writes \
+                     logical pages below it)",
+                ));
+            }
+        } else if !self.aging.is_default() {
+            return Err(ConfigError::value(
+                "aging",
+                format!(
+                    "volume_drive_writes = {}, pattern = {:?}",
+                    self.aging.volume_drive_writes, self.aging.pattern
+                ),
+                "no [aging] keys unless precondition = \"age\" (only aging reads them)",
+            ));
         }
         if self.precondition == P::Random && self.fs.active() {
             return Err(ConfigError::value(

@@ -255,6 +255,10 @@ pub enum Precondition {
     /// over the workload (after [`Config::fill_percent`] of the space, when set), so a
     /// replayed trace reads data a real drive would hold instead of never-written pages.
     Footprint,
+    /// Fill [`Config::fill_percent`] of the space (the live data, default 100%), then
+    /// write `aging.volume_drive_writes` × the logical capacity inside it in the
+    /// `aging.pattern` (the claims registry's EXP-M10; docs/ftls.md, "Aging").
+    Age,
 }
 
 impl Precondition {
@@ -282,7 +286,38 @@ impl Precondition {
                 "footprint",
                 "write every page the workload reads before writing it, in a first pass (after fill_percent of the space)",
             ),
+            (
+                Precondition::Age,
+                "age",
+                "fill fill_percent of the space (default all), then aging.volume_drive_writes × the capacity of aging.pattern writes inside it",
+            ),
         ]
+    }
+}
+
+/// `[aging]`: what `precondition = "age"` writes after the fill.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AgingConfig {
+    /// Bytes of aging writes, in multiples of the logical capacity (drive writes).
+    pub volume_drive_writes: f64,
+    /// Pattern of the aging writes.
+    pub pattern: crate::workload::synth::aging::AgingPattern,
+}
+
+impl Default for AgingConfig {
+    fn default() -> Self {
+        AgingConfig {
+            volume_drive_writes: 1.0,
+            pattern: crate::workload::synth::aging::AgingPattern::Uniform,
+        }
+    }
+}
+
+impl AgingConfig {
+    /// Whether every key has its default (the report leaves the table out then).
+    pub fn is_default(&self) -> bool {
+        *self == AgingConfig::default()
     }
 }
 
@@ -307,6 +342,9 @@ pub struct Config {
     /// initial occupancy): with `fill` (default 100) and `footprint` (default 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fill_percent: Option<f64>,
+    /// What `precondition = "age"` writes.
+    #[serde(skip_serializing_if = "AgingConfig::is_default")]
+    pub aging: AgingConfig,
     /// Device.
     pub device: DeviceConfig,
     /// FTL.
@@ -336,6 +374,7 @@ impl Default for Config {
             seed: 1,
             precondition: Precondition::None,
             fill_percent: None,
+            aging: AgingConfig::default(),
             device: DeviceConfig::default(),
             ftl: FtlConfig::default(),
             host: HostConfig::default(),

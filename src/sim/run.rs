@@ -11,6 +11,7 @@ use crate::host::{Arrivals, Dispatched, HostQueue, Target};
 use crate::host_log::{HostLog, LogTarget};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
+use crate::workload::synth::aging::{AgingPattern, AgingWrites};
 use crate::workload::synth::{SynthKind, probe};
 use crate::workload::{IoRequest, OpKind};
 use rand::{Rng, SeedableRng};
@@ -279,6 +280,18 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
             "preconditioned: {writes} random {unit} writes over all {logical} {what}, from empty"
         ));
     }
+    if cfg.precondition == Precondition::Age {
+        let (writes, bytes) = write_aging(u, cfg, fill)?;
+        notes.push(format!(
+            "preconditioned: aged with {writes} {} writes ({bytes} bytes, {} drive writes) \
+             inside the first {fill} {what}",
+            match cfg.aging.pattern {
+                AgingPattern::Uniform => "uniform",
+                AgingPattern::Desktop => "desktop-mix",
+            },
+            cfg.aging.volume_drive_writes
+        ));
+    }
     if cfg.precondition == Precondition::Steady {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
         let round = (logical / 2 / u.min_programs).max(1);
@@ -302,6 +315,38 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
     }
     notes.push("counters cover the measured phase only (after preconditioning)".into());
     Ok(notes)
+}
+
+/// The aging pass of `precondition = "age"`: `aging.volume_drive_writes` × the logical
+/// capacity in writes of `aging.pattern` ([`AgingWrites`]) over the `live` units the fill
+/// wrote, each one host write command of the units it touches. Returns (writes, bytes).
+fn write_aging(u: &mut Units, cfg: &Config, live: u64) -> Result<(u64, u64), SimError> {
+    let unit = u.bytes();
+    let span = live * unit;
+    let min = AgingWrites::min_span(cfg.aging.pattern);
+    if span < min {
+        return Err(SimError::Config(format!(
+            "precondition = \"age\": the live data (fill_percent = {}% of the space, {span} \
+             bytes) must hold at least {min} bytes for aging.pattern = {:?}",
+            cfg.fill_share_percent(),
+            cfg.aging.pattern
+        )));
+    }
+    let volume = (u.count() as f64 * unit as f64 * cfg.aging.volume_drive_writes).round() as u64;
+    let (mut writes, mut bytes) = (0u64, 0u64);
+    for (offset, size) in AgingWrites::new(
+        cfg.aging.pattern,
+        span,
+        volume,
+        cfg.seed ^ 0xa9e1_0000_0000_5eed,
+    ) {
+        let first = offset / unit;
+        let last = (offset + size).div_ceil(unit).min(live);
+        u.write(first, last - first)?;
+        writes += 1;
+        bytes += size;
+    }
+    Ok((writes, bytes))
 }
 
 /// The footprint pass: reads the workload once (a trace is reopened, a generator rebuilt
@@ -617,6 +662,40 @@ mod tests {
     }
 
     #[test]
+    fn age_writes_its_volume_inside_the_live_data_only() {
+        use crate::workload::synth::aging::AgingPattern;
+        for pattern in [AgingPattern::Uniform, AgingPattern::Desktop] {
+            let mut c = by_address(Precondition::Age);
+            c.fill_percent = Some(75.0);
+            c.aging.volume_drive_writes = 2.0;
+            c.aging.pattern = pattern;
+            let (dev, writes, notes) = aged(&c);
+            let logical = dev.resolved.logical_pages;
+            let live = logical * 3 / 4;
+            // The fill: whole 8-page management blocks up to the live data's end.
+            let fill = live.div_ceil(8) as usize;
+            assert_eq!(writes[..fill].iter().map(|w| w.1).sum::<u64>(), live);
+            let aging = &writes[fill..];
+            let pages: u64 = aging.iter().map(|w| w.1).sum();
+            // Two drive writes, the last write (≤ 256 KiB = 64 pages) may overshoot.
+            assert!(
+                pages >= 2 * logical && pages < 2 * logical + 64,
+                "{pattern:?}: {pages} pages for {logical} logical"
+            );
+            assert!(aging.iter().all(|&(f, n)| f + n <= live), "{pattern:?}");
+            for l in live..logical {
+                assert!(dev.ftl.lookup(Lpn(l as u32), &dev.nand).is_none());
+            }
+            assert!(notes.iter().any(|n| n.contains("aged with")), "{notes:?}");
+        }
+        // [aging] keys without aging are refused, naming the table.
+        let mut c = by_address(Precondition::Fill);
+        c.aging.volume_drive_writes = 2.0;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("aging"), "{e}");
+    }
+
+    #[test]
     fn by_address_steady_aging_pays_the_read_modify_write() {
         // Every one-page overwrite rewrites its 8-page management block: a round costs
         // at least 8 programs per host page (the rest is GC).
@@ -657,6 +736,7 @@ mod tests {
             Precondition::Fill,
             Precondition::Steady,
             Precondition::Random,
+            Precondition::Age,
         ] {
             let c = by_address(kind);
             let (aged, writes, _) = aged(&c);

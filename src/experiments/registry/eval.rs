@@ -48,6 +48,7 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_n1::ExpN1),
         Box::new(super::exp_n2::ExpN2),
         Box::new(super::exp_n3::ExpN3),
+        Box::new(super::exp_m10::ExpM10),
         Box::new(super::exp_n4::ExpN4),
         Box::new(super::exp_c1::ExpC1),
         Box::new(super::exp_h1::ExpH1),

@@ -31,6 +31,7 @@ pub mod exp_h3;
 pub mod exp_h4;
 pub mod exp_m1;
 pub mod exp_m2;
+pub mod exp_m10;
 pub mod exp_m3;
 pub mod exp_m4;
 pub mod exp_m5;

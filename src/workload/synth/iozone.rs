@@ -36,8 +36,16 @@ pub(crate) struct IozonePhase {
 
 /// The four phases for a span, user request size, alignment and optional count.
 /// `size` must be a validated, non-zero multiple of `align`, and at most `span`.
-pub(crate) fn plan(span: u64, size: u64, align: u64, requests: Option<u64>) -> [IozonePhase; 4] {
-    let seq = if Size(size) != super::SynthConfig::default().size {
+/// `record`, when set (a multiple of `align`, at most `span`), is the size of every phase.
+pub(crate) fn plan(
+    span: u64,
+    size: u64,
+    align: u64,
+    requests: Option<u64>,
+    record: Option<u64>,
+) -> [IozonePhase; 4] {
+    let size = record.unwrap_or(size);
+    let seq = if record.is_some() || Size(size) != super::SynthConfig::default().size {
         size
     } else {
         // `size` (a multiple of align) fits the span, so this never drops below it.

@@ -11,6 +11,7 @@
 //! multiple of `align` in `[size, size_max]` (`compile` takes `size_max` = 16 × `size`
 //! when it is not set: its file writes are its larger requests).
 
+pub mod aging;
 pub mod andrew;
 mod compile;
 pub mod export;
@@ -117,6 +118,15 @@ pub struct SynthConfig {
     /// Iometer: the access specification.
     #[serde(skip_serializing_if = "IometerConfig::is_empty")]
     pub iometer: IometerConfig,
+    /// Iozone: one record size for all four phases (`size` is then unused); `None` keeps
+    /// 128 KiB sequential records unless `size` differs from its default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iozone_record: Option<Size>,
+    /// Iozone: run the two read phases first (seq-read, random-read, seq-write,
+    /// random-write), so they read the data preconditioning left instead of the suite's
+    /// own file.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub iozone_reads_first: bool,
 }
 
 impl Default for SynthConfig {
@@ -137,6 +147,8 @@ impl Default for SynthConfig {
             probe_partitions: 3,
             andrew_files: 1000,
             iometer: IometerConfig::default(),
+            iozone_record: None,
+            iozone_reads_first: false,
         }
     }
 }
@@ -295,12 +307,24 @@ pub fn generate(
     let align = cfg.align.bytes();
     let size = cfg.size.bytes();
     if cfg.kind == SynthKind::Iozone {
-        let plan = iozone::plan(span, size, align, cfg.requests);
+        let plan = iozone::plan(
+            span,
+            size,
+            align,
+            cfg.requests,
+            cfg.iozone_record.map(|r| r.bytes()),
+        );
         // Each phase gets its own seed so, e.g., the random-read phase does not replay
-        // the random-write phase's offsets.
-        return Ok(plan
+        // the random-write phase's offsets; the seed stays the phase's when the reads run
+        // first.
+        let order: [usize; 4] = if cfg.iozone_reads_first {
+            [1, 3, 0, 2]
+        } else {
+            [0, 1, 2, 3]
+        };
+        return Ok(order
             .iter()
-            .zip(0u64..)
+            .map(|&i| (&plan[i], i as u64))
             .map(|(p, i)| {
                 let sizes = SizeDist::new(p.size, None, align);
                 single(
@@ -560,6 +584,23 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
         return Err(format!(
             "workload size {} is larger than the span {}: expected size <= span",
             cfg.size,
+            Size(span)
+        ));
+    }
+    if cfg.kind != SynthKind::Iozone && (cfg.iozone_record.is_some() || cfg.iozone_reads_first) {
+        return Err(
+            "workload iozone_record and iozone_reads_first apply to kind = \"iozone\" only: \
+             expected neither with another generator"
+                .into(),
+        );
+    }
+    if let Some(r) = cfg.iozone_record
+        && (r.bytes() == 0 || r.bytes() % align != 0 || r.bytes() > span)
+    {
+        return Err(format!(
+            "workload iozone_record {r} must be a non-zero multiple of align {} no larger \
+             than the span {}",
+            cfg.align,
             Size(span)
         ));
     }

@@ -904,3 +904,47 @@ fn speed() {
         assert!((f / p - 1.0).abs() < 0.02);
     }
 }
+
+#[test]
+fn iozone_record_sizes_every_phase_and_reads_first_reorders_with_the_same_streams() {
+    let base = SynthConfig {
+        kind: SynthKind::Iozone,
+        span: Some(Size(16 * MIB)),
+        iozone_record: Some(Size(4 * KIB)),
+        ..SynthConfig::default()
+    };
+    let phases = |c: &SynthConfig| -> Vec<(String, Vec<IoRequest>)> {
+        generate(c, GIB, 5)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.name, p.requests.collect()))
+            .collect()
+    };
+    // A 4 KiB record is 4 KiB in the sequential phases too (without the key they take
+    // 128 KiB records, since 4 KiB is the default size).
+    let writes_first = phases(&base);
+    assert!(
+        writes_first
+            .iter()
+            .all(|(_, rs)| rs.iter().all(|r| r.size_bytes == 4 * KIB))
+    );
+    let reads_first = phases(&SynthConfig {
+        iozone_reads_first: true,
+        ..base.clone()
+    });
+    let names: Vec<&str> = reads_first.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["seq-read", "random-read", "seq-write", "random-write"]
+    );
+    for (name, rs) in &reads_first {
+        let same = writes_first.iter().find(|(n, _)| n == name).unwrap();
+        assert_eq!(&same.1, rs, "{name}: the phase keeps its own stream");
+    }
+    // Neither key with another generator.
+    let other = SynthConfig {
+        kind: SynthKind::RandomRead,
+        ..base
+    };
+    assert!(generate(&other, GIB, 5).is_err());
+}
