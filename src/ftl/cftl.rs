@@ -45,7 +45,13 @@
 //! only happens by the NUR rule, the only one the paper gives] or evicts the node of the
 //! lowest NUR class (`full = "evict"`: a clock scan from a rotating hand, first node of
 //! class (R,M) = (0,0), else the lowest seen in one revolution); nodes enter a table with
-//! R = 1 (the promoting access is a use). The coarse-path lookups that load a cluster are
+//! R = 1 (the promoting access is a use). Two variants the paper argues against, for
+//! comparisons only: `demotion = "lru"` drops the NUR sweep and lets a promotion into a
+//! full table demote that table's least recently used node (the bookkeeping NUR is
+//! said to avoid: two links per node instead of two bits); `levels = 1` keeps one fine
+//! table of short + long slots (promotion coarse → fine only), the single level the
+//! short/long split is meant to beat. Hit counts take 4 bits, or as many as a
+//! threshold above 15 needs. The coarse-path lookups that load a cluster are
 //! counted as probes of the lookup that triggered them (the firmware does them then).
 //!
 //! Mapping memory (bytes), from the structures below, with 4-byte tags, links and block /
@@ -79,6 +85,21 @@ pub enum FullPolicy {
     Evict,
 }
 
+/// How cached clusters leave the fine tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Demotion {
+    /// The paper's not-used-recently rule: every `nur_period_lookups` lookups, nodes
+    /// with (R, M) = (0, 0) go back to coarse (and `full` decides a promotion into a
+    /// full table).
+    #[default]
+    Nur,
+    /// The comparison the paper's NUR claim (LRU-like at low cost) is measured against:
+    /// no periodic sweep; a promotion into a full table demotes that table's least
+    /// recently used node (a doubly linked list per table, touched by every use).
+    Lru,
+}
+
 /// `[ftl.cftl]`: CFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -95,6 +116,12 @@ pub struct CftlConfig {
     pub nur_period_lookups: u32,
     /// Promotion into a full table: wait or evict.
     pub full: FullPolicy,
+    /// Demotion rule: NUR (the paper) or LRU.
+    pub demotion: Demotion,
+    /// Fine-grained levels: 2 (short and long, the paper) or 1 (one table of
+    /// short_slots + long_slots, the variant the paper's two-level design is argued
+    /// against).
+    pub levels: u32,
 }
 
 impl Default for CftlConfig {
@@ -106,6 +133,8 @@ impl Default for CftlConfig {
             promote_hits: 2,
             nur_period_lookups: 8_192,
             full: FullPolicy::Wait,
+            demotion: Demotion::Nur,
+            levels: 2,
         }
     }
 }
@@ -123,10 +152,17 @@ impl CftlConfig {
                 self.subblock_factor
             ));
         }
-        if !(1..=15).contains(&self.promote_hits) {
+        if !(1..=255).contains(&self.promote_hits) {
             return Err(format!(
-                "ftl.cftl.promote_hits = {}: expected 1 to 15 (4-bit counters)",
+                "ftl.cftl.promote_hits = {}: expected 1 to 255 (the counters take as many \
+                 bits as the threshold needs, at least 4)",
                 self.promote_hits
+            ));
+        }
+        if !(1..=2).contains(&self.levels) {
+            return Err(format!(
+                "ftl.cftl.levels = {}: expected 1 or 2 fine-grained levels",
+                self.levels
             ));
         }
         if self.nur_period_lookups == 0 {
@@ -138,8 +174,14 @@ impl CftlConfig {
 
 const R_BIT: u8 = 1;
 const M_BIT: u8 = 2;
-/// Bits of a hit counter.
+/// Bits of a hit counter at least (thresholds up to 15); a larger threshold takes as
+/// many bits as it needs.
 const HIT_BITS: u64 = 4;
+
+/// Bits of a hit counter that counts up to `threshold`.
+fn hit_bits(threshold: u32) -> u64 {
+    HIT_BITS.max(u64::from(32 - threshold.leading_zeros()))
+}
 /// Bits of the NUR (R, M) pair.
 const NUR_BITS: u64 = 2;
 
@@ -159,6 +201,14 @@ struct FineTable {
     /// Per node hit counts (long table only; empty otherwise).
     hits: Vec<u8>,
     hand: u32,
+    /// Bits of each node's hit count (0: the table counts no hits).
+    hit_bits: u64,
+    /// LRU order of the nodes (`Demotion::Lru` only; empty otherwise): per node its
+    /// more and less recently used neighbours, and the list's ends.
+    lru_prev: Vec<u32>,
+    lru_next: Vec<u32>,
+    mru: u32,
+    lru: u32,
     /// Per cluster of the device: whether this table caches it. Simulator bookkeeping,
     /// not part of the firmware's table (not in `bytes`): it lets a fold skip the hash
     /// look-ups of the clusters no table caches, which is nearly all of them.
@@ -166,8 +216,10 @@ struct FineTable {
 }
 
 impl FineTable {
-    fn new(slots: u32, sbf: u32, with_hits: bool, pages: u32) -> FineTable {
+    fn new(slots: u32, sbf: u32, hit_bits: u64, lru: bool, pages: u32) -> FineTable {
         let nodes = slots.div_ceil(sbf);
+        let with_hits = hit_bits > 0;
+        let links = if lru { nodes as usize } else { 0 };
         FineTable {
             index: ChainedHash::new(nodes, nodes),
             sbf,
@@ -179,16 +231,68 @@ impl FineTable {
                 Vec::new()
             },
             hand: 0,
+            hit_bits,
+            lru_prev: vec![NIL; links],
+            lru_next: vec![NIL; links],
+            mru: NIL,
+            lru: NIL,
             cached: Bits::new(pages.div_ceil(sbf) as usize),
+        }
+    }
+
+    /// Takes node `n` out of the LRU list (no-op without one).
+    fn lru_unlink(&mut self, n: u32) {
+        if self.lru_prev.is_empty() {
+            return;
+        }
+        let (p, x) = (self.lru_prev[n as usize], self.lru_next[n as usize]);
+        if p == NIL {
+            self.mru = x;
+        } else {
+            self.lru_next[p as usize] = x;
+        }
+        if x == NIL {
+            self.lru = p;
+        } else {
+            self.lru_prev[x as usize] = p;
+        }
+        self.lru_prev[n as usize] = NIL;
+        self.lru_next[n as usize] = NIL;
+    }
+
+    /// Puts node `n` at the most recently used end (no-op without a list).
+    fn lru_front(&mut self, n: u32) {
+        if self.lru_prev.is_empty() {
+            return;
+        }
+        self.lru_prev[n as usize] = NIL;
+        self.lru_next[n as usize] = self.mru;
+        if self.mru == NIL {
+            self.lru = n;
+        } else {
+            self.lru_prev[self.mru as usize] = n;
+        }
+        self.mru = n;
+    }
+
+    /// A use of node `n`: the R bit, and the front of the LRU list.
+    fn touch(&mut self, n: u32) {
+        self.nur[n as usize] |= R_BIT;
+        if !self.lru_prev.is_empty() && self.mru != n {
+            self.lru_unlink(n);
+            self.lru_front(n);
         }
     }
 
     fn bytes(&self) -> u64 {
         let nodes = self.index.capacity() as u64;
-        let hit_bits = if self.hits.is_empty() { 0 } else { HIT_BITS };
-        self.index.bytes()
-            + nodes * self.sbf as u64 * WORD_BYTES
-            + nodes * bits_to_bytes(NUR_BITS + hit_bits)
+        // An LRU list costs two links per node; NUR its two bits.
+        let order = if self.lru_prev.is_empty() {
+            bits_to_bytes(NUR_BITS + self.hit_bits)
+        } else {
+            2 * WORD_BYTES + bits_to_bytes(self.hit_bits)
+        };
+        self.index.bytes() + nodes * self.sbf as u64 * WORD_BYTES + nodes * order
     }
 
     /// Node caching `lpn`'s cluster (or `NIL`) and probes.
@@ -219,11 +323,13 @@ impl FineTable {
         if !self.hits.is_empty() {
             self.hits[n as usize] = 0;
         }
+        self.lru_front(n);
         n
     }
 
     /// Drops node `n`.
     fn remove(&mut self, n: u32) {
+        self.lru_unlink(n);
         let key = self.index.key(n);
         self.index.remove(key);
         self.cached.clear(key);
@@ -248,6 +354,12 @@ impl FineTable {
             }
         }
         demoted
+    }
+
+    /// Drops the least recently used node (`Demotion::Lru`).
+    fn evict_lru(&mut self) {
+        debug_assert!(self.lru != NIL, "evict from an empty table");
+        self.remove(self.lru);
     }
 
     /// Drops the node of the lowest NUR class (clock order).
@@ -297,6 +409,15 @@ impl FineTable {
             self.index.len() as u64,
             "{what}: cached-cluster bits"
         );
+        if !self.lru_prev.is_empty() {
+            let (mut n, mut len) = (self.mru, 0);
+            while n != NIL {
+                assert_ne!(self.index.key(n), NIL, "{what}: free node {n} in the LRU list");
+                len += 1;
+                n = self.lru_next[n as usize];
+            }
+            assert_eq!(len, self.index.len(), "{what}: LRU list length");
+        }
     }
 }
 
@@ -371,6 +492,7 @@ impl Cftl {
         let coarse_nodes = lbns.div_ceil(sbf);
         let coarse_slots = (coarse_nodes * sbf) as usize;
         let cpb = geo.pages_per_block.div_ceil(sbf) as usize;
+        let lru = c.demotion == Demotion::Lru;
         Ok(Cftl {
             cfg: c.clone(),
             np: geo.pages_per_block,
@@ -386,8 +508,26 @@ impl Cftl {
             cpb,
             last_cluster: NIL,
             // Cached-cluster bits cover whole logical blocks (a fold checks all of one).
-            short: FineTable::new(c.short_slots, sbf, false, lbns * geo.pages_per_block),
-            long: FineTable::new(c.long_slots, sbf, true, lbns * geo.pages_per_block),
+            // One level: a single table of every slot (the long one, which counts the
+            // hits); the short table is left unused at one node.
+            short: FineTable::new(
+                if c.levels == 1 { sbf } else { c.short_slots },
+                sbf,
+                0,
+                lru,
+                lbns * geo.pages_per_block,
+            ),
+            long: FineTable::new(
+                if c.levels == 1 {
+                    c.short_slots + c.long_slots
+                } else {
+                    c.long_slots
+                },
+                sbf,
+                hit_bits(c.promote_hits),
+                lru,
+                lbns * geo.pages_per_block,
+            ),
             cluster: vec![NIL; sbf as usize],
             hint: Cell::new(NIL),
             since_sweep: 0,
@@ -417,11 +557,14 @@ impl Cftl {
         let sbf = self.sbf as u64;
         self.coarse.bytes()
             + nodes * sbf * 2 * WORD_BYTES
-            + nodes * bits_to_bytes(sbf * self.cpb as u64 * HIT_BITS)
+            + nodes * bits_to_bytes(sbf * self.cpb as u64 * hit_bits(self.cfg.promote_hits))
     }
 
     /// RAM of the two fine clustered tables (bytes).
     pub fn fine_bytes(&self) -> u64 {
+        if self.cfg.levels == 1 {
+            return self.long.bytes();
+        }
         self.short.bytes() + self.long.bytes()
     }
 
@@ -479,7 +622,12 @@ impl Cftl {
             let p = t.ppn[t.slot(n, lpn.0)];
             (p != NIL).then_some(Ppn(p))
         };
-        let (n, mut probes) = self.short.find(lpn.0);
+        // One level: the short table is not consulted (and costs no probe).
+        let (n, mut probes) = if self.cfg.levels == 1 {
+            (NIL, 0)
+        } else {
+            self.short.find(lpn.0)
+        };
         if n != NIL {
             return (slot_ppn(&self.short, n), Level::Short(n), probes, 0);
         }
@@ -501,6 +649,12 @@ impl Cftl {
             &mut self.long
         };
         if t.has_room() {
+            return true;
+        }
+        if !t.lru_prev.is_empty() {
+            // LRU demotion: the least recently used node makes room.
+            t.evict_lru();
+            self.demotions_evict += 1;
             return true;
         }
         match full {
@@ -547,7 +701,8 @@ impl Cftl {
     /// A host-path lookup: counted, with hit counting, promotion and the NUR clock.
     fn lookup_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level) {
         self.since_sweep += 1;
-        if self.since_sweep >= self.cfg.nur_period_lookups {
+        if self.cfg.demotion == Demotion::Nur && self.since_sweep >= self.cfg.nur_period_lookups
+        {
             self.since_sweep = 0;
             self.sweeps += 1;
             self.demotions_nur += self.short.sweep() + self.long.sweep();
@@ -563,17 +718,18 @@ impl Cftl {
         let level = match level {
             Level::Short(n) => {
                 self.short_hits += 1;
-                self.short.nur[n as usize] |= R_BIT;
+                self.short.touch(n);
                 level
             }
             Level::Long(n) => {
                 self.long_hits += 1;
                 let i = n as usize;
-                self.long.nur[i] |= R_BIT;
+                self.long.touch(n);
                 if counts {
                     self.long.hits[i] = (self.long.hits[i] + 1).min(threshold);
                 }
-                if self.long.hits[i] < threshold {
+                // One level: there is no short table to promote into.
+                if self.cfg.levels == 1 || self.long.hits[i] < threshold {
                     level
                 } else if self.room(true) {
                     let base = (n * self.sbf) as usize;
