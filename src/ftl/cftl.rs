@@ -412,7 +412,11 @@ impl FineTable {
         if !self.lru_prev.is_empty() {
             let (mut n, mut len) = (self.mru, 0);
             while n != NIL {
-                assert_ne!(self.index.key(n), NIL, "{what}: free node {n} in the LRU list");
+                assert_ne!(
+                    self.index.key(n),
+                    NIL,
+                    "{what}: free node {n} in the LRU list"
+                );
                 len += 1;
                 n = self.lru_next[n as usize];
             }
@@ -701,8 +705,7 @@ impl Cftl {
     /// A host-path lookup: counted, with hit counting, promotion and the NUR clock.
     fn lookup_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level) {
         self.since_sweep += 1;
-        if self.cfg.demotion == Demotion::Nur && self.since_sweep >= self.cfg.nur_period_lookups
-        {
+        if self.cfg.demotion == Demotion::Nur && self.since_sweep >= self.cfg.nur_period_lookups {
             self.since_sweep = 0;
             self.sweeps += 1;
             self.demotions_nur += self.short.sweep() + self.long.sweep();

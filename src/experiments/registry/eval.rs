@@ -44,6 +44,8 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_m5::ExpM5),
         Box::new(super::exp_n4::ExpN4),
         Box::new(super::exp_c1::ExpC1),
+        Box::new(super::exp_c2::ExpC2),
+        Box::new(super::exp_c3::ExpC3),
         Box::new(super::exp_h3::ExpH3),
     ]
 }

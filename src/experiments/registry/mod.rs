@@ -25,6 +25,8 @@
 
 pub mod eval;
 pub mod exp_c1;
+pub mod exp_c2;
+pub mod exp_c3;
 pub mod exp_h3;
 pub mod exp_m1;
 pub mod exp_m3;
