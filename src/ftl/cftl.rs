@@ -65,7 +65,7 @@
 //! per slot: the quarter of Table 3 (whose figures, 5 B vs 20 B per slot, leave out
 //! buckets and bits).
 
-use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
 use super::twolevel::{self, Blocks, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
@@ -203,12 +203,8 @@ struct FineTable {
     hand: u32,
     /// Bits of each node's hit count (0: the table counts no hits).
     hit_bits: u64,
-    /// LRU order of the nodes (`Demotion::Lru` only; empty otherwise): per node its
-    /// more and less recently used neighbours, and the list's ends.
-    lru_prev: Vec<u32>,
-    lru_next: Vec<u32>,
-    mru: u32,
-    lru: u32,
+    /// LRU order of the nodes (`Demotion::Lru` only).
+    order: Option<LruList>,
     /// Per cluster of the device: whether this table caches it. Simulator bookkeeping,
     /// not part of the firmware's table (not in `bytes`): it lets a fold skip the hash
     /// look-ups of the clusters no table caches, which is nearly all of them.
@@ -219,7 +215,6 @@ impl FineTable {
     fn new(slots: u32, sbf: u32, hit_bits: u64, lru: bool, pages: u32) -> FineTable {
         let nodes = slots.div_ceil(sbf);
         let with_hits = hit_bits > 0;
-        let links = if lru { nodes as usize } else { 0 };
         FineTable {
             index: ChainedHash::new(nodes, nodes),
             sbf,
@@ -232,62 +227,23 @@ impl FineTable {
             },
             hand: 0,
             hit_bits,
-            lru_prev: vec![NIL; links],
-            lru_next: vec![NIL; links],
-            mru: NIL,
-            lru: NIL,
+            order: lru.then(|| LruList::new(nodes)),
             cached: Bits::new(pages.div_ceil(sbf) as usize),
         }
-    }
-
-    /// Takes node `n` out of the LRU list (no-op without one).
-    fn lru_unlink(&mut self, n: u32) {
-        if self.lru_prev.is_empty() {
-            return;
-        }
-        let (p, x) = (self.lru_prev[n as usize], self.lru_next[n as usize]);
-        if p == NIL {
-            self.mru = x;
-        } else {
-            self.lru_next[p as usize] = x;
-        }
-        if x == NIL {
-            self.lru = p;
-        } else {
-            self.lru_prev[x as usize] = p;
-        }
-        self.lru_prev[n as usize] = NIL;
-        self.lru_next[n as usize] = NIL;
-    }
-
-    /// Puts node `n` at the most recently used end (no-op without a list).
-    fn lru_front(&mut self, n: u32) {
-        if self.lru_prev.is_empty() {
-            return;
-        }
-        self.lru_prev[n as usize] = NIL;
-        self.lru_next[n as usize] = self.mru;
-        if self.mru == NIL {
-            self.lru = n;
-        } else {
-            self.lru_prev[self.mru as usize] = n;
-        }
-        self.mru = n;
     }
 
     /// A use of node `n`: the R bit, and the front of the LRU list.
     fn touch(&mut self, n: u32) {
         self.nur[n as usize] |= R_BIT;
-        if !self.lru_prev.is_empty() && self.mru != n {
-            self.lru_unlink(n);
-            self.lru_front(n);
+        if let Some(o) = &mut self.order {
+            o.touch(n);
         }
     }
 
     fn bytes(&self) -> u64 {
         let nodes = self.index.capacity() as u64;
         // An LRU list costs two links per node; NUR its two bits.
-        let order = if self.lru_prev.is_empty() {
+        let order = if self.order.is_none() {
             bits_to_bytes(NUR_BITS + self.hit_bits)
         } else {
             2 * WORD_BYTES + bits_to_bytes(self.hit_bits)
@@ -323,13 +279,17 @@ impl FineTable {
         if !self.hits.is_empty() {
             self.hits[n as usize] = 0;
         }
-        self.lru_front(n);
+        if let Some(o) = &mut self.order {
+            o.push_mru(n);
+        }
         n
     }
 
     /// Drops node `n`.
     fn remove(&mut self, n: u32) {
-        self.lru_unlink(n);
+        if let Some(o) = &mut self.order {
+            o.unlink(n);
+        }
         let key = self.index.key(n);
         self.index.remove(key);
         self.cached.clear(key);
@@ -358,8 +318,9 @@ impl FineTable {
 
     /// Drops the least recently used node (`Demotion::Lru`).
     fn evict_lru(&mut self) {
-        debug_assert!(self.lru != NIL, "evict from an empty table");
-        self.remove(self.lru);
+        let n = self.order.as_ref().map_or(NIL, LruList::lru);
+        debug_assert!(n != NIL, "evict from an empty table");
+        self.remove(n);
     }
 
     /// Drops the node of the lowest NUR class (clock order).
@@ -409,18 +370,8 @@ impl FineTable {
             self.index.len() as u64,
             "{what}: cached-cluster bits"
         );
-        if !self.lru_prev.is_empty() {
-            let (mut n, mut len) = (self.mru, 0);
-            while n != NIL {
-                assert_ne!(
-                    self.index.key(n),
-                    NIL,
-                    "{what}: free node {n} in the LRU list"
-                );
-                len += 1;
-                n = self.lru_next[n as usize];
-            }
-            assert_eq!(len, self.index.len(), "{what}: LRU list length");
+        if let Some(o) = &self.order {
+            o.check(self.index.len(), |n| self.index.key(n) != NIL, what);
         }
     }
 }
@@ -655,7 +606,7 @@ impl Cftl {
         if t.has_room() {
             return true;
         }
-        if !t.lru_prev.is_empty() {
+        if t.order.is_some() {
             // LRU demotion: the least recently used node makes room.
             t.evict_lru();
             self.demotions_evict += 1;
