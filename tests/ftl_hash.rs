@@ -558,7 +558,7 @@ fn hash_ftl_settings_load_from_toml_and_bad_values_name_the_key() {
         .to_string();
     assert!(e.contains("t.toml") && e.contains("subblok_factor"), "{e}");
     let mut bad = cfg.ftl.clone();
-    bad.cftl.promote_hits = 16;
+    bad.cftl.promote_hits = 256;
     assert!(
         bad.validate()
             .unwrap_err()

@@ -510,7 +510,8 @@ pub(super) fn finish(
             let mut r = r;
             r.not_evaluable = Some(format!(
                 "{why}: the FAT half of the {total}-point grid cannot run, and a row only \
-                 partly evaluable is not evaluable. On the {ran} ext2 points: {where_}; {span}"
+                 partly evaluable is not evaluable. On the {ran} ext2 points (points.csv, for \
+                 information): {where_}; {span}"
             ));
             r
         }
