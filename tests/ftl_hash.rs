@@ -3,7 +3,7 @@
 
 mod common;
 
-use ssdlab::ftl::cftl::FullPolicy;
+use ssdlab::ftl::cftl::{Demotion, FullPolicy};
 use ssdlab::ftl::dftl::CmtPolicy;
 use ssdlab::ftl::{Ftl, FtlConfig, FtlKind, build_ftl};
 use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
@@ -285,6 +285,108 @@ fn cftl_full_table_waits_or_evicts_the_lowest_nur_class() {
     assert_eq!(c(&evict, "ftl.cftl.demotions_evict"), 1);
 }
 
+/// CFTL with `short` + `long` slots, threshold `hits`, a long NUR period, and
+/// `demotion` / `levels` as given.
+fn cftl_variant(
+    short: u32,
+    long: u32,
+    hits: u32,
+    demotion: Demotion,
+    levels: u32,
+) -> (Box<dyn Ftl>, Nand) {
+    let mut cfg = FtlConfig {
+        name: FtlKind::Cftl,
+        ..FtlConfig::default()
+    };
+    cfg.cftl.short_slots = short;
+    cfg.cftl.long_slots = long;
+    cfg.cftl.promote_hits = hits;
+    cfg.cftl.nur_period_lookups = 1000;
+    cfg.cftl.demotion = demotion;
+    cfg.cftl.levels = levels;
+    make(&cfg, common::one_plane(16, 8), 64)
+}
+
+#[test]
+fn cftl_lru_demotion_drops_the_least_recently_used_cluster() {
+    // Long table of two nodes (16 slots), threshold 2. Clusters 0, 1, 2 are lpns 0–7,
+    // 8–15, 16–23; lpn 40 is never written (a lookup that counts no hit, so the next
+    // lookup of a cluster counts again).
+    let (mut ftl, mut nand) = cftl_variant(8, 16, 2, Demotion::Lru, 2);
+    for l in [1, 9, 17] {
+        ftl.write(Lpn(l), &mut nand).unwrap();
+    }
+    // Two hits each promote clusters 0 and 1 into the long table; one more read of 1 is a
+    // long hit (one of two needed to move on), so cluster 1 is now the least recently
+    // used. Two hits of cluster 2 need a node: LRU demotes cluster 1 (the NUR bits
+    // cannot tell the two apart: both have R = 1).
+    for l in [1, 9, 1, 9, 1, 17, 40, 17] {
+        ftl.read(Lpn(l), &mut nand).unwrap();
+    }
+    let m = counters(&*ftl);
+    assert_eq!(c(&m, "ftl.cftl.promotions_long"), 3);
+    assert_eq!(c(&m, "ftl.cftl.demotions_evict"), 1);
+    assert_eq!(c(&m, "ftl.cftl.nur_sweeps"), 0);
+    let coarse = c(&m, "ftl.cftl.coarse_lookups");
+    ftl.read(Lpn(2), &mut nand).unwrap();
+    assert_eq!(c(&counters(&*ftl), "ftl.cftl.coarse_lookups"), coarse);
+    ftl.read(Lpn(10), &mut nand).unwrap();
+    assert_eq!(c(&counters(&*ftl), "ftl.cftl.coarse_lookups"), coarse + 1);
+    ftl.check_invariants(&nand);
+}
+
+#[test]
+fn cftl_one_level_keeps_every_slot_in_one_table_and_probes_it_alone() {
+    // levels = 1 with 8 + 8 slots: one fine table of two nodes, never a short hit.
+    let (mut ftl, mut nand) = cftl_variant(8, 8, 1, Demotion::Nur, 1);
+    for l in [1, 9] {
+        ftl.write(Lpn(l), &mut nand).unwrap();
+    }
+    // Threshold 1: both clusters promoted at their first read (two nodes fit, where
+    // the two-level table's long level holds one).
+    ftl.read(Lpn(1), &mut nand).unwrap();
+    ftl.read(Lpn(9), &mut nand).unwrap();
+    let before = counters(&*ftl);
+    assert_eq!(c(&before, "ftl.cftl.promotions_long"), 2);
+    // Later hits are fine hits of one probe each (no short table consulted first), and
+    // never move a node to a short level.
+    for l in [1, 9, 1, 9] {
+        ftl.read(Lpn(l), &mut nand).unwrap();
+    }
+    let after = counters(&*ftl);
+    assert_eq!(c(&after, "ftl.cftl.long_hits"), 4);
+    assert_eq!(c(&after, "ftl.cftl.short_hits"), 0);
+    assert_eq!(c(&after, "ftl.cftl.promotions_short"), 0);
+    assert_eq!(
+        c(&after, "ftl.lookup.probes") - c(&before, "ftl.lookup.probes"),
+        4
+    );
+    // Memory: a node costs bucket 4 + tag 4 + next 4 + 8 × 4 + 1 B of bits = 45 B;
+    // two levels of one node each, or one level of two nodes: 90 B either way (the
+    // unused short table of the one-level variant is not counted).
+    let (two, _) = cftl_variant(8, 8, 1, Demotion::Nur, 2);
+    let fine = |f: &dyn Ftl| c(&counters(f), "ftl.mapping.fine_bytes");
+    assert_eq!(fine(&*two), 90);
+    assert_eq!(fine(&*ftl), 90);
+    ftl.check_invariants(&nand);
+}
+
+#[test]
+fn cftl_thresholds_above_15_take_wider_hit_counters() {
+    let bytes = |hits: u32| {
+        let mut cfg = FtlConfig {
+            name: FtlKind::Cftl,
+            ..FtlConfig::default()
+        };
+        cfg.cftl.promote_hits = hits;
+        let (f, _) = make(&cfg, common::one_plane(16, 8), 64);
+        c(&counters(&*f), "ftl.mapping.coarse_bytes")
+    };
+    // 64 logical pages = 8 blocks of 8 pages: one coarse node of 8 slots, one cluster
+    // per block: 8 counters of 4 bits = 4 B at threshold 15, of 5 bits = 5 B at 16.
+    assert_eq!(bytes(16), bytes(15) + 1);
+}
+
 fn aftl_device(defer: bool) -> (Box<dyn Ftl>, Nand) {
     let mut cfg = FtlConfig {
         name: FtlKind::Aftl,
@@ -456,7 +558,7 @@ fn hash_ftl_settings_load_from_toml_and_bad_values_name_the_key() {
         .to_string();
     assert!(e.contains("t.toml") && e.contains("subblok_factor"), "{e}");
     let mut bad = cfg.ftl.clone();
-    bad.cftl.promote_hits = 16;
+    bad.cftl.promote_hits = 256;
     assert!(
         bad.validate()
             .unwrap_err()

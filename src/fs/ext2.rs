@@ -767,6 +767,32 @@ impl Ext2 {
         Ok(done)
     }
 
+    /// Performs `op` on the file system's structures and queues its block requests
+    /// (with the periodic metadata writeback), without sending them.
+    fn stage(&mut self, op: &FileOp) -> Result<(), FsError> {
+        self.apply(op).map_err(|e| e.at(op))?;
+        self.ops_since_writeback += 1;
+        if self.ops_since_writeback >= self.cfg.writeback_ops {
+            self.ops_since_writeback = 0;
+            self.writeback();
+        }
+        Ok(())
+    }
+
+    /// The block requests `op` sends, taken instead of sent: a block trace below the
+    /// file system for replays outside the simulator (the device below sees nothing).
+    pub fn trace_op(&mut self, op: &FileOp) -> Result<Vec<IoRequest>, FsError> {
+        self.stage(op)?;
+        Ok(std::mem::take(&mut self.pending))
+    }
+
+    /// `sync`: the dirty metadata's writes, taken instead of sent (see [`Ext2::trace_op`]).
+    pub fn trace_sync(&mut self) -> Vec<IoRequest> {
+        self.ops_since_writeback = 0;
+        self.writeback();
+        std::mem::take(&mut self.pending)
+    }
+
     /// Free blocks (tests).
     pub fn free_blocks(&self) -> u64 {
         self.groups.iter().map(|g| g.free_blocks).sum()
@@ -789,12 +815,7 @@ impl FileSystem for Ext2 {
     }
 
     fn exec(&mut self, op: &FileOp, now_ns: u64) -> Result<u64, FsError> {
-        self.apply(op).map_err(|e| e.at(op))?;
-        self.ops_since_writeback += 1;
-        if self.ops_since_writeback >= self.cfg.writeback_ops {
-            self.ops_since_writeback = 0;
-            self.writeback();
-        }
+        self.stage(op)?;
         self.submit(now_ns)
     }
 

@@ -42,7 +42,7 @@
 //! one bucket per node (BL and fine_slots buckets). 20 B per fine node is the AFTL figure
 //! the CFTL paper's Table 3 implies (244.1 KB for 12,500 slots); the buckets add 4 B.
 
-use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::twolevel::{self, Blocks, Placement, Role, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
@@ -94,12 +94,8 @@ pub struct Aftl {
     coarse_r: Vec<u32>,
     fine: ChainedHash,
     fine_ppn: Vec<u32>,
-    lru_prev: Vec<u32>,
-    lru_next: Vec<u32>,
-    /// Most recently used fine node.
-    mru: u32,
-    /// Least recently used fine node (the demotion victim).
-    lru: u32,
+    /// Recency of the fine nodes (the least recently used is the demotion victim).
+    order: LruList,
     /// Detached blocks by (valid pages, block).
     detached: BTreeSet<(u32, u32)>,
     scratch: Vec<Ppn>,
@@ -148,10 +144,7 @@ impl Aftl {
             coarse_r: vec![NIL; lbns as usize],
             fine: ChainedHash::new(slots, slots),
             fine_ppn: vec![NIL; slots as usize],
-            lru_prev: vec![NIL; slots as usize],
-            lru_next: vec![NIL; slots as usize],
-            mru: NIL,
-            lru: NIL,
+            order: LruList::new(slots),
             detached: BTreeSet::new(),
             scratch: Vec::with_capacity(geo.pages_per_block as usize),
             dropped: Vec::with_capacity(geo.pages_per_block as usize),
@@ -182,42 +175,14 @@ impl Aftl {
         self.fine.bytes() + self.fine.capacity() as u64 * 3 * WORD_BYTES
     }
 
-    fn lru_unlink(&mut self, n: u32) {
-        let (p, x) = (self.lru_prev[n as usize], self.lru_next[n as usize]);
-        if p == NIL {
-            self.mru = x;
-        } else {
-            self.lru_next[p as usize] = x;
-        }
-        if x == NIL {
-            self.lru = p;
-        } else {
-            self.lru_prev[x as usize] = p;
-        }
-    }
-
-    fn lru_push_mru(&mut self, n: u32) {
-        self.lru_prev[n as usize] = NIL;
-        self.lru_next[n as usize] = self.mru;
-        if self.mru != NIL {
-            self.lru_prev[self.mru as usize] = n;
-        } else {
-            self.lru = n;
-        }
-        self.mru = n;
-    }
-
     #[inline]
     fn touch(&mut self, n: u32) {
-        if self.mru != n {
-            self.lru_unlink(n);
-            self.lru_push_mru(n);
-        }
+        self.order.touch(n);
     }
 
     /// Removes fine node `n` (the page stays where it is).
     fn fine_drop(&mut self, n: u32) {
-        self.lru_unlink(n);
+        self.order.unlink(n);
         let key = self.fine.key(n);
         self.fine.remove(key);
         self.fine_ppn[n as usize] = NIL;
@@ -317,11 +282,11 @@ impl Aftl {
 
     fn fine_insert(&mut self, lpn: Lpn, ppn: Ppn, nand: &mut Nand) {
         if self.fine.is_full() {
-            self.demote(self.lru, nand);
+            self.demote(self.order.lru(), nand);
         }
         let n = self.fine.insert(lpn.0);
         self.fine_ppn[n as usize] = ppn.0;
-        self.lru_push_mru(n);
+        self.order.push_mru(n);
         self.fine_inserts += 1;
     }
 
@@ -602,7 +567,7 @@ impl Ftl for Aftl {
         for &(_, lpn, ppn) in &m.logged[keep..] {
             let n = self.fine.insert(lpn);
             self.fine_ppn[n as usize] = ppn;
-            self.lru_push_mru(n);
+            self.order.push_mru(n);
         }
         Ok(())
     }
@@ -613,18 +578,8 @@ impl Ftl for Aftl {
         self.coarse.check();
         self.fine.check();
         // The LRU list holds exactly the fine nodes.
-        let mut n = self.mru;
-        let mut prev = NIL;
-        let mut listed = 0;
-        while n != NIL {
-            assert_eq!(self.lru_prev[n as usize], prev, "LRU back link of {n}");
-            assert!(self.fine.key(n) != NIL, "free node {n} in the LRU list");
-            listed += 1;
-            prev = n;
-            n = self.lru_next[n as usize];
-        }
-        assert_eq!(prev, self.lru, "LRU tail");
-        assert_eq!(listed, self.fine.len(), "LRU length");
+        self.order
+            .check(self.fine.len(), |n| self.fine.key(n) != NIL, "fine");
         self.blocks
             .check_owners((0..self.coarse.capacity()).filter_map(|c| {
                 let lbn = self.coarse.key(c);

@@ -45,7 +45,13 @@
 //! only happens by the NUR rule, the only one the paper gives] or evicts the node of the
 //! lowest NUR class (`full = "evict"`: a clock scan from a rotating hand, first node of
 //! class (R,M) = (0,0), else the lowest seen in one revolution); nodes enter a table with
-//! R = 1 (the promoting access is a use). The coarse-path lookups that load a cluster are
+//! R = 1 (the promoting access is a use). Two variants the paper argues against, for
+//! comparisons only: `demotion = "lru"` drops the NUR sweep and lets a promotion into a
+//! full table demote that table's least recently used node (the bookkeeping NUR is
+//! said to avoid: two links per node instead of two bits); `levels = 1` keeps one fine
+//! table of short + long slots (promotion coarse → fine only), the single level the
+//! short/long split is meant to beat. Hit counts take 4 bits, or as many as a
+//! threshold above 15 needs. The coarse-path lookups that load a cluster are
 //! counted as probes of the lookup that triggered them (the firmware does them then).
 //!
 //! Mapping memory (bytes), from the structures below, with 4-byte tags, links and block /
@@ -59,7 +65,7 @@
 //! per slot: the quarter of Table 3 (whose figures, 5 B vs 20 B per slot, leave out
 //! buckets and bits).
 
-use super::hash::{ChainedHash, NIL, WORD_BYTES};
+use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
 use super::twolevel::{self, Blocks, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
@@ -79,6 +85,21 @@ pub enum FullPolicy {
     Evict,
 }
 
+/// How cached clusters leave the fine tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Demotion {
+    /// The paper's not-used-recently rule: every `nur_period_lookups` lookups, nodes
+    /// with (R, M) = (0, 0) go back to coarse (and `full` decides a promotion into a
+    /// full table).
+    #[default]
+    Nur,
+    /// The comparison the paper's NUR claim (LRU-like at low cost) is measured against:
+    /// no periodic sweep; a promotion into a full table demotes that table's least
+    /// recently used node (a doubly linked list per table, touched by every use).
+    Lru,
+}
+
 /// `[ftl.cftl]`: CFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -95,6 +116,12 @@ pub struct CftlConfig {
     pub nur_period_lookups: u32,
     /// Promotion into a full table: wait or evict.
     pub full: FullPolicy,
+    /// Demotion rule: NUR (the paper) or LRU.
+    pub demotion: Demotion,
+    /// Fine-grained levels: 2 (short and long, the paper) or 1 (one table of
+    /// short_slots + long_slots, the variant the paper's two-level design is argued
+    /// against).
+    pub levels: u32,
 }
 
 impl Default for CftlConfig {
@@ -106,6 +133,8 @@ impl Default for CftlConfig {
             promote_hits: 2,
             nur_period_lookups: 8_192,
             full: FullPolicy::Wait,
+            demotion: Demotion::Nur,
+            levels: 2,
         }
     }
 }
@@ -123,10 +152,17 @@ impl CftlConfig {
                 self.subblock_factor
             ));
         }
-        if !(1..=15).contains(&self.promote_hits) {
+        if !(1..=255).contains(&self.promote_hits) {
             return Err(format!(
-                "ftl.cftl.promote_hits = {}: expected 1 to 15 (4-bit counters)",
+                "ftl.cftl.promote_hits = {}: expected 1 to 255 (the counters take as many \
+                 bits as the threshold needs, at least 4)",
                 self.promote_hits
+            ));
+        }
+        if !(1..=2).contains(&self.levels) {
+            return Err(format!(
+                "ftl.cftl.levels = {}: expected 1 or 2 fine-grained levels",
+                self.levels
             ));
         }
         if self.nur_period_lookups == 0 {
@@ -138,8 +174,14 @@ impl CftlConfig {
 
 const R_BIT: u8 = 1;
 const M_BIT: u8 = 2;
-/// Bits of a hit counter.
+/// Bits of a hit counter at least (thresholds up to 15); a larger threshold takes as
+/// many bits as it needs.
 const HIT_BITS: u64 = 4;
+
+/// Bits of a hit counter that counts up to `threshold`.
+fn hit_bits(threshold: u32) -> u64 {
+    HIT_BITS.max(u64::from(32 - threshold.leading_zeros()))
+}
 /// Bits of the NUR (R, M) pair.
 const NUR_BITS: u64 = 2;
 
@@ -159,6 +201,10 @@ struct FineTable {
     /// Per node hit counts (long table only; empty otherwise).
     hits: Vec<u8>,
     hand: u32,
+    /// Bits of each node's hit count (0: the table counts no hits).
+    hit_bits: u64,
+    /// LRU order of the nodes (`Demotion::Lru` only).
+    order: Option<LruList>,
     /// Per cluster of the device: whether this table caches it. Simulator bookkeeping,
     /// not part of the firmware's table (not in `bytes`): it lets a fold skip the hash
     /// look-ups of the clusters no table caches, which is nearly all of them.
@@ -166,8 +212,9 @@ struct FineTable {
 }
 
 impl FineTable {
-    fn new(slots: u32, sbf: u32, with_hits: bool, pages: u32) -> FineTable {
+    fn new(slots: u32, sbf: u32, hit_bits: u64, lru: bool, pages: u32) -> FineTable {
         let nodes = slots.div_ceil(sbf);
+        let with_hits = hit_bits > 0;
         FineTable {
             index: ChainedHash::new(nodes, nodes),
             sbf,
@@ -179,16 +226,29 @@ impl FineTable {
                 Vec::new()
             },
             hand: 0,
+            hit_bits,
+            order: lru.then(|| LruList::new(nodes)),
             cached: Bits::new(pages.div_ceil(sbf) as usize),
+        }
+    }
+
+    /// A use of node `n`: the R bit, and the front of the LRU list.
+    fn touch(&mut self, n: u32) {
+        self.nur[n as usize] |= R_BIT;
+        if let Some(o) = &mut self.order {
+            o.touch(n);
         }
     }
 
     fn bytes(&self) -> u64 {
         let nodes = self.index.capacity() as u64;
-        let hit_bits = if self.hits.is_empty() { 0 } else { HIT_BITS };
-        self.index.bytes()
-            + nodes * self.sbf as u64 * WORD_BYTES
-            + nodes * bits_to_bytes(NUR_BITS + hit_bits)
+        // An LRU list costs two links per node; NUR its two bits.
+        let order = if self.order.is_none() {
+            bits_to_bytes(NUR_BITS + self.hit_bits)
+        } else {
+            2 * WORD_BYTES + bits_to_bytes(self.hit_bits)
+        };
+        self.index.bytes() + nodes * self.sbf as u64 * WORD_BYTES + nodes * order
     }
 
     /// Node caching `lpn`'s cluster (or `NIL`) and probes.
@@ -219,11 +279,17 @@ impl FineTable {
         if !self.hits.is_empty() {
             self.hits[n as usize] = 0;
         }
+        if let Some(o) = &mut self.order {
+            o.push_mru(n);
+        }
         n
     }
 
     /// Drops node `n`.
     fn remove(&mut self, n: u32) {
+        if let Some(o) = &mut self.order {
+            o.unlink(n);
+        }
         let key = self.index.key(n);
         self.index.remove(key);
         self.cached.clear(key);
@@ -248,6 +314,13 @@ impl FineTable {
             }
         }
         demoted
+    }
+
+    /// Drops the least recently used node (`Demotion::Lru`).
+    fn evict_lru(&mut self) {
+        let n = self.order.as_ref().map_or(NIL, LruList::lru);
+        debug_assert!(n != NIL, "evict from an empty table");
+        self.remove(n);
     }
 
     /// Drops the node of the lowest NUR class (clock order).
@@ -297,6 +370,9 @@ impl FineTable {
             self.index.len() as u64,
             "{what}: cached-cluster bits"
         );
+        if let Some(o) = &self.order {
+            o.check(self.index.len(), |n| self.index.key(n) != NIL, what);
+        }
     }
 }
 
@@ -371,6 +447,7 @@ impl Cftl {
         let coarse_nodes = lbns.div_ceil(sbf);
         let coarse_slots = (coarse_nodes * sbf) as usize;
         let cpb = geo.pages_per_block.div_ceil(sbf) as usize;
+        let lru = c.demotion == Demotion::Lru;
         Ok(Cftl {
             cfg: c.clone(),
             np: geo.pages_per_block,
@@ -386,8 +463,26 @@ impl Cftl {
             cpb,
             last_cluster: NIL,
             // Cached-cluster bits cover whole logical blocks (a fold checks all of one).
-            short: FineTable::new(c.short_slots, sbf, false, lbns * geo.pages_per_block),
-            long: FineTable::new(c.long_slots, sbf, true, lbns * geo.pages_per_block),
+            // One level: a single table of every slot (the long one, which counts the
+            // hits); the short table is left unused at one node.
+            short: FineTable::new(
+                if c.levels == 1 { sbf } else { c.short_slots },
+                sbf,
+                0,
+                lru,
+                lbns * geo.pages_per_block,
+            ),
+            long: FineTable::new(
+                if c.levels == 1 {
+                    c.short_slots + c.long_slots
+                } else {
+                    c.long_slots
+                },
+                sbf,
+                hit_bits(c.promote_hits),
+                lru,
+                lbns * geo.pages_per_block,
+            ),
             cluster: vec![NIL; sbf as usize],
             hint: Cell::new(NIL),
             since_sweep: 0,
@@ -417,11 +512,14 @@ impl Cftl {
         let sbf = self.sbf as u64;
         self.coarse.bytes()
             + nodes * sbf * 2 * WORD_BYTES
-            + nodes * bits_to_bytes(sbf * self.cpb as u64 * HIT_BITS)
+            + nodes * bits_to_bytes(sbf * self.cpb as u64 * hit_bits(self.cfg.promote_hits))
     }
 
     /// RAM of the two fine clustered tables (bytes).
     pub fn fine_bytes(&self) -> u64 {
+        if self.cfg.levels == 1 {
+            return self.long.bytes();
+        }
         self.short.bytes() + self.long.bytes()
     }
 
@@ -479,7 +577,12 @@ impl Cftl {
             let p = t.ppn[t.slot(n, lpn.0)];
             (p != NIL).then_some(Ppn(p))
         };
-        let (n, mut probes) = self.short.find(lpn.0);
+        // One level: the short table is not consulted (and costs no probe).
+        let (n, mut probes) = if self.cfg.levels == 1 {
+            (NIL, 0)
+        } else {
+            self.short.find(lpn.0)
+        };
         if n != NIL {
             return (slot_ppn(&self.short, n), Level::Short(n), probes, 0);
         }
@@ -501,6 +604,12 @@ impl Cftl {
             &mut self.long
         };
         if t.has_room() {
+            return true;
+        }
+        if t.order.is_some() {
+            // LRU demotion: the least recently used node makes room.
+            t.evict_lru();
+            self.demotions_evict += 1;
             return true;
         }
         match full {
@@ -547,7 +656,7 @@ impl Cftl {
     /// A host-path lookup: counted, with hit counting, promotion and the NUR clock.
     fn lookup_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level) {
         self.since_sweep += 1;
-        if self.since_sweep >= self.cfg.nur_period_lookups {
+        if self.cfg.demotion == Demotion::Nur && self.since_sweep >= self.cfg.nur_period_lookups {
             self.since_sweep = 0;
             self.sweeps += 1;
             self.demotions_nur += self.short.sweep() + self.long.sweep();
@@ -563,17 +672,18 @@ impl Cftl {
         let level = match level {
             Level::Short(n) => {
                 self.short_hits += 1;
-                self.short.nur[n as usize] |= R_BIT;
+                self.short.touch(n);
                 level
             }
             Level::Long(n) => {
                 self.long_hits += 1;
                 let i = n as usize;
-                self.long.nur[i] |= R_BIT;
+                self.long.touch(n);
                 if counts {
                     self.long.hits[i] = (self.long.hits[i] + 1).min(threshold);
                 }
-                if self.long.hits[i] < threshold {
+                // One level: there is no short table to promote into.
+                if self.cfg.levels == 1 || self.long.hits[i] < threshold {
                     level
                 } else if self.room(true) {
                     let base = (n * self.sbf) as usize;

@@ -26,6 +26,89 @@ pub const NIL: u32 = u32::MAX;
 /// as in the papers' tables).
 pub const WORD_BYTES: u64 = 4;
 
+/// Recency order of a table's nodes: a doubly linked list threaded through two arrays
+/// indexed by node (AFTL's fine table, CFTL's fine tables with LRU demotion). RAM: two
+/// links of [`WORD_BYTES`] per node.
+#[derive(Clone, Debug)]
+pub struct LruList {
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    mru: u32,
+    lru: u32,
+}
+
+impl LruList {
+    /// An empty list over `nodes` nodes.
+    pub fn new(nodes: u32) -> LruList {
+        LruList {
+            prev: vec![NIL; nodes as usize],
+            next: vec![NIL; nodes as usize],
+            mru: NIL,
+            lru: NIL,
+        }
+    }
+
+    /// The least recently used node (`NIL` when empty).
+    pub fn lru(&self) -> u32 {
+        self.lru
+    }
+
+    /// Takes node `n` out of the list.
+    pub fn unlink(&mut self, n: u32) {
+        let (p, x) = (self.prev[n as usize], self.next[n as usize]);
+        if p == NIL {
+            self.mru = x;
+        } else {
+            self.next[p as usize] = x;
+        }
+        if x == NIL {
+            self.lru = p;
+        } else {
+            self.prev[x as usize] = p;
+        }
+        self.prev[n as usize] = NIL;
+        self.next[n as usize] = NIL;
+    }
+
+    /// Puts node `n` (not in the list) at the most recently used end.
+    pub fn push_mru(&mut self, n: u32) {
+        self.prev[n as usize] = NIL;
+        self.next[n as usize] = self.mru;
+        if self.mru != NIL {
+            self.prev[self.mru as usize] = n;
+        } else {
+            self.lru = n;
+        }
+        self.mru = n;
+    }
+
+    /// A use of node `n` (in the list): it becomes the most recently used.
+    #[inline]
+    pub fn touch(&mut self, n: u32) {
+        if self.mru != n {
+            self.unlink(n);
+            self.push_mru(n);
+        }
+    }
+
+    /// Panics unless the list's links agree both ways and it holds exactly `len` nodes,
+    /// each of them `used`; `what` names the table.
+    pub fn check(&self, len: u32, used: impl Fn(u32) -> bool, what: &str) {
+        let mut n = self.mru;
+        let mut prev = NIL;
+        let mut listed = 0;
+        while n != NIL {
+            assert_eq!(self.prev[n as usize], prev, "{what}: LRU back link of {n}");
+            assert!(used(n), "{what}: free node {n} in the LRU list");
+            listed += 1;
+            prev = n;
+            n = self.next[n as usize];
+        }
+        assert_eq!(prev, self.lru, "{what}: LRU tail");
+        assert_eq!(listed, len, "{what}: LRU length");
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Node<P> {
     key: u32,

@@ -53,6 +53,8 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_c1::ExpC1),
         Box::new(super::exp_h1::ExpH1),
         Box::new(super::exp_h2::ExpH2),
+        Box::new(super::exp_c2::ExpC2),
+        Box::new(super::exp_c3::ExpC3),
         Box::new(super::exp_h3::ExpH3),
         Box::new(super::exp_h4::ExpH4),
     ]

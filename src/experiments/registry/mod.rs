@@ -27,6 +27,8 @@ pub mod eval;
 pub mod exp_c1;
 pub mod exp_h1;
 pub mod exp_h2;
+pub mod exp_c2;
+pub mod exp_c3;
 pub mod exp_h3;
 pub mod exp_h4;
 pub mod exp_m1;

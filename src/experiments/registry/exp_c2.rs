@@ -1,0 +1,908 @@
+//! EXP-C2 — translation cost of NFTL, AFTL and CFTL on the Andrew benchmark (Park & Kim,
+//! CFTL paper, Table 2).
+//!
+//! ```text
+//! card     the EXP-C1 card: 256 MiB logical, 512 B pages, 16 KiB erase units (32 pages),
+//!          SLC, 16 B spare; ssdlab's default 7 % over-provisioning (the registry fixes none)
+//! trace    the Andrew-like file workload (src/fs/workload/andrew.rs: setup, then the
+//!          benchmark's MakeDir, Copy, ScanDir, ReadAll, Make) over 70 × copies files, on a
+//!          file system made on the card; block requests taken below a page cache
+//!          (unbounded, empty when the benchmark starts: a page the benchmark has read or
+//!          written already is served from RAM), dirty metadata synced at the end of every
+//!          phase; the trace is taken once per (copies, FS, seed) and replayed into every
+//!          FTL in process. Setup (the source tree) is replayed but not measured.
+//! FTLs     NFTL (`nftl` variant "log": primary page, then the replacement block's scan),
+//!          AFTL (fine slots = MFS), CFTL (short:long = 1:4 of MFS, NUR demotion),
+//!          CFTL with LRU demotion (`demotion = "lru"`), one-level CFTL (`levels = 1`, one
+//!          table of MFS slots), page FTL (one array index per lookup: T = lookups × t_probe)
+//! counts   per FTL: lookups, table probes (RAM), page slots examined (spare-area reads;
+//!          NFTL's table is an array, one probe per lookup, and every probe it counts is
+//!          a slot), fine-table hits, coarse lookups, flash reads, programs and erases
+//!          (without the spare-area reads NFTL charges as reads: T counts them)
+//! T        table probes × t_probe + spare reads × t_spare: the five phases (C10, C11:
+//!          phases 1–4, MakeDir to ReadAll)
+//! D        T + reads × (25 µs + 512 × 25 ns) + programs × 200 µs + erases × 1.5 ms
+//! grid     MFS {12,500, 37,500, 75,000} × threshold {1, 4, 16} × NUR period {100, 1,000,
+//!          10,000} × t_probe {20, 45, 100} ns × t_spare {1, 5, 25} µs × copies {1, 3, 10}
+//!          × FS {FAT, ext2} = 1,458 points; seeds 1–10 (the paper's mean of 10 runs: the
+//!          seed draws the Andrew file sizes), criteria on the mean, rule 0.5 on the seeds
+//! C3  T_NFTL / T_CFTL ≥ 1.13    C4  T_AFTL / T_CFTL ≥ 1.08    C5  T_NFTL / T_AFTL ≥ 1.05
+//! C10 phases 1–4 T_NFTL / T_CFTL ≥ 1.24      C11 phases 1–4 T_AFTL / T_CFTL ≥ 1.21
+//! C12 D_AFTL ≥ 1.06 × D_NFTL and D_AFTL ≥ 1.05 × D_CFTL
+//! C13 CFTL (short + long hits) / lookups ≥ 50 %
+//! C14 CFTL coarse lookups ≤ 0.95 × one-level CFTL's
+//! C15 CFTL fine hits / lookups with NUR ≥ 0.95 × with LRU (LRU has no period)
+//! C17 T_page ≤ 0.95 × min(T_NFTL, T_AFTL, T_CFTL)     C18 T_NFTL / T_AFTL ≤ 1.15
+//! ```
+//! Probe and spare-read counts do not depend on t_probe and t_spare: each replay runs once
+//! per (MFS, threshold, period, copies, FS, seed) and the nine time points are computed
+//! from its counts.
+//!
+//! Defaults outside the grid, fixed before the first run: ext2 formatted as e2fsprogs'
+//! mke2fs.conf formats a device under 512 MB ("small": 1 KiB blocks, one inode per 4 KiB,
+//! 128 B inodes) and with its defaults above (4 KiB blocks, one inode per 16 KiB); between
+//! the phase syncs, ssdlab's ext2 writeback every 1,000 operations (docs/config.md); the
+//! page cache empty at the start of the benchmark (the source tree was put on the card
+//! earlier, as the benchmark's input) and large enough for the whole tree (≤ 35 MB at ten
+//! copies, below any 2007 desktop's RAM); the FTLs' own defaults for what the grid leaves
+//! (AFTL's deferred GC, CFTL's subblock factor 8 and `full = "wait"`, the GC thresholds);
+//! flash timings the registry's (SLC, 512 B page). A copy of the tree is 70 more files
+//! whose sizes the generator draws (1–64 KiB, log-uniform), not byte-identical copies.
+//!
+//! ssdlab has no FAT file system, so the FAT half of the grid cannot run and every row is
+//! not evaluable (a row only partly evaluable is not evaluable). The ext2 half runs; its
+//! points are reported with the reason.
+
+use super::eval::{Env, Evaluator};
+use super::grid_run::ends;
+use super::judge::{Point, RowResult, Seeds, Verdict, at_least, at_most};
+use crate::config::Config;
+use crate::experiments::ExpError;
+use crate::fs::ext2::Ext2;
+use crate::ftl::build_ftl;
+use crate::nand::{Cause, Lpn, Nand};
+use crate::workload::OpKind;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// The registry's EXP-C2.
+pub struct ExpC2;
+
+/// MFS levels (total fine slots).
+pub(super) const MFS: [u32; 3] = [12_500, 37_500, 75_000];
+/// Promotion thresholds (hits).
+pub(super) const THRESHOLDS: [u32; 3] = [1, 4, 16];
+/// NUR clear periods (lookups).
+pub(super) const PERIODS: [u32; 3] = [100, 1_000, 10_000];
+/// RAM probe costs, ns.
+pub(super) const T_PROBE_NS: [f64; 3] = [20.0, 45.0, 100.0];
+/// Spare-area read costs, µs.
+pub(super) const T_SPARE_US: [f64; 3] = [1.0, 5.0, 25.0];
+/// Copies of the Andrew tree.
+const COPIES: [u32; 3] = [1, 3, 10];
+/// Files of one Andrew tree: "a read-only source subtree of about 70 files" (Howard et
+/// al., ACM TOCS 1988).
+pub(super) const TREE_FILES: u32 = 70;
+/// Repetitions (seeds 1..=SEEDS): the paper's mean of 10 runs.
+pub(super) const SEEDS: u64 = 10;
+/// Flash times for D (the registry's SLC 512 B page): read t_R + 512 × t_RC, program,
+/// erase, ns.
+const READ_NS: f64 = 25_000.0 + 512.0 * 25.0;
+const PROGRAM_NS: f64 = 200_000.0;
+const ERASE_NS: f64 = 1_500_000.0;
+
+/// The file systems of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Fs {
+    Fat,
+    Ext2,
+}
+
+impl Fs {
+    pub(super) const ALL: [Fs; 2] = [Fs::Fat, Fs::Ext2];
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Fs::Fat => "FAT",
+            Fs::Ext2 => "ext2",
+        }
+    }
+}
+
+/// Why the FAT half cannot run.
+pub(super) const NO_FAT: &str = "ssdlab has no FAT file system (src/fs has ext2 and YAFFS2 only)";
+
+/// A write in a [`Trace`] page op (the low bits are the page).
+const WRITE: u32 = 1 << 31;
+
+/// The Andrew block trace in 512 B pages: the setup phase, then the benchmark's five.
+pub(super) struct Trace {
+    setup: Vec<u32>,
+    phases: Vec<Vec<u32>>,
+}
+
+/// The card's configuration text: `capacity_mib` logical, the FTL section `ftl`, and
+/// ext2 with the Andrew-like file workload of `files` files.
+fn card_text(capacity_mib: u64, ftl: &str, files: u32, seed: u64) -> String {
+    // mke2fs.conf: "small" below 512 MB, the defaults above.
+    let (block, per_inode) = if capacity_mib < 512 {
+        ("1KiB", "4KiB")
+    } else {
+        ("4KiB", "16KiB")
+    };
+    format!(
+        r#"
+        seed = {seed}
+        [device]
+        cell = "slc"
+        capacity = "{capacity_mib}MiB"
+        channels = 1
+        chips_per_channel = 1
+        dies_per_chip = 1
+        planes_per_die = 1
+        page_size = "512B"
+        oob_size = "16B"
+        pages_per_block = 32
+        [ftl]
+        {ftl}
+        [fs]
+        name = "ext2"
+        workload = "andrew-file"
+        [fs.ext2]
+        block_size = "{block}"
+        bytes_per_inode = "{per_inode}"
+        inode_size = 128
+        [workload]
+        andrew_files = {files}
+        "#
+    )
+}
+
+fn config(text: &str) -> Result<Config, ExpError> {
+    Config::load(None, Some(("EXP-C2 card", text)))
+        .map_err(|e| ExpError::Other(format!("EXP-C2 card: {e}")))
+}
+
+/// The block trace of the Andrew benchmark over `copies` trees on `fs` (`None`: ssdlab
+/// lacks the file system).
+pub(super) fn capture(
+    fs: Fs,
+    capacity_mib: u64,
+    copies: u32,
+    seed: u64,
+) -> Result<Option<Trace>, ExpError> {
+    if fs == Fs::Fat {
+        return Ok(None);
+    }
+    let err = |e: String| ExpError::Other(format!("EXP-C2 ext2 trace: {e}"));
+    let cfg = config(&card_text(
+        capacity_mib,
+        "name = \"nftl\"",
+        TREE_FILES * copies,
+        seed,
+    ))?;
+    let design = cfg.validate().map_err(|e| err(e.to_string()))?;
+    let mut ext2 = Ext2::mkfs(&design).map_err(|e| err(e.to_string()))?;
+    let cap = crate::fs::run::capacity_bytes(&design);
+    let phases =
+        crate::fs::workload::build_phases(&cfg.fs, &cfg.workload, cap, seed).map_err(err)?;
+    let page = design.device.geometry.page_size_bytes as u64;
+    let mut cached = vec![false; design.device.logical_pages as usize];
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    for (i, phase) in phases.into_iter().enumerate() {
+        if i == 1 {
+            // The benchmark starts with an empty page cache.
+            cached.fill(false);
+        }
+        let mut ops = Vec::new();
+        let mut push = |reqs: Vec<crate::workload::IoRequest>| {
+            for r in reqs {
+                let first = r.offset_bytes / page;
+                let last = (r.offset_bytes + r.size_bytes).div_ceil(page);
+                for lpn in first..last {
+                    let c = &mut cached[lpn as usize];
+                    match r.op {
+                        OpKind::Read if !*c => {
+                            *c = true;
+                            ops.push(lpn as u32);
+                        }
+                        OpKind::Write => {
+                            *c = true;
+                            ops.push(lpn as u32 | WRITE);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        };
+        for op in phase.ops {
+            let op = op.map_err(|e| err(e.to_string()))?;
+            push(ext2.trace_op(&op).map_err(|e| err(e.to_string()))?);
+        }
+        push(ext2.trace_sync());
+        out.push(ops);
+    }
+    if out.len() != 6 {
+        return Err(err(format!(
+            "expected setup and five phases, got {}",
+            out.len()
+        )));
+    }
+    let setup = out.remove(0);
+    Ok(Some(Trace { setup, phases: out }))
+}
+
+/// An FTL of the comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Variant {
+    Nftl,
+    Aftl {
+        mfs: u32,
+    },
+    Cftl {
+        mfs: u32,
+        hits: u32,
+        period: u32,
+        lru: bool,
+        one_level: bool,
+    },
+}
+
+impl Variant {
+    /// CFTL as the paper builds it.
+    pub(super) fn cftl(mfs: u32, hits: u32, period: u32) -> Variant {
+        Variant::Cftl {
+            mfs,
+            hits,
+            period,
+            lru: false,
+            one_level: false,
+        }
+    }
+
+    fn section(self) -> String {
+        match self {
+            Variant::Nftl => "name = \"nftl\"\n[ftl.nftl]\nvariant = \"log\"".into(),
+            Variant::Aftl { mfs } => format!("name = \"aftl\"\n[ftl.aftl]\nfine_slots = {mfs}"),
+            Variant::Cftl {
+                mfs,
+                hits,
+                period,
+                lru,
+                one_level,
+            } => format!(
+                "name = \"cftl\"\n[ftl.cftl]\nshort_slots = {}\nlong_slots = {}\n\
+                 promote_hits = {hits}\nnur_period_lookups = {period}\ndemotion = \"{}\"\n\
+                 levels = {}",
+                mfs / 5,
+                mfs - mfs / 5,
+                if lru { "lru" } else { "nur" },
+                if one_level { 1 } else { 2 }
+            ),
+        }
+    }
+}
+
+/// Counts over a stretch of a replay.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Tally {
+    pub(super) lookups: f64,
+    pub(super) table_probes: f64,
+    pub(super) spare_reads: f64,
+    pub(super) fine_hits: f64,
+    pub(super) coarse_lookups: f64,
+    pub(super) flash_ns: f64,
+}
+
+impl Tally {
+    fn of(ftl: &dyn crate::ftl::Ftl, nand: &Nand) -> Tally {
+        let mut m = BTreeMap::new();
+        ftl.counters(&mut m);
+        let c = |k: &str| m.get(k).copied().unwrap_or(0) as f64;
+        let (lookups, probes) = (c("ftl.lookup.count"), c("ftl.lookup.probes"));
+        // NFTL's table is an array (one probe per lookup) and its probes are all page
+        // slots; AFTL's and CFTL's probes are hash probes plus the slots they count.
+        let (table_probes, spare_reads) = if ftl.name() == "nftl" {
+            (lookups, probes)
+        } else {
+            let s = c("ftl.lookup.slot_probes");
+            (probes - s, s)
+        };
+        let n = nand.counters();
+        let reads = n.total_reads() - n.reads[Cause::Map as usize];
+        Tally {
+            lookups,
+            table_probes,
+            spare_reads,
+            fine_hits: c("ftl.cftl.short_hits") + c("ftl.cftl.long_hits"),
+            coarse_lookups: c("ftl.cftl.coarse_lookups"),
+            flash_ns: reads as f64 * READ_NS
+                + n.total_programs() as f64 * PROGRAM_NS
+                + n.total_erases() as f64 * ERASE_NS,
+        }
+    }
+
+    fn minus(self, o: Tally) -> Tally {
+        Tally {
+            lookups: self.lookups - o.lookups,
+            table_probes: self.table_probes - o.table_probes,
+            spare_reads: self.spare_reads - o.spare_reads,
+            fine_hits: self.fine_hits - o.fine_hits,
+            coarse_lookups: self.coarse_lookups - o.coarse_lookups,
+            flash_ns: self.flash_ns - o.flash_ns,
+        }
+    }
+
+    /// T, ns.
+    pub(super) fn t_ns(&self, probe_ns: f64, spare_us: f64) -> f64 {
+        self.table_probes * probe_ns + self.spare_reads * spare_us * 1e3
+    }
+}
+
+/// A replay's counts: phases 1–4 and all five.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Replay {
+    pub(super) p14: Tally,
+    pub(super) all: Tally,
+}
+
+/// Replays `trace` into `v` on the card of `capacity_mib`.
+pub(super) fn replay(
+    capacity_mib: u64,
+    trace: &Trace,
+    v: Variant,
+    seed: u64,
+) -> Result<Replay, ExpError> {
+    let cfg = config(&card_text(capacity_mib, &v.section(), TREE_FILES, seed))?;
+    let err = |e: String| ExpError::Other(format!("EXP-C2 replay {v:?}: {e}"));
+    let dev = cfg.resolve_device().map_err(|e| err(e.to_string()))?;
+    let mut f = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, seed)
+        .map_err(|e| err(e.to_string()))?;
+    let mut nand = Nand::new(
+        dev.geometry,
+        dev.endurance_cycles,
+        false,
+        f.programs_in_order(),
+    );
+    let run =
+        |ops: &[u32], f: &mut Box<dyn crate::ftl::Ftl>, nand: &mut Nand| -> Result<(), ExpError> {
+            for &x in ops {
+                let lpn = Lpn(x & !WRITE);
+                if x & WRITE != 0 {
+                    f.write(lpn, nand).map_err(|e| err(e.to_string()))?;
+                } else {
+                    f.read(lpn, nand).map_err(|e| err(e.to_string()))?;
+                }
+            }
+            Ok(())
+        };
+    run(&trace.setup, &mut f, &mut nand)?;
+    let mut snaps = Vec::new();
+    for (i, p) in trace.phases.iter().enumerate() {
+        if i == 0 || i == 4 {
+            snaps.push(Tally::of(&*f, &nand));
+        }
+        run(p, &mut f, &mut nand)?;
+    }
+    let end = Tally::of(&*f, &nand);
+    Ok(Replay {
+        p14: snaps[1].minus(snaps[0]),
+        all: end.minus(snaps[0]),
+    })
+}
+
+/// Replays of every (trace, variant) pair, in parallel; traces are keyed by `K`.
+pub(super) fn replay_all<K: Copy + Eq + std::hash::Hash + Send + Sync>(
+    traces: &[(K, u64, u64, Trace)],
+    variants: impl Fn(&K) -> Vec<Variant> + Sync,
+) -> Result<HashMap<(K, u64, Variant), Replay>, ExpError> {
+    let jobs: Vec<(usize, Variant)> = traces
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| variants(&t.0).into_iter().map(move |v| (i, v)))
+        .collect();
+    let out: Result<Vec<_>, ExpError> = jobs
+        .par_iter()
+        .map(|&(i, v)| {
+            let (k, cap, seed, tr) = &traces[i];
+            replay(*cap, tr, v, *seed).map(|r| ((*k, *seed, v), r))
+        })
+        .collect();
+    Ok(out?.into_iter().collect())
+}
+
+/// Traces for every key × seed (`None` keys: the file system is missing).
+pub(super) fn capture_all<K: Copy + Send + Sync>(
+    keys: &[(K, Fs, u64, u32)],
+) -> Result<Vec<(K, u64, u64, Trace)>, ExpError> {
+    let jobs: Vec<(K, Fs, u64, u32, u64)> = keys
+        .iter()
+        .flat_map(|&(k, fs, cap, copies)| (1..=SEEDS).map(move |s| (k, fs, cap, copies, s)))
+        .collect();
+    let out: Result<Vec<_>, ExpError> = jobs
+        .par_iter()
+        .map(|&(k, fs, cap, copies, seed)| {
+            Ok(capture(fs, cap, copies, seed)?.map(|t| (k, cap, seed, t)))
+        })
+        .collect();
+    Ok(out?.into_iter().flatten().collect())
+}
+
+/// One value per seed.
+pub(super) fn seeds(f: impl Fn(u64) -> f64) -> Seeds {
+    Seeds((1..=SEEDS).map(f).collect())
+}
+
+/// A point's value and its verdict.
+pub(super) struct Judged {
+    pub(super) point: Point,
+    pub(super) value: f64,
+    /// What drives the value there (counts per lookup), for the row's cause.
+    pub(super) detail: String,
+}
+
+/// Per lookup, seeds' mean: spare-area reads of each of `vs` (named), and the share of
+/// CFTL's lookups its fine tables answer (`cftl`), as a cause names them.
+pub(super) fn drivers(runs: &[(&str, Seeds, Seeds)], share: &Seeds) -> String {
+    let per: Vec<String> = runs
+        .iter()
+        .map(|(n, spare, lookups)| format!("{n} {:.3}", spare.mean() / lookups.mean().max(1.0)))
+        .collect();
+    format!(
+        "spare-area reads per lookup {}; CFTL's fine tables answer {:.1} % of its lookups",
+        per.join(", "),
+        share.mean() * 100.0
+    )
+}
+
+/// The row from the points that ran: not evaluable (with what the ext2 half shows) when
+/// part of the grid could not run.
+pub(super) fn finish(
+    id: &str,
+    judged: Vec<Judged>,
+    missing: Option<&str>,
+    total: usize,
+) -> RowResult {
+    let ran = judged.len();
+    let (mut lo, mut hi): (Option<&Judged>, Option<&Judged>) = (None, None);
+    for j in &judged {
+        if lo.is_none_or(|l| j.value < l.value) {
+            lo = Some(j);
+        }
+        if hi.is_none_or(|h| j.value > h.value) {
+            hi = Some(j);
+        }
+    }
+    let span = match (lo, hi) {
+        (Some(l), Some(h)) => {
+            let at = |j: &Judged| {
+                if j.detail.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", j.detail)
+                }
+            };
+            format!(
+                "measured from {:.3} ({}{}) to {:.3} ({}{})",
+                l.value,
+                l.point.params_text(),
+                at(l),
+                h.value,
+                h.point.params_text(),
+                at(h)
+            )
+        }
+        _ => String::new(),
+    };
+    let points: Vec<Point> = judged.into_iter().map(|j| j.point).collect();
+    let r = RowResult::evaluated(id, points);
+    let label = r.label();
+    let where_ = r.holds_where().unwrap_or_else(|| {
+        format!(
+            "{}: holds at {} of {ran} points ({} unresolved)",
+            label.word(),
+            r.holding(),
+            r.unresolved()
+        )
+    });
+    match missing {
+        Some(why) => {
+            let mut r = r;
+            r.not_evaluable = Some(format!(
+                "{why}: the FAT half of the {total}-point grid cannot run, and a row only \
+                 partly evaluable is not evaluable. On the {ran} ext2 points (points.csv, for \
+                 information): {where_}; {span}"
+            ));
+            r
+        }
+        None if label == super::judge::Label::Robust => r,
+        None => r.with_cause(format!("{where_}; {span}")),
+    }
+}
+
+/// The parameters of one EXP-C2 point.
+fn params(
+    fs: Fs,
+    copies: u32,
+    mfs: u32,
+    hits: u32,
+    period: u32,
+    tp: f64,
+    ts: f64,
+) -> Vec<(String, String)> {
+    vec![
+        ("fs".into(), fs.name().into()),
+        ("copies".into(), copies.to_string()),
+        ("mfs".into(), mfs.to_string()),
+        ("promote_hits".into(), hits.to_string()),
+        ("nur_period".into(), period.to_string()),
+        ("t_probe_ns".into(), format!("{tp}")),
+        ("t_spare_us".into(), format!("{ts}")),
+    ]
+}
+
+/// The variants every trace is replayed into.
+fn variants(quick: bool) -> Vec<Variant> {
+    let mut v = vec![Variant::Nftl];
+    for mfs in ends(&MFS, quick) {
+        v.push(Variant::Aftl { mfs });
+        for hits in ends(&THRESHOLDS, quick) {
+            v.push(Variant::Cftl {
+                mfs,
+                hits,
+                period: PERIODS[0],
+                lru: true,
+                one_level: false,
+            });
+            for period in ends(&PERIODS, quick) {
+                v.push(Variant::cftl(mfs, hits, period));
+                v.push(Variant::Cftl {
+                    mfs,
+                    hits,
+                    period,
+                    lru: false,
+                    one_level: true,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// (a / a_of) / (b / b_of): two shares compared; two zero shares are equal (1), so a
+/// criterion "X ≥ 0.95 × Y" holds when neither table ever answers.
+fn share_ratio(a: f64, a_of: f64, b: f64, b_of: f64) -> f64 {
+    let (x, y) = (a / a_of.max(1.0), b / b_of.max(1.0));
+    if x == 0.0 && y == 0.0 { 1.0 } else { x / y }
+}
+
+/// Ratio of two seeds' series, judged.
+fn ratio(a: &Seeds, b: &Seeds) -> Seeds {
+    a.ratio(b)
+}
+
+impl Evaluator for ExpC2 {
+    fn experiment(&self) -> &'static str {
+        "EXP-C2"
+    }
+
+    fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
+        let q = env.quick;
+        let keys: Vec<((Fs, u32), Fs, u64, u32)> = Fs::ALL
+            .iter()
+            .flat_map(|&fs| {
+                ends(&COPIES, q)
+                    .into_iter()
+                    .map(move |c| ((fs, c), fs, 256, c))
+            })
+            .collect();
+        let traces = capture_all(&keys)?;
+        let vs = variants(q);
+        let runs = replay_all(&traces, |_| vs.clone())?;
+        let missing = Fs::ALL
+            .iter()
+            .any(|&fs| !traces.iter().any(|t| t.0.0 == fs))
+            .then_some(NO_FAT);
+        let total = 1_458;
+        let ids = [
+            "C3", "C4", "C5", "C10", "C11", "C12", "C13", "C14", "C15", "C17", "C18",
+        ];
+        let mut rows: BTreeMap<&str, Vec<Judged>> = ids.iter().map(|&i| (i, Vec::new())).collect();
+        for &fs in &Fs::ALL {
+            if !traces.iter().any(|t| t.0.0 == fs) {
+                continue;
+            }
+            for copies in ends(&COPIES, q) {
+                let k = (fs, copies);
+                let get = |s: u64, v: Variant| -> &Replay { &runs[&(k, s, v)] };
+                for mfs in ends(&MFS, q) {
+                    for hits in ends(&THRESHOLDS, q) {
+                        for period in ends(&PERIODS, q) {
+                            let c = Variant::cftl(mfs, hits, period);
+                            let one = Variant::Cftl {
+                                mfs,
+                                hits,
+                                period,
+                                lru: false,
+                                one_level: true,
+                            };
+                            let lru = Variant::Cftl {
+                                mfs,
+                                hits,
+                                period: PERIODS[0],
+                                lru: true,
+                                one_level: false,
+                            };
+                            let a = Variant::Aftl { mfs };
+                            let n = Variant::Nftl;
+                            for tp in ends(&T_PROBE_NS, q) {
+                                for ts in ends(&T_SPARE_US, q) {
+                                    let p = || params(fs, copies, mfs, hits, period, tp, ts);
+                                    let t = |v: Variant| seeds(|s| get(s, v).all.t_ns(tp, ts));
+                                    let t14 = |v: Variant| seeds(|s| get(s, v).p14.t_ns(tp, ts));
+                                    let d = |v: Variant| {
+                                        seeds(|s| {
+                                            let r = &get(s, v).all;
+                                            r.t_ns(tp, ts) + r.flash_ns
+                                        })
+                                    };
+                                    let (tn, ta, tc) = (t(n), t(a), t(c));
+                                    let spare = |v: Variant, p14: bool| {
+                                        let pick = |r: &Replay| if p14 { r.p14 } else { r.all };
+                                        (
+                                            seeds(|s| pick(get(s, v)).spare_reads),
+                                            seeds(|s| pick(get(s, v)).lookups),
+                                        )
+                                    };
+                                    let why = |p14: bool| {
+                                        let named: Vec<(&str, Seeds, Seeds)> =
+                                            [("NFTL", n), ("AFTL", a), ("CFTL", c)]
+                                                .into_iter()
+                                                .map(|(name, v)| {
+                                                    let (x, l) = spare(v, p14);
+                                                    (name, x, l)
+                                                })
+                                                .collect();
+                                        let share = seeds(|s| {
+                                            let r = if p14 { get(s, c).p14 } else { get(s, c).all };
+                                            r.fine_hits / r.lookups.max(1.0)
+                                        });
+                                        drivers(&named, &share)
+                                    };
+                                    let (why_all, why_14) = (why(false), why(true));
+                                    let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict| {
+                                        let detail = match id {
+                                            "C10" | "C11" => why_14.clone(),
+                                            "C3" | "C4" | "C5" | "C18" => why_all.clone(),
+                                            _ => String::new(),
+                                        };
+                                        rows.get_mut(id).expect("row").push(Judged {
+                                            point: Point::new(
+                                                p(),
+                                                format!("{name} = {:.3}", x.mean()),
+                                                v,
+                                            ),
+                                            value: x.mean(),
+                                            detail,
+                                        });
+                                    };
+                                    let x = ratio(&tn, &tc);
+                                    judge("C3", x.clone(), "T_NFTL/T_CFTL", at_least(&x, 1.13));
+                                    let x = ratio(&ta, &tc);
+                                    judge("C4", x.clone(), "T_AFTL/T_CFTL", at_least(&x, 1.08));
+                                    let x = ratio(&tn, &ta);
+                                    judge("C5", x.clone(), "T_NFTL/T_AFTL", at_least(&x, 1.05));
+                                    judge("C18", x.clone(), "T_NFTL/T_AFTL", at_most(&x, 1.15));
+                                    let x = ratio(&t14(n), &t14(c));
+                                    judge(
+                                        "C10",
+                                        x.clone(),
+                                        "phases 1-4 T_NFTL/T_CFTL",
+                                        at_least(&x, 1.24),
+                                    );
+                                    let x = ratio(&t14(a), &t14(c));
+                                    judge(
+                                        "C11",
+                                        x.clone(),
+                                        "phases 1-4 T_AFTL/T_CFTL",
+                                        at_least(&x, 1.21),
+                                    );
+                                    let (dn, da, dc) = (d(n), d(a), d(c));
+                                    let (x1, x2) = (ratio(&da, &dn), ratio(&da, &dc));
+                                    let v = at_least(&x1, 1.06).and(at_least(&x2, 1.05));
+                                    rows.get_mut("C12").expect("row").push(Judged {
+                                        point: Point::new(
+                                            p(),
+                                            format!(
+                                                "D_AFTL/D_NFTL = {:.3}, D_AFTL/D_CFTL = {:.3}",
+                                                x1.mean(),
+                                                x2.mean()
+                                            ),
+                                            v,
+                                        ),
+                                        value: x1.mean().min(x2.mean()),
+                                        detail: format!(
+                                            "flash operations are {:.1} % of D_AFTL",
+                                            100.0 * seeds(|s| get(s, a).all.flash_ns).mean()
+                                                / da.mean()
+                                        ),
+                                    });
+                                    let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict| {
+                                        rows.get_mut(id).expect("row").push(Judged {
+                                            point: Point::new(
+                                                p(),
+                                                format!("{name} = {:.3}", x.mean()),
+                                                v,
+                                            ),
+                                            value: x.mean(),
+                                            detail: String::new(),
+                                        });
+                                    };
+                                    let share = seeds(|s| {
+                                        let r = &get(s, c).all;
+                                        r.fine_hits / r.lookups.max(1.0)
+                                    });
+                                    // ≥ 50 %: share / 0.5 ≥ 1 (rule 0.5 on its relative spread).
+                                    let v = at_least(
+                                        &Seeds(share.0.iter().map(|x| x / 0.5).collect()),
+                                        1.0,
+                                    );
+                                    judge("C13", share, "fine-table share", v);
+                                    let x = seeds(|s| {
+                                        let (r, o) = (&get(s, c).all, &get(s, one).all);
+                                        share_ratio(r.coarse_lookups, 1.0, o.coarse_lookups, 1.0)
+                                    });
+                                    judge(
+                                        "C14",
+                                        x.clone(),
+                                        "coarse 2-level/1-level",
+                                        at_most(&x, 0.95),
+                                    );
+                                    let x = seeds(|s| {
+                                        let (r, l) = (&get(s, c).all, &get(s, lru).all);
+                                        share_ratio(r.fine_hits, r.lookups, l.fine_hits, l.lookups)
+                                    });
+                                    judge(
+                                        "C15",
+                                        x.clone(),
+                                        "hit ratio NUR/LRU",
+                                        at_least(&x, 0.95),
+                                    );
+                                    let x = seeds(|s| {
+                                        let page = get(s, n).all.lookups * tp;
+                                        let m = [n, a, c]
+                                            .iter()
+                                            .map(|&v| get(s, v).all.t_ns(tp, ts))
+                                            .fold(f64::INFINITY, f64::min);
+                                        page / m
+                                    });
+                                    judge(
+                                        "C17",
+                                        x.clone(),
+                                        "T_page/min(T_NFTL, T_AFTL, T_CFTL)",
+                                        at_most(&x, 0.95),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(ids
+            .iter()
+            .map(|&id| finish(id, rows.remove(id).expect("row"), missing, total))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(v: f64, verdict: Verdict, fs: &str) -> Judged {
+        Judged {
+            point: Point::new(vec![("fs".into(), fs.into())], format!("{v}"), verdict),
+            value: v,
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_file_system_makes_the_row_not_evaluable_with_the_half_that_ran() {
+        let r = finish(
+            "C3",
+            vec![
+                j(1.2, Verdict::Holds, "ext2"),
+                j(1.0, Verdict::Fails, "ext2"),
+            ],
+            Some(NO_FAT),
+            4,
+        );
+        assert_eq!(r.label(), super::super::judge::Label::NotEvaluable);
+        let why = r.not_evaluable.unwrap();
+        assert!(why.contains("no FAT"), "{why}");
+        assert!(why.contains("holds at 1 of 2 points"), "{why}");
+        assert!(why.contains("from 1.000"), "{why}");
+        // Without a missing half the same points make a conditional row with a cause.
+        let r = finish(
+            "C3",
+            vec![
+                j(1.2, Verdict::Holds, "ext2"),
+                j(1.0, Verdict::Fails, "ext2"),
+            ],
+            None,
+            2,
+        );
+        assert_eq!(r.label(), super::super::judge::Label::Conditional);
+        assert!(r.cause.is_some());
+    }
+
+    /// T by hand: 10 table probes at 20 ns and 3 spare reads at 5 µs = 15,200 ns.
+    #[test]
+    fn translation_time_weighs_probes_and_spare_reads() {
+        let t = Tally {
+            table_probes: 10.0,
+            spare_reads: 3.0,
+            ..Tally::default()
+        };
+        assert_eq!(t.t_ns(20.0, 5.0), 15_200.0);
+        // A criterion on T's ratio: NFTL 1.13 × CFTL holds C3, 1.12 × does not.
+        let c = Seeds::one(t.t_ns(20.0, 5.0));
+        assert_eq!(
+            at_least(&Seeds::one(1.13 * 15_200.0).ratio(&c), 1.13),
+            Verdict::Holds
+        );
+        assert_eq!(
+            at_least(&Seeds::one(1.12 * 15_200.0).ratio(&c), 1.13),
+            Verdict::Fails
+        );
+    }
+
+    #[test]
+    fn two_empty_shares_are_equal_and_one_empty_share_loses() {
+        // NUR and LRU both answer nothing at a high threshold: 0 ≥ 0.95 × 0 holds.
+        assert_eq!(share_ratio(0.0, 100.0, 0.0, 100.0), 1.0);
+        assert_eq!(
+            at_least(&Seeds::one(share_ratio(0.0, 100.0, 0.0, 100.0)), 0.95),
+            Verdict::Holds
+        );
+        // 30 of 100 against 40 of 100: 0.75, below 0.95.
+        assert!((share_ratio(30.0, 100.0, 40.0, 100.0) - 0.75).abs() < 1e-12);
+        assert!(share_ratio(0.0, 100.0, 5.0, 100.0) < 0.95);
+    }
+
+    #[test]
+    fn the_trace_is_taken_below_a_page_cache_and_every_ftl_sees_the_same_lookups() {
+        let t = capture(Fs::Ext2, 256, 1, 1).unwrap().unwrap();
+        assert!(capture(Fs::Fat, 256, 1, 1).unwrap().is_none());
+        let reads = |ops: &[u32]| ops.iter().filter(|&&x| x & WRITE == 0).count();
+        // Nothing the benchmark read or wrote is read from the card again: ReadAll reads
+        // the copies Copy has just written, all from the cache; ScanDir reads nothing.
+        assert_eq!(reads(&t.phases[2]), 0, "scandir");
+        assert_eq!(reads(&t.phases[3]), 0, "readall");
+        assert!(reads(&t.phases[1]) > 0, "copy reads the source tree");
+        let mut seen = std::collections::HashSet::new();
+        for x in t.phases.iter().flatten().filter(|&&x| x & WRITE == 0) {
+            assert!(seen.insert(*x), "page {x} read twice");
+        }
+        let pages: usize = t.phases.iter().map(|p| p.len()).sum();
+        let p14: usize = t.phases[..4].iter().map(|p| p.len()).sum();
+        for v in [
+            Variant::Nftl,
+            Variant::Aftl { mfs: 12_500 },
+            Variant::cftl(12_500, 4, 1_000),
+        ] {
+            let r = replay(256, &t, v, 1).unwrap();
+            assert_eq!(r.all.lookups, pages as f64, "{v:?}");
+            assert_eq!(r.p14.lookups, p14 as f64, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn the_quick_grid_replays_each_cftl_variant_at_the_ends() {
+        // Full: NFTL + 3 AFTL + 3 × 3 LRU + 3 × 3 × 3 × (NUR + one-level) = 67.
+        assert_eq!(variants(false).len(), 1 + 3 + 9 + 54);
+        assert_eq!(variants(true).len(), 1 + 2 + 4 + 16);
+    }
+}

@@ -1,0 +1,121 @@
+//! EXP-C3 — CFTL against AFTL on larger cards (Park & Kim, CFTL paper, §V).
+//!
+//! ```text
+//! setup    EXP-C2 (exp_c2.rs: the Andrew block trace below the page cache, replayed
+//!          into AFTL and CFTL in process) on cards of 256 MiB, 1 GiB and 4 GiB (512 B
+//!          pages, 16 KiB erase units), with 1, 4 and 16 copies of the Andrew tree, paired
+//!          with the card
+//! grid     card/copies {256 MiB/1, 1 GiB/4, 4 GiB/16} × MFS {12,500, 37,500, 75,000}
+//!          × threshold {1, 4, 16} × NUR period {100, 1,000, 10,000} × t_probe {20, 45,
+//!          100} ns × t_spare {1, 5, 25} µs × FS {FAT, ext2} = 1,458 points; seeds 1–10
+//! C16      T_AFTL / T_CFTL ≥ 1.08 (T over the five phases)
+//! ```
+//! Defaults outside the grid are EXP-C2's (exp_c2.rs), including ext2's format by card
+//! size (mke2fs.conf: 1 KiB blocks below 512 MB, 4 KiB above). As there, ssdlab has no
+//! FAT file system: the row is not evaluable, and the ext2 half is reported with it.
+
+use super::eval::{Env, Evaluator};
+use super::exp_c2::{
+    Fs, Judged, MFS, PERIODS, Replay, T_PROBE_NS, T_SPARE_US, THRESHOLDS, Variant, capture_all,
+    drivers, finish, replay_all, seeds,
+};
+use super::grid_run::ends;
+use super::judge::{Point, RowResult, Seeds, at_least};
+use crate::experiments::ExpError;
+
+/// The registry's EXP-C3.
+pub struct ExpC3;
+
+/// (card MiB, tree copies), paired.
+const CARDS: [(u64, u32); 3] = [(256, 1), (1024, 4), (4096, 16)];
+
+impl Evaluator for ExpC3 {
+    fn experiment(&self) -> &'static str {
+        "EXP-C3"
+    }
+
+    fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
+        let q = env.quick;
+        let keys: Vec<((Fs, u64), Fs, u64, u32)> = Fs::ALL
+            .iter()
+            .flat_map(|&fs| {
+                ends(&CARDS, q)
+                    .into_iter()
+                    .map(move |(cap, copies)| ((fs, cap), fs, cap, copies))
+            })
+            .collect();
+        let traces = capture_all(&keys)?;
+        let mut vs = Vec::new();
+        for mfs in ends(&MFS, q) {
+            vs.push(Variant::Aftl { mfs });
+            for hits in ends(&THRESHOLDS, q) {
+                for period in ends(&PERIODS, q) {
+                    vs.push(Variant::cftl(mfs, hits, period));
+                }
+            }
+        }
+        let runs = replay_all(&traces, |_| vs.clone())?;
+        let missing = Fs::ALL
+            .iter()
+            .any(|&fs| !traces.iter().any(|t| t.0.0 == fs))
+            .then_some(super::exp_c2::NO_FAT);
+        let mut judged = Vec::new();
+        for &fs in &Fs::ALL {
+            if !traces.iter().any(|t| t.0.0 == fs) {
+                continue;
+            }
+            for (cap, copies) in ends(&CARDS, q) {
+                let get = |s: u64, v: Variant| -> &Replay { &runs[&((fs, cap), s, v)] };
+                for mfs in ends(&MFS, q) {
+                    let a = Variant::Aftl { mfs };
+                    for hits in ends(&THRESHOLDS, q) {
+                        for period in ends(&PERIODS, q) {
+                            let c = Variant::cftl(mfs, hits, period);
+                            for tp in ends(&T_PROBE_NS, q) {
+                                for ts in ends(&T_SPARE_US, q) {
+                                    let x = seeds(|s| {
+                                        get(s, a).all.t_ns(tp, ts) / get(s, c).all.t_ns(tp, ts)
+                                    });
+                                    let params = vec![
+                                        ("fs".to_string(), fs.name().to_string()),
+                                        ("card".into(), format!("{cap}MiB/{copies}")),
+                                        ("mfs".into(), mfs.to_string()),
+                                        ("promote_hits".into(), hits.to_string()),
+                                        ("nur_period".into(), period.to_string()),
+                                        ("t_probe_ns".into(), format!("{tp}")),
+                                        ("t_spare_us".into(), format!("{ts}")),
+                                    ];
+                                    let named: Vec<(&str, Seeds, Seeds)> =
+                                        [("AFTL", a), ("CFTL", c)]
+                                            .into_iter()
+                                            .map(|(name, v)| {
+                                                (
+                                                    name,
+                                                    seeds(|s| get(s, v).all.spare_reads),
+                                                    seeds(|s| get(s, v).all.lookups),
+                                                )
+                                            })
+                                            .collect();
+                                    let share = seeds(|s| {
+                                        let r = &get(s, c).all;
+                                        r.fine_hits / r.lookups.max(1.0)
+                                    });
+                                    judged.push(Judged {
+                                        point: Point::new(
+                                            params,
+                                            format!("T_AFTL/T_CFTL = {:.3}", x.mean()),
+                                            at_least(&x, 1.08),
+                                        ),
+                                        value: x.mean(),
+                                        detail: drivers(&named, &share),
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(vec![finish("C16", judged, missing, 1_458)])
+    }
+}
