@@ -25,15 +25,15 @@
 
 pub mod eval;
 pub mod exp_c1;
-pub mod exp_h1;
-pub mod exp_h2;
 pub mod exp_c2;
 pub mod exp_c3;
+pub mod exp_h1;
+pub mod exp_h2;
 pub mod exp_h3;
 pub mod exp_h4;
 pub mod exp_m1;
-pub mod exp_m2;
 pub mod exp_m10;
+pub mod exp_m2;
 pub mod exp_m3;
 pub mod exp_m4;
 pub mod exp_m5;
