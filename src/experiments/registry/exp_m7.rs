@@ -46,7 +46,7 @@
 //! drive), so CI runs the code path in seconds; its labels are not the registry's.
 
 use super::eval::{Env, Evaluator};
-use super::grid_run::{ends, float, int, text};
+use super::grid_run::{ends, int, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least, within};
 use crate::config::Config;
 use crate::experiments::ExpError;
@@ -201,7 +201,6 @@ fn keys_of(k: &Key, capacity_gib: u64) -> Vec<(&'static str, toml::Value)> {
             ("device.erase_ns", int(3_000_000)),
         ]);
     }
-    let _ = float;
     keys
 }
 
@@ -445,7 +444,7 @@ impl Evaluator for ExpM7 {
                  back over the four 40 MB/s buses takes, so the rewrite is bus-bound and MLC's \
                  3.75× longer programs add only the die time beyond the bus time: a \
                  hardware/setup difference (the paper's 2–3× is the program-time ratio alone)",
-                slc_min / 1e3,
+                slc_min / 1e6,
                 bus_us / 1e3
             ));
         }

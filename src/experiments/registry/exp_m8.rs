@@ -234,7 +234,7 @@ impl Evaluator for ExpM8 {
                  the span has data blocks, 1:1 gives nearly every written data block a log block \
                  of its own and merges it once per 64 of its writes, while N:1's reclaim of a \
                  random log block merges every data block with a page in it: a setup \
-                 difference (the paper's log area is small against the drive)",
+                 difference: the grid's log area as large as its span",
                 misses.join("; ")
             ));
         }
