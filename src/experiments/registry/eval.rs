@@ -44,6 +44,9 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_m5::ExpM5),
         Box::new(super::exp_n4::ExpN4),
         Box::new(super::exp_c1::ExpC1),
+        Box::new(super::exp_a1::ExpA1),
+        Box::new(super::exp_a2::ExpA2),
+        Box::new(super::exp_a3::ExpA3),
         Box::new(super::exp_h3::ExpH3),
     ]
 }
