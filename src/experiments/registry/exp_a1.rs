@@ -763,9 +763,8 @@ fn judge(
         // A19: the six pairs.
         let mut verdicts = Vec::new();
         let mut min_pair = (f64::INFINITY, String::new());
-        for i in 0..FTLS.len() {
-            for j in i + 1..FTLS.len() {
-                let (a, b) = (FTLS[i], FTLS[j]);
+        for (i, &a) in FTLS.iter().enumerate() {
+            for &b in &FTLS[i + 1..] {
                 let r = at.seeds(|g| {
                     let (pa, pb) = (g.r(a).phase(RW), g.r(b).phase(RW));
                     let dg = (pa.gc_us - pb.gc_us).abs();
