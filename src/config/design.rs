@@ -113,7 +113,7 @@ impl Config {
         } else {
             1
         };
-        self.check_precondition()?;
+        self.check_precondition(geo.page_size_bytes as u64)?;
         let device_capacity = device.logical_pages * geo.page_size_bytes as u64;
         let host_log = self
             .host_log
@@ -173,16 +173,27 @@ impl Config {
 
     /// `fill_percent` only with the preconditionings that read it, within 0–100; a
     /// footprint pass reads the workload twice, so it needs a trace that can be reopened.
-    fn check_precondition(&self) -> Result<(), ConfigError> {
+    fn check_precondition(&self, page_bytes: u64) -> Result<(), ConfigError> {
         use super::Precondition as P;
         if let Some(p) = self.fill_percent {
-            super::check_f64(
-                "fill_percent",
-                p,
-                0.0,
-                100.0,
-                "percent of the logical space written before the run",
-            )?;
+            if self.precondition == P::Random {
+                super::check_f64(
+                    "fill_percent",
+                    p,
+                    0.0,
+                    1000.0,
+                    "volume of random aging writes, percent of the logical space: up to \
+                     ten drive writes",
+                )?;
+            } else {
+                super::check_f64(
+                    "fill_percent",
+                    p,
+                    0.0,
+                    100.0,
+                    "percent of the logical space written before the run",
+                )?;
+            }
             match self.precondition {
                 P::Fill | P::Footprint | P::Random | P::Age => {}
                 P::Steady if p == 100.0 => {}
@@ -229,13 +240,28 @@ impl Config {
                 "no [aging] keys unless precondition = \"age\" (only aging reads them)",
             ));
         }
-        if self.precondition == P::Random && self.fs.active() {
-            return Err(ConfigError::value(
-                "precondition",
-                "random",
-                "\"none\", \"fill\" or \"steady\" with a file system (random aging writes \
-                 logical pages below it)",
-            ));
+        if let Some(r) = self.precondition_record {
+            if self.precondition != P::Random {
+                return Err(ConfigError::value(
+                    "precondition_record",
+                    r,
+                    "no value unless precondition = \"random\" (the only aging that reads it)",
+                ));
+            }
+            if r.bytes() == 0 || r.bytes() % page_bytes != 0 {
+                return Err(ConfigError::value(
+                    "precondition_record",
+                    r,
+                    format!("a non-zero multiple of the page size ({page_bytes} B)"),
+                ));
+            }
+            if self.host_log.active() {
+                return Err(ConfigError::value(
+                    "precondition_record",
+                    r,
+                    "no value with a host log (its aging writes one host-log block at a time)",
+                ));
+            }
         }
         if self.precondition == P::Footprint
             && let Some(path) = &self.trace.path

@@ -248,8 +248,9 @@ pub enum Precondition {
     Fill,
     /// Fill, then random single-page overwrites until write amplification settles.
     Steady,
-    /// From empty, random single-page writes over the whole logical space, as many as
-    /// [`Config::fill_percent`] of it (default 100%); pages never hit stay unwritten.
+    /// From empty, random writes of [`Config::precondition_record`] (default one page)
+    /// over the whole logical space, [`Config::fill_percent`] of its size in total
+    /// (default 100%, up to 1000%: several drive writes); pages never hit stay unwritten.
     Random,
     /// Write every page the workload reads before writing it, in a first streaming pass
     /// over the workload (after [`Config::fill_percent`] of the space, when set), so a
@@ -279,7 +280,7 @@ impl Precondition {
             (
                 Precondition::Random,
                 "random",
-                "from empty, random page writes over the whole space, fill_percent of its size (default 100)",
+                "from empty, random writes of precondition_record (default a page) over the whole space, fill_percent of its size (default 100, up to 1000)",
             ),
             (
                 Precondition::Footprint,
@@ -339,12 +340,18 @@ pub struct Config {
     /// Preconditioning.
     pub precondition: Precondition,
     /// Share of the logical space written sequentially before the run, percent (MQSim's
-    /// initial occupancy): with `fill` (default 100) and `footprint` (default 0).
+    /// initial occupancy): with `fill` (default 100) and `footprint` (default 0); with
+    /// `random`, the volume of random writes as a share of the logical space (default
+    /// 100, up to 1000: several drive writes).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fill_percent: Option<f64>,
     /// What `precondition = "age"` writes.
     #[serde(skip_serializing_if = "AgingConfig::is_default")]
     pub aging: AgingConfig,
+    /// Size of each write of `precondition = "random"`, aligned to it (default one
+    /// mapping page; a file system: one chunk or block). A multiple of the page size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precondition_record: Option<Size>,
     /// Device.
     pub device: DeviceConfig,
     /// FTL.
@@ -375,6 +382,7 @@ impl Default for Config {
             precondition: Precondition::None,
             fill_percent: None,
             aging: AgingConfig::default(),
+            precondition_record: None,
             device: DeviceConfig::default(),
             ftl: FtlConfig::default(),
             host: HostConfig::default(),

@@ -59,6 +59,9 @@ fn age(fs: &mut dyn FileSystem, design: &Design, footprint: u64) -> Result<Vec<S
     if cfg.precondition == Precondition::None {
         return Ok(notes);
     }
+    if cfg.precondition == Precondition::Random {
+        return age_random(fs, design, footprint);
+    }
     let record = design.device.geometry.page_size_bytes as u64;
     let cap = capacity_bytes(design);
     let bytes = ((cap.saturating_sub(footprint)) as f64 * 0.9) as u64 / record * record;
@@ -106,6 +109,57 @@ fn age(fs: &mut dyn FileSystem, design: &Design, footprint: u64) -> Result<Vec<S
     }
     notes.push("counters cover the measured phase only (after aging)".into());
     Ok(notes)
+}
+
+/// `precondition = "random"` at file level, the block path's aging seen through a file
+/// system: from empty, `fill_percent` (default 100) of the *logical* capacity (the one an
+/// FTL would export; YAFFS2 keeps the over-provisioned rest as its free space) in random
+/// writes of `precondition_record` (default one page), aligned, over that space. An
+/// offset that the workload's file will occupy (below `footprint`, where the block
+/// workload's file lies) goes to `/aging-head.dat`, any other to `/aging.dat` (sparse
+/// files: untouched records stay unwritten); the head file is deleted before the
+/// workload, as the file's first write makes those block-level pages garbage.
+fn age_random(
+    fs: &mut dyn FileSystem,
+    design: &Design,
+    footprint: u64,
+) -> Result<Vec<String>, SimError> {
+    let cfg = &design.config;
+    let page = design.device.geometry.page_size_bytes as u64;
+    let logical = design.device.logical_pages * page;
+    let record = cfg
+        .precondition_record
+        .map_or(page, |r| r.bytes())
+        .min(logical);
+    let slots = logical / record;
+    let writes =
+        (logical as f64 * cfg.fill_percent.unwrap_or(100.0) / 100.0 / record as f64).round() as u64;
+    let head: Arc<str> = "/aging-head.dat".into();
+    let rest: Arc<str> = "/aging.dat".into();
+    for p in [&head, &rest] {
+        fs.exec(&FileOp::new(FileOpKind::Create, p, 0, 0), 0)?;
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
+    for _ in 0..writes {
+        let off = rng.gen_range(0..slots) * record;
+        let (p, at) = if off < footprint {
+            (&head, off)
+        } else {
+            (&rest, off - footprint)
+        };
+        fs.exec(&FileOp::new(FileOpKind::Write, p, at, record), 0)?;
+    }
+    for p in [&head, &rest] {
+        fs.exec(&FileOp::new(FileOpKind::Close, p, 0, 0), 0)?;
+    }
+    fs.exec(&FileOp::new(FileOpKind::Unlink, &head, 0, 0), 0)?;
+    Ok(vec![
+        format!(
+            "aged: {writes} random writes of {record} B over the {logical}-byte logical space, \
+             from empty (the part the workload's file takes deleted before it runs)"
+        ),
+        "counters cover the measured phase only (after aging)".into(),
+    ])
 }
 
 /// Runs a validated design whose `[fs]` names a file system, and reports.

@@ -272,13 +272,26 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
     }
     if cfg.precondition == Precondition::Random {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
-        let writes = (logical as f64 * cfg.fill_percent.unwrap_or(100.0) / 100.0).round() as u64;
+        // Units per aging write: a record of `precondition_record` (validated a multiple
+        // of the page; refused with a host log), aligned to its size.
+        let per = cfg
+            .precondition_record
+            .map_or(1, |r| r.bytes() / u.bytes())
+            .clamp(1, logical);
+        let slots = logical / per;
+        let volume = logical as f64 * cfg.fill_percent.unwrap_or(100.0) / 100.0;
+        let writes = (volume / per as f64).round() as u64;
         for _ in 0..writes {
-            u.write(rng.gen_range(0..logical), 1)?;
+            u.write(rng.gen_range(0..slots) * per, per)?;
         }
-        notes.push(format!(
-            "preconditioned: {writes} random {unit} writes over all {logical} {what}, from empty"
-        ));
+        notes.push(if per == 1 {
+            format!("preconditioned: {writes} random {unit} writes over all {logical} {what}, from empty")
+        } else {
+            format!(
+                "preconditioned: {writes} random writes of {per} {what} (aligned) over all \
+                 {logical} {what}, from empty"
+            )
+        });
     }
     if cfg.precondition == Precondition::Age {
         let (writes, bytes) = write_aging(u, cfg, fill)?;

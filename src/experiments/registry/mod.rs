@@ -24,6 +24,9 @@
 //! only place labels are made.
 
 pub mod eval;
+pub mod exp_a1;
+pub mod exp_a2;
+pub mod exp_a3;
 pub mod exp_c1;
 pub mod exp_c2;
 pub mod exp_c3;

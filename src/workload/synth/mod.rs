@@ -127,6 +127,29 @@ pub struct SynthConfig {
     /// own file.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub iozone_reads_first: bool,
+    /// Iozone: how its random phases draw offsets (uniform, as IOzone does, by default).
+    #[serde(skip_serializing_if = "IozoneRandom::is_uniform")]
+    pub iozone_random: IozoneRandom,
+}
+
+/// Offsets of the iozone suite's random phases (`workload.iozone_random`). IOzone itself
+/// draws them uniformly; the skewed ones are for locality variants of its random test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum IozoneRandom {
+    /// Uniform over the span (IOzone's `-i 2`).
+    #[default]
+    Uniform,
+    /// `hot_access_percent` of the requests to the first `hot_span_percent` of the span.
+    HotCold,
+    /// Zipf-ranked slots (`zipf_theta`) scattered over the span.
+    Zipf,
+}
+
+impl IozoneRandom {
+    fn is_uniform(&self) -> bool {
+        *self == IozoneRandom::Uniform
+    }
 }
 
 impl Default for SynthConfig {
@@ -149,6 +172,7 @@ impl Default for SynthConfig {
             iometer: IometerConfig::default(),
             iozone_record: None,
             iozone_reads_first: false,
+            iozone_random: IozoneRandom::Uniform,
         }
     }
 }
@@ -409,22 +433,31 @@ fn single(
             arrivals,
             count,
         ),
-        SynthKind::RandomWrite => boxed(
-            rng,
-            uni(),
-            sizes,
-            OpMix::Fixed(OpKind::Write),
-            arrivals,
-            count,
-        ),
-        SynthKind::RandomRead => boxed(
-            rng,
-            uni(),
-            sizes,
-            OpMix::Fixed(OpKind::Read),
-            arrivals,
-            count,
-        ),
+        SynthKind::RandomWrite | SynthKind::RandomRead => {
+            let op = OpMix::Fixed(if kind == SynthKind::RandomWrite {
+                OpKind::Write
+            } else {
+                OpKind::Read
+            });
+            // Only the iozone suite reads `iozone_random` (validated).
+            match cfg.iozone_random {
+                IozoneRandom::Uniform => boxed(rng, uni(), sizes, op, arrivals, count),
+                IozoneRandom::HotCold => {
+                    let placement = hotcold::HotCold::new(
+                        span,
+                        align,
+                        cfg.hot_span_percent,
+                        cfg.hot_access_percent,
+                    );
+                    boxed(rng, placement, sizes, op, arrivals, count)
+                }
+                IozoneRandom::Zipf => {
+                    let placement =
+                        zipf::ZipfSlots::new(span, align, sizes.max(), cfg.zipf_theta, &mut rng);
+                    boxed(rng, placement, sizes, op, arrivals, count)
+                }
+            }
+        }
         SynthKind::Mixed => boxed(rng, uni(), sizes, reads, arrivals, count),
         SynthKind::Zipf => {
             let placement =
@@ -649,8 +682,18 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
                 .into(),
         );
     }
-    if cfg.kind == SynthKind::HotCold {
+    if cfg.kind == SynthKind::HotCold
+        || (cfg.kind == SynthKind::Iozone && cfg.iozone_random == IozoneRandom::HotCold)
+    {
         validate_hot_cold(cfg, span)?;
+    }
+    if cfg.kind != SynthKind::Iozone && cfg.iozone_random != IozoneRandom::Uniform {
+        return Err(format!(
+            "workload iozone_random is {:?}: expected \"uniform\" (the default) unless \
+             workload kind is iozone (the only generator that reads it; hot-cold and zipf \
+             are generators of their own)",
+            cfg.iozone_random
+        ));
     }
     let max = effective_size_max(cfg).unwrap_or(size);
     if cfg.kind == SynthKind::Oltp {
