@@ -21,6 +21,8 @@ fn other_value(key: &str, v: &toml::Value) -> toml::Value {
         ("dftl.cmt_policy", _) => s("lru"),
         ("dftl.cmt_start", _) => s("cold"),
         ("cftl.full", _) => s("evict"),
+        ("cftl.demotion", _) => s("lru"),
+        ("cftl.levels", _) => toml::Value::Integer(1),
         ("nftl.variant", _) => s("log"),
         (_, toml::Value::Boolean(b)) => toml::Value::Boolean(!b),
         (_, toml::Value::Integer(n)) => toml::Value::Integer(n + 1),
