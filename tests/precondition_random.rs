@@ -38,7 +38,8 @@ fn random_aging_runs_below_a_file_system() {
                 [fs]\nname = \"yaffs2\"\nworkload = \"iozone-file\"\n[workload]\nspan = \"16MiB\"\n\
                 [timing]\nmode = \"count\"\n";
     let c = Config::load(Some("android-emmc"), Some(("test", text))).unwrap();
-    c.validate().expect("random aging below a file system validates");
+    c.validate()
+        .expect("random aging below a file system validates");
     let out = ssdlab::sim::run(&c, ssdlab::sim::RunOptions::default()).expect("it runs");
     assert!(out.report.host_write_pages > 0);
 }

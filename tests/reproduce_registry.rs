@@ -118,3 +118,32 @@ fn a_paper_filter_writes_only_that_papers_rows() {
     // The plain hash node: (tag 4 B + next 4 B) / address 4 B = 2.0, inside [1.9, 2.1].
     assert_eq!(rows["C9"]["label"], "robust");
 }
+
+#[test]
+fn an_experiment_filter_writes_only_its_rows_and_refuses_unknown_ids() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m5");
+    let o = common::ssdlab(&[
+        "reproduce",
+        "--all",
+        "--experiment",
+        "EXP-M5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let rows = claims(&out);
+    assert_eq!(rows.keys().collect::<Vec<_>>(), ["M33", "M34"]);
+    let bad = tmp.path().join("bad");
+    let o = common::ssdlab(&[
+        "reproduce",
+        "--all",
+        "--experiment",
+        "EXP-M99",
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", common::stderr(&o));
+    assert!(common::stderr(&o).contains("EXP-M99"));
+    assert!(!bad.exists(), "nothing written");
+}

@@ -16,6 +16,7 @@ Examples:
   ssdlab reproduce --all --out results/claims   judge all 130 registry claims (claims.csv,
                                                 points.csv, summary.md); resumable
   ssdlab reproduce --all --paper C,H --out r/ch only the rows of papers C and H
+  ssdlab reproduce --all --experiment EXP-M10 --out r/m10   one experiment's rows (resumable)
   ssdlab reproduce --all --quick --out r/quick  ends of every range only (CI); labels marked
   ssdlab reproduce --list                       experiments and what each rebuilds
   ssdlab reproduce android-ftl --out results/android
@@ -56,6 +57,10 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "PREFIXES", value_delimiter = ',', requires = "all",
           value_parser = ["M", "N", "C", "A", "H"])]
     pub paper: Vec<String>,
+    /// With --all: only the rows of these registry experiments (EXP-M1 … EXP-H4;
+    /// comma-separated), e.g. to run or resume one long experiment on its own.
+    #[arg(long, value_name = "IDS", value_delimiter = ',', requires = "all")]
+    pub experiment: Vec<String>,
     /// Directory for the CSV, SVG and Markdown outputs (created if missing).
     #[arg(long, value_name = "DIR", required_unless_present = "list")]
     pub out: Option<PathBuf>,
@@ -144,7 +149,7 @@ fn all(args: &ReproduceArgs) -> Result<(), CliError> {
         work: Some(out.clone()),
         traces: experiments::find_traces(args.traces.as_deref()),
     };
-    let ev = eval::evaluate(&env, &args.paper)
+    let ev = eval::evaluate_only(&env, &args.paper, &args.experiment)
         .map_err(|e| CliError::Input(format!("reproduce --all: {e}")))?;
     let mut ctx = experiments::Ctx::new(args.quick, args.seed);
     eval::write(&ev, &mut ctx);

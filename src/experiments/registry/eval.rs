@@ -86,7 +86,26 @@ pub struct Evaluation {
 /// Evaluates every row of the registry whose paper prefix is in `papers` (all when
 /// empty). Rows without an evaluator are "not evaluable" with the reason.
 pub fn evaluate(env: &Env, papers: &[String]) -> Result<Evaluation, ExpError> {
+    evaluate_only(env, papers, &[])
+}
+
+/// [`evaluate`], restricted to the rows of the experiments `only` (all when empty): a
+/// long experiment can be run, resumed or left out on its own (`--experiment`).
+pub fn evaluate_only(
+    env: &Env,
+    papers: &[String],
+    only: &[String],
+) -> Result<Evaluation, ExpError> {
     let reg = registry();
+    for id in only {
+        if reg.experiment(id).is_none() {
+            return Err(ExpError::Other(format!(
+                "--experiment {id}: expected a registry experiment id such as EXP-M9 \
+                 (`ssdlab reproduce --all --help` lists them)"
+            )));
+        }
+    }
+    let chosen = |exp: &str| only.is_empty() || only.iter().any(|e| e == exp);
     let wanted = |prefix: &str| papers.is_empty() || papers.iter().any(|p| p == prefix);
     let mut found: BTreeMap<String, RowResult> = BTreeMap::new();
     let mut seconds = Vec::new();
@@ -97,7 +116,7 @@ pub fn evaluate(env: &Env, papers: &[String]) -> Result<Evaluation, ExpError> {
                 ev.experiment()
             )));
         };
-        if !wanted(&x.paper) {
+        if !wanted(&x.paper) || !chosen(&x.id) {
             continue;
         }
         let t = Instant::now();
@@ -121,7 +140,7 @@ pub fn evaluate(env: &Env, papers: &[String]) -> Result<Evaluation, ExpError> {
     let rows = reg
         .claims
         .iter()
-        .filter(|c| wanted(&c.paper))
+        .filter(|c| wanted(&c.paper) && chosen(&c.experiment))
         .map(|c| {
             found.remove(&c.id).unwrap_or_else(|| {
                 RowResult::not_evaluable(&c.id, no_evaluator(reg, &c.experiment))
