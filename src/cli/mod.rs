@@ -90,7 +90,9 @@ pub enum Command {
     List,
     /// Print the resolved configuration as TOML (a starting point for --config).
     Config(config_cmd::ConfigArgs),
-    /// Write a synthetic workload as an ASCII trace (`time_ns dev lba size op`).
+    /// Write a synthetic workload as an ASCII trace (`time_ns dev lba size op`), or
+    /// convert a block trace of any format into one (`--trace FILE`).
+    #[command(after_help = gen_trace::AFTER_HELP)]
     GenTrace(gen_trace::GenTraceArgs),
     /// Run a workload on an HDD alone and behind a flash cache (Kim et al. 2011).
     #[command(after_help = hybrid::AFTER_HELP)]

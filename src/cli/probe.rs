@@ -229,6 +229,15 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
             "--size 0: expected a positive multiple of 512 B".into(),
         ));
     }
+    // A span shorter than one write probes nothing ("none found" from zero samples).
+    let span = probe::probe_span(&settings);
+    if span < settings.size.bytes() {
+        return Err(CliError::Input(format!(
+            "--span {}: expected at least --size ({}), the bytes each partition probes",
+            Size(span),
+            settings.size
+        )));
+    }
     let json = a
         .json
         .as_deref()

@@ -49,6 +49,9 @@ impl Config {
     }
 
     fn design(&self, with_workload: bool) -> Result<Design, ConfigError> {
+        if with_workload {
+            self.check_unused()?;
+        }
         self.ftl.validate()?;
         self.fs.validate(with_workload)?;
         if self.fs.active()
@@ -58,7 +61,8 @@ impl Config {
                 "trace.path",
                 p.display(),
                 format!(
-                    "no block trace with fs.name = {}: a file system replays a file trace                      (fs.trace, --file-trace)",
+                    "no block trace with fs.name = {}: a file system replays a file trace \
+                     (fs.trace, --file-trace)",
                     self.fs.name.name()
                 ),
             ));
@@ -169,6 +173,22 @@ impl Config {
             P::Fill | P::Steady | P::Age => self.fill_percent.unwrap_or(100.0),
             P::Footprint => self.fill_percent.unwrap_or(0.0),
         }
+    }
+
+    /// Keys set away from their defaults that nothing in this run reads are refused,
+    /// naming what would read them ([`UNUSED_KEYS`]: one table, so a new key that only
+    /// some runs read is added in one place).
+    fn check_unused(&self) -> Result<(), ConfigError> {
+        for k in UNUSED_KEYS {
+            if (k.set)(self) && !(k.used)(self) {
+                return Err(ConfigError::value(
+                    k.key,
+                    (k.show)(self),
+                    format!("no value here: only {} read it", k.users),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `fill_percent` only with the preconditionings that read it, within 0–100; a
@@ -398,6 +418,12 @@ pub(crate) fn check_trace_workload(w: &synth::SynthConfig, table: &str) -> Resul
 }
 
 /// A table as dotted keys (sub-tables flattened) and values as a user writes them.
+/// The first key of `w` set away from the generator's defaults, as (key, value).
+pub(crate) fn generator_changed(w: &synth::SynthConfig) -> Option<(String, String)> {
+    let default = flat(&synth::SynthConfig::default());
+    flat(w).into_iter().find(|(k, v)| default.get(k) != Some(v))
+}
+
 fn flat(cfg: &impl serde::Serialize) -> BTreeMap<String, String> {
     let table = toml::Table::try_from(cfg).expect("the config table serializes");
     super::leaves(&table)
@@ -496,3 +522,84 @@ mod tests {
         assert!(msg.contains("run.allow_memory"), "{msg}");
     }
 }
+
+/// A key that only some runs read: when it is set away from its default and `used` is
+/// false, validation refuses it naming `users` (issue 30: flags parsed and ignored).
+struct UnusedKey {
+    key: &'static str,
+    set: fn(&Config) -> bool,
+    used: fn(&Config) -> bool,
+    show: fn(&Config) -> String,
+    users: &'static str,
+}
+
+fn has_trace(c: &Config) -> bool {
+    c.trace.path.is_some()
+}
+
+/// Whether the run's block requests come from the generator (no trace, no file system).
+fn generated(c: &Config) -> bool {
+    c.trace.path.is_none() && !c.fs.active()
+}
+
+/// The table of keys that only some runs read (see [`UnusedKey`]).
+const UNUSED_KEYS: &[UnusedKey] = &[
+    UnusedKey {
+        key: "trace.format",
+        set: |c| c.trace.format.is_some(),
+        used: has_trace,
+        show: |c| format!("{:?}", c.trace.format.map(|f| f.name())),
+        users: "block-trace replays (trace.path, --trace)",
+    },
+    UnusedKey {
+        key: "trace.device",
+        set: |c| c.trace.device.is_some(),
+        used: has_trace,
+        show: |c| format!("{:?}", c.trace.device),
+        users: "block-trace replays (trace.path, --trace)",
+    },
+    UnusedKey {
+        key: "trace.fit",
+        set: |c| c.trace.fit != crate::workload::trace::FitPolicy::default(),
+        used: has_trace,
+        show: |c| format!("{:?}", c.trace.fit),
+        users: "block-trace replays (trace.path, --trace)",
+    },
+    UnusedKey {
+        key: "trace.columns",
+        set: |c| c.trace.columns.is_some(),
+        used: has_trace,
+        show: |c| format!("{:?}", c.trace.columns),
+        users: "block-trace replays (trace.path, --trace) in the csv format",
+    },
+    UnusedKey {
+        key: "trace.writes_only",
+        set: |c| c.trace.writes_only,
+        used: has_trace,
+        show: |_| "true".into(),
+        users: "block-trace replays (trace.path, --trace)",
+    },
+    UnusedKey {
+        key: "host.speedup",
+        set: |c| c.host.speedup != 1.0,
+        used: |c| c.trace.path.is_some() || c.fs.trace.is_some(),
+        show: |c| c.host.speedup.to_string(),
+        users: "replays of a trace's time stamps (--trace, --file-trace)",
+    },
+    UnusedKey {
+        key: "workload.read_percent",
+        set: |c| {
+            c.workload.read_percent != crate::workload::synth::SynthConfig::default().read_percent
+        },
+        used: |c| {
+            use crate::workload::synth::SynthKind as K;
+            generated(c)
+                && matches!(
+                    c.workload.kind,
+                    K::Mixed | K::Zipf | K::HotCold | K::Oltp | K::Compile
+                )
+        },
+        show: |c| c.workload.read_percent.to_string(),
+        users: "the generators mixed, zipf, hot-cold, oltp and compile",
+    },
+];

@@ -8,8 +8,8 @@ mod design;
 mod error;
 mod memory;
 
-pub(crate) use design::check_trace_workload;
 pub use design::{Design, check_memory_together};
+pub(crate) use design::{check_trace_workload, generator_changed};
 pub use error::{ConfigError, check_f64, check_range};
 pub use memory::{MemoryEstimate, available_memory};
 

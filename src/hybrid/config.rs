@@ -336,6 +336,19 @@ impl HybridConfig {
         check_range("host.qd", self.host.qd, 1, 512, "outstanding requests")?;
         if self.trace.path.is_some() {
             crate::config::check_trace_workload(&self.generator, "generator")?;
+        } else if let Some(desktop) = self.workload.kind.desktop()
+            && let Some((key, value)) = crate::config::generator_changed(&self.generator)
+        {
+            // Issue 30: `hybrid --requests 0` ran the default boot workload unchanged.
+            return Err(ConfigError::value(
+                format!("generator.{key}"),
+                value,
+                format!(
+                    "no value with the {desktop:?} desktop workload, which has its own \
+                     requests: the [generator] keys (--span, --size, --requests, …) apply \
+                     with workload.kind = \"generator\" (--workload generator)"
+                ),
+            ));
         }
         if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
             return Err(ConfigError::value(
