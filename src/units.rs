@@ -94,16 +94,29 @@ impl Serialize for Size {
 
 impl<'de> Deserialize<'de> for Size {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u64),
-            S(String),
+        use serde::de::{self, Unexpected};
+        /// A visitor rather than an untagged enum, so a wrong type is reported with the
+        /// value and what was expected ("invalid type: boolean `true`, expected a size
+        /// such as …") instead of "did not match any variant".
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Size;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a size such as \"64GiB\", \"4KiB\" or a whole number of bytes")
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Size, E> {
+                Ok(Size(n))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Size, E> {
+                u64::try_from(n)
+                    .map(Size)
+                    .map_err(|_| E::invalid_value(Unexpected::Signed(n), &self))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Size, E> {
+                s.parse().map_err(E::custom)
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => Ok(Size(n)),
-            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
-        }
+        d.deserialize_any(V)
     }
 }
 

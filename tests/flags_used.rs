@@ -136,3 +136,30 @@ fn gen_trace_refuses_a_file_workload() {
     );
     assert!(!out.exists());
 }
+
+/// Issue 30: `--set device.capacity=true`, `= -1` and a `[device.capacity]` table gave
+/// "data did not match any variant of untagged enum Raw" with no key and no type.
+#[test]
+fn a_wrong_type_for_a_size_names_the_key_the_value_and_the_type() {
+    for (v, shown) in [("true", "boolean `true`"), ("-1", "integer `-1`")] {
+        let set = format!("device.capacity={v}");
+        let o = ssdlab(&["run", "--set", &set]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("device.capacity") && e.contains(shown) && e.contains("a size such as"),
+            "{e}"
+        );
+        assert!(!e.contains("untagged"), "{e}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c.toml");
+    fs::write(&c, "[device.capacity]\nx = 1\n").unwrap();
+    let o = ssdlab(&["run", "--config", c.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("map, expected a size"),
+        "{}",
+        stderr(&o)
+    );
+}
