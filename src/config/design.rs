@@ -500,29 +500,6 @@ fn check_knobs(cfg: &FtlConfig, preset_name: &str) -> Result<Vec<String>, Config
     Ok(notes)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_ftl_key_has_a_knob_entry() {
-        for key in flat(&FtlConfig::default()).keys() {
-            assert!(knob(key).is_some(), "ftl.{key} has no entry in ftl::KNOBS");
-        }
-    }
-
-    #[test]
-    fn memory_refusal_names_a_capacity_that_fits() {
-        let cfg = Config::default();
-        let d = cfg.validate().unwrap();
-        let need = d.memory.total_bytes();
-        let e = check_estimate(&d.memory, &cfg, need / 4, "test".into()).unwrap_err();
-        let msg = e.to_string();
-        assert!(msg.contains("device.capacity at most"), "{msg}");
-        assert!(msg.contains("run.allow_memory"), "{msg}");
-    }
-}
-
 /// A key that only some runs read: when it is set away from its default and `used` is
 /// false, validation refuses it naming `users` (issue 30: flags parsed and ignored).
 struct UnusedKey {
@@ -603,3 +580,26 @@ const UNUSED_KEYS: &[UnusedKey] = &[
         users: "the generators mixed, zipf, hot-cold, oltp and compile",
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ftl_key_has_a_knob_entry() {
+        for key in flat(&FtlConfig::default()).keys() {
+            assert!(knob(key).is_some(), "ftl.{key} has no entry in ftl::KNOBS");
+        }
+    }
+
+    #[test]
+    fn memory_refusal_names_a_capacity_that_fits() {
+        let cfg = Config::default();
+        let d = cfg.validate().unwrap();
+        let need = d.memory.total_bytes();
+        let e = check_estimate(&d.memory, &cfg, need / 4, "test".into()).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("device.capacity at most"), "{msg}");
+        assert!(msg.contains("run.allow_memory"), "{msg}");
+    }
+}
