@@ -129,7 +129,6 @@ fn iometer(mut c: Config, span: u64, requests: u64) -> Config {
     c.workload.align = Size(4096);
     c.workload.span = Some(Size(span));
     c.workload.requests = Some(requests);
-    c.workload.read_percent = 0.0;
     c
 }
 
