@@ -1,5 +1,6 @@
 //! Real time per address translation (ns) of the block-mapped and hash-table FTLs, the
-//! figure `ssdlab reproduce cftl` sets beside the CFTL paper's translation-time claims.
+//! wall-clock companion of the modelled translation cost that `ssdlab reproduce cftl`
+//! (EXP-C2) judges against the CFTL paper's translation-time claims.
 //! Run: `cargo bench --bench ftl_lookup`.
 //!
 //! Device: the CFTL paper's kind of CompactFlash card — 512 B pages, 16 KiB blocks (32

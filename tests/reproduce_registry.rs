@@ -117,6 +117,50 @@ fn a_paper_filter_writes_only_that_papers_rows() {
     assert!(rows.keys().all(|k| k.starts_with('C')));
     // The plain hash node: (tag 4 B + next 4 B) / address 4 B = 2.0, inside [1.9, 2.1].
     assert_eq!(rows["C9"]["label"], "robust");
+    // experiments.md records each experiment that ran, with its defaults and sources,
+    // and no other.
+    let designs = std::fs::read_to_string(out.join("experiments.md")).unwrap();
+    for id in ["EXP-C1", "EXP-C2", "EXP-C3"] {
+        assert!(designs.contains(&format!("## {id}\n")), "{id}");
+    }
+    assert!(!designs.contains("## EXP-M1\n"));
+    assert!(designs.contains("```text"), "the drawings come through");
+
+    // The paper's name is the same selection, and gives the same table.
+    let named = tmp.path().join("named");
+    let o = common::ssdlab(&["reproduce", "cftl", "--out", named.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(named.join("claims.csv")).unwrap(),
+        std::fs::read_to_string(out.join("claims.csv")).unwrap()
+    );
+}
+
+#[test]
+fn reproduce_list_names_every_paper_and_experiment_and_a_bare_call_is_refused() {
+    let o = common::ssdlab(&["reproduce", "--list"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for name in [
+        "mgmt-block",
+        "ncq-buffer",
+        "cftl",
+        "android-ftl",
+        "hdd-cache",
+    ] {
+        assert!(text.contains(name), "{name}");
+    }
+    assert_eq!(text.matches("  EXP-").count(), 26, "{text}");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("none");
+    let o = common::ssdlab(&["reproduce", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("--all"),
+        "{}",
+        common::stderr(&o)
+    );
+    assert!(!out.exists());
 }
 
 #[test]

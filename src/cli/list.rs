@@ -24,8 +24,8 @@ pub fn text() -> String {
         ("Trace formats (--format)", registry::trace_formats()),
         ("Trace fit policies (--trace-fit)", registry::trace_fits()),
         (
-            "Experiments (ssdlab reproduce NAME --out DIR)",
-            registry::experiments(),
+            "Papers (ssdlab reproduce PAPER --out DIR; --list for the experiments)",
+            registry::papers(),
         ),
         ("Timing models (--timing)", registry::timing_modes()),
         (

@@ -308,11 +308,15 @@ pub fn evictions() -> Vec<Named> {
     described(EvictionKind::all())
 }
 
-/// Paper reproductions.
-pub fn experiments() -> Vec<Named> {
-    ssdlab::experiments::all()
+/// The papers by their `ssdlab reproduce` names, each with its claim prefix and title.
+pub fn papers() -> Vec<Named> {
+    let reg = ssdlab::experiments::registry::registry();
+    ssdlab::experiments::registry::PAPER_NAMES
         .iter()
-        .map(|e| (e.name(), e.about().to_string()))
+        .map(|(name, prefix)| {
+            let title = reg.paper(prefix).map(|p| p.title.as_str()).unwrap_or("");
+            (*name, format!("{prefix}: {title}"))
+        })
         .collect()
 }
 

@@ -1,11 +1,12 @@
-//! `ssdlab reproduce`: rebuild a paper's experiment into a directory.
+//! `ssdlab reproduce`: judge the claims registry (or one paper's or experiment's rows)
+//! into a directory.
 
 use super::CliError;
 use super::output;
 use super::registry;
 use clap::Args;
 use ssdlab::experiments;
-use ssdlab::experiments::registry::eval;
+use ssdlab::experiments::registry::{eval, paper_prefix};
 use ssdlab::report::html;
 use ssdlab::report::output::{Batch, OutputPath};
 use std::path::PathBuf;
@@ -13,90 +14,113 @@ use std::path::PathBuf;
 /// Examples shown by `ssdlab reproduce --help`.
 pub const AFTER_HELP: &str = "\
 Examples:
-  ssdlab reproduce --all --out results/claims   judge all 130 registry claims (claims.csv,
-                                                points.csv, summary.md); resumable
-  ssdlab reproduce --all --paper C,H --out r/ch only the rows of papers C and H
-  ssdlab reproduce --all --experiment EXP-M10 --out r/m10   one experiment's rows (resumable)
-  ssdlab reproduce --all --quick --out r/quick  ends of every range only (CI); labels marked
-  ssdlab reproduce --list                       experiments and what each rebuilds
-  ssdlab reproduce android-ftl --out results/android
-  ssdlab reproduce cftl --out results/cftl --quick   smaller sizes, seconds instead of minutes
-  ssdlab reproduce ncq-buffer --out r/ncq --traces /data/traces   trace samples from DIR
-  ssdlab reproduce cftl --out results/cftl --html results/cftl   plus index.html (offline page)
+  ssdlab reproduce --all --out /tmp/claims      judge all 130 registry claims (claims.csv,
+                                                points.csv, summary.md, experiments.md)
+  ssdlab reproduce cftl --out /tmp/cftl         one paper's rows (= --paper C)
+  ssdlab reproduce --paper C,H --out /tmp/ch    the rows of papers C and H
+  ssdlab reproduce --experiment EXP-M10 --out /tmp/m10   one experiment's rows (resumable)
+  ssdlab reproduce --all --quick --out /tmp/quick   ends of every range only (CI); labels marked
+  ssdlab reproduce cftl --out /tmp/cftl --html /tmp/cftl   plus index.html (offline page)
+  ssdlab reproduce --list                       papers, their names and the 26 experiments
 
---all evaluates the claims registry carried in the binary (registry/claims.toml: 130
-claims of the five papers, each with a criterion and a grid of the parameters the paper
-leaves open, fixed before anything ran; docs/reproductions.md). Every registry row gets
-one row in claims.csv with its label (robust, conditional, fails, unresolved, not
-evaluable), points holding / evaluated / registered, the measured values and the paper's.
+The judge is the claims registry carried in the binary (registry/claims.toml: 130 claims
+of the five papers, each with a mechanical criterion and a grid of the parameters the
+paper leaves open, fixed before anything ran; docs/reproductions.md). Each experiment
+runs its whole grid with seeds 1-3 (fixed by the registry) as one resumable sweep under
+DIR/cells/, and every selected registry row gets one row in claims.csv with its label
+(robust, conditional, fails, unresolved, not evaluable), the points holding / evaluated /
+registered, the measured values and the paper's; points.csv has every grid point;
+summary.md is generated from those two tables; experiments.md records each experiment's
+setup, grid and every default with its source. A killed run resumes where it stopped
+when given the same --out. Trace samples are looked for in ../shared/traces beside the
+checkout the executable was built in, or --traces DIR.
 
-A named experiment (android-ftl, cftl, ...) rebuilds that paper's figures and writes
-checks.csv (one row per published result: the paper's value,
-ours, the test, holds yes/no, and for a \"no\" its sensitivity figure and explanation)
-and summary.md built from it (docs/reproductions.md). Trace samples are looked for in
-../shared/traces beside the checkout the executable was built in, or --traces DIR.
-
---out is checked before the experiment starts. Nothing is written unless the whole
-experiment succeeds: a new DIR (and missing parents) appears whole at the end; in an
-existing DIR the files of the same names are replaced at the end, other files are left.";
+--out is checked before any work. Nothing but the resumable cells/ store is written
+unless the whole evaluation succeeds: the result files appear together at the end.";
 
 /// `ssdlab reproduce` flags.
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
-    /// Experiment name (see --list).
-    #[arg(value_name = "NAME", required_unless_present_any = ["list", "all"],
-          conflicts_with = "all",
-          value_parser = registry::one_of(registry::experiments()))]
+    /// A paper by name: its registry rows (mgmt-block = M, ncq-buffer = N, cftl = C,
+    /// android-ftl = A, hdd-cache = H; see --list).
+    #[arg(value_name = "PAPER", conflicts_with_all = ["all", "paper"],
+          value_parser = registry::one_of(registry::papers()))]
     pub name: Option<String>,
-    /// Evaluate every row of the claims registry (or those of --paper) instead of one
-    /// experiment: claims.csv, points.csv and summary.md in --out.
+    /// Every row of the registry (with --paper or --experiment: only theirs).
     #[arg(long)]
     pub all: bool,
-    /// With --all: only the rows of these papers (claim-id prefixes M, N, C, A, H;
-    /// comma-separated).
-    #[arg(long, value_name = "PREFIXES", value_delimiter = ',', requires = "all",
+    /// Only the rows of these papers (claim-id prefixes M, N, C, A, H; comma-separated).
+    #[arg(long, value_name = "PREFIXES", value_delimiter = ',',
           value_parser = ["M", "N", "C", "A", "H"])]
     pub paper: Vec<String>,
-    /// With --all: only the rows of these registry experiments (EXP-M1 … EXP-H4;
-    /// comma-separated), e.g. to run or resume one long experiment on its own.
-    #[arg(long, value_name = "IDS", value_delimiter = ',', requires = "all")]
+    /// Only the rows of these registry experiments (EXP-M1 … EXP-H4; comma-separated),
+    /// e.g. to run or resume one long experiment on its own.
+    #[arg(long, value_name = "IDS", value_delimiter = ',')]
     pub experiment: Vec<String>,
-    /// Directory for the CSV, SVG and Markdown outputs (created if missing).
+    /// Directory for claims.csv, points.csv, summary.md, experiments.md and the
+    /// resumable cells/ store (created if missing).
     #[arg(long, value_name = "DIR", required_unless_present = "list")]
     pub out: Option<PathBuf>,
-    /// Smaller devices and shorter workloads; with --all, only the two ends of each
-    /// free parameter's range (the summary says the labels are then not the verdict).
+    /// Only the two ends of each free parameter's range, on scaled-down drives (CI's
+    /// check that every experiment runs; the summary says the labels are then not the
+    /// verdict).
     #[arg(long)]
     pub quick: bool,
-    /// Directory of trace samples (msr/, spc-ascii/, …) for the trace sections of
-    /// cftl and ncq-buffer [default: ../shared/traces beside the checkout of the
-    /// executable]; the summary says where they came from or why they were skipped.
+    /// Directory of trace samples (msr/, spc-ascii/, …) for the trace experiments
+    /// [default: ../shared/traces beside the checkout of the executable]; a row whose
+    /// traces are missing is "not evaluable" and says where it looked.
     #[arg(long, value_name = "DIR")]
     pub traces: Option<PathBuf>,
-    /// Base seed of every run.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// List the experiments.
-    #[arg(long)]
+    /// List the papers (with their names) and the registry's experiments.
+    #[arg(long, conflicts_with_all = ["all", "paper", "experiment", "name"])]
     pub list: bool,
-    /// Also write an HTML report (DIR/index.html: the summary, every figure inline and
-    /// every table sortable, in one self-contained page) into this directory.
+    /// Also write an HTML report (DIR/index.html: the summary and every table, in one
+    /// self-contained page) into this directory.
     #[arg(long, value_name = "DIR")]
     pub html: Option<PathBuf>,
 }
 
+/// `--list`: the papers and the experiments.
+fn list() -> String {
+    let reg = experiments::registry::registry();
+    let mut s = format!(
+        "Papers (ssdlab reproduce PAPER --out DIR, or --paper PREFIX):\n{}\n\
+         Experiments (ssdlab reproduce --experiment ID --out DIR):\n",
+        registry::lines(&registry::papers(), 12)
+    );
+    let exps: Vec<(&str, String)> = reg
+        .experiments
+        .iter()
+        .map(|x| {
+            (
+                x.id.as_str(),
+                format!("{} [{}]", x.title, x.claims.join(" ")),
+            )
+        })
+        .collect();
+    for (id, about) in exps {
+        s.push_str(&format!("  {id:<8} {about}\n"));
+    }
+    s
+}
+
 /// Runs `ssdlab reproduce`.
 pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
-    if args.all && !args.list {
-        return all(args);
-    }
-    let (Some(name), Some(out), false) = (&args.name, &args.out, args.list) else {
-        print!(
-            "Experiments (ssdlab reproduce NAME --out DIR):\n{}",
-            registry::lines(&registry::experiments(), 14)
-        );
+    if args.list {
+        print!("{}", list());
         return Ok(());
-    };
+    }
+    if args.name.is_none() && !args.all && args.paper.is_empty() && args.experiment.is_empty() {
+        return Err(CliError::Input(
+            "reproduce: say which rows to judge: a paper name (see --list), --all, \
+             --paper PREFIXES or --experiment IDS"
+                .into(),
+        ));
+    }
+    let out = args
+        .out
+        .as_ref()
+        .ok_or_else(|| CliError::Input("reproduce needs --out DIR".into()))?;
     if let Some(t) = args.traces.as_ref().filter(|t| !t.is_dir()) {
         return Err(CliError::Input(format!(
             "--traces {}: not a directory; expected a directory of trace samples (msr/, spc-ascii/, …)",
@@ -105,19 +129,32 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
     }
     let dir = output::dir("--out", out)?;
     let html_dir = html_dir(args, &dir)?;
-    let exp = experiments::find(name)
-        .ok_or_else(|| CliError::Input(format!("unknown experiment `{name}`")))?;
-    let mut ctx = experiments::Ctx::new(args.quick, args.seed)
-        .with_traces(experiments::find_traces(args.traces.as_deref()));
-    exp.run(&mut ctx)
-        .map_err(|e| CliError::Input(format!("reproduce {name}: {e}")))?;
+    let papers: Vec<String> = match &args.name {
+        Some(n) => vec![paper_prefix(n).expect("clap checked the name").to_string()],
+        None => args.paper.clone(),
+    };
+    let env = eval::Env {
+        quick: args.quick,
+        work: Some(out.clone()),
+        traces: experiments::find_traces(args.traces.as_deref()),
+    };
+    let ev = eval::evaluate_only(&env, &papers, &args.experiment)
+        .map_err(|e| CliError::Input(format!("reproduce: {e}")))?;
+    let mut ctx = experiments::Ctx::new();
+    eval::write(&ev, &mut ctx);
+    let title = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
     commit(
         &ctx,
-        &format!("ssdlab reproduce {name}"),
+        &format!("ssdlab {title}"),
         out,
         &dir,
         html_dir.as_ref(),
-    )
+    )?;
+    for (paper, counts) in eval::label_counts(&ev) {
+        let line: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        eprintln!("{paper}: {}", line.join(", "));
+    }
+    Ok(())
 }
 
 /// `--html DIR`, checked against `--out`.
@@ -134,31 +171,6 @@ fn html_dir(args: &ReproduceArgs, dir: &OutputPath) -> Result<Option<OutputPath>
         )?;
     }
     Ok(html_dir)
-}
-
-/// `--all`: the claims registry, judged.
-fn all(args: &ReproduceArgs) -> Result<(), CliError> {
-    let out = args
-        .out
-        .as_ref()
-        .ok_or_else(|| CliError::Input("--all needs --out DIR".into()))?;
-    let dir = output::dir("--out", out)?;
-    let html_dir = html_dir(args, &dir)?;
-    let env = eval::Env {
-        quick: args.quick,
-        work: Some(out.clone()),
-        traces: experiments::find_traces(args.traces.as_deref()),
-    };
-    let ev = eval::evaluate_only(&env, &args.paper, &args.experiment)
-        .map_err(|e| CliError::Input(format!("reproduce --all: {e}")))?;
-    let mut ctx = experiments::Ctx::new(args.quick, args.seed);
-    eval::write(&ev, &mut ctx);
-    commit(&ctx, "ssdlab reproduce --all", out, &dir, html_dir.as_ref())?;
-    for (paper, counts) in eval::label_counts(&ev) {
-        let line: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
-        eprintln!("{paper}: {}", line.join(", "));
-    }
-    Ok(())
 }
 
 /// Writes `ctx`'s files (and the page) together.

@@ -1,21 +1,13 @@
-//! Paper reproductions: `ssdlab reproduce NAME --out DIR`, one file per experiment,
-//! registered in [`all`].
+//! Paper reproductions: `ssdlab reproduce` judges the claims registry
+//! ([`registry`]: one evaluator file per registry experiment, each a declarative grid
+//! run on the sweep engine plus the analysis that applies the registry's criteria).
 //!
-//! An experiment builds configurations, runs them (in parallel, see [`Ctx::run_many`])
-//! and hands its tables, figures and Markdown summary to [`Ctx`]. Nothing reaches the
-//! disk until the experiment has succeeded: [`Ctx`] keeps every output in memory and
-//! [`write_outputs`] commits them all together at the end, so a failed or interrupted
-//! reproduction never leaves a half-finished result directory behind.
-//!
-//! Summaries quote the papers' published numbers (from `docs/papers.md`) as text beside ours;
-//! they are never inputs to a computation.
+//! This module holds what every evaluator shares: [`Ctx`], the in-memory sink of the
+//! outputs (nothing reaches the disk until the evaluation has succeeded: [`write_outputs`]
+//! commits them all together, so a failed or interrupted run never leaves a
+//! half-finished result directory behind), and [`find_traces`], where the trace samples
+//! are.
 
-pub mod android_ftl;
-pub mod cftl;
-pub mod claims;
-pub mod hdd_cache;
-pub mod mgmt_block;
-pub mod ncq_buffer;
 pub mod registry;
 
 use crate::config::Config;
@@ -40,32 +32,6 @@ pub enum ExpError {
     Other(String),
 }
 
-/// A paper reproduction.
-pub trait Experiment: Sync {
-    /// Name on the command line (`ssdlab reproduce NAME`).
-    fn name(&self) -> &'static str;
-    /// One line for `ssdlab reproduce --list`.
-    fn about(&self) -> &'static str;
-    /// Runs the experiment, handing every output to `ctx`.
-    fn run(&self, ctx: &mut Ctx) -> Result<(), ExpError>;
-}
-
-/// Every registered experiment, in the order `--list` shows them.
-pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![
-        Box::new(mgmt_block::MgmtBlock),
-        Box::new(android_ftl::AndroidFtl),
-        Box::new(cftl::CftlRepro),
-        Box::new(hdd_cache::HddCache),
-        Box::new(ncq_buffer::NcqBuffer),
-    ]
-}
-
-/// Looks an experiment up by name.
-pub fn find(name: &str) -> Option<Box<dyn Experiment>> {
-    all().into_iter().find(|e| e.name() == name)
-}
-
 /// One output file held in memory until the experiment succeeds.
 #[derive(Clone, Debug)]
 pub struct OutputFile {
@@ -75,15 +41,9 @@ pub struct OutputFile {
     pub contents: String,
 }
 
-/// What an experiment sees: its settings and the sink for its outputs.
-#[derive(Debug)]
+/// The outputs of an evaluation, held in memory until it has succeeded.
+#[derive(Debug, Default)]
 pub struct Ctx {
-    /// Smaller sizes so a test can run the experiment in seconds; the summary says so.
-    pub quick: bool,
-    /// Base seed; experiments derive every run's seed from it.
-    pub seed: u64,
-    /// Where the trace samples are, or why none were found.
-    pub traces: TraceDir,
     files: Vec<OutputFile>,
 }
 
@@ -165,19 +125,8 @@ pub fn find_traces(explicit: Option<&Path>) -> TraceDir {
 
 impl Ctx {
     /// A context with no outputs yet.
-    pub fn new(quick: bool, seed: u64) -> Ctx {
-        Ctx {
-            quick,
-            seed,
-            traces: find_traces(None),
-            files: Vec::new(),
-        }
-    }
-
-    /// The same context replaying trace samples from `traces`.
-    pub fn with_traces(mut self, traces: TraceDir) -> Ctx {
-        self.traces = traces;
-        self
+    pub fn new() -> Ctx {
+        Ctx::default()
     }
 
     fn push(&mut self, file_name: String, contents: String) {
@@ -206,11 +155,6 @@ impl Ctx {
         );
     }
 
-    /// An SVG figure `STEM.svg` (see [`crate::report::svg`] for the chart helpers).
-    pub fn svg(&mut self, stem: &str, svg: String) {
-        self.push(format!("{stem}.svg"), svg);
-    }
-
     /// A Markdown summary `STEM.md`.
     pub fn markdown(&mut self, stem: &str, text: String) {
         self.push(format!("{stem}.md"), text);
@@ -220,26 +164,21 @@ impl Ctx {
     pub fn files(&self) -> &[OutputFile] {
         &self.files
     }
+}
 
-    /// Runs every `(label, config)` with [`crate::sim::run`], in parallel, results in
-    /// input order (each run is a pure function of its config, so order of execution
-    /// cannot change a result).
-    pub fn run_many(&self, configs: &[(String, Config)]) -> Vec<Result<RunOutput, ExpError>> {
-        configs
-            .par_iter()
-            .map(|(label, cfg)| {
-                run(cfg, RunOptions::default()).map_err(|source| ExpError::Run {
-                    label: label.clone(),
-                    source,
-                })
+/// Runs every `(label, config)` with [`crate::sim::run`], in parallel, results in input
+/// order (each run is a pure function of its config, so the order of execution cannot
+/// change a result); fails on the first failed run.
+pub fn run_all(configs: &[(String, Config)]) -> Result<Vec<RunOutput>, ExpError> {
+    configs
+        .par_iter()
+        .map(|(label, cfg)| {
+            run(cfg, RunOptions::default()).map_err(|source| ExpError::Run {
+                label: label.clone(),
+                source,
             })
-            .collect()
-    }
-
-    /// Like [`Ctx::run_many`], failing on the first failed run.
-    pub fn run_all(&self, configs: &[(String, Config)]) -> Result<Vec<RunOutput>, ExpError> {
-        self.run_many(configs).into_iter().collect()
-    }
+        })
+        .collect()
 }
 
 /// Every output of `ctx` as (file name, content), ready for [`output::Batch::dir`].
@@ -260,15 +199,6 @@ pub fn write_outputs(ctx: &Ctx, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut batch = output::Batch::new();
     batch.dir(&out, output_files(ctx));
     batch.commit().map_err(|e| e.source)
-}
-
-/// Formats a float for tables with `digits` decimals.
-pub fn fmt_f(x: f64, digits: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.digits$}")
-    } else {
-        "n/a".into()
-    }
 }
 
 /// A Markdown table from a header and rows.
@@ -299,7 +229,7 @@ mod tests {
 
     #[test]
     fn outputs_stay_in_memory_until_written_and_a_rewrite_replaces() {
-        let mut ctx = Ctx::new(true, 1);
+        let mut ctx = Ctx::new();
         ctx.csv("t", &["a", "b"], vec![vec!["1".into(), "x,y".into()]]);
         ctx.markdown("s", "# hi\n".into());
         ctx.csv("t", &["a"], vec![vec!["2".into()]]);
@@ -314,7 +244,7 @@ mod tests {
 
     #[test]
     fn csv_quotes_fields_with_commas() {
-        let mut ctx = Ctx::new(true, 1);
+        let mut ctx = Ctx::new();
         ctx.csv("t", &["a", "b"], vec![vec!["1".into(), "x,y".into()]]);
         assert_eq!(ctx.files()[0].contents, "a,b\n1,\"x,y\"\n");
     }

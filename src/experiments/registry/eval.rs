@@ -35,35 +35,84 @@ pub trait Evaluator: Sync {
     }
 }
 
-/// Every evaluator, in registry order.
-pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
-    vec![
-        Box::new(super::exp_m1::ExpM1),
-        Box::new(super::exp_m2::ExpM2),
-        Box::new(super::exp_m3::ExpM3),
-        Box::new(super::exp_m4::ExpM4),
-        Box::new(super::exp_m5::ExpM5),
-        Box::new(super::exp_m6::ExpM6),
-        Box::new(super::exp_m7::ExpM7),
-        Box::new(super::exp_m8::ExpM8),
-        Box::new(super::exp_m9::ExpM9),
-        Box::new(super::exp_m10::ExpM10),
-        Box::new(super::exp_m12::ExpM12),
-        Box::new(super::exp_n1::ExpN1),
-        Box::new(super::exp_n2::ExpN2),
-        Box::new(super::exp_n3::ExpN3),
-        Box::new(super::exp_n4::ExpN4),
-        Box::new(super::exp_c1::ExpC1),
-        Box::new(super::exp_c2::ExpC2),
-        Box::new(super::exp_c3::ExpC3),
-        Box::new(super::exp_a1::ExpA1),
-        Box::new(super::exp_a2::ExpA2),
-        Box::new(super::exp_a3::ExpA3),
-        Box::new(super::exp_h1::ExpH1),
-        Box::new(super::exp_h2::ExpH2),
-        Box::new(super::exp_h3::ExpH3),
-        Box::new(super::exp_h4::ExpH4),
-    ]
+/// Registers the evaluators, in registry order: one line per experiment file. Each
+/// file's opening doc comment (its drawing: setup, grid, criteria and every default
+/// with its source) is compiled in from the same line, so the report that records the
+/// design ([`designs`]) cannot miss an evaluator.
+macro_rules! registered {
+    ($($file:ident => $ty:ident),* $(,)?) => {
+        /// Every evaluator, in registry order.
+        pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
+            vec![$(Box::new(super::$file::$ty)),*]
+        }
+
+        /// (experiment id, its evaluator file's source), in registry order.
+        fn sources() -> Vec<(&'static str, &'static str)> {
+            vec![$((
+                super::$file::$ty.experiment(),
+                include_str!(concat!(stringify!($file), ".rs")),
+            )),*]
+        }
+    };
+}
+
+registered! {
+    exp_m1 => ExpM1,
+    exp_m2 => ExpM2,
+    exp_m3 => ExpM3,
+    exp_m4 => ExpM4,
+    exp_m5 => ExpM5,
+    exp_m6 => ExpM6,
+    exp_m7 => ExpM7,
+    exp_m8 => ExpM8,
+    exp_m9 => ExpM9,
+    exp_m10 => ExpM10,
+    exp_m12 => ExpM12,
+    exp_n1 => ExpN1,
+    exp_n2 => ExpN2,
+    exp_n3 => ExpN3,
+    exp_n4 => ExpN4,
+    exp_c1 => ExpC1,
+    exp_c2 => ExpC2,
+    exp_c3 => ExpC3,
+    exp_a1 => ExpA1,
+    exp_a2 => ExpA2,
+    exp_a3 => ExpA3,
+    exp_h1 => ExpH1,
+    exp_h2 => ExpH2,
+    exp_h3 => ExpH3,
+    exp_h4 => ExpH4,
+}
+
+/// The opening `//!` doc comment of a source file, as Markdown.
+fn doc_comment(source: &str) -> String {
+    let mut out = String::new();
+    for line in source.lines() {
+        let Some(rest) = line.strip_prefix("//!") else {
+            break;
+        };
+        out.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+        out.push('\n');
+    }
+    out
+}
+
+/// `experiments.md`: for each experiment that ran, its evaluator's drawing — setup, grid,
+/// criteria, and every parameter outside the grid with the value used and its source
+/// (registry rule 0.6), so each report records the defaults it was produced under.
+pub fn designs(ev: &Evaluation) -> String {
+    let mut s = String::from(
+        "# The experiments as run\n\nEach section is the opening comment of the \
+         experiment's evaluator (`src/experiments/registry/`): its setup, grid and \
+         criteria, and every default outside the registry's grid with its source, \
+         fixed before the first run.\n",
+    );
+    for (id, source) in sources() {
+        if ev.seconds.iter().any(|(e, _)| e == id) {
+            s.push_str(&format!("\n## {id}\n\n{}", doc_comment(source)));
+        }
+    }
+    s
 }
 
 /// Why a row whose experiment has no evaluator is not evaluable.
@@ -269,6 +318,7 @@ pub fn write(ev: &Evaluation, ctx: &mut Ctx) {
         points,
     );
     ctx.markdown("summary", summary(ev));
+    ctx.markdown("experiments", designs(ev));
 }
 
 /// `summary.md`, generated from the evaluation alone.
@@ -400,7 +450,7 @@ mod tests {
     #[test]
     fn claims_csv_has_one_row_per_registry_id_and_the_summary_counts_them() {
         let ev = whole();
-        let mut ctx = Ctx::new(true, 1);
+        let mut ctx = Ctx::new();
         write(ev, &mut ctx);
         let csv = &ctx
             .files()

@@ -55,14 +55,23 @@ use super::eval::{Env, Evaluator};
 use super::grid_run::ends;
 use super::judge::{Label, Point, RowResult, Verdict};
 use crate::config::Config;
-use crate::experiments::mgmt_block::cfg;
-use crate::experiments::{Ctx, ExpError};
+use crate::experiments::ExpError;
 use crate::units::Size;
 use crate::workload::synth::probe;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The registry's EXP-M6.
 pub struct ExpM6;
+
+/// Preset `preset` with the TOML `overrides` on top, seed `seed`.
+fn cfg(preset: &str, overrides: &str, seed: u64) -> Result<Config, ExpError> {
+    let table: toml::Table = toml::from_str(overrides)
+        .map_err(|e| ExpError::Other(format!("internal override `{overrides}`: {e}")))?;
+    let mut c = Config::load_with(Some(preset), None, table)
+        .map_err(|e| ExpError::Other(format!("{preset}: {e}")))?;
+    c.seed = seed;
+    Ok(c)
+}
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -505,7 +514,7 @@ fn runs(env: &Env) -> Result<BTreeMap<Key, Samples>, ExpError> {
             }
         }
     }
-    let outs = Ctx::new(env.quick, 1).run_all(&configs)?;
+    let outs = crate::experiments::run_all(&configs)?;
     Ok(keys
         .into_iter()
         .zip(outs)

@@ -23,10 +23,14 @@
 use super::eval::{Env, Evaluator};
 use super::judge::RowResult;
 use crate::experiments::ExpError;
-use crate::experiments::ncq_buffer::{TRACE_DIR, TRACES};
 use crate::workload::OpKind;
 use crate::workload::trace::{TraceFormat, TraceOptions, open_trace};
 use std::collections::HashSet;
+
+/// The trace-sample subdirectory and the Financial1 excerpt (its first 10,000 requests)
+/// that the reason for "not evaluable" measures.
+const TRACE_DIR: &str = "spc-ascii";
+const FINANCIAL1: &str = "financial1-head10k.ascii";
 
 /// The registry's EXP-N3.
 pub struct ExpN3;
@@ -77,7 +81,7 @@ fn oltp_reason(env: &Env) -> String {
     let Some(dir) = env.traces.join(TRACE_DIR) else {
         return format!("{missing2}, nor is Financial1 ({})", env.traces.describe());
     };
-    let path = dir.join(TRACES[0]);
+    let path = dir.join(FINANCIAL1);
     let opts = TraceOptions {
         format: Some(TraceFormat::Ascii),
         ..TraceOptions::default()
@@ -98,7 +102,7 @@ fn oltp_reason(env: &Env) -> String {
         "{missing2}; Financial1 is there only as its first {} requests ({}), which write \
          {:.1} MiB in {} requests to {} distinct 4 KiB pages",
         h.requests,
-        TRACES[0],
+        FINANCIAL1,
         h.bytes as f64 / (1 << 20) as f64,
         h.writes,
         h.pages

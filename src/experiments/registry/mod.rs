@@ -272,6 +272,24 @@ impl Registry {
     }
 }
 
+/// The command-line name of each paper (`ssdlab reproduce NAME`), by claim prefix: what
+/// the paper is about, in a word or two.
+pub const PAPER_NAMES: [(&str, &str); 5] = [
+    ("mgmt-block", "M"),
+    ("ncq-buffer", "N"),
+    ("cftl", "C"),
+    ("android-ftl", "A"),
+    ("hdd-cache", "H"),
+];
+
+/// The claim prefix of the paper named `name` on the command line.
+pub fn paper_prefix(name: &str) -> Option<&'static str> {
+    PAPER_NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| *p)
+}
+
 /// The registry carried in the binary.
 pub fn registry() -> &'static Registry {
     static R: OnceLock<Registry> = OnceLock::new();
