@@ -79,33 +79,22 @@ const LRU_QUEUE: i64 = 32;
 pub(super) const CHANNELS: i64 = 8;
 pub(super) const DIES_PER_CHANNEL: i64 = 4;
 pub(super) const PAGE_BYTES: i64 = 4096;
-pub(super) const PROGRAM_NS: i64 = 750_000;
-pub(super) const CHANNEL_MB_S: f64 = 40.0;
+pub(super) const PROGRAM_NS: i64 = grid_run::ERA_MLC_PROGRAM_NS;
+pub(super) const CHANNEL_MB_S: f64 = grid_run::ERA_MLC_CHANNEL_MB_S;
 pub(super) const HOST_LINK_MB_S: f64 = 600.0;
 
 /// The EXP-N1 drive, empty, with FIFO dispatch (shared with EXP-N2, "as EXP-N1").
 pub(super) fn drive() -> Vec<(&'static str, toml::Value)> {
-    vec![
+    let mut keys = vec![
         ("precondition", text("none")),
         ("device.capacity", text(CAPACITY)),
-        ("device.cell", text("mlc")),
         ("device.channels", int(CHANNELS)),
         ("device.chips_per_channel", int(DIES_PER_CHANNEL)),
-        ("device.dies_per_chip", int(1)),
-        ("device.planes_per_die", int(1)),
-        ("device.page_size", text("4KiB")),
-        ("device.read_ns", int(50_000)),
-        ("device.program_ns", int(PROGRAM_NS)),
-        ("device.erase_ns", int(3_000_000)),
-        ("device.channel_mb_s", float(CHANNEL_MB_S)),
         ("device.host_link_mb_s", float(HOST_LINK_MB_S)),
-        ("device.slc_cache_percent", float(0.0)),
-        ("device.pages_per_program", int(1)),
-        ("device.controller_latency_ns", int(0)),
-        ("device.controller_command_ns", int(0)),
-        ("ftl.name", text("page")),
         ("host.dispatch", text("fifo")),
-    ]
+    ];
+    keys.extend(grid_run::era_mlc_drive());
+    keys
 }
 
 /// Bytes a run writes.

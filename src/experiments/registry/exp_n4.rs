@@ -33,10 +33,10 @@ const REQUESTS: i64 = 20_000;
 const QDS: [i64; 6] = [1, 2, 4, 8, 16, 32];
 const CHANNELS: [i64; 3] = [4, 8, 16];
 const HOST_LINK_MB_S: f64 = 300.0;
-const READ_NS: i64 = 50_000;
-const PROGRAM_NS: i64 = 750_000;
+const READ_NS: i64 = grid_run::ERA_MLC_READ_NS;
+const PROGRAM_NS: i64 = grid_run::ERA_MLC_PROGRAM_NS;
 const PAGE_BYTES: f64 = 4096.0;
-const CHANNEL_MB_S: f64 = 40.0;
+const CHANNEL_MB_S: f64 = grid_run::ERA_MLC_CHANNEL_MB_S;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Load {
@@ -82,27 +82,16 @@ impl Load {
 }
 
 fn base() -> Vec<(&'static str, toml::Value)> {
-    vec![
+    let mut keys = vec![
         ("precondition", text("fill")),
         ("device.capacity", text(CAPACITY)),
-        ("device.cell", text("mlc")),
         ("device.chips_per_channel", int(4)),
-        ("device.dies_per_chip", int(1)),
-        ("device.planes_per_die", int(1)),
-        ("device.page_size", text("4KiB")),
-        ("device.read_ns", int(READ_NS)),
-        ("device.program_ns", int(PROGRAM_NS)),
-        ("device.erase_ns", int(3_000_000)),
-        ("device.channel_mb_s", float(CHANNEL_MB_S)),
         ("device.host_link_mb_s", float(HOST_LINK_MB_S)),
-        ("device.slc_cache_percent", float(0.0)),
-        ("device.pages_per_program", int(1)),
-        ("device.controller_latency_ns", int(0)),
-        ("device.controller_command_ns", int(0)),
-        ("ftl.name", text("page")),
         ("workload.requests", int(REQUESTS)),
         ("buffer.size", text(BUFFER)),
-    ]
+    ];
+    keys.extend(grid_run::era_mlc_drive());
+    keys
 }
 
 type Key = (Load, i64, bool, i64);

@@ -204,3 +204,33 @@ pub fn era_slc_drive() -> Vec<(&'static str, toml::Value)> {
         ("buffer.name", text("none")),
     ]
 }
+
+/// The MLC drive of the QLRU slides' experiments (EXP-N1, N2, N4), in config keys: 4 KB
+/// pages, one die a chip and one plane a die, t_R 50 µs, t_PROG 750 µs, t_BERS 3 ms
+/// (large-block MLC of 2008–09), 40 MB/s buses, one page a program, no SLC cache and no
+/// controller latency, page-mapping FTL. Each experiment adds its capacity, channels,
+/// host link, preconditioning and load.
+pub fn era_mlc_drive() -> Vec<(&'static str, toml::Value)> {
+    vec![
+        ("device.cell", text("mlc")),
+        ("device.dies_per_chip", int(1)),
+        ("device.planes_per_die", int(1)),
+        ("device.page_size", text("4KiB")),
+        ("device.read_ns", int(ERA_MLC_READ_NS)),
+        ("device.program_ns", int(ERA_MLC_PROGRAM_NS)),
+        ("device.erase_ns", int(3_000_000)),
+        ("device.channel_mb_s", float(ERA_MLC_CHANNEL_MB_S)),
+        ("device.slc_cache_percent", float(0.0)),
+        ("device.pages_per_program", int(1)),
+        ("device.controller_latency_ns", int(0)),
+        ("device.controller_command_ns", int(0)),
+        ("ftl.name", text("page")),
+    ]
+}
+
+/// [`era_mlc_drive`]'s page read time (ns).
+pub const ERA_MLC_READ_NS: i64 = 50_000;
+/// [`era_mlc_drive`]'s page program time (ns).
+pub const ERA_MLC_PROGRAM_NS: i64 = 750_000;
+/// [`era_mlc_drive`]'s bus rate (MB/s).
+pub const ERA_MLC_CHANNEL_MB_S: f64 = 40.0;
