@@ -356,6 +356,9 @@ fn precondition(
 /// The last note of every preconditioned run.
 const MEASURED_ONLY: &str = "counters cover the measured phase only (after preconditioning)";
 
+/// Called at each stop of [`write_aging`] with (writes, bytes, drive writes) so far.
+type AgingStop<'f> = dyn FnMut(&Units, u64, u64, f64) -> Result<(), SimError> + 'f;
+
 /// Called at each aging stop of [`precondition`] with the state and the notes a run aged
 /// to that volume would report.
 type AtStop<'f> = dyn FnMut(&Units, Vec<String>) -> Result<(), SimError> + 'f;
@@ -371,7 +374,7 @@ fn write_aging(
     cfg: &Config,
     live: u64,
     stops: &[f64],
-    at_stop: &mut dyn FnMut(&Units, u64, u64, f64) -> Result<(), SimError>,
+    at_stop: &mut AgingStop,
 ) -> Result<(u64, u64), SimError> {
     let unit = u.bytes();
     let span = live * unit;
