@@ -4,7 +4,9 @@
 //! on the way to the largest). Every record must be exactly the one the cell's own run
 //! gives: same report (minus wall-clock fields), same figures, same errors.
 
-use serde_json::Value;
+mod common;
+
+use common::strip_wall_clock;
 use ssdlab::sweep::runner::{run_cell, run_group, series_groups};
 use ssdlab::sweep::{Cell, Grid, Plan, Record};
 use std::path::Path;
@@ -12,18 +14,6 @@ use std::path::Path;
 fn plan(text: &str) -> Plan {
     let g = Grid::from_table(toml::from_str(text).unwrap(), "test grid", Path::new("")).unwrap();
     Plan::new(g, 1).unwrap()
-}
-
-/// Drops the fields that depend on the machine, not the simulation.
-fn strip_wall_clock(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.retain(|k, _| !k.starts_with("wall_clock"));
-            m.values_mut().for_each(strip_wall_clock);
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
-        _ => {}
-    }
 }
 
 fn text(r: &Record) -> String {

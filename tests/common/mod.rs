@@ -154,3 +154,15 @@ pub fn holds(claims: &[(String, bool)], id: &str) -> bool {
         .unwrap_or_else(|| panic!("no claim {id}"))
         .1
 }
+
+/// Removes every field whose value depends on the machine rather than the simulation.
+pub fn strip_wall_clock(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.retain(|k, _| !k.starts_with("wall_clock"));
+            m.values_mut().for_each(strip_wall_clock);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
+        _ => {}
+    }
+}
