@@ -280,6 +280,7 @@ impl HostLogStats {
 const NONE: u32 = u32::MAX;
 
 /// The layer's state (the device stays owned by the run; [`LogTarget`] pairs them).
+#[derive(Clone)]
 pub struct HostLog {
     shape: HostLogShape,
     buffer_segments: usize,

@@ -439,6 +439,54 @@ impl Nand {
         }
     }
 
+    /// An exact copy of the array's state (tags, validity, wear, counters, pending
+    /// stamps and the operation log), or `None` when it holds page payloads: their store
+    /// may be a file, which a copy cannot share (`ssdlab serve`, `ssdlab crashtest`).
+    pub fn try_clone(&self) -> Option<Nand> {
+        // Destructured so that a field added later must be copied here too.
+        let Nand {
+            geo,
+            ppb_shift,
+            oob_lpn,
+            oob_seq,
+            valid,
+            programmed,
+            blocks,
+            in_order,
+            endurance_cycles,
+            worn_out_blocks,
+            next_seq,
+            stamps,
+            counters,
+            logging,
+            log,
+            blocks_per_erase,
+            data,
+        } = self;
+        if data.is_some() {
+            return None;
+        }
+        Some(Nand {
+            geo: *geo,
+            ppb_shift: *ppb_shift,
+            oob_lpn: oob_lpn.clone(),
+            oob_seq: oob_seq.clone(),
+            valid: valid.clone(),
+            programmed: programmed.clone(),
+            blocks: blocks.clone(),
+            in_order: *in_order,
+            endurance_cycles: *endurance_cycles,
+            worn_out_blocks: *worn_out_blocks,
+            next_seq: *next_seq,
+            stamps: stamps.clone(),
+            counters: *counters,
+            logging: *logging,
+            log: log.clone(),
+            blocks_per_erase: *blocks_per_erase,
+            data: None,
+        })
+    }
+
     /// Makes the array hold page payloads in `data` (an erased store, or the one
     /// [`Nand::mount`] read).
     pub fn attach_data(&mut self, data: crate::data::FlashData) {

@@ -1418,6 +1418,7 @@ pub trait TimeModel: Send {
 // A device holds one, built once and never moved on a hot path: the variants' sizes do
 // not matter, and boxing the full model would add a pointer chase to every call.
 #[allow(clippy::large_enum_variant)]
+#[derive(Clone)]
 pub enum Model {
     /// [`FullModel`].
     Full(FullModel),
@@ -1474,6 +1475,7 @@ impl TimeModel for Model {
 }
 
 /// The full model as a [`TimeModel`]: every logged operation on its die and bus.
+#[derive(Clone)]
 pub struct FullModel {
     timing: Timing,
     ops: Vec<FlashOp>,
@@ -1612,6 +1614,7 @@ impl TimeModel for FullModel {
 /// lone page therefore costs t_PROG, and a command of k pages or more the formula's
 /// P·Tw up to the last operation's padding. (The report's "Elapsed (formula)" stays the
 /// papers' count, Cw·Tw, with no padding.)
+#[derive(Clone)]
 pub struct CountModel {
     formula: FormulaCosts,
     /// Pages per program operation (k).

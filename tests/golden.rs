@@ -7,6 +7,9 @@
 //!
 //! and says in its commit message which figures moved and why.
 
+mod common;
+
+use common::strip_wall_clock;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -62,18 +65,6 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("probe-ssd-c", "--workload probe --preset ssd-c"),
 ];
-
-/// Removes every field whose value depends on the machine rather than the simulation.
-fn strip_wall_clock(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            m.retain(|k, _| !k.starts_with("wall_clock"));
-            m.values_mut().for_each(strip_wall_clock);
-        }
-        Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
-        _ => {}
-    }
-}
 
 fn report(args: &str) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_ssdlab"))

@@ -35,6 +35,7 @@ use crate::nand::Lpn;
 use std::collections::BTreeMap;
 
 /// Block-Page Adaptive Cache.
+#[derive(Clone)]
 pub struct Bpac {
     /// Page list: slots and their LRU order (MRU first).
     pl_slots: PageSlots,

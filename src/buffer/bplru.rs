@@ -26,6 +26,7 @@ use crate::nand::Lpn;
 use std::collections::BTreeMap;
 
 /// Block Padding LRU.
+#[derive(Clone)]
 pub struct Bplru {
     cl: Clusters,
     /// Blocks, most recently written first.

@@ -24,6 +24,7 @@ use crate::nand::Lpn;
 use std::collections::BTreeMap;
 
 /// Cold and Largest Cluster.
+#[derive(Clone)]
 pub struct Clc {
     cl: Clusters,
     /// Size-independent region, most recent first.

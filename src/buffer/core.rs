@@ -661,7 +661,7 @@ impl PageMap for PageIndex {
 /// page-granular LRU needs, in two layouts: [`PageIndex`] (grouped, memory bounded by
 /// the buffer) and [`FlatIndex`] (one word per logical page, one access per lookup).
 /// [`page_map_is_flat`] chooses.
-pub trait PageMap: Send {
+pub trait PageMap: Send + Clone + 'static {
     /// An empty map for up to `capacity` of the pages `0 .. logical_pages`.
     fn with_pages(capacity: u32, logical_pages: u64) -> Self;
     /// Entries held.

@@ -26,6 +26,7 @@ use super::{Evictions, WriteBuffer};
 use crate::nand::Lpn;
 
 /// Expectation-based LRU.
+#[derive(Clone)]
 pub struct ExLru {
     cl: Clusters,
     /// Blocks, most recently referenced first.

@@ -21,6 +21,7 @@ use super::{Evictions, WriteBuffer};
 use crate::nand::Lpn;
 
 /// Flash-Aware Buffer.
+#[derive(Clone)]
 pub struct Fab {
     cl: Clusters,
     /// `by_size[c]`: blocks with `c` buffered pages, most recently referenced first.

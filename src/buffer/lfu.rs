@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 const MAX_COUNT: usize = 1023;
 
 /// Page-granular LFU with aging.
+#[derive(Clone)]
 pub struct Lfu {
     slots: PageSlots,
     count: Vec<u16>,

@@ -46,6 +46,7 @@ const STAMP_MASK: u32 = (1 << 31) - 1;
 
 /// Page-granular LRU over a page index `M` (flat on devices small enough, grouped
 /// above: [`super::core::page_map_is_flat`]).
+#[derive(Clone)]
 pub struct Lru<M: PageMap = PageIndex> {
     /// Buffered page → stamp of its latest reference.
     map: M,

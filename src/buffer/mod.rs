@@ -78,12 +78,31 @@ impl Evictions {
     }
 }
 
+/// Copies a boxed write buffer: implemented for every `WriteBuffer + Clone`, so a policy
+/// only derives `Clone` (a preconditioned drive is copied with its buffer contents).
+pub trait WriteBufferClone {
+    /// An exact copy of this buffer's state.
+    fn clone_box(&self) -> Box<dyn WriteBuffer>;
+}
+
+impl<T: WriteBuffer + Clone + 'static> WriteBufferClone for T {
+    fn clone_box(&self) -> Box<dyn WriteBuffer> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn WriteBuffer> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// A write-buffer replacement policy over logical pages. The caller guarantees every
 /// `lpn` is below the device's logical page count.
 ///
 /// After `write(lpn)` returns, `lpn` is buffered; `len_pages() <= capacity_pages()`
 /// always holds.
-pub trait WriteBuffer: Send {
+pub trait WriteBuffer: Send + WriteBufferClone {
     /// Registered name.
     fn name(&self) -> &'static str;
     /// Pages the buffer holds at most.

@@ -49,6 +49,7 @@ const REF_ASIDE: u32 = 1 << 31;
 const REF_COUNT: u32 = REF_ASIDE - 1;
 
 /// NCQ-aware LRU.
+#[derive(Clone)]
 pub struct QLru {
     slots: PageSlots,
     /// Buffered pages in LRU order (MRU first), protected ones included until an

@@ -81,6 +81,7 @@ impl AftlConfig {
 }
 
 /// AFTL state.
+#[derive(Clone)]
 pub struct Aftl {
     cfg: AftlConfig,
     geo: Geometry,

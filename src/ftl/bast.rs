@@ -82,6 +82,7 @@ const EMPTY: LogSlot = LogSlot {
 };
 
 /// BAST state.
+#[derive(Clone)]
 pub struct Bast {
     b: Blocks,
     slots: Vec<LogSlot>,

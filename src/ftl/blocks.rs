@@ -80,6 +80,7 @@ pub(super) struct Unit {
 }
 
 /// Free pools, frontiers, block roles and the victim policy of a page-mapped FTL.
+#[derive(Clone)]
 pub(super) struct Blocks<V: VictimPolicy> {
     /// The real geometry (pages, blocks, planes of the NAND).
     pub(super) geo: Geometry,

@@ -386,6 +386,7 @@ enum Level {
 }
 
 /// CFTL state.
+#[derive(Clone)]
 pub struct Cftl {
     cfg: CftlConfig,
     np: u32,

@@ -217,6 +217,7 @@ pub fn build(
 }
 
 /// DFTL state.
+#[derive(Clone)]
 pub struct Dftl<V: VictimPolicy> {
     np: u32,
     cmt_start: CmtStart,

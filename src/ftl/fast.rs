@@ -87,7 +87,7 @@ pub(crate) struct Sw {
 }
 
 /// How the oldest RW log block is reclaimed when the RW log is full.
-pub trait RwReclaim: Send + 'static {
+pub trait RwReclaim: Send + Clone + 'static {
     /// Registered FTL name.
     const NAME: &'static str;
     /// Must leave stream [`HOT`] with fewer blocks than its capacity or with room in
@@ -100,6 +100,7 @@ pub trait RwReclaim: Send + 'static {
 }
 
 /// FAST's own reclaim: full-merge every logical block with a page in the victim.
+#[derive(Clone)]
 pub struct MergeAll;
 
 impl RwReclaim for MergeAll {
@@ -111,6 +112,7 @@ impl RwReclaim for MergeAll {
 }
 
 /// State shared by FAST and FASTer.
+#[derive(Clone)]
 pub struct FastCore {
     pub(crate) b: Blocks,
     pub(crate) rw: RwLog,
@@ -779,6 +781,7 @@ impl FastCore {
 }
 
 /// FAST (with [`MergeAll`]) or FASTer (with its second-chance reclaim).
+#[derive(Clone)]
 pub struct Fast<P: RwReclaim> {
     pub(crate) core: FastCore,
     pub(crate) policy: P,

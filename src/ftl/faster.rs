@@ -83,6 +83,7 @@ impl FasterConfig {
 }
 
 /// FASTer's reclaim.
+#[derive(Clone)]
 pub struct SecondChance {
     second_chance: bool,
     second_chances: u64,

@@ -165,6 +165,7 @@ impl Bits {
 
 /// Erased blocks, handed out least-worn first. Buckets by erase count make both ends
 /// O(1): erase counts only grow, so the lowest non-empty bucket moves slowly.
+#[derive(Clone)]
 pub(crate) struct BlockPool {
     buckets: Vec<VecDeque<u32>>,
     min: usize,
@@ -260,6 +261,7 @@ impl BlockPool {
 }
 
 /// What a mount scan tells a block-mapped FTL's recovery (docs/nbd.md, "Power loss").
+#[derive(Clone)]
 pub(crate) struct Scan {
     /// `ppn + 1` of the newest copy of each logical page (recovery.rs), 0 = none.
     pub newest: Vec<u32>,
@@ -320,6 +322,7 @@ impl MergeStats {
 
 /// The block-mapped side every log-block FTL shares: data-block map, roles, free pool,
 /// merges.
+#[derive(Clone)]
 pub(crate) struct Blocks {
     pub geo: Geometry,
     pub np: u32,
@@ -883,6 +886,7 @@ struct Stream {
 ///
 /// Mapping memory: `Nslots·Np·(4 + 8) + H·4 + BL·4 + Nslots·4` bytes (`rev`, list
 /// links, index slots `H` = next power of two ≥ 2·Nslots·Np, list heads, slot table).
+#[derive(Clone)]
 pub(crate) struct RwLog {
     np: u32,
     div: FastDiv,

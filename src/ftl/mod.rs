@@ -82,9 +82,30 @@ pub enum FtlError {
     },
 }
 
+/// Copies a boxed FTL: implemented for every `Ftl + Clone`, so an FTL only derives
+/// `Clone` (the `dyn-clone` pattern without the crate).
+pub trait FtlClone {
+    /// An exact copy of this FTL's state.
+    fn clone_box(&self) -> Box<dyn Ftl>;
+}
+
+impl<T: Ftl + Clone + 'static> FtlClone for T {
+    fn clone_box(&self) -> Box<dyn Ftl> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn Ftl> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// A flash translation layer. The caller guarantees `lpn < logical_pages()`.
 /// After any call returns, every written, untrimmed `lpn` reads back its latest write.
-pub trait Ftl: Send {
+/// Every FTL is `Clone` (through [`FtlClone`]) so that a preconditioned drive can be
+/// copied exactly and several measurements start from one aged state.
+pub trait Ftl: Send + FtlClone {
     /// Registered name.
     fn name(&self) -> &'static str;
     /// Logical pages exported to the host.

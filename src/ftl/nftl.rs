@@ -148,6 +148,7 @@ const MAX_CHAIN: u32 = u16::MAX as u32;
 
 /// Chains of two or more units in lists by length, each oldest first, so the longest
 /// chain is found in O(1) (amortised) without scanning every logical block.
+#[derive(Clone)]
 struct ByLength {
     /// Units in each logical block's chain.
     len: Vec<u32>,
@@ -254,6 +255,7 @@ struct Walk {
 }
 
 /// NFTL state.
+#[derive(Clone)]
 pub struct Nftl {
     b: Blocks,
     cfg: NftlConfig,

@@ -35,6 +35,7 @@ use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
 use std::collections::BTreeMap;
 
 /// Log-style NFTL state.
+#[derive(Clone)]
 pub struct NftlLog {
     np: u32,
     logical_pages: u32,

@@ -54,6 +54,7 @@ pub fn build(
 }
 
 /// Page-mapping FTL state.
+#[derive(Clone)]
 pub struct PageFtl<V: VictimPolicy> {
     cfg: FtlConfig,
     logical_pages: u32,

@@ -98,7 +98,7 @@ pub enum Placement {
 }
 
 /// What [`Blocks::mount`] rebuilt, for the FTL's tables.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Mounted {
     /// `(lbn, primary, replacement)` of every logical block holding data ([`NIL`]: no
     /// replacement block).
@@ -156,6 +156,7 @@ struct Shape {
 }
 
 /// Roles for one logical block's blocks that keep its live pages in place.
+#[derive(Clone)]
 struct Fit {
     p: u32,
     r: u32,
@@ -167,6 +168,7 @@ struct Fit {
 }
 
 /// Block pools, roles and the primary/replacement operations.
+#[derive(Clone)]
 pub struct Blocks {
     geo: Geometry,
     np: u32,

@@ -221,6 +221,51 @@ impl Device {
         })
     }
 
+    /// An exact copy of the drive's whole state (flash, FTL, write buffer, time model,
+    /// queue, counters and the FTL's random streams), so that a measurement run from the
+    /// copy does exactly what it would have done on this drive: several measurements can
+    /// start from one preconditioned state (`sim::Prepared`). `None` when the flash holds
+    /// page payloads ([`Nand::try_clone`]).
+    pub fn try_clone(&self) -> Option<Device> {
+        // Destructured so that a field added later must be copied here too.
+        let Device {
+            resolved,
+            nand,
+            ftl,
+            time,
+            page,
+            link,
+            link_page_ns,
+            serial_units,
+            read_pages,
+            read_flash,
+            host,
+            ncq,
+            buffer,
+            ctrl_free_ns,
+            idle_gc,
+            flash_busy_until_ns,
+        } = self;
+        Some(Device {
+            resolved: resolved.clone(),
+            nand: nand.try_clone()?,
+            ftl: ftl.clone(),
+            time: time.clone(),
+            page: *page,
+            link: link.clone(),
+            link_page_ns: *link_page_ns,
+            serial_units: *serial_units,
+            read_pages: read_pages.clone(),
+            read_flash: read_flash.clone(),
+            host: *host,
+            ncq: ncq.clone(),
+            buffer: buffer.clone(),
+            ctrl_free_ns: *ctrl_free_ns,
+            idle_gc: *idle_gc,
+            flash_busy_until_ns: *flash_busy_until_ns,
+        })
+    }
+
     /// Page size in bytes.
     pub fn page_bytes(&self) -> u64 {
         self.page.get()

@@ -13,7 +13,8 @@ use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
 use crate::workload::synth::aging::{AgingPattern, AgingWrites};
 use crate::workload::synth::{SynthKind, probe};
-use crate::workload::{IoRequest, OpKind};
+use crate::workload::trace::Warnings;
+use crate::workload::{IoRequest, OpKind, Phase};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -234,7 +235,21 @@ impl<'a> Units<'a> {
 ///
 /// With a host log the units are its blocks and every write goes through it.
 /// Returns notes for the report.
-fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
+///
+/// `stops` (ascending, each below `aging.volume_drive_writes`; only with `age`) are
+/// smaller aging volumes passed on the way: the aging stream does not depend on its
+/// volume, only where it ends, so after the writes a run aged to a stop's volume would
+/// have made, the state is that run's. `at_stop` then gets it with that run's notes.
+fn precondition(
+    u: &mut Units,
+    cfg: &Config,
+    stops: &[f64],
+    at_stop: &mut AtStop,
+) -> Result<Vec<String>, SimError> {
+    assert!(
+        stops.is_empty() || cfg.precondition == Precondition::Age,
+        "aging stops only with precondition = \"age\""
+    );
     let mut notes = Vec::new();
     if cfg.precondition == Precondition::None {
         return Ok(notes);
@@ -294,16 +309,24 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
         });
     }
     if cfg.precondition == Precondition::Age {
-        let (writes, bytes) = write_aging(u, cfg, fill)?;
-        notes.push(format!(
-            "preconditioned: aged with {writes} {} writes ({bytes} bytes, {} drive writes) \
-             inside the first {fill} {what}",
-            match cfg.aging.pattern {
-                AgingPattern::Uniform => "uniform",
-                AgingPattern::Desktop => "desktop-mix",
-            },
-            cfg.aging.volume_drive_writes
-        ));
+        let note = |writes: u64, bytes: u64, volume: f64| {
+            format!(
+                "preconditioned: aged with {writes} {} writes ({bytes} bytes, {volume} drive \
+                 writes) inside the first {fill} {what}",
+                match cfg.aging.pattern {
+                    AgingPattern::Uniform => "uniform",
+                    AgingPattern::Desktop => "desktop-mix",
+                },
+            )
+        };
+        let mut stop = |u: &Units, writes: u64, bytes: u64, volume: f64| {
+            let mut n = notes.clone();
+            n.push(note(writes, bytes, volume));
+            n.push(MEASURED_ONLY.into());
+            at_stop(u, n)
+        };
+        let (writes, bytes) = write_aging(u, cfg, fill, stops, &mut stop)?;
+        notes.push(note(writes, bytes, cfg.aging.volume_drive_writes));
     }
     if cfg.precondition == Precondition::Steady {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(cfg.seed ^ 0x5eed_f111);
@@ -326,14 +349,33 @@ fn precondition(u: &mut Units, cfg: &Config) -> Result<Vec<String>, SimError> {
             }
         }
     }
-    notes.push("counters cover the measured phase only (after preconditioning)".into());
+    notes.push(MEASURED_ONLY.into());
     Ok(notes)
 }
+
+/// The last note of every preconditioned run.
+const MEASURED_ONLY: &str = "counters cover the measured phase only (after preconditioning)";
+
+/// Called at each stop of [`write_aging`] with (writes, bytes, drive writes) so far.
+type AgingStop<'f> = dyn FnMut(&Units, u64, u64, f64) -> Result<(), SimError> + 'f;
+
+/// Called at each aging stop of [`precondition`] with the state and the notes a run aged
+/// to that volume would report.
+type AtStop<'f> = dyn FnMut(&Units, Vec<String>) -> Result<(), SimError> + 'f;
 
 /// The aging pass of `precondition = "age"`: `aging.volume_drive_writes` × the logical
 /// capacity in writes of `aging.pattern` ([`AgingWrites`]) over the `live` units the fill
 /// wrote, each one host write command of the units it touches. Returns (writes, bytes).
-fn write_aging(u: &mut Units, cfg: &Config, live: u64) -> Result<(u64, u64), SimError> {
+/// At each of `stops` (smaller volumes, ascending) calls `at_stop` with (writes, bytes,
+/// volume) after exactly the writes a run of that volume makes: the stream's first
+/// writes until their bytes reach the stop's volume.
+fn write_aging(
+    u: &mut Units,
+    cfg: &Config,
+    live: u64,
+    stops: &[f64],
+    at_stop: &mut AgingStop,
+) -> Result<(u64, u64), SimError> {
     let unit = u.bytes();
     let span = live * unit;
     let min = AgingWrites::min_span(cfg.aging.pattern);
@@ -345,7 +387,11 @@ fn write_aging(u: &mut Units, cfg: &Config, live: u64) -> Result<(u64, u64), Sim
             cfg.aging.pattern
         )));
     }
-    let volume = (u.count() as f64 * unit as f64 * cfg.aging.volume_drive_writes).round() as u64;
+    let count = u.count();
+    let volume_bytes =
+        |drive_writes: f64| (count as f64 * unit as f64 * drive_writes).round() as u64;
+    let volume = volume_bytes(cfg.aging.volume_drive_writes);
+    let mut stops = stops.iter().map(|&v| (volume_bytes(v), v)).peekable();
     let (mut writes, mut bytes) = (0u64, 0u64);
     for (offset, size) in AgingWrites::new(
         cfg.aging.pattern,
@@ -353,11 +399,20 @@ fn write_aging(u: &mut Units, cfg: &Config, live: u64) -> Result<(u64, u64), Sim
         volume,
         cfg.seed ^ 0xa9e1_0000_0000_5eed,
     ) {
+        while let Some(&(stop_bytes, v)) = stops.peek()
+            && bytes >= stop_bytes
+        {
+            at_stop(u, writes, bytes, v)?;
+            stops.next();
+        }
         let first = offset / unit;
         let last = (offset + size).div_ceil(unit).min(live);
         u.write(first, last - first)?;
         writes += 1;
         bytes += size;
+    }
+    for (_, v) in stops {
+        at_stop(u, writes, bytes, v)?;
     }
     Ok((writes, bytes))
 }
@@ -445,25 +500,243 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
         // File workloads run through a file system (fs/run.rs).
         return crate::fs::run::run_fs(design, opts);
     }
-    let cfg = &design.config;
     let start = std::time::Instant::now();
-    let mut dev = Device::build(design)?;
-    let mut log = design
+    let (mut dev, mut log) = build_drive(design)?;
+    // The workload first: a bad trace is reported before a long preconditioning.
+    let workload = build_workload(&design.config, capacity_of(&dev, log.as_ref()))?;
+    let notes = precondition(
+        &mut Units::new(&mut dev, log.as_mut(), design),
+        &design.config,
+        &[],
+        &mut |_, _| Ok(()),
+    )?;
+    let prepared = Prepared::finish(dev, log, notes, start)?;
+    measure(design, prepared, workload, opts)
+}
+
+/// The device of `design` and the host log in front of it, when configured.
+fn build_drive(design: &Design) -> Result<(Device, Option<HostLog>), SimError> {
+    let cfg = &design.config;
+    let dev = Device::build(design)?;
+    let log = design
         .host_log
         .map(|shape| HostLog::new(&cfg.host_log, shape, cfg.host.qd as usize, dev.holds_data()));
-    let capacity = log
-        .as_ref()
-        .map_or(dev.capacity_bytes(), HostLog::capacity_bytes);
-    let (phases, trace_warnings) = build_workload(cfg, capacity)?;
-    let mut notes = precondition(&mut Units::new(&mut dev, log.as_mut(), design), cfg)?;
-    dev.start_measured_phase()?;
-    if let Some(l) = &mut log {
-        l.reset_time(0);
+    Ok((dev, log))
+}
+
+/// The capacity the workload addresses: the host log's when there is one.
+fn capacity_of(dev: &Device, log: Option<&HostLog>) -> u64 {
+    log.map_or(dev.capacity_bytes(), HostLog::capacity_bytes)
+}
+
+/// A preconditioned drive ready for its measured phase: the device (and host log) with
+/// their clocks reset, and the preconditioning's notes. One is copied
+/// ([`Prepared::try_clone`]) for every measurement that starts from the same state.
+struct Prepared {
+    dev: Device,
+    log: Option<HostLog>,
+    notes: Vec<String>,
+    /// How long building and preconditioning took, for the report's `wall_clock_s`
+    /// (a shared state's runs each report what a run of their own would have taken).
+    prepare: std::time::Duration,
+}
+
+impl Prepared {
+    /// Ends preconditioning on a drive that `precondition` left (`start`: when its build
+    /// began).
+    fn finish(
+        mut dev: Device,
+        mut log: Option<HostLog>,
+        notes: Vec<String>,
+        start: std::time::Instant,
+    ) -> Result<Prepared, SimError> {
+        dev.start_measured_phase()?;
+        if let Some(l) = &mut log {
+            l.reset_time(0);
+        }
+        Ok(Prepared {
+            dev,
+            log,
+            notes,
+            prepare: start.elapsed(),
+        })
     }
+
+    /// An exact copy ([`Device::try_clone`]).
+    fn try_clone(&self) -> Option<Prepared> {
+        Some(Prepared {
+            dev: self.dev.try_clone()?,
+            log: self.log.clone(),
+            notes: self.notes.clone(),
+            prepare: self.prepare,
+        })
+    }
+}
+
+/// What a preconditioned state depends on, for sharing it between runs
+/// ([`run_series`]): designs with equal `series` precondition identically up to their
+/// aging volume, and with equal `series` and `volume_drive_writes` identically.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeriesKey {
+    /// The design without what only the measured phase reads (the `workload` and
+    /// `trace` tables) and without the aging volume, as text.
+    pub series: String,
+    /// `aging.volume_drive_writes` (0 unless `precondition = "age"`).
+    pub volume_drive_writes: f64,
+}
+
+/// The [`SeriesKey`] of `design`, or `None` when its preconditioned state cannot be
+/// shared: no preconditioning (nothing to share), `footprint` (it writes what the
+/// workload reads), or a file-system run (fs/run.rs prepares its own).
+///
+/// The device is built from the design (`Device::build`) and preconditioning reads the
+/// keys `precondition`, `fill_percent`, `[aging]`, `precondition_record` and `seed`;
+/// none of them reads `[workload]` or `[trace]`, which only the measured phase uses
+/// (the workload generator has its own seed-derived stream). So the key is the whole
+/// config without those two tables, plus the derived device, to be safe.
+pub fn series_key(design: &Design) -> Option<SeriesKey> {
+    let cfg = &design.config;
+    if cfg.fs.active()
+        || matches!(
+            cfg.precondition,
+            Precondition::None | Precondition::Footprint
+        )
+    {
+        return None;
+    }
+    let mut c = cfg.clone();
+    c.workload = Default::default();
+    c.trace = Default::default();
+    let volume_drive_writes = if c.precondition == Precondition::Age {
+        std::mem::take(&mut c.aging.volume_drive_writes)
+    } else {
+        0.0
+    };
+    let config = serde_json::to_string(&c).ok()?;
+    Some(SeriesKey {
+        series: format!(
+            "{config} {:?} {:?} {:?} {} {:?}",
+            design.device,
+            design.superblock,
+            design.ftl_geometry,
+            design.mgmt_block_pages,
+            design.host_log
+        ),
+        volume_drive_writes,
+    })
+}
+
+/// Runs `designs`, which share one [`SeriesKey::series`], from one preconditioning
+/// pass: every design's report is exactly the one [`run_design`] gives it (except the
+/// wall-clock fields). The drive is preconditioned once, to the largest aging volume;
+/// at each smaller volume on the way, and at the end, the state is copied for each
+/// design of that volume, which runs its measured phase from the copy (the last one
+/// from the state itself). `each(i, result)` gets design `i`'s result as it finishes.
+///
+/// Returns an error when the shared preconditioning fails: the designs not yet passed
+/// to `each` then need runs of their own (which report their own first error).
+pub fn run_series(
+    designs: &[&Design],
+    opts: RunOptions,
+    each: &mut dyn FnMut(usize, Result<RunOutput, SimError>),
+) -> Result<(), SimError> {
+    let Some(first) = designs.first() else {
+        return Ok(());
+    };
+    let key = series_key(first);
+    assert!(
+        key.is_some()
+            && designs
+                .iter()
+                .all(|d| series_key(d).map(|k| k.series) == key.as_ref().map(|k| k.series.clone())),
+        "run_series: designs of one series only"
+    );
+    // Volumes ascending, each with its designs in the order given.
+    let mut levels: Vec<(f64, Vec<usize>)> = Vec::new();
+    let mut order: Vec<usize> = (0..designs.len()).collect();
+    let volume = |i: usize| designs[i].config.aging.volume_drive_writes;
+    order.sort_by(|&a, &b| volume(a).total_cmp(&volume(b)));
+    for i in order {
+        match levels.last_mut() {
+            Some((v, is)) if *v == volume(i) => is.push(i),
+            _ => levels.push((volume(i), vec![i])),
+        }
+    }
+    let (top_volume, top) = levels.pop().expect("at least one design");
+    let top_design = designs[top[0]];
+    let start = std::time::Instant::now();
+    let (mut dev, mut log) = build_drive(top_design)?;
+    let stops: Vec<f64> = levels.iter().map(|l| l.0).collect();
+    let mut next = levels.into_iter();
+    let notes = precondition(
+        &mut Units::new(&mut dev, log.as_mut(), top_design),
+        &top_design.config,
+        &stops,
+        &mut |u, notes| {
+            let (v, is) = next.next().expect("one level per stop");
+            let dev = u.dev.try_clone().ok_or_else(|| copy_refused(v))?;
+            let log = u.log.as_deref().cloned();
+            let prepared = Prepared::finish(dev, log, notes, start)?;
+            measure_all(designs, &is, prepared, opts, each)
+        },
+    )?;
+    debug_assert_eq!(top_design.config.aging.volume_drive_writes, top_volume);
+    let prepared = Prepared::finish(dev, log, notes, start)?;
+    measure_all(designs, &top, prepared, opts, each)
+}
+
+fn copy_refused(volume: f64) -> SimError {
+    SimError::Config(format!(
+        "the preconditioned drive (aging volume {volume}) holds page data and cannot be copied"
+    ))
+}
+
+/// Runs designs `is` from copies of `prepared` (the last from `prepared` itself).
+fn measure_all(
+    designs: &[&Design],
+    is: &[usize],
+    prepared: Prepared,
+    opts: RunOptions,
+    each: &mut dyn FnMut(usize, Result<RunOutput, SimError>),
+) -> Result<(), SimError> {
+    let mut prepared = Some(prepared);
+    for (k, &i) in is.iter().enumerate() {
+        let p = if k + 1 == is.len() {
+            prepared.take().expect("kept for the last design")
+        } else {
+            prepared
+                .as_ref()
+                .and_then(Prepared::try_clone)
+                .ok_or_else(|| copy_refused(designs[i].config.aging.volume_drive_writes))?
+        };
+        let design = designs[i];
+        let out = build_workload(&design.config, capacity_of(&p.dev, p.log.as_ref()))
+            .and_then(|workload| measure(design, p, workload, opts));
+        each(i, out);
+    }
+    Ok(())
+}
+
+/// The measured phase of `design` on the drive `prepared` holds.
+fn measure(
+    design: &Design,
+    prepared: Prepared,
+    (phases, trace_warnings): (Vec<Phase>, Option<Warnings>),
+    opts: RunOptions,
+) -> Result<RunOutput, SimError> {
+    let cfg = &design.config;
+    let Prepared {
+        mut dev,
+        mut log,
+        mut notes,
+        prepare,
+    } = prepared;
+    let capacity = capacity_of(&dev, log.as_ref());
+    let now = std::time::Instant::now();
     let log_base = log.as_ref().map(HostLog::stats);
     let wall = WallClock {
-        start,
-        measured: std::time::Instant::now(),
+        start: now.checked_sub(prepare).unwrap_or(now),
+        measured: now,
     };
     let base = Baseline::take(&dev);
     let mut warnings: Vec<String> = design.notes.clone();
@@ -659,7 +932,7 @@ mod tests {
         let mut dev = Device::build(&design).unwrap();
         let mut u = Units::new(&mut dev, None, &design);
         u.record = Some(Vec::new());
-        let notes = precondition(&mut u, c).unwrap();
+        let notes = precondition(&mut u, c, &[], &mut |_, _| Ok(())).unwrap();
         let writes = u.record.take().unwrap();
         (dev, writes, notes)
     }

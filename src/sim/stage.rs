@@ -33,6 +33,7 @@ pub struct BufferStats {
 
 /// The write buffer as the device runs it: the policy, the host write each buffered page
 /// holds, the front end's clock and the counters.
+#[derive(Clone)]
 pub(super) struct BufferStage {
     pub(super) policy: Box<dyn WriteBuffer>,
     /// Page → sequence number of the host write it holds (when the NAND tracks write

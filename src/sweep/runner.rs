@@ -3,12 +3,18 @@
 //! appends each record to the store as it finishes, so a kill loses at most the cells
 //! still running. A remote backend (Ray) runs [`run_spec`] on its workers and hands the
 //! records back through [`Store::append`] the same way.
+//!
+//! Cells whose preconditioned drive is the same up to the aging volume
+//! ([`crate::sim::series_key`]: the design without its workload) run as one group: the
+//! drive is preconditioned once and each cell's measured phase starts from an exact copy
+//! of the state it needs ([`crate::sim::run_series`]), so every record is the one the
+//! cell's own run gives, at a fraction of the cost when many cells share an aged drive.
 
 use super::key::cell_key;
 use super::plan::{Cell, CellSpec, Plan};
 use super::store::{Record, Status, Store};
 use crate::config::Design;
-use crate::sim::{RunOptions, run_design};
+use crate::sim::{RunOptions, RunOutput, SimError, run_design, run_series, series_key};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashSet;
 use std::io::IsTerminal;
@@ -21,8 +27,7 @@ pub fn run_cell(design: &Design, key: &str) -> Record {
         run_design(design, RunOptions::default())
     }));
     match r {
-        Ok(Ok(out)) => Record::ok(key, &out.report, &out.figures),
-        Ok(Err(e)) => Record::failed(key, e.to_string()),
+        Ok(out) => record(key, out),
         Err(p) => {
             let msg = p
                 .downcast_ref::<String>()
@@ -32,6 +37,57 @@ pub fn run_cell(design: &Design, key: &str) -> Record {
             Record::failed(key, format!("the simulator panicked: {msg}"))
         }
     }
+}
+
+fn record(key: &str, out: Result<RunOutput, SimError>) -> Record {
+    match out {
+        Ok(out) => Record::ok(key, &out.report, &out.figures),
+        Err(e) => Record::failed(key, e.to_string()),
+    }
+}
+
+/// Runs `cells` of one series (one [`series_key`]) from one preconditioning pass
+/// ([`run_series`]), passing each record to `send` as it finishes. Should the shared
+/// pass fail or panic, the cells it has not finished run on their own ([`run_cell`]),
+/// so each gets exactly the record its own run gives.
+pub fn run_group(cells: &[&Cell], send: &mut dyn FnMut(Record)) {
+    if let [c] = cells {
+        send(run_cell(&c.design, &c.spec.key));
+        return;
+    }
+    let designs: Vec<&Design> = cells.iter().map(|c| &c.design).collect();
+    let mut done = vec![false; cells.len()];
+    let shared = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        run_series(&designs, RunOptions::default(), &mut |i, out| {
+            done[i] = true;
+            send(record(&cells[i].spec.key, out));
+        })
+    }));
+    if !matches!(shared, Ok(Ok(()))) {
+        for (c, _) in cells.iter().zip(&done).filter(|(_, d)| !**d) {
+            send(run_cell(&c.design, &c.spec.key));
+        }
+    }
+}
+
+/// `cells` grouped by series ([`series_key`]; a cell without one is a group of its
+/// own), groups in the order of their first cell.
+pub fn series_groups<'a>(cells: &[&'a Cell]) -> Vec<Vec<&'a Cell>> {
+    let mut groups: Vec<Vec<&Cell>> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for &c in cells {
+        match series_key(&c.design) {
+            Some(k) => match index.get(&k.series) {
+                Some(&g) => groups[g].push(c),
+                None => {
+                    index.insert(k.series, groups.len());
+                    groups.push(vec![c]);
+                }
+            },
+            None => groups.push(vec![c]),
+        }
+    }
+    groups
 }
 
 /// Runs a cell from its spec (on a worker that has only the spec): rebuilds and
@@ -108,6 +164,7 @@ pub fn run_local(
         .build()
         .map_err(|e| format!("cannot start {jobs:?} worker threads: {e}"))?;
     let bar = progress_bar(cells.len(), progress);
+    let groups = series_groups(cells);
     let (tx, rx) = std::sync::mpsc::channel::<Record>();
     let mut failed = 0;
     let mut write_error = None;
@@ -120,9 +177,11 @@ pub fn run_local(
             use rayon::prelude::*;
             use std::sync::atomic::Ordering;
             pool.install(|| {
-                cells.par_iter().for_each_with(tx, |tx, c| {
+                groups.par_iter().for_each_with(tx, |tx, g| {
                     if !stop.load(Ordering::Relaxed) {
-                        let _ = tx.send(run_cell(&c.design, &c.spec.key));
+                        run_group(g, &mut |r| {
+                            let _ = tx.send(r);
+                        });
                     }
                 });
             });

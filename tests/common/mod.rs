@@ -76,3 +76,16 @@ pub fn ssdlab(args: &[&str]) -> std::process::Output {
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+
+/// Removes every field whose value depends on the machine rather than the simulation.
+pub fn strip_wall_clock(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.retain(|k, _| !k.starts_with("wall_clock"));
+            m.values_mut().for_each(strip_wall_clock);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
+        _ => {}
+    }
+}

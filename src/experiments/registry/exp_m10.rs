@@ -40,8 +40,19 @@
 //! capacities and the volumes; the tests themselves take under a second a run. One run
 //! measured (user + sys, session 17): uniform at V = 4, U = 100 % 44 s on C and 53 s on
 //! A; uniform V = 1, U = 75 % 9 s on either; desktop V = 4, U = 100 % 7.5 s (A) and
-//! 9 s (C), V = 1, U = 75 % 1.2–1.6 s. The 666 runs of the full grid (2 × (324 aged +
-//! 9 new)) add up to roughly 2.5 CPU-hours, over an hour on an idle 2-core machine. `--quick` (CI) runs the ends of each
+//! 9 s (C), V = 1, U = 75 % 1.2–1.6 s. As 666 runs of their own (2 × (324 aged + 9
+//! new)) the full grid would take roughly 2.5 CPU-hours. It does not run that way: the
+//! sweep runner runs cells whose drives precondition alike from one pass (docs/sweep.md,
+//! "Cells that share a preconditioned drive"). Per drive the 324 aged cells form 18
+//! series (pattern × U × seed); each is aged once, to V = 4, with exact copies of the
+//! state taken where a V = 1 and a V = 2 run would stop, and each of its 18 cells
+//! (V × target × R) measures from a copy — 36 aging passes instead of 648, with
+//! reports identical to the cells' own runs (tests/shared_precondition.rs). From the
+//! single-run costs above that is about 1,500 CPU-s, some 12–13 minutes on an idle
+//! 2-core machine. (Session 18's full run, at nice 19 on a machine loaded ≈ 20 on 2
+//! cores, got 117 CPU-s in its first 53 minutes: by then 125 of the 666 cells were done,
+//! about 10 CPU-s per desktop series and 45 per uniform series on A, in line with the
+//! estimate; it had not finished at the deadline.) `--quick` (CI) runs the ends of each
 //! range with every size scaled by 1/512 (A 64 MiB, C 160 MiB, file 2 MiB, buffers
 //! 64 / 32 KiB): its labels are not the registry's verdict.
 

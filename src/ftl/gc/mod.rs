@@ -76,7 +76,7 @@ pub struct PolicyParams {
 
 /// A GC victim-selection policy. `now` is a logical clock: pages programmed so far, by
 /// the host and by the FTL itself.
-pub trait VictimPolicy: Send {
+pub trait VictimPolicy: Send + Clone + 'static {
     /// A policy for `geo`.
     fn build(geo: &Geometry, params: PolicyParams) -> Self
     where
