@@ -40,7 +40,7 @@ mod workload;
 pub use crate::host::Dispatched;
 pub use device::{Device, HostCounters, Recovery, time_model};
 pub use report::{LiveStats, Measure, erase_summary};
-pub use run::{RunOptions, RunOutput, run, run_design};
+pub use run::{RunOptions, RunOutput, run, run_design, run_design_phases};
 pub use stage::BufferStats;
 pub use workload::build_workload;
 

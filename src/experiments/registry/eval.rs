@@ -48,6 +48,7 @@ pub fn evaluators() -> Vec<Box<dyn Evaluator>> {
         Box::new(super::exp_m8::ExpM8),
         Box::new(super::exp_m9::ExpM9),
         Box::new(super::exp_m10::ExpM10),
+        Box::new(super::exp_m11::ExpM11),
         Box::new(super::exp_m12::ExpM12),
         Box::new(super::exp_n1::ExpN1),
         Box::new(super::exp_n2::ExpN2),
