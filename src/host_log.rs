@@ -96,6 +96,9 @@ pub struct HostLogConfig {
     /// Host memory copy rate, MB/s: a host block appended to the open segment, or served
     /// from host RAM to a read, costs block size / rate of host CPU time.
     pub memcpy_mb_s: f64,
+    /// SSD bytes the log manages, from offset 0 (the layer installed on a partition at
+    /// the start of the drive), rounded down to whole segments; 0 = the whole device.
+    pub space: Size,
 }
 
 impl Default for HostLogConfig {
@@ -109,6 +112,8 @@ impl Default for HostLogConfig {
             min_free_segments: 2,
             // A 2008–09 desktop (Core 2 on DDR2-800): docs/host-log.md gives the source.
             memcpy_mb_s: 2500.0,
+            // MFT manages the block device it is installed on: the whole drive.
+            space: Size(0),
         }
     }
 }
@@ -213,7 +218,21 @@ impl HostLogConfig {
             90.0,
             "percent of the SSD kept free for the log",
         )?;
-        let segments = capacity_bytes / segment;
+        let space = match self.space.bytes() {
+            0 => capacity_bytes,
+            s if s <= capacity_bytes => s,
+            _ => {
+                return Err(ConfigError::value(
+                    "host_log.space",
+                    self.space,
+                    format!(
+                        "at most the device's capacity ({}), or 0 for the whole device",
+                        Size(capacity_bytes)
+                    ),
+                ));
+            }
+        };
+        let segments = space / segment;
         let blocks = segment / block;
         if segments > u32::MAX as u64 / 2 || blocks * segments > u32::MAX as u64 - 1 {
             return Err(ConfigError::value(
@@ -232,8 +251,8 @@ impl HostLogConfig {
                 self.free_percent,
                 format!(
                     "enough free space for host_log.min_free_segments + 2 = {need} of the \
-                     device's {segments} segments of {}: a larger free_percent, a smaller \
-                     segment or a larger device",
+                     log's {segments} segments of {}: a larger free_percent, a smaller \
+                     segment, a larger host_log.space or a larger device",
                     self.segment
                 ),
             ));

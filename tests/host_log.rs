@@ -180,3 +180,43 @@ fn bad_host_log_settings_are_refused_naming_the_key() {
         Some("host_log.name".into())
     );
 }
+
+#[test]
+fn host_log_space_confines_the_log_to_the_start_of_the_drive() {
+    // A 32 MiB device, 1 MiB segments: by default the log spans all 32 segments; with
+    // host_log.space = 16 MiB it manages 16 (the first 16 MiB of the SSD), and the host
+    // sees half of those, so utilisation is live data / space, not / the whole drive.
+    let mut c = small_device(TimingMode::Count);
+    c.host_log = log_cfg(1 << 20, 50.0);
+    let whole = c.validate().unwrap().host_log.unwrap();
+    assert_eq!(whole.segments, 32);
+    c.host_log.space = Size(16 << 20);
+    let part = c.validate().unwrap().host_log.unwrap();
+    assert_eq!((part.segments, part.host_segments), (16, 8));
+    // A partial segment is not used.
+    c.host_log.space = Size((16 << 20) + 4096);
+    assert_eq!(c.validate().unwrap().host_log.unwrap().segments, 16);
+    // More than the device: refused, naming the key.
+    c.host_log.space = Size(64 << 20);
+    assert_eq!(
+        c.validate().expect_err("too large").key(),
+        Some("host_log.space")
+    );
+    // A run through a confined log writes only inside its space.
+    c.host_log.space = Size(16 << 20);
+    c.precondition = ssdlab::config::Precondition::None;
+    c.workload.kind = SynthKind::RandomWrite;
+    c.workload.span = Some(Size(4 << 20));
+    c.workload.requests = Some(4000);
+    c.host.qd = 1;
+    let out = run(&c, RunOptions::default()).unwrap();
+    let note = out
+        .report
+        .notes
+        .iter()
+        .find(|n| n.starts_with("host log"))
+        .unwrap();
+    assert!(note.contains("over 16 segments of 1MiB"), "{note}");
+    // 4000 × 4 KiB (15.6 MiB) over a 4 MiB span in 16 MiB: the log must clean.
+    assert!(!note.contains("(0 segments cleaned"), "{note}");
+}

@@ -28,7 +28,8 @@ pub struct DesignArgs {
     /// Host-side layer in front of the SSD; a comma list compares (`mft`: Managed Flash
     /// Technology-style log, random writes remapped into sequential segments; its keys:
     /// --set host_log.segment=1MiB, host_log.free_percent, host_log.block,
-    /// host_log.buffer_segments, host_log.min_free_segments, host_log.memcpy_mb_s;
+    /// host_log.buffer_segments, host_log.min_free_segments, host_log.memcpy_mb_s,
+    /// host_log.space;
     /// docs/host-log.md)
     #[arg(long, value_name = "NAME[,NAME…]", help_heading = "Host",
           value_parser = registry::list_of(registry::host_logs()))]

@@ -496,6 +496,31 @@ pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
 
 /// Runs a validated design and reports.
 pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> {
+    run_with(design, opts, None)
+}
+
+/// Runs a validated design on `phases` instead of its configured workload: an
+/// experiment's own sequence (e.g. random writes, then reads of the span they wrote).
+/// Preconditioning, the host queue, a host log and the report are the run's own; the
+/// phases must fit the capacity the host sees. Not for file-system designs.
+pub fn run_design_phases(
+    design: &Design,
+    opts: RunOptions,
+    phases: Vec<crate::workload::Phase>,
+) -> Result<RunOutput, SimError> {
+    if design.config.fs.active() {
+        return Err(SimError::Config(
+            "run_design_phases: block phases cannot run through a file system (fs.name)".into(),
+        ));
+    }
+    run_with(design, opts, Some(phases))
+}
+
+fn run_with(
+    design: &Design,
+    opts: RunOptions,
+    custom: Option<Vec<crate::workload::Phase>>,
+) -> Result<RunOutput, SimError> {
     if design.config.fs.active() {
         // File workloads run through a file system (fs/run.rs).
         return crate::fs::run::run_fs(design, opts);
@@ -503,7 +528,10 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
     let start = std::time::Instant::now();
     let (mut dev, mut log) = build_drive(design)?;
     // The workload first: a bad trace is reported before a long preconditioning.
-    let workload = build_workload(&design.config, capacity_of(&dev, log.as_ref()))?;
+    let workload = match custom {
+        Some(p) => (p, None),
+        None => build_workload(&design.config, capacity_of(&dev, log.as_ref()))?,
+    };
     let notes = precondition(
         &mut Units::new(&mut dev, log.as_mut(), design),
         &design.config,

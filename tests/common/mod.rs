@@ -77,7 +77,6 @@ pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-
 /// Removes every field whose value depends on the machine rather than the simulation.
 pub fn strip_wall_clock(v: &mut serde_json::Value) {
     match v {

@@ -67,6 +67,7 @@ registered! {
     exp_m8 => ExpM8,
     exp_m9 => ExpM9,
     exp_m10 => ExpM10,
+    exp_m11 => ExpM11,
     exp_m12 => ExpM12,
     exp_n1 => ExpN1,
     exp_n2 => ExpN2,

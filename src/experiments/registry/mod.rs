@@ -36,6 +36,7 @@ pub mod exp_h3;
 pub mod exp_h4;
 pub mod exp_m1;
 pub mod exp_m10;
+pub mod exp_m11;
 pub mod exp_m12;
 pub mod exp_m2;
 pub mod exp_m3;
