@@ -2,6 +2,7 @@
 //! host queue, and hand the measurements to [`super::report`].
 
 use super::SimError;
+use super::cancel::{Cancel, Watched, check as check_cancel};
 use super::device::Device;
 use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
 use super::workload::build_workload;
@@ -25,8 +26,8 @@ pub struct RunOutput {
     pub figures: Figures,
 }
 
-/// Options that affect how a run is shown, not what it computes.
-#[derive(Clone, Copy, Debug, Default)]
+/// Options that affect how a run is shown or stopped, not what it computes.
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Show a progress bar on long runs (only on a terminal).
     pub progress: bool,
@@ -34,6 +35,8 @@ pub struct RunOptions {
     /// NAND and buffer invariants, and that exactly the pages the host wrote and did not
     /// trim hold data. Costs one byte per logical page.
     pub check: bool,
+    /// Stop between requests once this flag is set ([`SimError::Cancelled`]).
+    pub cancel: Option<Cancel>,
 }
 
 /// The host's view of which logical pages hold data, kept from the commands as the
@@ -153,6 +156,8 @@ struct Units<'a> {
     min_programs: u64,
     /// Every write as (first unit, units), kept when a test replays them.
     record: Option<Vec<(u64, u64)>>,
+    /// Checked before each write: aging a large drive takes as long as a run.
+    cancel: Option<&'a Cancel>,
 }
 
 impl<'a> Units<'a> {
@@ -172,6 +177,7 @@ impl<'a> Units<'a> {
             fill_units: unit,
             min_programs: unit,
             record: None,
+            cancel: None,
         }
     }
 
@@ -189,6 +195,7 @@ impl<'a> Units<'a> {
 
     /// One host write of units `first..first + n`.
     fn write(&mut self, first: u64, n: u64) -> Result<(), SimError> {
+        check_cancel(self.cancel)?;
         if let Some(r) = &mut self.record {
             r.push((first, n));
         }
@@ -455,7 +462,9 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
         .as_ref()
         .map_or(dev.capacity_bytes(), HostLog::capacity_bytes);
     let (phases, trace_warnings) = build_workload(cfg, capacity)?;
-    let mut notes = precondition(&mut Units::new(&mut dev, log.as_mut(), design), cfg)?;
+    let mut units = Units::new(&mut dev, log.as_mut(), design);
+    units.cancel = opts.cancel.as_ref();
+    let mut notes = precondition(&mut units, cfg)?;
     dev.start_measured_phase()?;
     if let Some(l) = &mut log {
         l.reset_time(0);
@@ -525,13 +534,22 @@ pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimErr
         };
         let ran = match &mut log {
             Some(l) => host.run(
-                &mut LogTarget {
-                    log: l,
-                    dev: &mut dev,
+                &mut Watched {
+                    inner: &mut LogTarget {
+                        log: l,
+                        dev: &mut dev,
+                    },
+                    cancel: opts.cancel.as_ref(),
                 },
                 done,
             ),
-            None => host.run(&mut dev, done),
+            None => host.run(
+                &mut Watched {
+                    inner: &mut dev,
+                    cancel: opts.cancel.as_ref(),
+                },
+                done,
+            ),
         };
         // A worn-out drive ends the run, not the program: how long the flash lasted is
         // what an endurance experiment measures, and the report covers the requests

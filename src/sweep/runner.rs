@@ -8,20 +8,30 @@ use super::key::cell_key;
 use super::plan::{Cell, CellSpec, Plan};
 use super::store::{Record, Status, Store};
 use crate::config::Design;
-use crate::sim::{RunOptions, run_design};
+use crate::sim::{Cancel, RunOptions, SimError, run_design};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs one cell. Never panics: a panic inside the simulator becomes a failed record, so
 /// the other cells go on.
 pub fn run_cell(design: &Design, key: &str) -> Record {
-    let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        run_design(design, RunOptions::default())
-    }));
-    match r {
+    run_cell_until(design, key, None).expect("a run without a cancel flag is never cancelled")
+}
+
+/// Runs one cell unless `cancel` is set before it ends: `None` then, as a cancelled
+/// run has no result to record (the cell stays pending and runs on resume).
+pub fn run_cell_until(design: &Design, key: &str, cancel: Option<&Cancel>) -> Option<Record> {
+    let opts = RunOptions {
+        cancel: cancel.cloned(),
+        ..RunOptions::default()
+    };
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| run_design(design, opts)));
+    Some(match r {
         Ok(Ok(out)) => Record::ok(key, &out.report, &out.figures),
+        Ok(Err(SimError::Cancelled)) => return None,
         Ok(Err(e)) => Record::failed(key, e.to_string()),
         Err(p) => {
             let msg = p
@@ -31,7 +41,7 @@ pub fn run_cell(design: &Design, key: &str) -> Record {
                 .unwrap_or_else(|| "unknown panic".into());
             Record::failed(key, format!("the simulator panicked: {msg}"))
         }
-    }
+    })
 }
 
 /// Runs a cell from its spec (on a worker that has only the spec): rebuilds and
@@ -92,13 +102,28 @@ pub fn progress_bar(total: usize, show: bool) -> ProgressBar {
     bar
 }
 
+/// What another thread can watch and steer while [`run_local`] runs (the Python
+/// binding polls it for Ctrl-C and its own progress display).
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Set to stop: no new cell starts, running cells stop between requests and are
+    /// not recorded; the cells already recorded stay in the store.
+    pub cancel: Cancel,
+    /// Cells recorded so far.
+    pub done: AtomicUsize,
+    /// Of which failed.
+    pub failed: AtomicUsize,
+}
+
 /// Runs `cells` on `jobs` threads (default: rayon's, i.e. `RAYON_NUM_THREADS` or every
 /// core), appending each record to `store` as it finishes. Returns how many failed.
+/// Stops early when `control.cancel` is set.
 pub fn run_local(
     cells: &[&Cell],
     store: &mut Store,
     jobs: Option<usize>,
     progress: bool,
+    control: &Control,
 ) -> Result<usize, String> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(j) = jobs {
@@ -118,25 +143,32 @@ pub fn run_local(
         let stop = &stop;
         s.spawn(move || {
             use rayon::prelude::*;
-            use std::sync::atomic::Ordering;
             pool.install(|| {
                 cells.par_iter().for_each_with(tx, |tx, c| {
-                    if !stop.load(Ordering::Relaxed) {
-                        let _ = tx.send(run_cell(&c.design, &c.spec.key));
+                    if !stop.load(Ordering::Relaxed)
+                        && let Some(r) =
+                            run_cell_until(&c.design, &c.spec.key, Some(&control.cancel))
+                    {
+                        let _ = tx.send(r);
                     }
                 });
             });
         });
         for r in rx {
-            if r.status == Status::Failed {
+            let is_failed = r.status == Status::Failed;
+            if is_failed {
                 failed += 1;
                 bar.set_message(format!("({failed} failed)"));
             }
             if let Err(e) = store.append(r) {
                 write_error = Some(e);
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                stop.store(true, Ordering::Relaxed);
                 break;
             }
+            if is_failed {
+                control.failed.fetch_add(1, Ordering::Relaxed);
+            }
+            control.done.fetch_add(1, Ordering::Relaxed);
             bar.inc(1);
         }
     });
