@@ -183,7 +183,8 @@ def run(
     check: verify the device against a reference model at the end (slower).
 
     The design is validated before anything runs; a refusal raises ``ConfigError`` with
-    the message ``ssdlab run`` prints. The GIL is released while simulating.
+    the message ``ssdlab run`` prints. The GIL is released while simulating, and Ctrl-C
+    stops the run within a fraction of a second (KeyboardInterrupt).
     """
     preset, config, keys = _settings(design, workload, trace, seed, settings)
     report, phases = _native.run(preset, config, json.dumps(keys), check)
