@@ -325,7 +325,8 @@ def sweep(
             command=_command(grid, out, backend),
         )
 
-    pending = s.pending(retry_failed)
+    # The specs (JSON) are built only when needed: for Ray's tasks or a progress total.
+    pending = s.pending(retry_failed) if progress or backend == "ray" else []
     bar = _Progress(len(pending)) if progress and pending else None
     try:
         if backend == "local":
