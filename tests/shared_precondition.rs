@@ -29,7 +29,7 @@ fn same_both_ways(plan: &Plan) -> (usize, usize) {
     let groups = series_groups(&cells);
     let mut shared = std::collections::HashMap::new();
     for g in &groups {
-        run_group(g, &mut |r| {
+        run_group(g, None, &mut |r| {
             assert!(shared.insert(r.key.clone(), r).is_none(), "a key twice");
         });
     }

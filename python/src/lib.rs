@@ -9,12 +9,15 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use ssdlab::config::{Config, set_key};
+use ssdlab::config::{Config, ConfigError as LibConfigError, set_key};
 use ssdlab::report::html;
 use ssdlab::report::output::{self, Batch, Expect};
-use ssdlab::sim::{RunOptions, SimError, run_design};
-use ssdlab::sweep::{Grid, Plan, Record, Sweep, runner};
+use ssdlab::sim::{Cancel, RunOptions, SimError, run_design};
+use ssdlab::sweep::{Control, Grid, Plan, Record, Sweep, runner};
 use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::Duration;
 
 /// The CLI's registries, one source for `ssdlab list` and `ssdlab.list()`.
 #[path = "../../src/cli/registry.rs"]
@@ -22,25 +25,25 @@ use std::path::Path;
 mod registry;
 
 create_exception!(
-    _native,
+    ssdlab,
     SsdlabError,
     PyException,
     "Base class of every ssdlab error."
 );
 create_exception!(
-    _native,
+    ssdlab,
     ConfigError,
     SsdlabError,
     "A design, workload, trace or grid the simulator refuses before any work (the CLI's exit code 2)."
 );
 create_exception!(
-    _native,
+    ssdlab,
     SimulationError,
     SsdlabError,
     "A run that could not complete (the FTL ran out of space)."
 );
 create_exception!(
-    _native,
+    ssdlab,
     OutputError,
     SsdlabError,
     "An output that could not be written (the CLI's exit code 1)."
@@ -50,11 +53,70 @@ fn config_err(e: impl ToString) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
 
+/// A refused design in the library's words. Python's settings are not a command line:
+/// a parse error of that layer is its message alone (it names the key), as a sweep
+/// reports it.
+fn load_err(e: LibConfigError) -> PyErr {
+    match e {
+        LibConfigError::Parse {
+            origin, message, ..
+        } if origin == "command line" => ConfigError::new_err(message),
+        e => config_err(e),
+    }
+}
+
 fn sim_err(e: SimError) -> PyErr {
     match e {
         SimError::Ftl(_) => SimulationError::new_err(e.to_string()),
+        SimError::Design(e) => load_err(*e),
         e => ConfigError::new_err(e.to_string()),
     }
+}
+
+/// How often a native call waiting for the simulator looks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(100);
+
+/// Runs `work` on a helper thread, the GIL released, while this thread wakes every
+/// [`SIGNAL_POLL`] to run Python's signal handlers (`check_signals`) and `tick`. When a
+/// handler raises (Ctrl-C: KeyboardInterrupt) `cancel` is set, `work` is waited for —
+/// it stops at its next check of the flag — and the exception is returned.
+///
+/// The simulation cannot run on this thread: Python runs signal handlers only on the
+/// main thread, between bytecodes, so a thread inside a long native call never sees
+/// Ctrl-C until the call returns.
+fn interruptible<T: Send>(
+    py: Python<'_>,
+    cancel: &Cancel,
+    mut tick: impl FnMut(Python<'_>) -> PyResult<()>,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|s| {
+        let (tx, rx) = channel();
+        let worker = s.spawn(move || {
+            let _ = tx.send(work());
+        });
+        let mut interrupted: Option<PyErr> = None;
+        let mut rx = rx;
+        loop {
+            // The receiver is not Sync: it goes into the GIL-free closure and back.
+            let (got, back) = py.detach(move || (rx.recv_timeout(SIGNAL_POLL), rx));
+            rx = back;
+            match got {
+                Ok(v) => return interrupted.map_or(Ok(v), Err),
+                Err(RecvTimeoutError::Disconnected) => match worker.join() {
+                    Err(panic) => std::panic::resume_unwind(panic),
+                    Ok(()) => unreachable!("the worker sends before it ends"),
+                },
+                Err(RecvTimeoutError::Timeout) if interrupted.is_none() => {
+                    if let Err(e) = py.check_signals().and_then(|()| tick(py)) {
+                        cancel.cancel();
+                        interrupted = Some(e);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    })
 }
 
 /// Dotted keys with JSON values (from a Python dict) as a TOML overlay.
@@ -101,7 +163,7 @@ fn run(
         file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
         overlay(settings_json)?,
     )
-    .map_err(config_err)?;
+    .map_err(load_err)?;
     if let Some(p) = &cfg.trace.path
         && let Err(e) = std::fs::File::open(p)
     {
@@ -110,18 +172,15 @@ fn run(
             p.display()
         )));
     }
-    let design = cfg.validate().map_err(config_err)?;
-    let out = py
-        .detach(|| {
-            run_design(
-                &design,
-                RunOptions {
-                    progress: false,
-                    check,
-                },
-            )
-        })
-        .map_err(sim_err)?;
+    let design = cfg.validate().map_err(load_err)?;
+    let cancel = Cancel::new();
+    let opts = RunOptions {
+        progress: false,
+        check,
+        cancel: Some(cancel.clone()),
+    };
+    let out =
+        interruptible(py, &cancel, |_| Ok(()), || run_design(&design, opts))?.map_err(sim_err)?;
     let report = ssdlab::report::json::sanitize(&out.report);
     let phases = ssdlab::report::csv_out::phases_with_overall(&report);
     Ok((
@@ -222,27 +281,48 @@ impl PySweep {
         self.sweep.record(r).map_err(OutputError::new_err)
     }
 
-    /// Runs the missing cells here on `jobs` threads, the GIL released. Returns
-    /// (cells run, cells failed in the grid).
-    #[pyo3(signature = (jobs=None, progress=false, retry_failed=false))]
+    /// Runs the missing cells here on `jobs` threads, the GIL released. `progress`, when
+    /// given, is called as `progress(done, failed)` whenever cells have been recorded
+    /// since its last call. Ctrl-C stops the sweep within a fraction of a second: the
+    /// cells already recorded stay in the store, the running ones are dropped (they run
+    /// on resume), and KeyboardInterrupt is raised. Returns (cells run, cells failed in
+    /// the grid).
+    #[pyo3(signature = (jobs=None, progress=None, retry_failed=false))]
     fn run_local(
         &mut self,
         py: Python<'_>,
         jobs: Option<usize>,
-        progress: bool,
+        progress: Option<Py<PyAny>>,
         retry_failed: bool,
     ) -> PyResult<(usize, usize)> {
+        let control = Control::default();
         let sweep = &mut self.sweep;
-        let s = py
-            .detach(|| sweep.run_local(jobs, progress, retry_failed))
-            .map_err(OutputError::new_err)?;
+        let mut shown = (0, 0);
+        let mut tick = |py: Python<'_>| -> PyResult<()> {
+            let now = (
+                control.done.load(Ordering::Relaxed),
+                control.failed.load(Ordering::Relaxed),
+            );
+            if let Some(p) = &progress
+                && now != shown
+            {
+                shown = now;
+                p.call1(py, now)?;
+            }
+            Ok(())
+        };
+        let s = interruptible(py, &control.cancel, &mut tick, || {
+            sweep.run_local_with(jobs, false, retry_failed, &control)
+        })?
+        .map_err(OutputError::new_err)?;
+        tick(py)?;
         Ok((s.ran, s.failed))
     }
 
     /// Writes results.csv, results.parquet, reports.jsonl (and `html`/index.html) and
-    /// returns (columns, rows as JSON).
+    /// returns the columns (the Python side reads the rows from the Parquet file).
     #[pyo3(signature = (html_dir=None, command=""))]
-    fn finish(&self, html_dir: Option<&str>, command: &str) -> PyResult<(Vec<String>, String)> {
+    fn finish(&self, html_dir: Option<&str>, command: &str) -> PyResult<Vec<String>> {
         let table = self.sweep.table();
         let files = self
             .sweep
@@ -265,8 +345,7 @@ impl PySweep {
         batch
             .commit()
             .map_err(|e| OutputError::new_err(e.to_string()))?;
-        let rows = serde_json::Value::Array(table.to_json_rows());
-        Ok((table.columns, rows.to_string()))
+        Ok(table.columns)
     }
 
     /// Counts: cells, distinct, done, failed.

@@ -9,10 +9,13 @@
     >>> df = ssdlab.sweep("grid.toml", out="results/", backend="ray", address="auto")
     >>> ssdlab.list()["ftls"]
 
-Errors are exceptions carrying the command line's messages: ``ConfigError`` for a
-design, workload, trace or grid refused before any work, ``SimulationError`` for a run
-that could not finish, ``OutputError`` for files that could not be written. The GIL is
-released while a design simulates, so threads run designs in parallel.
+Errors are exceptions carrying the library's messages (the command line's, without its
+"command line:" origin): ``ConfigError`` for a design, workload, trace or grid refused
+before any work, ``SimulationError`` for a run that could not finish, ``OutputError``
+for files that could not be written. They belong to this module (``ssdlab.ConfigError``)
+and pickle, as results do. The GIL is released while a design simulates, so threads run
+designs in parallel, and Ctrl-C stops a run or a sweep within a fraction of a second
+(a sweep keeps the cells it finished).
 
 See docs/python.md.
 """
@@ -24,6 +27,7 @@ import os
 import shlex
 import sys
 import tempfile
+import time
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _native
@@ -74,10 +78,18 @@ class Result(Mapping[str, Any]):
         return len(self._report)
 
     def __getattr__(self, name: str) -> Any:
+        # Only report keys: private and special names (``_report`` itself while
+        # unpickling, ``__setstate__``, ``__deepcopy__``) are never report keys, and
+        # looking them up in ``_report`` would recurse before it is set.
+        if name.startswith("_"):
+            raise AttributeError(name)
         try:
             return self._report[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def __reduce__(self):
+        return (Result, (self._report, self._phases))
 
     def __repr__(self) -> str:
         r = self._report
@@ -171,7 +183,8 @@ def run(
     check: verify the device against a reference model at the end (slower).
 
     The design is validated before anything runs; a refusal raises ``ConfigError`` with
-    the message ``ssdlab run`` prints. The GIL is released while simulating.
+    the message ``ssdlab run`` prints. The GIL is released while simulating, and Ctrl-C
+    stops the run within a fraction of a second (KeyboardInterrupt).
     """
     preset, config, keys = _settings(design, workload, trace, seed, settings)
     report, phases = _native.run(preset, config, json.dumps(keys), check)
@@ -188,6 +201,76 @@ def list() -> Dict[str, "list[Tuple[str, str]]"]:  # noqa: A001 - the CLI's name
 def _command(grid: Any, out: str, backend: str) -> str:
     where = grid if isinstance(grid, (str, os.PathLike)) else "<dict>"
     return f"{shlex.quote(sys.executable)} -c 'ssdlab.sweep({str(where)!r}, out={out!r}, backend={backend!r})'"
+
+
+class _Progress:
+    """A sweep's progress: a tqdm bar when tqdm is installed (``tqdm.auto``: a widget in
+    Jupyter, a text bar elsewhere), else plain lines on stderr, at most one a second and
+    the last. Both write whether or not stderr is a terminal: a notebook's never is."""
+
+    def __init__(self, total: int, desc: str = "sweep"):
+        self.total = total
+        self.desc = desc
+        self.done = 0
+        self.failed = 0
+        self.start = time.monotonic()
+        self.last_line = 0.0
+        self.bar = None
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            pass
+        else:
+            self.bar = tqdm(total=total, desc=desc, unit="cell", file=sys.stderr)
+
+    def update(self, done: int, failed: int) -> None:
+        step = done - self.done
+        self.done, self.failed = done, failed
+        if self.bar is not None:
+            if failed:
+                self.bar.set_postfix_str(f"{failed} failed", refresh=False)
+            self.bar.update(step)
+            return
+        now = time.monotonic()
+        if now - self.last_line >= 1.0 or done >= self.total:
+            self.last_line = now
+            self._line()
+
+    def _line(self) -> None:
+        failed = f", {self.failed} failed" if self.failed else ""
+        sys.stderr.write(
+            f"{self.desc}: {self.done}/{self.total} cells{failed}, "
+            f"{time.monotonic() - self.start:.1f} s\n"
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.done < self.total:
+            self._line()
+
+
+def _frame(out: str, columns: "list[str]"):
+    """The results table as pandas, from the Parquet file the sweep just wrote (Arrow
+    types kept: counters stay integers; an integer column with missing values, from
+    failed or missing cells, becomes pandas' nullable ``Int64`` rather than float)."""
+    import pandas as pd
+
+    try:
+        import pyarrow.parquet as pq
+        import pyarrow.types as pat
+    except ImportError as e:  # pragma: no cover - the [pandas] extra installs it
+        raise ImportError(
+            "ssdlab.sweep builds its DataFrame with pyarrow: pip install pyarrow "
+            "(or ssdlab[pandas])"
+        ) from e
+    table = pq.read_table(os.path.join(out, "results.parquet"))
+    df = table.to_pandas()
+    for field, column in zip(table.schema, table.columns):
+        if pat.is_integer(field.type) and column.null_count:
+            df[field.name] = pd.array(column.to_pylist(), dtype="Int64")
+    return df[columns]
 
 
 def sweep(
@@ -214,13 +297,18 @@ def sweep(
     jobs: cells at once for the local backend (default: RAYON_NUM_THREADS or all cores).
     html: also write an HTML report (index.html) into this directory.
     retry_failed: run cells that failed in an earlier sweep again.
+    progress: show the cells done (tqdm if installed, else a line a second on stderr;
+        in notebooks too, and with either backend).
 
     Every cell is validated before the first runs (``ConfigError`` naming the axis).
     The rows are the same for both backends, in grid order; failed cells have
-    ``status == "failed"`` and their ``error``.
-    """
-    import pandas as pd
+    ``status == "failed"`` and their ``error``. Integer columns are integers (read from
+    the Parquet file through Arrow).
 
+    Ctrl-C (KeyboardInterrupt) stops the sweep within a fraction of a second: the cells
+    finished so far stay in ``out`` (and in its result files, the others as
+    ``status == "missing"``), and a second call with the same ``out`` runs the rest.
+    """
     if backend not in ("local", "ray"):
         raise ConfigError(f"backend {backend!r}: expected 'local' or 'ray'")
     if out is None:
@@ -230,14 +318,42 @@ def sweep(
         s = _native.Sweep(out, grid_json=json.dumps(dict(grid)), base_dir=os.getcwd(), jobs=jobs)
     else:
         s = _native.Sweep(out, path=os.fspath(grid), jobs=jobs)
-    if backend == "local":
-        s.run_local(jobs=jobs, progress=progress, retry_failed=retry_failed)
-    else:
-        from . import ray_backend
 
-        ray_backend.run_cells(s.pending(retry_failed), s.record, address=address)
-    columns, rows = s.finish(
-        html_dir=None if html is None else os.fspath(html),
-        command=_command(grid, out, backend),
-    )
-    return pd.DataFrame(json.loads(rows), columns=columns)
+    def finish():
+        return s.finish(
+            html_dir=None if html is None else os.fspath(html),
+            command=_command(grid, out, backend),
+        )
+
+    # The specs (JSON) are built only when needed: for Ray's tasks or a progress total.
+    pending = s.pending(retry_failed) if progress or backend == "ray" else []
+    bar = _Progress(len(pending)) if progress and pending else None
+    try:
+        if backend == "local":
+            s.run_local(jobs=jobs, progress=None if bar is None else bar.update,
+                        retry_failed=retry_failed)
+        else:
+            from . import ray_backend
+
+            counts = [0, 0]
+
+            def record(r: str) -> None:
+                s.record(r)
+                if bar is not None:
+                    counts[0] += 1
+                    counts[1] += json.loads(r).get("status") == "failed"
+                    bar.update(counts[0], counts[1])
+
+            ray_backend.run_cells(pending, record, address=address)
+    except KeyboardInterrupt:
+        # The store already holds every finished cell; the result files show them too
+        # (best effort: the interrupt is what the caller must see).
+        try:
+            finish()
+        except Exception:
+            pass
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return _frame(out, finish())

@@ -1,6 +1,6 @@
 """Type stubs of the compiled module (python/src/lib.rs)."""
 
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 __version__: str
 
@@ -22,7 +22,7 @@ def run(
     settings_json: str = "{}",
     check: bool = False,
 ) -> Tuple[str, str]:
-    """Runs one design (GIL released); returns (report JSON, phases JSON)."""
+    """Runs one design (GIL released; Ctrl-C stops it); returns (report JSON, phases JSON)."""
 
 def run_spec(spec_json: str) -> str:
     """Runs one sweep cell from its spec (GIL released); returns its record (JSON)."""
@@ -46,10 +46,15 @@ class Sweep:
     def record(self, record_json: str) -> None:
         """Stores a record a remote worker produced."""
     def run_local(
-        self, jobs: Optional[int] = None, progress: bool = False, retry_failed: bool = False
+        self,
+        jobs: Optional[int] = None,
+        progress: Optional[Callable[[int, int], None]] = None,
+        retry_failed: bool = False,
     ) -> Tuple[int, int]:
-        """Runs the missing cells here (GIL released): (cells run, cells failed)."""
-    def finish(self, html_dir: Optional[str] = None, command: str = "") -> Tuple[List[str], str]:
-        """Writes the result files; returns (columns, rows JSON)."""
+        """Runs the missing cells here (GIL released; Ctrl-C stops it, keeping the cells
+        recorded): (cells run, cells failed). `progress(done, failed)` is called as
+        cells are recorded."""
+    def finish(self, html_dir: Optional[str] = None, command: str = "") -> List[str]:
+        """Writes the result files; returns the columns."""
     def summary(self) -> Tuple[int, int, int, int]:
         """(cells, distinct, done, failed)."""

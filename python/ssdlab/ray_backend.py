@@ -57,14 +57,21 @@ def run_cells(
             in_flight.append(task.remote(s))
             if len(in_flight) >= limit:
                 break
-        while in_flight:
-            ready, in_flight = ray.wait(in_flight, num_returns=1)
-            for ref in ready:
-                on_record(ray.get(ref))
-                done += 1
-                nxt = next(queue, None)
-                if nxt is not None:
-                    in_flight.append(task.remote(nxt))
+        try:
+            while in_flight:
+                ready, in_flight = ray.wait(in_flight, num_returns=1)
+                for ref in ready:
+                    on_record(ray.get(ref))
+                    done += 1
+                    nxt = next(queue, None)
+                    if nxt is not None:
+                        in_flight.append(task.remote(nxt))
+        except KeyboardInterrupt:
+            # Ctrl-C: the records handed over so far are kept by the caller; the tasks
+            # still running are inside native code, which only a forced cancel stops.
+            for ref in in_flight:
+                ray.cancel(ref, force=True)
+            raise
         return done
     finally:
         if started:

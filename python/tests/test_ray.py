@@ -2,12 +2,8 @@
 the local backend, through Python and through `ssdlab sweep --ray`."""
 
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 
 import pandas as pd
 import pytest
@@ -18,48 +14,13 @@ from conftest import grid16
 ray = pytest.importorskip("ray") if os.environ.get("SSDLAB_CI") != "1" else __import__("ray")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A head node with 2 CPUs on this machine, stopped (its process group) at the end."""
-    port = free_port()
-    temp = tmp_path_factory.mktemp("ray")
-    ray_bin = shutil.which("ray", path=os.path.dirname(sys.executable)) or "ray"
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-    head = subprocess.Popen(
-        [ray_bin, "start", "--head", "--block", "--num-cpus=2", f"--port={port}",
-         "--node-ip-address=127.0.0.1", "--include-dashboard=false",
-         f"--temp-dir={temp}", "--disable-usage-stats"],
-        env=env, start_new_session=True,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    address = f"127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            if head.poll() is not None or time.time() > deadline:
-                raise RuntimeError("ray start --head did not come up")
-            time.sleep(0.5)
-    yield address
-    os.killpg(head.pid, signal.SIGTERM)
-    try:
-        head.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(head.pid, signal.SIGKILL)
-        head.wait()
-
-
-def test_ray_rows_equal_local_rows(cluster, tmp_path, cli):
+def test_ray_rows_equal_local_rows(cluster, tmp_path, cli, capfd):
     local = ssdlab.sweep(grid16(), out=tmp_path / "local", jobs=2)
-    remote = ssdlab.sweep(grid16(), out=tmp_path / "ray", backend="ray", address=cluster)
+    capfd.readouterr()
+    remote = ssdlab.sweep(grid16(), out=tmp_path / "ray", backend="ray", address=cluster,
+                          progress=True)
+    # Progress with the Ray backend too (pytest's capture: not a terminal).
+    assert "16/16" in capfd.readouterr().err
     pd.testing.assert_frame_equal(local, remote)
     for f in ["results.csv", "results.parquet"]:
         assert (tmp_path / "local" / f).read_bytes() == (tmp_path / "ray" / f).read_bytes()

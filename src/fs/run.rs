@@ -198,6 +198,9 @@ pub fn run_fs(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> 
         let mut acc = PhaseAcc::new(phase.name.clone(), start_ns, fs.device());
         let mut free_ns = start_ns;
         for (index, op) in phase.ops.enumerate() {
+            if let Some(c) = &opts.cancel {
+                c.check()?;
+            }
             let op = op?;
             let arrival = if phase.open_loop {
                 let rel = op.arrival_ns as f64 / cfg.host.speedup;

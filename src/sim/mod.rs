@@ -31,6 +31,7 @@
 //! on. Victims are written through the FTL, so their programs, and any GC they trigger,
 //! occupy dies exactly as host writes do without a buffer.
 
+mod cancel;
 mod device;
 pub(crate) mod report;
 mod run;
@@ -38,6 +39,7 @@ mod stage;
 mod workload;
 
 pub use crate::host::Dispatched;
+pub use cancel::Cancel;
 pub use device::{Device, HostCounters, Recovery, time_model};
 pub use report::{LiveStats, Measure, erase_summary};
 pub use run::{
@@ -69,6 +71,10 @@ pub enum SimError {
     /// A file operation failed (bad path in a file trace, no space left).
     #[error(transparent)]
     Fs(#[from] crate::fs::FsError),
+    /// The run was cancelled through its [`Cancel`] flag (Ctrl-C from Python, a sweep
+    /// stopped): there is no report.
+    #[error("the run was cancelled before it finished")]
+    Cancelled,
 }
 
 impl From<ConfigError> for SimError {

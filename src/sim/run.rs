@@ -2,6 +2,7 @@
 //! host queue, and hand the measurements to [`super::report`].
 
 use super::SimError;
+use super::cancel::{Cancel, Watched, check as check_cancel};
 use super::device::Device;
 use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
 use super::workload::build_workload;
@@ -26,8 +27,8 @@ pub struct RunOutput {
     pub figures: Figures,
 }
 
-/// Options that affect how a run is shown, not what it computes.
-#[derive(Clone, Copy, Debug, Default)]
+/// Options that affect how a run is shown or stopped, not what it computes.
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Show a progress bar on long runs (only on a terminal).
     pub progress: bool,
@@ -35,6 +36,8 @@ pub struct RunOptions {
     /// NAND and buffer invariants, and that exactly the pages the host wrote and did not
     /// trim hold data. Costs one byte per logical page.
     pub check: bool,
+    /// Stop between requests once this flag is set ([`SimError::Cancelled`]).
+    pub cancel: Option<Cancel>,
 }
 
 /// The host's view of which logical pages hold data, kept from the commands as the
@@ -154,6 +157,8 @@ struct Units<'a> {
     min_programs: u64,
     /// Every write as (first unit, units), kept when a test replays them.
     record: Option<Vec<(u64, u64)>>,
+    /// Checked before each write: aging a large drive takes as long as a run.
+    cancel: Option<&'a Cancel>,
 }
 
 impl<'a> Units<'a> {
@@ -173,6 +178,7 @@ impl<'a> Units<'a> {
             fill_units: unit,
             min_programs: unit,
             record: None,
+            cancel: None,
         }
     }
 
@@ -190,6 +196,7 @@ impl<'a> Units<'a> {
 
     /// One host write of units `first..first + n`.
     fn write(&mut self, first: u64, n: u64) -> Result<(), SimError> {
+        check_cancel(self.cancel)?;
         if let Some(r) = &mut self.record {
             r.push((first, n));
         }
@@ -532,14 +539,11 @@ fn run_with(
         Some(p) => (p, None),
         None => build_workload(&design.config, capacity_of(&dev, log.as_ref()))?,
     };
-    let notes = precondition(
-        &mut Units::new(&mut dev, log.as_mut(), design),
-        &design.config,
-        &[],
-        &mut |_, _| Ok(()),
-    )?;
+    let mut units = Units::new(&mut dev, log.as_mut(), design);
+    units.cancel = opts.cancel.as_ref();
+    let notes = precondition(&mut units, &design.config, &[], &mut |_, _| Ok(()))?;
     let prepared = Prepared::finish(dev, log, notes, start)?;
-    measure(design, prepared, workload, opts)
+    measure(design, prepared, workload, &opts)
 }
 
 /// The device of `design` and the host log in front of it, when configured.
@@ -696,21 +700,18 @@ pub fn run_series(
     let (mut dev, mut log) = build_drive(top_design)?;
     let stops: Vec<f64> = levels.iter().map(|l| l.0).collect();
     let mut next = levels.into_iter();
-    let notes = precondition(
-        &mut Units::new(&mut dev, log.as_mut(), top_design),
-        &top_design.config,
-        &stops,
-        &mut |u, notes| {
-            let (v, is) = next.next().expect("one level per stop");
-            let dev = u.dev.try_clone().ok_or_else(|| copy_refused(v))?;
-            let log = u.log.as_deref().cloned();
-            let prepared = Prepared::finish(dev, log, notes, start)?;
-            measure_all(designs, &is, prepared, opts, each)
-        },
-    )?;
+    let mut units = Units::new(&mut dev, log.as_mut(), top_design);
+    units.cancel = opts.cancel.as_ref();
+    let notes = precondition(&mut units, &top_design.config, &stops, &mut |u, notes| {
+        let (v, is) = next.next().expect("one level per stop");
+        let dev = u.dev.try_clone().ok_or_else(|| copy_refused(v))?;
+        let log = u.log.as_deref().cloned();
+        let prepared = Prepared::finish(dev, log, notes, start)?;
+        measure_all(designs, &is, prepared, &opts, each)
+    })?;
     debug_assert_eq!(top_design.config.aging.volume_drive_writes, top_volume);
     let prepared = Prepared::finish(dev, log, notes, start)?;
-    measure_all(designs, &top, prepared, opts, each)
+    measure_all(designs, &top, prepared, &opts, each)
 }
 
 fn copy_refused(volume: f64) -> SimError {
@@ -724,7 +725,7 @@ fn measure_all(
     designs: &[&Design],
     is: &[usize],
     prepared: Prepared,
-    opts: RunOptions,
+    opts: &RunOptions,
     each: &mut dyn FnMut(usize, Result<RunOutput, SimError>),
 ) -> Result<(), SimError> {
     let mut prepared = Some(prepared);
@@ -750,7 +751,7 @@ fn measure(
     design: &Design,
     prepared: Prepared,
     (phases, trace_warnings): (Vec<Phase>, Option<Warnings>),
-    opts: RunOptions,
+    opts: &RunOptions,
 ) -> Result<RunOutput, SimError> {
     let cfg = &design.config;
     let Prepared {
@@ -826,13 +827,22 @@ fn measure(
         };
         let ran = match &mut log {
             Some(l) => host.run(
-                &mut LogTarget {
-                    log: l,
-                    dev: &mut dev,
+                &mut Watched {
+                    inner: &mut LogTarget {
+                        log: l,
+                        dev: &mut dev,
+                    },
+                    cancel: opts.cancel.as_ref(),
                 },
                 done,
             ),
-            None => host.run(&mut dev, done),
+            None => host.run(
+                &mut Watched {
+                    inner: &mut dev,
+                    cancel: opts.cancel.as_ref(),
+                },
+                done,
+            ),
         };
         // A worn-out drive ends the run, not the program: how long the flash lasted is
         // what an endurance experiment measures, and the report covers the requests

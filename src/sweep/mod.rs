@@ -25,7 +25,7 @@ pub mod table;
 
 pub use grid::{Axis, AxisKind, Grid};
 pub use plan::{Cell, CellSpec, Plan};
-pub use runner::{run_cell, run_spec};
+pub use runner::{Control, run_cell, run_spec};
 pub use store::{Record, Status, Store};
 pub use table::{Table, Val};
 
@@ -84,13 +84,25 @@ impl Sweep {
         progress: bool,
         retry_failed: bool,
     ) -> Result<Summary, String> {
+        self.run_local_with(jobs, progress, retry_failed, &Control::default())
+    }
+
+    /// [`Sweep::run_local`], watched and cancellable from another thread through
+    /// `control`; `ran` counts the cells recorded (fewer than pending when cancelled).
+    pub fn run_local_with(
+        &mut self,
+        jobs: Option<usize>,
+        progress: bool,
+        retry_failed: bool,
+        control: &Control,
+    ) -> Result<Summary, String> {
         let distinct = self.plan.keys().len();
         let pending: Vec<Cell> = self.pending(retry_failed).into_iter().cloned().collect();
         let done_before = distinct - pending.len();
         let refs: Vec<&Cell> = pending.iter().collect();
-        runner::run_local(&refs, &mut self.store, jobs, progress)?;
+        runner::run_local(&refs, &mut self.store, jobs, progress, control)?;
         Ok(Summary {
-            ran: pending.len(),
+            ran: control.done.load(std::sync::atomic::Ordering::Relaxed),
             done_before,
             ..self.summary()
         })

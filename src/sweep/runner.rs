@@ -3,6 +3,7 @@
 //! appends each record to the store as it finishes, so a kill loses at most the cells
 //! still running. A remote backend (Ray) runs [`run_spec`] on its workers and hands the
 //! records back through [`Store::append`] the same way.
+
 //!
 //! Cells whose preconditioned drive is the same up to the aging volume
 //! ([`crate::sim::series_key`]: the design without its workload) run as one group: the
@@ -14,58 +15,84 @@ use super::key::cell_key;
 use super::plan::{Cell, CellSpec, Plan};
 use super::store::{Record, Status, Store};
 use crate::config::Design;
-use crate::sim::{RunOptions, RunOutput, SimError, run_design, run_series, series_key};
+use crate::sim::{Cancel, RunOptions, RunOutput, SimError, run_design, run_series, series_key};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Runs one cell. Never panics: a panic inside the simulator becomes a failed record, so
 /// the other cells go on.
 pub fn run_cell(design: &Design, key: &str) -> Record {
-    let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        run_design(design, RunOptions::default())
-    }));
+    run_cell_until(design, key, None).expect("a run without a cancel flag is never cancelled")
+}
+
+/// Runs one cell unless `cancel` is set before it ends: `None` then, as a cancelled
+/// run has no result to record (the cell stays pending and runs on resume).
+pub fn run_cell_until(design: &Design, key: &str, cancel: Option<&Cancel>) -> Option<Record> {
+    let opts = RunOptions {
+        cancel: cancel.cloned(),
+        ..RunOptions::default()
+    };
+    let r = std::panic::catch_unwind(AssertUnwindSafe(|| run_design(design, opts)));
     match r {
         Ok(out) => record(key, out),
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Record::failed(key, format!("the simulator panicked: {msg}"))
-        }
+        Err(p) => Some(panicked(key, p)),
     }
 }
 
-fn record(key: &str, out: Result<RunOutput, SimError>) -> Record {
+/// A failed record for a panic inside the simulator.
+fn panicked(key: &str, p: Box<dyn std::any::Any + Send>) -> Record {
+    let msg = p
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "unknown panic".into());
+    Record::failed(key, format!("the simulator panicked: {msg}"))
+}
+
+/// The record of a run, or `None` for a cancelled one (it has no result to record).
+fn record(key: &str, out: Result<RunOutput, SimError>) -> Option<Record> {
     match out {
-        Ok(out) => Record::ok(key, &out.report, &out.figures),
-        Err(e) => Record::failed(key, e.to_string()),
+        Ok(out) => Some(Record::ok(key, &out.report, &out.figures)),
+        Err(SimError::Cancelled) => None,
+        Err(e) => Some(Record::failed(key, e.to_string())),
     }
 }
 
 /// Runs `cells` of one series (one [`series_key`]) from one preconditioning pass
 /// ([`run_series`]), passing each record to `send` as it finishes. Should the shared
-/// pass fail or panic, the cells it has not finished run on their own ([`run_cell`]),
-/// so each gets exactly the record its own run gives.
-pub fn run_group(cells: &[&Cell], send: &mut dyn FnMut(Record)) {
+/// pass fail or panic, the cells it has not finished run on their own
+/// ([`run_cell_until`]), so each gets exactly the record its own run gives. A set
+/// `cancel` stops the group; its unfinished cells get no record.
+pub fn run_group(cells: &[&Cell], cancel: Option<&Cancel>, send: &mut dyn FnMut(Record)) {
     if let [c] = cells {
-        send(run_cell(&c.design, &c.spec.key));
+        if let Some(r) = run_cell_until(&c.design, &c.spec.key, cancel) {
+            send(r);
+        }
         return;
     }
     let designs: Vec<&Design> = cells.iter().map(|c| &c.design).collect();
     let mut done = vec![false; cells.len()];
+    let opts = RunOptions {
+        cancel: cancel.cloned(),
+        ..RunOptions::default()
+    };
     let shared = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        run_series(&designs, RunOptions::default(), &mut |i, out| {
+        run_series(&designs, opts, &mut |i, out| {
             done[i] = true;
-            send(record(&cells[i].spec.key, out));
+            if let Some(r) = record(&cells[i].spec.key, out) {
+                send(r);
+            }
         })
     }));
     if !matches!(shared, Ok(Ok(()))) {
         for (c, _) in cells.iter().zip(&done).filter(|(_, d)| !**d) {
-            send(run_cell(&c.design, &c.spec.key));
+            match run_cell_until(&c.design, &c.spec.key, cancel) {
+                Some(r) => send(r),
+                None => return,
+            }
         }
     }
 }
@@ -148,13 +175,28 @@ pub fn progress_bar(total: usize, show: bool) -> ProgressBar {
     bar
 }
 
+/// What another thread can watch and steer while [`run_local`] runs (the Python
+/// binding polls it for Ctrl-C and its own progress display).
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Set to stop: no new cell starts, running cells stop between requests and are
+    /// not recorded; the cells already recorded stay in the store.
+    pub cancel: Cancel,
+    /// Cells recorded so far.
+    pub done: AtomicUsize,
+    /// Of which failed.
+    pub failed: AtomicUsize,
+}
+
 /// Runs `cells` on `jobs` threads (default: rayon's, i.e. `RAYON_NUM_THREADS` or every
 /// core), appending each record to `store` as it finishes. Returns how many failed.
+/// Stops early when `control.cancel` is set.
 pub fn run_local(
     cells: &[&Cell],
     store: &mut Store,
     jobs: Option<usize>,
     progress: bool,
+    control: &Control,
 ) -> Result<usize, String> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(j) = jobs {
@@ -175,11 +217,10 @@ pub fn run_local(
         let stop = &stop;
         s.spawn(move || {
             use rayon::prelude::*;
-            use std::sync::atomic::Ordering;
             pool.install(|| {
                 groups.par_iter().for_each_with(tx, |tx, g| {
                     if !stop.load(Ordering::Relaxed) {
-                        run_group(g, &mut |r| {
+                        run_group(g, Some(&control.cancel), &mut |r| {
                             let _ = tx.send(r);
                         });
                     }
@@ -187,15 +228,20 @@ pub fn run_local(
             });
         });
         for r in rx {
-            if r.status == Status::Failed {
+            let is_failed = r.status == Status::Failed;
+            if is_failed {
                 failed += 1;
                 bar.set_message(format!("({failed} failed)"));
             }
             if let Err(e) = store.append(r) {
                 write_error = Some(e);
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                stop.store(true, Ordering::Relaxed);
                 break;
             }
+            if is_failed {
+                control.failed.fetch_add(1, Ordering::Relaxed);
+            }
+            control.done.fetch_add(1, Ordering::Relaxed);
             bar.inc(1);
         }
     });
@@ -203,5 +249,38 @@ pub fn run_local(
     match write_error {
         Some(e) => Err(e),
         None => Ok(failed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::units::Size;
+    use crate::workload::synth::SynthKind;
+
+    fn small() -> Design {
+        let mut c = Config::default();
+        c.device.capacity = Size(64 << 20);
+        c.workload.kind = SynthKind::RandomWrite;
+        c.workload.requests = Some(2000);
+        c.validate().expect("a valid design")
+    }
+
+    /// A cell cut short by its cancel flag has no record, so the store keeps it pending
+    /// (a record of it as failed would stop a resumed sweep from running it).
+    #[test]
+    fn a_cancelled_cell_is_not_recorded() {
+        let d = small();
+        let cancel = Cancel::new();
+        let r = run_cell_until(&d, "k", Some(&cancel)).expect("not cancelled yet");
+        assert_eq!(r.status, Status::Ok);
+        cancel.cancel();
+        assert!(run_cell_until(&d, "k", Some(&cancel)).is_none());
+        let opts = RunOptions {
+            cancel: Some(cancel),
+            ..RunOptions::default()
+        };
+        assert!(matches!(run_design(&d, opts), Err(SimError::Cancelled)));
     }
 }
