@@ -98,6 +98,10 @@ pub fn cmd(args: &GenTraceArgs) -> Result<(), CliError> {
         );
     }
     output::commit(batch)?;
+    if ssdlab::report::output::stdout_closed() {
+        // `gen-trace -o - | head`: the reader took what it wanted; nothing to report.
+        return Ok(());
+    }
     let to = if out.is_stdout() {
         "standard output".to_string()
     } else {

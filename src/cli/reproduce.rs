@@ -74,7 +74,8 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "DIR")]
     pub traces: Option<PathBuf>,
     /// Base seed of every run.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = super::args::whole::<u64>(0, u64::MAX))]
     pub seed: u64,
     /// List the experiments.
     #[arg(long)]
@@ -91,11 +92,10 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         return all(args);
     }
     let (Some(name), Some(out), false) = (&args.name, &args.out, args.list) else {
-        print!(
+        return output::print(&format!(
             "Experiments (ssdlab reproduce NAME --out DIR):\n{}",
             registry::lines(&registry::experiments(), 14)
-        );
-        return Ok(());
+        ));
     };
     if let Some(t) = args.traces.as_ref().filter(|t| !t.is_dir()) {
         return Err(CliError::Input(format!(
@@ -187,7 +187,7 @@ fn commit(
     );
     output::commit(batch)?;
     for f in ctx.files() {
-        println!("wrote {}", out.join(&f.file_name).display());
+        output::print(&format!("wrote {}\n", out.join(&f.file_name).display()))?;
     }
     Ok(())
 }

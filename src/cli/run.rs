@@ -140,7 +140,15 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
         batch.file(
             o,
             Content::Writer(Box::new(move |w| {
-                csv_out::write_csv(named, w).map_err(std::io::Error::from)
+                // An I/O error stays one (a closed standard output is then seen as
+                // such, not as a CSV error wrapping "Broken pipe").
+                csv_out::write_csv(named, w).map_err(|e| match e.kind() {
+                    csv::ErrorKind::Io(_) => match e.into_kind() {
+                        csv::ErrorKind::Io(io) => io,
+                        _ => unreachable!("checked"),
+                    },
+                    _ => std::io::Error::other(e),
+                })
             })),
         );
     }
@@ -166,7 +174,10 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
     output::commit(batch)?;
     if reports.show_table() {
         let comparison = if outputs.len() == 1 { &[][..] } else { &named };
-        println!("{}", text::render_text(&outputs[0].1.report, comparison));
+        output::print(&format!(
+            "{}\n",
+            text::render_text(&outputs[0].1.report, comparison)
+        ))?;
     }
     Ok(())
 }

@@ -51,7 +51,8 @@ pub struct ServeArgs {
     )]
     pub socket: Option<PathBuf>,
     /// Listen on this TCP port (127.0.0.1 unless --listen).
-    #[arg(long, value_name = "N", help_heading = "Server")]
+    #[arg(long, value_name = "N", help_heading = "Server",
+          value_parser = super::args::whole::<u16>(0, u16::MAX.into()))]
     pub port: Option<u16>,
     /// TCP address to listen on instead of loopback (NBD has no authentication: anyone
     /// who reaches the port can read and write the device).
@@ -68,11 +69,13 @@ pub struct ServeArgs {
           value_parser = Latency::parse)]
     pub latency: Latency,
     /// A statistics line every this many seconds.
-    #[arg(long, value_name = "SECONDS", help_heading = "Server")]
+    #[arg(long, value_name = "SECONDS", help_heading = "Server",
+          value_parser = super::args::real(0.0, f64::MAX, true))]
     pub stats_every: Option<f64>,
     /// Cut the power during the N-th command (with --seed: a random command from 1 to
     /// N and a random point inside it); the server then stops, as a drive losing power.
-    #[arg(long, value_name = "N", help_heading = "Power loss")]
+    #[arg(long, value_name = "N", help_heading = "Power loss",
+          value_parser = super::args::whole::<u64>(1, u64::MAX))]
     pub power_cut_after: Option<u64>,
     /// Power-loss protection: at a cut the write buffer still reaches flash.
     #[arg(long, help_heading = "Power loss")]
@@ -110,6 +113,52 @@ pub fn design_args(ssd: &SsdArgs, host: &HostArgs, settings: &SettingsArgs) -> D
     }
 }
 
+/// Longest unix socket path Linux binds (`sun_path` holds 108 bytes with the NUL).
+const MAX_SOCKET_PATH: usize = 107;
+
+/// `--socket` must name a new path or a socket (a live one is refused when binding, a
+/// stale one replaced). Checked before the device is built or `--data` is opened: a
+/// directory or a file there would otherwise fail as "Address already in use", a
+/// missing directory as "No such file or directory", after the work.
+fn check_socket_path(p: &std::path::Path) -> Result<(), CliError> {
+    use std::os::unix::fs::FileTypeExt;
+    let bad = |what: String| Err(CliError::Input(format!("--socket {}: {what}", p.display())));
+    let expected = "expected the path of a new unix socket";
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_socket() => {}
+        Ok(m) if m.is_dir() => {
+            return bad(format!(
+                "is a directory; {expected}, e.g. --socket {}",
+                p.join("ssd.sock").display()
+            ));
+        }
+        Ok(_) => {
+            return bad(format!(
+                "exists and is not a socket; {expected} (an existing file is not replaced)"
+            ));
+        }
+        Err(_) => {
+            if let Some(d) = p.parent()
+                && !d.as_os_str().is_empty()
+                && !d.is_dir()
+            {
+                return bad(format!(
+                    "directory {} does not exist; {expected} in an existing directory",
+                    d.display()
+                ));
+            }
+        }
+    }
+    if p.as_os_str().len() > MAX_SOCKET_PATH {
+        return bad(format!(
+            "{} bytes long; {expected} of at most {MAX_SOCKET_PATH} bytes (the unix socket \
+             address limit)",
+            p.as_os_str().len()
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `ssdlab serve`.
 pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     if [&a.ssd.ftl, &a.ssd.gc, &a.ssd.buffer]
@@ -119,6 +168,9 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         return Err(CliError::Input(
             "--ftl, --gc and --buffer take one name each for serve (one device is served)".into(),
         ));
+    }
+    if let Some(p) = &a.socket {
+        check_socket_path(p)?;
     }
     if let Some(s) = a.stats_every
         && !(s.is_finite() && s > 0.0)

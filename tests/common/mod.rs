@@ -77,6 +77,39 @@ pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A command's standard output as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Runs ssdlab with `args` and asserts it refused them: exit 2, every one of `names`
+/// in the message, no panic.
+pub fn refused(args: &[&str], names: &[&str]) {
+    let o = ssdlab(args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    assert!(!e.contains("panicked"), "{args:?}: {e}");
+    for n in names {
+        assert!(e.contains(n), "{args:?}: `{n}` not in: {e}");
+    }
+}
+
+/// A short run on a small drive (256 MiB, random writes, `requests` requests) with
+/// `extra` flags after.
+pub fn quick_run(requests: &str, extra: &[&str]) -> std::process::Output {
+    let mut a = vec![
+        "run",
+        "--capacity",
+        "256MiB",
+        "--workload",
+        "random-write",
+        "--requests",
+        requests,
+    ];
+    a.extend_from_slice(extra);
+    ssdlab(&a)
+}
+
 /// Checks `checks.csv` and `summary.md` of a reproduction in `out` against each other:
 /// the header, unique ids, yes/no verdicts, a sensitivity figure (an SVG written beside
 /// it) and an explanation for every claim that does not hold, and the summary's count
