@@ -21,7 +21,7 @@ pub enum Use {
     Always,
     /// As the config key named, refused by the library's unused-key table when the run
     /// does not read it.
-    Key(&'static str),
+    Key(#[cfg_attr(not(test), allow(dead_code))] &'static str),
     /// Only when the predicate holds on the command's flags; otherwise refused, naming
     /// what would read it.
     When(fn(&ArgMatches) -> bool, &'static str),

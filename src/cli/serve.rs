@@ -70,7 +70,7 @@ pub struct ServeArgs {
     pub latency: Latency,
     /// A statistics line every this many seconds.
     #[arg(long, value_name = "SECONDS", help_heading = "Server",
-          value_parser = super::args::real(0.0, f64::MAX, true))]
+          value_parser = super::args::real(0.0, MAX_STATS_EVERY_S, true))]
     pub stats_every: Option<f64>,
     /// Cut the power during the N-th command (with --seed: a random command from 1 to
     /// N and a random point inside it); the server then stops, as a drive losing power.
@@ -89,6 +89,10 @@ pub struct ServeArgs {
     )]
     pub export_name: String,
 }
+
+/// Longest statistics period, seconds (a year: beyond it no line would ever appear, and
+/// 2^64 s overflowed the timer's `Duration`).
+const MAX_STATS_EVERY_S: f64 = 365.0 * 86_400.0;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static USR1: AtomicBool = AtomicBool::new(false);
