@@ -263,7 +263,7 @@ const NAMED: &[(&str, &[&str], &[&str])] = &[
 ];
 
 const BAD_NAMES: &[&str] = &["nope", "", ",", "page,,dftl"];
-const MORE_BAD_NAMES: &[&str] = &["a b", "../etc", "\u{0}x", "lru,", "-x", "ftl=page"];
+const MORE_BAD_NAMES: &[&str] = &["a b", "../etc", "\u{1}x", "lru,", "-x", "ftl=page"];
 
 /// Valid requests of `format` (a header first where the format has one).
 fn valid_lines(format: TraceFormat, n: u64) -> Vec<String> {

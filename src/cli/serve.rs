@@ -117,6 +117,35 @@ pub fn design_args(ssd: &SsdArgs, host: &HostArgs, settings: &SettingsArgs) -> D
     }
 }
 
+/// `--latency` as typed.
+fn latency_text(l: Latency) -> String {
+    match l {
+        Latency::None => "none (replies as soon as simulated)".into(),
+        Latency::Simulated => "simulated".into(),
+        Latency::Scaled(f) => format!("scaled={f}"),
+    }
+}
+
+/// Whether the timed replies kept real time, in one line.
+pub fn real_time_text(t: &ssdlab::nbd::TimelinessSummary) -> String {
+    let us = |ns: u64| ns as f64 / 1e3;
+    let verdict = if t.late_share() <= 0.01 {
+        "kept real time"
+    } else {
+        "did not keep real time (a larger --latency scaled=F slows the simulated clock \
+         until it can; docs/nbd.md)"
+    };
+    format!(
+        "{verdict}: {:.1}% of {} timed replies later than their simulated time by more than \
+         {} µs; lateness p50 {:.0} µs, p99 {:.0} µs",
+        100.0 * t.late_share(),
+        t.replies,
+        us(ssdlab::nbd::LATE_TOLERANCE_NS),
+        us(t.lateness_ns_p50),
+        us(t.lateness_ns_p99)
+    )
+}
+
 /// Longest unix socket path Linux binds (`sun_path` holds 108 bytes with the NUL).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -270,11 +299,11 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         ),
     };
     eprintln!(
-        "ssdlab serve: {where_} ({} bytes, {} B pages, ftl {}, latency {:?})",
+        "ssdlab serve: {where_} ({} bytes, {} B pages, ftl {}, latency {})",
         dev.capacity_bytes(),
         page_bytes,
         dev.ftl.name(),
-        a.latency
+        latency_text(a.latency)
     );
     // SAFETY: the handlers only store to atomics, which is async-signal-safe.
     unsafe {
@@ -322,13 +351,28 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         progress: std::io::stderr().is_terminal(),
     };
     let mut out = std::io::stdout();
+    let mut last_timeliness = None;
     let mut stats = |r: &ssdlab::report::Report, c: &ssdlab::nbd::Clocks| {
+        last_timeliness = c.timeliness;
         let mut v = serde_json::to_value(r).expect("report serializes");
         if let Some(o) = v.as_object_mut() {
             o.remove("config");
             o.insert("simulated_ns".into(), c.simulated_ns.into());
             o.insert("wall_clock_ns".into(), c.wall_ns.into());
             o.insert("requests".into(), c.requests.into());
+            if let Some(t) = c.timeliness {
+                o.insert(
+                    "real_time".into(),
+                    serde_json::json!({
+                        "timed_replies": t.replies,
+                        "late_replies": t.late,
+                        "late_share": t.late_share(),
+                        "lateness_ns_p50": t.lateness_ns_p50,
+                        "lateness_ns_p99": t.lateness_ns_p99,
+                        "late_tolerance_ns": ssdlab::nbd::LATE_TOLERANCE_NS,
+                    }),
+                );
+            }
         }
         // One write per line: `writeln!` would hand the value over in pieces, and
         // standard output's line buffer (1 KiB) writes a longer line out in parts, so a
@@ -339,6 +383,9 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     let ending = server
         .run(&mut dev, &cfg, &opts, &mut stats)
         .map_err(|e| CliError::Output(format!("serve: {e}")))?;
+    if let Some(t) = last_timeliness {
+        eprintln!("ssdlab serve: {}", real_time_text(&t));
+    }
     if ending == Ending::PowerCut {
         eprintln!(
             "ssdlab serve: power cut at command {} ({}); restart with the same --data to recover",
