@@ -412,8 +412,7 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
     }
 
     // Traces × malformations: a valid trace with one line (the 8th request) damaged.
-    let mut n_trace = 0;
-    for format in LINE_FORMATS {
+    for (n_trace, format) in LINE_FORMATS.into_iter().enumerate() {
         let lines = valid_lines(format, 20);
         let at = lines.len() - 12;
         for (k, (bad, what)) in malformations(&lines[at], format).into_iter().enumerate() {
@@ -448,7 +447,6 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
                 .extend(["-o".into(), d.join("conv.ascii").display().to_string()]);
             cases.push(g);
         }
-        n_trace += 1;
     }
 
     // Outputs × paths: outputs onto an input, into a file, onto a directory, nowhere.

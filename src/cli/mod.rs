@@ -137,13 +137,12 @@ pub fn command() -> clap::Command {
     use clap::CommandFactory;
     // serve runs one device: its help says one name where run's says a comma list.
     let one = |what: &'static str| move |a: clap::Arg| a.value_name("NAME").help(what);
-    let cmd = negatives_are_values(Cli::command()).mut_subcommand("serve", |s| {
+    negatives_are_values(Cli::command()).mut_subcommand("serve", |s| {
         s.mut_arg("ftl", one("FTL (one name: serve runs one device)"))
             .mut_arg("gc", one("GC victim policy (one name)"))
             .mut_arg("buffer", one("Write-buffer policy (one name)"))
             .mut_arg("fs", one("Not used by serve (it exports the block device)"))
-    });
-    cmd
+    })
 }
 
 /// Parses the process's command line with [`command`] (a malformed one: clap's message
