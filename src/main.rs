@@ -5,11 +5,8 @@
 
 mod cli;
 
-use clap::Parser;
-
 fn main() {
-    let args = cli::Cli::parse();
-    if let Err(e) = cli::main_with(args) {
+    if let Err(e) = cli::parse().and_then(cli::main_with) {
         eprintln!("error: {e}");
         std::process::exit(e.exit_code());
     }

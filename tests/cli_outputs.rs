@@ -642,3 +642,32 @@ fn a_file_output_ending_in_a_slash_is_refused() {
     );
     assert!(entries(dir.path()).is_empty());
 }
+
+/// Issue 30: the text report never named the design it reported, and with a comma list
+/// the first design's full report was printed unlabelled.
+#[test]
+fn the_text_report_names_its_design_and_labels_the_first_of_a_list() {
+    let o = common::ssdlab(&["run", "--capacity", "256MiB", "--requests", "200"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert!(
+        out.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("Design: preset default, 256MiB, ftl page")),
+        "{out}"
+    );
+    let o = common::ssdlab(&[
+        "run",
+        "--capacity",
+        "256MiB",
+        "--requests",
+        "200",
+        "--ftl",
+        "page,dftl",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("Design: page") && out.contains("the first of 2"),
+        "{out}"
+    );
+}

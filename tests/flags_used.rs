@@ -5,19 +5,7 @@
 use std::fs;
 
 mod common;
-use common::{ssdlab, stderr};
-
-fn refused(args: &[&str], names: &[&str]) {
-    let o = ssdlab(args);
-    assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
-    for n in names {
-        assert!(
-            stderr(&o).contains(n),
-            "{args:?}: `{n}` not in: {}",
-            stderr(&o)
-        );
-    }
-}
+use common::{refused, ssdlab, stderr};
 
 const RUN: &[&str] = &[
     "run",

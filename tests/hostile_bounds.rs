@@ -5,25 +5,11 @@
 use std::fs;
 
 mod common;
-use common::{ssdlab, stderr};
-
-fn stdout(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{ssdlab, stderr, stdout};
 
 /// A short run: 200 requests on a small drive.
 fn quick(extra: &[&str]) -> std::process::Output {
-    let mut a = vec![
-        "run",
-        "--capacity",
-        "256MiB",
-        "--workload",
-        "random-write",
-        "--requests",
-        "200",
-    ];
-    a.extend_from_slice(extra);
-    ssdlab(&a)
+    common::quick_run("200", extra)
 }
 
 #[test]

@@ -18,6 +18,43 @@ pub fn parse_size(s: &str) -> Result<Size, String> {
     s.parse::<Size>().map_err(|e| e.to_string())
 }
 
+/// A whole-number flag from `min` to `max` of type `T`. The error names the range:
+/// clap's own parser says "invalid digit found in string" for `-1`, and without
+/// [`super::command`]'s negative-number setting `-1` was not even read as a value.
+pub fn whole<T>(min: u64, max: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync
+where
+    T: TryFrom<u64> + Clone + Send + Sync + 'static,
+{
+    move |s: &str| {
+        s.trim()
+            .replace('_', "")
+            .parse::<u64>()
+            .ok()
+            .filter(|v| (min..=max).contains(v))
+            .and_then(|v| T::try_from(v).ok())
+            .ok_or_else(|| format!("expected a whole number from {min} to {max}"))
+    }
+}
+
+/// A real-number flag from `min` to `max` (inclusive); `min_exclusive` excludes `min`
+/// (a speed-up or a period must be positive).
+pub fn real(
+    min: f64,
+    max: f64,
+    min_exclusive: bool,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s: &str| {
+        let ok =
+            |v: f64| v.is_finite() && v <= max && if min_exclusive { v > min } else { v >= min };
+        match s.trim().parse::<f64>() {
+            Ok(v) if ok(v) => Ok(v),
+            _ if min_exclusive && max == f64::MAX => Err(format!("expected a number above {min}")),
+            _ if max == f64::MAX => Err(format!("expected a number from {min} up")),
+            _ => Err(format!("expected a number from {min} to {max}")),
+        }
+    }
+}
+
 /// Sets the dotted key `path` of `t` to `v`, creating tables on the way.
 pub fn set(t: &mut toml::Table, path: &str, v: impl Into<toml::Value>) {
     let mut cur = t;
@@ -79,7 +116,7 @@ pub struct SsdArgs {
     #[arg(long, value_name = "ORDER", value_parser = registry::one_of(registry::dispatch_orders()))]
     pub dispatch: Option<String>,
     /// Over-provisioning percent: (physical − logical) / logical.
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", value_parser = real(0.0, f64::MAX, false))]
     pub op: Option<f64>,
     /// Logical capacity, e.g. 64GiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -137,10 +174,10 @@ pub struct GeneratorArgs {
     #[arg(long, value_name = "N", value_parser = parse_count)]
     pub requests: Option<u64>,
     /// Share of reads for mixed, zipf and hot-cold, percent.
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", value_parser = real(0.0, 100.0, false))]
     pub read_percent: Option<f64>,
     /// Mean gap between generated arrivals (open loop), ns.
-    #[arg(long, value_name = "NS")]
+    #[arg(long, value_name = "NS", value_parser = whole::<u64>(0, u64::MAX))]
     pub mean_gap_ns: Option<u64>,
 }
 
@@ -168,7 +205,7 @@ pub struct TraceArgs {
     #[arg(long, value_name = "NAME", ignore_case = true, value_parser = registry::one_of(registry::trace_formats()))]
     pub format: Option<String>,
     /// Keep only this device / volume number of the trace.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX.into()))]
     pub trace_device: Option<u32>,
     /// Trace requests past the end of the device (the disk, for `hybrid`).
     #[arg(long, value_name = "POLICY", value_parser = registry::one_of(registry::trace_fits()))]
@@ -181,7 +218,7 @@ pub struct TraceArgs {
     #[arg(long, value_name = "FILE")]
     pub file_trace: Option<PathBuf>,
     /// Trace replay speed-up (arrival gaps divided by this).
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", value_parser = real(0.0, f64::MAX, true))]
     pub speedup: Option<f64>,
 }
 
@@ -215,10 +252,10 @@ impl TraceArgs {
 #[command(next_help_heading = "Host")]
 pub struct HostArgs {
     /// Host queue depth: requests outstanding (1–512).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX.into()))]
     pub qd: Option<u32>,
     /// Random seed (every result is a function of config + seed).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = whole::<u64>(0, u64::MAX))]
     pub seed: Option<u64>,
 }
 

@@ -46,7 +46,8 @@ pub struct CrashtestArgs {
         long,
         value_name = "N",
         default_value_t = 100,
-        help_heading = "Power loss"
+        help_heading = "Power loss",
+        value_parser = super::args::whole::<u64>(0, u64::MAX)
     )]
     pub cuts: u64,
     /// Host commands between two cuts, at most (each segment draws a number up to it).
@@ -54,7 +55,8 @@ pub struct CrashtestArgs {
         long,
         value_name = "N",
         default_value_t = 200,
-        help_heading = "Power loss"
+        help_heading = "Power loss",
+        value_parser = super::args::whole::<u32>(0, u32::MAX.into())
     )]
     pub ops_per_cut: u32,
     /// Power-loss protection: the write buffer reaches flash at a cut.

@@ -44,7 +44,8 @@ pub struct DesignArgs {
     /// only that percent of it (MQSim's initial occupancy; with `--precondition
     /// footprint`, the fill before the footprint pass)
     #[arg(long, value_name = "PERCENT", num_args = 0..=1, default_missing_value = "100",
-          help_heading = "Workload", conflicts_with = "steady")]
+          help_heading = "Workload", conflicts_with = "steady",
+          value_parser = super::args::real(0.0, 1000.0, false))]
     pub fill: Option<f64>,
     /// Precondition: fill, then random overwrites until write amplification settles.
     #[arg(long, help_heading = "Workload")]

@@ -97,7 +97,19 @@ pub fn cmd(args: &GenTraceArgs) -> Result<(), CliError> {
             })),
         );
     }
-    output::commit(batch)?;
+    // A malformed trace line met while converting is bad input (exit 2, naming the
+    // trace file and line), not a failure to write the output.
+    batch.commit().map_err(|e| {
+        if e.source.kind() == std::io::ErrorKind::InvalidData {
+            CliError::Input(format!("--trace: {}; no output file was written", e.source))
+        } else {
+            CliError::Output(format!("{e}; no output file was written"))
+        }
+    })?;
+    if ssdlab::report::output::stdout_closed() {
+        // `gen-trace -o - | head`: the reader took what it wanted; nothing to report.
+        return Ok(());
+    }
     let to = if out.is_stdout() {
         "standard output".to_string()
     } else {

@@ -49,7 +49,8 @@ pub struct HybridArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
     /// Runs on one store: the first cold, the others warm [default: 2].
-    #[arg(long, value_name = "N", help_heading = "Workload")]
+    #[arg(long, value_name = "N", help_heading = "Workload",
+          value_parser = super::args::whole::<u32>(0, u32::MAX.into()))]
     pub runs: Option<u32>,
     /// HDD preset [default: desktop-7200].
     #[arg(long, value_name = "NAME", help_heading = "Design",
@@ -427,7 +428,7 @@ pub fn csv_text(results: &[(Design, HybridReport)]) -> Result<String, CliError> 
 /// Runs `ssdlab hybrid`.
 pub fn cmd(a: &HybridArgs) -> Result<(), CliError> {
     if a.list {
-        print!("{}", list_text());
+        output::print(&list_text())?;
         return Ok(());
     }
     let designs = a.designs()?;
@@ -463,14 +464,14 @@ pub fn cmd(a: &HybridArgs) -> Result<(), CliError> {
     }
     output::commit(batch)?;
     if reports.show_table() {
-        print!("{}", render_table(&results));
+        output::print(&render_table(&results))?;
         let mut notes: Vec<&String> = results
             .iter()
             .flat_map(|(_, r)| r.warnings.iter())
             .collect();
         notes.dedup();
         for w in notes {
-            println!("warning: {w}");
+            output::print(&format!("warning: {w}\n"))?;
         }
     }
     Ok(())

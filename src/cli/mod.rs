@@ -10,6 +10,7 @@ mod args;
 mod config_cmd;
 mod crashtest;
 mod design;
+mod flags;
 mod gen_trace;
 mod hybrid;
 mod list;
@@ -118,14 +119,48 @@ pub enum Command {
     Probe(probe::ProbeArgs),
 }
 
+/// The command tree as parsed: every flag that takes a value reads a negative number
+/// as its value, so `--qd -1` is refused by the flag's own parser, naming the flag and
+/// the range it takes, rather than by clap as "unexpected argument '-1'". (A value that
+/// is not a number and starts with `-` is still read as the next flag.)
+pub fn command() -> clap::Command {
+    fn negatives_are_values(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| {
+            if a.get_action().takes_values() {
+                a.allow_negative_numbers(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(negatives_are_values)
+    }
+    use clap::CommandFactory;
+    // serve runs one device: its help says one name where run's says a comma list.
+    let one = |what: &'static str| move |a: clap::Arg| a.value_name("NAME").help(what);
+    negatives_are_values(Cli::command()).mut_subcommand("serve", |s| {
+        s.mut_arg("ftl", one("FTL (one name: serve runs one device)"))
+            .mut_arg("gc", one("GC victim policy (one name)"))
+            .mut_arg("buffer", one("Write-buffer policy (one name)"))
+            .mut_arg("fs", one("Not used by serve (it exports the block device)"))
+    })
+}
+
+/// Parses the process's command line with [`command`] (a malformed one: clap's message
+/// on standard error, exit 2; help and version: exit 0), then refuses any flag the
+/// command does not read here ([`flags::check`]).
+pub fn parse() -> Result<Cli, CliError> {
+    use clap::FromArgMatches;
+    let cmd = command();
+    let m = cmd.clone().get_matches();
+    flags::check(&cmd, &m)?;
+    Ok(Cli::from_arg_matches(&m).unwrap_or_else(|e| e.exit()))
+}
+
 /// Runs the parsed command line.
 pub fn main_with(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
         Command::Run(a) => run::cmd(a),
-        Command::List => {
-            print!("{}", list::text());
-            Ok(())
-        }
+        Command::List => output::print(&list::text()),
         Command::Config(a) => config_cmd::cmd(a),
         Command::GenTrace(a) => gen_trace::cmd(a),
         Command::Hybrid(a) => hybrid::cmd(a),
@@ -145,5 +180,76 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    /// Whether a flag takes a number: by the type it parses into, or (a comma list of
+    /// sizes parses into strings) by its value name.
+    fn takes_a_number(a: &clap::Arg) -> bool {
+        use std::any::TypeId;
+        let t = a.get_value_parser().type_id();
+        [
+            TypeId::of::<u16>(),
+            TypeId::of::<u32>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<usize>(),
+            TypeId::of::<f64>(),
+            TypeId::of::<ssdlab::units::Size>(),
+        ]
+        .iter()
+        .any(|id| t == *id)
+            || a.get_value_names()
+                .is_some_and(|v| v.iter().any(|n| n.as_str().starts_with("SIZE")))
+    }
+
+    /// `--qd -1` and every other flag given a negative number: never clap's "unexpected
+    /// argument '-1'"; a flag that takes a number refuses it with exit 2, naming the flag
+    /// and what it expects. Walks clap's own command tree, so a new flag is covered the
+    /// day it is added (and fails here if its parser does not say what it expects).
+    #[test]
+    fn a_negative_value_names_the_flag_and_what_it_expects() {
+        let root = command();
+        let (mut cases, mut numeric) = (0, 0);
+        for sub in root.get_subcommands() {
+            // Required positionals get a placeholder so the flag is what gets parsed.
+            let positionals: Vec<&str> = sub
+                .get_positionals()
+                .filter(|p| p.is_required_set())
+                .map(|_| "x")
+                .collect();
+            for a in sub.get_arguments() {
+                let Some(long) = a.get_long() else { continue };
+                if a.is_positional() || !a.get_action().takes_values() {
+                    continue;
+                }
+                let number = takes_a_number(a);
+                numeric += usize::from(number);
+                for bad in ["-1", "-5", "-0.5", "-1e3"] {
+                    let mut argv = vec!["ssdlab", sub.get_name()];
+                    argv.extend(&positionals);
+                    let flag = format!("--{long}");
+                    argv.extend([flag.as_str(), bad]);
+                    let r = command().try_get_matches_from(&argv);
+                    let msg = r.as_ref().err().map(|e| e.to_string()).unwrap_or_default();
+                    assert!(!msg.contains("unexpected argument"), "{argv:?}: {msg}");
+                    if number {
+                        let e = r.expect_err(&format!("{argv:?} accepted a negative number"));
+                        assert_eq!(e.exit_code(), 2, "{argv:?}: {msg}");
+                        assert_eq!(
+                            e.kind(),
+                            clap::error::ErrorKind::ValueValidation,
+                            "{argv:?}: {msg}"
+                        );
+                        assert!(
+                            msg.contains(&flag) && msg.contains("expected"),
+                            "{argv:?} should name {flag} and what it expects: {msg}"
+                        );
+                    }
+                    cases += 1;
+                }
+            }
+        }
+        eprintln!("{cases} negative values tried on {numeric} numeric flags");
+        assert!(numeric >= 20, "only {numeric} numeric flags found");
     }
 }

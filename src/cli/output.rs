@@ -6,6 +6,13 @@ use super::args::ReportArgs;
 use ssdlab::report::output::{self, Batch, Expect, OutputPath};
 use std::path::Path;
 
+/// Prints `text` on standard output: a reader that went away (`| head -1`) ends the
+/// output quietly with exit 0, like coreutils; another failure is an output error.
+pub fn print(text: &str) -> Result<(), CliError> {
+    output::print_stdout(text)
+        .map_err(|e| CliError::Output(format!("standard output: cannot write: {e}")))
+}
+
 /// Checks a single-file output flag (`-` = standard output).
 pub fn file(flag: &str, path: &Path) -> Result<OutputPath, CliError> {
     output::check(flag, path, Expect::File).map_err(CliError::Input)

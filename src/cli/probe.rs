@@ -74,15 +74,16 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub span: Option<Size>,
     /// Partitions probed, spread over the device (default 3).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::args::whole::<u32>(0, u32::MAX.into()))]
     pub partitions: Option<u32>,
     /// Passes over the probe writes; each offset's latency is the fastest of its passes
     /// (host delays — scheduling, interrupts, a loaded machine — only ever add time).
     #[arg(long, value_name = "N", default_value_t = 3,
-          value_parser = clap::value_parser!(u32).range(1..=100))]
+          value_parser = super::args::whole::<u32>(1, 100))]
     pub passes: u32,
     /// Seed of the written data (random bytes, so a compressing drive cannot skip them).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = super::args::whole::<u64>(0, u64::MAX))]
     pub seed: u64,
     /// Write the result as JSON to this file (`-` = standard output).
     #[arg(long, value_name = "FILE")]
@@ -363,12 +364,12 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
         );
         output::commit(batch)?;
         if !out.is_stdout() {
-            print!("{text}");
+            output::print(&text)?;
         } else {
             eprint!("{text}");
         }
     } else {
-        print!("{text}");
+        output::print(&text)?;
     }
     Ok(())
 }

@@ -107,8 +107,7 @@ fn list() -> String {
 /// Runs `ssdlab reproduce`.
 pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
     if args.list {
-        print!("{}", list());
-        return Ok(());
+        return output::print(&list());
     }
     if args.name.is_none() && !args.all && args.paper.is_empty() && args.experiment.is_empty() {
         return Err(CliError::Input(
@@ -199,7 +198,7 @@ fn commit(
     );
     output::commit(batch)?;
     for f in ctx.files() {
-        println!("wrote {}", out.join(&f.file_name).display());
+        output::print(&format!("wrote {}\n", out.join(&f.file_name).display()))?;
     }
     Ok(())
 }

@@ -140,7 +140,15 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
         batch.file(
             o,
             Content::Writer(Box::new(move |w| {
-                csv_out::write_csv(named, w).map_err(std::io::Error::from)
+                // An I/O error stays one (a closed standard output is then seen as
+                // such, not as a CSV error wrapping "Broken pipe").
+                csv_out::write_csv(named, w).map_err(|e| match e.kind() {
+                    csv::ErrorKind::Io(_) => match e.into_kind() {
+                        csv::ErrorKind::Io(io) => io,
+                        _ => unreachable!("checked"),
+                    },
+                    _ => std::io::Error::other(e),
+                })
             })),
         );
     }
@@ -166,9 +174,42 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
     output::commit(batch)?;
     if reports.show_table() {
         let comparison = if outputs.len() == 1 { &[][..] } else { &named };
-        println!("{}", text::render_text(&outputs[0].1.report, comparison));
+        let report = text::render_text(&outputs[0].1.report, comparison);
+        // The report names the design it is about: with a comma list, the full report
+        // is the first design's, and the comparison below covers every one.
+        let design = describe(&designs[0].cfg);
+        let label = if outputs.len() == 1 {
+            format!("Design: {design}")
+        } else {
+            format!(
+                "Design: {} ({design}), the first of {}; every design side by side at the end",
+                outputs[0].0,
+                outputs.len()
+            )
+        };
+        let (head, rest) = report.split_once("\n\n").unwrap_or((&report, ""));
+        output::print(&format!("{head}\n{label}\n\n{rest}\n"))?;
     }
     Ok(())
+}
+
+/// A design in one phrase: preset, capacity, FTL, GC policy and buffer, as resolved.
+fn describe(cfg: &ssdlab::config::Config) -> String {
+    let v = serde_json::to_value(cfg).unwrap_or_default();
+    let s = |path: &[&str]| {
+        path.iter()
+            .try_fold(&v, |v, k| v.get(k))
+            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+            .unwrap_or_else(|| "?".into())
+    };
+    format!(
+        "preset {}, {}, ftl {}, gc {}, buffer {}",
+        s(&["device", "preset"]),
+        s(&["device", "capacity"]),
+        s(&["ftl", "name"]),
+        s(&["ftl", "gc"]),
+        s(&["buffer", "name"])
+    )
 }
 
 /// One report as is; several as `{"designs": [{"name", "report"}, …]}`.

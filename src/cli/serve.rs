@@ -51,7 +51,8 @@ pub struct ServeArgs {
     )]
     pub socket: Option<PathBuf>,
     /// Listen on this TCP port (127.0.0.1 unless --listen).
-    #[arg(long, value_name = "N", help_heading = "Server")]
+    #[arg(long, value_name = "N", help_heading = "Server",
+          value_parser = super::args::whole::<u16>(0, u16::MAX.into()))]
     pub port: Option<u16>,
     /// TCP address to listen on instead of loopback (NBD has no authentication: anyone
     /// who reaches the port can read and write the device).
@@ -68,11 +69,13 @@ pub struct ServeArgs {
           value_parser = Latency::parse)]
     pub latency: Latency,
     /// A statistics line every this many seconds.
-    #[arg(long, value_name = "SECONDS", help_heading = "Server")]
+    #[arg(long, value_name = "SECONDS", help_heading = "Server",
+          value_parser = super::args::real(0.0, MAX_STATS_EVERY_S, true))]
     pub stats_every: Option<f64>,
     /// Cut the power during the N-th command (with --seed: a random command from 1 to
     /// N and a random point inside it); the server then stops, as a drive losing power.
-    #[arg(long, value_name = "N", help_heading = "Power loss")]
+    #[arg(long, value_name = "N", help_heading = "Power loss",
+          value_parser = super::args::whole::<u64>(1, u64::MAX))]
     pub power_cut_after: Option<u64>,
     /// Power-loss protection: at a cut the write buffer still reaches flash.
     #[arg(long, help_heading = "Power loss")]
@@ -86,6 +89,10 @@ pub struct ServeArgs {
     )]
     pub export_name: String,
 }
+
+/// Longest statistics period, seconds (a year: beyond it no line would ever appear, and
+/// 2^64 s overflowed the timer's `Duration`).
+const MAX_STATS_EVERY_S: f64 = 365.0 * 86_400.0;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static USR1: AtomicBool = AtomicBool::new(false);
@@ -110,6 +117,81 @@ pub fn design_args(ssd: &SsdArgs, host: &HostArgs, settings: &SettingsArgs) -> D
     }
 }
 
+/// `--latency` as typed.
+fn latency_text(l: Latency) -> String {
+    match l {
+        Latency::None => "none (replies as soon as simulated)".into(),
+        Latency::Simulated => "simulated".into(),
+        Latency::Scaled(f) => format!("scaled={f}"),
+    }
+}
+
+/// Whether the timed replies kept real time, in one line.
+pub fn real_time_text(t: &ssdlab::nbd::TimelinessSummary) -> String {
+    let us = |ns: u64| ns as f64 / 1e3;
+    let verdict = if t.late_share() <= 0.01 {
+        "kept real time"
+    } else {
+        "did not keep real time (a larger --latency scaled=F slows the simulated clock \
+         until it can; docs/nbd.md)"
+    };
+    format!(
+        "{verdict}: {:.1}% of {} timed replies later than their simulated time by more than \
+         {} µs; lateness p50 {:.0} µs, p99 {:.0} µs",
+        100.0 * t.late_share(),
+        t.replies,
+        us(ssdlab::nbd::LATE_TOLERANCE_NS),
+        us(t.lateness_ns_p50),
+        us(t.lateness_ns_p99)
+    )
+}
+
+/// Longest unix socket path Linux binds (`sun_path` holds 108 bytes with the NUL).
+const MAX_SOCKET_PATH: usize = 107;
+
+/// `--socket` must name a new path or a socket (a live one is refused when binding, a
+/// stale one replaced). Checked before the device is built or `--data` is opened: a
+/// directory or a file there would otherwise fail as "Address already in use", a
+/// missing directory as "No such file or directory", after the work.
+fn check_socket_path(p: &std::path::Path) -> Result<(), CliError> {
+    use std::os::unix::fs::FileTypeExt;
+    let bad = |what: String| Err(CliError::Input(format!("--socket {}: {what}", p.display())));
+    let expected = "expected the path of a new unix socket";
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_socket() => {}
+        Ok(m) if m.is_dir() => {
+            return bad(format!(
+                "is a directory; {expected}, e.g. --socket {}",
+                p.join("ssd.sock").display()
+            ));
+        }
+        Ok(_) => {
+            return bad(format!(
+                "exists and is not a socket; {expected} (an existing file is not replaced)"
+            ));
+        }
+        Err(_) => {
+            if let Some(d) = p.parent()
+                && !d.as_os_str().is_empty()
+                && !d.is_dir()
+            {
+                return bad(format!(
+                    "directory {} does not exist; {expected} in an existing directory",
+                    d.display()
+                ));
+            }
+        }
+    }
+    if p.as_os_str().len() > MAX_SOCKET_PATH {
+        return bad(format!(
+            "{} bytes long; {expected} of at most {MAX_SOCKET_PATH} bytes (the unix socket \
+             address limit)",
+            p.as_os_str().len()
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `ssdlab serve`.
 pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     if [&a.ssd.ftl, &a.ssd.gc, &a.ssd.buffer]
@@ -119,6 +201,9 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         return Err(CliError::Input(
             "--ftl, --gc and --buffer take one name each for serve (one device is served)".into(),
         ));
+    }
+    if let Some(p) = &a.socket {
+        check_socket_path(p)?;
     }
     if let Some(s) = a.stats_every
         && !(s.is_finite() && s > 0.0)
@@ -214,11 +299,11 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         ),
     };
     eprintln!(
-        "ssdlab serve: {where_} ({} bytes, {} B pages, ftl {}, latency {:?})",
+        "ssdlab serve: {where_} ({} bytes, {} B pages, ftl {}, latency {})",
         dev.capacity_bytes(),
         page_bytes,
         dev.ftl.name(),
-        a.latency
+        latency_text(a.latency)
     );
     // SAFETY: the handlers only store to atomics, which is async-signal-safe.
     unsafe {
@@ -266,13 +351,28 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         progress: std::io::stderr().is_terminal(),
     };
     let mut out = std::io::stdout();
+    let mut last_timeliness = None;
     let mut stats = |r: &ssdlab::report::Report, c: &ssdlab::nbd::Clocks| {
+        last_timeliness = c.timeliness;
         let mut v = serde_json::to_value(r).expect("report serializes");
         if let Some(o) = v.as_object_mut() {
             o.remove("config");
             o.insert("simulated_ns".into(), c.simulated_ns.into());
             o.insert("wall_clock_ns".into(), c.wall_ns.into());
             o.insert("requests".into(), c.requests.into());
+            if let Some(t) = c.timeliness {
+                o.insert(
+                    "real_time".into(),
+                    serde_json::json!({
+                        "timed_replies": t.replies,
+                        "late_replies": t.late,
+                        "late_share": t.late_share(),
+                        "lateness_ns_p50": t.lateness_ns_p50,
+                        "lateness_ns_p99": t.lateness_ns_p99,
+                        "late_tolerance_ns": ssdlab::nbd::LATE_TOLERANCE_NS,
+                    }),
+                );
+            }
         }
         // One write per line: `writeln!` would hand the value over in pieces, and
         // standard output's line buffer (1 KiB) writes a longer line out in parts, so a
@@ -283,6 +383,9 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     let ending = server
         .run(&mut dev, &cfg, &opts, &mut stats)
         .map_err(|e| CliError::Output(format!("serve: {e}")))?;
+    if let Some(t) = last_timeliness {
+        eprintln!("ssdlab serve: {}", real_time_text(&t));
+    }
     if ending == Ending::PowerCut {
         eprintln!(
             "ssdlab serve: power cut at command {} ({}); restart with the same --data to recover",

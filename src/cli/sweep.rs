@@ -52,7 +52,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Cells run at once (default: RAYON_NUM_THREADS, else every core).
-    #[arg(long, short = 'j', value_name = "N")]
+    #[arg(long, short = 'j', value_name = "N",
+          value_parser = super::args::whole::<usize>(0, u64::MAX))]
     pub jobs: Option<usize>,
     /// Run the cells as tasks on the Ray cluster at ADDRESS (e.g. 127.0.0.1:6379 or
     /// auto); needs the ssdlab Python package and ray (pip install . ray).
@@ -124,6 +125,9 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
 
     if args.dry_run {
         return dry_run(&plan, &args.out);
+    }
+    if args.ray.is_some() {
+        check_python(&python(args))?;
     }
     let mut sweep = Sweep::open(plan, &args.out).map_err(CliError::Input)?;
     let pending = sweep.pending(args.retry_failed).len();
@@ -245,8 +249,69 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
             out += &format!("\t{}\n", c.seed);
         }
     }
-    print!("{out}");
+    output::print(&out)?;
     Ok(())
+}
+
+/// The interpreter of `--ray`: `--python`, else `$SSDLAB_PYTHON`, else python3.
+fn python(args: &SweepArgs) -> PathBuf {
+    args.python
+        .clone()
+        .or_else(|| std::env::var_os("SSDLAB_PYTHON").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// The Python modules the Ray backend imports, and how to install each.
+const RAY_MODULES: &[(&str, &str)] = &[
+    ("ray", "pip install 'ray[default]'"),
+    ("ssdlab", "pip install . from the ssdlab checkout"),
+];
+
+/// Before any cell runs: `python` starts and finds every module of [`RAY_MODULES`]
+/// (without importing them: a missing one is named, not a traceback of the driver's).
+fn check_python(python: &std::path::Path) -> Result<(), CliError> {
+    let names: Vec<String> = RAY_MODULES.iter().map(|(m, _)| format!("'{m}'")).collect();
+    let probe = format!(
+        "import importlib.util as u\nprint(' '.join(m for m in ({},) if u.find_spec(m) is None))",
+        names.join(", ")
+    );
+    let o = std::process::Command::new(python)
+        .args(["-c", &probe])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| {
+            CliError::Input(format!(
+                "--ray: cannot start {} ({e}); name a Python 3 interpreter with ray and the \
+                 ssdlab package with --python or $SSDLAB_PYTHON (docs/python.md)",
+                python.display()
+            ))
+        })?;
+    if !o.status.success() {
+        return Err(CliError::Input(format!(
+            "--ray: {} does not run Python 3 ({}): {}; name another with --python",
+            python.display(),
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        )));
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let missing: Vec<&(&str, &str)> = RAY_MODULES
+        .iter()
+        .filter(|(m, _)| stdout.split_whitespace().any(|w| w == *m))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let what: Vec<String> = missing
+        .iter()
+        .map(|(m, how)| format!("module '{m}' ({how})"))
+        .collect();
+    Err(CliError::Input(format!(
+        "--ray: {} lacks the Python {} the Ray backend needs; install into that \
+         interpreter (see docs/python.md) or name another with --python; nothing was run",
+        python.display(),
+        what.join(" and ")
+    )))
 }
 
 /// Prefix of a record line from the Ray driver (anything else on its stdout is Ray's).
@@ -256,11 +321,7 @@ const RECORD_PREFIX: &str = "SSDLAB-RECORD ";
 /// one JSON line each; its records come back on stdout as each task ends and go into
 /// the store, exactly as the local backend's do.
 fn run_ray(sweep: &mut Sweep, address: &str, args: &SweepArgs) -> Result<(), CliError> {
-    let python = args
-        .python
-        .clone()
-        .or_else(|| std::env::var_os("SSDLAB_PYTHON").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("python3"));
+    let python = python(args);
     let specs: Vec<String> = sweep
         .pending(args.retry_failed)
         .iter()

@@ -48,6 +48,85 @@ fn io_err(path: &Path, what: String) -> io::Error {
 }
 
 impl FileStore {
+    /// What differs between the design a data file was written by and this run's, in one
+    /// line: the geometry words of the header, then every key of the fingerprints (`KEY
+    /// VALUE` words, a value being a word or a JSON object, flattened to dotted keys).
+    fn design_difference(file_geo: &[u8], run_geo: &[u8], theirs: &str, ours: &str) -> String {
+        let mut diffs = Vec::new();
+        let words = |b: &[u8]| -> Vec<u64> {
+            // Bytes 8..32: page size (u32), pages (u64), pages per block (u32), blocks (u64).
+            vec![
+                u32::from_le_bytes(b[8..12].try_into().unwrap()) as u64,
+                u64::from_le_bytes(b[12..20].try_into().unwrap()),
+                u32::from_le_bytes(b[20..24].try_into().unwrap()) as u64,
+                u64::from_le_bytes(b[24..32].try_into().unwrap()),
+            ]
+        };
+        let names = ["page bytes", "flash pages", "pages per block", "blocks"];
+        for ((n, a), b) in names.iter().zip(words(file_geo)).zip(words(run_geo)) {
+            if a != b {
+                diffs.push(format!("{n} {a} in the file, {b} in this run"));
+            }
+        }
+        let keys = |fp: &str| -> Vec<(String, String)> {
+            let mut out = Vec::new();
+            let mut rest = fp.trim();
+            while !rest.is_empty() {
+                let (key, after) = rest.split_once(' ').unwrap_or((rest, ""));
+                let after = after.trim_start();
+                let mut de =
+                    serde_json::Deserializer::from_str(after).into_iter::<serde_json::Value>();
+                match de.next() {
+                    Some(Ok(v)) if v.is_object() => {
+                        let used = de.byte_offset();
+                        Self::flatten(key, &v, &mut out);
+                        rest = after[used..].trim_start();
+                    }
+                    _ => {
+                        let (value, tail) = after.split_once(' ').unwrap_or((after, ""));
+                        out.push((key.to_string(), value.to_string()));
+                        rest = tail.trim_start();
+                    }
+                }
+            }
+            out
+        };
+        let (a, b) = (keys(theirs), keys(ours));
+        let get = |v: &[(String, String)], k: &str| {
+            v.iter()
+                .find(|(x, _)| x == k)
+                .map_or("unset".to_string(), |(_, y)| y.clone())
+        };
+        let mut seen = Vec::new();
+        for (k, _) in a.iter().chain(&b) {
+            if seen.contains(k) {
+                continue;
+            }
+            seen.push(k.clone());
+            let (x, y) = (get(&a, k), get(&b, k));
+            if x != y {
+                diffs.push(format!("{k} {x} in the file, {y} in this run"));
+            }
+        }
+        if diffs.is_empty() {
+            "the header differs (same fingerprint)".into()
+        } else {
+            diffs.join("; ")
+        }
+    }
+
+    /// Dotted keys of a JSON value's leaves, as compact JSON text.
+    fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    Self::flatten(&format!("{prefix}.{k}"), x, out);
+                }
+            }
+            x => out.push((prefix.to_string(), x.to_string())),
+        }
+    }
+
     /// Opens `path` for an array of shape `geo` and design `fingerprint`: a new or empty
     /// file is formatted (all pages erased); an existing one must have been written for
     /// the same shape and design. Returns the store and whether it held data.
@@ -116,8 +195,14 @@ impl FileStore {
                 return Err(io_err(
                     path,
                     format!(
-                        "written by another design ({theirs}); this run is ({fingerprint}). \
-                         Restart with the same design flags or use a new file"
+                        "written by another design: {}. Restart with the same design flags \
+                         or use a new file",
+                        Self::design_difference(
+                            &on_file[..32],
+                            &header[..32],
+                            &theirs,
+                            &String::from_utf8_lossy(&header[36..36 + fp_len])
+                        )
                     ),
                 ));
             }
@@ -273,5 +358,25 @@ impl PageStore for FileStore {
 
     fn stored_bytes(&self) -> u64 {
         self.programmed * self.page_bytes
+    }
+}
+
+#[cfg(test)]
+mod difference_tests {
+    use super::*;
+
+    /// A restart with another design names the keys that differ, in one line.
+    #[test]
+    fn the_design_difference_names_the_keys() {
+        let geo = [0u8; 32];
+        let a = r#"ftl {"name":"page","gc":{"policy":"greedy"}} logical_pages 4096"#;
+        let b = r#"ftl {"name":"dftl","gc":{"policy":"greedy"}} logical_pages 8192"#;
+        let d = FileStore::design_difference(&geo, &geo, a, b);
+        assert_eq!(
+            d,
+            "ftl.name \"page\" in the file, \"dftl\" in this run; logical_pages 4096 in the \
+             file, 8192 in this run"
+        );
+        assert!(!d.contains('\n'));
     }
 }

@@ -3,4 +3,6 @@
 pub mod proto;
 pub mod server;
 
-pub use server::{Clocks, Ending, Latency, Listen, ServeOptions, Server};
+pub use server::{
+    Clocks, Ending, LATE_TOLERANCE_NS, Latency, Listen, ServeOptions, Server, TimelinessSummary,
+};

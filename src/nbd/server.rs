@@ -29,7 +29,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -321,13 +321,16 @@ impl Server {
             start,
             opts,
             conns: Mutex::new(Vec::new()),
+            timeliness: Timeliness::default(),
         };
         let export = self.export.clone();
         let listener = self.listener;
+        let timed = opts.latency != Latency::None;
         let clocks = |sim: &Sim| Clocks {
             simulated_ns: sim.sim_done_ns,
             wall_ns: start.elapsed().as_nanos() as u64,
             requests: sim.commands,
+            timeliness: timed.then(|| shared.timeliness.summary()),
         };
         std::thread::scope(|scope| -> io::Result<()> {
             let shared = &shared;
@@ -411,6 +414,7 @@ impl Server {
             simulated_ns: sim_done_ns,
             wall_ns: start.elapsed().as_nanos() as u64,
             requests: sim.commands,
+            timeliness: (opts.latency != Latency::None).then(|| shared.timeliness.summary()),
         };
         stats(&sim.live.report(cfg, dev), &c);
         Ok(Ending::Stopped)
@@ -440,6 +444,8 @@ struct Shared<'d, 'o> {
     opts: &'o ServeOptions,
     /// Open connections (by id), to close them at the stop.
     conns: Mutex<Vec<(u64, Conn)>>,
+    /// How late the timed replies were written.
+    timeliness: Timeliness,
 }
 
 impl<'d> Shared<'d, '_> {
@@ -524,6 +530,120 @@ pub struct Clocks {
     pub wall_ns: u64,
     /// Requests performed.
     pub requests: u64,
+    /// Whether the timed replies (`--latency simulated` or `scaled=F`) kept real time;
+    /// `None` without timed replies.
+    pub timeliness: Option<TimelinessSummary>,
+}
+
+/// A reply written more than this after its due instant counts as late: about a
+/// timer wake-up's usual slack on Linux, so that "late" means the server could not keep
+/// up, not that a thread woke a few microseconds after its deadline.
+pub const LATE_TOLERANCE_NS: u64 = 10_000;
+
+/// Sub-buckets per power of two of the lateness histogram (±19 % resolution).
+const SUB: u32 = 4;
+
+/// How late the timed replies were written: a log histogram of lateness (time written
+/// minus due instant, ns), shared by the connections' timer threads.
+pub struct Timeliness {
+    buckets: Vec<AtomicU64>,
+}
+
+/// What [`Timeliness`] reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimelinessSummary {
+    /// Timed replies written.
+    pub replies: u64,
+    /// Of those, written more than [`LATE_TOLERANCE_NS`] after their due instant.
+    pub late: u64,
+    /// Lateness at the median and the 99th percentile (upper edge of its bucket), ns.
+    pub lateness_ns_p50: u64,
+    /// See `lateness_ns_p50`.
+    pub lateness_ns_p99: u64,
+}
+
+impl TimelinessSummary {
+    /// Share of late replies, 0–1.
+    pub fn late_share(&self) -> f64 {
+        if self.replies == 0 {
+            0.0
+        } else {
+            self.late as f64 / self.replies as f64
+        }
+    }
+}
+
+impl Default for Timeliness {
+    fn default() -> Self {
+        Timeliness {
+            buckets: (0..(64 * SUB as usize))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+}
+
+impl Timeliness {
+    fn bucket(ns: u64) -> usize {
+        if ns < 2 {
+            return ns as usize;
+        }
+        let log = 63 - ns.leading_zeros();
+        let frac = if log >= 2 {
+            (ns >> (log - 2)) & 3
+        } else {
+            (ns << (2 - log)) & 3
+        };
+        (log * SUB) as usize + frac as usize
+    }
+
+    /// Upper edge of bucket `b`, ns.
+    fn edge(b: usize) -> u64 {
+        if b < 2 {
+            return b as u64;
+        }
+        let (log, frac) = (b as u32 / SUB, b as u128 % SUB as u128);
+        let base = 1u128 << log;
+        (base + (base * (frac + 1)).div_ceil(SUB as u128)).min(u64::MAX as u128) as u64
+    }
+
+    /// Records a reply written `late_ns` after its due instant.
+    pub fn record(&self, late_ns: u64) {
+        self.buckets[Self::bucket(late_ns)].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The replies so far.
+    pub fn summary(&self) -> TimelinessSummary {
+        let counts: Vec<u64> = self
+            .buckets
+            .iter()
+            .map(|b| b.load(Ordering::Relaxed))
+            .collect();
+        let replies: u64 = counts.iter().sum();
+        let late: u64 = counts
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| Self::edge(*b) > LATE_TOLERANCE_NS)
+            .map(|(_, c)| c)
+            .sum();
+        let at = |q: f64| {
+            let want = ((replies as f64) * q).ceil().max(1.0) as u64;
+            let mut seen = 0;
+            for (b, c) in counts.iter().enumerate() {
+                seen += c;
+                if seen >= want {
+                    return Self::edge(b);
+                }
+            }
+            0
+        };
+        TimelinessSummary {
+            replies,
+            late,
+            lateness_ns_p50: if replies == 0 { 0 } else { at(0.5) },
+            lateness_ns_p99: if replies == 0 { 0 } else { at(0.99) },
+        }
+    }
 }
 
 fn accept_loop<'scope, 'env, 'd: 'scope, 'o: 'scope>(
@@ -814,7 +934,8 @@ fn connection(mut c: Conn, shared: &Shared, export: &Export) -> io::Result<()> {
         let wc = c.try_clone()?;
         std::thread::scope(|s| {
             let (tx, rx) = mpsc::channel::<Vec<Outgoing>>();
-            s.spawn(move || send_when_due(wc, rx));
+            let t = &shared.timeliness;
+            s.spawn(move || send_when_due(wc, rx, t));
             serve_requests(
                 &mut c,
                 shared,
@@ -942,14 +1063,16 @@ fn error_reply(req: &Request, e: u32, structured: bool, out: &mut Vec<u8>) {
 
 /// A connection's timer thread (simulated timing): keeps the replies in a heap by due
 /// time and sends each when it is due, those due together in one write.
-fn send_when_due(mut c: Conn, rx: mpsc::Receiver<Vec<Outgoing>>) {
+fn send_when_due(mut c: Conn, rx: mpsc::Receiver<Vec<Outgoing>>, lateness: &Timeliness) {
     let mut heap = BinaryHeap::<Outgoing>::new();
     let mut out = Vec::new();
     let mut open = true;
     while open || !heap.is_empty() {
         let now = Instant::now();
         while heap.peek().is_some_and(|o| o.due <= now) {
-            out.extend_from_slice(&heap.pop().expect("peeked").bytes);
+            let o = heap.pop().expect("peeked");
+            lateness.record(now.duration_since(o.due).as_nanos() as u64);
+            out.extend_from_slice(&o.bytes);
         }
         if !out.is_empty() {
             if c.write_all(&out).is_err() {
@@ -1090,4 +1213,28 @@ fn flush(dev: &mut Device, req: &IoRequest, at_ns: u64) -> Result<u64, SimError>
             .map_err(|e| SimError::Config(format!("data file sync failed: {e}")))?;
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod timeliness_tests {
+    use super::*;
+
+    #[test]
+    fn lateness_percentiles_and_late_share() {
+        let t = Timeliness::default();
+        for _ in 0..90 {
+            t.record(1_000);
+        }
+        for _ in 0..10 {
+            t.record(1_000_000);
+        }
+        let s = t.summary();
+        assert_eq!((s.replies, s.late), (100, 10));
+        assert!((1_000..1_300).contains(&s.lateness_ns_p50), "{s:?}");
+        assert!((1_000_000..1_300_000).contains(&s.lateness_ns_p99), "{s:?}");
+        assert_eq!(s.late_share(), 0.1);
+        for ns in [0u64, 1, 2, 3, 5, 7, 1 << 40, u64::MAX] {
+            assert!(Timeliness::edge(Timeliness::bucket(ns)) >= ns, "{ns}");
+        }
+    }
 }

@@ -21,7 +21,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Distinguishes temp files of concurrent writers in one process (e.g. rayon workers
 /// writing figures of different designs into one directory).
@@ -509,7 +509,9 @@ impl<'a> Batch<'a> {
         self.items.push(Item::Dir(target, files));
     }
 
-    /// Writes every output, all or nothing (see the module documentation); returns the
+    /// Writes every output, all or nothing. Standard output whose reader went away
+    /// (`ssdlab … -o - | head -1`) is not a failure: the reader has what it wanted, as
+    /// with coreutils (see [`stdout_closed`]). (see the module documentation); returns the
     /// files written (directories as their files), in the order added.
     pub fn commit(self) -> Result<Vec<PathBuf>, CommitError> {
         let mut staged = Staged::default();
@@ -535,10 +537,12 @@ impl<'a> Batch<'a> {
             match path {
                 None => {
                     let mut out = io::stdout().lock();
-                    content
-                        .write_to(&mut out)
-                        .and_then(|()| out.flush())
-                        .map_err(at(Path::new("standard output")))?;
+                    match content.write_to(&mut out).and_then(|()| out.flush()) {
+                        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                            STDOUT_CLOSED.store(true, Ordering::SeqCst);
+                        }
+                        r => r.map_err(at(Path::new("standard output")))?,
+                    }
                 }
                 Some(p) => write_stream(&p, content).map_err(at(&p))?,
             }
@@ -557,6 +561,33 @@ impl<'a> Batch<'a> {
         }
         staged.committed = true;
         Ok(written)
+    }
+}
+
+/// Set once standard output's reader has gone away.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether standard output's reader went away during this process (`| head -1`): the
+/// output it stopped reading was cut short on purpose, so a command says nothing more
+/// about it and exits 0.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::SeqCst)
+}
+
+/// Writes `text` to standard output. A reader that went away ends the output quietly
+/// (recorded for [`stdout_closed`]); any other failure is returned. (`print!` would
+/// panic on either.)
+pub fn print_stdout(text: &str) -> io::Result<()> {
+    if stdout_closed() {
+        return Ok(());
+    }
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::SeqCst);
+            Ok(())
+        }
+        r => r,
     }
 }
 

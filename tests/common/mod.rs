@@ -44,26 +44,6 @@ pub fn fifo_wa(alpha: f64) -> f64 {
     1.0 / (1.0 - x)
 }
 
-/// Runs `ssdlab reproduce NAME --quick` from the checkout (where the trace samples
-/// beside it are found) into a fresh directory, checks that it succeeded and wrote every
-/// one of `files`, and returns the directory (dropping it deletes the outputs) and the
-/// output path.
-pub fn reproduce_quick(name: &str, files: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join(name);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["reproduce", name, "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in files {
-        assert!(out.join(f).exists(), "{name}: {f} missing");
-    }
-    (dir, out)
-}
-
 /// Runs the `ssdlab` binary with `args` and collects its output.
 pub fn ssdlab(args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
@@ -87,4 +67,37 @@ pub fn strip_wall_clock(v: &mut serde_json::Value) {
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
         _ => {}
     }
+}
+
+/// A command's standard output as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Runs ssdlab with `args` and asserts it refused them: exit 2, every one of `names`
+/// in the message, no panic.
+pub fn refused(args: &[&str], names: &[&str]) {
+    let o = ssdlab(args);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    assert!(!e.contains("panicked"), "{args:?}: {e}");
+    for n in names {
+        assert!(e.contains(n), "{args:?}: `{n}` not in: {e}");
+    }
+}
+
+/// A short run on a small drive (256 MiB, random writes, `requests` requests) with
+/// `extra` flags after.
+pub fn quick_run(requests: &str, extra: &[&str]) -> std::process::Output {
+    let mut a = vec![
+        "run",
+        "--capacity",
+        "256MiB",
+        "--workload",
+        "random-write",
+        "--requests",
+        requests,
+    ];
+    a.extend_from_slice(extra);
+    ssdlab(&a)
 }
