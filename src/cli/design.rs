@@ -330,12 +330,13 @@ impl DesignArgs {
                     if !key.is_empty() && !by_set {
                         set(&mut o, key, v.as_str());
                     }
-                    given.push(format!("{flag}={v}"));
                     if matches!(flag, "capacity" | "buffer-size" | "mgmt-block") {
                         if listed(flag) {
+                            given.push(format!("{flag}={v}"));
                             label.push(format!("{flag}={v}"));
                         }
                     } else {
+                        given.push(format!("{flag}={v}"));
                         label.push(v);
                     }
                 }
