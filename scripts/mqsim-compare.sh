@@ -2,7 +2,7 @@
 # Cross-validation with MQSim (docs/mqsim.md): replays every trace of ../shared/traces,
 # converted to the ASCII layout MQSim reads (scripts/mqsim-traces.py), plus a generated
 # file-server trace, on MQSim with its default ssdconfig.xml and on ssdlab with the same
-# parameters (scripts/mqsim-defaults.toml), and prints one Markdown table row per trace:
+# parameters (imported from MQSim's ssdconfig.xml by `ssdlab import-mqsim`), and prints one Markdown table row per trace:
 # mean latency (ssdlab's reads / writes split beside it; MQSim reports only the mean, min
 # and max of all requests), translation reads and CMT misses of both, and the wall time of
 # each simulator measured here, one run after the other, with the load average.
@@ -29,7 +29,6 @@ ssdlab=${SSDLAB:-$here/target/release/ssdlab}
 work=${WORK:-/tmp/ssdlab-mqsim}
 MQSIM=${MQSIM:-$work/mqsim/MQSim}
 MQSIM_SRC=${MQSIM_SRC:-/work/.mirror/CMU-SAFARI+MQSim/repo}
-config=$here/scripts/mqsim-defaults.toml
 mkdir -p "$work/traces"
 
 if [ ! -x "$MQSIM" ]; then
@@ -46,6 +45,26 @@ fi
 [ -x "$ssdlab" ] || { echo "no ssdlab binary at $ssdlab: cargo build --release" >&2; exit 2; }
 mqsim_dir=$(dirname "$MQSIM")
 [ -f "$mqsim_dir/ssdconfig.xml" ] || { echo "no ssdconfig.xml beside $MQSIM" >&2; exit 2; }
+
+# ssdlab's side is imported from the very ssdconfig.xml MQSim runs (docs/mqsim.md):
+# Ideal_Mapping_Table = false gives DFTL with MQSim's CMT (233,016 entries, LRU, cold);
+# the same file with an ideal table gives the page FTL the script prints for contrast.
+config=$work/mqsim.toml
+page_config=$work/mqsim-page.toml
+"$ssdlab" import-mqsim "$mqsim_dir/ssdconfig.xml" -o "$config" 2>/dev/null
+sed 's|<Ideal_Mapping_Table>false<|<Ideal_Mapping_Table>true<|' "$mqsim_dir/ssdconfig.xml" \
+    > "$work/ssdconfig-ideal.xml"
+"$ssdlab" import-mqsim "$work/ssdconfig-ideal.xml" -o "$page_config" 2>/dev/null
+grep -q '^name = "dftl"' "$config" && grep -q '^name = "page"' "$page_config" || {
+    echo "import-mqsim did not give DFTL and the page FTL (is Ideal_Mapping_Table false in $mqsim_dir/ssdconfig.xml?)" >&2
+    exit 2
+}
+# The one setting matched by hand: MQSim's DRAM moves a request's sectors at 200 MB/s
+# (what the importer sets), ssdlab's buffer whole 8 KiB pages; the traces' requests
+# carry 0.40-0.55 of the bytes of the pages they touch (fin 29.8 MB in 9,180 pages, tpcc
+# 23.4 MB in 5,152, msr 51.0 MB in 11,289), so the same DRAM time per request needs
+# 200 / 0.5 = 400 MB/s here (docs/mqsim.md, "DRAM").
+matched=(--set buffer.dram_mb_s=400)
 
 # The shared traces, each converted once to `time_ns 0 lba sectors op` (times from 0,
 # addresses modulo ssdlab's logical capacity of 476 GiB, which MQSim's 476.16 GiB holds).
@@ -112,11 +131,11 @@ PY
 
 # Prints: mean read-mean write-mean p99 (µs) translation-reads CMT-misses
 # wall-s/replay-wall-s (the whole process / the measured phase alone) load.
-run_ssdlab() { # trace ftl-args...
+run_ssdlab() { # trace args... (the config: $CFG, default the imported DFTL one)
     local t0 t1 out=$work/ssdlab.json
     t0=$(now)
-    "$ssdlab" run --config "$config" --trace "$1" --format ascii --trace-fit wrap \
-        "${@:2}" --json "$out" >/dev/null 2>"$work/ssdlab.err"
+    "$ssdlab" run --config "${CFG:-$config}" --trace "$1" --format ascii --trace-fit wrap \
+        "${matched[@]}" "${@:2}" --json "$out" >/dev/null 2>"$work/ssdlab.err"
     t1=$(now)
     python3 - "$out" "$(secs "$t0" "$t1")" "$(load)" <<'PY'
 import json, sys
@@ -129,11 +148,10 @@ print(us(r["latency_ns"]), us(r["read_latency_ns"]), us(r["write_latency_ns"]),
 PY
 }
 
-# MQSim's CMT holds CMT_Capacity (2 MiB) / entry size entries, the entry being
-# ceil((2 log2(physical pages) + sectors per page) / 8) = ceil((2 * 26 + 16) / 8) = 9 bytes:
-# 233,016 entries (Address_Mapping_Unit_Page_Level.cpp; docs/mqsim.md).
-dftl=(--ftl dftl --set ftl.dftl.cmt_entries=233016 --set 'ftl.dftl.cmt_policy="lru"'
-    --set 'ftl.dftl.cmt_start="cold"')
+# DFTL with MQSim's CMT comes from the imported file: CMT_Capacity (2 MiB) / entry size,
+# the entry being ceil((2 log2(physical pages) + sectors per page) / 8) = 9 bytes: 233,016
+# entries, LRU, started cold (Address_Mapping_Unit_Page_Level.cpp; docs/mqsim.md).
+dftl=()
 # MQSim starts empty with its whole map on flash; ssdlab writes the pages the trace reads
 # first (--precondition footprint, docs/traces.md), so reads find data as MQSim's do.
 pre=(--precondition footprint)
@@ -152,7 +170,7 @@ for name in "${names[@]}"; do
     n=$(wc -l <"$tr")
     r=$(awk '$5 == 1' "$tr" | wc -l)
     read -r m_mean m_min m_max m_map m_miss m_wall m_load < <(run_mqsim "$tr" "$name")
-    read -r p_mean p_r p_w _ _ _ p_wall p_load < <(run_ssdlab "$tr" --ftl page "${p[@]}")
+    read -r p_mean p_r p_w _ _ _ p_wall p_load < <(CFG=$page_config run_ssdlab "$tr" "${p[@]}")
     read -r d_mean d_r d_w d_p99 d_map d_miss d_wall d_load < <(run_ssdlab "$tr" "${dftl[@]}" "${p[@]}")
     read -r c_mean c_r c_w c_p99 c_map _ c_wall c_load < <(run_ssdlab "$tr" "${dftl[@]}" \
         --set ftl.dftl.coalesce_misses=true "${p[@]}")

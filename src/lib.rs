@@ -13,6 +13,7 @@ pub mod ftl;
 pub mod host;
 pub mod host_log;
 pub mod hybrid;
+pub mod mqsim;
 pub mod nand;
 pub mod nbd;
 pub mod report;

@@ -671,3 +671,97 @@ fn the_text_report_names_its_design_and_labels_the_first_of_a_list() {
         "{out}"
     );
 }
+
+#[test]
+fn size_lists_multiply_the_designs_each_labelled() {
+    let o = ssdlab(&[
+        "run",
+        "--capacity",
+        "64MiB,128MiB",
+        "--ftl",
+        "page,dftl",
+        "--buffer-size",
+        "1MiB, 4MiB",
+        "--workload",
+        "random-write",
+        "--requests",
+        "300",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let got: Vec<(String, String, String)> = v["designs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let c = &d["report"]["config"];
+            (
+                d["name"].as_str().unwrap().to_string(),
+                c["device"]["capacity"].as_str().unwrap().to_string(),
+                c["buffer"]["size"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Name lists first, then each size list, the last varying fastest.
+    let mut want = Vec::new();
+    for f in ["page", "dftl"] {
+        for c in ["64MiB", "128MiB"] {
+            for b in ["1MiB", "4MiB"] {
+                want.push((
+                    format!("{f}+capacity={c}+buffer-size={b}"),
+                    c.to_string(),
+                    b.to_string(),
+                ));
+            }
+        }
+    }
+    assert_eq!(got, want);
+    // A single size is no list: the design keeps its name.
+    let o = ssdlab(&[
+        "run",
+        "--capacity",
+        "64MiB",
+        "--ftl",
+        "page,dftl",
+        "--workload",
+        "random-write",
+        "--requests",
+        "100",
+        "--csv",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = String::from_utf8_lossy(&o.stdout);
+    assert!(csv.contains("\npage,all,"), "{csv}");
+    assert!(!csv.contains("capacity="), "{csv}");
+}
+
+#[test]
+fn size_lists_refuse_bad_elements_and_name_the_design() {
+    // A bad element is refused by the flag's parser, naming it.
+    let o = ssdlab(&["run", "--buffer-size", "1MiB,4x"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("\"4x\""), "{}", stderr(&o));
+    // A size that cannot hold the design is refused naming its design, before any run.
+    let o = ssdlab(&[
+        "run",
+        "--capacity",
+        "64MiB,1000B",
+        "--workload",
+        "random-write",
+        "--requests",
+        "100M",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("design 2 (capacity=1000B)"), "{e}");
+    assert!(!e.contains("design 1"), "{e}");
+    // serve serves one device: a list is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("s.sock");
+    let o = ssdlab(&["serve", "--capacity", "64MiB,128MiB", "--socket", s(&sock)]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("one size each"), "{}", stderr(&o));
+}

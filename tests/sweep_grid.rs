@@ -207,3 +207,208 @@ fn the_cli_refuses_a_bad_grid_with_exit_2_before_any_cell_runs() {
     );
     assert!(!out.exists(), "a refused grid created its output directory");
 }
+
+/// Two axes whose one pair is invalid: DFTL has no static wear leveling, so
+/// (dftl, 100) is refused while each value alone, and every other pair, is valid.
+const PAIR: &str = r#"
+[[axis]]
+key = "ftl.name"
+values = ["page", "dftl"]
+[[axis]]
+key = "ftl.static_wl_threshold"
+values = [0, 100]
+"#;
+
+#[test]
+fn exclude_drops_the_invalid_pair_before_validation() {
+    // Without the rule the grid is refused whole, naming cell 4 and its values.
+    let e = grid(&format!("{BASE}\n{PAIR}"), Path::new(""))
+        .and_then(|g| Plan::new(g, 1))
+        .unwrap_err();
+    assert!(
+        e.contains("cell 4 (ftl.name=dftl, ftl.static_wl_threshold=100)"),
+        "{e}"
+    );
+    let g = grid(
+        &format!(
+            "repeat = 2\nexclude = [{{ \"ftl.name\" = \"dftl\", \"ftl.static_wl_threshold\" = 100 }}]\n{BASE}\n{PAIR}"
+        ),
+        Path::new(""),
+    )
+    .unwrap();
+    let plan = Plan::new(g, 1).unwrap();
+    // 4 combinations × 2 repetitions, one combination (2 cells) dropped.
+    assert_eq!(plan.cells.len(), 6);
+    assert_eq!(plan.excluded, 2);
+    assert_eq!(plan.rules.len(), 1);
+    assert_eq!(plan.rules[0].cells, 2);
+    assert!(
+        plan.rules[0].text.starts_with("exclude rule 1 {"),
+        "{:?}",
+        plan.rules
+    );
+    // Cells are numbered 1.. in order, with no gap where the excluded ones were.
+    let idx: Vec<usize> = plan.cells.iter().map(|c| c.index).collect();
+    assert_eq!(idx, vec![0, 1, 2, 3, 4, 5]);
+    assert!(
+        plan.cells
+            .iter()
+            .all(|c| !(c.values[0].as_str() == Some("dftl")
+                && c.values[1].as_integer() == Some(100)))
+    );
+}
+
+#[test]
+fn where_keeps_only_matching_cells_and_lists_match_any_value() {
+    // where: only cells matching a rule; a list in a rule means any of its values.
+    let g = grid(
+        &format!(
+            "where = [{{ \"ftl.name\" = \"page\" }}, {{ \"ftl.static_wl_threshold\" = [0] }}]\n{BASE}\n{PAIR}"
+        ),
+        Path::new(""),
+    )
+    .unwrap();
+    let plan = Plan::new(g, 1).unwrap();
+    let cells: Vec<(String, i64)> = plan
+        .cells
+        .iter()
+        .map(|c| {
+            (
+                c.values[0].as_str().unwrap().to_string(),
+                c.values[1].as_integer().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        vec![("page".into(), 0), ("page".into(), 100), ("dftl".into(), 0)]
+    );
+    assert_eq!(plan.excluded, 1);
+    assert_eq!(
+        plan.rules.iter().map(|r| r.cells).collect::<Vec<_>>(),
+        vec![2, 2]
+    );
+    // Sizes match however they are written: "64MiB" names the value 64MiB.
+    let g = grid(
+        &format!(
+            "exclude = [{{ \"device.capacity\" = [\"64MiB\"] }}]\n{BASE}\n[[axis]]\nkey = \"device.capacity\"\nvalues = [\"64MiB\", \"128MiB\"]\n"
+        ),
+        Path::new(""),
+    )
+    .unwrap();
+    assert_eq!(Plan::new(g, 1).unwrap().cells.len(), 1);
+}
+
+#[test]
+fn a_rule_that_matches_nothing_is_refused_naming_it() {
+    for (rules, words) in [
+        // Not an axis (a typo of the key).
+        (
+            "exclude = [{ \"ftl.nam\" = \"dftl\" }]",
+            &["exclude rule 1", "`ftl.nam` is not an axis", "ftl.name"][..],
+        ),
+        // Not one of the axis's values (a typo of the value).
+        (
+            "exclude = [{ \"ftl.name\" = \"dtfl\" }]",
+            &[
+                "exclude rule 1",
+                "\"dtfl\" is not a value of axis `ftl.name`",
+            ][..],
+        ),
+        // Empty.
+        ("where = [{}]", &["where rule 1", "empty"][..]),
+    ] {
+        let e = grid(&format!("{rules}\n{BASE}\n{PAIR}"), Path::new(""))
+            .and_then(|g| Plan::new(g, 1))
+            .unwrap_err();
+        for w in words {
+            assert!(e.contains(w), "{rules}: error lacks {w:?}:\n{e}");
+        }
+    }
+    // Values of zipped axes that never meet: no cell has both.
+    let e = grid(
+        &format!(
+            "exclude = [{{ \"ftl.name\" = \"page\" }}, {{ \"ftl.name\" = \"page\", \"ftl.static_wl_threshold\" = 100 }}]\n{BASE}\n{}",
+            PAIR.replace("values = [0, 100]", "values = [0, 100]\ngroup = \"z\"")
+                .replace("values = [\"page\", \"dftl\"]", "values = [\"page\", \"dftl\"]\ngroup = \"z\"")
+        ),
+        Path::new(""),
+    )
+    .and_then(|g| Plan::new(g, 1))
+    .unwrap_err();
+    assert!(
+        e.contains(
+            "exclude rule 2 { ftl.name = \"page\", ftl.static_wl_threshold = 100 }: matches no cell"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("exclude rule 1"), "{e}");
+    // Rules that leave nothing are refused too.
+    let e = grid(
+        &format!("exclude = [{{ \"ftl.name\" = [\"page\", \"dftl\"] }}]\n{BASE}\n{PAIR}"),
+        Path::new(""),
+    )
+    .and_then(|g| Plan::new(g, 1))
+    .unwrap_err();
+    assert!(e.contains("leave no cell"), "{e}");
+}
+
+#[test]
+fn refusals_name_each_cell_by_its_place_in_the_grid() {
+    // Cells 1 and 3 are refused, cell 2 is valid: each refusal names its own cell
+    // (counting the refused ones; the old count of accepted cells said 1 and 2).
+    let e = grid(
+        &format!(
+            "{BASE}\n[[axis]]\nkey = \"device.capacity\"\nvalues = [\"1000B\", \"64MiB\", \"2000B\"]\n"
+        ),
+        Path::new(""),
+    )
+    .and_then(|g| Plan::new(g, 1))
+    .unwrap_err();
+    assert!(e.contains("cell 1 (device.capacity=1000B)"), "{e}");
+    assert!(e.contains("cell 3 (device.capacity=2000B)"), "{e}");
+    assert!(!e.contains("cell 2 "), "{e}");
+    // After an exclusion, the numbers are those of the remaining cells (the rows of
+    // the results and of --dry-run).
+    let e = grid(
+        &format!(
+            "exclude = [{{ \"device.capacity\" = \"1000B\" }}]\n{BASE}\n[[axis]]\nkey = \"device.capacity\"\nvalues = [\"1000B\", \"64MiB\", \"2000B\"]\n"
+        ),
+        Path::new(""),
+    )
+    .and_then(|g| Plan::new(g, 1))
+    .unwrap_err();
+    assert!(e.contains("cell 2 (device.capacity=2000B)"), "{e}");
+}
+
+#[test]
+fn dry_run_says_what_each_rule_excluded() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = dir.path().join("g.toml");
+    std::fs::write(
+        &g,
+        format!(
+            "exclude = [{{ \"ftl.name\" = \"dftl\", \"ftl.static_wl_threshold\" = 100 }}]\n{BASE}\n{PAIR}"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = common::ssdlab(&[
+        "sweep",
+        g.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "exclude rule 1 { ftl.name = \"dftl\", ftl.static_wl_threshold = 100 }: 1 cells excluded"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("1 cells excluded in all, 3 left"), "{err}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(stdout.lines().count(), 4, "{stdout}");
+}

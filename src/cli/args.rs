@@ -55,6 +55,16 @@ pub fn real(
     }
 }
 
+/// A comma list of sizes; an alias for the same reason as [`List`].
+pub type Sizes = Vec<Size>;
+
+/// Parses a comma list of sizes (`32MiB,64MiB`), each as [`parse_size`] does.
+pub fn parse_sizes(s: &str) -> Result<Sizes, String> {
+    s.split(',')
+        .map(|x| parse_size(x.trim()).map_err(|e| format!("{:?}: {e}", x.trim())))
+        .collect()
+}
+
 /// Sets the dotted key `path` of `t` to `v`, creating tables on the way.
 pub fn set(t: &mut toml::Table, path: &str, v: impl Into<toml::Value>) {
     let mut cur = t;
@@ -109,26 +119,27 @@ pub struct SsdArgs {
     /// Write-buffer policy; a comma list compares.
     #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::buffers()))]
     pub buffer: Option<List>,
-    /// Write-buffer size, e.g. 256MiB (default: the device's DRAM).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub buffer_size: Option<Size>,
+    /// Write-buffer size, e.g. 256MiB (default: the device's DRAM); a comma list
+    /// compares, e.g. --buffer-size 32MiB,64MiB.
+    #[arg(long, value_name = "SIZE[,SIZE…]", value_parser = parse_sizes)]
+    pub buffer_size: Option<Sizes>,
     /// Device queue dispatch order with a buffer.
     #[arg(long, value_name = "ORDER", value_parser = registry::one_of(registry::dispatch_orders()))]
     pub dispatch: Option<String>,
     /// Over-provisioning percent: (physical − logical) / logical.
     #[arg(long, value_name = "PERCENT", value_parser = real(0.0, f64::MAX, false))]
     pub op: Option<f64>,
-    /// Logical capacity, e.g. 64GiB.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub capacity: Option<Size>,
+    /// Logical capacity, e.g. 64GiB; a comma list compares.
+    #[arg(long, value_name = "SIZE[,SIZE…]", value_parser = parse_sizes)]
+    pub capacity: Option<Sizes>,
     /// Chip organisation.
     #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::organisations()))]
     pub organisation: Option<String>,
     /// SSD management block size, e.g. 1MiB. Page FTL: the unit a by-address placement
     /// rewrites (default one page). Block-mapped FTLs: a superblock of k whole erase
-    /// blocks on k planes (default one block).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub mgmt_block: Option<Size>,
+    /// blocks on k planes (default one block). A comma list compares.
+    #[arg(long, value_name = "SIZE[,SIZE…]", value_parser = parse_sizes)]
+    pub mgmt_block: Option<Sizes>,
     /// Placement inside a management block: write-order (log structured) or by-address
     /// (fixed position; smaller writes rewrite the whole management block).
     #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::placements()))]
@@ -143,14 +154,13 @@ pub struct SsdArgs {
 }
 
 impl SsdArgs {
-    /// Puts the single-valued flags into `t` (the comma lists make the designs).
+    /// Puts the single-valued flags into `t` (the comma lists, sizes included, make the
+    /// designs).
     pub fn apply(&self, t: &mut toml::Table) {
         opt(t, "device.op_percent", self.op);
-        opt(t, "device.capacity", size_str(self.capacity));
         opt(t, "device.organisation", self.organisation.clone());
         opt(t, "ftl.placement", self.placement.clone());
         opt(t, "ftl.channel_placement", self.channel_placement.clone());
-        opt(t, "buffer.size", size_str(self.buffer_size));
         opt(t, "host.dispatch", self.dispatch.clone());
         opt(t, "timing.mode", self.timing.clone());
     }

@@ -93,7 +93,7 @@ pub fn cmd(a: &CrashtestArgs) -> Result<(), CliError> {
     }
     let mut ssd = a.ssd.clone();
     if ssd.capacity.is_none() {
-        ssd.capacity = Some(ssdlab::units::Size(64 << 20));
+        ssd.capacity = Some(vec![ssdlab::units::Size(64 << 20)]);
     }
     if ssd.timing.is_none() {
         ssd.timing = Some("count".into());

@@ -141,6 +141,20 @@ fn access_spec_overlay(spec: &str, t: &mut toml::Table) -> Result<(), CliError> 
     Ok(())
 }
 
+/// Whether the dotted `key` is set in `t`.
+fn has_key(t: &toml::Table, key: &str) -> bool {
+    let mut cur = t;
+    let mut parts = key.split('.').peekable();
+    while let Some(p) = parts.next() {
+        match cur.get(p) {
+            Some(toml::Value::Table(sub)) if parts.peek().is_some() => cur = sub,
+            Some(_) => return parts.peek().is_none(),
+            None => return false,
+        }
+    }
+    false
+}
+
 /// Checks that an input file can be read (`-`, standard input, is the trace reader's).
 pub fn check_input(flag: &str, path: &Path) -> Result<(), String> {
     if path.as_os_str() == "-" {
@@ -238,7 +252,7 @@ impl DesignArgs {
             for fs in choices(&self.ssd.fs) {
                 if raw_fs(&fs) {
                     // No FTL, GC policy or buffer below YAFFS2: one design.
-                    combos.push([
+                    combos.push(vec![
                         ("fs", fs),
                         ("ftl", None),
                         ("gc", None),
@@ -250,7 +264,7 @@ impl DesignArgs {
                 for f in choices(&self.ssd.ftl) {
                     for g in choices(&self.ssd.gc) {
                         for b in choices(&self.ssd.buffer) {
-                            combos.push([
+                            combos.push(vec![
                                 ("fs", fs.clone()),
                                 ("ftl", f.clone()),
                                 ("gc", g.clone()),
@@ -262,6 +276,32 @@ impl DesignArgs {
                 }
             }
         }
+        // Size lists multiply the designs like the name lists (last, so they vary
+        // fastest). A size is labelled `flag=SIZE`, and only when its flag lists
+        // several: a single size leaves the design's name as it was.
+        let size_lists = [
+            ("capacity", &self.ssd.capacity),
+            ("buffer-size", &self.ssd.buffer_size),
+            ("mgmt-block", &self.ssd.mgmt_block),
+        ];
+        for (flag, list) in size_lists {
+            let Some(list) = list else { continue };
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    list.iter().map(move |s| {
+                        let mut c = c.clone();
+                        c.push((flag, Some(s.to_string())));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let listed = |flag: &str| {
+            size_lists
+                .iter()
+                .any(|(f, l)| *f == flag && l.as_ref().is_some_and(|l| l.len() > 1))
+        };
         let several = combos.len() > 1;
         let mut designs = Vec::new();
         let mut errors = Vec::new();
@@ -269,6 +309,7 @@ impl DesignArgs {
             let mut o = base.clone();
             let mut label = Vec::new();
             let mut given = Vec::new();
+            let mut mgmt_block = None;
             for (flag, v) in combo {
                 if let Some(v) = v {
                     let key = match flag {
@@ -276,11 +317,30 @@ impl DesignArgs {
                         "ftl" => "ftl.name",
                         "gc" => "ftl.gc",
                         "host-log" => "host_log.name",
+                        "capacity" => "device.capacity",
+                        "buffer-size" => "buffer.size",
+                        "mgmt-block" => {
+                            // Applied after loading: the key follows the FTL (below).
+                            mgmt_block = Some(v.parse::<ssdlab::units::Size>().expect("parsed"));
+                            ""
+                        }
                         _ => "buffer.name",
                     };
-                    set(&mut o, key, v.as_str());
-                    given.push(format!("{flag}={v}"));
-                    label.push(v);
+                    // A size flag gives way to a --set of its key, as it did when the
+                    // flag was a single value set before the --set ones.
+                    let by_set = matches!(flag, "capacity" | "buffer-size") && has_key(&base, key);
+                    if !key.is_empty() && !by_set {
+                        set(&mut o, key, v.as_str());
+                    }
+                    if matches!(flag, "capacity" | "buffer-size" | "mgmt-block") {
+                        if listed(flag) {
+                            given.push(format!("{flag}={v}"));
+                            label.push(format!("{flag}={v}"));
+                        }
+                    } else {
+                        given.push(format!("{flag}={v}"));
+                        label.push(v);
+                    }
                 }
             }
             let checked = Config::load_with(
@@ -292,7 +352,7 @@ impl DesignArgs {
             .and_then(|mut cfg| {
                 // --mgmt-block means the page FTL's management block or the
                 // block-mapped FTLs' superblock: the key follows the FTL.
-                if let Some(v) = self.ssd.mgmt_block {
+                if let Some(v) = mgmt_block {
                     cfg.ftl.set_mgmt_block_flag(v);
                 }
                 if let Some(p) = &cfg.trace.path {

@@ -13,6 +13,7 @@ mod design;
 mod flags;
 mod gen_trace;
 mod hybrid;
+mod import_mqsim;
 mod list;
 mod output;
 mod probe;
@@ -69,6 +70,7 @@ Examples:
   ssdlab config --preset ssd-c                  print a preset as a TOML file to edit
   ssdlab reproduce --list                       paper reproductions (CSV, SVG, Markdown)
   ssdlab sweep grid.toml --out results          a grid of designs, parallel and resumable
+  ssdlab import-mqsim ssdconfig.xml -o m.toml   MQSim's XML as an ssdlab configuration
 
 `ssdlab COMMAND --help` lists every flag with its choices.";
 
@@ -117,6 +119,10 @@ pub enum Command {
     /// file with O_DIRECT writes and name the inferred management-block size.
     #[command(after_help = probe::AFTER_HELP)]
     Probe(probe::ProbeArgs),
+    /// Convert MQSim's ssdconfig.xml (and workload XML) into an ssdlab TOML
+    /// configuration, naming every MQSim parameter it maps, approximates or cannot map.
+    #[command(after_help = import_mqsim::AFTER_HELP)]
+    ImportMqsim(import_mqsim::ImportMqsimArgs),
 }
 
 /// The command tree as parsed: every flag that takes a value reads a negative number
@@ -169,6 +175,7 @@ pub fn main_with(cli: Cli) -> Result<(), CliError> {
         Command::Serve(a) => serve::cmd(a),
         Command::Crashtest(a) => crashtest::cmd(a),
         Command::Probe(a) => probe::cmd(a),
+        Command::ImportMqsim(a) => import_mqsim::cmd(a),
     }
 }
 

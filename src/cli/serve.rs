@@ -202,6 +202,14 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
             "--ftl, --gc and --buffer take one name each for serve (one device is served)".into(),
         ));
     }
+    if [&a.ssd.capacity, &a.ssd.buffer_size, &a.ssd.mgmt_block]
+        .iter()
+        .any(|l| l.as_ref().is_some_and(|v| v.len() > 1))
+    {
+        return Err(CliError::Input(
+            "--capacity, --buffer-size and --mgmt-block take one size each for serve (one device is served)".into(),
+        ));
+    }
     if let Some(p) = &a.socket {
         check_socket_path(p)?;
     }

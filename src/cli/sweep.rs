@@ -23,6 +23,7 @@ Examples:
 A grid file (docs/sweep.md):
 
   repeat = 1
+  exclude = [{ \"ftl.name\" = \"dftl\", \"device.op_percent\" = 7 }]   # optional (also where)
   [base]
   preset = \"default\"
   workload = \"random-write\"
@@ -134,10 +135,15 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     let before = sweep.summary();
     if !args.quiet {
         eprintln!(
-            "{}: {} cells ({} distinct), {} already done, {} to run {}",
+            "{}: {} cells ({} distinct{}), {} already done, {} to run {}",
             args.grid.display(),
             before.cells,
             before.distinct,
+            if sweep.plan.rules.is_empty() {
+                String::new()
+            } else {
+                format!("; {} excluded by the grid's rules", sweep.plan.excluded)
+            },
             before.distinct - pending,
             pending,
             match &args.ray {
@@ -250,6 +256,22 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
         }
     }
     output::print(&out)?;
+    // What each rule did, on standard error so that standard output stays one table.
+    for r in &plan.rules {
+        let verb = if r.text.starts_with("where") {
+            "kept"
+        } else {
+            "excluded"
+        };
+        eprintln!("{}: {} cells {verb}", r.text, r.cells);
+    }
+    if !plan.rules.is_empty() {
+        eprintln!(
+            "{} cells excluded in all, {} left",
+            plan.excluded,
+            plan.cells.len()
+        );
+    }
     Ok(())
 }
 

@@ -517,7 +517,26 @@ impl Config {
         overrides: toml::Table,
     ) -> Result<Config, ConfigError> {
         let user: toml::Table = match file {
-            Some((source, text)) => toml::from_str(text).map_err(|e| parse_error(source, e))?,
+            Some((source, text)) => toml::from_str(text).map_err(|e| {
+                if crate::mqsim::looks_like_xml(text) {
+                    // A bare TOML error ("invalid key") on an XML file helps nobody.
+                    let what = if text.contains("<Execution_Parameter_Set")
+                        || text.contains("<MQSim_IO_Scenarios")
+                    {
+                        "this is MQSim XML"
+                    } else {
+                        "this is XML"
+                    };
+                    return ConfigError::Parse {
+                        origin: source.into(),
+                        key: None,
+                        message: format!(
+                            "{what}, not a TOML configuration; convert it with `ssdlab import-mqsim {source} -o {source}.toml` and pass that file (docs/mqsim.md)"
+                        ),
+                    };
+                }
+                parse_error(source, e)
+            })?,
             None => toml::Table::new(),
         };
         let file_preset = user

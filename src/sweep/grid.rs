@@ -19,6 +19,9 @@
 //! key = "trace"
 //! values = ["traces/*.csv"]        # globs expand (sorted) relative to the grid file
 //! group = "t"                      # axes of one group are zipped, groups multiplied
+//!
+//! exclude = [{ "ftl.name" = "dftl", "ftl.gc" = "fifo" }]   # drop these combinations
+//! # where = [{ "ftl.name" = "page" }, { "ftl.gc" = "greedy" }]  # keep only these
 //! ```
 
 use serde::Deserialize;
@@ -87,6 +90,84 @@ pub struct Base {
     pub overlay: toml::Table,
 }
 
+/// An `exclude` or `where` rule: a cell matches when, for every axis the rule names, the
+/// cell's value is one of the rule's values for it.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// `exclude rule 2 { ftl.name = "dftl", ftl.gc = "fifo" }`, for messages.
+    pub text: String,
+    /// (axis position, the positions of the values that match) for each axis named.
+    pub conds: Vec<(usize, Vec<usize>)>,
+}
+
+impl Rule {
+    /// Whether the combination `combo` (a value position per axis) matches.
+    pub fn matches(&self, combo: &[usize]) -> bool {
+        self.conds.iter().all(|(a, vs)| vs.contains(&combo[*a]))
+    }
+}
+
+/// Whether a rule's value names an axis value: equal TOML values, the same text
+/// (`64MiB` and "64MiB"), or the same number written as integer or float.
+fn same(rule: &toml::Value, axis: &toml::Value) -> bool {
+    use toml::Value::{Float, Integer};
+    match (rule, axis) {
+        (Integer(a), Float(b)) | (Float(b), Integer(a)) => (*a as f64) == *b,
+        (a, b) => a == b || super::plan::value_text(a) == super::plan::value_text(b),
+    }
+}
+
+/// Parses one `exclude` / `where` table against the axes.
+fn rule(
+    origin: &str,
+    kind: &str,
+    i: usize,
+    table: &toml::Table,
+    axes: &[Axis],
+) -> Result<Rule, String> {
+    let body: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    let text = format!("{kind} rule {} {{ {} }}", i + 1, body.join(", "));
+    if table.is_empty() {
+        return Err(format!(
+            "{origin}: {text}: empty; expected axis keys and values, e.g. {{ \"ftl.name\" = \"dftl\", \"ftl.gc\" = \"fifo\" }}"
+        ));
+    }
+    let mut conds = Vec::new();
+    for (k, v) in table {
+        let Some(a) = axes.iter().position(|a| a.name == *k) else {
+            let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
+            return Err(format!(
+                "{origin}: {text}: `{k}` is not an axis of the grid; expected one of: {}",
+                if names.is_empty() {
+                    "(no axes)".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ));
+        };
+        let axis = &axes[a];
+        // A list names several values of the axis, unless the list is itself one of
+        // the axis's values.
+        let wanted: Vec<&toml::Value> = match v {
+            toml::Value::Array(l) if !axis.values.iter().any(|x| same(v, x)) => l.iter().collect(),
+            v => vec![v],
+        };
+        let mut positions = Vec::new();
+        for w in wanted {
+            let Some(p) = axis.values.iter().position(|x| same(w, x)) else {
+                let vals: Vec<String> = axis.values.iter().map(|x| x.to_string()).collect();
+                return Err(format!(
+                    "{origin}: {text}: {w} is not a value of axis `{k}`; expected one of: {}",
+                    vals.join(", ")
+                ));
+            };
+            positions.push(p);
+        }
+        conds.push((a, positions));
+    }
+    Ok(Rule { text, conds })
+}
+
 /// A parsed grid file.
 #[derive(Clone, Debug)]
 pub struct Grid {
@@ -100,6 +181,10 @@ pub struct Grid {
     pub repeat: u32,
     /// Directory relative trace paths start from (the grid file's).
     pub dir: PathBuf,
+    /// Combinations dropped before cells are counted or validated.
+    pub exclude: Vec<Rule>,
+    /// When not empty, only combinations matching one of these are kept.
+    pub keep: Vec<Rule>,
 }
 
 #[derive(Deserialize)]
@@ -113,6 +198,10 @@ struct GridFile {
     base: BaseFile,
     #[serde(default)]
     axis: Vec<AxisFile>,
+    #[serde(default)]
+    exclude: Vec<toml::Table>,
+    #[serde(default, rename = "where")]
+    keep: Vec<toml::Table>,
 }
 
 #[derive(Deserialize, Default)]
@@ -324,19 +413,27 @@ impl Grid {
                 ));
             }
         }
+        let mut exclude = Vec::new();
+        for (i, t) in f.exclude.iter().enumerate() {
+            exclude.push(rule(origin, "exclude", i, t, &axes)?);
+        }
+        let mut keep = Vec::new();
+        for (i, t) in f.keep.iter().enumerate() {
+            keep.push(rule(origin, "where", i, t, &axes)?);
+        }
         Ok(Grid {
             origin: origin.to_string(),
             base,
             axes,
             repeat,
             dir: dir.to_path_buf(),
+            exclude,
+            keep,
         })
     }
 
-    /// The value of every axis for each combination, in order: groups multiply (first
-    /// axis slowest), axes of a group advance together.
-    /// Cells the grid expands to (combinations × repeat), counted without building
-    /// them; `None` when the count does not fit 64 bits.
+    /// Cells the grid expands to (combinations × repeat) before `exclude` and `where`,
+    /// counted without building them; `None` when the count does not fit 64 bits.
     pub fn cell_count(&self) -> Option<u64> {
         let mut groups: Vec<(&str, u64)> = Vec::new();
         for a in &self.axes {
@@ -350,6 +447,14 @@ impl Grid {
             .checked_mul(u64::from(self.repeat))
     }
 
+    /// Whether the combination survives the `exclude` and `where` rules.
+    pub fn kept(&self, combo: &[usize]) -> bool {
+        !self.exclude.iter().any(|r| r.matches(combo))
+            && (self.keep.is_empty() || self.keep.iter().any(|r| r.matches(combo)))
+    }
+
+    /// The value of every axis for each combination, in order: groups multiply (first
+    /// axis slowest), axes of a group advance together. Rules not applied.
     pub fn combinations(&self) -> Vec<Vec<usize>> {
         let mut groups: Vec<(&str, usize)> = Vec::new();
         for a in &self.axes {

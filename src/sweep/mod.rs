@@ -23,8 +23,8 @@ pub mod runner;
 pub mod store;
 pub mod table;
 
-pub use grid::{Axis, AxisKind, Grid};
-pub use plan::{Cell, CellSpec, Plan};
+pub use grid::{Axis, AxisKind, Grid, Rule};
+pub use plan::{Cell, CellSpec, Plan, RuleCount};
 pub use runner::{Control, run_cell, run_spec};
 pub use store::{Record, Status, Store};
 pub use table::{Table, Val};

@@ -54,13 +54,26 @@ pub struct Cell {
     pub design: Design,
 }
 
+/// What one `exclude` or `where` rule did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleCount {
+    /// The rule as messages show it (`exclude rule 1 { … }`).
+    pub text: String,
+    /// Cells (× repeat) it matched: excluded by an `exclude` rule, kept by a `where`.
+    pub cells: u64,
+}
+
 /// A grid with every cell validated.
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// The grid.
     pub grid: Grid,
-    /// Cells in grid order.
+    /// Cells in grid order (after `exclude` / `where`).
     pub cells: Vec<Cell>,
+    /// Each rule and the cells it matched, `exclude` rules first.
+    pub rules: Vec<RuleCount>,
+    /// Cells of the full product the rules dropped.
+    pub excluded: u64,
 }
 
 /// Errors listed in one message: enough to fix a grid, not a wall of text.
@@ -88,25 +101,79 @@ fn reason(e: &ConfigError) -> String {
 /// validated and kept in memory before the first runs.
 pub const MAX_CELLS: u64 = 100_000;
 
+/// Most combinations a grid with `exclude` / `where` rules may expand to before they
+/// apply: the rules are checked against every combination, kept in memory.
+pub const MAX_COMBINATIONS: u64 = 1_000_000;
+
 impl Plan {
     /// Expands and validates `grid`. `parallel` cells are expected to run at once: the
     /// largest that many designs must fit in memory together.
     pub fn new(grid: Grid, parallel: usize) -> Result<Plan, String> {
         // Counted before anything is built: a grid of four 100-value axes would
         // otherwise exhaust memory while expanding, even for --dry-run.
-        match grid.cell_count() {
-            Some(n) if n <= MAX_CELLS => {}
-            n => {
-                return Err(format!(
-                    "{}: the grid expands to {} cells; at most {MAX_CELLS} are allowed in \
-                     one sweep (split it into several grids, or use mode = \"zip\" or \
-                     groups for axes that advance together)",
-                    grid.origin,
-                    n.map_or("more than 2^64".to_string(), |n| n.to_string())
+        let ruled = !(grid.exclude.is_empty() && grid.keep.is_empty());
+        let too_many = |n: Option<u64>, what: &str, max: u64| {
+            format!(
+                "{}: the grid expands to {} {what}; at most {max} are allowed in \
+                 one sweep (split it into several grids, or use mode = \"zip\" or \
+                 groups for axes that advance together)",
+                grid.origin,
+                n.map_or("more than 2^64".to_string(), |n| n.to_string())
+            )
+        };
+        let raw = grid.cell_count();
+        if ruled {
+            let combos = raw.map(|n| n / u64::from(grid.repeat));
+            if combos.is_none_or(|n| n > MAX_COMBINATIONS) {
+                return Err(too_many(
+                    combos,
+                    "combinations before its exclude/where rules",
+                    MAX_COMBINATIONS,
                 ));
             }
+        } else if raw.is_none_or(|n| n > MAX_CELLS) {
+            return Err(too_many(raw, "cells", MAX_CELLS));
         }
+        // The rules drop combinations before anything is validated: an excluded pair
+        // is never built, so it cannot refuse the grid.
+        let repeat = u64::from(grid.repeat);
+        let all = grid.combinations();
+        let kept: Vec<&Vec<usize>> = all.iter().filter(|c| grid.kept(c)).collect();
+        let mut rules = Vec::new();
         let mut errors = Vec::new();
+        for r in grid.exclude.iter().chain(&grid.keep) {
+            let n = all.iter().filter(|c| r.matches(c)).count() as u64;
+            if n == 0 {
+                // A typo in a rule must not silently exclude (or keep) nothing.
+                errors.push(format!(
+                    "{}: matches no cell (no combination of the axes has all these values)",
+                    r.text
+                ));
+            }
+            rules.push(RuleCount {
+                text: r.text.clone(),
+                cells: n * repeat,
+            });
+        }
+        if !errors.is_empty() {
+            return Err(list(&grid.origin, errors));
+        }
+        if kept.is_empty() {
+            return Err(format!(
+                "{}: the exclude/where rules leave no cell of the {} to run",
+                grid.origin,
+                all.len() as u64 * repeat
+            ));
+        }
+        let excluded = (all.len() - kept.len()) as u64 * repeat;
+        let n = kept.len() as u64 * repeat;
+        if n > MAX_CELLS {
+            return Err(too_many(
+                Some(n),
+                "cells after its exclude/where rules",
+                MAX_CELLS,
+            ));
+        }
         // Each value alone over the base: unknown keys, wrong types and unknown names are
         // refused naming the axis and the value, whatever the other axes hold.
         for a in &grid.axes {
@@ -132,16 +199,17 @@ impl Plan {
         }
         let mut cells = Vec::new();
         let mut refused = 0;
-        for combo in grid.combinations() {
+        for combo in kept {
             let chosen: Vec<_> = grid
                 .axes
                 .iter()
-                .zip(&combo)
+                .zip(combo.iter())
                 .map(|(a, &i)| (a, &a.values[i]))
                 .collect();
             for rep in 0..grid.repeat {
-                // The cell's place in the grid, counting refused cells too, so a refusal
-                // names the cell the user would count to.
+                // The cell's place in the grid (its row in the results and in --dry-run),
+                // counting refused cells too, so a refusal names the cell the user
+                // would count to; excluded combinations are not cells.
                 let index = cells.len() + refused;
                 match Plan::cell(&grid, &chosen, rep, index) {
                     Ok(c) => cells.push(c),
@@ -167,7 +235,12 @@ impl Plan {
                 largest.len()
             )
         })?;
-        Ok(Plan { grid, cells })
+        Ok(Plan {
+            grid,
+            cells,
+            rules,
+            excluded,
+        })
     }
 
     /// The overlay of the base with `chosen` axis values applied, and the preset.
