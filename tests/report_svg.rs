@@ -417,3 +417,20 @@ fn error_bars_are_drawn_and_extend_the_axis() {
     assert_eq!(whiskers(&plain), 0);
     assert_eq!(whiskers(&with), 6, "{with}");
 }
+
+/// A run of a millisecond had x ticks "0, 0, 0.001, 0.001, 0.001": ticks finer than
+/// fmt_si's three decimals get the digits they need.
+#[test]
+fn fine_x_ticks_are_distinct() {
+    let svg = throughput_svg(&[(0.0009, 100.0), (0.00095, 150.0), (0.001, 200.0)], "t");
+    assert_well_formed(&svg);
+    let ticks: Vec<String> = texts(&svg)
+        .into_iter()
+        .filter(|t| !t.4 && t.3 == "middle" && t.5.parse::<f64>().is_ok())
+        .map(|t| t.5)
+        .collect();
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    let mut d = ticks.clone();
+    d.dedup();
+    assert_eq!(d, ticks, "repeated tick labels");
+}

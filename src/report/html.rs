@@ -188,12 +188,11 @@ pub fn markdown_html(md: &str) -> String {
                 out_events.push(e);
             }
             Event::Start(Tag::TableCell) => {
-                let class = (headers.get(col).map(String::as_str) == Some("label"))
-                    .then(|| match events.get(i) {
-                        Some(Event::Text(t)) => label_class(t),
-                        _ => None,
-                    })
-                    .flatten();
+                let in_label_column = headers.get(col).map(String::as_str) == Some("label");
+                let class = match events.get(i) {
+                    Some(Event::Text(t)) if in_label_column => label_class(t),
+                    _ => None,
+                };
                 match class {
                     Some(c) => out_events.push(Event::Html(format!("<td class=\"{c}\">").into())),
                     None => out_events.push(e),

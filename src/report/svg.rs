@@ -399,7 +399,31 @@ fn line_chart(spec: &LineSpec, series: &[(String, Vec<(f64, f64)>)]) -> String {
             let x = decade_range(x_lo, x_hi).log_scale();
             draw_lines(&plot, spec, &series, x, y_range)
         } else {
-            draw_lines(&plot, spec, &series, linear_range(x_lo, x_hi), y_range)
+            let x = linear_range(x_lo, x_hi);
+            // fmt_si keeps three decimals: ticks closer than that (a run of a
+            // millisecond) would all read "0.001"; give them the digits they need.
+            let step = (x.end - x.start) / 8.0;
+            let decimals = (-step.log10()).ceil() as usize;
+            let fine = |v: f64| {
+                let mut t = format!("{v:.decimals$}");
+                while t.contains('.') && (t.ends_with('0') || t.ends_with('.')) {
+                    t.pop();
+                }
+                t
+            };
+            let fine_spec = LineSpec {
+                x_fmt: &fine,
+                y_fixed: spec.y_fixed.clone(),
+                ..*spec
+            };
+            let small = step < 0.001 && x.start.abs().max(x.end.abs()) < 1000.0;
+            draw_lines(
+                &plot,
+                if small { &fine_spec } else { spec },
+                &series,
+                x,
+                y_range,
+            )
         }
     })
 }

@@ -130,7 +130,7 @@ fn mean_curve(curves: &[&[(f64, f64)]]) -> Vec<(f64, f64)> {
         .iter()
         .map(|c| c[c.len() - 1].0)
         .fold(f64::INFINITY, f64::min);
-    if !(end > start) {
+    if end.is_nan() || end <= start {
         return vec![(
             end,
             curves.iter().map(|c| c[c.len() - 1].1).sum::<f64>() / curves.len() as f64,
@@ -152,6 +152,9 @@ struct CellView<'a> {
     row: &'a [Val],
     figures: Option<&'a FigureData>,
 }
+
+/// The cells of each value of one axis: (value, cells).
+type Groups<'a> = Vec<(String, Vec<&'a CellView<'a>>)>;
 
 /// A cell's figure data (for `filter_map` over `&&CellView`).
 fn figs<'a>(c: &&CellView<'a>) -> Option<&'a FigureData> {
@@ -373,7 +376,7 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
     });
 
     // Distributions pooled per value of each factor axis (one group when there is none).
-    let groupings: Vec<(String, Vec<(String, Vec<&CellView>)>)> = if factor_names.is_empty() {
+    let groupings: Vec<(String, Groups)> = if factor_names.is_empty() {
         vec![(
             "all cells".into(),
             vec![("all".into(), cells.iter().collect())],
