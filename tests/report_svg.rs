@@ -3,8 +3,8 @@
 
 use ssdlab::report::Figures;
 use ssdlab::report::svg::{
-    NO_DATA, bar_chart_svg, erase_histogram_svg, latency_cdf_svg, line_chart_svg, throughput_svg,
-    write_figures,
+    NO_DATA, NO_ERASES, bar_chart_svg, bar_chart_with_errors_svg, erase_histogram_svg,
+    latency_cdf_svg, line_chart_svg, throughput_svg, write_figures,
 };
 
 /// A tiny XML well-formedness check: one root `<svg>` element, balanced tags, no raw `<`
@@ -267,4 +267,170 @@ fn write_figures_adds_the_probe_figure_when_there_is_one() {
     let svg = std::fs::read_to_string(probe).unwrap();
     assert_well_formed(&svg);
     assert!(svg.contains("offset in partition"));
+}
+
+/// `(x, y, font-size, text-anchor, rotated, text)` of every level `<text>` element.
+fn texts(svg: &str) -> Vec<(f64, f64, f64, String, bool, String)> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let i = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[i..i + tag[i..].find('"')?].to_string())
+    };
+    let mut out = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find("<text") {
+        let close = rest[i..].find('>').unwrap() + i;
+        let tag = &rest[i..close];
+        let end = rest[close..].find("</text>").unwrap() + close;
+        let text = rest[close + 1..end].trim().to_string();
+        out.push((
+            attr(tag, "x").unwrap().parse().unwrap(),
+            attr(tag, "y").unwrap().parse().unwrap(),
+            attr(tag, "font-size").unwrap().parse().unwrap(),
+            attr(tag, "text-anchor").unwrap_or_default(),
+            tag.contains("transform="),
+            text,
+        ));
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The `width` and `height` of the root element.
+fn size(svg: &str) -> (f64, f64) {
+    let head = &svg[..svg.find('>').unwrap()];
+    let get = |n: &str| -> f64 {
+        let i = head.find(&format!(" {n}=\"")).unwrap() + n.len() + 3;
+        head[i..i + head[i..].find('"').unwrap()].parse().unwrap()
+    };
+    (get("width"), get("height"))
+}
+
+/// Issue 31: a long title was one centred line running off both sides ("odelled…").
+/// Every level text must fit the figure's width, with a generous 0.5 em per character.
+#[test]
+fn long_titles_wrap_inside_the_figure() {
+    let title = "Modelled against measured write amplification of every FTL and garbage \
+                 collector at each over-provisioning the registry grid names";
+    for svg in [
+        line_chart_svg(
+            title,
+            "x",
+            "y",
+            &[("a".into(), vec![(1.0, 2.0), (2.0, 3.0)])],
+            false,
+        ),
+        bar_chart_svg(title, "y", &["a".into()], &[("s".into(), vec![1.0])], false),
+        erase_histogram_svg(&[1, 2, 3], title),
+        latency_cdf_svg(&[], title),
+    ] {
+        assert_well_formed(&svg);
+        let (w, _) = size(&svg);
+        for (x, _, fs, anchor, rotated, text) in texts(&svg) {
+            if rotated {
+                continue;
+            }
+            let tw = text.chars().count() as f64 * fs * 0.5;
+            let (l, r) = match anchor.as_str() {
+                "middle" => (x - tw / 2.0, x + tw / 2.0),
+                "end" => (x - tw, x),
+                _ => (x, x + tw),
+            };
+            assert!(l >= 0.0 && r <= w, "{text:?} spans {l:.0}..{r:.0} of {w}");
+        }
+        for word in ["Modelled", "registry", "names"] {
+            assert!(svg.contains(word), "{word} lost from the title");
+        }
+    }
+}
+
+/// Issue 31: a run without erases drew every block in one bar at 0, a solid block.
+#[test]
+fn a_run_without_erases_says_so() {
+    let svg = erase_histogram_svg(&[0; 256], "Erase counts");
+    assert_well_formed(&svg);
+    assert!(svg.contains(NO_ERASES), "{svg}");
+    // The background only: no bar.
+    assert_eq!(svg.matches("<rect").count(), 1, "{svg}");
+}
+
+/// Issue 31: long category labels overlapped; they are turned upright instead, and
+/// short ones stay level.
+#[test]
+fn crowded_category_labels_are_turned_upright() {
+    let cats: Vec<String> = (0..12).map(|i| format!("dftl cost-benefit {i}")).collect();
+    let svg = bar_chart_svg("t", "y", &cats, &[("s".into(), vec![1.0; 12])], false);
+    assert_well_formed(&svg);
+    let upright = texts(&svg)
+        .into_iter()
+        .filter(|t| t.4 && t.5.starts_with("dftl"))
+        .count();
+    assert_eq!(upright, 12, "{svg}");
+    let (_, h) = size(&svg);
+    assert!(h > 500.0, "the label band grows the figure: {h}");
+    let few = bar_chart_svg(
+        "t",
+        "y",
+        &["a".into(), "b".into()],
+        &[("s".into(), vec![1.0, 2.0])],
+        false,
+    );
+    assert!(texts(&few).iter().any(|t| !t.4 && t.5 == "a"));
+}
+
+/// Issue 31: legends covered data; they now sit in a band under the plot.
+#[test]
+fn legends_sit_below_the_plot() {
+    let series: Vec<(String, Vec<(f64, f64)>)> = (0..5)
+        .map(|i| {
+            (
+                format!("series {i}"),
+                vec![(0.0, 1.0), (1.0, 2.0 + i as f64)],
+            )
+        })
+        .collect();
+    let svg = line_chart_svg("t", "x", "y", &series, false);
+    assert_well_formed(&svg);
+    let (_, h) = size(&svg);
+    assert!(h > 500.0);
+    for (_, y, _, _, _, text) in texts(&svg) {
+        if text.starts_with("series ") {
+            assert!(y >= 500.0, "{text} at y {y}, inside the plot");
+        }
+    }
+}
+
+#[test]
+fn error_bars_are_drawn_and_extend_the_axis() {
+    let cats = vec!["a".to_string(), "b".to_string()];
+    let plain = bar_chart_svg("t", "y", &cats, &[("s".into(), vec![1.0, 2.0])], false);
+    let with = bar_chart_with_errors_svg(
+        "t",
+        "y",
+        &cats,
+        &[("s".into(), vec![1.0, 2.0])],
+        &[vec![0.5, 1.5]],
+        false,
+    );
+    assert_well_formed(&with);
+    // Two whiskers with two caps each, in the error bars' dark grey (#282828).
+    let whiskers = |s: &str| s.matches("stroke=\"#282828\"").count();
+    assert_eq!(whiskers(&plain), 0);
+    assert_eq!(whiskers(&with), 6, "{with}");
+}
+
+/// A run of a millisecond had x ticks "0, 0, 0.001, 0.001, 0.001": ticks finer than
+/// fmt_si's three decimals get the digits they need.
+#[test]
+fn fine_x_ticks_are_distinct() {
+    let svg = throughput_svg(&[(0.0009, 100.0), (0.00095, 150.0), (0.001, 200.0)], "t");
+    assert_well_formed(&svg);
+    let ticks: Vec<String> = texts(&svg)
+        .into_iter()
+        .filter(|t| !t.4 && t.3 == "middle" && t.5.parse::<f64>().is_ok())
+        .map(|t| t.5)
+        .collect();
+    assert!(ticks.len() >= 3, "{ticks:?}");
+    let mut d = ticks.clone();
+    d.dedup();
+    assert_eq!(d, ticks, "repeated tick labels");
 }

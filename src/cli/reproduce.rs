@@ -147,7 +147,7 @@ pub fn cmd(args: &ReproduceArgs) -> Result<(), CliError> {
         &format!("ssdlab {title}"),
         out,
         &dir,
-        html_dir.as_ref(),
+        html_dir.as_ref().map(|h| (h, args.html.as_deref())),
     )?;
     for (paper, counts) in eval::label_counts(&ev) {
         let line: Vec<String> = counts.iter().map(|(l, n)| format!("{l} {n}")).collect();
@@ -172,22 +172,49 @@ fn html_dir(args: &ReproduceArgs, dir: &OutputPath) -> Result<Option<OutputPath>
     Ok(html_dir)
 }
 
-/// Writes `ctx`'s files (and the page) together.
+/// Writes `ctx`'s files (and the page) together. `html` is the page's directory and,
+/// for the registry's page, the `--html` path as given, from which the page
+/// links the result files in `out`.
 fn commit(
     ctx: &experiments::Ctx,
     title: &str,
     out: &std::path::Path,
     dir: &OutputPath,
-    html_dir: Option<&OutputPath>,
+    html: Option<(&OutputPath, Option<&std::path::Path>)>,
 ) -> Result<(), CliError> {
     let mut batch = Batch::new();
-    let page = html_dir.as_ref().map(|_| {
+    let html_dir = html.map(|(h, _)| h);
+    let page = html.map(|(_, registry)| {
         let files: Vec<(String, String)> = ctx
             .files()
             .iter()
             .map(|f| (f.file_name.clone(), f.contents.clone()))
             .collect();
-        html::render(&html::files_page(title, &html::command_line(), &files))
+        let page = match registry {
+            Some(html_path) => {
+                // Absolute on both sides, so `--out r --html r/page` links `../claims.csv`.
+                let abs = |p: &std::path::Path| {
+                    std::env::current_dir()
+                        .map(|d| d.join(p))
+                        .unwrap_or_else(|_| p.to_path_buf())
+                };
+                let (from, to) = (abs(html_path), abs(out));
+                let links = files
+                    .iter()
+                    .map(|(n, _)| {
+                        let href = if from == to {
+                            n.clone()
+                        } else {
+                            html::relative_href(&from, &to.join(n))
+                        };
+                        (href, n.clone())
+                    })
+                    .collect();
+                html::registry_page(title, &html::command_line(), &files, links)
+            }
+            None => html::files_page(title, &html::command_line(), &files),
+        };
+        html::render(&page)
     });
     html::add_to_batch(
         &mut batch,

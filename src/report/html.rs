@@ -1,13 +1,22 @@
 //! One self-contained HTML page for `run`, `sweep` and `reproduce` (`--html DIR` writes
 //! `DIR/index.html`): the figures inline as SVG (drawn by [`super::svg`]), sortable
-//! tables, notes, and the exact command that produced it. No external file, font, script
-//! or network: it opens offline, from a mail attachment or a CI artefact.
+//! tables, Markdown rendered as HTML, notes, and the exact command that produced it. No
+//! external file, font, script or network: it opens offline, from a mail attachment or a
+//! CI artefact.
+//!
+//! The page is an askama template (`templates/page.html`), compiled into the binary and
+//! checked when ssdlab builds: a field the template names but the view lacks is a build
+//! error, not a broken page, and every value is HTML-escaped unless marked `safe` (only
+//! our own SVG and the Markdown renderer's output are). Markdown (an experiment's
+//! `summary.md`) is rendered by pulldown-cmark with tables; raw HTML inside it is shown
+//! as text, never passed through.
 //!
 //! The only script sorts a table when its header is clicked (numbers as numbers, empty
 //! cells last); the page reads fine without it.
 
 use super::output::{Batch, Content, Dest, OutputPath};
 use super::{Figures, Report};
+use askama::Template;
 
 /// File name of the page inside the `--html` directory.
 pub const PAGE_FILE: &str = "index.html";
@@ -17,17 +26,22 @@ pub const PAGE_FILE: &str = "index.html";
 pub enum Block {
     /// An SVG figure (markup from [`super::svg`]).
     Figure(String),
-    /// A table.
+    /// A table. A column named `label` (the claims registry's verdicts) has its cells
+    /// coloured by label.
     Table {
         /// Column names.
         columns: Vec<String>,
         /// Rows of cell text.
         rows: Vec<Vec<String>>,
     },
-    /// Preformatted text (a Markdown summary, a list of warnings).
+    /// Preformatted text (a list of warnings).
     Pre(String),
     /// A paragraph of plain text.
     Para(String),
+    /// Markdown (a `summary.md`), rendered as HTML; tables become sortable tables.
+    Markdown(String),
+    /// Links as (relative address, text): the result files beside the page.
+    Links(Vec<(String, String)>),
 }
 
 /// A titled part of the page.
@@ -84,54 +98,6 @@ pub fn shell_quote(a: &str) -> String {
     }
 }
 
-const STYLE: &str = "\
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}
-h1{font-size:1.6em}h2{font-size:1.25em;margin-top:2em;border-bottom:1px solid #ddd}
-pre{background:#f6f6f6;padding:.8em;overflow-x:auto;white-space:pre-wrap}
-.figs{display:flex;flex-wrap:wrap;gap:12px}
-.fig{flex:0 1 640px;max-width:100%}.fig svg{width:100%;height:auto;border:1px solid #eee}
-.tablewrap{overflow-x:auto;max-height:70vh}
-table{border-collapse:collapse;font-size:.85em}
-th,td{border:1px solid #ddd;padding:3px 6px;text-align:right;white-space:nowrap}
-th{background:#f0f0f0;cursor:pointer;position:sticky;top:0;user-select:none}
-th.asc::after{content:' \\25B2'}th.desc::after{content:' \\25BC'}
-td.t{text-align:left}
-";
-
-/// Sorts a table by the clicked column: numbers numerically, text alphabetically, empty
-/// cells last; a second click reverses.
-const SCRIPT: &str = r#"
-(function () {
-  function key(td) {
-    var s = td ? td.textContent.trim() : "";
-    if (s === "") return { empty: true, n: 0, s: "" };
-    var n = Number(s);
-    return { empty: false, n: isNaN(n) ? null : n, s: s };
-  }
-  function sortBy(table, col, th) {
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
-    var asc = !th.classList.contains("asc");
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) {
-      c.classList.remove("asc", "desc");
-    });
-    th.classList.add(asc ? "asc" : "desc");
-    rows.sort(function (a, b) {
-      var x = key(a.cells[col]), y = key(b.cells[col]);
-      if (x.empty || y.empty) return x.empty === y.empty ? 0 : (x.empty ? 1 : -1);
-      var r = (x.n !== null && y.n !== null) ? x.n - y.n : x.s.localeCompare(y.s);
-      return asc ? r : -r;
-    });
-    rows.forEach(function (r) { body.appendChild(r); });
-  }
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, i) {
-      th.addEventListener("click", function () { sortBy(table, i, th); });
-    });
-  });
-})();
-"#;
-
 /// Drops an XML prolog, so the SVG can sit inside HTML.
 fn inline_svg(svg: &str) -> &str {
     let s = svg.trim_start();
@@ -147,64 +113,233 @@ fn is_text(s: &str) -> bool {
     !s.is_empty() && s.parse::<f64>().is_err()
 }
 
+/// The CSS class of a claims-registry label (`not evaluable` → `lbl-not-evaluable`), for
+/// the words of [`crate::experiments::registry`]'s labels; `None` for any other text.
+pub fn label_class(word: &str) -> Option<String> {
+    const LABELS: [&str; 5] = [
+        "robust",
+        "conditional",
+        "fails",
+        "unresolved",
+        "not evaluable",
+    ];
+    let w = word.trim();
+    LABELS
+        .contains(&w)
+        .then(|| format!("lbl lbl-{}", w.replace(' ', "-")))
+}
+
+/// Markdown as an HTML fragment: CommonMark plus tables and strikethrough. Tables get
+/// the page's sortable style inside a scrolling box, a column headed `label` has its
+/// cells coloured by [`label_class`], and raw HTML in the text is escaped.
+pub fn markdown_html(md: &str) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
+    let events: Vec<Event> = Parser::new_ext(md, opts).collect();
+    let mut out_events: Vec<Event> = Vec::with_capacity(events.len() + 8);
+    let mut in_head = false;
+    let mut headers: Vec<String> = Vec::new();
+    let mut col = 0usize;
+    let mut i = 0;
+    while i < events.len() {
+        let e = events[i].clone();
+        i += 1;
+        match e {
+            // Text the author wrote as HTML is shown, not interpreted.
+            Event::Html(h) | Event::InlineHtml(h) => out_events.push(Event::Text(h)),
+            Event::Start(Tag::Table(a)) => {
+                headers.clear();
+                out_events.push(Event::Html("<div class=\"tablewrap\">".into()));
+                out_events.push(Event::Start(Tag::Table(a)));
+            }
+            Event::End(TagEnd::Table) => {
+                out_events.push(Event::End(TagEnd::Table));
+                out_events.push(Event::Html("</div>\n".into()));
+            }
+            Event::Start(Tag::TableHead) => {
+                in_head = true;
+                out_events.push(e);
+            }
+            Event::End(TagEnd::TableHead) => {
+                in_head = false;
+                out_events.push(e);
+            }
+            Event::Start(Tag::TableRow) => {
+                col = 0;
+                out_events.push(e);
+            }
+            Event::End(TagEnd::TableCell) => {
+                col += 1;
+                out_events.push(e);
+            }
+            Event::Start(Tag::TableCell) if in_head => {
+                // The header's text, for recognising the label column.
+                let mut text = String::new();
+                let mut j = i;
+                while let Some(ev) = events.get(j) {
+                    match ev {
+                        Event::Text(t) | Event::Code(t) => text.push_str(t),
+                        Event::End(TagEnd::TableCell) => break,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                headers.push(text.trim().to_string());
+                out_events.push(e);
+            }
+            Event::Start(Tag::TableCell) => {
+                let in_label_column = headers.get(col).map(String::as_str) == Some("label");
+                let class = match events.get(i) {
+                    Some(Event::Text(t)) if in_label_column => label_class(t),
+                    _ => None,
+                };
+                match class {
+                    Some(c) => out_events.push(Event::Html(format!("<td class=\"{c}\">").into())),
+                    None => out_events.push(e),
+                }
+            }
+            e => out_events.push(e),
+        }
+    }
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, out_events.into_iter());
+    // Only the renderer writes `<table>`: the author's own HTML was escaped above.
+    html.replace("<table>", "<table class=\"sortable\">")
+}
+
+/// One table cell of the template.
+struct CellView {
+    text: String,
+    class: String,
+}
+
+/// One block of the template; `kind` says which fields it uses.
+struct BlockView<'a> {
+    kind: &'static str,
+    svgs: Vec<&'a str>,
+    columns: &'a [String],
+    rows: Vec<Vec<CellView>>,
+    text: &'a str,
+    html: String,
+    links: &'a [(String, String)],
+}
+
+impl<'a> BlockView<'a> {
+    fn new(kind: &'static str) -> Self {
+        BlockView {
+            kind,
+            svgs: Vec::new(),
+            columns: &[],
+            rows: Vec::new(),
+            text: "",
+            html: String::new(),
+            links: &[],
+        }
+    }
+}
+
+struct SectionView<'a> {
+    title: &'a str,
+    blocks: Vec<BlockView<'a>>,
+}
+
+#[derive(Template)]
+#[template(path = "page.html")]
+struct PageView<'a> {
+    title: &'a str,
+    version: &'a str,
+    command: &'a str,
+    sections: Vec<SectionView<'a>>,
+}
+
+fn block_views(blocks: &[Block]) -> Vec<BlockView<'_>> {
+    let mut out: Vec<BlockView> = Vec::new();
+    for b in blocks {
+        match b {
+            // Consecutive figures share one flowing row.
+            Block::Figure(svg) => match out.last_mut() {
+                Some(v) if v.kind == "figs" => v.svgs.push(inline_svg(svg)),
+                _ => {
+                    let mut v = BlockView::new("figs");
+                    v.svgs.push(inline_svg(svg));
+                    out.push(v);
+                }
+            },
+            Block::Table { columns, rows } => {
+                let label_col = columns.iter().position(|c| c == "label");
+                let mut v = BlockView::new("table");
+                v.columns = columns;
+                v.rows = rows
+                    .iter()
+                    .map(|r| {
+                        r.iter()
+                            .enumerate()
+                            .map(|(i, t)| {
+                                let class = if Some(i) == label_col {
+                                    label_class(t)
+                                } else {
+                                    None
+                                };
+                                let class = class.unwrap_or_else(|| {
+                                    if is_text(t) { "t" } else { "" }.to_string()
+                                });
+                                CellView {
+                                    text: t.clone(),
+                                    class,
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect();
+                out.push(v);
+            }
+            Block::Pre(t) => {
+                let mut v = BlockView::new("pre");
+                v.text = t;
+                out.push(v);
+            }
+            Block::Para(t) => {
+                let mut v = BlockView::new("para");
+                v.text = t;
+                out.push(v);
+            }
+            Block::Markdown(md) => {
+                let mut v = BlockView::new("markdown");
+                v.html = markdown_html(md);
+                out.push(v);
+            }
+            Block::Links(l) => {
+                let mut v = BlockView::new("links");
+                v.links = l;
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
 /// The page as HTML.
 pub fn render(page: &Page) -> String {
-    let mut h = String::new();
-    h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-    h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-    h += &format!("<title>{}</title>\n", escape(&page.title));
-    h += &format!("<style>\n{STYLE}</style>\n</head>\n<body>\n");
-    h += &format!("<h1>{}</h1>\n", escape(&page.title));
-    h += &format!(
-        "<p>Produced by ssdlab {} with:</p>\n<pre id=\"command\">{}</pre>\n",
-        env!("CARGO_PKG_VERSION"),
-        escape(&page.command)
-    );
-    for s in &page.sections {
-        h += &format!("<section>\n<h2>{}</h2>\n", escape(&s.title));
-        let mut in_figs = false;
-        for b in &s.blocks {
-            let fig = matches!(b, Block::Figure(_));
-            if fig && !in_figs {
-                h += "<div class=\"figs\">\n";
-            } else if !fig && in_figs {
-                h += "</div>\n";
-            }
-            in_figs = fig;
-            match b {
-                Block::Figure(svg) => {
-                    h += &format!("<div class=\"fig\">{}</div>\n", inline_svg(svg));
-                }
-                Block::Table { columns, rows } => {
-                    h += "<div class=\"tablewrap\"><table class=\"sortable\">\n<thead><tr>";
-                    for c in columns {
-                        h += &format!("<th title=\"click to sort\">{}</th>", escape(c));
-                    }
-                    h += "</tr></thead>\n<tbody>\n";
-                    for r in rows {
-                        h += "<tr>";
-                        for v in r {
-                            if is_text(v) {
-                                h += &format!("<td class=\"t\">{}</td>", escape(v));
-                            } else {
-                                h += &format!("<td>{}</td>", escape(v));
-                            }
-                        }
-                        h += "</tr>\n";
-                    }
-                    h += "</tbody></table></div>\n";
-                }
-                Block::Pre(t) => h += &format!("<pre>{}</pre>\n", escape(t)),
-                Block::Para(t) => h += &format!("<p>{}</p>\n", escape(t)),
-            }
-        }
-        if in_figs {
-            h += "</div>\n";
-        }
-        h += "</section>\n";
-    }
-    h += &format!("<script>{SCRIPT}</script>\n</body>\n</html>\n");
-    h
+    let view = PageView {
+        title: &page.title,
+        version: env!("CARGO_PKG_VERSION"),
+        command: &page.command,
+        sections: page
+            .sections
+            .iter()
+            .map(|s| SectionView {
+                title: &s.title,
+                blocks: block_views(&s.blocks),
+            })
+            .collect(),
+    };
+    // Rendering only fails when a value's Display fails; ours are strings.
+    view.render().unwrap_or_else(|e| {
+        format!(
+            "<!DOCTYPE html><p>page could not be rendered: {}</p>\n",
+            escape(&e.to_string())
+        )
+    })
 }
 
 /// The page of `ssdlab run`: a summary table of the designs, the latency CDFs, the
@@ -370,9 +505,9 @@ pub fn fmt_plain(v: f64) -> String {
     format!("{v:.decimals$}")
 }
 
-/// A page of an experiment's output files (`reproduce --html`): SVG files as figures,
-/// CSV files as sortable tables, Markdown and other text as preformatted text, in the
-/// order given.
+/// A page of an experiment's output files (`reproduce NAME --html`): SVG files as
+/// figures, CSV files as sortable tables, Markdown rendered, other text preformatted, in
+/// the order given.
 pub fn files_page(title: &str, command: &str, files: &[(String, String)]) -> Page {
     let mut sections = Vec::new();
     // The summary first: it explains the rest.
@@ -395,6 +530,8 @@ pub fn files_page(title: &str, command: &str, files: &[(String, String)]) -> Pag
         }
         let block = if name.ends_with(".csv") {
             csv_block(text).unwrap_or_else(|| Block::Pre(text.clone()))
+        } else if name.ends_with(".md") {
+            Block::Markdown(text.clone())
         } else {
             Block::Pre(text.clone())
         };
@@ -423,6 +560,62 @@ pub fn files_page(title: &str, command: &str, files: &[(String, String)]) -> Pag
         command: command.to_string(),
         sections,
     }
+}
+
+/// The page of `reproduce --all` (the claims registry judged): links to the result files
+/// (`links`: relative address and file name), then `summary.md` rendered — the label
+/// counts per paper and every registry row with its label coloured, points holding,
+/// measured values and cause. claims.csv and points.csv are linked rather than inlined:
+/// the summary already shows their columns a reader needs, and points.csv has a row per
+/// grid point.
+pub fn registry_page(
+    title: &str,
+    command: &str,
+    files: &[(String, String)],
+    links: Vec<(String, String)>,
+) -> Page {
+    let mut sections = Vec::new();
+    if !links.is_empty() {
+        sections.push(Section {
+            title: "Result files".into(),
+            blocks: vec![
+                Block::Para(
+                    "claims.csv has one row per registry claim (its label, points, measured \
+                     and paper values, criterion, cause); points.csv one row per grid point \
+                     evaluated (parameters, measured value, verdict)."
+                        .into(),
+                ),
+                Block::Links(links),
+            ],
+        });
+    }
+    for (name, text) in files.iter().filter(|(n, _)| n.ends_with(".md")) {
+        sections.push(Section {
+            title: name.clone(),
+            blocks: vec![Block::Markdown(text.clone())],
+        });
+    }
+    Page {
+        title: title.to_string(),
+        command: command.to_string(),
+        sections,
+    }
+}
+
+/// The address of `file` relative to the directory `from` (both absolute or both
+/// relative to the same place), for a link on a page written into `from`.
+pub fn relative_href(from: &std::path::Path, file: &std::path::Path) -> String {
+    use std::path::Component;
+    let a: Vec<Component> = from.components().collect();
+    let b: Vec<Component> = file.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".into(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
 }
 
 /// A CSV text as a table block (`None` when it does not parse).

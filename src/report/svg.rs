@@ -16,6 +16,7 @@ use plotters::coord::ranged1d::{
     AsRangedCoord, DefaultFormatting, KeyPointHint, Ranged, ValueFormatter,
 };
 use plotters::prelude::*;
+use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::io;
 use std::ops::Range;
@@ -91,12 +92,12 @@ fn fallback_svg(title: &str, message: &str) -> String {
     )
 }
 
-/// Runs `draw` on a fresh SVG canvas; on a drawing error, falls back to a message SVG
-/// so callers always get a document.
-fn render(title: &str, draw: impl FnOnce(&Root) -> DrawResult) -> String {
+/// Runs `draw` on a fresh SVG canvas of `size`; on a drawing error, falls back to a
+/// message SVG so callers always get a document.
+fn render(title: &str, size: (u32, u32), draw: impl FnOnce(&Root) -> DrawResult) -> String {
     let mut buf = String::new();
     let result = {
-        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
         let r = root
             .fill(&WHITE)
             .map_err(Into::into)
@@ -109,22 +110,174 @@ fn render(title: &str, draw: impl FnOnce(&Root) -> DrawResult) -> String {
     }
 }
 
+/// Nominal size of titles (plotters writes `font-size` as size / 1.24).
+const TITLE_FONT: f64 = 22.0;
+/// Nominal size of legend entries and category labels.
+const LABEL_FONT: f64 = 15.0;
+/// Height of one legend row in pixels.
+const LEGEND_ROW: u32 = 20;
+/// Pixels left and right of a title line.
+const TITLE_MARGIN: f64 = 16.0;
+
+/// The rendered width in pixels of `s` at nominal size `size`, estimated without font
+/// files: 0.62 em per character is above the mean advance of common sans-serif faces
+/// (about 0.5 em for mixed text), so text laid out with it fits once a browser draws it.
+fn text_px(s: &str, size: f64) -> f64 {
+    s.chars().count() as f64 * size / 1.24 * 0.62
+}
+
+/// `text` broken at spaces into lines no wider than `max_px` at `size`; a word wider
+/// than a line is cut into pieces that fit (nothing is dropped).
+fn wrap(text: &str, max_px: f64, size: f64) -> Vec<String> {
+    let per_line = ((max_px / text_px("x", size)).floor() as usize).max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let cand = if cur.is_empty() {
+            word.to_string()
+        } else {
+            format!("{cur} {word}")
+        };
+        if cur.is_empty() || text_px(&cand, size) <= max_px {
+            cur = cand;
+        } else {
+            lines.push(std::mem::replace(&mut cur, word.to_string()));
+        }
+    }
+    lines.push(cur);
+    lines
+        .into_iter()
+        .flat_map(|l| {
+            let chars: Vec<char> = l.chars().collect();
+            chars
+                .chunks(per_line)
+                .map(|c| c.iter().collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The title's lines and font size for a figure `width` wide: one line at 22 when it
+/// fits, else wrapped at 22, or at 18 when 22 would take more than two lines.
+fn title_lines(title: &str, width: u32) -> (Vec<String>, f64) {
+    let max_px = f64::from(width) - 2.0 * TITLE_MARGIN;
+    let lines = wrap(title, max_px, TITLE_FONT);
+    if lines.len() <= 2 {
+        return (lines, TITLE_FONT);
+    }
+    (wrap(title, max_px, 18.0), 18.0)
+}
+
+/// Draws `title` centred at the top of `area`, wrapped to its width (never clipped),
+/// and returns the area below it.
+fn titled<'a>(
+    area: &DrawingArea<SVGBackend<'a>, Shift>,
+    title: &str,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>, Box<dyn std::error::Error>> {
+    let (w, _) = area.dim_in_pixel();
+    let (lines, size) = title_lines(title, w);
+    let line_h = (size * 1.15).ceil() as i32;
+    let height = 10 + line_h * lines.len() as i32 + 6;
+    let (top, rest) = area.split_vertically(height);
+    let style = TextStyle::from((FONT, size)).pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        top.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, 10 + line_h * i as i32),
+            style.clone(),
+        ))?;
+    }
+    Ok(rest)
+}
+
+/// One legend entry: name, colour, and whether its swatch is a bar (else a line).
+type LegendEntry = (String, RGBColor, bool);
+
+/// Where legend entries go in a band under the chart: columns, column width, height.
+struct LegendLayout {
+    cols: usize,
+    col_w: f64,
+    height: u32,
+}
+
+fn legend_layout(entries: &[LegendEntry], width: u32) -> LegendLayout {
+    if entries.is_empty() {
+        return LegendLayout {
+            cols: 1,
+            col_w: 0.0,
+            height: 0,
+        };
+    }
+    let avail = f64::from(width) - 30.0;
+    let widest = entries
+        .iter()
+        .map(|(n, _, _)| text_px(n, LABEL_FONT))
+        .fold(0.0, f64::max);
+    let entry_w = 30.0 + widest + 16.0;
+    let cols = ((avail / entry_w).floor() as usize).clamp(1, entries.len());
+    let rows = entries.len().div_ceil(cols) as u32;
+    LegendLayout {
+        cols,
+        col_w: avail / cols as f64,
+        height: rows * LEGEND_ROW + 12,
+    }
+}
+
+/// A legend entry's name cut to fit `max_px` (only for names wider than the figure).
+fn fit(name: &str, max_px: f64) -> String {
+    if text_px(name, LABEL_FONT) <= max_px {
+        return name.to_string();
+    }
+    let keep = ((max_px / text_px("x", LABEL_FONT)) as usize).saturating_sub(1);
+    let mut s: String = name.chars().take(keep).collect();
+    s.push('…');
+    s
+}
+
+/// Draws the legend in its own band below the plot, so it never covers data.
+fn draw_legend(area: &Root, entries: &[LegendEntry], layout: &LegendLayout) -> DrawResult {
+    let style = TextStyle::from((FONT, LABEL_FONT)).pos(Pos::new(HPos::Left, VPos::Center));
+    for (k, (name, c, bar)) in entries.iter().enumerate() {
+        let (col, row) = (k % layout.cols, k / layout.cols);
+        let x = 15 + (col as f64 * layout.col_w) as i32;
+        let y = 6 + (row as u32 * LEGEND_ROW + LEGEND_ROW / 2) as i32;
+        if *bar {
+            area.draw(&Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled()))?;
+        } else {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 22, y)],
+                c.stroke_width(2),
+            ))?;
+        }
+        area.draw(&Text::new(
+            fit(name, layout.col_w - 46.0),
+            (x + 28, y),
+            style.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
 /// A chart-sized SVG with `title` and `message` centred (used for "no data").
 fn message_svg(title: &str, message: &str) -> String {
     let mut buf = String::new();
     let result: DrawResult = (|| {
         let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
         root.fill(&WHITE)?;
-        let area = root.titled(title, (FONT, 22))?;
+        let area = titled(&root, title)?;
         let (w, h) = area.dim_in_pixel();
+        let lines = wrap(message, f64::from(w) - 40.0, 20.0);
         let style = TextStyle::from((FONT, 20))
             .color(&RGBColor(110, 110, 110))
             .pos(Pos::new(HPos::Center, VPos::Center));
-        area.draw(&Text::new(
-            message.to_string(),
-            (w as i32 / 2, h as i32 / 2),
-            style,
-        ))?;
+        let top = h as i32 / 2 - 12 * (lines.len() as i32 - 1);
+        for (i, l) in lines.iter().enumerate() {
+            area.draw(&Text::new(
+                l.clone(),
+                (w as i32 / 2, top + 24 * i as i32),
+                style.clone(),
+            ))?;
+        }
         root.present()?;
         Ok(())
     })();
@@ -132,6 +285,11 @@ fn message_svg(title: &str, message: &str) -> String {
         Ok(()) => buf,
         Err(_) => fallback_svg(title, message),
     }
+}
+
+/// A figure-sized SVG holding only `title` and a centred note (e.g. "no erases").
+pub fn note_svg(title: &str, message: &str) -> String {
+    message_svg(title, message)
 }
 
 /// Options of the shared line-chart renderer.
@@ -143,7 +301,6 @@ struct LineSpec<'a> {
     /// Fixed y range (a CDF's 0–1); otherwise from the data, including 0.
     y_fixed: Option<Range<f64>>,
     x_fmt: &'a dyn Fn(f64) -> String,
-    legend_pos: SeriesLabelPosition,
 }
 
 /// Drops points a chart cannot place: non-finite coordinates, and x ≤ 0 on a log axis.
@@ -220,12 +377,53 @@ fn line_chart(spec: &LineSpec, series: &[(String, Vec<(f64, f64)>)]) -> String {
         .y_fixed
         .clone()
         .unwrap_or_else(|| value_range(y_lo, y_hi));
-    render(spec.title, |root| {
+    let entries: Vec<LegendEntry> = series
+        .iter()
+        .enumerate()
+        .filter(|(_, (n, _))| !n.is_empty())
+        .map(|(i, (n, pts))| {
+            let label = if pts.is_empty() {
+                format!("{n} ({NO_DATA})")
+            } else {
+                n.clone()
+            };
+            (label, color(i), false)
+        })
+        .collect();
+    let layout = legend_layout(&entries, SIZE.0);
+    render(spec.title, (SIZE.0, SIZE.1 + layout.height), |root| {
+        let (main, legend) = root.split_vertically(SIZE.1);
+        draw_legend(&legend, &entries, &layout)?;
+        let plot = titled(&main, spec.title)?;
         if spec.log_x {
             let x = decade_range(x_lo, x_hi).log_scale();
-            draw_lines(root, spec, &series, x, y_range)
+            draw_lines(&plot, spec, &series, x, y_range)
         } else {
-            draw_lines(root, spec, &series, linear_range(x_lo, x_hi), y_range)
+            let x = linear_range(x_lo, x_hi);
+            // fmt_si keeps three decimals: ticks closer than that (a run of a
+            // millisecond) would all read "0.001"; give them the digits they need.
+            let step = (x.end - x.start) / 8.0;
+            let decimals = (-step.log10()).ceil() as usize;
+            let fine = |v: f64| {
+                let mut t = format!("{v:.decimals$}");
+                while t.contains('.') && (t.ends_with('0') || t.ends_with('.')) {
+                    t.pop();
+                }
+                t
+            };
+            let fine_spec = LineSpec {
+                x_fmt: &fine,
+                y_fixed: spec.y_fixed.clone(),
+                ..*spec
+            };
+            let small = step < 0.001 && x.start.abs().max(x.end.abs()) < 1000.0;
+            draw_lines(
+                &plot,
+                if small { &fine_spec } else { spec },
+                &series,
+                x,
+                y_range,
+            )
         }
     })
 }
@@ -242,8 +440,8 @@ where
     X::CoordDescType: ValueFormatter<f64>,
 {
     let mut chart = ChartBuilder::on(root)
-        .caption(spec.title, (FONT, 22))
         .margin(15)
+        .margin_top(4)
         // Room for the last x tick label, which is centred on the axis end.
         .margin_right(30)
         .x_label_area_size(45)
@@ -253,38 +451,19 @@ where
         .configure_mesh()
         .x_desc(spec.x_label)
         .y_desc(spec.y_label)
+        // Compact SI ticks are at most ~6 characters: 8 of them never touch.
+        .x_labels(8)
         .x_label_formatter(&|v| (spec.x_fmt)(*v))
         .y_label_formatter(&|v| fmt_si(*v))
         .light_line_style(RGBColor(238, 238, 238))
         .max_light_lines(4)
         .draw()?;
-    let mut any_label = false;
-    for (i, (name, pts)) in series.iter().enumerate() {
+    for (i, (_, pts)) in series.iter().enumerate() {
         let c = color(i);
-        let line = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
-        if !name.is_empty() {
-            any_label = true;
-            let label = if pts.is_empty() {
-                format!("{name} ({NO_DATA})")
-            } else {
-                name.clone()
-            };
-            line.label(label).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-            });
-        }
+        chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
         if pts.len() <= MARKER_MAX_POINTS {
             chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
         }
-    }
-    if any_label {
-        chart
-            .configure_series_labels()
-            .position(spec.legend_pos.clone())
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .label_font((FONT, 14))
-            .draw()?;
     }
     Ok(())
 }
@@ -306,7 +485,6 @@ pub fn line_chart_svg(
         log_x,
         y_fixed: None,
         x_fmt: &fmt_si,
-        legend_pos: SeriesLabelPosition::UpperRight,
     };
     line_chart(&spec, series)
 }
@@ -342,8 +520,6 @@ pub fn latency_cdf_svg(series: &[(String, Vec<(f64, f64)>)], title: &str) -> Str
         log_x: true,
         y_fixed: Some(0.0..1.0),
         x_fmt: &fmt_tick_us,
-        // CDFs rise to the upper right, leaving the lower right empty.
-        legend_pos: SeriesLabelPosition::LowerRight,
     };
     line_chart(&spec, &us)
 }
@@ -357,7 +533,6 @@ pub fn throughput_svg(points: &[(f64, f64)], title: &str) -> String {
         log_x: false,
         y_fixed: None,
         x_fmt: &fmt_si,
-        legend_pos: SeriesLabelPosition::UpperRight,
     };
     line_chart(&spec, &[(String::new(), points.to_vec())])
 }
@@ -386,12 +561,25 @@ fn erase_bins(counts: &[u32]) -> Option<(u64, u64, Vec<u64>)> {
     Some((lo, width, bins))
 }
 
+/// What an erase histogram says when no block was ever erased (one bar of every block
+/// at 0 would fill the chart and tell nothing).
+pub fn no_erases_note(blocks: usize) -> String {
+    format!("{NO_ERASES}: all {blocks} blocks have erase count 0")
+}
+
+/// The note of a chart of erase counts when nothing was erased.
+pub const NO_ERASES: &str = "no erases";
+
 /// Histogram of per-block erase counts (x: erase count, y: blocks) with automatic
-/// binning: one bar per value for narrow spreads, ~√n equal-width bins otherwise.
+/// binning: one bar per value for narrow spreads, ~√n equal-width bins otherwise. A run
+/// that erased nothing gets the note "no erases" instead of a single full bar.
 pub fn erase_histogram_svg(erase_counts: &[u32], title: &str) -> String {
     let Some((lo, width, bins)) = erase_bins(erase_counts) else {
         return message_svg(title, NO_DATA);
     };
+    if erase_counts.iter().all(|&c| c == 0) {
+        return message_svg(title, &no_erases_note(erase_counts.len()));
+    }
     let x_desc = if width == 1 {
         "erase count".to_string()
     } else {
@@ -401,10 +589,11 @@ pub fn erase_histogram_svg(erase_counts: &[u32], title: &str) -> String {
     // Bars are centred on the values they count: bin [a, a+w-1] spans a-0.5 .. a+w-0.5.
     let x0 = lo as f64 - 0.5;
     let x1 = x0 + (bins.len() as u64 * width) as f64;
-    render(title, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 22))
+    render(title, SIZE, |root| {
+        let plot = titled(root, title)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(15)
+            .margin_top(4)
             .margin_right(30)
             .x_label_area_size(45)
             .y_label_area_size(70)
@@ -480,7 +669,7 @@ impl Ranged for CategoryAxis {
 /// side by side, or, with `stacked`, the series stacked into one bar (positive values
 /// upward from 0, negative downward; e.g. I/O vs GC time per design). `values[i]`
 /// belongs to `categories[i]`; missing and non-finite values draw no bar. A legend
-/// names the series.
+/// under the chart names the series.
 pub fn bar_chart_svg(
     title: &str,
     y_label: &str,
@@ -488,8 +677,37 @@ pub fn bar_chart_svg(
     series: &[(String, Vec<f64>)],
     stacked: bool,
 ) -> String {
+    bar_chart_with_errors_svg(title, y_label, categories, series, &[], stacked)
+}
+
+/// Widest category label drawn (longer ones end in "…"); the label band grows with the
+/// labels up to this, and so does the figure's height.
+const CATEGORY_LABEL_MAX_PX: f64 = 260.0;
+
+/// [`bar_chart_svg`] with error bars: `errors[j][i]` is the half-length of the bar
+/// drawn over series `j`'s bar of category `i` (e.g. one standard deviation over
+/// seeds); missing, non-finite or zero entries draw none. Stacked bars get none.
+///
+/// Category labels are written level when they fit their slot, else turned upright
+/// (reading upward, ending at the tick) in a band as deep as the longest label, so
+/// neighbours never overlap.
+pub fn bar_chart_with_errors_svg(
+    title: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[(String, Vec<f64>)],
+    errors: &[Vec<f64>],
+    stacked: bool,
+) -> String {
     let n = categories.len();
     let value = |s: &(String, Vec<f64>), i: usize| s.1.get(i).copied().filter(|v| v.is_finite());
+    let error = |j: usize, i: usize| {
+        errors
+            .get(j)
+            .and_then(|e| e.get(i))
+            .copied()
+            .filter(|e| e.is_finite() && *e > 0.0 && !stacked)
+    };
     let values = || {
         series
             .iter()
@@ -498,7 +716,7 @@ pub fn bar_chart_svg(
     if values().next().is_none() {
         return message_svg(title, NO_DATA);
     }
-    // The y range must cover the stacks' totals, not just single values.
+    // The y range must cover the stacks' totals and the error bars, not just values.
     let (lo, hi) = if stacked {
         (0..n).fold((0.0f64, 0.0f64), |(lo, hi), i| {
             let (neg, pos) =
@@ -514,25 +732,69 @@ pub fn bar_chart_svg(
             (lo.min(neg), hi.max(pos))
         })
     } else {
-        min_max(values()).unwrap_or((0.0, 0.0))
+        let ends = series.iter().enumerate().flat_map(|(j, s)| {
+            (0..n).flat_map(move |i| {
+                value(s, i).map_or(vec![], |v| {
+                    let e = error(j, i).unwrap_or(0.0);
+                    vec![v - e, v + e]
+                })
+            })
+        });
+        min_max(ends).unwrap_or((0.0, 0.0))
     };
-    render(title, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 22))
+    // Level labels when each fits its slot of the plot's width, else upright ones.
+    let plot_w = f64::from(SIZE.0) - 15.0 - 30.0 - 70.0;
+    let widest = categories
+        .iter()
+        .map(|c| text_px(c, LABEL_FONT))
+        .fold(0.0, f64::max);
+    let upright = n > 0 && widest + 10.0 > plot_w / n as f64;
+    let shown: Vec<String> = categories
+        .iter()
+        .map(|c| {
+            if upright {
+                fit(c, CATEGORY_LABEL_MAX_PX)
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    let label_band = if upright {
+        (widest.min(CATEGORY_LABEL_MAX_PX) + 16.0).ceil() as u32
+    } else {
+        45
+    };
+    let main_h = SIZE.1 + label_band.saturating_sub(45);
+    let entries: Vec<LegendEntry> = series
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.0.is_empty())
+        .map(|(j, s)| (s.0.clone(), color(j), true))
+        .collect();
+    let layout = legend_layout(&entries, SIZE.0);
+    render(title, (SIZE.0, main_h + layout.height), |root| {
+        let (main, legend) = root.split_vertically(main_h);
+        draw_legend(&legend, &entries, &layout)?;
+        let plot = titled(&main, title)?;
+        let y_range = value_range(lo, hi);
+        let y_base = y_range.start;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(15)
+            .margin_top(4)
             .margin_right(30)
-            .x_label_area_size(45)
+            .x_label_area_size(label_band)
             .y_label_area_size(70)
-            .build_cartesian_2d(CategoryAxis { n }, value_range(lo, hi))?;
+            .build_cartesian_2d(CategoryAxis { n }, y_range)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(n)
             .y_desc(y_label)
+            .x_label_style((FONT, LABEL_FONT))
             .x_label_formatter(&|v| {
                 let i = v.round();
-                if i >= 0.0 && (i as usize) < n && (v - i).abs() < 1e-9 {
-                    categories[i as usize].clone()
+                if !upright && i >= 0.0 && (i as usize) < n && (v - i).abs() < 1e-9 {
+                    shown[i as usize].clone()
                 } else {
                     String::new()
                 }
@@ -541,12 +803,26 @@ pub fn bar_chart_svg(
             .light_line_style(RGBColor(238, 238, 238))
             .max_light_lines(4)
             .draw()?;
+        if upright {
+            // Upright labels ending just under their tick (plotters' own x labels are
+            // always level and centred).
+            let base = plot.get_base_pixel();
+            let style = TextStyle::from((FONT, LABEL_FONT))
+                .pos(Pos::new(HPos::Right, VPos::Center))
+                .transform(FontTransform::Rotate270);
+            for (i, label) in shown.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64, y_base));
+                plot.draw_text(label, &style, (x - base.0, y - base.1 + 8))?;
+            }
+        }
         let m = series.len().max(1);
         let mut neg_base = vec![0.0f64; n];
         let mut pos_base = vec![0.0f64; n];
+        let ink = RGBColor(40, 40, 40);
         for (j, s) in series.iter().enumerate() {
             let c = color(j);
             let mut bars = Vec::new();
+            let mut whiskers = Vec::new();
             for i in 0..n {
                 let Some(v) = value(s, i) else { continue };
                 let centre = i as f64;
@@ -568,22 +844,22 @@ pub fn bar_chart_svg(
                 let mut r = Rectangle::new([(x0, y0), (x1, y1)], c.filled());
                 r.set_margin(0, 0, 0, 1);
                 bars.push(r);
+                if let Some(e) = error(j, i) {
+                    let (mid, cap) = ((x0 + x1) / 2.0, (x1 - x0) / 4.0);
+                    whiskers.push(PathElement::new(
+                        vec![(mid, v - e), (mid, v + e)],
+                        ink.stroke_width(1),
+                    ));
+                    for end in [v - e, v + e] {
+                        whiskers.push(PathElement::new(
+                            vec![(mid - cap, end), (mid + cap, end)],
+                            ink.stroke_width(1),
+                        ));
+                    }
+                }
             }
-            let drawn = chart.draw_series(bars)?;
-            if !s.0.is_empty() {
-                drawn.label(s.0.as_str()).legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
-                });
-            }
-        }
-        if series.iter().any(|s| !s.0.is_empty()) {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(160, 160, 160))
-                .label_font((FONT, 14))
-                .draw()?;
+            chart.draw_series(bars)?;
+            chart.draw_series(whiskers)?;
         }
         Ok(())
     })
