@@ -43,6 +43,13 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
             s.cells - ok - s.failed
         ))],
     }];
+    let changed = plan.actual_warnings();
+    if !changed.is_empty() {
+        sections.push(Section {
+            title: "Values the device changed".into(),
+            blocks: changed.into_iter().map(Block::Para).collect(),
+        });
+    }
     let col = |name: &str| table.columns.iter().position(|c| c == name);
     let num = |row: &[Val], i: Option<usize>| match i.map(|i| &row[i]) {
         Some(Val::Int(v)) => Some(*v as f64),
@@ -78,10 +85,40 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 })
                 .collect()
         };
+        // An axis the device rounds is labelled with what the cells got, so that two
+        // requests that became one device do not read as two (docs/config.md,
+        // "Requested and actual values").
+        let actual_col = match a.name.as_str() {
+            "device.op_percent" => col("op_percent_actual"),
+            "device.slc_cache_percent" => col("slc_cache_percent_actual"),
+            _ => None,
+        };
+        let labels: Vec<String> = cats
+            .iter()
+            .map(|cat| {
+                let Some(ci) = actual_col else {
+                    return cat.clone();
+                };
+                let mut got: Vec<String> = plan
+                    .cells
+                    .iter()
+                    .zip(&table.rows)
+                    .filter(|(c, _)| value_text(&c.values[ai]) == *cat)
+                    .filter_map(|(_, r)| num(r, Some(ci)))
+                    .map(crate::config::actual::fmt_pct)
+                    .collect();
+                got.dedup();
+                match got.as_slice() {
+                    [one] if one == cat => cat.clone(),
+                    [] => cat.clone(),
+                    g => format!("{cat} (actual {})", g.join("/")),
+                }
+            })
+            .collect();
         axis_figs.push(Block::Figure(svg::bar_chart_svg(
             &format!("Write amplification by {}", a.name),
             "write amplification (mean over cells)",
-            &cats,
+            &labels,
             &[
                 ("device".into(), mean("write_amplification")),
                 ("GC part".into(), mean("write_amplification_gc")),
@@ -91,7 +128,7 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
         axis_figs.push(Block::Figure(svg::bar_chart_svg(
             &format!("GC share by {}", a.name),
             "share (mean over cells)",
-            &cats,
+            &labels,
             &[
                 ("GC share of formula time".into(), mean("gc_time_share")),
                 ("GC share of die busy time".into(), mean("gc_busy_share")),
