@@ -334,6 +334,10 @@ pub struct ReportArgs {
     /// Write the JSON report here (`-` = standard output instead of the table).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Shape of the --json report: `ssdlab` (the full report, docs/outputs.md) or
+    /// `fio` (fio 3.x `--output-format=json`: one job per design, for fio tooling).
+    #[arg(long, value_name = "FORMAT", default_value = "ssdlab", value_parser = ["ssdlab", "fio"])]
+    pub json_format: String,
     /// Write the CSV table (one row per design and phase or run) here (`-` = standard
     /// output instead of the table).
     #[arg(long, value_name = "FILE")]

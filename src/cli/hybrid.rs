@@ -433,6 +433,14 @@ pub fn cmd(a: &HybridArgs) -> Result<(), CliError> {
     }
     let designs = a.designs()?;
     let reports = Reports::check(&a.report)?;
+    if reports.fio_json {
+        // A hybrid report is an HDD and a flash cache, not one drive's I/O directions.
+        return Err(CliError::Input(
+            "--json-format fio: written by `ssdlab run` only; hybrid reports have no \
+             fio equivalent (use --json-format ssdlab)"
+                .into(),
+        ));
+    }
     let inputs = input_files(
         a.settings.config.as_deref(),
         designs

@@ -46,6 +46,8 @@ pub struct Reports {
     pub json: Option<OutputPath>,
     /// `--csv`.
     pub csv: Option<OutputPath>,
+    /// `--json-format fio`: the JSON in fio's shape.
+    pub fio_json: bool,
     /// `--quiet`.
     quiet: bool,
 }
@@ -56,6 +58,7 @@ impl Reports {
         Ok(Reports {
             json: a.json.as_deref().map(|p| file("--json", p)).transpose()?,
             csv: a.csv.as_deref().map(|p| file("--csv", p)).transpose()?,
+            fio_json: a.json_format == "fio",
             quiet: a.quiet,
         })
     }

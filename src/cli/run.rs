@@ -90,6 +90,19 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
         outs.push((d, vec![html::PAGE_FILE.to_string()]));
     }
     output::distinct(&outs, &args.design.inputs(&designs))?;
+    // Before any work: the values the device changes (docs/config.md, "Requested and
+    // actual values"); every output carries both, and the report repeats the warning.
+    for d in &designs {
+        let valid = d.valid.as_ref().expect("run designs are validated");
+        for w in ssdlab::config::actual::warnings(&valid.config, &valid.device) {
+            let design = if designs.len() > 1 {
+                format!("design {}: ", d.name())
+            } else {
+                String::new()
+            };
+            eprintln!("warning: {design}{w}");
+        }
+    }
 
     let show_progress = designs.len() == 1;
     let results: Vec<_> = designs
@@ -133,7 +146,12 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
 
     let mut batch = Batch::new();
     if let Some(o) = &reports.json {
-        batch.file(o, json_text(&outputs) + "\n");
+        let text = if reports.fio_json {
+            ssdlab::report::fio::to_fio_string(&named)
+        } else {
+            json_text(&outputs)
+        };
+        batch.file(o, text + "\n");
     }
     if let Some(o) = &reports.csv {
         let named = &named;

@@ -124,6 +124,11 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     }
     output::distinct(&outs, &inputs(&args.grid, &plan))?;
 
+    // Before any work: the values the device changes, which the results then carry as
+    // requested and actual (docs/config.md, "Requested and actual values").
+    for w in plan.actual_warnings() {
+        eprintln!("warning: {w}");
+    }
     if args.dry_run {
         return dry_run(&plan, &args.out);
     }
@@ -218,6 +223,7 @@ fn inputs<'a>(grid: &'a Path, plan: &'a Plan) -> Vec<(&'static str, &'a Path)> {
 
 /// `--dry-run`: the cells with their keys and whether the store in `dir` has them.
 fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
+    use ssdlab::config::actual::fmt_pct;
     // Read-only: the store file is read, not opened for writing or locked.
     let done: std::collections::HashMap<String, String> =
         std::fs::read_to_string(dir.join(STORE_FILE))
@@ -235,7 +241,11 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
     if plan.grid.repeat > 1 {
         out += "\trep";
     }
-    out += if seed_axis { "\n" } else { "\tseed\n" };
+    if !seed_axis {
+        out += "\tseed";
+    }
+    // What the device makes of the values it rounds, beside what the axes ask for.
+    out += "\top_percent_actual\tslc_cache_percent_actual\n";
     for c in &plan.cells {
         out += &format!(
             "{}\t{}\t{}",
@@ -249,11 +259,15 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
         if plan.grid.repeat > 1 {
             out += &format!("\t{}", c.rep);
         }
-        if seed_axis {
-            out += "\n";
-        } else {
-            out += &format!("\t{}\n", c.seed);
+        if !seed_axis {
+            out += &format!("\t{}", c.seed);
         }
+        let d = &c.design.device;
+        out += &format!(
+            "\t{}\t{}\n",
+            fmt_pct(d.op_percent_actual),
+            fmt_pct(d.slc_cache_percent_actual)
+        );
     }
     output::print(&out)?;
     // What each rule did, on standard error so that standard output stays one table.

@@ -4,6 +4,7 @@
 //! can be made before allocating (bounds, cross-key rules, knobs the FTL does not use,
 //! FTL feasibility, memory). Every refusal is a typed [`ConfigError`].
 
+pub mod actual;
 mod design;
 mod error;
 mod memory;
@@ -416,6 +417,9 @@ pub struct ResolvedDevice {
     pub link_ns_per_byte: f64,
     /// Over-provisioning actually obtained after rounding to whole blocks, percent.
     pub op_percent_actual: f64,
+    /// SLC cache actually obtained after rounding to whole blocks on every die, percent
+    /// of the logical capacity (0 without a cache).
+    pub slc_cache_percent_actual: f64,
     /// The write buffer's shape; `None` = no buffer.
     pub buffer: Option<BufferShape>,
     /// Fixed controller latency per command, ns.
@@ -867,6 +871,12 @@ impl Config {
         let buffer =
             buffer_cfg.shape(page, pages_per_block, logical_pages, d.dram_buffer.bytes())?;
         let physical = geometry.pages();
+        let slc_cache_percent_actual = timing.slc.as_ref().map_or(0.0, |s| {
+            (s.blocks_per_die as u64 * (planes / d.planes_per_die as u64) * pages_per_block as u64)
+                as f64
+                / logical_pages as f64
+                * 100.0
+        });
         Ok(ResolvedDevice {
             geometry,
             logical_pages,
@@ -877,6 +887,7 @@ impl Config {
             link_ns_per_byte,
             op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
                 * 100.0,
+            slc_cache_percent_actual,
             buffer,
             controller_latency_ns: d.controller_latency_ns,
             controller_command_ns: d.controller_command_ns,

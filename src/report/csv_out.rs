@@ -1,5 +1,7 @@
 //! Reports as flat CSV, one row per (design, phase), for spreadsheets and plotting
-//! scripts that compare designs and workloads.
+//! scripts that compare designs and workloads. Column names follow the one scheme of
+//! every output (docs/outputs.md): nested keys joined with `_`, units last
+//! (`latency_ns_p99`).
 //!
 //! Floats are written in Rust's shortest round-trip form (`1.25`, `0.1`); a non-finite
 //! float is written as an empty cell, which spreadsheet and dataframe readers take as
@@ -24,15 +26,33 @@ pub const CSV_COLUMNS: &[&str] = &[
     "throughput_mib_s",
     "read_throughput_mib_s",
     "write_throughput_mib_s",
-    "latency_mean_ns",
-    "latency_p50_ns",
-    "latency_p99_ns",
-    "latency_p999_ns",
-    "latency_max_ns",
-    "read_latency_mean_ns",
-    "read_latency_p99_ns",
-    "write_latency_mean_ns",
-    "write_latency_p99_ns",
+    "latency_ns_min",
+    "latency_ns_mean",
+    "latency_ns_stddev",
+    "latency_ns_p50",
+    "latency_ns_p90",
+    "latency_ns_p99",
+    "latency_ns_p999",
+    "latency_ns_p9999",
+    "latency_ns_max",
+    "read_latency_ns_min",
+    "read_latency_ns_mean",
+    "read_latency_ns_stddev",
+    "read_latency_ns_p50",
+    "read_latency_ns_p90",
+    "read_latency_ns_p99",
+    "read_latency_ns_p999",
+    "read_latency_ns_p9999",
+    "read_latency_ns_max",
+    "write_latency_ns_min",
+    "write_latency_ns_mean",
+    "write_latency_ns_stddev",
+    "write_latency_ns_p50",
+    "write_latency_ns_p90",
+    "write_latency_ns_p99",
+    "write_latency_ns_p999",
+    "write_latency_ns_p9999",
+    "write_latency_ns_max",
     "host_read_pages",
     "host_write_pages",
     "nand_program_pages",
@@ -42,6 +62,10 @@ pub const CSV_COLUMNS: &[&str] = &[
     "gc_time_share",
     "elapsed_formula_us",
     "mapping_bytes",
+    "op_percent_requested",
+    "op_percent_actual",
+    "slc_cache_percent_requested",
+    "slc_cache_percent_actual",
 ];
 
 /// The whole measured run as a phase named `all`.
@@ -120,23 +144,15 @@ fn row(design: &str, p: &PhaseReport, report: &Report) -> Vec<String> {
             p.throughput_mib_s,
             p.read_throughput_mib_s,
             p.write_throughput_mib_s,
-            p.latency_ns.mean,
         ]
         .map(float_cell),
     );
-    r.extend(
-        [
-            p.latency_ns.p50,
-            p.latency_ns.p99,
-            p.latency_ns.p999,
-            p.latency_ns.max,
-        ]
-        .map(|v| v.to_string()),
-    );
-    r.push(float_cell(p.read_latency_ns.mean));
-    r.push(p.read_latency_ns.p99.to_string());
-    r.push(float_cell(p.write_latency_ns.mean));
-    r.push(p.write_latency_ns.p99.to_string());
+    for l in [&p.latency_ns, &p.read_latency_ns, &p.write_latency_ns] {
+        r.push(l.min.to_string());
+        r.push(float_cell(l.mean));
+        r.push(float_cell(l.stddev));
+        r.extend([l.p50, l.p90, l.p99, l.p999, l.p9999, l.max].map(|v| v.to_string()));
+    }
     r.extend(
         [
             p.host_read_pages,
@@ -149,13 +165,23 @@ fn row(design: &str, p: &PhaseReport, report: &Report) -> Vec<String> {
     );
     r.extend([p.write_amplification, p.gc_time_share, p.elapsed_formula_us].map(float_cell));
     r.push(report.mapping_bytes.to_string());
+    r.extend(
+        [
+            report.op_percent_requested,
+            report.op_percent_actual,
+            report.slc_cache_percent_requested,
+            report.slc_cache_percent_actual,
+        ]
+        .map(float_cell),
+    );
     debug_assert_eq!(r.len(), CSV_COLUMNS.len());
     r
 }
 
 /// Writes a header and, for each `(design name, report)`, one row for the whole run
 /// (`phase` = `all`) followed by one row per phase. Columns are [`CSV_COLUMNS`];
-/// `mapping_bytes` is per report and repeats on its phase rows.
+/// `mapping_bytes` and the requested / actual device values are per report and repeat
+/// on its phase rows.
 pub fn write_csv<W: Write>(reports: &[(&str, &Report)], w: W) -> csv::Result<()> {
     let mut out = csv::Writer::from_writer(w);
     out.write_record(CSV_COLUMNS)?;

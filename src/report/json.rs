@@ -24,6 +24,7 @@ fn fix(path: &str, v: &mut f64, warnings: &mut Vec<String>) {
 
 fn fix_latency(prefix: &str, l: &mut LatencySummary, w: &mut Vec<String>) {
     fix(&format!("{prefix}.mean"), &mut l.mean, w);
+    fix(&format!("{prefix}.stddev"), &mut l.stddev, w);
 }
 
 fn fix_erase(prefix: &str, e: &mut EraseSummary, w: &mut Vec<String>) {

@@ -26,19 +26,42 @@ pub fn new_latency_histogram() -> Histogram<u64> {
     h
 }
 
-/// Count, mean and p50/p99/p99.9/max of `h` (ns). An empty histogram gives the default
-/// (all-zero) summary rather than hdrhistogram's NaN mean.
+/// Count, min, mean, standard deviation, p50/p90/p99/p99.9/p99.99 and max of `h` (ns),
+/// with fio's percentile list and latency ranges for `--json-format fio`. An empty
+/// histogram gives the default (all-zero) summary rather than hdrhistogram's NaN mean.
 pub fn summarize(h: &Histogram<u64>) -> LatencySummary {
     if h.is_empty() {
         return LatencySummary::default();
     }
+    let n = h.len() as f64;
+    let mut below = 0u64;
+    let mut fio_ranges: Vec<f64> = super::fio::LATENCY_RANGES_NS
+        .iter()
+        .map(|&upper| {
+            let upto = h.count_between(0, upper);
+            let share = (upto - below) as f64 / n * 100.0;
+            below = upto;
+            share
+        })
+        .collect();
+    // fio's last millisecond range is ">=2000": whatever lies beyond the others.
+    fio_ranges.push((h.len() - below) as f64 / n * 100.0);
     LatencySummary {
         count: h.len(),
+        min: h.min(),
         mean: h.mean(),
+        stddev: h.stdev(),
         p50: h.value_at_quantile(0.5),
+        p90: h.value_at_quantile(0.9),
         p99: h.value_at_quantile(0.99),
         p999: h.value_at_quantile(0.999),
+        p9999: h.value_at_quantile(0.9999),
         max: h.max(),
+        fio_percentiles: super::fio::PERCENTILES
+            .iter()
+            .map(|p| h.value_at_quantile(p / 100.0))
+            .collect(),
+        fio_ranges,
     }
 }
 

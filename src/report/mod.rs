@@ -2,6 +2,7 @@
 //! renderings — text table, CSV, SVG figures — plus the progress bar.
 
 pub mod csv_out;
+pub mod fio;
 pub mod html;
 pub mod json;
 pub mod latency;
@@ -13,21 +14,43 @@ pub mod text;
 
 use serde::{Deserialize, Serialize};
 
-/// Latency distribution summary, nanoseconds.
+/// Latency distribution summary, nanoseconds. The fields are what fio reports for a
+/// latency (min, max, mean, stddev) plus the percentiles a tail study reads; every output
+/// flattens them as `latency_ns_FIELD` (docs/outputs.md).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     /// Requests measured.
     pub count: u64,
+    /// Minimum.
+    #[serde(default)]
+    pub min: u64,
     /// Mean.
     pub mean: f64,
+    /// Population standard deviation.
+    #[serde(default)]
+    pub stddev: f64,
     /// Median.
     pub p50: u64,
+    /// 90th percentile.
+    #[serde(default)]
+    pub p90: u64,
     /// 99th percentile.
     pub p99: u64,
     /// 99.9th percentile.
     pub p999: u64,
+    /// 99.99th percentile.
+    #[serde(default)]
+    pub p9999: u64,
     /// Maximum.
     pub max: u64,
+    /// fio's default percentile list ([`fio::PERCENTILES`]), for `--json-format fio`;
+    /// not part of the ssdlab JSON (empty after reading one back).
+    #[serde(skip)]
+    pub fio_percentiles: Vec<u64>,
+    /// Share of requests (percent) in each of fio's latency ranges
+    /// ([`fio::LATENCY_RANGES_NS`]), for `--json-format fio`; not serialized.
+    #[serde(skip)]
+    pub fio_ranges: Vec<f64>,
 }
 
 /// Per-block erase-count spread.
@@ -115,6 +138,12 @@ pub struct Report {
     pub host_write_pages: u64,
     /// Host pages trimmed.
     pub host_trim_pages: u64,
+    /// Host bytes read (requests as issued, before splitting into pages).
+    #[serde(default)]
+    pub host_read_bytes: u64,
+    /// Host bytes written.
+    #[serde(default)]
+    pub host_write_bytes: u64,
     /// Host reads of never-written (or trimmed) pages, answered without flash access.
     pub unmapped_read_pages: u64,
     /// `unmapped_read_pages / host_read_pages` (0 without reads). Above
@@ -186,6 +215,19 @@ pub struct Report {
     pub erase_count: EraseSummary,
     /// Bytes of RAM the FTL's mapping structures need.
     pub mapping_bytes: u64,
+    /// `device.op_percent` as the design asked for it.
+    #[serde(default)]
+    pub op_percent_requested: f64,
+    /// Over-provisioning the device has after rounding to whole blocks in every plane
+    /// (docs/config.md, "Requested and actual values").
+    #[serde(default)]
+    pub op_percent_actual: f64,
+    /// `device.slc_cache_percent` as the design asked for it.
+    #[serde(default)]
+    pub slc_cache_percent_requested: f64,
+    /// SLC cache the device has after rounding to whole blocks on every die.
+    #[serde(default)]
+    pub slc_cache_percent_actual: f64,
     /// Simulated time of the measured run.
     pub simulated_ns: u64,
     /// FTL-specific counters, e.g. `ftl.gc.victims`.

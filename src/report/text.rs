@@ -105,6 +105,8 @@ enum Metric {
     Value(&'static str, fn(&Report) -> String),
 }
 
+use crate::config::actual::fmt_pct;
+
 fn lat(ns: u64) -> String {
     fmt_duration_ns(ns as f64)
 }
@@ -151,9 +153,17 @@ fn summary_metrics() -> Vec<Metric> {
         Value("Latency mean", |r| {
             lat_if(&r.latency_ns, |l| fmt_duration_ns(l.mean))
         }),
+        Value("Latency stddev", |r| {
+            lat_if(&r.latency_ns, |l| fmt_duration_ns(l.stddev))
+        }),
+        Value("Latency min", |r| lat_if(&r.latency_ns, |l| lat(l.min))),
         Value("Latency p50", |r| lat_if(&r.latency_ns, |l| lat(l.p50))),
+        Value("Latency p90", |r| lat_if(&r.latency_ns, |l| lat(l.p90))),
         Value("Latency p99", |r| lat_if(&r.latency_ns, |l| lat(l.p99))),
         Value("Latency p99.9", |r| lat_if(&r.latency_ns, |l| lat(l.p999))),
+        Value("Latency p99.99", |r| {
+            lat_if(&r.latency_ns, |l| lat(l.p9999))
+        }),
         Value("Latency max", |r| lat_if(&r.latency_ns, |l| lat(l.max))),
         Value("Read latency mean / p99", |r| {
             lat_if(&r.read_latency_ns, |l| {
@@ -166,6 +176,22 @@ fn summary_metrics() -> Vec<Metric> {
             })
         }),
         Section("Flash"),
+        // Requested and actual side by side: the array rounds them to whole blocks
+        // (docs/config.md, "Requested and actual values").
+        Value("Over-provisioning asked / actual", |r| {
+            format!(
+                "{}% / {}%",
+                fmt_pct(r.op_percent_requested),
+                fmt_pct(r.op_percent_actual)
+            )
+        }),
+        Value("SLC cache asked / actual", |r| {
+            format!(
+                "{}% / {}%",
+                fmt_pct(r.slc_cache_percent_requested),
+                fmt_pct(r.slc_cache_percent_actual)
+            )
+        }),
         Value("Host pages read / written", |r| {
             format!(
                 "{} / {}",

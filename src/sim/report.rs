@@ -448,6 +448,9 @@ pub(crate) fn assemble(
             host.read_pages
         ));
     }
+    // A value the device could not take as asked is carried in every output and warned
+    // about (docs/config.md, "Requested and actual values").
+    warnings.extend(crate::config::actual::warnings(cfg, resolved));
     if cfg.precondition != Precondition::None {
         notes.push(format!(
             "device over-provisioning after rounding to whole blocks: {:.2}%",
@@ -466,6 +469,7 @@ pub(crate) fn assemble(
                 "geometry": resolved.geometry,
                 "logical_pages": resolved.logical_pages,
                 "op_percent_actual": resolved.op_percent_actual,
+                "slc_cache_percent_actual": resolved.slc_cache_percent_actual,
                 "timing": resolved.timing,
                 "formula": resolved.formula,
                 "endurance_cycles": resolved.endurance_cycles,
@@ -487,6 +491,8 @@ pub(crate) fn assemble(
         host_read_pages: host.read_pages,
         host_write_pages: hw,
         host_trim_pages: host.trim_pages,
+        host_read_bytes: host.read_bytes,
+        host_write_bytes: host.write_bytes,
         unmapped_read_pages: host.unmapped_read_pages,
         unmapped_read_share,
         nand_read_pages: nand.total_reads(),
@@ -519,6 +525,10 @@ pub(crate) fn assemble(
         buffer,
         erase_count: erase_summary(&erase_counts),
         mapping_bytes: dev.mapping_bytes(),
+        op_percent_requested: cfg.device.op_percent,
+        op_percent_actual: resolved.op_percent_actual,
+        slc_cache_percent_requested: cfg.device.slc_cache_percent,
+        slc_cache_percent_actual: resolved.slc_cache_percent_actual,
         simulated_ns: now_ns,
         counters,
         phases: m.phases,

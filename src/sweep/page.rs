@@ -230,6 +230,13 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
             if replicates == 1 { "" } else { "s" },
         ))],
     }];
+    let changed = plan.actual_warnings();
+    if !changed.is_empty() {
+        sections.push(Section {
+            title: "Values the device changed".into(),
+            blocks: changed.into_iter().map(Block::Para).collect(),
+        });
+    }
     let col = |name: &str| table.columns.iter().position(|c| c == name);
     let num = |row: &[Val], i: Option<usize>| match i.map(|i| &row[i]) {
         Some(Val::Int(v)) => Some(*v as f64),
@@ -262,6 +269,34 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 .map(|(_, v)| v.clone())
                 .collect()
         };
+        // An axis the device rounds is labelled with what the cells got, so that two
+        // requests that became one device do not read as two (docs/config.md,
+        // "Requested and actual values").
+        let actual_col = match *name {
+            "device.op_percent" => col("op_percent_actual"),
+            "device.slc_cache_percent" => col("slc_cache_percent_actual"),
+            _ => None,
+        };
+        let labels: Vec<String> = cats
+            .iter()
+            .map(|cat| {
+                let Some(ci) = actual_col else {
+                    return cat.clone();
+                };
+                let got: Vec<String> = distinct(
+                    cells
+                        .iter()
+                        .filter(|c| c.factors[k] == *cat)
+                        .filter_map(|c| num(c.row, Some(ci)))
+                        .map(crate::config::actual::fmt_pct),
+                );
+                match got.as_slice() {
+                    [one] if one == cat => cat.clone(),
+                    [] => cat.clone(),
+                    g => format!("{cat} (actual {})", g.join("/")),
+                }
+            })
+            .collect();
         let combos: Vec<Vec<String>> = distinct(cells.iter().map(rest));
         let others: Vec<&str> = factor_names
             .iter()
@@ -315,7 +350,7 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 )
             };
             axis_figs.push(Block::Figure(svg::bar_chart_with_errors_svg(
-                &title, &y_label, &cats, &series, &errors, false,
+                &title, &y_label, &labels, &series, &errors, false,
             )));
         }
     }

@@ -243,6 +243,34 @@ impl Plan {
         })
     }
 
+    /// The values the device could not take as asked (docs/config.md, "Requested and
+    /// actual values"), one line per distinct warning with the cells it concerns
+    /// (numbered from 1, as in the results). Empty when every cell gets what it asks for.
+    pub fn actual_warnings(&self) -> Vec<String> {
+        let mut by_message: Vec<(String, Vec<usize>)> = Vec::new();
+        for c in &self.cells {
+            for w in crate::config::actual::warnings(&c.design.config, &c.design.device) {
+                match by_message.iter_mut().find(|(m, _)| *m == w) {
+                    Some((_, cells)) => cells.push(c.index + 1),
+                    None => by_message.push((w, vec![c.index + 1])),
+                }
+            }
+        }
+        by_message
+            .into_iter()
+            .map(|(m, cells)| {
+                let shown: Vec<String> = cells.iter().take(8).map(usize::to_string).collect();
+                let more = if cells.len() > 8 { ", …" } else { "" };
+                format!(
+                    "{} of {} cells ({}{more}): {m}",
+                    cells.len(),
+                    self.cells.len(),
+                    shown.join(", ")
+                )
+            })
+            .collect()
+    }
+
     /// The overlay of the base with `chosen` axis values applied, and the preset.
     fn overlay(
         grid: &Grid,

@@ -88,6 +88,12 @@ const SKIPPED: &[&str] = &[
 /// Report columns shown first, in this order (the rest follow alphabetically): what a
 /// design comparison reads first.
 const LEADING: &[&str] = &[
+    // Beside the axes: what the device made of the values it rounds (docs/config.md,
+    // "Requested and actual values").
+    "op_percent_requested",
+    "op_percent_actual",
+    "slc_cache_percent_requested",
+    "slc_cache_percent_actual",
     "iops",
     "throughput_mib_s",
     "latency_ns_mean",

@@ -13,6 +13,7 @@ pub fn lat(count: u64, mean: f64, p50: u64, p99: u64, p999: u64, max: u64) -> La
         p99,
         p999,
         max,
+        ..LatencySummary::default()
     }
 }
 
@@ -65,6 +66,8 @@ pub fn sample_report() -> Report {
         host_read_pages: 250_000,
         host_write_pages: 1_000_000,
         host_trim_pages: 0,
+        host_read_bytes: 0,
+        host_write_bytes: 0,
         unmapped_read_pages: 12,
         unmapped_read_share: 12.0 / 250_000.0,
         nand_read_pages: 700_000,
@@ -114,6 +117,10 @@ pub fn sample_report() -> Report {
             stddev: 1.25,
         },
         mapping_bytes: 8 * 1024 * 1024,
+        op_percent_requested: 7.0,
+        op_percent_actual: 7.0,
+        slc_cache_percent_requested: 0.0,
+        slc_cache_percent_actual: 0.0,
         simulated_ns: 10_125_000_000,
         counters,
         phases: vec![
