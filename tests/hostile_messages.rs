@@ -30,7 +30,6 @@ fn a_negative_number_names_the_flag_and_what_it_expects() {
         (vec!["crashtest", "--cuts", "-1"], "--cuts"),
         (vec!["crashtest", "--ops-per-cut", "-1"], "--ops-per-cut"),
         (vec!["probe", "--passes", "-1"], "--passes"),
-        (vec!["reproduce", "--seed", "-1"], "--seed"),
         (vec!["serve", "--port", "-1"], "--port"),
         (vec!["serve", "--stats-every", "-0.5"], "--stats-every"),
         (

@@ -112,6 +112,14 @@ pub const FLAGS: &[FlagUse] = &[
     row("*", "set", Always),
     row("*", "allow-memory", Always),
     row("*", "json", Always),
+    row(
+        "*",
+        "json-format",
+        When(
+            |m| given(m, "json"),
+            "--json FILE (the shape of the JSON report)",
+        ),
+    ),
     row("*", "csv", Always),
     row("*", "quiet", Always),
     row("*", "svg", Always),

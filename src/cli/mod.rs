@@ -143,11 +143,21 @@ pub fn command() -> clap::Command {
     use clap::CommandFactory;
     // serve runs one device: its help says one name where run's says a comma list.
     let one = |what: &'static str| move |a: clap::Arg| a.value_name("NAME").help(what);
+    let size = |what: &'static str| move |a: clap::Arg| a.value_name("SIZE").help(what);
     negatives_are_values(Cli::command()).mut_subcommand("serve", |s| {
         s.mut_arg("ftl", one("FTL (one name: serve runs one device)"))
             .mut_arg("gc", one("GC victim policy (one name)"))
             .mut_arg("buffer", one("Write-buffer policy (one name)"))
             .mut_arg("fs", one("Not used by serve (it exports the block device)"))
+            .mut_arg("capacity", size("Logical capacity, e.g. 64GiB (one size)"))
+            .mut_arg(
+                "buffer_size",
+                size("Write-buffer size, e.g. 256MiB (one size; default: the device's DRAM)"),
+            )
+            .mut_arg(
+                "mgmt_block",
+                size("SSD management block size, e.g. 1MiB (one size; see run --help)"),
+            )
     })
 }
 
