@@ -1341,9 +1341,25 @@ fn flows(b: &mut Builder, (file, text_): (&str, &str), facts: &DeviceFacts) -> R
     let aligned = flag(&set, "Generated_Aligned_Addresses", true);
     let align_sectors: u64 = num(&set, "Address_Alignment_Unit", 8)?;
     if aligned {
+        // ssdlab's generator places requests on multiples of `align` and needs it to
+        // divide every request size; MQSim also aligns requests smaller than the unit
+        // (its default: 4 KiB requests on 8 KiB boundaries). Then the largest unit that
+        // divides the sizes is used: a superset of MQSim's start addresses.
+        let align = align_sectors.max(1);
+        let sizes: Vec<u64> = match (size_dist.as_str(), var) {
+            ("NORMAL", v) if v > 0 => {
+                let sd = (v as f64).sqrt() * 3f64.sqrt();
+                vec![
+                    ((avg as f64 - sd).max(1.0)) as u64,
+                    (avg as f64 + sd).ceil() as u64,
+                ]
+            }
+            _ => vec![avg.max(1)],
+        };
+        let usable = sizes.iter().fold(align, |g, &x| gcd(g, x));
         b.set(
             "workload.align",
-            crate::units::Size(align_sectors.max(1) * SECTOR_BYTES).to_string(),
+            crate::units::Size(usable * SECTOR_BYTES).to_string(),
         );
         b.note(
             &set,
@@ -1351,12 +1367,21 @@ fn flows(b: &mut Builder, (file, text_): (&str, &str), facts: &DeviceFacts) -> R
             Fate::Mapped,
             &["workload.align"],
         );
-        b.note(
-            &set,
-            "Address_Alignment_Unit",
-            Fate::Mapped,
-            &["workload.align"],
-        );
+        let fate = if usable == align {
+            Fate::Mapped
+        } else {
+            Fate::Approximated(format!(
+                "{align} sectors does not divide the request size ({} sectors): ssdlab aligns \
+                 to {usable} sectors, the largest unit that does (a superset of MQSim's \
+                 start addresses)",
+                sizes
+                    .iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join("–")
+            ))
+        };
+        b.note(&set, "Address_Alignment_Unit", fate, &["workload.align"]);
     } else {
         b.set("workload.align", "512B");
         b.note(
@@ -1556,4 +1581,9 @@ pub fn to_toml(imp: &Import, command: &str) -> String {
 pub fn looks_like_xml(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     t.starts_with("<?xml") || t.starts_with('<')
+}
+
+/// Greatest common divisor.
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
