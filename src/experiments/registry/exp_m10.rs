@@ -49,10 +49,11 @@
 //! (V × target × R) measures from a copy — 36 aging passes instead of 648, with
 //! reports identical to the cells' own runs (tests/shared_precondition.rs). From the
 //! single-run costs above that is about 1,500 CPU-s, some 12–13 minutes on an idle
-//! 2-core machine. (Session 18's full run, at nice 19 on a machine loaded ≈ 20 on 2
-//! cores, got 117 CPU-s in its first 53 minutes: by then 125 of the 666 cells were done,
-//! about 10 CPU-s per desktop series and 45 per uniform series on A, in line with the
-//! estimate; it had not finished at the deadline.) `--quick` (CI) runs the ends of each
+//! 2-core machine. Session 18's full run (at nice 19 beside other work, in two parts:
+//! the second, resuming from the store, ran 441 of the 666 cells in 718 CPU-s —
+//! 670.7 s user + 47.3 s sys — with a peak RSS of 1.21 GB; the first part's 225 cells
+//! took about 225 CPU-s, read from `ps`) came to about 940 CPU-s, some 8 minutes on an
+//! idle 2-core machine. `--quick` (CI) runs the ends of each
 //! range with every size scaled by 1/512 (A 64 MiB, C 160 MiB, file 2 MiB, buffers
 //! 64 / 32 KiB): its labels are not the registry's verdict.
 
