@@ -212,7 +212,7 @@ fn list(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         ("workloads", registry::generators()),
         ("trace_formats", registry::trace_formats()),
         ("trace_fits", registry::trace_fits()),
-        ("experiments", registry::experiments()),
+        ("papers", registry::papers()),
         ("timing_models", registry::timing_modes()),
         ("organisations", registry::organisations()),
     ];

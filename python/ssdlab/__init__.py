@@ -194,7 +194,7 @@ def run(
 def list() -> Dict[str, "list[Tuple[str, str]]"]:  # noqa: A001 - the CLI's name
     """Every registry as ``{section: [(name, description), ...]}``: presets, ftls,
     gc_policies, buffers, dispatch_orders, workloads, trace_formats, trace_fits,
-    experiments, timing_models, organisations (what ``ssdlab list`` prints)."""
+    papers (the names `ssdlab reproduce` takes), timing_models, organisations (what ``ssdlab list`` prints)."""
     return dict(_native.list())
 
 
