@@ -5,8 +5,9 @@
 //! printed with their outcomes); `SSDLAB_HOSTILE_FULL=1` multiplies every axis (more
 //! values, more commands, every field of every line format) into thousands.
 
-use ssdlab::workload::trace::{CSV_CANONICAL_COLUMNS, TraceFormat, write_header, write_request};
-use ssdlab::workload::{IoRequest, OpKind};
+mod common;
+
+use ssdlab::workload::trace::{CSV_CANONICAL_COLUMNS, TraceFormat};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -265,34 +266,6 @@ const NAMED: &[(&str, &[&str], &[&str])] = &[
 const BAD_NAMES: &[&str] = &["nope", "", ",", "page,,dftl"];
 const MORE_BAD_NAMES: &[&str] = &["a b", "../etc", "\u{1}x", "lru,", "-x", "ftl=page"];
 
-/// Valid requests of `format` (a header first where the format has one).
-fn valid_lines(format: TraceFormat, n: u64) -> Vec<String> {
-    let mut header = Vec::new();
-    write_header(format, &mut header).unwrap();
-    let header = String::from_utf8(header).unwrap();
-    let header = (!header.is_empty()).then(|| header.trim_end().to_string());
-    header
-        .into_iter()
-        .chain((0..n).map(|i| {
-            let op = if i % 2 == 0 {
-                OpKind::Read
-            } else {
-                OpKind::Write
-            };
-            let r = IoRequest {
-                arrival_ns: i * 1_000_000,
-                device: 1,
-                offset_bytes: i * 4096,
-                size_bytes: 4096,
-                op,
-            };
-            let mut v = Vec::new();
-            write_request(format, &r, &mut v).unwrap();
-            String::from_utf8(v).unwrap().trim_end().to_string()
-        }))
-        .collect()
-}
-
 const LINE_FORMATS: [TraceFormat; 8] = [
     TraceFormat::Msr,
     TraceFormat::Ascii,
@@ -361,7 +334,11 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
     let d = dir.path();
     // An input every case may touch and none may change.
     let good = d.join("good.ascii");
-    fs::write(&good, valid_lines(TraceFormat::Ascii, 50).join("\n") + "\n").unwrap();
+    fs::write(
+        &good,
+        common::valid_lines(TraceFormat::Ascii, 50).join("\n") + "\n",
+    )
+    .unwrap();
     fs::write(
         d.join("g.toml"),
         "[base]\npreset = \"default\"\nworkload = \"random-write\"\n\
@@ -413,7 +390,7 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
 
     // Traces × malformations: a valid trace with one line (the 8th request) damaged.
     for (n_trace, format) in LINE_FORMATS.into_iter().enumerate() {
-        let lines = valid_lines(format, 20);
+        let lines = common::valid_lines(format, 20);
         let at = lines.len() - 12;
         for (k, (bad, what)) in malformations(&lines[at], format).into_iter().enumerate() {
             let mut l = lines.clone();

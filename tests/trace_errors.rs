@@ -2,6 +2,8 @@
 //! bytes and token soup never panic, the stream stops at the first error, and the fit
 //! policies and warnings behave as documented.
 
+mod common;
+
 use proptest::prelude::*;
 use ssdlab::workload::trace::{
     CSV_CANONICAL_COLUMNS, FitPolicy, TraceFormat, TraceOptions, open_trace, parse_bytes,
@@ -52,42 +54,11 @@ fn bad_line(format: TraceFormat) -> &'static str {
     }
 }
 
-fn sample_request(i: u64, op: OpKind) -> IoRequest {
-    IoRequest {
-        arrival_ns: i * 1_000_000,
-        device: 1,
-        offset_bytes: i * 4096,
-        size_bytes: 4096,
-        op,
-    }
-}
-
-/// `n` valid lines of `format`.
-fn valid_lines(format: TraceFormat, n: u64) -> Vec<String> {
-    let mut header = Vec::new();
-    write_header(format, &mut header).unwrap();
-    let header = String::from_utf8(header).unwrap();
-    let header = (!header.is_empty()).then(|| header.trim_end().to_string());
-    header
-        .into_iter()
-        .chain((0..n).map(|i| {
-            let op = if i % 2 == 0 {
-                OpKind::Read
-            } else {
-                OpKind::Write
-            };
-            let mut v = Vec::new();
-            write_request(format, &sample_request(i, op), &mut v).unwrap();
-            String::from_utf8(v).unwrap().trim_end().to_string()
-        }))
-        .collect()
-}
-
 #[test]
 fn corrupted_line_is_named_with_path_and_line() {
     let dir = tempfile::tempdir().unwrap();
     for format in LINE_FORMATS {
-        let mut lines = valid_lines(format, 20);
+        let mut lines = common::valid_lines(format, 20);
         lines.insert(0, "# a comment line counts as a line".into());
         lines.insert(5, String::new());
         // Line numbers are 1-based physical lines: the bad line becomes line 13.

@@ -101,3 +101,35 @@ pub fn quick_run(requests: &str, extra: &[&str]) -> std::process::Output {
     a.extend_from_slice(extra);
     ssdlab(&a)
 }
+
+/// Request `i` of the sample traces: 4 KiB at `i` × 4 KiB, every millisecond.
+pub fn sample_request(i: u64, op: ssdlab::workload::OpKind) -> ssdlab::workload::IoRequest {
+    ssdlab::workload::IoRequest {
+        arrival_ns: i * 1_000_000,
+        device: 1,
+        offset_bytes: i * 4096,
+        size_bytes: 4096,
+        op,
+    }
+}
+
+/// `n` valid lines of `format`.
+pub fn valid_lines(format: ssdlab::workload::trace::TraceFormat, n: u64) -> Vec<String> {
+    let mut header = Vec::new();
+    ssdlab::workload::trace::write_header(format, &mut header).unwrap();
+    let header = String::from_utf8(header).unwrap();
+    let header = (!header.is_empty()).then(|| header.trim_end().to_string());
+    header
+        .into_iter()
+        .chain((0..n).map(|i| {
+            let op = if i % 2 == 0 {
+                ssdlab::workload::OpKind::Read
+            } else {
+                ssdlab::workload::OpKind::Write
+            };
+            let mut v = Vec::new();
+            ssdlab::workload::trace::write_request(format, &sample_request(i, op), &mut v).unwrap();
+            String::from_utf8(v).unwrap().trim_end().to_string()
+        }))
+        .collect()
+}
