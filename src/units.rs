@@ -47,7 +47,9 @@ impl FromStr for Size {
         let err = || SizeError {
             input: s.to_string(),
         };
-        let t = s.trim().replace('_', "");
+        // No digit separators: `1_000` is no documented syntax, and stripping `_` read
+        // `1_` as 1 (issue 30).
+        let t = s.trim();
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(t.len());
@@ -122,12 +124,13 @@ impl<'de> Deserialize<'de> for Size {
 
 /// Parses a count such as `1000`, `1M`, `10k`, `2.5M` (decimal multipliers).
 pub fn parse_count(s: &str) -> Result<u64, String> {
-    let t = s.trim().replace('_', "");
+    // No digit separators (`1_000`): not a documented syntax, and `1_` must not be 1.
+    let t = s.trim();
     let (num, mult) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1_000u64),
         Some('m' | 'M') => (&t[..t.len() - 1], 1_000_000u64),
         Some('g' | 'G') => (&t[..t.len() - 1], 1_000_000_000u64),
-        _ => (t.as_str(), 1u64),
+        _ => (t, 1u64),
     };
     // Whole numbers in integers: through f64 a count above 2^53 would lose digits and
     // 2^64 itself would saturate to u64::MAX instead of being refused.
@@ -257,6 +260,11 @@ mod tests {
             9_007_199_254_740_993
         );
         assert!(parse_count("18446744073709552k").is_err());
+        // Issue 30: underscores were stripped, so `1_` read as 1; no digit separators.
+        for bad in ["1_", "1_000", "_1", "1_k", "4_KiB"] {
+            assert!(parse_count(bad).is_err(), "{bad}");
+            assert!(bad.parse::<Size>().is_err(), "{bad}");
+        }
     }
 
     proptest! {

@@ -628,6 +628,32 @@ fn two_directory_outputs_share_one_new_directory() {
     assert!(!e.exists());
 }
 
+/// Issue 30, "(and `--svg D --json D`) with a new `D`: exit 1 *after* the simulation,
+/// 'no output file was written', yet the JSON is left in `D`". A file output where a
+/// directory output goes (the same path, or a directory below it) is refused before the
+/// run, and nothing is written.
+#[test]
+fn a_file_output_on_a_new_directory_output_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let late = d.join("late.d");
+    for extra in [
+        vec!["--svg", s(&late), "--json", s(&late)],
+        vec!["--html", s(&late), "--json", s(&late)],
+        vec!["--json", s(&late), "--svg", s(&late)],
+    ] {
+        fails_before_work(d, &extra, &["--json", "directory"]);
+        assert!(!late.exists(), "{extra:?} left {}", late.display());
+    }
+    let sub = late.join("figs");
+    fails_before_work(
+        d,
+        &["--svg", s(&sub), "--json", s(&late)],
+        &["--json", "--svg"],
+    );
+    assert!(!late.exists());
+}
+
 /// Issue 30, "`--json newdir/` writes a file named `newdir`".
 #[test]
 fn a_file_output_ending_in_a_slash_is_refused() {

@@ -30,6 +30,10 @@ struct Case {
     want: Want,
     /// Files that must be byte-identical afterwards.
     keep: Vec<PathBuf>,
+    /// The case's own working directory, when it may write files there (else the
+    /// shared one): a case that rightly overwrites a file must not make another case,
+    /// running beside it, see that file change.
+    cwd: Option<PathBuf>,
 }
 
 fn case(args: &[&str], want: Want) -> Case {
@@ -37,6 +41,7 @@ fn case(args: &[&str], want: Want) -> Case {
         args: args.iter().map(|s| s.to_string()).collect(),
         want,
         keep: Vec::new(),
+        cwd: None,
     }
 }
 
@@ -53,7 +58,7 @@ fn run_case(c: &Case, cwd: &Path) -> Option<String> {
     let before: Vec<Vec<u8>> = c.keep.iter().map(|p| fs::read(p).unwrap()).collect();
     let mut child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
         .args(&c.args)
-        .current_dir(cwd)
+        .current_dir(c.cwd.as_deref().unwrap_or(cwd))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -311,14 +316,24 @@ fn malformations(line: &str, format: TraceFormat) -> Vec<(String, &'static str)>
     ));
     if full() {
         v.push(("x".repeat(100_000), "a 100 KB line"));
+        // fio's only `1` is in its file name (`dev1`), which may be any text: make its
+        // size overflow instead.
         v.push((
-            line.replace('1', "18446744073709551616"),
+            if format == TraceFormat::Fio {
+                line.replace("4096", "18446744073709551616")
+            } else {
+                line.replace('1', "18446744073709551616")
+            },
             "overflowing numbers",
         ));
-        v.push((
-            line.replace(sep, &format!("{sep}{sep}")),
-            "doubled separators",
-        ));
+        // Doubled commas are an empty field; doubled blanks are still one separator in
+        // the whitespace formats ("runs of spaces/tabs"), so a valid line there.
+        if sep == ',' {
+            v.push((
+                line.replace(sep, &format!("{sep}{sep}")),
+                "doubled separators",
+            ));
+        }
         v.push((line.replace('0', "-"), "dashes for zeros"));
     }
     v
@@ -427,10 +442,10 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
     }
 
     // Outputs × paths: outputs onto an input, into a file, onto a directory, nowhere.
-    let goods = good.display().to_string();
-    let file_under = format!("{goods}/x");
-    let dirs = d.display().to_string();
-    let run = [
+    // Each case runs in its own directory holding its own `good.ascii` (the trace input)
+    // and `g.toml` (the sweep grid), both of which must come out unchanged.
+    const GOOD: &str = "@GOOD";
+    let run: &[&str] = &[
         "run",
         "--capacity",
         "256MiB",
@@ -438,15 +453,15 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
         "100",
         "-q",
         "--trace",
-        &goods,
+        GOOD,
     ];
     let outs: &[(&[&str], &str)] = &[
-        (&run, "--json"),
-        (&run, "--csv"),
-        (&run, "--svg"),
-        (&run, "--html"),
-        (&["gen-trace", "--trace", &goods], "-o"),
-        (&["config", "--config", &goods], "-o"),
+        (run, "--json"),
+        (run, "--csv"),
+        (run, "--svg"),
+        (run, "--html"),
+        (&["gen-trace", "--trace", GOOD], "-o"),
+        (&["config", "--config", GOOD], "-o"),
         (
             &[
                 "crashtest",
@@ -455,37 +470,49 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
                 "--cuts",
                 "1",
                 "--trace",
-                &goods,
+                GOOD,
             ],
             "--json",
         ),
-        (&["hybrid", "--trace", &goods], "--json"),
-        (&["hybrid", "--trace", &goods], "--csv"),
+        (&["hybrid", "--trace", GOOD], "--json"),
+        (&["hybrid", "--trace", GOOD], "--csv"),
         (&["sweep", "g.toml"], "--out"),
-        (
-            &["reproduce", "cftl", "--quick", "--traces", &goods],
-            "--out",
-        ),
+        (&["reproduce", "cftl", "--quick", "--traces", GOOD], "--out"),
     ];
-    let mut paths: Vec<&str> = vec![&goods, &file_under, ""];
-    if full() {
-        paths.extend(["/proc/no/such", "/dev/null/x", "g.toml", "g.toml/"]);
-    }
+    let mut n_out = 0;
     for (args, flag) in outs {
-        for p in &paths {
-            // A directory output given a directory is fine: only files get one.
-            let mut a = args.to_vec();
-            a.extend([*flag, p]);
-            let mut c = case(&a, Want::Failed(vec![]));
-            c.keep.push(good.clone());
-            c.keep.push(d.join("g.toml"));
-            cases.push(c);
+        let dir_output = matches!(*flag, "--svg" | "--html" | "--out");
+        let mut paths: Vec<&str> = vec![GOOD, "@GOOD/x", ""];
+        if full() {
+            paths.extend(["/proc/no/such", "/dev/null/x", "g.toml/"]);
+            // An existing file is a fine target for a file output unless it is an
+            // input; `g.toml` is one for sweep, and no directory for a directory output.
+            if dir_output || args[0] == "sweep" {
+                paths.push("g.toml");
+            }
         }
-        if !matches!(*flag, "--svg" | "--html" | "--out") {
-            let mut a = args.to_vec();
-            a.extend([*flag, &dirs]);
+        // A directory output given a directory is fine: only files get one.
+        if !dir_output {
+            paths.push("@DIR");
+        }
+        for p in paths {
+            n_out += 1;
+            let own = d.join(format!("out{n_out}"));
+            fs::create_dir(&own).unwrap();
+            let good_here = own.join("good.ascii");
+            fs::copy(&good, &good_here).unwrap();
+            fs::copy(d.join("g.toml"), own.join("g.toml")).unwrap();
+            let fill = |x: &str| {
+                x.replace(GOOD, &good_here.display().to_string())
+                    .replace("@DIR", &own.display().to_string())
+            };
+            let mut a: Vec<String> = args.iter().map(|x| fill(x)).collect();
+            a.extend([flag.to_string(), fill(p)]);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let mut c = case(&a, Want::Failed(vec![]));
-            c.keep.push(good.clone());
+            c.keep.push(good_here);
+            c.keep.push(own.join("g.toml"));
+            c.cwd = Some(own);
             cases.push(c);
         }
     }

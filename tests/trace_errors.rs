@@ -233,6 +233,43 @@ Events (8,0): 6 entries
     );
 }
 
+/// Issue 30, hostile suite (full mode): a blkparse line that starts like an event
+/// (`maj,min` has a comma) but has dashes for digits, a minor past 2^32, or a bad
+/// cpu/seq/time/pid on an action that is not kept was skipped (as a summary line, or
+/// as another action) and the run exited 0. Each is now malformed, named by path and
+/// line; summary lines (no comma first) are still skipped.
+#[test]
+fn blkparse_event_lines_with_bad_fields_are_refused_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "  8,0    3        1     0.000000000   697  Q   W 8 + 8 [cat]";
+    for bad in [
+        "  -,1   - 1      -.--8------ 1  Q R 64 + 8 [ssdlab]",
+        "  0,18446744073709551616   0 1 0.008 1  Q R 64 + 8 [ssdlab]",
+        "  8,0    3        2     0.00x000000   697  G   R 4096 + 8 [cat]",
+        "  8,0    x        2     0.000001000   697  G   R 4096 + 8 [cat]",
+        "  8,0    3        -     0.000001000   697  m   N cfq message",
+        "  8,0    3        2     0.000001000   6-7  C   R 4096 + 8 [0]",
+    ] {
+        let path = dir.path().join("t.blkparse");
+        let text = format!("{good}\n{bad}\n{good}\nCPU3 (8,0):\n");
+        std::fs::write(&path, text).unwrap();
+        let t = open_trace(&path, &opts(TraceFormat::Blkparse)).unwrap();
+        let items: Vec<_> = t.requests.collect();
+        let err = items
+            .iter()
+            .find_map(|r| r.as_ref().err())
+            .unwrap_or_else(|| panic!("`{bad}` accepted: {items:?}"));
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "{}:2: expected a blkparse event line",
+                path.display()
+            )),
+            "`{bad}`: {msg}"
+        );
+    }
+}
+
 #[test]
 fn csv_needs_a_spec_and_headers_are_skipped() {
     let e = parse_bytes(TraceFormat::Csv, b"1,2,3", &TraceOptions::default());

@@ -21,13 +21,13 @@ pub fn parse_size(s: &str) -> Result<Size, String> {
 /// A whole-number flag from `min` to `max` of type `T`. The error names the range:
 /// clap's own parser says "invalid digit found in string" for `-1`, and without
 /// [`super::command`]'s negative-number setting `-1` was not even read as a value.
+/// No `_` digit separators: they are no documented syntax (`1_` was once read as 1).
 pub fn whole<T>(min: u64, max: u64) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync
 where
     T: TryFrom<u64> + Clone + Send + Sync + 'static,
 {
     move |s: &str| {
         s.trim()
-            .replace('_', "")
             .parse::<u64>()
             .ok()
             .filter(|v| (min..=max).contains(v))

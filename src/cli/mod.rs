@@ -128,7 +128,8 @@ pub enum Command {
 /// The command tree as parsed: every flag that takes a value reads a negative number
 /// as its value, so `--qd -1` is refused by the flag's own parser, naming the flag and
 /// the range it takes, rather than by clap as "unexpected argument '-1'". (A value that
-/// is not a number and starts with `-` is still read as the next flag.)
+/// is not a number and starts with `-` is still read as the next flag; [`matches_from`]
+/// names the flag when that flag does not exist.)
 pub fn command() -> clap::Command {
     fn negatives_are_values(cmd: clap::Command) -> clap::Command {
         cmd.mut_args(|a| {
@@ -167,9 +168,98 @@ pub fn command() -> clap::Command {
 pub fn parse() -> Result<Cli, CliError> {
     use clap::FromArgMatches;
     let cmd = command();
-    let m = cmd.clone().get_matches();
+    let m = matches_from(&cmd, std::env::args_os()).unwrap_or_else(|e| e.exit());
     flags::check(&cmd, &m)?;
     Ok(Cli::from_arg_matches(&m).unwrap_or_else(|e| e.exit()))
+}
+
+/// Parses `args` (the program name first) with `cmd`, as clap does, except for one
+/// message. clap reads a token starting with `-` after a flag as the next flag, so
+/// `--qd -inf`, `--seed --1`, `--ftl -x` or `--fill -inf` was "unexpected argument '-i'
+/// found", naming no flag (issue 30). When the unknown argument directly follows a flag
+/// that takes a value, it was meant as that value: the flag's own parser judges it, so
+/// the message names the flag and what it expects; a value the parser would take (a
+/// path `-x`) gets how to pass it (`--json=-x`). Command lines that parse are untouched.
+pub fn matches_from<I, T>(cmd: &clap::Command, args: I) -> Result<clap::ArgMatches, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    cmd.clone().try_get_matches_from(&args).map_err(|e| {
+        if e.kind() != clap::error::ErrorKind::UnknownArgument {
+            return e;
+        }
+        let mut built = cmd.clone();
+        built.build();
+        hyphen_value_error(&built, &args).unwrap_or(e)
+    })
+}
+
+/// See [`matches_from`]: the error for a value starting with `-` that clap read as an
+/// unknown flag, if that is what happened.
+fn hyphen_value_error(cmd: &clap::Command, args: &[std::ffi::OsString]) -> Option<clap::Error> {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str())
+        .collect::<Option<_>>()?;
+    let at = words
+        .iter()
+        .position(|w| cmd.find_subcommand(w).is_some())?;
+    let sub = cmd.find_subcommand(words[at])?;
+    let flag_of = |w: &str| -> Option<&clap::Arg> {
+        if let Some(long) = w.strip_prefix("--") {
+            let long = long.split('=').next().unwrap_or_default();
+            sub.get_arguments().find(|a| {
+                a.get_long() == Some(long) || a.get_all_aliases().is_some_and(|v| v.contains(&long))
+            })
+        } else {
+            let mut c = w.strip_prefix('-')?.chars();
+            let short = c.next()?;
+            sub.get_arguments().find(|a| a.get_short() == Some(short))
+        }
+    };
+    let known = |w: &str| w == "--help" || w == "-h" || flag_of(w).is_some();
+    for j in at + 1..words.len().saturating_sub(1) {
+        let (flag, value) = (words[j], words[j + 1]);
+        if flag == "--" {
+            break;
+        }
+        // `--qd=3` and `-q4` carry their value; only a bare flag reads the next word.
+        let bare = if flag.starts_with("--") {
+            !flag.contains('=')
+        } else {
+            flag.len() == 2 && flag.starts_with('-')
+        };
+        if !bare || !value.starts_with('-') || value == "-" || known(value) {
+            continue;
+        }
+        if !flag_of(flag).is_some_and(|a| a.get_action().takes_values()) {
+            continue;
+        }
+        // The same command line with the value attached (`--qd=-inf`), so clap hands it
+        // to the flag's parser.
+        let mut joined: Vec<String> = std::iter::once("ssdlab".to_string())
+            .chain(words.iter().map(|w| w.to_string()))
+            .collect();
+        joined[j + 1] = format!("{flag}={value}");
+        joined.remove(j + 2);
+        return Some(match cmd.clone().try_get_matches_from(&joined) {
+            Err(e) => e,
+            Ok(_) => {
+                let mut sub = sub.clone();
+                sub.error(
+                    clap::error::ErrorKind::UnknownArgument,
+                    format!(
+                        "'{value}' after {flag} was read as a flag, and there is no such \
+                         flag; to give {flag} a value starting with `-`, write {flag}={value}"
+                    ),
+                )
+            }
+        });
+    }
+    None
 }
 
 /// Runs the parsed command line.
@@ -194,12 +284,6 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    #[test]
-    fn the_command_line_is_consistent() {
-        Cli::command().debug_assert();
-        command().debug_assert();
-    }
-
     /// Whether a flag takes a number: by the type it parses into, or (a comma list of
     /// sizes parses into strings) by its value name.
     fn takes_a_number(a: &clap::Arg) -> bool {
@@ -217,6 +301,12 @@ mod tests {
         .any(|id| t == *id)
             || a.get_value_names()
                 .is_some_and(|v| v.iter().any(|n| n.as_str().starts_with("SIZE")))
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+        command().debug_assert();
     }
 
     /// `--qd -1` and every other flag given a negative number: never clap's "unexpected
@@ -268,5 +358,52 @@ mod tests {
         }
         eprintln!("{cases} negative values tried on {numeric} numeric flags");
         assert!(numeric >= 20, "only {numeric} numeric flags found");
+    }
+
+    /// Issue 30, hostile suite: `--qd -inf`, `--seed --1`, `--ftl -x`, `--fill -inf`
+    /// were "unexpected argument '-i' found" with no flag named (clap reads the value as
+    /// the next flag). Every flag that takes a value, given one starting with `-` that
+    /// is no flag, gets a message naming it; a real flag after it still parses as one.
+    #[test]
+    fn a_hyphen_value_names_the_flag() {
+        let root = command();
+        let mut flags = 0;
+        for sub in root.get_subcommands() {
+            let positionals: Vec<&str> = sub
+                .get_positionals()
+                .filter(|p| p.is_required_set())
+                .map(|_| "x")
+                .collect();
+            for a in sub.get_arguments() {
+                let Some(long) = a.get_long() else { continue };
+                if a.is_positional() || !a.get_action().takes_values() {
+                    continue;
+                }
+                flags += 1;
+                for v in ["-inf", "--1", "-x", "--nope"] {
+                    let mut argv = vec!["ssdlab", sub.get_name()];
+                    argv.extend(&positionals);
+                    let flag = format!("--{long}");
+                    argv.extend([flag.as_str(), v]);
+                    let e =
+                        matches_from(&root, argv.clone()).expect_err(&format!("{argv:?} accepted"));
+                    let msg = e.to_string();
+                    assert_eq!(e.exit_code(), 2, "{argv:?}: {msg}");
+                    assert!(!msg.contains("unexpected argument"), "{argv:?}: {msg}");
+                    assert!(msg.contains(&flag), "{argv:?} should name {flag}: {msg}");
+                    if takes_a_number(a) {
+                        assert!(msg.contains("expected"), "{argv:?}: {msg}");
+                    }
+                }
+            }
+        }
+        assert!(flags >= 60, "only {flags} flags with values");
+        // A real flag after a flag with an optional value is still that flag.
+        let m = matches_from(&root, ["ssdlab", "run", "--fill", "--qd", "4"]).expect("--fill --qd");
+        let run = m.subcommand_matches("run").unwrap();
+        assert_eq!(run.get_one::<u32>("qd").copied(), Some(4));
+        // And a missing value is still clap's "a value is required".
+        let e = matches_from(&root, ["ssdlab", "run", "--qd", "--seed", "3"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue, "{e}");
     }
 }

@@ -24,12 +24,42 @@ pub fn dir(flag: &str, path: &Path) -> Result<OutputPath, CliError> {
 }
 
 /// Rejects outputs sharing a file with each other or with an input (see
-/// [`output::check_distinct`]).
+/// [`output::check_distinct`]), and a file output where a directory output goes.
 pub fn distinct(
     outputs: &[(&OutputPath, Vec<String>)],
     inputs: &[(&str, &Path)],
 ) -> Result<(), CliError> {
+    file_not_on_dir(outputs).map_err(CliError::Input)?;
     output::check_distinct(outputs, inputs).map_err(CliError::Input)
+}
+
+/// A file output at (or above) the path of a directory output: `--svg D --json D`
+/// with a new `D` passed every check, ran the whole simulation, then wrote the JSON as
+/// `D` and failed to make the directory (issue 30). Both paths are known before the
+/// work, so the clash is refused then.
+fn file_not_on_dir(outputs: &[(&OutputPath, Vec<String>)]) -> Result<(), String> {
+    use ssdlab::report::output::Dest;
+    for (file, _) in outputs {
+        let Dest::File { target: f } = &file.dest else {
+            continue;
+        };
+        for (dir, _) in outputs {
+            let Dest::Dir { target: d } = &dir.dest else {
+                continue;
+            };
+            if d.starts_with(f) {
+                return Err(format!(
+                    "{} {}: the {} directory {} needs that path; a file output and a \
+                     directory output need different paths",
+                    file.flag,
+                    file.path.display(),
+                    dir.flag,
+                    dir.path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes every output of the batch, all or nothing; a failure is an output error

@@ -19,10 +19,11 @@
 //! `8,16` (sdb) is device 2064. The minor alone would clash across majors (`8,16` and
 //! `253,16`).
 //!
-//! Lines that do not start with `maj,min` are not events — blkparse ends its output with a
+//! Lines whose first field has no comma are not events — blkparse ends its output with a
 //! per-CPU summary (`CPU0 (8,16):`, `Reads Queued: …`, `Throughput (R/W): …`) — and are
-//! skipped and counted in the warnings. A line that starts with `maj,min` but is cut short
-//! or has a bad field is malformed.
+//! skipped and counted in the warnings. A line whose first field has a comma is an event
+//! line: a bad `maj,min` (`-,1`, a number past 2^32), a cut-short line, or a bad cpu,
+//! seq, time or pid (on any action) or range (on the kept action) is malformed.
 
 use super::BlkparseEvent;
 use super::lex::{WsFields, parse_scaled, parse_u32, parse_u64};
@@ -63,10 +64,16 @@ impl LineParser for Blkparse {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
         let mut fields = WsFields::new(line);
-        let Some((maj, min)) = fields.next().and_then(dev_pair) else {
+        // A first field with a comma is an event line's `maj,min` (no summary line has
+        // one there): a bad one (`-,1`, a minor past 2^32) is a malformed event, not a
+        // line to skip.
+        let first = fields.next().unwrap_or_default();
+        if !first.contains(&b',') {
             return Ok(Parsed::Skip(Kind::NotEvent));
-        };
-        let (Some(_cpu), Some(_seq), Some(time), Some(_pid), Some(action), Some(rwbs)) = (
+        }
+        let (maj, min) = dev_pair(first)
+            .ok_or_else(|| field_error(LAYOUT, 1, "maj,min", "two integers below 2^32"))?;
+        let (Some(cpu), Some(seq), Some(time), Some(pid), Some(action), Some(rwbs)) = (
             fields.next(),
             fields.next(),
             fields.next(),
@@ -76,11 +83,16 @@ impl LineParser for Blkparse {
         ) else {
             return Err(count_error(LAYOUT, WsFields::new(line).count()));
         };
+        // blkparse prints these as numbers on every event line, kept or not (message
+        // lines `m` too), so a line of another action is checked as far as they go.
+        parse_u32(cpu).ok_or_else(|| field_error(LAYOUT, 2, "cpu", "an integer"))?;
+        parse_u64(seq).ok_or_else(|| field_error(LAYOUT, 3, "seq", "an integer"))?;
+        let time_ns = parse_scaled(time, 9)
+            .ok_or_else(|| field_error(LAYOUT, 4, "time_s", "seconds with a fraction"))?;
+        parse_u64(pid).ok_or_else(|| field_error(LAYOUT, 5, "pid", "an integer"))?;
         if action != [self.action] {
             return Ok(Parsed::Ignore);
         }
-        let time_ns = parse_scaled(time, 9)
-            .ok_or_else(|| field_error(LAYOUT, 4, "time_s", "seconds with a fraction"))?;
         let device = maj
             .checked_mul(256)
             .and_then(|v| v.checked_add(min))
