@@ -9,6 +9,98 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
+/// The document's keys (`__show_run_stats`).
+const TOP_FIELDS: &[&str] = &[
+    "fio version",
+    "timestamp",
+    "timestamp_ms",
+    "time",
+    "global options",
+    "jobs",
+    "disk_util",
+];
+
+/// A job's keys (`show_thread_status_json`).
+const JOB_FIELDS: &[&str] = &[
+    "jobname",
+    "groupid",
+    "job_start",
+    "error",
+    "eta",
+    "elapsed",
+    "job options",
+    "read",
+    "write",
+    "trim",
+    "sync",
+    "job_runtime",
+    "usr_cpu",
+    "sys_cpu",
+    "ctx",
+    "majf",
+    "minf",
+    "iodepth_level",
+    "iodepth_submit",
+    "iodepth_complete",
+    "latency_ns",
+    "latency_us",
+    "latency_ms",
+    "latency_depth",
+    "latency_target",
+    "latency_target_ns",
+    "latency_percentile",
+    "latency_window",
+    "latency_window_us",
+];
+
+/// A direction's keys (`add_ddir_status_json`).
+const DIR_FIELDS: &[&str] = &[
+    "io_bytes",
+    "io_kbytes",
+    "bw_bytes",
+    "bw",
+    "iops",
+    "runtime",
+    "total_ios",
+    "short_ios",
+    "drop_ios",
+    "slat_ns",
+    "clat_ns",
+    "lat_ns",
+    "bw_min",
+    "bw_max",
+    "bw_agg",
+    "bw_mean",
+    "bw_dev",
+    "bw_samples",
+    "iops_min",
+    "iops_max",
+    "iops_mean",
+    "iops_stddev",
+    "iops_samples",
+];
+
+/// fio's default percentile list, keyed `%f`, ascending (`add_ddir_lat_json`).
+const PERCENTILE_KEYS: &[&str] = &[
+    "1.000000",
+    "5.000000",
+    "10.000000",
+    "20.000000",
+    "30.000000",
+    "40.000000",
+    "50.000000",
+    "60.000000",
+    "70.000000",
+    "80.000000",
+    "90.000000",
+    "95.000000",
+    "99.000000",
+    "99.500000",
+    "99.900000",
+    "99.950000",
+    "99.990000",
+];
+
 fn keys(v: &serde_json::Value) -> BTreeSet<String> {
     v.as_object().unwrap().keys().cloned().collect()
 }
@@ -17,27 +109,31 @@ fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
+/// `ssdlab run` of the small design the tests here use (64 MiB, 2,000 random 4 KiB
+/// writes) in fio's shape, with `extra` flags.
+fn fio_run(extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ssdlab"));
+    c.args([
+        "run",
+        "--capacity",
+        "64MiB",
+        "--workload",
+        "random-write",
+        "--requests",
+        "2000",
+        "--json-format",
+        "fio",
+    ])
+    .args(extra);
+    c
+}
+
 #[test]
 fn fio_json_has_fios_fields_one_job_per_design() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("fio.json");
     let csv = dir.path().join("r.csv");
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args([
-            "run",
-            "--capacity",
-            "64MiB",
-            "--ftl",
-            "page,dftl",
-            "--workload",
-            "random-write",
-            "--requests",
-            "2000",
-            "--json-format",
-            "fio",
-            "-q",
-            "--json",
-        ])
+    let o = fio_run(&["--ftl", "page,dftl", "-q", "--json"])
         .arg(&json)
         .arg("--csv")
         .arg(&csv)
@@ -46,97 +142,14 @@ fn fio_json_has_fios_fields_one_job_per_design() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let d: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    assert_eq!(
-        keys(&d),
-        set(&[
-            "fio version",
-            "timestamp",
-            "timestamp_ms",
-            "time",
-            "global options",
-            "jobs",
-            "disk_util"
-        ])
-    );
+    assert_eq!(keys(&d), set(TOP_FIELDS));
     let jobs = d["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2, "one job per design");
     assert_eq!(jobs[0]["jobname"], "page");
     assert_eq!(jobs[1]["jobname"], "dftl");
-    let job_fields = set(&[
-        "jobname",
-        "groupid",
-        "error",
-        "eta",
-        "elapsed",
-        "job options",
-        "read",
-        "write",
-        "trim",
-        "sync",
-        "job_runtime",
-        "usr_cpu",
-        "sys_cpu",
-        "ctx",
-        "majf",
-        "minf",
-        "iodepth_level",
-        "iodepth_submit",
-        "iodepth_complete",
-        "latency_ns",
-        "latency_us",
-        "latency_ms",
-        "latency_depth",
-        "latency_target",
-        "latency_target_ns",
-        "latency_percentile",
-        "latency_window",
-        "latency_window_us",
-        "job_start",
-    ]);
-    let dir_fields = set(&[
-        "io_bytes",
-        "io_kbytes",
-        "bw_bytes",
-        "bw",
-        "iops",
-        "runtime",
-        "total_ios",
-        "short_ios",
-        "drop_ios",
-        "slat_ns",
-        "clat_ns",
-        "lat_ns",
-        "bw_min",
-        "bw_max",
-        "bw_agg",
-        "bw_mean",
-        "bw_dev",
-        "bw_samples",
-        "iops_min",
-        "iops_max",
-        "iops_mean",
-        "iops_stddev",
-        "iops_samples",
-    ]);
-    let percentiles = set(&[
-        "1.000000",
-        "5.000000",
-        "10.000000",
-        "20.000000",
-        "30.000000",
-        "40.000000",
-        "50.000000",
-        "60.000000",
-        "70.000000",
-        "80.000000",
-        "90.000000",
-        "95.000000",
-        "99.000000",
-        "99.500000",
-        "99.900000",
-        "99.950000",
-        "99.990000",
-    ]);
+    let job_fields = set(JOB_FIELDS);
+    let dir_fields = set(DIR_FIELDS);
+    let percentiles = set(PERCENTILE_KEYS);
     for j in jobs {
         assert_eq!(keys(j), job_fields);
         for dir in ["read", "write", "trim"] {
@@ -235,98 +248,15 @@ fn list(items: &[&str]) -> Vec<String> {
 /// sort, so "disk_util" came first and "N" before "max").
 #[test]
 fn fio_json_keys_come_in_fios_order() {
-    let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-        .args([
-            "run",
-            "--capacity",
-            "64MiB",
-            "--workload",
-            "random-write",
-            "--requests",
-            "2000",
-            "--json-format",
-            "fio",
-            "--json",
-            "-",
-        ])
-        .output()
-        .unwrap();
+    let o = fio_run(&["--json", "-"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
     // __show_run_stats (fio's `disk_util` after the jobs).
-    assert_eq!(
-        keys_in_order(&text, 1, ""),
-        list(&[
-            "fio version",
-            "timestamp",
-            "timestamp_ms",
-            "time",
-            "global options",
-            "jobs",
-            "disk_util"
-        ])
-    );
+    assert_eq!(keys_in_order(&text, 1, ""), list(TOP_FIELDS));
     // show_thread_status_json: the job (inside "jobs": [ { … } ]).
-    assert_eq!(
-        keys_in_order(&text, 3, "\"jobs\""),
-        list(&[
-            "jobname",
-            "groupid",
-            "job_start",
-            "error",
-            "eta",
-            "elapsed",
-            "job options",
-            "read",
-            "write",
-            "trim",
-            "sync",
-            "job_runtime",
-            "usr_cpu",
-            "sys_cpu",
-            "ctx",
-            "majf",
-            "minf",
-            "iodepth_level",
-            "iodepth_submit",
-            "iodepth_complete",
-            "latency_ns",
-            "latency_us",
-            "latency_ms",
-            "latency_depth",
-            "latency_target",
-            "latency_target_ns",
-            "latency_percentile",
-            "latency_window",
-            "latency_window_us",
-        ])
-    );
+    assert_eq!(keys_in_order(&text, 3, "\"jobs\""), list(JOB_FIELDS));
     // add_ddir_status_json.
-    let dir = list(&[
-        "io_bytes",
-        "io_kbytes",
-        "bw_bytes",
-        "bw",
-        "iops",
-        "runtime",
-        "total_ios",
-        "short_ios",
-        "drop_ios",
-        "slat_ns",
-        "clat_ns",
-        "lat_ns",
-        "bw_min",
-        "bw_max",
-        "bw_agg",
-        "bw_mean",
-        "bw_dev",
-        "bw_samples",
-        "iops_min",
-        "iops_max",
-        "iops_mean",
-        "iops_stddev",
-        "iops_samples",
-    ]);
+    let dir = list(DIR_FIELDS);
     for d in ["\"read\"", "\"write\"", "\"trim\""] {
         assert_eq!(keys_in_order(&text, 4, d), dir, "{d}");
     }
@@ -343,25 +273,7 @@ fn fio_json_keys_come_in_fios_order() {
     // Percentiles ascending, keyed "%f"; latency and depth maps in fio's order.
     assert_eq!(
         keys_in_order(write, 6, "\"percentile\""),
-        list(&[
-            "1.000000",
-            "5.000000",
-            "10.000000",
-            "20.000000",
-            "30.000000",
-            "40.000000",
-            "50.000000",
-            "60.000000",
-            "70.000000",
-            "80.000000",
-            "90.000000",
-            "95.000000",
-            "99.000000",
-            "99.500000",
-            "99.900000",
-            "99.950000",
-            "99.990000",
-        ])
+        list(PERCENTILE_KEYS)
     );
     assert_eq!(
         keys_in_order(&text, 4, "\"latency_ms\""),
@@ -435,24 +347,7 @@ fn sweep_cells_in_fio_shape_equal_run() {
         assert_eq!(v["status"], "ok");
         assert_eq!(v["report"]["jobs"][0]["jobname"], format!("ftl.name={ftl}"));
         let f = dir.path().join(format!("{ftl}.json"));
-        let o = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
-            .args([
-                "run",
-                "--capacity",
-                "64MiB",
-                "--workload",
-                "random-write",
-                "--requests",
-                "2000",
-                "--seed",
-                "7",
-                "--ftl",
-                ftl,
-                "--json-format",
-                "fio",
-                "-q",
-                "--json",
-            ])
+        let o = fio_run(&["--seed", "7", "--ftl", ftl, "-q", "--json"])
             .arg(&f)
             .output()
             .unwrap();
