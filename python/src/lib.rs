@@ -10,6 +10,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ssdlab::config::{Config, ConfigError as LibConfigError, set_key};
+use ssdlab::report::fio::JsonFormat;
 use ssdlab::report::html;
 use ssdlab::report::output::{self, Batch, Expect};
 use ssdlab::sim::{Cancel, RunOptions, SimError, run_design};
@@ -135,9 +136,10 @@ fn overlay(settings_json: &str) -> PyResult<toml::Table> {
     Ok(t)
 }
 
-/// Runs one design and returns its report as JSON text (the `ssdlab run --json` form)
-/// and its phases, the whole run first as `all` (the rows of `ssdlab run --csv`), as
-/// JSON text.
+/// Runs one design and returns its report as JSON text (the `ssdlab run --json` form),
+/// its phases, the whole run first as `all` (the rows of `ssdlab run --csv`), as JSON
+/// text, and the report in fio's shape (the `ssdlab run --json-format fio` form, one job
+/// named `design`) as JSON text in fio's key order.
 ///
 /// `preset`, `config` (a TOML file) and `settings_json` (dotted keys, as `--set`) layer
 /// as on the command line; the design is validated before anything runs.
@@ -149,7 +151,7 @@ fn run(
     config: Option<String>,
     settings_json: &str,
     check: bool,
-) -> PyResult<(String, String)> {
+) -> PyResult<(String, String, String)> {
     let file = match &config {
         Some(p) => Some((
             p.clone(),
@@ -181,11 +183,13 @@ fn run(
     };
     let out =
         interruptible(py, &cancel, |_| Ok(()), || run_design(&design, opts))?.map_err(sim_err)?;
+    let fio = ssdlab::report::fio::to_fio_string(&[("design", &out.report)]);
     let report = ssdlab::report::json::sanitize(&out.report);
     let phases = ssdlab::report::csv_out::phases_with_overall(&report);
     Ok((
         ssdlab::report::json::to_json_string(&report),
         serde_json::to_string(&phases).expect("phases serialize"),
+        fio,
     ))
 }
 
@@ -264,6 +268,14 @@ impl PySweep {
         Ok(PySweep { sweep })
     }
 
+    /// Refuses `json_format` (`ssdlab` or `fio`) before any cell runs when the store
+    /// holds cells of an earlier ssdlab that cannot be written in it.
+    fn check_format(&self, json_format: &str) -> PyResult<()> {
+        let format = json_format_arg(json_format)?;
+        ssdlab::sweep::table::check_format(&self.sweep.plan, &self.sweep.store, format)
+            .map_err(config_err)
+    }
+
     /// Specs (JSON) of the cells still to run, one per missing key.
     #[pyo3(signature = (retry_failed=false))]
     fn pending(&self, retry_failed: bool) -> Vec<String> {
@@ -319,14 +331,21 @@ impl PySweep {
         Ok((s.ran, s.failed))
     }
 
-    /// Writes results.csv, results.parquet, reports.jsonl (and `html`/index.html) and
-    /// returns the columns (the Python side reads the rows from the Parquet file).
-    #[pyo3(signature = (html_dir=None, command=""))]
-    fn finish(&self, html_dir: Option<&str>, command: &str) -> PyResult<Vec<String>> {
+    /// Writes results.csv, results.parquet, reports.jsonl (its reports in the shape
+    /// `json_format` names: `ssdlab` or `fio`) and `html`/index.html, and returns the
+    /// columns (the Python side reads the rows from the Parquet file).
+    #[pyo3(signature = (html_dir=None, command="", json_format="ssdlab"))]
+    fn finish(
+        &self,
+        html_dir: Option<&str>,
+        command: &str,
+        json_format: &str,
+    ) -> PyResult<Vec<String>> {
+        let format = json_format_arg(json_format)?;
         let table = self.sweep.table();
         let files = self
             .sweep
-            .output_files(&table)
+            .output_files(&table, format)
             .map_err(OutputError::new_err)?;
         let out = output::check("out", &self.sweep.dir, Expect::Dir).map_err(config_err)?;
         let html_out = html_dir
@@ -353,6 +372,15 @@ impl PySweep {
         let s = self.sweep.summary();
         (s.cells, s.distinct, s.done_before, s.failed)
     }
+}
+
+/// `json_format`: `ssdlab` or `fio`, as `--json-format` takes it.
+fn json_format_arg(s: &str) -> PyResult<JsonFormat> {
+    JsonFormat::parse(s).ok_or_else(|| {
+        config_err(format!(
+            "json_format = {s:?}: expected \"ssdlab\" or \"fio\""
+        ))
+    })
 }
 
 fn rayon_threads() -> usize {

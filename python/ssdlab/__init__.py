@@ -61,12 +61,19 @@ class Result(Mapping[str, Any]):
 
     Top-level keys are also attributes (``r.iops``, ``r.write_amplification``).
     ``to_dict()`` gives the report as plain Python data, ``to_frame()`` a pandas
-    DataFrame with one row per phase (the whole run first, as ``phase == "all"``).
+    DataFrame with one row per phase (the whole run first, as ``phase == "all"``),
+    ``fio()`` the report in fio's JSON shape (``ssdlab run --json-format fio``).
     """
 
-    def __init__(self, report: Dict[str, Any], phases: "list[Dict[str, Any]]"):
+    def __init__(
+        self,
+        report: Dict[str, Any],
+        phases: "list[Dict[str, Any]]",
+        fio: Optional[str] = None,
+    ):
         self._report = report
         self._phases = phases
+        self._fio = fio
 
     def __getitem__(self, key: str) -> Any:
         return self._report[key]
@@ -89,7 +96,7 @@ class Result(Mapping[str, Any]):
             raise AttributeError(name) from None
 
     def __reduce__(self):
-        return (Result, (self._report, self._phases))
+        return (Result, (self._report, self._phases, self._fio))
 
     def __repr__(self) -> str:
         r = self._report
@@ -102,6 +109,15 @@ class Result(Mapping[str, Any]):
     def to_dict(self) -> Dict[str, Any]:
         """The whole report as plain data (the ``ssdlab run --json`` form); a copy."""
         return json.loads(json.dumps(self._report))
+
+    def fio(self) -> Dict[str, Any]:
+        """The report in fio 3.x's ``--output-format=json`` shape, as ``ssdlab run
+        --json-format fio`` writes it (one job, named ``design``; docs/outputs.md, "fio
+        JSON"): a new dict whose keys are in fio's order, so ``json.dumps(r.fio(),
+        indent=2)`` writes a file that fio tooling reads and that diffs against fio's."""
+        if self._fio is None:
+            raise SsdlabError("this Result was built without its fio form (use ssdlab.run)")
+        return json.loads(self._fio)
 
     def to_frame(self):
         """A pandas DataFrame, one row per phase, latencies flattened
@@ -187,8 +203,8 @@ def run(
     stops the run within a fraction of a second (KeyboardInterrupt).
     """
     preset, config, keys = _settings(design, workload, trace, seed, settings)
-    report, phases = _native.run(preset, config, json.dumps(keys), check)
-    return Result(json.loads(report), json.loads(phases))
+    report, phases, fio = _native.run(preset, config, json.dumps(keys), check)
+    return Result(json.loads(report), json.loads(phases), fio)
 
 
 def list() -> Dict[str, "list[Tuple[str, str]]"]:  # noqa: A001 - the CLI's name
@@ -283,6 +299,7 @@ def sweep(
     html: Optional[PathLike] = None,
     retry_failed: bool = False,
     progress: bool = False,
+    json_format: str = "ssdlab",
 ):
     """Run every cell of a grid and return the results table as a pandas DataFrame.
 
@@ -299,6 +316,9 @@ def sweep(
     retry_failed: run cells that failed in an earlier sweep again.
     progress: show the cells done (tqdm if installed, else a line a second on stderr;
         in notebooks too, and with either backend).
+    json_format: shape of each cell's report in reports.jsonl: ``"ssdlab"`` (the full
+        report) or ``"fio"`` (fio's JSON, one job named by the cell's axis values, as
+        ``ssdlab sweep --json-format fio`` writes it).
 
     Every cell is validated before the first runs (``ConfigError`` naming the axis).
     The rows are the same for both backends, in grid order; failed cells have
@@ -319,10 +339,13 @@ def sweep(
     else:
         s = _native.Sweep(out, path=os.fspath(grid), jobs=jobs)
 
+    s.check_format(json_format)
+
     def finish():
         return s.finish(
             html_dir=None if html is None else os.fspath(html),
             command=_command(grid, out, backend),
+            json_format=json_format,
         )
 
     # The specs (JSON) are built only when needed: for Ray's tasks or a progress total.

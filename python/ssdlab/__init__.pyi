@@ -16,7 +16,9 @@ PathLike = Union[str, os.PathLike[str]]
 class Result(Mapping[str, Any]):
     """The report of one run; top-level keys are also attributes."""
 
-    def __init__(self, report: Dict[str, Any], phases: List[Dict[str, Any]]) -> None: ...
+    def __init__(
+        self, report: Dict[str, Any], phases: List[Dict[str, Any]], fio: Optional[str] = None
+    ) -> None: ...
     def __getitem__(self, key: str) -> Any: ...
     def __iter__(self) -> Iterator[str]: ...
     def __len__(self) -> int: ...
@@ -25,6 +27,9 @@ class Result(Mapping[str, Any]):
         """The whole report as plain data (the `ssdlab run --json` form)."""
     def to_frame(self) -> pandas.DataFrame:
         """One row per phase (the whole run first as `all`), latencies flattened."""
+    def fio(self) -> Dict[str, Any]:
+        """The report in fio's JSON shape (`ssdlab run --json-format fio`), keys in fio's
+        order; `json.dumps(r.fio(), indent=2)` writes the file fio tools read."""
 
 def run(
     design: Union[None, str, PathLike, Mapping[str, Any]] = None,
@@ -50,5 +55,6 @@ def sweep(
     html: Optional[PathLike] = None,
     retry_failed: bool = False,
     progress: bool = False,
+    json_format: str = "ssdlab",
 ) -> pandas.DataFrame:
     """Run every cell of a grid; the results table, one row per cell."""

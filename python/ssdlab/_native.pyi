@@ -21,8 +21,9 @@ def run(
     config: Optional[str] = None,
     settings_json: str = "{}",
     check: bool = False,
-) -> Tuple[str, str]:
-    """Runs one design (GIL released; Ctrl-C stops it); returns (report JSON, phases JSON)."""
+) -> Tuple[str, str, str]:
+    """Runs one design (GIL released; Ctrl-C stops it); returns (report JSON, phases JSON,
+    fio-shaped JSON: the `ssdlab run --json-format fio` form, in fio's key order)."""
 
 def run_spec(spec_json: str) -> str:
     """Runs one sweep cell from its spec (GIL released); returns its record (JSON)."""
@@ -41,6 +42,9 @@ class Sweep:
         base_dir: str = ".",
         jobs: Optional[int] = None,
     ) -> None: ...
+    def check_format(self, json_format: str) -> None:
+        """Refuses `json_format` ("ssdlab" or "fio") before any cell runs when the store
+        holds cells an earlier ssdlab ran without fio's figures (ConfigError)."""
     def pending(self, retry_failed: bool = False) -> List[str]:
         """Specs (JSON) of the cells still to run."""
     def record(self, record_json: str) -> None:
@@ -54,7 +58,10 @@ class Sweep:
         """Runs the missing cells here (GIL released; Ctrl-C stops it, keeping the cells
         recorded): (cells run, cells failed). `progress(done, failed)` is called as
         cells are recorded."""
-    def finish(self, html_dir: Optional[str] = None, command: str = "") -> List[str]:
-        """Writes the result files; returns the columns."""
+    def finish(
+        self, html_dir: Optional[str] = None, command: str = "", json_format: str = "ssdlab"
+    ) -> List[str]:
+        """Writes the result files (reports.jsonl's reports in `json_format`: "ssdlab" or
+        "fio"); returns the columns."""
     def summary(self) -> Tuple[int, int, int, int]:
         """(cells, distinct, done, failed)."""

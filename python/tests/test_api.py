@@ -30,6 +30,44 @@ def test_run_equals_the_cli(cli):
     assert r.latency_ns["count"] == 4000
 
 
+def test_fio_equals_the_cli_in_fios_key_order(cli):
+    r = ssdlab.run("ssd-a", workload="random-write", seed=3, settings=SMALL)
+    out = subprocess.run(
+        [cli, "run", "--preset", "ssd-a", "--workload", "random-write", "--seed", "3",
+         "--capacity", "256MiB", "--requests", "4000", "--json-format", "fio", "--json", "-"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    mine, theirs = r.fio(), json.loads(out)  # json.loads keeps the file's key order
+    assert list(mine) == list(theirs) == [
+        "fio version", "timestamp", "timestamp_ms", "time", "global options", "jobs", "disk_util"]
+    job = mine["jobs"][0]
+    assert list(job) == list(theirs["jobs"][0])
+    assert list(job)[:4] == ["jobname", "groupid", "job_start", "error"]
+    assert job["jobname"] == "design" and job["write"]["total_ios"] == 4000
+    for d in (mine, theirs):
+        for k in ("timestamp", "timestamp_ms", "time"):
+            del d[k]
+    assert mine == theirs
+
+
+def test_sweep_writes_fio_shaped_reports(tmp_path):
+    g = {"base": {"workload": "random-write", "seed": 3, "set": dict(SMALL)},
+         "axis": [{"key": "ftl.name", "values": ["page", "dftl"]}]}
+    ssdlab.sweep(g, out=tmp_path / "f", json_format="fio")
+    lines = [json.loads(l) for l in (tmp_path / "f" / "reports.jsonl").read_text().splitlines()]
+    assert [l["report"]["jobs"][0]["jobname"] for l in lines] == ["ftl.name=page", "ftl.name=dftl"]
+    assert list(lines[0]["report"])[0] == "fio version"
+    page = ssdlab.run({"ftl.name": "page"}, workload="random-write", seed=3, settings=SMALL).fio()
+    cell = lines[0]["report"]
+    for d in (page, cell):
+        for k in ("timestamp", "timestamp_ms", "time"):
+            del d[k]
+        d["jobs"][0]["jobname"] = d["jobs"][0]["job options"]["name"] = ""
+    assert cell == page
+    with pytest.raises(ssdlab.ConfigError, match="json_format"):
+        ssdlab.sweep(g, out=tmp_path / "g", json_format="xml")
+
+
 def test_to_frame_has_a_row_per_phase_with_the_whole_run_first():
     r = ssdlab.run(None, workload="iozone", settings={"device.capacity": "256MiB", "workload.span": "16MiB"})
     f = r.to_frame()

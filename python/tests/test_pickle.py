@@ -21,6 +21,7 @@ def test_a_result_pickles_and_copies():
     assert back == r and back.to_dict() == r.to_dict()
     assert back.write_amplification == r.write_amplification
     assert back.to_frame().equals(r.to_frame())
+    assert back.fio() == r.fio()
     assert copy.deepcopy(r) == r and copy.copy(r) == r
     with pytest.raises(AttributeError):
         back.no_such_key

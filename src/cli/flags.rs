@@ -206,6 +206,14 @@ pub const FLAGS: &[FlagUse] = &[
         ),
     ),
     row("sweep", "ray", Always),
+    row(
+        "sweep",
+        "json-format",
+        When(
+            |m| !m.get_flag("dry_run"),
+            "a sweep that runs cells (not --dry-run: it writes no reports)",
+        ),
+    ),
     row("sweep", "python", Always),
     row(
         "sweep",

@@ -5,6 +5,7 @@
 use super::CliError;
 use super::output;
 use clap::Args;
+use ssdlab::report::fio::JsonFormat;
 use ssdlab::report::html;
 use ssdlab::report::output::Batch;
 use ssdlab::sweep::{Grid, Plan, Record, Sweep, store::STORE_FILE};
@@ -39,7 +40,8 @@ Every cell's design is validated before the first one runs; a bad key or value i
 refused naming its axis. DIR/store.jsonl keeps every finished cell (keyed by a hash of
 its resolved design, workload, seed and the ssdlab version): an interrupted sweep run
 again runs only the missing cells. At the end DIR holds results.csv, results.parquet
-(one row per cell) and reports.jsonl (the full reports). A failed cell is recorded with
+(one row per cell) and reports.jsonl (the full reports; --json-format fio: in fio's
+JSON shape). A failed cell is recorded with
 its error and the others go on; the exit code is then 1.";
 
 /// `ssdlab sweep` flags.
@@ -72,6 +74,11 @@ pub struct SweepArgs {
     /// Write an HTML report (DIR/index.html, self-contained) into this directory.
     #[arg(long, value_name = "DIR")]
     pub html: Option<PathBuf>,
+    /// Shape of each cell's report in DIR/reports.jsonl: `ssdlab` (the full report, as
+    /// `ssdlab run --json`) or `fio` (fio 3.x `--output-format=json`, one job, as
+    /// `ssdlab run --json-format fio`).
+    #[arg(long, value_name = "FORMAT", default_value = "ssdlab", value_parser = ["ssdlab", "fio"])]
+    pub json_format: String,
     /// No summary on standard error.
     #[arg(long, short)]
     pub quiet: bool,
@@ -136,6 +143,9 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
         check_python(&python(args))?;
     }
     let mut sweep = Sweep::open(plan, &args.out).map_err(CliError::Input)?;
+    let format = JsonFormat::parse(&args.json_format).expect("clap checks the values");
+    ssdlab::sweep::table::check_format(&sweep.plan, &sweep.store, format)
+        .map_err(CliError::Input)?;
     let pending = sweep.pending(args.retry_failed).len();
     let before = sweep.summary();
     if !args.quiet {
@@ -172,7 +182,9 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     // The directory exists now (it holds the store): check it again as it is.
     let out = output::dir("--out", &args.out)?;
     let table = sweep.table();
-    let files = sweep.output_files(&table).map_err(CliError::Output)?;
+    let files = sweep
+        .output_files(&table, format)
+        .map_err(CliError::Output)?;
     let mut batch = Batch::new();
     let page = html_out.as_ref().map(|_| {
         html::render(&ssdlab::sweep::page::sweep_page(

@@ -29,6 +29,7 @@ pub use runner::{Control, run_cell, run_spec};
 pub use store::{Record, Status, Store};
 pub use table::{Table, Val};
 
+use crate::report::fio::JsonFormat;
 use crate::report::output::Content;
 use std::path::{Path, PathBuf};
 
@@ -146,14 +147,19 @@ impl Sweep {
         Table::build(&self.plan, &self.store)
     }
 
-    /// The result files ([`OUTPUT_FILES`]), to commit together into the directory.
-    pub fn output_files(&self, table: &Table) -> Result<Vec<(String, Content<'static>)>, String> {
+    /// The result files ([`OUTPUT_FILES`]), to commit together into the directory;
+    /// `format` is the shape of the reports in `reports.jsonl`.
+    pub fn output_files(
+        &self,
+        table: &Table,
+        format: JsonFormat,
+    ) -> Result<Vec<(String, Content<'static>)>, String> {
         Ok(vec![
             (OUTPUT_FILES[0].into(), table.to_csv().into()),
             (OUTPUT_FILES[1].into(), table.to_parquet()?.into()),
             (
                 OUTPUT_FILES[2].into(),
-                table::reports_jsonl(&self.plan, &self.store).into(),
+                table::reports_jsonl(&self.plan, &self.store, format)?.into(),
             ),
         ])
     }

@@ -6,6 +6,7 @@
 //! sweep looks every cell's key up here and runs only the missing ones. The file is
 //! locked while a sweep holds it, so two sweeps cannot write one store.
 
+use crate::report::fio::FioSource;
 use crate::report::{Figures, Report};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -98,11 +99,16 @@ pub struct Record {
     /// Figure data for the HTML report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub figures: Option<FigureData>,
+    /// What the cell's fio job is built from (`sweep --json-format fio`): the ssdlab
+    /// JSON leaves out fio's percentile list. Absent in records of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fio: Option<FioSource>,
 }
 
 impl Record {
     /// A finished run's record.
     pub fn ok(key: &str, report: &Report, figures: &Figures) -> Record {
+        let fio = FioSource::from_report(report);
         let report = serde_json::to_value(crate::report::json::sanitize(report))
             .expect("a Report converts to JSON");
         Record {
@@ -111,6 +117,7 @@ impl Record {
             error: None,
             report: Some(report),
             figures: Some(FigureData::from_figures(figures)),
+            fio: Some(fio),
         }
     }
 
@@ -122,6 +129,7 @@ impl Record {
             error: Some(error.into()),
             report: None,
             figures: None,
+            fio: None,
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use super::plan::Plan;
 use super::store::{Record, Status, Store};
+use crate::report::fio::{self, JsonFormat};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -407,9 +408,82 @@ enum ColumnType {
     Text,
 }
 
+/// One line of `reports.jsonl`. Its fields are declared in sorted order, the order the
+/// lines have always had (they were once `serde_json::Value` maps), so that the ssdlab
+/// form stays byte for byte what it was; `report` is either shape.
+#[derive(serde::Serialize)]
+struct ReportLine<'a> {
+    axes: serde_json::Map<String, serde_json::Value>,
+    cell: usize,
+    error: Option<&'a str>,
+    key: &'a str,
+    rep: u32,
+    report: Option<LineReport<'a>>,
+    seed: u64,
+    status: &'static str,
+}
+
+/// A report of either shape, written as itself.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum LineReport<'a> {
+    Ssdlab(&'a serde_json::Value),
+    Fio(Box<fio::FioOutput>),
+}
+
+/// The fio job name of a cell: its axis values (`ftl.name=page op=7`), its repetition
+/// when the grid repeats, or `cell N` for a grid without axes.
+pub fn cell_name(plan: &Plan, c: &super::plan::Cell) -> String {
+    let mut parts: Vec<String> = plan
+        .grid
+        .axes
+        .iter()
+        .zip(&c.values)
+        .map(|(a, v)| format!("{}={}", a.name, super::plan::value_text(v)))
+        .collect();
+    if plan.grid.repeat > 1 {
+        parts.push(format!("rep={}", c.rep));
+    }
+    if parts.is_empty() {
+        format!("cell {}", c.index + 1)
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// Why a finished cell cannot be given in fio's shape.
+fn no_fio(c: &super::plan::Cell) -> String {
+    format!(
+        "--json-format fio: cell {} (key {}) was run by an earlier ssdlab, whose store keeps \
+         no fio percentiles; run the sweep into a new --out directory, or use --json-format \
+         ssdlab",
+        c.index + 1,
+        c.spec.key
+    )
+}
+
+/// Refuses `format` when a finished cell's record cannot give it (see [`no_fio`]):
+/// checked before any cell runs.
+pub fn check_format(plan: &Plan, store: &Store, format: JsonFormat) -> Result<(), String> {
+    if format == JsonFormat::Ssdlab {
+        return Ok(());
+    }
+    match plan.cells.iter().find(|c| {
+        store
+            .get(&c.spec.key)
+            .is_some_and(|r| r.report.is_some() && r.fio.is_none())
+    }) {
+        Some(c) => Err(no_fio(c)),
+        None => Ok(()),
+    }
+}
+
 /// The full reports as JSON lines, one per cell in grid order: position, key, status,
-/// error, axis values and the report as `ssdlab run --json` writes it.
-pub fn reports_jsonl(plan: &Plan, store: &Store) -> String {
+/// error, axis values and the report as `ssdlab run --json` writes it, or with
+/// [`JsonFormat::Fio`] as `ssdlab run --json-format fio` does (one job, named by
+/// [`cell_name`]). A finished cell whose record lacks fio's figures (stored by an
+/// earlier ssdlab) is an error naming it.
+pub fn reports_jsonl(plan: &Plan, store: &Store, format: JsonFormat) -> Result<String, String> {
     let mut out = String::new();
     for c in &plan.cells {
         let rec = store.get(&c.spec.key);
@@ -420,18 +494,34 @@ pub fn reports_jsonl(plan: &Plan, store: &Store) -> String {
             .zip(&c.values)
             .map(|(a, v)| (a.name.clone(), Val::from_toml(v).json()))
             .collect();
-        let line = serde_json::json!({
-            "cell": c.index + 1,
-            "key": c.spec.key,
-            "status": rec.map_or("missing", |r| if r.status == Status::Ok { "ok" } else { "failed" }),
-            "error": rec.and_then(|r| r.error.clone()),
-            "axes": axes,
-            "rep": c.rep,
-            "seed": c.seed,
-            "report": rec.and_then(|r| r.report.clone()),
+        let status = rec.map_or("missing", |r| {
+            if r.status == Status::Ok {
+                "ok"
+            } else {
+                "failed"
+            }
         });
-        out += &serde_json::to_string(&line).expect("JSON values serialize");
+        let report = match (format, rec.and_then(|r| r.report.as_ref().map(|v| (r, v)))) {
+            (_, None) => None,
+            (JsonFormat::Ssdlab, Some((_, v))) => Some(LineReport::Ssdlab(v)),
+            (JsonFormat::Fio, Some((r, _))) => {
+                let src = r.fio.as_ref().ok_or_else(|| no_fio(c))?;
+                let doc = fio::document(&[(&cell_name(plan, c), src)]);
+                Some(LineReport::Fio(Box::new(doc)))
+            }
+        };
+        let text = serde_json::to_string(&ReportLine {
+            axes,
+            cell: c.index + 1,
+            error: rec.and_then(|r| r.error.as_deref()),
+            key: &c.spec.key,
+            rep: c.rep,
+            report,
+            seed: c.seed,
+            status,
+        });
+        out += &text.expect("JSON values serialize");
         out.push('\n');
     }
-    out
+    Ok(out)
 }
