@@ -420,12 +420,10 @@ fn straddle_ratio(main: &Run, twin: &Run) -> Option<(f64, f64)> {
         (m.block_bytes, m.crossing_writes, m.inside_writes),
         (t.block_bytes, t.crossing_writes, t.inside_writes)
     );
-    (m.crossing_writes > 0 && m.inside_writes > 0).then(|| {
-        (
-            m.crossing_latency_ns_mean - t.crossing_latency_ns_mean,
-            m.inside_latency_ns_mean - t.inside_latency_ns_mean,
-        )
-    })
+    (m.crossing_writes > 0 && m.inside_writes > 0).then_some((
+        m.crossing_latency_ns_mean - t.crossing_latency_ns_mean,
+        m.inside_latency_ns_mean - t.inside_latency_ns_mean,
+    ))
 }
 
 /// Whether overheads (crossing, inside) meet M19's ≥ 1.90.
