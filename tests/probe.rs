@@ -108,3 +108,82 @@ fn probe_sees_the_superblocks_of_log_block_ftls() {
         }
     }
 }
+
+/// The probe's report section with `workload.probe_block` = `block` on SSD A.
+fn block_test(block: &str) -> ssdlab::workload::synth::probe::BlockTest {
+    let table: toml::Table = toml::from_str(&format!(
+        "[workload]\nkind = \"probe\"\nprobe_partitions = 1\nspan = \"256KiB\"\nprobe_block = \"{block}\"\n"
+    ))
+    .unwrap();
+    let cfg = Config::load_with(Some("ssd-a"), None, table).unwrap();
+    let out = run(&cfg, RunOptions::default()).unwrap();
+    let p = out.report.probe.expect("probe section");
+    assert_eq!(
+        p.mgmt_block_bytes,
+        Some(16 << 10),
+        "the test leaves the inference alone"
+    );
+    p.block_test.expect("block_test with probe_block")
+}
+
+#[test]
+fn probe_block_tests_a_named_size_against_the_drive() {
+    // SSD A rewrites 16 KiB management blocks: tested against them, the 4 KiB writes
+    // straddling two blocks are slow and the others are not.
+    let right = block_test("16KiB");
+    assert_eq!(right.block_bytes, 16 << 10);
+    // 256 KiB every 512 B: 512 writes, 7 of every 32 straddle.
+    assert_eq!((right.crossing_writes, right.inside_writes), (112, 400));
+    assert!(right.crossing_slow_share >= 0.9, "{right:?}");
+    assert!(right.inside_slow_share <= 0.05, "{right:?}");
+    assert!(right.crossing_latency_ns_mean > 1.5 * right.inside_latency_ns_mean);
+    // Tested against 8 KiB, the 8 KiB boundaries inside a 16 KiB block cost nothing:
+    // about half the "crossing" writes are fast.
+    let wrong = block_test("8KiB");
+    assert_eq!(wrong.crossing_writes, 224);
+    assert!(wrong.crossing_slow_share < 0.6, "{wrong:?}");
+    // Without the key the report has no such section (and the JSON no key).
+    let cfg = Config::load_with(
+        Some("ssd-a"),
+        None,
+        toml::from_str("[workload]\nkind = \"probe\"\nprobe_partitions = 1\nspan = \"256KiB\"\n")
+            .unwrap(),
+    )
+    .unwrap();
+    let out = run(&cfg, RunOptions::default()).unwrap();
+    let p = out.report.probe.unwrap();
+    assert!(p.block_test.is_none());
+    assert!(
+        serde_json::to_value(&p)
+            .unwrap()
+            .get("block_test")
+            .is_none()
+    );
+}
+
+#[test]
+fn probe_block_is_refused_off_the_probe_and_when_not_whole_sectors() {
+    for (text, want) in [
+        (
+            "[workload]\nkind = \"random-write\"\nprobe_block = \"16KiB\"\n",
+            "workload.kind = \"probe\"",
+        ),
+        (
+            "[workload]\nkind = \"probe\"\nprobe_block = \"1000B\"\n",
+            "multiple of 512 B",
+        ),
+        (
+            "[workload]\nkind = \"probe\"\nprobe_block = \"0B\"\n",
+            "multiple of 512 B",
+        ),
+    ] {
+        let err = Config::load_with(Some("ssd-a"), None, toml::from_str(text).unwrap())
+            .and_then(|c| c.validate().map(|_| c))
+            .expect_err(text)
+            .to_string();
+        assert!(
+            err.contains("workload.probe_block") && err.contains(want),
+            "{err}"
+        );
+    }
+}

@@ -191,3 +191,35 @@ fn an_experiment_filter_writes_only_its_rows_and_refuses_unknown_ids() {
     assert!(common::stderr(&o).contains("EXP-M99"));
     assert!(!bad.exists(), "nothing written");
 }
+
+#[test]
+fn exp_m6_probe_cells_resume_from_their_store() {
+    // EXP-M6's probe runs are sweep cells: a second run into the same --out finds every
+    // one in OUT/cells/EXP-M6/store.jsonl and runs none again (the store only grows by
+    // the records of cells that ran), and judges the same.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("m6");
+    let run = || {
+        let o = common::ssdlab(&[
+            "reproduce",
+            "--all",
+            "--quick",
+            "--experiment",
+            "EXP-M6",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        claims(&out)
+    };
+    let store = out.join("cells").join("EXP-M6").join("store.jsonl");
+    let lines = || std::fs::read_to_string(&store).unwrap().lines().count();
+    let first = run();
+    let cells = lines();
+    // --quick: A (3 write sizes) and its 2 controls, A's twin (1), B (3 sizes) × 2 log
+    // sizes × 3 superblocks, B's twin (1), C (4 sizes) and its control, each at 2 steps
+    // × 2 states.
+    assert_eq!(cells, 4 * (3 + 2 * 3 + 1 + 2 * 3 * 3 + 1 + 4 + 4));
+    assert_eq!(run(), first);
+    assert_eq!(lines(), cells, "no cell ran again");
+}

@@ -336,6 +336,10 @@ pub struct ProbeReport {
     pub latency_ns_min: u64,
     /// Slowest probe write, ns.
     pub latency_ns_max: u64,
+    /// The writes split by the management block `workload.probe_block` names (absent
+    /// when it names none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_test: Option<crate::workload::synth::probe::BlockTest>,
 }
 
 impl ProbeReport {
@@ -393,6 +397,7 @@ impl ProbeReport {
             onsets: r.onsets as u64,
             latency_ns_min: r.latency_ns_min,
             latency_ns_max: r.latency_ns_max,
+            block_test: None,
         }
     }
 }

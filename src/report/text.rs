@@ -477,6 +477,21 @@ pub fn render_text(report: &Report, comparison: &[(&str, &Report)]) -> String {
             p.partitions,
             p.verdict()
         ));
+        if let Some(b) = &p.block_test {
+            out.push_str(&format!(
+                "  tested against {} blocks: {} writes cross a boundary, mean {:.1} µs, {:.0} % at \
+                 {}× the others' median ({:.1} µs) or more; {} do not, mean {:.1} µs, {:.0} % above that\n",
+                crate::units::Size(b.block_bytes),
+                b.crossing_writes,
+                b.crossing_latency_ns_mean / 1e3,
+                100.0 * b.crossing_slow_share,
+                crate::workload::synth::probe::SLOW_FACTOR,
+                b.inside_latency_ns_median / 1e3,
+                b.inside_writes,
+                b.inside_latency_ns_mean / 1e3,
+                100.0 * b.inside_slow_share,
+            ));
+        }
     }
 
     if !report.counters.is_empty() {

@@ -279,12 +279,18 @@ fn buffer_report(dev: &Device, host_writes: u64, host_reads: u64, programs: u64)
 /// The probe's inference as a report section.
 fn probe_report(cfg: &Config, samples: &[(u32, u64, u64)]) -> ProbeReport {
     let size_bytes = cfg.workload.size.bytes();
-    ProbeReport::new(
-        &probe::infer(samples, size_bytes),
-        size_bytes,
-        cfg.workload.probe_step.bytes(),
-        cfg.workload.probe_partitions,
-    )
+    ProbeReport {
+        block_test: cfg
+            .workload
+            .probe_block
+            .map(|b| probe::test_block(samples, size_bytes, b.bytes())),
+        ..ProbeReport::new(
+            &probe::infer(samples, size_bytes),
+            size_bytes,
+            cfg.workload.probe_step.bytes(),
+            cfg.workload.probe_partitions,
+        )
+    }
 }
 
 /// Probe latency by offset, one series per partition (KiB, µs).

@@ -15,8 +15,12 @@
 //! twins    (M19) A and B hardware with the page FTL in write order (no copying)
 //! probe    ssdlab's `--workload probe` at queue depth 1: writes of one size whose start
 //!          advances by the step through SPAN of each of 4 partitions (the probe
-//!          pre-writes the probed regions); the analysis gets (partition, offset,
-//!          latency) only: `synth::probe::infer`, the inference of `ssdlab probe`
+//!          pre-writes the probed regions); each run is a grid cell (`ssdlab run
+//!          --workload probe`, kept in OUT/cells/EXP-M6/) whose report's `probe`
+//!          section the analysis reads: `mgmt_block_bytes`, the inference of `ssdlab
+//!          probe` from (partition, offset, latency) alone, and `block_test`, the
+//!          writes split by the drive's own block (`workload.probe_block`, which only
+//!          adds that section): counts, mean latencies, crossing/inside slow shares
 //! grid     step {0.5, 2, 4} KiB × state {fresh, filled: one sequential fill first}
 //!          (× L {1, 2.6, 7} % for B and M19) — one run a point: the probe draws no
 //!          random numbers
@@ -24,7 +28,8 @@
 //!          step); ≥ 90 % of the writes that cross a boundary take ≥ 1.5 × the median
 //!          latency of those that do not, and ≤ 5 % of those that do not exceed that;
 //!          every control run reports its configured size (± one step)
-//! M19      overhead = mean latency − the twin's mean latency at the same offsets;
+//! M19      overhead = mean latency − the twin's mean latency at the same offsets (the
+//!          twin's run tested against the base drive's block, so the same writes cross);
 //!          overhead(crossing) / overhead(inside) ≥ 1.90 for A at 4 KiB and B at 8 KiB
 //! ```
 //! "Crossing a boundary" for a write larger than the period (A's 32 KiB, C's 8–14 KiB)
@@ -52,26 +57,15 @@
 //!   the ends of each range, on 2 GiB drives with one partition, to stay within 10 s.
 
 use super::eval::{Env, Evaluator};
-use super::grid_run::ends;
+use super::grid_run::{self, RunPoint, ends, float, int, text};
 use super::judge::{Label, Point, RowResult, Verdict};
-use crate::config::Config;
 use crate::experiments::ExpError;
 use crate::units::Size;
-use crate::workload::synth::probe;
+use crate::workload::synth::probe::BlockTest;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The registry's EXP-M6.
 pub struct ExpM6;
-
-/// Preset `preset` with the TOML `overrides` on top, seed `seed`.
-fn cfg(preset: &str, overrides: &str, seed: u64) -> Result<Config, ExpError> {
-    let table: toml::Table = toml::from_str(overrides)
-        .map_err(|e| ExpError::Other(format!("internal override `{overrides}`: {e}")))?;
-    let mut c = Config::load_with(Some(preset), None, table)
-        .map_err(|e| ExpError::Other(format!("{preset}: {e}")))?;
-    c.seed = seed;
-    Ok(c)
-}
 
 const KIB: u64 = 1024;
 const MIB: u64 = 1024 * KIB;
@@ -112,19 +106,43 @@ enum Variant {
 }
 
 impl Variant {
-    fn config(self, size: u64, step: u64, state: &str, quick: bool) -> Result<Config, ExpError> {
+    /// The management block the drive is built with, which its runs test
+    /// (`workload.probe_block`): a twin is tested against its base drive's.
+    fn period(self) -> u64 {
+        match self {
+            Variant::A(m) | Variant::C(m) => m,
+            Variant::ATwin => 16 * KIB,
+            Variant::B(_, sb) => sb,
+            Variant::BTwin => MIB,
+        }
+    }
+
+    /// (preset, capacity, span, the FTL's keys) of the drive.
+    fn drive(self, quick: bool) -> (&'static str, u64, u64, Vec<(&'static str, toml::Value)>) {
         let (preset, capacity, span, ftl) = match self {
             Variant::A(m) => (
                 "ssd-a",
                 AB_CAPACITY,
                 MIB,
-                format!("mgmt_block = \"{m}B\"\n"),
+                vec![("ftl.mgmt_block", text(&format!("{m}B")))],
+            ),
+            Variant::C(m) => (
+                "ssd-c",
+                C_CAPACITY,
+                MIB,
+                vec![("ftl.mgmt_block", text(&format!("{m}B")))],
             ),
             Variant::ATwin => (
                 "ssd-a",
                 AB_CAPACITY,
                 MIB,
-                "placement = \"write-order\"\n".into(),
+                vec![("ftl.placement", text("write-order"))],
+            ),
+            Variant::BTwin => (
+                "ssd-b",
+                AB_CAPACITY,
+                16 * MIB,
+                vec![("ftl.placement", text("write-order"))],
             ),
             Variant::B(permille, sb) => {
                 let cap = if quick { QUICK_CAPACITY } else { AB_CAPACITY };
@@ -133,47 +151,74 @@ impl Variant {
                     "ssd-b",
                     AB_CAPACITY,
                     16 * MIB,
-                    format!(
-                        "name = \"fast\"\nsuperblock = \"{sb}B\"\n[ftl.log]\nlog_blocks = {log}\n"
-                    ),
+                    vec![
+                        ("ftl.name", text("fast")),
+                        ("ftl.superblock", text(&format!("{sb}B"))),
+                        ("ftl.log.log_blocks", int(log as i64)),
+                    ],
                 )
             }
-            Variant::BTwin => (
-                "ssd-b",
-                AB_CAPACITY,
-                16 * MIB,
-                "placement = \"write-order\"\n".into(),
-            ),
-            Variant::C(m) => ("ssd-c", C_CAPACITY, MIB, format!("mgmt_block = \"{m}B\"\n")),
         };
-        let (capacity, partitions) = if quick {
-            (QUICK_CAPACITY, 1)
-        } else {
-            (capacity, PARTITIONS)
-        };
+        (
+            preset,
+            if quick { QUICK_CAPACITY } else { capacity },
+            span,
+            ftl,
+        )
+    }
+
+    /// The cell of one run: the drive's keys and the probe's.
+    fn point(self, size: u64, step: u64, state: &str, quick: bool) -> RunPoint {
+        let (preset, capacity, span, ftl) = self.drive(quick);
+        let partitions = if quick { 1 } else { PARTITIONS };
         let precondition = if state == "filled" { "fill" } else { "none" };
-        let text = format!(
-            "precondition = \"{precondition}\"\n\
-             [device]\ncapacity = \"{capacity}B\"\nop_percent = {OP_PERCENT}\n\
-             [buffer]\nname = \"none\"\n\
-             [workload]\nkind = \"probe\"\nsize = \"{size}B\"\nspan = \"{span}B\"\n\
-             probe_step = \"{step}B\"\nprobe_partitions = {partitions}\n\
-             [ftl]\n{ftl}"
-        );
-        cfg(preset, &text, 1)
+        let mut keys = vec![
+            ("preset", text(preset)),
+            ("device.capacity", text(&format!("{capacity}B"))),
+            ("precondition", text(precondition)),
+            ("workload.size", text(&format!("{size}B"))),
+            ("workload.span", text(&format!("{span}B"))),
+            ("workload.probe_step", text(&format!("{step}B"))),
+            ("workload.probe_partitions", int(partitions as i64)),
+            ("workload.probe_block", text(&format!("{}B", self.period()))),
+        ];
+        keys.extend(ftl);
+        RunPoint::new(keys)
+    }
+
+    /// Which of the runs' shapes (sets of keys) the variant's cells have: one sweep
+    /// each, sharing the experiment's store.
+    fn shape(self) -> usize {
+        match self {
+            Variant::A(_) | Variant::C(_) => 0,
+            Variant::ATwin | Variant::BTwin => 1,
+            Variant::B(..) => 2,
+        }
     }
 }
 
-/// One probe write: (partition, offset within it, latency ns).
-type Sample<'a> = &'a (u32, u64, u64);
+/// What the analysis reads from one run's report (its `probe` section): the
+/// management block the inference named, and the writes split by the drive's own
+/// block (`block_test`).
+#[derive(Clone, Debug, PartialEq)]
+struct Run {
+    found: Option<u64>,
+    test: BlockTest,
+}
 
-/// (partition, offset within it, latency ns) of every probe write, in probe order.
-type Samples = Vec<(u32, u64, u64)>;
-
-/// Whether a write of `size` at `off` touches more blocks of `period` than it must.
-fn crosses(off: u64, size: u64, period: u64) -> bool {
-    let touched = (off + size - 1) / period - off / period + 1;
-    touched > size.div_ceil(period)
+impl Run {
+    fn from_report(r: &serde_json::Value) -> Result<Run, ExpError> {
+        let probe = &r["probe"];
+        let test = serde_json::from_value(probe["block_test"].clone()).map_err(|e| {
+            ExpError::Other(format!(
+                "EXP-M6: a probe report without its block_test: {e}"
+            ))
+        })?;
+        Ok(Run {
+            found: probe["mgmt_block_bytes"].as_u64(),
+            test,
+        })
+    }
 }
 
 /// The crossing test of M1/M17/M18 for one write size.
@@ -186,38 +231,18 @@ struct Spikes {
 }
 
 impl Spikes {
-    fn of(s: &[(u32, u64, u64)], size: u64, period: u64) -> Option<Spikes> {
-        let (cross, inside): (Vec<Sample>, Vec<Sample>) =
-            s.iter().partition(|x| crosses(x.1, size, period));
-        if cross.is_empty() || inside.is_empty() {
-            return None;
-        }
-        let mut lat: Vec<u64> = inside.iter().map(|x| x.2).collect();
-        lat.sort_unstable();
-        let n = lat.len();
-        let median = if n % 2 == 1 {
-            lat[n / 2] as f64
-        } else {
-            (lat[n / 2 - 1] + lat[n / 2]) as f64 / 2.0
-        };
-        let threshold = 1.5 * median;
-        let share = |v: &[Sample], slow: &dyn Fn(f64) -> bool| {
-            v.iter().filter(|x| slow(x.2 as f64)).count() as f64 / v.len() as f64
-        };
-        Some(Spikes {
-            crossing_slow: share(&cross, &|l| l >= threshold),
-            inside_slow: share(&inside, &|l| l > threshold),
+    /// The shares of a run tested against the drive's block; `None` when no write
+    /// crosses a boundary or every one does.
+    fn of(t: &BlockTest) -> Option<Spikes> {
+        (t.crossing_writes > 0 && t.inside_writes > 0).then_some(Spikes {
+            crossing_slow: t.crossing_slow_share,
+            inside_slow: t.inside_slow_share,
         })
     }
 
     fn holds(self) -> bool {
         self.crossing_slow >= 0.90 && self.inside_slow <= 0.05
     }
-}
-
-/// The period the analysis reports from the samples alone.
-fn inferred(s: &[(u32, u64, u64)], size: u64) -> Option<u64> {
-    probe::infer(s, size).mgmt_block_bytes
 }
 
 fn period_ok(found: Option<u64>, want: u64, step: u64) -> bool {
@@ -323,15 +348,16 @@ fn probe_point(
     params: Vec<(String, String)>,
     period: u64,
     step: u64,
-    main: &[(u64, &Samples)],
-    controls: &[(u64, u64, &Samples)],
+    main: &[(u64, &Run)],
+    controls: &[(u64, u64, &Run)],
     stats: &mut RowStats,
 ) -> Point {
     let mut parts = Vec::new();
     let mut ok = true;
-    for &(size, s) in main {
-        let found = inferred(s, size);
-        let spikes = Spikes::of(s, size, period);
+    for &(size, r) in main {
+        debug_assert_eq!(r.test.block_bytes, period);
+        let found = r.found;
+        let spikes = Spikes::of(&r.test);
         let good = period_ok(found, period, step) && spikes.is_some_and(Spikes::holds);
         ok &= good;
         let e = stats
@@ -362,8 +388,8 @@ fn probe_point(
         ));
     }
     let mut ctl = Vec::new();
-    for &(want, size, s) in controls {
-        let found = inferred(s, size);
+    for &(want, size, r) in controls {
+        let found = r.found;
         ok &= period_ok(found, want, step);
         stats
             .controls
@@ -384,22 +410,20 @@ fn probe_point(
     )
 }
 
-/// M19's ratio for one drive: overhead(crossing) / overhead(inside), with the twin's
-/// latency at the same offsets as the base; `None` when a side has no writes.
-fn straddle_ratio(main: &Samples, twin: &Samples, size: u64, period: u64) -> Option<(f64, f64)> {
-    let (mut oc, mut nc, mut oi, mut ni) = (0.0, 0u64, 0.0, 0u64);
-    for (m, t) in main.iter().zip(twin) {
-        debug_assert_eq!((m.0, m.1), (t.0, t.1));
-        let extra = m.2 as f64 - t.2 as f64;
-        if crosses(m.1, size, period) {
-            oc += extra;
-            nc += 1;
-        } else {
-            oi += extra;
-            ni += 1;
-        }
-    }
-    (nc > 0 && ni > 0).then(|| (oc / nc as f64, oi / ni as f64))
+/// M19's overheads for one drive: the mean latency of its crossing writes minus the
+/// twin's at the same offsets, and the same for the other writes (both runs tested
+/// against the drive's block, so the same writes count as crossing); `None` when a
+/// side has no writes.
+fn straddle_ratio(main: &Run, twin: &Run) -> Option<(f64, f64)> {
+    let (m, t) = (&main.test, &twin.test);
+    debug_assert_eq!(
+        (m.block_bytes, m.crossing_writes, m.inside_writes),
+        (t.block_bytes, t.crossing_writes, t.inside_writes)
+    );
+    (m.crossing_writes > 0 && m.inside_writes > 0).then_some((
+        m.crossing_latency_ns_mean - t.crossing_latency_ns_mean,
+        m.inside_latency_ns_mean - t.inside_latency_ns_mean,
+    ))
 }
 
 /// Whether overheads (crossing, inside) meet M19's ≥ 1.90.
@@ -479,7 +503,7 @@ const A_CONTROLS: [u64; 2] = [8 * KIB, 64 * KIB];
 const B_CONTROLS: [u64; 2] = [512 * KIB, 2 * MIB];
 const C_CONTROLS: [u64; 1] = [8 * KIB];
 
-fn runs(env: &Env) -> Result<BTreeMap<Key, Samples>, ExpError> {
+fn runs(env: &Env) -> Result<BTreeMap<Key, Run>, ExpError> {
     let steps = ends(&STEPS, env.quick);
     let logs = ends(&B_LOG_PERMILLE, env.quick);
     let mut variants = vec![
@@ -494,16 +518,14 @@ fn runs(env: &Env) -> Result<BTreeMap<Key, Samples>, ExpError> {
         variants.push(Variant::B(l, MIB));
         variants.extend(B_CONTROLS.map(|sb| Variant::B(l, sb)));
     }
-    let mut keys = Vec::new();
-    let mut configs = Vec::new();
+    // One sweep per shape of keys (a grid's cells all set the same keys), in one store.
+    let mut shapes: [(Vec<Key>, Vec<RunPoint>); 3] = Default::default();
     for &v in &variants {
         for &size in sizes(v) {
             for &step in &steps {
                 for state in STATES {
-                    configs.push((
-                        format!("{v:?} {size} B every {step} B, {state}"),
-                        v.config(size, step, state, env.quick)?,
-                    ));
+                    let (keys, points) = &mut shapes[v.shape()];
+                    points.push(v.point(size, step, state, env.quick));
                     keys.push(Key {
                         variant: v,
                         size,
@@ -514,29 +536,20 @@ fn runs(env: &Env) -> Result<BTreeMap<Key, Samples>, ExpError> {
             }
         }
     }
-    let outs = crate::experiments::run_all(&configs)?;
-    Ok(keys
-        .into_iter()
-        .zip(outs)
-        .map(|(k, out)| {
-            let s = out
-                .figures
-                .probe_latency
-                .iter()
-                .enumerate()
-                .flat_map(|(p, (_, pts))| {
-                    pts.iter().map(move |&(kib, us)| {
-                        (
-                            p as u32,
-                            (kib * 1024.0).round() as u64,
-                            (us * 1e3).round() as u64,
-                        )
-                    })
-                })
-                .collect();
-            (k, s)
-        })
-        .collect())
+    let base = vec![
+        ("workload", text("probe")),
+        ("seed", int(1)),
+        ("device.op_percent", float(OP_PERCENT)),
+        ("buffer.name", text("none")),
+    ];
+    let mut out = BTreeMap::new();
+    for (keys, points) in shapes {
+        let reports = grid_run::run(env, "EXP-M6", base.clone(), &points)?;
+        for (k, r) in keys.into_iter().zip(&reports) {
+            out.insert(k, Run::from_report(r)?);
+        }
+    }
+    Ok(out)
 }
 
 impl Evaluator for ExpM6 {
@@ -546,7 +559,7 @@ impl Evaluator for ExpM6 {
 
     fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
         let t = runs(env)?;
-        let get = |variant: Variant, size: u64, step: u64, state: &'static str| -> &Samples {
+        let get = |variant: Variant, size: u64, step: u64, state: &'static str| -> &Run {
             &t[&Key {
                 variant,
                 size,
@@ -574,7 +587,7 @@ impl Evaluator for ExpM6 {
         let mut r19: Vec<Straddles> = Vec::new();
         for &step in &steps {
             for state in STATES {
-                let main_of = |v: Variant| -> Vec<(u64, &Samples)> {
+                let main_of = |v: Variant| -> Vec<(u64, &Run)> {
                     sizes(v)
                         .iter()
                         .map(|&z| (z, get(v, z, step, state)))
@@ -611,8 +624,6 @@ impl Evaluator for ExpM6 {
                 let a_ratio = straddle_ratio(
                     get(a, 4 * KIB, step, state),
                     get(Variant::ATwin, 4 * KIB, step, state),
-                    4 * KIB,
-                    16 * KIB,
                 );
                 for &l in &logs {
                     let b = Variant::B(l, MIB);
@@ -629,8 +640,6 @@ impl Evaluator for ExpM6 {
                     let b_ratio = straddle_ratio(
                         get(b, 8 * KIB, step, state),
                         get(Variant::BTwin, 8 * KIB, step, state),
-                        8 * KIB,
-                        MIB,
                     );
                     let ok = |o: Option<(f64, f64)>| o.is_some_and(straddle_holds);
                     r19.push((
@@ -669,24 +678,11 @@ impl Evaluator for ExpM6 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crossing_means_one_block_more_than_the_size_needs() {
-        // 4 KiB writes against 16 KiB blocks: only those straddling a boundary cross.
-        assert!(!crosses(0, 4096, 16384));
-        assert!(!crosses(12288, 4096, 16384));
-        assert!(crosses(12800, 4096, 16384));
-        // 10 KiB writes against 4 KiB units need 3 units; 4 is a crossing.
-        assert!(!crosses(2048, 10240, 4096));
-        assert!(crosses(3072, 10240, 4096));
-        // 32 KiB against 16 KiB: aligned touches 2 blocks (no crossing), unaligned 3.
-        assert!(!crosses(16384, 32768, 16384));
-        assert!(crosses(512, 32768, 16384));
-    }
+    use crate::workload::synth::probe::{self, crosses, test_block};
 
     /// Writes of 4 KiB every 512 B over 64 KiB with 16 KiB blocks: crossing writes
     /// take `slow`, the others 100 µs.
-    fn synthetic(mut slow: impl FnMut(u64) -> u64) -> Samples {
+    fn synthetic(mut slow: impl FnMut(u64) -> u64) -> Vec<(u32, u64, u64)> {
         (0..128u64)
             .map(|i| {
                 let off = i * 512;
@@ -700,17 +696,26 @@ mod tests {
             .collect()
     }
 
+    /// The run's report section as the analysis reads it, from samples.
+    fn run(s: &[(u32, u64, u64)]) -> Run {
+        let report = serde_json::json!({ "probe": crate::report::ProbeReport {
+            block_test: Some(test_block(s, 4096, 16384)),
+            ..crate::report::ProbeReport::new(&probe::infer(s, 4096), 4096, 512, 1)
+        }});
+        Run::from_report(&report).unwrap()
+    }
+
     #[test]
     fn spikes_need_nine_in_ten_crossings_at_one_and_a_half_times_the_median() {
         // Crossing writes at 150 µs = exactly 1.5 × the 100 µs median: holds.
-        let s = synthetic(|_| 150_000);
-        let x = Spikes::of(&s, 4096, 16384).unwrap();
+        let r = run(&synthetic(|_| 150_000));
+        let x = Spikes::of(&r.test).unwrap();
         assert_eq!(x.crossing_slow, 1.0);
         assert_eq!(x.inside_slow, 0.0);
         assert!(x.holds());
         // At 140 µs the crossings are below the threshold: a criterion that only asked
         // for "slower than the median" would wrongly pass this.
-        let x = Spikes::of(&synthetic(|_| 140_000), 4096, 16384).unwrap();
+        let x = Spikes::of(&run(&synthetic(|_| 140_000)).test).unwrap();
         assert_eq!(x.crossing_slow, 0.0);
         assert!(!x.holds());
         // One crossing in three slow (28 crossings, 9 slow): below 90 %.
@@ -719,22 +724,30 @@ mod tests {
             k += 1;
             if k % 3 == 0 { 300_000 } else { 100_000 }
         });
-        assert!(!Spikes::of(&s, 4096, 16384).unwrap().holds());
+        assert!(!Spikes::of(&run(&s).test).unwrap().holds());
         // The inference finds 16 KiB in the clean case, and the period check allows one
         // step either way.
-        let s = synthetic(|_| 200_000);
-        assert!(period_ok(inferred(&s, 4096), 16384, 512));
+        let r = run(&synthetic(|_| 200_000));
+        assert_eq!(r.found, Some(16384));
+        assert!(period_ok(r.found, 16384, 512));
         assert!(period_ok(Some(16384 + 512), 16384, 512));
         assert!(!period_ok(Some(16384 + 1024), 16384, 512));
         assert!(!period_ok(None, 16384, 512));
+        // Every write inside its block (the step is the write and divides the block):
+        // no split.
+        let aligned: Vec<(u32, u64, u64)> = (0..16).map(|i| (0, i * 4096, 100_000)).collect();
+        assert_eq!(Spikes::of(&run(&aligned).test), None);
     }
 
     #[test]
     fn straddle_overhead_must_double() {
-        let main = synthetic(|_| 300_000);
+        let main = run(&synthetic(|_| 300_000));
         // Twin at 50 µs everywhere: overheads 250 (crossing) and 50 (inside): × 5.
-        let twin: Samples = main.iter().map(|&(p, o, _)| (p, o, 50_000)).collect();
-        let o = straddle_ratio(&main, &twin, 4096, 16384).unwrap();
+        let twin = run(&synthetic(|_| 50_000)
+            .into_iter()
+            .map(|(p, o, _)| (p, o, 50_000))
+            .collect::<Vec<_>>());
+        let o = straddle_ratio(&main, &twin).unwrap();
         assert_eq!(o, (250_000.0, 50_000.0));
         assert!(straddle_holds(o));
         // Crossing 180 over inside 100: × 1.8 < 1.90.

@@ -113,6 +113,10 @@ pub struct SynthConfig {
     pub probe_step: Size,
     /// Probe: partitions probed (the inference pools them).
     pub probe_partitions: u32,
+    /// Probe: a management-block size to test (the report's `probe.block_test`: the
+    /// writes crossing its boundaries against the others); `None` = only infer one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe_block: Option<Size>,
     /// Andrew: files in the source tree.
     pub andrew_files: u32,
     /// Iometer: the access specification.
@@ -168,6 +172,7 @@ impl Default for SynthConfig {
             mean_gap_ns: None,
             probe_step: Size(512),
             probe_partitions: 3,
+            probe_block: None,
             andrew_files: 1000,
             iometer: IometerConfig::default(),
             iozone_record: None,
@@ -528,6 +533,22 @@ pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), Co
         MAX_PROBE_PARTITIONS,
         "partitions probed",
     )?;
+    if let Some(b) = cfg.probe_block {
+        if cfg.kind != SynthKind::Probe {
+            return Err(ConfigError::value(
+                "workload.probe_block",
+                b,
+                "workload.kind = \"probe\" (it names a management block for the probe to test)",
+            ));
+        }
+        if b.bytes() == 0 || !b.bytes().is_multiple_of(512) {
+            return Err(ConfigError::value(
+                "workload.probe_block",
+                b,
+                "a positive multiple of 512 B (a management-block size to test)",
+            ));
+        }
+    }
     match cfg.kind {
         SynthKind::Andrew => {
             let need = andrew::footprint_bytes(cfg.andrew_files as u64, seed);

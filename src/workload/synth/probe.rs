@@ -262,6 +262,89 @@ fn jump(parts: &[Partition]) -> u64 {
     *excess.select_nth_unstable(k).1
 }
 
+/// How much slower a write must be than the median of the writes that stay inside
+/// their blocks to count as slow in [`test_block`]: a write that crosses into one more
+/// management block than its size needs costs one more read-modify-write, about twice
+/// a single write (the reasoning of [`infer`]'s cap), so 1.5 × sits half-way between
+/// one write's cost and two.
+pub const SLOW_FACTOR: f64 = 1.5;
+
+/// The probe's writes split by a management-block size given beforehand
+/// (`workload.probe_block`), to test that size rather than infer one: the writes that
+/// cross a boundary (touch more blocks of that size than ⌈write size / block⌉, i.e.
+/// for writes no larger than the block, straddle two blocks) against the others.
+/// Boundaries are at multiples of the block from each partition's start.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BlockTest {
+    /// The block tested, bytes.
+    pub block_bytes: u64,
+    /// Writes that cross a boundary.
+    pub crossing_writes: u64,
+    /// Writes that do not.
+    pub inside_writes: u64,
+    /// Mean latency of the crossing writes, ns (0 without any).
+    pub crossing_latency_ns_mean: f64,
+    /// Mean latency of the other writes, ns (0 without any).
+    pub inside_latency_ns_mean: f64,
+    /// Median latency of the other writes, ns (the mean of the middle two for an even
+    /// count; 0 without any).
+    pub inside_latency_ns_median: f64,
+    /// Share of the crossing writes at [`SLOW_FACTOR`] × the inside median or more.
+    pub crossing_slow_share: f64,
+    /// Share of the other writes above [`SLOW_FACTOR`] × the inside median (ties at the
+    /// threshold count for the block on both sides).
+    pub inside_slow_share: f64,
+}
+
+/// Whether a write of `size` at `offset` (within its partition) touches more blocks
+/// of `block` bytes than a write of its size must.
+pub fn crosses(offset: u64, size: u64, block: u64) -> bool {
+    let touched = (offset + size - 1) / block - offset / block + 1;
+    touched > size.div_ceil(block)
+}
+
+/// Splits `(partition, offset within partition, latency)` samples of writes of
+/// `size_bytes` by `block_bytes` ([`BlockTest`]).
+pub fn test_block(samples: &[(u32, u64, u64)], size_bytes: u64, block_bytes: u64) -> BlockTest {
+    let (mut cross, mut inside): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    for &(_, offset, latency) in samples {
+        if crosses(offset, size_bytes, block_bytes) {
+            cross.push(latency);
+        } else {
+            inside.push(latency);
+        }
+    }
+    let mean = |v: &[u64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64
+        }
+    };
+    inside.sort_unstable();
+    let n = inside.len();
+    let median = match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => inside[n / 2] as f64,
+        _ => (inside[n / 2 - 1] + inside[n / 2]) as f64 / 2.0,
+    };
+    let threshold = SLOW_FACTOR * median;
+    let share = |k: usize, of: usize| if of == 0 { 0.0 } else { k as f64 / of as f64 };
+    BlockTest {
+        block_bytes,
+        crossing_writes: cross.len() as u64,
+        inside_writes: n as u64,
+        crossing_latency_ns_mean: mean(&cross),
+        inside_latency_ns_mean: mean(&inside),
+        inside_latency_ns_median: median,
+        crossing_slow_share: share(
+            cross.iter().filter(|&&l| l as f64 >= threshold).count(),
+            cross.len(),
+        ),
+        inside_slow_share: share(inside.iter().filter(|&&l| l as f64 > threshold).count(), n),
+    }
+}
+
 /// Counts over probe writes: how many are slow, how many straddle a boundary, how many
 /// both.
 #[derive(Clone, Copy, Default)]
@@ -540,5 +623,40 @@ mod tests {
             assert!(r.confidence > 0.9, "scale {scale}: {r:?}");
             assert_eq!(r.mgmt_block_bytes, named, "scale {scale}: {r:?}");
         }
+    }
+
+    #[test]
+    fn block_test_splits_the_writes_by_the_given_block() {
+        // 4 KiB writes every 512 B over 64 KiB, 16 KiB blocks: 7 of every 32 offsets
+        // straddle (those starting in the last 3.5 KiB of a block).
+        let s: Vec<(u32, u64, u64)> = (0..128u64)
+            .map(|i| (0, i * 512, model(i * 512, 4096, 16 << 10)))
+            .collect();
+        let t = test_block(&s, 4096, 16 << 10);
+        assert_eq!((t.crossing_writes, t.inside_writes), (28, 100));
+        assert_eq!(t.crossing_latency_ns_mean, 100_000.0);
+        assert_eq!(t.inside_latency_ns_mean, 50_000.0);
+        assert_eq!(t.inside_latency_ns_median, 50_000.0);
+        // 100 µs ≥ 1.5 × 50 µs: every crossing write is slow, no other one.
+        assert_eq!((t.crossing_slow_share, t.inside_slow_share), (1.0, 0.0));
+        // Tested against 8 KiB (a wrong guess), only half of its crossing writes are
+        // slow: the 8 KiB boundaries inside the 16 KiB blocks cost nothing.
+        let t = test_block(&s, 4096, 8 << 10);
+        assert_eq!(t.crossing_writes, 56);
+        assert_eq!(t.crossing_slow_share, 0.5);
+        assert_eq!(t.inside_slow_share, 0.0);
+        // A write larger than the block crosses when it touches one block more than it
+        // must: 32 KiB aligned to 16 KiB touches 2 (inside), unaligned 3 (crossing).
+        assert!(!crosses(16384, 32768, 16384));
+        assert!(crosses(512, 32768, 16384));
+        assert!(crosses(3072, 10240, 4096));
+        assert!(!crosses(2048, 10240, 4096));
+        // Even count: the median is the mean of the middle two; the threshold is ≥ for
+        // crossing writes and > for the others.
+        let s = vec![(0, 0, 100), (0, 512, 200), (0, 16 * 1024 - 512, 225)];
+        let t = test_block(&s, 1024, 16 << 10);
+        assert_eq!(t.inside_latency_ns_median, 150.0);
+        assert_eq!(t.crossing_slow_share, 1.0);
+        assert_eq!(t.inside_slow_share, 0.0);
     }
 }
