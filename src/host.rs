@@ -470,6 +470,10 @@ pub struct HostQueue {
     completions: BinaryHeap<Reverse<u64>>,
     /// Requests issued so far (names the request whose time overflows).
     issued: u64,
+    /// No request is issued at or after this time (`host.stop_ns`).
+    stop_ns: Option<u64>,
+    /// Whether a request was held back by `stop_ns`.
+    stopped: bool,
 }
 
 /// The latest simulated time a run may reach, 2^62 ns (about 146 years). Arrival times
@@ -501,7 +505,15 @@ impl HostQueue {
             front_arrival: None,
             completions: BinaryHeap::with_capacity(qd + 1),
             issued: 0,
+            stop_ns: None,
+            stopped: false,
         }
+    }
+
+    /// Issues nothing at or after `stop_ns` (absolute simulated time); `None`: no limit.
+    pub fn stop_at(mut self, stop_ns: Option<u64>) -> Self {
+        self.stop_ns = stop_ns;
+        self
     }
 
     /// Issues the next request into the target's queue if it can be issued by `bound`
@@ -510,6 +522,9 @@ impl HostQueue {
     /// Inlined: it runs twice per command, and the call cost as much as its work.
     #[inline(always)]
     fn admit<T: Target>(&mut self, target: &mut T, bound: Option<u64>) -> Result<bool, SimError> {
+        if self.stopped {
+            return Ok(false);
+        }
         if matches!(self.arrivals, Arrivals::Think) && target.queued() > 0 {
             // The next step's arrival depends on this one's completion.
             return Ok(false);
@@ -569,18 +584,25 @@ impl HostQueue {
         {
             self.completions.pop();
         }
-        let issue = if target.queued() + self.completions.len() >= self.qd {
+        let full = target.queued() + self.completions.len() >= self.qd;
+        let issue = if full {
             // Every tag is held; a waiting command frees none before it is dispatched.
             match self.completions.peek() {
-                Some(&Reverse(t)) if bound.is_none_or(|b| t <= b) => {
-                    self.completions.pop();
-                    arrival.max(t)
-                }
+                Some(&Reverse(t)) if bound.is_none_or(|b| t <= b) => arrival.max(t),
                 _ => return Ok(false),
             }
         } else {
             arrival
         };
+        // Checked before the tag is taken: a request held back must leave the queue's
+        // state as it was, or the next call would find a tag free too early.
+        if self.stop_ns.is_some_and(|s| issue >= s) {
+            self.stopped = true;
+            return Ok(false);
+        }
+        if full {
+            self.completions.pop();
+        }
         self.requests.advance();
         self.front_arrival = None;
         self.issued += 1;
@@ -610,10 +632,20 @@ impl HostQueue {
     /// request issued by then is queued first, so the target sees exactly the commands
     /// that wait at that moment.
     pub fn run<T: Target>(
+        self,
+        target: &mut T,
+        done: impl FnMut(&Dispatched),
+    ) -> Result<u64, SimError> {
+        self.run_until_stop(target, done).map(|(n, _)| n)
+    }
+
+    /// [`HostQueue::run`], also saying whether [`HostQueue::stop_at`]'s time held a
+    /// request back (the stream did not end).
+    pub fn run_until_stop<T: Target>(
         mut self,
         target: &mut T,
         mut done: impl FnMut(&Dispatched),
-    ) -> Result<u64, SimError> {
+    ) -> Result<(u64, bool), SimError> {
         let mut n = 0u64;
         loop {
             if target.queued() == 0 && !self.admit(target, None)? {
@@ -631,7 +663,7 @@ impl HostQueue {
             done(&d);
             n += 1;
         }
-        Ok(n)
+        Ok((n, self.stopped))
     }
 }
 

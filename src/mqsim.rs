@@ -1472,14 +1472,23 @@ fn flows(b: &mut Builder, (file, text_): (&str, &str), facts: &DeviceFacts) -> R
             Fate::NotMapped("0: MQSim runs until Stop_Time".into()),
             &[],
         );
-        b.note(
-            &set,
-            "Stop_Time",
-            Fate::NotMapped(
-                "ssdlab stops after workload.requests requests (default: span / size), not at a simulated time".into(),
-            ),
-            &[],
-        );
+        let stop: u64 = num(&set, "Stop_Time", 0)?;
+        if stop > 0 {
+            // MQSim's flow issues requests until its clock passes Stop_Time; ssdlab's
+            // host does the same with host.stop_ns (the requests default, span / size,
+            // stays an upper bound).
+            b.set("host.stop_ns", crate::units::wide_u64::value(stop));
+            b.note(&set, "Stop_Time", Fate::Mapped, &["host.stop_ns"]);
+        } else {
+            b.note(
+                &set,
+                "Stop_Time",
+                Fate::NotMapped(
+                    "0 with no request count: ssdlab runs workload.requests requests (default: span / size)".into(),
+                ),
+                &[],
+            );
+        }
     }
     Ok(())
 }

@@ -50,11 +50,11 @@ fn ssd_a_runs_bast_out_of_the_box() {
     let out = run(&c, RunOptions::default()).expect("ssd-a with bast runs");
     assert!(
         out.report
-            .warnings
+            .notes
             .iter()
             .any(|w| w.contains("ftl.mgmt_block")),
         "{:?}",
-        out.report.warnings
+        out.report.notes
     );
 }
 
@@ -66,4 +66,29 @@ fn a_user_setting_that_the_preset_also_sets_differently_is_refused() {
         .validate()
         .unwrap_err();
     assert_eq!(e.key(), Some("ftl.channel_placement"), "{e}");
+}
+
+/// A preset's key for other FTLs is information, not a problem with the run: the report
+/// lists it under notes and keeps its warnings for what the user should act on.
+#[test]
+fn preset_knobs_another_ftl_ignores_are_notes_not_warnings() {
+    let c = with_ftl(
+        "ssd-b",
+        "page",
+        "[device]\ncapacity = \"256MiB\"\n[workload]\nkind = \"seq-write\"\nrequests = 64\n",
+    );
+    let out = run(&c, RunOptions::default()).unwrap();
+    let r = &out.report;
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("comes from preset ssd-b")),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        !r.warnings.iter().any(|w| w.contains("comes from preset")),
+        "{:?}",
+        r.warnings
+    );
 }

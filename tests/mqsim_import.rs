@@ -216,6 +216,12 @@ fn the_cli_writes_the_toml_and_refuses_xml_as_config() {
         text.contains("Flash_Channel_Count = 8 -> device.channels: mapped"),
         "{text}"
     );
+    // MQSim's flow stops at Stop_Time (10 s of simulated time); so does the import.
+    assert!(
+        text.contains("stop_ns = 10000000000")
+            && text.contains("Stop_Time = 10000000000 -> host.stop_ns: mapped"),
+        "{text}"
+    );
     // The imported file runs as written (MQSim's 4 KiB requests on 8 KiB boundaries
     // once made it invalid).
     let o = common::ssdlab(&[

@@ -31,8 +31,8 @@ pub struct Design {
     pub host_log: Option<crate::host_log::HostLogShape>,
     /// Estimated peak memory of the run.
     pub memory: MemoryEstimate,
-    /// Settings accepted but ignored, for the report's warnings (a preset's page-FTL
-    /// keys under another FTL).
+    /// Settings accepted but ignored, for the report's notes (a preset's keys for other
+    /// FTLs under the chosen one).
     pub notes: Vec<String>,
 }
 
@@ -122,6 +122,13 @@ impl Config {
         let host_log = self
             .host_log
             .shape(device_capacity, geo.page_size_bytes as u64)?;
+        if self.host.stop_ns.is_some() && self.fs.active() {
+            return Err(ConfigError::value(
+                "host.stop_ns",
+                self.host.stop_ns.unwrap_or_default(),
+                "unset with a file system (fs.name): a file workload runs to its end",
+            ));
+        }
         if host_log.is_some() && self.fs.active() {
             return Err(ConfigError::value(
                 "host_log.name",

@@ -178,6 +178,15 @@ pub struct HostConfig {
     pub speedup: f64,
     /// Which waiting command the device takes next (matters with a write buffer).
     pub dispatch: DispatchOrder,
+    /// The host stops issuing requests at this simulated time (ns from the start of the
+    /// measured run); requests already issued complete. `None`: run the whole workload.
+    /// MQSim's flows end at a `Stop_Time` this way.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::units::wide_u64::option"
+    )]
+    pub stop_ns: Option<u64>,
 }
 
 impl Default for HostConfig {
@@ -186,6 +195,7 @@ impl Default for HostConfig {
             qd: 32,
             speedup: 1.0,
             dispatch: DispatchOrder::Fifo,
+            stop_ns: None,
         }
     }
 }
@@ -852,6 +862,18 @@ impl Config {
                 "host.speedup",
                 self.host.speedup,
                 "a positive number (trace gaps are divided by it)",
+            ));
+        }
+        if let Some(stop) = self.host.stop_ns
+            && !(1..=crate::host::MAX_SIM_TIME_NS).contains(&stop)
+        {
+            return Err(ConfigError::value(
+                "host.stop_ns",
+                stop,
+                format!(
+                    "a simulated time in ns from 1 to {} (2^62, the simulator's time limit)",
+                    crate::host::MAX_SIM_TIME_NS
+                ),
             ));
         }
         // A preset's own buffer size is sized for its full capacity: on a smaller device

@@ -274,8 +274,11 @@ pub fn run_fs(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> 
         fs.device(),
         &base,
         m,
-        notes,
-        design.notes.clone(),
+        notes
+            .into_iter()
+            .chain(design.notes.iter().cloned())
+            .collect(),
+        Vec::new(),
         wall,
     ))
 }

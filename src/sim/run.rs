@@ -768,7 +768,10 @@ fn measure(
         measured: now,
     };
     let base = Baseline::take(&dev);
-    let mut warnings: Vec<String> = design.notes.clone();
+    let mut warnings: Vec<String> = Vec::new();
+    // A preset's knob that the chosen FTL ignores is information, not a problem with
+    // the run: the preset describes its drive for every FTL.
+    notes.extend(design.notes.iter().cloned());
     // The management-block probe needs every probe write's latency by offset.
     let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
         probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
@@ -807,7 +810,7 @@ fn measure(
         } else {
             Arrivals::Closed
         };
-        let host = HostQueue::new(phase.requests, arrivals, start_ns, qd);
+        let host = HostQueue::new(phase.requests, arrivals, start_ns, qd).stop_at(cfg.host.stop_ns);
         let (series, samples) = (&mut m.series, &mut m.probe_samples);
         let done = |d: &Dispatched| {
             let req = &d.cmd.req;
@@ -826,7 +829,7 @@ fn measure(
             }
         };
         let ran = match &mut log {
-            Some(l) => host.run(
+            Some(l) => host.run_until_stop(
                 &mut Watched {
                     inner: &mut LogTarget {
                         log: l,
@@ -836,7 +839,7 @@ fn measure(
                 },
                 done,
             ),
-            None => host.run(
+            None => host.run_until_stop(
                 &mut Watched {
                     inner: &mut dev,
                     cancel: opts.cancel.as_ref(),
@@ -847,14 +850,24 @@ fn measure(
         // A worn-out drive ends the run, not the program: how long the flash lasted is
         // what an endurance experiment measures, and the report covers the requests
         // completed until then.
-        let worn_out = match ran {
-            Ok(_) => None,
-            Err(SimError::Ftl(e @ FtlError::EndOfLife { .. })) => Some(e.to_string()),
+        let (worn_out, stopped) = match ran {
+            Ok((_, stopped)) => (None, stopped),
+            Err(SimError::Ftl(e @ FtlError::EndOfLife { .. })) => (Some(e.to_string()), false),
             Err(e) => return Err(e),
         };
         m.end_phase(acc, &dev);
         if let Some(reason) = worn_out {
             m.end_of_life = Some((m.now_ns, reason));
+            break;
+        }
+        if stopped {
+            notes.push(format!(
+                "the host stopped issuing requests at {} ns of simulated time (host.stop_ns) \
+                 in phase {}; {} requests completed",
+                cfg.host.stop_ns.unwrap_or_default(),
+                phase.name,
+                crate::report::numfmt::group_thousands(m.requests)
+            ));
             break;
         }
     }
