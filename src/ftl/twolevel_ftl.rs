@@ -49,7 +49,7 @@ pub trait FineMap: Clone + Send + 'static {
 
     /// Checks the FTL's own config section.
     fn validate(cfg: &FtlConfig) -> Result<(), String>;
-    /// The fine side of a fresh FTL over `lbns` logical blocks of `np` pages.
+    /// The fine side of a fresh FTL over `lbns` logical blocks.
     fn new(cfg: &FtlConfig, geo: &Geometry, lbns: u32) -> Self;
     /// Logical blocks per coarse node (1: one node per logical block).
     fn coarse_cluster(&self) -> u32;
@@ -174,6 +174,8 @@ pub struct Core {
     pub mounted: Option<twolevel::MountStats>,
 }
 
+/// The methods taking `k` are inlined always: `k` is a constant for AFTL (1), so its
+/// divisions and remainders by `k` fold away, as in its own code before the split.
 impl Core {
     fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, lbns: u32, k: u32) -> Core {
         let nodes = lbns.div_ceil(k);
@@ -205,7 +207,7 @@ impl Core {
     }
 
     /// Coarse slot of `lbn` (or `NIL`) and probes; `k` logical blocks per node.
-    #[inline]
+    #[inline(always)]
     pub fn coarse_slot(&self, lbn: u32, k: u32) -> (u32, u32) {
         let (n, probes) = self.coarse.find(lbn / k);
         if n == NIL {
@@ -216,6 +218,7 @@ impl Core {
 
     /// Coarse slot of `lbn`, creating its node on first use. Nodes are never removed, so
     /// a new node's slots are still unmapped.
+    #[inline(always)]
     pub fn coarse_slot_mut(&mut self, lbn: u32, k: u32) -> u32 {
         let (s, _) = self.coarse_slot(lbn, k);
         if s != NIL {
@@ -229,14 +232,14 @@ impl Core {
     }
 
     /// Logical block of coarse slot `c`.
-    #[inline]
+    #[inline(always)]
     pub fn lbn_of(&self, c: u32, k: u32) -> u32 {
         self.coarse.key(c / k) * k + c % k
     }
 
     /// `lpn` through the coarse table: where it lives, its coarse slot (`NIL`: none
     /// yet), probes and, of them, the block page slots examined.
-    #[inline]
+    #[inline(always)]
     pub fn find_coarse(&self, lpn: u32, k: u32, nand: &Nand) -> (Option<Ppn>, u32, u32, u32) {
         let (c, probes) = self.coarse_slot(lpn / self.np, k);
         if c == NIL {
@@ -254,7 +257,7 @@ impl Core {
 
     /// Coarse slot of the logical block whose replacement block is oldest (the default
     /// reclaim victim).
-    #[inline]
+    #[inline(always)]
     pub fn oldest_fold(&mut self, k: u32) -> Option<u32> {
         let r = self.blocks.oldest_replacement()?;
         Some(self.coarse_slot(self.blocks.owner(r), k).0)
