@@ -20,156 +20,112 @@
 //! - read hits are references (the block moves to MRU); TRIM of a buffered page breaks
 //!   the block's sequential run.
 
+use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
-use super::{Evictions, WriteBuffer};
-use crate::nand::Lpn;
 use std::collections::BTreeMap;
 
-/// Block Padding LRU.
+/// Block Padding LRU: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]
 pub struct Bplru {
-    cl: Clusters,
     /// Blocks, most recently written first.
     list: List,
     /// Per node: the page offset the block's in-order run expects next, or NIL once the
     /// run is broken.
     seq_next: Vec<u32>,
+    block_pages: u32,
     padding: bool,
     compensation: bool,
-    cap: u32,
     compensations: u64,
 }
 
 impl Bplru {
-    /// An empty buffer of `capacity` pages, blocks of `block_pages` pages on a device of
-    /// `logical_pages` pages.
-    pub fn new(
+    /// An empty BPLRU buffer of `capacity` pages, blocks of `block_pages` pages on a
+    /// device of `logical_pages` pages.
+    pub fn buffer(
         capacity: u32,
         block_pages: u32,
         logical_pages: u64,
         padding: bool,
         compensation: bool,
-    ) -> Bplru {
-        Bplru {
-            cl: Clusters::new(capacity, block_pages, logical_pages),
+    ) -> BlockBuffer<Bplru> {
+        let bplru = Bplru {
             list: List::default(),
             seq_next: vec![NIL; capacity as usize],
+            block_pages,
             padding,
             compensation,
-            cap: capacity,
             compensations: 0,
-        }
+        };
+        BlockBuffer::new(capacity, block_pages, logical_pages, bplru)
     }
 }
 
-impl WriteBuffer for Bplru {
-    fn name(&self) -> &'static str {
-        "bplru"
-    }
-
-    fn capacity_pages(&self) -> u32 {
-        self.cap
-    }
-
-    fn len_pages(&self) -> u32 {
-        self.cl.pages()
-    }
+impl BlockEviction for Bplru {
+    const NAME: &'static str = "bplru";
 
     #[inline]
-    fn prefetch(&self, lpn: Lpn) {
-        self.cl.prefetch(lpn.0);
+    fn pads(&self) -> bool {
+        self.padding
     }
 
-    fn contains(&self, lpn: Lpn) -> bool {
-        self.cl.contains(lpn.0)
-    }
-
-    fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
+    fn access(&mut self, cl: &mut Clusters, n: u32, write: bool) {
+        if write {
             // A rewrite: not a sequential stream.
             self.seq_next[n as usize] = NIL;
-            self.cl.links.move_to_front(&mut self.list, n);
-            return true;
         }
-        let (lbn, off) = self.cl.split(lpn.0);
-        if self.cl.pages() == self.cap {
-            self.evict(out);
+        cl.links.move_to_front(&mut self.list, n);
+    }
+
+    fn added(&mut self, cl: &mut Clusters, n: u32, off: u32, fresh: bool) {
+        if fresh {
+            self.seq_next[n as usize] = 0;
+        } else {
+            cl.links.unlink(&mut self.list, n);
         }
-        let n = match self.cl.find(lbn) {
-            Some(n) => {
-                self.cl.links.unlink(&mut self.list, n);
-                n
-            }
-            None => {
-                let n = self.cl.alloc(lbn);
-                self.seq_next[n as usize] = 0;
-                n
-            }
-        };
         let s = &mut self.seq_next[n as usize];
         *s = if *s == off { off + 1 } else { NIL };
-        self.cl.set(n, off);
-        if self.compensation && *s == self.cl.block_pages() {
-            self.cl.links.push_back(&mut self.list, n);
+        if self.compensation && *s == self.block_pages {
+            cl.links.push_back(&mut self.list, n);
             self.compensations += 1;
         } else {
-            self.cl.links.push_front(&mut self.list, n);
-        }
-        false
-    }
-
-    fn read(&mut self, lpn: Lpn) -> bool {
-        match self.cl.locate_page(lpn.0) {
-            Some((n, _)) => {
-                self.cl.links.move_to_front(&mut self.list, n);
-                true
-            }
-            None => false,
+            cl.links.push_front(&mut self.list, n);
         }
     }
 
-    fn remove(&mut self, lpn: Lpn) -> bool {
-        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
-            return false;
-        };
+    fn removed(&mut self, cl: &mut Clusters, n: u32, left: u32) {
         self.seq_next[n as usize] = NIL;
-        if self.cl.clear(n, off) == 0 {
-            self.cl.links.unlink(&mut self.list, n);
-            self.cl.release(n);
+        if left == 0 {
+            cl.links.unlink(&mut self.list, n);
         }
-        true
     }
 
-    fn evict(&mut self, out: &mut Evictions) -> bool {
-        let Some(n) = self.cl.links.pop_back(&mut self.list) else {
-            return false;
-        };
+    fn victim(&mut self, cl: &mut Clusters) -> Option<u32> {
+        let n = cl.links.pop_back(&mut self.list)?;
         self.seq_next[n as usize] = NIL;
-        self.cl.drain(n, self.padding, out);
-        true
+        Some(n)
     }
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         out.insert("buffer.bplru.compensations".into(), self.compensations);
     }
 
-    fn check_invariants(&self) {
-        self.cl.check();
-        self.cl.links.check(&self.list);
-        assert_eq!(self.list.len, self.cl.nodes());
+    fn check(&self, cl: &Clusters) {
+        cl.links.check(&self.list);
+        assert_eq!(self.list.len, cl.nodes());
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::buffer::Evicted;
     use crate::buffer::testutil::{drain, victims};
+    use crate::buffer::{Evicted, Evictions, WriteBuffer};
+    use crate::nand::Lpn;
 
     #[test]
     fn block_lru_with_padding_and_compensation() {
         // Blocks of 4 pages, 6 pages of buffer, a 64-page device.
-        let mut b = Bplru::new(6, 4, 64, true, true);
+        let mut b = Bplru::buffer(6, 4, 64, true, true);
         // Block 1 gets 5, block 0 gets 0 and 2, block 2 gets 9, block 1 gets 6 (block 1
         // becomes MRU again). Block LRU order, MRU first: 1 2 0.
         assert!(victims(&mut b, &[5, 0, 2, 9, 6]).is_empty());
@@ -193,7 +149,7 @@ mod tests {
 
     #[test]
     fn a_rewrite_breaks_the_sequential_run_and_padding_can_be_off() {
-        let mut b = Bplru::new(8, 4, 64, false, true);
+        let mut b = Bplru::buffer(8, 4, 64, false, true);
         // Block 0: 0 1 1 2 3 — the rewrite of 1 breaks the run, so no compensation:
         // block 0 stays MRU after 3, block 1 (page 4, written first) is the LRU.
         victims(&mut b, &[4, 0, 1, 1, 2, 3]);

@@ -18,15 +18,13 @@
 //! region returns to the LRU region's MRU end; the most recent cluster always stays in the
 //! LRU region, even when it alone exceeds the share.
 
+use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
-use super::{Evictions, WriteBuffer};
-use crate::nand::Lpn;
 use std::collections::BTreeMap;
 
-/// Cold and Largest Cluster.
+/// Cold and Largest Cluster: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]
 pub struct Clc {
-    cl: Clusters,
     /// Size-independent region, most recent first.
     lru: List,
     /// Pages of the clusters in `lru`.
@@ -38,25 +36,28 @@ pub struct Clc {
     /// Largest non-empty size (0 when the region is empty).
     max: usize,
     in_lru: Vec<bool>,
-    cap: u32,
     demotions: u64,
 }
 
 impl Clc {
-    /// An empty buffer of `capacity` pages, blocks of `block_pages` pages, with
+    /// An empty CLC buffer of `capacity` pages, blocks of `block_pages` pages, with
     /// `lru_percent` % of the pages for the size-independent region.
-    pub fn new(capacity: u32, block_pages: u32, logical_pages: u64, lru_percent: f64) -> Clc {
-        Clc {
-            cl: Clusters::new(capacity, block_pages, logical_pages),
+    pub fn buffer(
+        capacity: u32,
+        block_pages: u32,
+        logical_pages: u64,
+        lru_percent: f64,
+    ) -> BlockBuffer<Clc> {
+        let clc = Clc {
             lru: List::default(),
             lru_pages: 0,
             lru_limit: (capacity as f64 * lru_percent / 100.0).ceil() as u32,
             by_size: vec![List::default(); block_pages as usize + 1],
             max: 0,
             in_lru: vec![false; capacity as usize],
-            cap: capacity,
             demotions: 0,
-        }
+        };
+        BlockBuffer::new(capacity, block_pages, logical_pages, clc)
     }
 
     fn fix_max(&mut self) {
@@ -65,168 +66,113 @@ impl Clc {
         }
     }
 
-    /// Takes node `n` off whichever region holds it.
-    fn detach(&mut self, n: u32) {
-        let c = self.cl.count[n as usize];
+    /// Takes node `n`, holding `c` pages, off whichever region holds it.
+    fn detach(&mut self, cl: &mut Clusters, n: u32, c: u32) {
         if self.in_lru[n as usize] {
-            self.cl.links.unlink(&mut self.lru, n);
+            cl.links.unlink(&mut self.lru, n);
             self.lru_pages -= c;
         } else {
-            self.cl.links.unlink(&mut self.by_size[c as usize], n);
+            cl.links.unlink(&mut self.by_size[c as usize], n);
             self.fix_max();
         }
     }
 
     /// Puts detached node `n` at the LRU region's MRU end, then demotes the excess.
-    fn enter_lru_front(&mut self, n: u32) {
-        self.cl.links.push_front(&mut self.lru, n);
-        self.lru_pages += self.cl.count[n as usize];
+    fn enter_lru_front(&mut self, cl: &mut Clusters, n: u32) {
+        cl.links.push_front(&mut self.lru, n);
+        self.lru_pages += cl.count[n as usize];
         self.in_lru[n as usize] = true;
         while self.lru_pages > self.lru_limit && self.lru.len > 1 {
-            let t = self.cl.links.pop_back(&mut self.lru).expect("non-empty");
-            let c = self.cl.count[t as usize];
+            let t = cl.links.pop_back(&mut self.lru).expect("non-empty");
+            let c = cl.count[t as usize];
             self.lru_pages -= c;
-            self.cl.links.push_front(&mut self.by_size[c as usize], t);
+            cl.links.push_front(&mut self.by_size[c as usize], t);
             self.in_lru[t as usize] = false;
             self.max = self.max.max(c as usize);
             self.demotions += 1;
         }
     }
-
-    fn reference(&mut self, n: u32) {
-        if self.in_lru[n as usize] {
-            self.cl.links.move_to_front(&mut self.lru, n);
-        } else {
-            self.detach(n);
-            self.enter_lru_front(n);
-        }
-    }
 }
 
-impl WriteBuffer for Clc {
-    fn name(&self) -> &'static str {
-        "clc"
-    }
+impl BlockEviction for Clc {
+    const NAME: &'static str = "clc";
 
-    fn capacity_pages(&self) -> u32 {
-        self.cap
-    }
-
-    fn len_pages(&self) -> u32 {
-        self.cl.pages()
-    }
-
-    #[inline]
-    fn prefetch(&self, lpn: Lpn) {
-        self.cl.prefetch(lpn.0);
-    }
-
-    fn contains(&self, lpn: Lpn) -> bool {
-        self.cl.contains(lpn.0)
-    }
-
-    fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
-            self.reference(n);
-            return true;
-        }
-        let (lbn, off) = self.cl.split(lpn.0);
-        if self.cl.pages() == self.cap {
-            self.evict(out);
-        }
-        let n = match self.cl.find(lbn) {
-            Some(n) => {
-                self.detach(n);
-                n
-            }
-            None => self.cl.alloc(lbn),
-        };
-        self.cl.set(n, off);
-        self.enter_lru_front(n);
-        false
-    }
-
-    fn read(&mut self, lpn: Lpn) -> bool {
-        match self.cl.locate_page(lpn.0) {
-            Some((n, _)) => {
-                self.reference(n);
-                true
-            }
-            None => false,
+    /// A reference: the cluster goes to (or back to) the LRU region's MRU end.
+    fn access(&mut self, cl: &mut Clusters, n: u32, _write: bool) {
+        if self.in_lru[n as usize] {
+            cl.links.move_to_front(&mut self.lru, n);
+        } else {
+            self.detach(cl, n, cl.count[n as usize]);
+            self.enter_lru_front(cl, n);
         }
     }
 
-    fn remove(&mut self, lpn: Lpn) -> bool {
-        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
-            return false;
-        };
+    fn added(&mut self, cl: &mut Clusters, n: u32, _off: u32, fresh: bool) {
+        if !fresh {
+            self.detach(cl, n, cl.count[n as usize] - 1);
+        }
+        self.enter_lru_front(cl, n);
+    }
+
+    fn removed(&mut self, cl: &mut Clusters, n: u32, left: u32) {
         if self.in_lru[n as usize] {
             self.lru_pages -= 1;
-            if self.cl.clear(n, off) == 0 {
-                self.cl.links.unlink(&mut self.lru, n);
-                self.cl.release(n);
+            if left == 0 {
+                cl.links.unlink(&mut self.lru, n);
             }
         } else {
-            let c = self.cl.count[n as usize] as usize;
-            self.cl.links.unlink(&mut self.by_size[c], n);
-            if self.cl.clear(n, off) == 0 {
-                self.cl.release(n);
-            } else {
-                self.cl.links.push_front(&mut self.by_size[c - 1], n);
+            let c = left as usize;
+            cl.links.unlink(&mut self.by_size[c + 1], n);
+            if left > 0 {
+                cl.links.push_front(&mut self.by_size[c], n);
             }
             self.fix_max();
         }
-        true
     }
 
-    fn evict(&mut self, out: &mut Evictions) -> bool {
+    fn victim(&mut self, cl: &mut Clusters) -> Option<u32> {
         let n = if self.max > 0 {
-            let n = self
-                .cl
+            let n = cl
                 .links
                 .pop_back(&mut self.by_size[self.max])
                 .expect("max list is non-empty");
             self.fix_max();
             n
         } else {
-            let Some(n) = self.cl.links.pop_back(&mut self.lru) else {
-                return false;
-            };
-            self.lru_pages -= self.cl.count[n as usize];
+            let n = cl.links.pop_back(&mut self.lru)?;
+            self.lru_pages -= cl.count[n as usize];
             n
         };
         self.in_lru[n as usize] = false;
-        self.cl.drain(n, false, out);
-        true
+        Some(n)
     }
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
         out.insert("buffer.clc.demotions".into(), self.demotions);
     }
 
-    fn check_invariants(&self) {
-        self.cl.check();
-        self.cl.links.check(&self.lru);
+    fn check(&self, cl: &Clusters) {
+        cl.links.check(&self.lru);
         let mut nodes = self.lru.len;
         let mut pages = 0;
-        for n in self.cl.links.collect(&self.lru) {
+        for n in cl.links.collect(&self.lru) {
             assert!(self.in_lru[n as usize]);
-            pages += self.cl.count[n as usize];
+            pages += cl.count[n as usize];
         }
         assert_eq!(pages, self.lru_pages, "LRU region pages");
         assert!(self.lru_pages <= self.lru_limit || self.lru.len <= 1);
         for (c, l) in self.by_size.iter().enumerate() {
-            self.cl.links.check(l);
-            for n in self.cl.links.collect(l) {
+            cl.links.check(l);
+            for n in cl.links.collect(l) {
                 assert!(!self.in_lru[n as usize]);
-                assert_eq!(self.cl.count[n as usize] as usize, c);
+                assert_eq!(cl.count[n as usize] as usize, c);
                 nodes += 1;
             }
             if !l.is_empty() {
                 assert!(c <= self.max);
             }
         }
-        assert_eq!(nodes, self.cl.nodes());
+        assert_eq!(nodes, cl.nodes());
     }
 }
 
@@ -238,7 +184,7 @@ mod tests {
     #[test]
     fn recent_clusters_are_protected_then_the_largest_cold_one_goes() {
         // Blocks of 4 pages, 8 pages of buffer, LRU region 25% = 2 pages.
-        let mut b = Clc::new(8, 4, 64, 25.0);
+        let mut b = Clc::buffer(8, 4, 64, 25.0);
         // Block 0 gets 0 1 2 (3 pages: over the 2-page share, but it is the only cluster
         // in the LRU region, so it stays). Block 1 gets 4: block 0 is demoted (size 3).
         // Block 2 gets 8 9: block 1 ({4}) is demoted (size 1); LRU region = {8,9}.

@@ -21,14 +21,12 @@
 //! keeps the recency of LRU, as the name says. With W = 1 ExLRU is block LRU (BPLRU
 //! without padding or compensation).
 
+use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
-use super::{Evictions, WriteBuffer};
-use crate::nand::Lpn;
 
-/// Expectation-based LRU.
+/// Expectation-based LRU: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]
 pub struct ExLru {
-    cl: Clusters,
     /// Blocks, most recently referenced first.
     list: List,
     refs: Vec<u32>,
@@ -36,138 +34,94 @@ pub struct ExLru {
     born: Vec<u64>,
     clock: u64,
     window: u32,
-    cap: u32,
 }
 
 impl ExLru {
-    /// An empty buffer of `capacity` pages, blocks of `block_pages` pages, examining
-    /// `window` blocks per eviction.
-    pub fn new(capacity: u32, block_pages: u32, logical_pages: u64, window: u32) -> ExLru {
-        ExLru {
-            cl: Clusters::new(capacity, block_pages, logical_pages),
+    /// An empty ExLRU buffer of `capacity` pages, blocks of `block_pages` pages,
+    /// examining `window` blocks per eviction.
+    pub fn buffer(
+        capacity: u32,
+        block_pages: u32,
+        logical_pages: u64,
+        window: u32,
+    ) -> BlockBuffer<ExLru> {
+        let exlru = ExLru {
             list: List::default(),
             refs: vec![0; capacity as usize],
             born: vec![0; capacity as usize],
             clock: 0,
             window: window.max(1),
-            cap: capacity,
-        }
+        };
+        BlockBuffer::new(capacity, block_pages, logical_pages, exlru)
     }
 
     /// Whether node `a` is expected to be referenced less per page than node `b`:
     /// refs_a / (age_a · n_a) < refs_b / (age_b · n_b), compared exactly by
     /// cross-multiplying.
-    fn colder(&self, a: u32, b: u32) -> bool {
+    fn colder(&self, cl: &Clusters, a: u32, b: u32) -> bool {
         let term = |n: u32| {
             let i = n as usize;
             let age = (self.clock - self.born[i] + 1) as u128;
-            (self.refs[i] as u128, age * self.cl.count[i] as u128)
+            (self.refs[i] as u128, age * cl.count[i] as u128)
         };
         let (ra, da) = term(a);
         let (rb, db) = term(b);
         ra * db < rb * da
     }
 
-    fn reference(&mut self, n: u32) {
+    fn reference(&mut self, cl: &mut Clusters, n: u32) {
         self.refs[n as usize] += 1;
         self.clock += 1;
-        self.cl.links.move_to_front(&mut self.list, n);
+        cl.links.move_to_front(&mut self.list, n);
     }
 }
 
-impl WriteBuffer for ExLru {
-    fn name(&self) -> &'static str {
-        "exlru"
+impl BlockEviction for ExLru {
+    const NAME: &'static str = "exlru";
+
+    fn access(&mut self, cl: &mut Clusters, n: u32, _write: bool) {
+        self.reference(cl, n);
     }
 
-    fn capacity_pages(&self) -> u32 {
-        self.cap
-    }
-
-    fn len_pages(&self) -> u32 {
-        self.cl.pages()
-    }
-
-    #[inline]
-    fn prefetch(&self, lpn: Lpn) {
-        self.cl.prefetch(lpn.0);
-    }
-
-    fn contains(&self, lpn: Lpn) -> bool {
-        self.cl.contains(lpn.0)
-    }
-
-    fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
-            self.reference(n);
-            return true;
+    fn added(&mut self, cl: &mut Clusters, n: u32, _off: u32, fresh: bool) {
+        if fresh {
+            self.refs[n as usize] = 0;
+            self.born[n as usize] = self.clock;
+            cl.links.push_front(&mut self.list, n);
         }
-        let (lbn, off) = self.cl.split(lpn.0);
-        if self.cl.pages() == self.cap {
-            self.evict(out);
-        }
-        let n = match self.cl.find(lbn) {
-            Some(n) => n,
-            None => {
-                let n = self.cl.alloc(lbn);
-                self.refs[n as usize] = 0;
-                self.born[n as usize] = self.clock;
-                self.cl.links.push_front(&mut self.list, n);
-                n
-            }
-        };
-        self.cl.set(n, off);
-        self.reference(n);
-        false
+        self.reference(cl, n);
     }
 
-    fn read(&mut self, lpn: Lpn) -> bool {
-        match self.cl.locate_page(lpn.0) {
-            Some((n, _)) => {
-                self.reference(n);
-                true
-            }
-            None => false,
+    fn removed(&mut self, cl: &mut Clusters, n: u32, left: u32) {
+        if left == 0 {
+            cl.links.unlink(&mut self.list, n);
         }
     }
 
-    fn remove(&mut self, lpn: Lpn) -> bool {
-        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
-            return false;
-        };
-        if self.cl.clear(n, off) == 0 {
-            self.cl.links.unlink(&mut self.list, n);
-            self.cl.release(n);
-        }
-        true
-    }
-
-    fn evict(&mut self, out: &mut Evictions) -> bool {
+    fn victim(&mut self, cl: &mut Clusters) -> Option<u32> {
         let mut best = self.list.tail;
         if best == NIL {
-            return false;
+            return None;
         }
-        let mut i = self.cl.links.prev(best);
+        let mut i = cl.links.prev(best);
         let mut seen = 1;
         while i != NIL && seen < self.window {
             // Strictly colder only: ties stay with the less recently used block.
-            if self.colder(i, best) {
+            if self.colder(cl, i, best) {
                 best = i;
             }
-            i = self.cl.links.prev(i);
+            i = cl.links.prev(i);
             seen += 1;
         }
-        self.cl.links.unlink(&mut self.list, best);
-        self.cl.drain(best, false, out);
-        true
+        cl.links.unlink(&mut self.list, best);
+        Some(best)
     }
 
-    fn check_invariants(&self) {
-        self.cl.check();
-        self.cl.links.check(&self.list);
-        assert_eq!(self.list.len, self.cl.nodes());
-        for n in self.cl.links.collect(&self.list) {
-            assert!(self.refs[n as usize] >= self.cl.count[n as usize]);
+    fn check(&self, cl: &Clusters) {
+        cl.links.check(&self.list);
+        assert_eq!(self.list.len, cl.nodes());
+        for n in cl.links.collect(&self.list) {
+            assert!(self.refs[n as usize] >= cl.count[n as usize]);
             assert!(self.born[n as usize] <= self.clock);
         }
     }
@@ -181,7 +135,7 @@ mod tests {
     #[test]
     fn evicts_the_least_expected_reuse_per_page_within_the_window() {
         // Blocks of 4 pages, 6 pages of buffer, window of 3 blocks.
-        let mut b = ExLru::new(6, 4, 64, 3);
+        let mut b = ExLru::buffer(6, 4, 64, 3);
         // References in order (clock before each): 0@0 0@1 0@2 → block 0: refs 3, born 0,
         // 1 page. 4@3 5@4 → block 1: refs 2, born 3, 2 pages. 8@5 → block 2: refs 1,
         // born 5, 1 page. 12@6 → block 3: refs 1, born 6. Clock is now 7.
@@ -194,7 +148,7 @@ mod tests {
         // LRU would have taken block 0, which is hot.
         assert_eq!(evict_once(&mut b), vec![4, 5]);
         // Window of 1 = block LRU: the LRU block, 0, goes first regardless of history.
-        let mut lru = ExLru::new(6, 4, 64, 1);
+        let mut lru = ExLru::buffer(6, 4, 64, 1);
         victims(&mut lru, &[0, 0, 0, 4, 5, 8, 12]);
         assert_eq!(drain(&mut lru), vec![0, 4, 5, 8, 12]);
     }

@@ -16,30 +16,26 @@
 //! referenced one; read hits are references (the block becomes MRU of its size); a
 //! block left smaller by a TRIM becomes MRU of its new size.
 
+use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
-use super::{Evictions, WriteBuffer};
-use crate::nand::Lpn;
 
-/// Flash-Aware Buffer.
+/// Flash-Aware Buffer: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]
 pub struct Fab {
-    cl: Clusters,
     /// `by_size[c]`: blocks with `c` buffered pages, most recently referenced first.
     by_size: Vec<List>,
     /// Largest `c` with a non-empty list (0 when empty).
     max: usize,
-    cap: u32,
 }
 
 impl Fab {
-    /// An empty buffer of `capacity` pages, blocks of `block_pages` pages.
-    pub fn new(capacity: u32, block_pages: u32, logical_pages: u64) -> Fab {
-        Fab {
-            cl: Clusters::new(capacity, block_pages, logical_pages),
+    /// An empty FAB buffer of `capacity` pages, blocks of `block_pages` pages.
+    pub fn buffer(capacity: u32, block_pages: u32, logical_pages: u64) -> BlockBuffer<Fab> {
+        let fab = Fab {
             by_size: vec![List::default(); block_pages as usize + 1],
             max: 0,
-            cap: capacity,
-        }
+        };
+        BlockBuffer::new(capacity, block_pages, logical_pages, fab)
     }
 
     fn fix_max(&mut self) {
@@ -47,104 +43,49 @@ impl Fab {
             self.max -= 1;
         }
     }
-
-    /// A reference to block node `n` (already holding the page).
-    #[inline]
-    fn touch(&mut self, n: u32) {
-        let c = self.cl.count[n as usize] as usize;
-        self.cl.links.move_to_front(&mut self.by_size[c], n);
-    }
 }
 
-impl WriteBuffer for Fab {
-    fn name(&self) -> &'static str {
-        "fab"
-    }
+impl BlockEviction for Fab {
+    const NAME: &'static str = "fab";
 
-    fn capacity_pages(&self) -> u32 {
-        self.cap
-    }
-
-    fn len_pages(&self) -> u32 {
-        self.cl.pages()
-    }
-
+    /// A reference: the block becomes the MRU of its size.
     #[inline]
-    fn prefetch(&self, lpn: Lpn) {
-        self.cl.prefetch(lpn.0);
+    fn access(&mut self, cl: &mut Clusters, n: u32, _write: bool) {
+        let c = cl.count[n as usize] as usize;
+        cl.links.move_to_front(&mut self.by_size[c], n);
     }
 
-    fn contains(&self, lpn: Lpn) -> bool {
-        self.cl.contains(lpn.0)
-    }
-
-    fn write(&mut self, lpn: Lpn, out: &mut Evictions) -> bool {
-        if let Some((n, _)) = self.cl.locate_page(lpn.0) {
-            self.touch(n);
-            return true;
+    fn added(&mut self, cl: &mut Clusters, n: u32, _off: u32, fresh: bool) {
+        let c = cl.count[n as usize] as usize;
+        if !fresh {
+            cl.links.unlink(&mut self.by_size[c - 1], n);
         }
-        let (lbn, off) = self.cl.split(lpn.0);
-        if self.cl.pages() == self.cap {
-            self.evict(out);
-        }
-        // Looked up again: the eviction may have taken this very block.
-        let n = match self.cl.find(lbn) {
-            Some(n) => {
-                let c = self.cl.count[n as usize] as usize;
-                self.cl.links.unlink(&mut self.by_size[c], n);
-                n
-            }
-            None => self.cl.alloc(lbn),
-        };
-        self.cl.set(n, off);
-        let c = self.cl.count[n as usize] as usize;
-        self.cl.links.push_front(&mut self.by_size[c], n);
+        cl.links.push_front(&mut self.by_size[c], n);
         self.max = self.max.max(c);
-        false
     }
 
-    fn read(&mut self, lpn: Lpn) -> bool {
-        match self.cl.locate_page(lpn.0) {
-            Some((n, _)) => {
-                self.touch(n);
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn remove(&mut self, lpn: Lpn) -> bool {
-        let Some((n, off)) = self.cl.locate_page(lpn.0) else {
-            return false;
-        };
-        let c = self.cl.count[n as usize] as usize;
-        self.cl.links.unlink(&mut self.by_size[c], n);
-        if self.cl.clear(n, off) == 0 {
-            self.cl.release(n);
-        } else {
-            self.cl.links.push_front(&mut self.by_size[c - 1], n);
+    fn removed(&mut self, cl: &mut Clusters, n: u32, left: u32) {
+        let c = left as usize;
+        cl.links.unlink(&mut self.by_size[c + 1], n);
+        if left > 0 {
+            cl.links.push_front(&mut self.by_size[c], n);
         }
         self.fix_max();
-        true
     }
 
-    fn evict(&mut self, out: &mut Evictions) -> bool {
-        let Some(n) = self.cl.links.pop_back(&mut self.by_size[self.max]) else {
-            return false;
-        };
-        self.cl.drain(n, false, out);
+    fn victim(&mut self, cl: &mut Clusters) -> Option<u32> {
+        let n = cl.links.pop_back(&mut self.by_size[self.max])?;
         self.fix_max();
-        true
+        Some(n)
     }
 
-    fn check_invariants(&self) {
-        self.cl.check();
+    fn check(&self, cl: &Clusters) {
         let mut nodes = 0;
         for (c, l) in self.by_size.iter().enumerate() {
-            self.cl.links.check(l);
-            for n in self.cl.links.collect(l) {
+            cl.links.check(l);
+            for n in cl.links.collect(l) {
                 assert_eq!(
-                    self.cl.count[n as usize] as usize, c,
+                    cl.count[n as usize] as usize, c,
                     "node {n} in wrong size list"
                 );
                 nodes += 1;
@@ -153,8 +94,7 @@ impl WriteBuffer for Fab {
                 assert!(c <= self.max, "max {} below non-empty size {c}", self.max);
             }
         }
-        assert_eq!(nodes, self.cl.nodes());
-        assert!(self.cl.pages() <= self.cap);
+        assert_eq!(nodes, cl.nodes());
     }
 }
 
@@ -166,7 +106,7 @@ mod tests {
     #[test]
     fn evicts_the_largest_block_whole_ties_lru() {
         // Blocks of 4 pages, 6 pages of buffer.
-        let mut b = Fab::new(6, 4, 64);
+        let mut b = Fab::buffer(6, 4, 64);
         // Block 0 gets pages 0 1 2, block 1 pages 4 5, block 2 page 8: six pages.
         assert!(victims(&mut b, &[0, 4, 8, 1, 5, 2]).is_empty());
         // Page 9 (block 2) misses with the buffer full: the largest block, 0 (3 pages),

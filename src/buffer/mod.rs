@@ -17,6 +17,7 @@
 //! - the NCQ tells the policy when a command enters the queue ([`WriteBuffer::queued`])
 //!   and when it is dispatched ([`WriteBuffer::dispatched`]); only QLRU listens.
 
+mod block;
 pub mod core;
 
 mod bpac;
@@ -28,6 +29,7 @@ mod lfu;
 mod lru;
 mod qlru;
 
+pub use block::{BlockBuffer, BlockEviction};
 pub use bpac::Bpac;
 pub use bplru::Bplru;
 pub use clc::Clc;
@@ -464,22 +466,22 @@ pub fn build_buffer(cfg: &BufferConfig, shape: BufferShape) -> Option<Box<dyn Wr
             shape.logical_pages,
             cfg.lfu_aging_refs.unwrap_or(c as u64),
         )),
-        BufferKind::Fab => Box::new(Fab::new(c, shape.block_pages, shape.logical_pages)),
-        BufferKind::Bplru => Box::new(Bplru::new(
+        BufferKind::Fab => Box::new(Fab::buffer(c, shape.block_pages, shape.logical_pages)),
+        BufferKind::Bplru => Box::new(Bplru::buffer(
             c,
             shape.block_pages,
             shape.logical_pages,
             cfg.bplru_padding,
             cfg.bplru_compensation,
         )),
-        BufferKind::Clc => Box::new(Clc::new(
+        BufferKind::Clc => Box::new(Clc::buffer(
             c,
             shape.block_pages,
             shape.logical_pages,
             cfg.clc_lru_percent,
         )),
         BufferKind::Bpac => Box::new(Bpac::new(c, shape.block_pages, shape.logical_pages)),
-        BufferKind::Exlru => Box::new(ExLru::new(
+        BufferKind::Exlru => Box::new(ExLru::buffer(
             c,
             shape.block_pages,
             shape.logical_pages,

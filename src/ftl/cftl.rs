@@ -25,7 +25,7 @@
 //!     promotion
 //! ```
 //! The fine tables are a two-level software TLB over NFTL-style blocks (NAND side:
-//! [`super::twolevel`]). A fine node mirrors its whole cluster — writes, trims and folds
+//! [`super::twolevel`]; the FTL body shared with AFTL: [`super::twolevel_ftl`]). A fine node mirrors its whole cluster — writes, trims and folds
 //! update the slots of cached clusters — so a node answers a lookup by itself (an empty
 //! slot means unmapped), and demoting a node only frees it: the coarse table can always
 //! find the pages. Loading whole clusters is what the paper's clustered table is for:
@@ -67,11 +67,11 @@
 
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
-use super::twolevel::{self, Blocks, Placement, check_mapping};
+use super::twolevel::Mounted;
+use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
-use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
+use crate::nand::{Geometry, Lpn, Nand, Ppn};
 use serde::{Deserialize, Serialize};
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 /// What a promotion does when the target table has no free node.
@@ -378,26 +378,27 @@ impl FineTable {
 
 /// Where a lookup found a page: the node caching its cluster, or the coarse table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Level {
+pub enum Level {
     Short(u32),
     Long(u32),
     /// Through the coarse table: the logical block's coarse slot (`NIL`: none yet).
     Coarse(u32),
 }
 
-/// CFTL state.
+/// CFTL: the shared two-level body over CFTL's clustered fine tables.
+pub type Cftl = TwoLevelFtl<CftlFine>;
+
+/// Builds a CFTL.
+pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<dyn Ftl>, String> {
+    Ok(Box::new(Cftl::new(cfg, geo, logical_pages)?))
+}
+
+/// CFTL's own state: the short and long fine tables, the hit counts and the NUR clock.
 #[derive(Clone)]
-pub struct Cftl {
+pub struct CftlFine {
     cfg: CftlConfig,
     np: u32,
     sbf: u32,
-    logical_pages: u32,
-    gc_low: u32,
-    gc_high: u32,
-    blocks: Blocks,
-    coarse: ChainedHash,
-    coarse_p: Vec<u32>,
-    coarse_r: Vec<u32>,
     /// Hit counts per cluster of each logical block (`cpb` per coarse slot).
     coarse_hits: Vec<u8>,
     /// Clusters per logical block (at least 1).
@@ -408,14 +409,7 @@ pub struct Cftl {
     long: FineTable,
     /// A cluster's translations while it is being loaded.
     cluster: Vec<u32>,
-    /// The simulator's hint: first page of the next request (`NIL`: none).
-    hint: Cell<u32>,
     since_sweep: u32,
-    lookups: u64,
-    probes: u64,
-    /// Of `probes`, the block page slots examined (P[off], replacement pages scanned,
-    /// a cluster load's pages): each reads a spare area in flash, unlike a hash probe.
-    slot_probes: u64,
     short_hits: u64,
     long_hits: u64,
     coarse_lookups: u64,
@@ -425,177 +419,10 @@ pub struct Cftl {
     demotions_nur: u64,
     demotions_evict: u64,
     sweeps: u64,
-    folds: u64,
-    forced_folds: u64,
-    fold_copies: u64,
     fold_fine_updates: u64,
-    /// What the mount did, when the FTL was built by one ([`Ftl::recover`]).
-    mounted: Option<twolevel::MountStats>,
 }
 
-/// Builds a CFTL.
-pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<dyn Ftl>, String> {
-    Ok(Box::new(Cftl::new(cfg, geo, logical_pages)?))
-}
-
-impl Cftl {
-    /// A CFTL over an erased array of shape `geo`.
-    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Cftl, String> {
-        let c = &cfg.cftl;
-        c.validate()?;
-        let lbns = twolevel::check_capacity("cftl", cfg, geo, logical_pages)?;
-        let sbf = c.subblock_factor;
-        let coarse_nodes = lbns.div_ceil(sbf);
-        let coarse_slots = (coarse_nodes * sbf) as usize;
-        let cpb = geo.pages_per_block.div_ceil(sbf) as usize;
-        let lru = c.demotion == Demotion::Lru;
-        Ok(Cftl {
-            cfg: c.clone(),
-            np: geo.pages_per_block,
-            sbf,
-            logical_pages: logical_pages as u32,
-            gc_low: cfg.gc_low_free_blocks,
-            gc_high: cfg.gc_high_free_blocks,
-            blocks: Blocks::new(geo, cfg.dynamic_wl),
-            coarse: ChainedHash::new(coarse_nodes, coarse_nodes),
-            coarse_p: vec![NIL; coarse_slots],
-            coarse_r: vec![NIL; coarse_slots],
-            coarse_hits: vec![0; coarse_slots * cpb],
-            cpb,
-            last_cluster: NIL,
-            // Cached-cluster bits cover whole logical blocks (a fold checks all of one).
-            // One level: a single table of every slot (the long one, which counts the
-            // hits); the short table is left unused at one node.
-            short: FineTable::new(
-                if c.levels == 1 { sbf } else { c.short_slots },
-                sbf,
-                0,
-                lru,
-                lbns * geo.pages_per_block,
-            ),
-            long: FineTable::new(
-                if c.levels == 1 {
-                    c.short_slots + c.long_slots
-                } else {
-                    c.long_slots
-                },
-                sbf,
-                hit_bits(c.promote_hits),
-                lru,
-                lbns * geo.pages_per_block,
-            ),
-            cluster: vec![NIL; sbf as usize],
-            hint: Cell::new(NIL),
-            since_sweep: 0,
-            lookups: 0,
-            probes: 0,
-            slot_probes: 0,
-            short_hits: 0,
-            long_hits: 0,
-            coarse_lookups: 0,
-            promotions_long: 0,
-            promotions_short: 0,
-            promotions_waiting: 0,
-            demotions_nur: 0,
-            demotions_evict: 0,
-            sweeps: 0,
-            folds: 0,
-            forced_folds: 0,
-            fold_copies: 0,
-            fold_fine_updates: 0,
-            mounted: None,
-        })
-    }
-
-    /// RAM of the coarse clustered table (bytes).
-    pub fn coarse_bytes(&self) -> u64 {
-        let nodes = self.coarse.capacity() as u64;
-        let sbf = self.sbf as u64;
-        self.coarse.bytes()
-            + nodes * sbf * 2 * WORD_BYTES
-            + nodes * bits_to_bytes(sbf * self.cpb as u64 * hit_bits(self.cfg.promote_hits))
-    }
-
-    /// RAM of the two fine clustered tables (bytes).
-    pub fn fine_bytes(&self) -> u64 {
-        if self.cfg.levels == 1 {
-            return self.long.bytes();
-        }
-        self.short.bytes() + self.long.bytes()
-    }
-
-    /// Coarse slot of `lbn` (or `NIL`) and probes.
-    #[inline]
-    fn coarse_slot(&self, lbn: u32) -> (u32, u32) {
-        let (n, probes) = self.coarse.find(lbn / self.sbf);
-        if n == NIL {
-            return (NIL, probes);
-        }
-        (n * self.sbf + lbn % self.sbf, probes)
-    }
-
-    /// Coarse slot of `lbn`, creating its cluster node on first use.
-    fn coarse_slot_mut(&mut self, lbn: u32) -> u32 {
-        let (s, _) = self.coarse_slot(lbn);
-        if s != NIL {
-            return s;
-        }
-        let n = self.coarse.insert(lbn / self.sbf);
-        debug_assert!(n != NIL, "coarse pool sized for every cluster");
-        n * self.sbf + lbn % self.sbf
-    }
-
-    /// `lpn` through the coarse table only: where it lives and probes.
-    #[inline]
-    fn find_coarse(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32) {
-        let (loc, _, probes, _) = self.find_coarse_slot(lpn, nand);
-        (loc, probes)
-    }
-
-    /// [`Cftl::find_coarse`], also returning the coarse slot (`NIL`: none yet) and, of
-    /// the probes, the block page slots examined.
-    #[inline]
-    fn find_coarse_slot(&self, lpn: u32, nand: &Nand) -> (Option<Ppn>, u32, u32, u32) {
-        let (c, probes) = self.coarse_slot(lpn / self.np);
-        if c == NIL {
-            return (None, c, probes, 0);
-        }
-        let (loc, p2) = self.blocks.locate(
-            nand,
-            self.coarse_p[c as usize],
-            self.coarse_r[c as usize],
-            Lpn(lpn),
-            lpn % self.np,
-        );
-        (loc, c, probes + p2, p2)
-    }
-
-    /// Where `lpn` lives, at which level, probes taken and of them the block page slots
-    /// examined. No side effects.
-    #[inline]
-    fn find(&self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32, u32) {
-        let slot_ppn = |t: &FineTable, n: u32| {
-            let p = t.ppn[t.slot(n, lpn.0)];
-            (p != NIL).then_some(Ppn(p))
-        };
-        // One level: the short table is not consulted (and costs no probe).
-        let (n, mut probes) = if self.cfg.levels == 1 {
-            (NIL, 0)
-        } else {
-            self.short.find(lpn.0)
-        };
-        if n != NIL {
-            return (slot_ppn(&self.short, n), Level::Short(n), probes, 0);
-        }
-        let (n, p2) = self.long.find(lpn.0);
-        probes += p2;
-        if n != NIL {
-            return (slot_ppn(&self.long, n), Level::Long(n), probes, 0);
-        }
-        let (loc, c, p3, slots) = self.find_coarse_slot(lpn.0, nand);
-        (loc, Level::Coarse(c), probes + p3, slots)
-    }
-
+impl CftlFine {
     /// Makes room for a node in `short` (or `long`); false if the promotion must wait.
     fn room(&mut self, short: bool) -> bool {
         let full = self.cfg.full;
@@ -626,23 +453,23 @@ impl Cftl {
     /// Loads the translations of `lpn`'s cluster into `self.cluster` through the coarse
     /// table (one coarse lookup and one replacement-block scan per logical block the
     /// cluster covers); returns the probes and, of them, the block page slots examined.
-    fn load_cluster(&mut self, lpn: u32, nand: &Nand) -> (u32, u32) {
+    fn load_cluster(&mut self, core: &Core, lpn: u32, nand: &Nand) -> (u32, u32) {
         let first = lpn / self.sbf * self.sbf;
-        let end = (first + self.sbf).min(self.logical_pages);
+        let end = (first + self.sbf).min(core.logical_pages);
         self.cluster.fill(NIL);
         let (mut probes, mut slots) = (0, 0);
         let mut l = first;
         while l < end {
             let lbn = l / self.np;
             let run_end = ((lbn + 1) * self.np).min(end);
-            let (c, p) = self.coarse_slot(lbn);
+            let (c, p) = core.coarse_slot(lbn, self.sbf);
             probes += p;
             if c != NIL {
                 let (i, j) = ((l - first) as usize, (run_end - first) as usize);
-                let s = self.blocks.locate_run(
+                let s = core.blocks.locate_run(
                     nand,
-                    self.coarse_p[c as usize],
-                    self.coarse_r[c as usize],
+                    core.coarse_p[c as usize],
+                    core.coarse_r[c as usize],
                     l,
                     &mut self.cluster[i..j],
                 );
@@ -654,16 +481,159 @@ impl Cftl {
         (probes, slots)
     }
 
-    /// A host-path lookup: counted, with hit counting, promotion and the NUR clock.
-    fn lookup_counted(&mut self, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level) {
+    /// Sets `lpn`'s slot in the fine table that caches its cluster, if any (writes, trims
+    /// and folds keep cached clusters exact).
+    fn fine_update(&mut self, lpn: u32, ppn: u32) -> bool {
+        for t in [&mut self.short, &mut self.long] {
+            let (n, _) = t.find(lpn);
+            if n != NIL {
+                let s = t.slot(n, lpn);
+                t.ppn[s] = ppn;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// After a fold of `lbn` into block `n`: points the cached slot of every moved page
+    /// at its new address and returns how many slots changed. The moved pages are exactly
+    /// the valid pages of `n` (a fold copies every live page of the block to its offset
+    /// in a fresh block), so one look-up per cluster with a moved page replaces one per
+    /// page; a cluster is cached in at most one table.
+    fn follow_fold(&mut self, core: &Core, lbn: u32, n: u32, nand: &Nand) -> u64 {
+        let first = lbn * self.np;
+        let end = first + self.np;
+        let mut updates = 0;
+        let (c0, c1) = (first / self.sbf, (end - 1) / self.sbf);
+        // The block's clusters 64 at a time: usually none is cached.
+        for cs in (c0..=c1).step_by(64) {
+            let len = (c1 + 1 - cs).min(64);
+            let mut marks = self.short.cached.range(cs, len) | self.long.cached.range(cs, len);
+            while marks != 0 {
+                let cluster = cs + marks.trailing_zeros();
+                marks &= marks - 1;
+                let lo = (cluster * self.sbf).max(first);
+                let hi = ((cluster + 1) * self.sbf).min(end);
+                let t = if self.short.cached.get(cluster) {
+                    &mut self.short
+                } else {
+                    &mut self.long
+                };
+                let base = core.blocks.page(n, lo - first);
+                let mut bits = nand.valid_bits(base, hi - lo);
+                let (node, _) = t.index.find(cluster);
+                debug_assert!(node != NIL, "cluster {cluster} marked cached");
+                updates += bits.count_ones() as u64;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let s = t.slot(node, lo + i);
+                    t.ppn[s] = base.0 + i;
+                }
+            }
+        }
+        updates
+    }
+}
+
+impl FineMap for CftlFine {
+    const NAME: &'static str = "cftl";
+    const DETACHES: bool = false;
+    type Hit = Level;
+
+    fn validate(cfg: &FtlConfig) -> Result<(), String> {
+        cfg.cftl.validate()
+    }
+
+    fn new(cfg: &FtlConfig, geo: &Geometry, lbns: u32) -> CftlFine {
+        let c = &cfg.cftl;
+        let sbf = c.subblock_factor;
+        let coarse_slots = (lbns.div_ceil(sbf) * sbf) as usize;
+        let cpb = geo.pages_per_block.div_ceil(sbf) as usize;
+        let lru = c.demotion == Demotion::Lru;
+        CftlFine {
+            cfg: c.clone(),
+            np: geo.pages_per_block,
+            sbf,
+            coarse_hits: vec![0; coarse_slots * cpb],
+            cpb,
+            last_cluster: NIL,
+            // Cached-cluster bits cover whole logical blocks (a fold checks all of one).
+            // One level: a single table of every slot (the long one, which counts the
+            // hits); the short table is left unused at one node.
+            short: FineTable::new(
+                if c.levels == 1 { sbf } else { c.short_slots },
+                sbf,
+                0,
+                lru,
+                lbns * geo.pages_per_block,
+            ),
+            long: FineTable::new(
+                if c.levels == 1 {
+                    c.short_slots + c.long_slots
+                } else {
+                    c.long_slots
+                },
+                sbf,
+                hit_bits(c.promote_hits),
+                lru,
+                lbns * geo.pages_per_block,
+            ),
+            cluster: vec![NIL; sbf as usize],
+            since_sweep: 0,
+            short_hits: 0,
+            long_hits: 0,
+            coarse_lookups: 0,
+            promotions_long: 0,
+            promotions_short: 0,
+            promotions_waiting: 0,
+            demotions_nur: 0,
+            demotions_evict: 0,
+            sweeps: 0,
+            fold_fine_updates: 0,
+        }
+    }
+
+    /// The coarse table is clustered too: SBF logical blocks per node.
+    #[inline(always)]
+    fn coarse_cluster(&self) -> u32 {
+        self.sbf
+    }
+
+    /// Short, then long, then coarse.
+    #[inline]
+    fn find(&self, core: &Core, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32, u32) {
+        let slot_ppn = |t: &FineTable, n: u32| {
+            let p = t.ppn[t.slot(n, lpn.0)];
+            (p != NIL).then_some(Ppn(p))
+        };
+        // One level: the short table is not consulted (and costs no probe).
+        let (n, mut probes) = if self.cfg.levels == 1 {
+            (NIL, 0)
+        } else {
+            self.short.find(lpn.0)
+        };
+        if n != NIL {
+            return (slot_ppn(&self.short, n), Level::Short(n), probes, 0);
+        }
+        let (n, p2) = self.long.find(lpn.0);
+        probes += p2;
+        if n != NIL {
+            return (slot_ppn(&self.long, n), Level::Long(n), probes, 0);
+        }
+        let (loc, c, p3, slots) = core.find_coarse(lpn.0, self.sbf, nand);
+        (loc, Level::Coarse(c), probes + p3, slots)
+    }
+
+    /// With hit counting, promotion and the NUR clock.
+    fn lookup(&mut self, core: &mut Core, lpn: Lpn, nand: &Nand) -> (Option<Ppn>, Level, u32, u32) {
         self.since_sweep += 1;
         if self.cfg.demotion == Demotion::Nur && self.since_sweep >= self.cfg.nur_period_lookups {
             self.since_sweep = 0;
             self.sweeps += 1;
             self.demotions_nur += self.short.sweep() + self.long.sweep();
         }
-        let (loc, level, mut probes, mut slots) = self.find(lpn, nand);
-        self.lookups += 1;
+        let (loc, level, mut probes, mut slots) = self.find(core, lpn, nand);
         let threshold = self.cfg.promote_hits as u8;
         // Consecutive lookups inside one cluster are one access to it: a sequential
         // pass counts once, so only clusters used again get promoted.
@@ -712,7 +682,7 @@ impl Cftl {
                         level
                     } else if self.room(false) {
                         self.coarse_hits[h] = 0;
-                        let (p, s) = self.load_cluster(lpn.0, nand);
+                        let (p, s) = self.load_cluster(core, lpn.0, nand);
                         probes += p;
                         slots += s;
                         self.promotions_long += 1;
@@ -727,116 +697,59 @@ impl Cftl {
                 }
             }
         };
-        self.probes += probes as u64;
-        self.slot_probes += slots as u64;
-        (loc, level)
+        (loc, level, probes, slots)
     }
 
-    /// Sets `lpn`'s slot in the fine table that caches its cluster, if any (writes, trims
-    /// and folds keep cached clusters exact).
-    fn fine_update(&mut self, lpn: u32, ppn: u32) -> bool {
-        for t in [&mut self.short, &mut self.long] {
-            let (n, _) = t.find(lpn);
-            if n != NIL {
-                let s = t.slot(n, lpn);
-                t.ppn[s] = ppn;
-                return true;
-            }
+    /// A coarse-level lookup found the slot already (slots never move).
+    #[inline]
+    fn coarse_slot_found(level: Level) -> Option<u32> {
+        match level {
+            Level::Coarse(c) if c != NIL => Some(c),
+            _ => None,
         }
-        false
     }
 
-    /// Folds the logical block of coarse slot `c`; cached slots of moved pages follow.
-    /// `host`: the write that needed the fold, programmed in the new primary before the
-    /// old blocks are erased (so a power cut cannot lose both its old and new copy).
-    fn fold(&mut self, c: u32, host: Option<Lpn>, nand: &mut Nand) -> Result<(), FtlError> {
-        let lbn = self.coarse.key(c / self.sbf) * self.sbf + c % self.sbf;
-        let (p, r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let f = self
-            .blocks
-            .fold_for(nand, lbn, p, r, host, |_| false, |_, _| {})?;
-        debug_assert!(!f.detached);
-        self.fold_fine_updates += self.follow_fold(lbn, f.primary, nand);
-        self.folds += 1;
-        self.fold_copies += f.copies as u64;
-        self.coarse_p[c as usize] = f.primary;
-        self.coarse_r[c as usize] = NIL;
-        Ok(())
-    }
-
-    /// After a fold of `lbn` into block `n`: points the cached slot of every moved page
-    /// at its new address and returns how many slots changed. The moved pages are exactly
-    /// the valid pages of `n` (a fold copies every live page of the block to its offset
-    /// in a fresh block), so one look-up per cluster with a moved page replaces one per
-    /// page; a cluster is cached in at most one table.
-    fn follow_fold(&mut self, lbn: u32, n: u32, nand: &Nand) -> u64 {
-        let first = lbn * self.np;
-        let end = first + self.np;
-        let mut updates = 0;
-        let (c0, c1) = (first / self.sbf, (end - 1) / self.sbf);
-        // The block's clusters 64 at a time: usually none is cached.
-        for cs in (c0..=c1).step_by(64) {
-            let len = (c1 + 1 - cs).min(64);
-            let mut marks = self.short.cached.range(cs, len) | self.long.cached.range(cs, len);
-            while marks != 0 {
-                let cluster = cs + marks.trailing_zeros();
-                marks &= marks - 1;
-                let lo = (cluster * self.sbf).max(first);
-                let hi = ((cluster + 1) * self.sbf).min(end);
-                let t = if self.short.cached.get(cluster) {
-                    &mut self.short
-                } else {
-                    &mut self.long
-                };
-                let base = self.blocks.page(n, lo - first);
-                let mut bits = nand.valid_bits(base, hi - lo);
-                let (node, _) = t.index.find(cluster);
-                debug_assert!(node != NIL, "cluster {cluster} marked cached");
-                updates += bits.count_ones() as u64;
-                while bits != 0 {
-                    let i = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    let s = t.slot(node, lo + i);
-                    t.ppn[s] = base.0 + i;
-                }
-            }
-        }
-        updates
-    }
-
-    /// [`Ftl::write`] of one page.
-    fn write_page(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        if self.blocks.free_count() < self.gc_low {
-            self.reclaim(nand)?;
-        }
-        let (old, level) = self.lookup_counted(lpn, nand);
+    /// The old copy is invalidated at once (a fold then finds the new primary's page
+    /// `off` erased and programs the data there).
+    #[inline]
+    fn release(
+        &mut self,
+        _: &mut Core,
+        _: Level,
+        old: Option<Ppn>,
+        nand: &mut Nand,
+    ) -> Option<Ppn> {
         if let Some(old) = old {
             nand.invalidate(old);
         }
-        let lbn = lpn.0 / self.np;
-        let off = lpn.0 % self.np;
-        // The coarse slot: a coarse-level lookup found it already (slots never move).
-        let c = match level {
-            Level::Coarse(c) if c != NIL => c,
-            _ => self.coarse_slot_mut(lbn),
-        };
-        let (mut p, mut r) = (self.coarse_p[c as usize], self.coarse_r[c as usize]);
-        let placed = self.blocks.place(nand, lbn, off, &mut p, &mut r)?;
-        self.coarse_p[c as usize] = p;
-        self.coarse_r[c as usize] = r;
-        let dst = match placed {
-            Some(Placement::InPlace(ppn) | Placement::Appended(ppn)) => {
-                nand.program(ppn, lpn, Cause::Host);
-                ppn
-            }
-            None => {
-                // R is full: fold; the old copy is invalid, so the new primary's page
-                // `off` is erased, and the fold programs the data there before it erases
-                // the old blocks.
-                self.fold(c, Some(lpn), nand)?;
-                self.blocks.page(self.coarse_p[c as usize], off)
-            }
-        };
+        None
+    }
+
+    #[inline]
+    fn invalidate(&mut self, _: &mut Core, ppn: Ppn, nand: &mut Nand) {
+        nand.invalidate(ppn);
+    }
+
+    /// Folds the logical block of coarse slot `c` (every live page copied: CFTL defers
+    /// nothing); cached slots of moved pages follow.
+    fn fold(
+        &mut self,
+        core: &mut Core,
+        c: u32,
+        host: Option<Lpn>,
+        _forced: bool,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        let lbn = core.lbn_of(c, self.sbf);
+        let f = core.fold(c, self.sbf, host, nand, |_| false, |_, _| {})?;
+        debug_assert!(!f.detached);
+        self.fold_fine_updates += self.follow_fold(core, lbn, f.primary, nand);
+        Ok(())
+    }
+
+    /// A cached cluster's slot takes the new address; the write sets its node's M bit.
+    #[inline]
+    fn written(&mut self, _: &mut Core, lpn: Lpn, level: Level, dst: Ppn, _: bool, _: &mut Nand) {
         match level {
             Level::Short(n) => {
                 let s = self.short.slot(n, lpn.0);
@@ -850,20 +763,34 @@ impl Cftl {
             }
             Level::Coarse(_) => {}
         }
-        Ok(())
     }
 
-    /// Second stage of the next request's prefetch, once its buckets (fetched during
-    /// this request) have arrived: fetch the nodes at the chains' heads and the entries
-    /// they index (slots, NUR bits and hit counts; the coarse entry's blocks and hit
-    /// count), so its lookup finds them in cache.
-    #[inline]
-    fn prefetch_next(&self) {
-        use crate::util::prefetch;
-        let lpn = self.hint.replace(NIL);
-        if lpn == NIL {
-            return;
+    fn trimmed(&mut self, lpn: Lpn, _: Level, mapped: bool) {
+        if mapped {
+            self.fine_update(lpn.0, NIL);
         }
+    }
+
+    /// The fold then checks which of the block's clusters the fine tables cache.
+    #[inline]
+    fn prefetch_victim(&self, lbn: u32) {
+        let cluster = lbn * self.np / self.sbf;
+        self.short.cached.prefetch(cluster);
+        self.long.cached.prefetch(cluster);
+    }
+
+    #[inline]
+    fn prefetch(&self, lpn: u32) {
+        let cluster = lpn / self.sbf;
+        self.short.index.prefetch(cluster);
+        self.long.index.prefetch(cluster);
+    }
+
+    /// The nodes at the chains' heads and the entries they index (slots, NUR bits and
+    /// hit counts).
+    #[inline]
+    fn prefetch_next(&self, lpn: u32) {
+        use crate::util::prefetch;
         let cluster = lpn / self.sbf;
         for t in [&self.short, &self.long] {
             let n = t.index.head(cluster);
@@ -874,107 +801,32 @@ impl Cftl {
                 prefetch(&t.hits, n as usize);
             }
         }
-        let lbn = lpn / self.np;
-        let c = self.coarse.head(lbn / self.sbf);
-        if c != NIL {
-            self.coarse.prefetch_node(c);
-            let slot = (c * self.sbf + lbn % self.sbf) as usize;
-            prefetch(&self.coarse_p, slot);
-            prefetch(&self.coarse_r, slot);
-            prefetch(
-                &self.coarse_hits,
-                slot * self.cpb + ((lpn % self.np) / self.sbf) as usize,
-            );
+    }
+
+    /// The coarse entry's hit count.
+    #[inline]
+    fn prefetch_coarse(&self, slot: usize, lpn: u32) {
+        crate::util::prefetch(
+            &self.coarse_hits,
+            slot * self.cpb + ((lpn % self.np) / self.sbf) as usize,
+        );
+    }
+
+    /// The hit counts: a 4-bit count per cluster of each logical block.
+    fn coarse_extra_bytes(&self, core: &Core) -> u64 {
+        let nodes = core.coarse.capacity() as u64;
+        let sbf = self.sbf as u64;
+        nodes * bits_to_bytes(sbf * self.cpb as u64 * hit_bits(self.cfg.promote_hits))
+    }
+
+    fn fine_bytes(&self) -> u64 {
+        if self.cfg.levels == 1 {
+            return self.long.bytes();
         }
-    }
-
-    /// Folds the oldest replacement blocks until `gc_high` blocks are free.
-    #[cold]
-    fn reclaim(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
-        while self.blocks.free_count() < self.gc_high {
-            let Some(r) = self.blocks.oldest_replacement() else {
-                break;
-            };
-            let c = self.coarse_slot(self.blocks.owner(r)).0;
-            self.forced_folds += 1;
-            self.fold(c, None, nand)?;
-        }
-        if self.blocks.free_count() == 0 {
-            return Err(self.blocks.out_of_space());
-        }
-        // The next reclaim folds the then-oldest replacement block: fetch its blocks now.
-        if let Some(r) = self.blocks.oldest_replacement() {
-            let lbn = self.blocks.owner(r);
-            let c = self.coarse_slot(lbn).0;
-            self.blocks
-                .prefetch_fold(nand, self.coarse_p[c as usize], r);
-            // The fold then checks which of the block's clusters the fine tables cache.
-            let cluster = lbn * self.np / self.sbf;
-            self.short.cached.prefetch(cluster);
-            self.long.cached.prefetch(cluster);
-        }
-        Ok(())
-    }
-}
-
-impl Ftl for Cftl {
-    fn name(&self) -> &'static str {
-        "cftl"
-    }
-
-    fn logical_pages(&self) -> u64 {
-        self.logical_pages as u64
-    }
-
-    fn read(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<Option<Ppn>, FtlError> {
-        let (loc, _) = self.lookup_counted(lpn, nand);
-        if let Some(ppn) = loc {
-            nand.read(ppn, Cause::Host);
-        }
-        self.prefetch_next();
-        Ok(loc)
-    }
-
-    fn lookup(&self, lpn: Lpn, nand: &Nand) -> Option<Ppn> {
-        self.find(lpn, nand).0
-    }
-
-    fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let r = self.write_page(lpn, nand);
-        self.prefetch_next();
-        r
-    }
-
-    fn prefetch(&self, lpn: Lpn) {
-        // First stage: the buckets the next request's lookup starts from (the second
-        // stage, after this request, follows them: see `prefetch_next`).
-        self.hint.set(lpn.0);
-        let cluster = lpn.0 / self.sbf;
-        self.short.index.prefetch(cluster);
-        self.long.index.prefetch(cluster);
-        self.coarse.prefetch(lpn.0 / self.np / self.sbf);
-    }
-
-    fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let (old, _, _, _) = self.find(lpn, nand);
-        if let Some(old) = old {
-            nand.invalidate(old);
-            self.fine_update(lpn.0, NIL);
-        }
-        Ok(())
-    }
-
-    fn mapping_bytes(&self) -> u64 {
-        self.coarse_bytes() + self.fine_bytes()
+        self.short.bytes() + self.long.bytes()
     }
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.lookup.count".into(), self.lookups);
-        out.insert("ftl.lookup.probes".into(), self.probes);
-        out.insert("ftl.lookup.slot_probes".into(), self.slot_probes);
-        out.insert("ftl.merge.full".into(), self.folds);
-        out.insert("ftl.mapping.coarse_bytes".into(), self.coarse_bytes());
-        out.insert("ftl.mapping.fine_bytes".into(), self.fine_bytes());
         out.insert("ftl.cftl.short_hits".into(), self.short_hits);
         out.insert("ftl.cftl.long_hits".into(), self.long_hits);
         out.insert("ftl.cftl.coarse_lookups".into(), self.coarse_lookups);
@@ -987,62 +839,22 @@ impl Ftl for Cftl {
         out.insert("ftl.cftl.demotions_nur".into(), self.demotions_nur);
         out.insert("ftl.cftl.demotions_evict".into(), self.demotions_evict);
         out.insert("ftl.cftl.nur_sweeps".into(), self.sweeps);
-        out.insert("ftl.cftl.forced_folds".into(), self.forced_folds);
-        out.insert("ftl.cftl.fold_copies".into(), self.fold_copies);
         out.insert("ftl.cftl.fold_fine_updates".into(), self.fold_fine_updates);
-        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
-        // What the mount did (only after one: a fresh device has nothing to say).
-        if let Some(m) = &self.mounted {
-            m.counters(out);
-        }
     }
 
-    fn reserved_blocks(&self) -> u64 {
-        self.gc_low as u64
+    /// The short and long tables and the hit counts are a cache of the coarse table
+    /// kept in RAM only: they start cold and fill again by promotion.
+    fn mounted(&mut self, _: &mut Core, _: &Mounted, _: &mut Nand) {}
+
+    fn is_empty(&self) -> bool {
+        self.short.index.is_empty() && self.long.index.is_empty()
     }
 
-    fn programs_in_order(&self) -> bool {
-        false
-    }
-
-    /// Mount (see the header and [`twolevel`]): the blocks' roles and the coarse table
-    /// from the OOB tags. The short and long tables and the hit counts are a cache of the
-    /// coarse table kept in RAM only: they start cold and fill again by promotion.
-    fn recover(
-        &mut self,
-        nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
-    ) -> Result<(), String> {
-        debug_assert!(self.coarse.is_empty(), "fresh CFTL");
-        let m = self
-            .blocks
-            .mount(nand, tags, self.logical_pages, false, "cftl")?;
-        self.mounted = Some(m.stats);
-        for &(lbn, p, r) in &m.lbns {
-            let c = self.coarse_slot_mut(lbn);
-            self.coarse_p[c as usize] = p;
-            self.coarse_r[c as usize] = r;
-        }
-        Ok(())
-    }
-
-    fn check_invariants(&self, nand: &Nand) {
-        nand.check_invariants();
-        self.blocks.check(nand);
-        self.coarse.check();
+    /// A cached cluster mirrors exactly what the coarse table finds for each of its
+    /// pages, and a cluster is cached in at most one fine table.
+    fn check(&self, core: &Core, nand: &Nand) {
         self.short.check("short");
         self.long.check("long");
-        self.blocks
-            .check_owners((0..self.coarse.capacity()).flat_map(|n| {
-                let key = self.coarse.key(n);
-                (0..self.sbf).filter_map(move |i| {
-                    let s = (n * self.sbf + i) as usize;
-                    (key != NIL && (self.coarse_p[s] != NIL || self.coarse_r[s] != NIL))
-                        .then(|| (key * self.sbf + i, self.coarse_p[s], self.coarse_r[s]))
-                })
-            }));
-        // A cached cluster mirrors exactly what the coarse table finds for each of its
-        // pages, and a cluster is cached in at most one fine table.
         for (t, name) in [(&self.short, "short"), (&self.long, "long")] {
             for n in 0..t.index.capacity() {
                 let cluster = t.index.key(n);
@@ -1051,8 +863,8 @@ impl Ftl for Cftl {
                 }
                 for i in 0..self.sbf {
                     let lpn = cluster * self.sbf + i;
-                    let want = if lpn < self.logical_pages {
-                        self.find_coarse(lpn, nand).0
+                    let want = if lpn < core.logical_pages {
+                        core.find_coarse(lpn, self.sbf, nand).0
                     } else {
                         None
                     };
@@ -1072,6 +884,5 @@ impl Ftl for Cftl {
                 }
             }
         }
-        check_mapping(nand, self.logical_pages, |l| self.find(l, nand).0);
     }
 }

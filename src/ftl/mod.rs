@@ -34,6 +34,7 @@ mod recovery;
 pub use recovery::check_read_back;
 pub mod superblock;
 mod twolevel;
+mod twolevel_ftl;
 
 use crate::config::{ConfigError, check_range};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
