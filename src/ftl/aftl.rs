@@ -545,7 +545,7 @@ impl Ftl for Aftl {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         debug_assert!(self.coarse.is_empty() && self.fine.is_empty(), "fresh AFTL");
         let m = self

@@ -1011,7 +1011,7 @@ impl Ftl for Cftl {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         debug_assert!(self.coarse.is_empty(), "fresh CFTL");
         let m = self
