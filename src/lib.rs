@@ -14,6 +14,7 @@ pub mod host;
 pub mod host_log;
 pub mod hybrid;
 pub mod mqsim;
+pub mod names;
 pub mod nand;
 pub mod nbd;
 pub mod report;

@@ -20,10 +20,8 @@ use std::sync::atomic::Ordering;
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::Duration;
 
-/// The CLI's registries, one source for `ssdlab list` and `ssdlab.list()`.
-#[path = "../../src/cli/registry.rs"]
-#[allow(dead_code)]
-mod registry;
+/// The library's name lists, one source for `ssdlab list` and `ssdlab.list()`.
+use ssdlab::names as registry;
 
 create_exception!(
     ssdlab,
