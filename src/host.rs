@@ -15,8 +15,8 @@
 //! queue; with one, the buffer's front end admits one command at a time, and the
 //! commands still waiting are the future references that QLRU exploits.
 
-use crate::ftl::PREFETCH_AHEAD;
-use crate::sim::SimError;
+use crate::ftl::{FtlError, PREFETCH_AHEAD};
+use crate::spec::ConfigError;
 use crate::workload::{IoRequest, OpKind, RequestStream, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -26,6 +26,40 @@ use std::sync::atomic::Ordering::SeqCst;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::thread::{JoinHandle, Thread};
+
+/// Why a run could not complete. It lives with the host queue, the lowest stage whose
+/// [`Target`] returns it; `sim` re-exports it.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// Bad configuration (exit code 2).
+    #[error("{0}")]
+    Config(String),
+    /// Configuration refused by `config::Config::validate` (exit code 2; boxed:
+    /// it is large and rare).
+    #[error(transparent)]
+    Design(Box<ConfigError>),
+    /// Bad trace (exit code 2).
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    /// The FTL ran out of space.
+    #[error(transparent)]
+    Ftl(#[from] FtlError),
+    /// A file operation failed (bad path in a file trace, no space left): an
+    /// `fs::FsError`, boxed so this module need not name the file systems above it (its
+    /// `From` impl lives in `fs`).
+    #[error("{0}")]
+    Fs(Box<dyn std::error::Error + Send + Sync>),
+    /// The run was cancelled through its `sim::Cancel` flag (Ctrl-C from Python, a sweep
+    /// stopped): there is no report.
+    #[error("the run was cancelled before it finished")]
+    Cancelled,
+}
+
+impl From<ConfigError> for SimError {
+    fn from(e: ConfigError) -> SimError {
+        SimError::Design(Box::new(e))
+    }
+}
 
 /// Which waiting command the device takes next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

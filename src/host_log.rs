@@ -11,7 +11,8 @@
 //!
 //! It is a *stage of the one pipeline*: [`LogTarget`] is a [`Target`] of the one
 //! [`crate::host::HostQueue`], queues commands in the one [`Ncq`], and performs each
-//! with [`Device::submit`] (the device's own queue, buffer, FTL and time model).
+//! with [`LogDevice::submit`] (`sim::Device`: the device's own queue, buffer, FTL and
+//! time model).
 //!
 //! ```text
 //! device = segments of `segment` bytes, each `segment / block` slots; the host sees
@@ -35,9 +36,10 @@
 //! flush: write the open segment's unwritten slots, then flush the SSD
 //! ```
 
-use crate::config::ConfigError;
+use crate::ftl::FtlError;
+use crate::host::SimError;
 use crate::host::{Dispatched, Ncq, QueuedCommand, Target};
-use crate::sim::{Device, SimError};
+use crate::spec::ConfigError;
 use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 use serde::{Deserialize, Serialize};
@@ -190,14 +192,14 @@ impl HostLogConfig {
                 ),
             ));
         }
-        crate::config::check_range(
+        crate::spec::check_range(
             "host_log.buffer_segments",
             self.buffer_segments,
             1,
             1024,
             "segments of host RAM",
         )?;
-        crate::config::check_range(
+        crate::spec::check_range(
             "host_log.min_free_segments",
             self.min_free_segments,
             1,
@@ -211,7 +213,7 @@ impl HostLogConfig {
                 "a positive rate, MB/s (host memory copy)",
             ));
         }
-        crate::config::check_f64(
+        crate::spec::check_f64(
             "host_log.free_percent",
             self.free_percent,
             0.0,
@@ -421,7 +423,12 @@ impl HostLog {
 
     /// The SSD write of the open segment's slots `flushed..fill`, issued when their data
     /// is in RAM and no earlier than `t`; returns its completion.
-    fn write_out(&mut self, dev: &mut Device, t: u64, timed: bool) -> Result<u64, SimError> {
+    fn write_out<D: LogDevice>(
+        &mut self,
+        dev: &mut D,
+        t: u64,
+        timed: bool,
+    ) -> Result<u64, SimError> {
         let sb = self.shape.segment_blocks;
         let first = self.open * sb + self.flushed;
         let n = self.fill - self.flushed;
@@ -451,7 +458,7 @@ impl HostLog {
 
     /// Seals the full open segment and opens a free one; returns when host RAM has room
     /// for the new open segment (no earlier than `t`).
-    fn seal(&mut self, dev: &mut Device, t: u64, timed: bool) -> Result<u64, SimError> {
+    fn seal<D: LogDevice>(&mut self, dev: &mut D, t: u64, timed: bool) -> Result<u64, SimError> {
         let done = self.write_out(dev, t, timed)?;
         self.sealed
             .insert((self.valid[self.open as usize], self.open));
@@ -482,9 +489,9 @@ impl HostLog {
 
     /// Appends host block `blk` (data in RAM at `ready_ns`, payload `data` in data mode)
     /// to the log; returns when the caller may go on (RAM may have had to drain).
-    fn append(
+    fn append<D: LogDevice>(
         &mut self,
-        dev: &mut Device,
+        dev: &mut D,
         blk: u32,
         ready_ns: u64,
         data: Option<&[u8]>,
@@ -514,7 +521,12 @@ impl HostLog {
 
     /// Cleans until more than `min_free` segments are free; returns when the caller may
     /// go on.
-    fn make_room(&mut self, dev: &mut Device, t: u64, timed: bool) -> Result<u64, SimError> {
+    fn make_room<D: LogDevice>(
+        &mut self,
+        dev: &mut D,
+        t: u64,
+        timed: bool,
+    ) -> Result<u64, SimError> {
         let mut at = t;
         let mut rounds = 0u64;
         while self.free.len() <= self.min_free {
@@ -537,9 +549,9 @@ impl HostLog {
     }
 
     /// Moves the live blocks of `victim` to the head of the log.
-    fn clean(
+    fn clean<D: LogDevice>(
         &mut self,
-        dev: &mut Device,
+        dev: &mut D,
         victim: u32,
         t: u64,
         timed: bool,
@@ -590,7 +602,7 @@ impl HostLog {
     }
 
     /// Writes host block `blk` outside any timing (preconditioning).
-    pub fn write_untimed(&mut self, dev: &mut Device, blk: u64) -> Result<(), SimError> {
+    pub fn write_untimed<D: LogDevice>(&mut self, dev: &mut D, blk: u64) -> Result<(), SimError> {
         self.make_room(dev, 0, false)?;
         self.stats.host_blocks += 1;
         self.append(dev, blk as u32, 0, None, 0, false)?;
@@ -598,7 +610,12 @@ impl HostLog {
     }
 
     /// Performs a host command at `t` without data; returns its completion.
-    pub fn exec(&mut self, dev: &mut Device, r: &IoRequest, t: u64) -> Result<u64, SimError> {
+    pub fn exec<D: LogDevice>(
+        &mut self,
+        dev: &mut D,
+        r: &IoRequest,
+        t: u64,
+    ) -> Result<u64, SimError> {
         match r.op {
             OpKind::Write => self.write(dev, r.offset_bytes, r.size_bytes, None, t),
             OpKind::Read => self.read(dev, r.offset_bytes, r.size_bytes, None, t),
@@ -619,9 +636,9 @@ impl HostLog {
 
     /// Writes `size` bytes at `offset` (with their payload in data mode) at `t`;
     /// returns when the host may consider it done (its data is in host RAM).
-    pub fn write(
+    pub fn write<D: LogDevice>(
         &mut self,
-        dev: &mut Device,
+        dev: &mut D,
         offset: u64,
         size: u64,
         data: Option<&[u8]>,
@@ -664,9 +681,9 @@ impl HostLog {
 
     /// Fills `out` with the current content of `blk` (data mode) and returns when it is
     /// in RAM: at once from RAM or when never written, else after an SSD read.
-    fn merge_old(
+    fn merge_old<D: LogDevice>(
         &mut self,
-        dev: &mut Device,
+        dev: &mut D,
         blk: u64,
         out: &mut [u8],
         t: u64,
@@ -692,7 +709,7 @@ impl HostLog {
 
     /// The RAM copy of `slot` (data mode): the open segment's stage, or the SSD's copy
     /// for a segment whose write is in flight (its payload already reached the device).
-    fn copy_from_ram(&self, dev: &Device, slot: u32, out: &mut [u8]) {
+    fn copy_from_ram<D: LogDevice>(&self, dev: &D, slot: u32, out: &mut [u8]) {
         let Some(stage) = &self.stage else {
             return;
         };
@@ -722,9 +739,9 @@ impl HostLog {
 
     /// Reads `size` bytes at `offset` at `t` (into `out` in data mode); returns its
     /// completion.
-    pub fn read(
+    pub fn read<D: LogDevice>(
         &mut self,
-        dev: &mut Device,
+        dev: &mut D,
         offset: u64,
         size: u64,
         out: Option<&mut [u8]>,
@@ -813,7 +830,7 @@ impl HostLog {
     }
 
     /// Writes what the open segment holds that the SSD does not, then flushes the SSD.
-    pub fn flush(&mut self, dev: &mut Device, t: u64) -> Result<u64, SimError> {
+    pub fn flush<D: LogDevice>(&mut self, dev: &mut D, t: u64) -> Result<u64, SimError> {
         let w = self.write_out(dev, t, true)?;
         let f = dev.submit(&IoRequest::new(OpKind::Flush, 0, 0), t)?;
         let done = w.max(f);
@@ -852,15 +869,43 @@ impl HostLog {
     }
 }
 
+/// What the layer needs of the SSD below it. `sim::Device` implements it; the layer names
+/// only this trait, so it sits below the simulator that builds it into a run.
+pub trait LogDevice {
+    /// Performs `req` issued at `issue_ns` through the device's queue; returns when it
+    /// completes.
+    fn submit(&mut self, req: &IoRequest, issue_ns: u64) -> Result<u64, SimError>;
+    /// Writes `size_bytes` from `offset_bytes` without timing (preconditioning).
+    fn write_untimed_bytes(&mut self, offset_bytes: u64, size_bytes: u64) -> Result<(), FtlError>;
+    /// Writes `bytes` (payloads kept) at `offset_bytes`, issued at `issue_ns`.
+    fn write_data(
+        &mut self,
+        offset_bytes: u64,
+        bytes: &[u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError>;
+    /// Reads into `out` from `offset_bytes`, issued at `issue_ns`.
+    fn read_data(
+        &mut self,
+        offset_bytes: u64,
+        out: &mut [u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError>;
+    /// Page size in bytes.
+    fn page_bytes(&self) -> u64;
+    /// The payload logical page `lpn` holds now, untimed.
+    fn page_payload(&self, lpn: u64, out: &mut [u8]);
+}
+
 /// The layer and the device below it, as the host queue's [`Target`].
-pub struct LogTarget<'a> {
+pub struct LogTarget<'a, D: LogDevice> {
     /// The layer.
     pub log: &'a mut HostLog,
     /// The SSD.
-    pub dev: &'a mut Device,
+    pub dev: &'a mut D,
 }
 
-impl Target for LogTarget<'_> {
+impl<D: LogDevice> Target for LogTarget<'_, D> {
     fn queue(&mut self, r: &IoRequest, arrival_ns: u64, issue_ns: u64) -> Result<(), SimError> {
         self.log.check_range(r.offset_bytes, r.size_bytes)?;
         let b = self.log.shape.block_bytes;

@@ -8,7 +8,13 @@
 //!
 //! Counting is done here, once, by cause ([`Cause`]), so no FTL can forget to count a copy.
 //! When the full timing model runs, every operation is also appended to an op log that the
-//! simulator drains after each request and hands to [`crate::timing`].
+//! simulator drains after each request and hands to the timing model (the `timing` module, which sits above this one).
+
+mod payload;
+mod superblock;
+
+pub use payload::{FlashData, PageStore, StoredTag};
+pub use superblock::Superblock;
 
 use crate::util::zeroed_vec;
 use serde::{Deserialize, Serialize};
@@ -390,7 +396,7 @@ pub struct Nand {
     blocks_per_erase: u32,
     /// Page payloads, when the array holds data (`ssdlab serve`, `ssdlab crashtest`):
     /// every program, copy and erase below also moves or drops the bytes.
-    data: Option<Box<crate::data::FlashData>>,
+    data: Option<Box<FlashData>>,
 }
 
 impl Nand {
@@ -489,22 +495,22 @@ impl Nand {
 
     /// Makes the array hold page payloads in `data` (an erased store, or the one
     /// [`Nand::mount`] read).
-    pub fn attach_data(&mut self, data: crate::data::FlashData) {
+    pub fn attach_data(&mut self, data: FlashData) {
         self.data = Some(Box::new(data));
     }
 
     /// The page payloads, when held.
-    pub fn data(&self) -> Option<&crate::data::FlashData> {
+    pub fn data(&self) -> Option<&FlashData> {
         self.data.as_deref()
     }
 
     /// The page payloads, when held (staging host data, power cuts).
-    pub fn data_mut(&mut self) -> Option<&mut crate::data::FlashData> {
+    pub fn data_mut(&mut self) -> Option<&mut FlashData> {
         self.data.as_deref_mut()
     }
 
     /// Takes the page payloads out (a restart mounts them into a new array).
-    pub fn take_data(&mut self) -> Option<crate::data::FlashData> {
+    pub fn take_data(&mut self) -> Option<FlashData> {
         self.data.take().map(|b| *b)
     }
 
@@ -518,8 +524,8 @@ impl Nand {
         geo: Geometry,
         endurance_cycles: u32,
         in_order: bool,
-        data: crate::data::FlashData,
-    ) -> (Nand, Vec<Option<crate::data::StoredTag>>, u64) {
+        data: FlashData,
+    ) -> (Nand, Vec<Option<StoredTag>>, u64) {
         let mut n = Nand::new(geo, endurance_cycles, true, in_order);
         let mut tags = data.store().scan_tags();
         let erases = data.store().erase_counts();
@@ -987,7 +993,7 @@ impl Nand {
 
     /// Marks `ppn`'s data stale (overwritten, trimmed or copied away). The page store
     /// may drop the payload of a page overwritten or trimmed
-    /// ([`crate::data::FlashData::on_invalidate`]).
+    /// ([`FlashData::on_invalidate`]).
     #[inline]
     pub fn invalidate(&mut self, ppn: Ppn) {
         self.clear_valid(ppn);

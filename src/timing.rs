@@ -25,8 +25,7 @@ mod suspend;
 
 pub use suspend::SuspendParams;
 
-use crate::ftl::superblock::Superblock;
-use crate::nand::{CAUSES, Cause, FlashOp, Geometry, Nand, NandCounters, OpKind, Ppn};
+use crate::nand::{CAUSES, Cause, FlashOp, Geometry, Nand, NandCounters, OpKind, Ppn, Superblock};
 use serde::{Deserialize, Serialize};
 
 /// How chips are wired to the controller (docs/papers.md §1, after Agrawal et al.).

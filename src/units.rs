@@ -234,6 +234,24 @@ pub mod wide_u64 {
     }
 }
 
+/// `bytes` to three significant digits in binary units ("25.7GiB"), for estimates.
+pub fn approx(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 || v >= 100.0 {
+        format!("{v:.0}{}", units[u])
+    } else if v >= 10.0 {
+        format!("{v:.1}{}", units[u])
+    } else {
+        format!("{v:.2}{}", units[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

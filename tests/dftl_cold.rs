@@ -12,7 +12,8 @@ use ssdlab::config::Config;
 use ssdlab::ftl::dftl::{CmtPolicy, CmtStart};
 use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
 use ssdlab::nand::{Geometry, Lpn, Nand};
-use ssdlab::sim::{RunOptions, run};
+use ssdlab::run::run;
+use ssdlab::sim::RunOptions;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 

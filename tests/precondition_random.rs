@@ -4,7 +4,8 @@
 //! is still unwritten with probability `e^-x`), and refused below a file system.
 
 use ssdlab::config::Config;
-use ssdlab::sim::{RunOptions, run};
+use ssdlab::run::run;
+use ssdlab::sim::RunOptions;
 
 fn config(fill_percent: Option<f64>) -> Config {
     let fill = fill_percent.map_or(String::new(), |p| format!("fill_percent = {p}\n"));
@@ -40,6 +41,6 @@ fn random_aging_runs_below_a_file_system() {
     let c = Config::load(Some("android-emmc"), Some(("test", text))).unwrap();
     c.validate()
         .expect("random aging below a file system validates");
-    let out = ssdlab::sim::run(&c, ssdlab::sim::RunOptions::default()).expect("it runs");
+    let out = ssdlab::run::run(&c, ssdlab::sim::RunOptions::default()).expect("it runs");
     assert!(out.report.host_write_pages > 0);
 }

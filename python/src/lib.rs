@@ -1,6 +1,6 @@
 //! `ssdlab._native`: the Python bindings (PyO3). Thin by design: every function here is
 //! a call into the ssdlab library — `Config::load_with` → `Config::validate` →
-//! `sim::run_design` for a run, `ssdlab::sweep` for a sweep — with the GIL released
+//! `run::run_design` for a run, `ssdlab::sweep` for a sweep — with the GIL released
 //! while it simulates, and errors raised as exceptions carrying the library's (and so
 //! the CLI's) messages. The Python side (`python/ssdlab/__init__.py`) shapes results
 //! for pandas.
@@ -13,17 +13,16 @@ use ssdlab::config::{Config, ConfigError as LibConfigError, set_key};
 use ssdlab::report::fio::JsonFormat;
 use ssdlab::report::html;
 use ssdlab::report::output::{self, Batch, Expect};
-use ssdlab::sim::{Cancel, RunOptions, SimError, run_design};
+use ssdlab::run::run_design;
+use ssdlab::sim::{Cancel, RunOptions, SimError};
 use ssdlab::sweep::{Control, Grid, Plan, Record, Sweep, runner};
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::Duration;
 
-/// The CLI's registries, one source for `ssdlab list` and `ssdlab.list()`.
-#[path = "../../src/cli/registry.rs"]
-#[allow(dead_code)]
-mod registry;
+/// The library's name lists, one source for `ssdlab list` and `ssdlab.list()`.
+use ssdlab::names as registry;
 
 create_exception!(
     ssdlab,

@@ -2,7 +2,7 @@
 //! policy behind [`WriteBuffer`], registered in [`BufferKind`].
 //!
 //! A policy decides only *which* pages stay in DRAM and which leave; it never touches
-//! flash. The simulator ([`crate::sim::Device`]) asks it about every host page, writes the
+//! flash. The simulator (`sim::Device`) asks it about every host page, writes the
 //! victims it names through the FTL, and does all counting and timing, so hit ratios,
 //! pages flushed and padding are counted once, the same way for every policy.
 //!
@@ -39,8 +39,8 @@ pub use lfu::Lfu;
 pub use lru::Lru;
 pub use qlru::QLru;
 
-use crate::config::{ConfigError, check_f64, check_range};
 use crate::nand::Lpn;
+use crate::spec::{ConfigError, check_f64, check_range};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -8,7 +8,8 @@ use clap::Args;
 use rayon::prelude::*;
 use ssdlab::report::output::{Batch, Content};
 use ssdlab::report::{Report, csv_out, html, json, svg, text};
-use ssdlab::sim::{RunOptions, RunOutput, run_design};
+use ssdlab::run::run_design;
+use ssdlab::sim::{RunOptions, RunOutput};
 use std::path::PathBuf;
 
 /// Examples shown by `ssdlab run --help`.

@@ -155,7 +155,7 @@ impl Config {
             check_fits(&memory, self)?;
         }
         // YAFFS2 runs on the raw array: no FTL is built.
-        if self.fs.name != crate::fs::FsKind::Yaffs2 {
+        if self.fs.name != super::fs::FsKind::Yaffs2 {
             ftl_feasible(&self.ftl, &ftl_geometry, device.logical_pages)?;
         }
         Ok(Design {

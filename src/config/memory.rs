@@ -17,23 +17,8 @@ use crate::nand::Geometry;
 use crate::units::Size;
 use crate::workload::synth::SynthKind;
 
-/// `bytes` to three significant digits in binary units ("25.7GiB"), for estimates.
-pub fn approx(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 || v >= 100.0 {
-        format!("{v:.0}{}", units[u])
-    } else if v >= 10.0 {
-        format!("{v:.1}{}", units[u])
-    } else {
-        format!("{v:.2}{}", units[u])
-    }
-}
+// moved: remove after the workspace split
+pub use crate::units::approx;
 
 /// `bytes` rounded down to a whole number of GiB (MiB below 1 GiB), as a size a user
 /// would type.

@@ -7,6 +7,7 @@
 pub mod actual;
 mod design;
 mod error;
+pub mod fs;
 mod memory;
 
 pub use design::{Design, check_memory_together};
@@ -125,7 +126,7 @@ pub struct DeviceConfig {
     /// one at a time (it bounds IOPS at 1e9 / this) before their flash work. Default 0.
     pub controller_command_ns: u64,
     /// Keep a write sequence number in every page's OOB tag (4 B per page), so tests can
-    /// check which host write a read returns ([`crate::sim::Device::peek_version`], the
+    /// check which host write a read returns (`sim::Device::peek_version`, the
     /// flash cache's data tags). Default: off. It changes no result, but doubles the tag
     /// bytes a GC copy or merge moves (and the NAND table's RAM).
     pub track_write_seq: Option<bool>,
@@ -380,7 +381,7 @@ pub struct Config {
     /// Limits on the run.
     pub run: RunConfig,
     /// File system and file workload (`fs.name = none`: block workload).
-    pub fs: crate::fs::FsConfig,
+    pub fs: fs::FsConfig,
     /// Host-side log layer in front of the SSD (`host_log.name = mft`).
     #[serde(skip_serializing_if = "crate::host_log::HostLogConfig::is_default")]
     pub host_log: crate::host_log::HostLogConfig,
@@ -402,7 +403,7 @@ impl Default for Config {
             workload: SynthConfig::default(),
             trace: TraceConfig::default(),
             run: RunConfig::default(),
-            fs: crate::fs::FsConfig::default(),
+            fs: fs::FsConfig::default(),
             host_log: crate::host_log::HostLogConfig::default(),
         }
     }

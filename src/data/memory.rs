@@ -11,8 +11,7 @@
 //! `ssdlab serve`, the kernel's zeroing of each fresh 2 MiB page took half the server's
 //! time, several times what the 4 KiB page faults cost (BENCHMARKS.md, 2026-11-24).
 
-use super::{PageStore, StoredTag};
-use crate::nand::Geometry;
+use crate::nand::{FlashData, Geometry, PageStore, StoredTag};
 
 /// `slot_of` value of a programmed page whose payload was dropped (reads give zeros).
 const DROPPED: u32 = u32::MAX;
@@ -261,6 +260,18 @@ impl Pool {
             let (head, tail) = self.chunks.split_at_mut(fc);
             head[tc][ta..ta + n].copy_from_slice(&tail[0][fa..fa + n]);
         }
+    }
+}
+
+// The constructor lives with the store it builds; `FlashData` itself is the NAND model's
+// (`nand::payload`). At the crate split this becomes a free function.
+impl FlashData {
+    /// Data in memory for an array of shape `geo`.
+    pub fn in_memory(geo: &Geometry) -> FlashData {
+        FlashData::new(
+            Box::new(MemoryStore::new(geo)),
+            geo.page_size_bytes as usize,
+        )
     }
 }
 

@@ -12,7 +12,8 @@ pub mod registry;
 
 use crate::config::Config;
 use crate::report::output;
-use crate::sim::{RunOptions, RunOutput, SimError, run};
+use crate::run::run;
+use crate::sim::{RunOptions, RunOutput, SimError};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -166,7 +167,7 @@ impl Ctx {
     }
 }
 
-/// Runs every `(label, config)` with [`crate::sim::run`], in parallel, results in input
+/// Runs every `(label, config)` with [`crate::run::run`], in parallel, results in input
 /// order (each run is a pure function of its config, so the order of execution cannot
 /// change a result); fails on the first failed run.
 pub fn run_all(configs: &[(String, Config)]) -> Result<Vec<RunOutput>, ExpError> {

@@ -30,76 +30,14 @@
 //! ```
 
 use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
-use crate::config::{ConfigError, Design, check_range};
+use crate::config::Design;
 use crate::sim::{Device, Measure};
 use crate::workload::{IoRequest, OpKind};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-/// `[fs.ext2]` settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Ext2Config {
-    /// File-system block size (1 KiB to 64 KiB, a power of two).
-    pub block_size: crate::units::Size,
-    /// Bytes of an on-disk inode.
-    pub inode_size: u32,
-    /// File-system bytes per inode (mkfs's inode ratio).
-    pub bytes_per_inode: crate::units::Size,
-    /// Dirty metadata is written back every this many file operations.
-    pub writeback_ops: u64,
-    /// Trim freed blocks.
-    pub discard: bool,
-}
-
-impl Default for Ext2Config {
-    fn default() -> Self {
-        Ext2Config {
-            block_size: crate::units::Size(4096),
-            inode_size: 128,
-            bytes_per_inode: crate::units::Size(16 << 10),
-            writeback_ops: 1000,
-            discard: false,
-        }
-    }
-}
-
-impl Ext2Config {
-    /// Checks the bounds.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let b = self.block_size.bytes();
-        if !(1024..=65536).contains(&b) || !b.is_power_of_two() {
-            return Err(ConfigError::value(
-                "fs.ext2.block_size",
-                self.block_size,
-                "a power of two from 1KiB to 64KiB",
-            ));
-        }
-        check_range("fs.ext2.inode_size", self.inode_size, 128, 1024, "bytes")?;
-        if !self.inode_size.is_power_of_two() {
-            return Err(ConfigError::value(
-                "fs.ext2.inode_size",
-                self.inode_size,
-                "a power of two from 128 to 1024",
-            ));
-        }
-        if self.bytes_per_inode.bytes() < b {
-            return Err(ConfigError::value(
-                "fs.ext2.bytes_per_inode",
-                self.bytes_per_inode,
-                format!("at least fs.ext2.block_size ({})", self.block_size),
-            ));
-        }
-        check_range(
-            "fs.ext2.writeback_ops",
-            self.writeback_ops,
-            1,
-            u64::MAX,
-            "file operations between metadata writebacks",
-        )
-    }
-}
+// moved: remove after the workspace split
+pub use crate::config::fs::Ext2Config;
 
 const DIRECT: u64 = 12;
 const ROOT_INO: u32 = 2;

@@ -21,177 +21,13 @@ pub mod yaffs2;
 
 pub use ops::{FileOp, FileOpKind, FileOpStream, FilePhase};
 
-use crate::config::ConfigError;
 use crate::sim::Measure;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Registered file systems (the `name` key of `[fs]` / `--fs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum FsKind {
-    /// No file system: the workload is block requests (the default).
-    #[default]
-    None,
-    /// YAFFS2-style log-structured flash file system on raw NAND.
-    Yaffs2,
-    /// ext2-style block file system over an FTL.
-    Ext2,
-}
-
-impl FsKind {
-    /// Every file system with a one-line description, for `ssdlab list`.
-    pub fn all() -> &'static [(FsKind, &'static str, &'static str)] {
-        &[
-            (
-                FsKind::None,
-                "none",
-                "no file system: block workloads straight to the FTL (default)",
-            ),
-            (
-                FsKind::Yaffs2,
-                "yaffs2",
-                "YAFFS2-style flash file system on raw NAND: tagged chunks, Tnode trees, passive/aggressive GC, mount scan, checkpoint",
-            ),
-            (
-                FsKind::Ext2,
-                "ext2",
-                "ext2-style block file system over any FTL: block groups, bitmaps, inode table, directory blocks",
-            ),
-        ]
-    }
-
-    /// The name as `--fs` takes it.
-    pub fn name(self) -> &'static str {
-        FsKind::all()
-            .iter()
-            .find(|e| e.0 == self)
-            .map_or("?", |e| e.1)
-    }
-}
-
-/// `[fs]`: the file system and the file workload it runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FsConfig {
-    /// Which file system (`none` = block workload).
-    pub name: FsKind,
-    /// File-level generator (`--workload iozone-file`, …); `None` with a file trace.
-    pub workload: Option<workload::FileWorkloadKind>,
-    /// File-operation trace (`time op path offset length` lines) instead of a generator.
-    pub trace: Option<PathBuf>,
-    /// Postmark: files in the initial pool.
-    pub postmark_files: u32,
-    /// Postmark: transactions (each a read or append plus a create or delete).
-    pub postmark_transactions: u64,
-    /// Postmark: smallest file.
-    pub postmark_size_min: crate::units::Size,
-    /// Postmark: largest file.
-    pub postmark_size_max: crate::units::Size,
-    /// Postmark: subdirectories the files are spread over.
-    pub postmark_dirs: u32,
-    /// YAFFS2 settings.
-    pub yaffs2: yaffs2::Yaffs2Config,
-    /// Unmount and mount again after the workload, reported as a `mount` phase (YAFFS2:
-    /// the scan or checkpoint read; ext2: superblock and descriptors).
-    pub remount: bool,
-    /// ext2 settings.
-    pub ext2: ext2::Ext2Config,
-}
-
-impl Default for FsConfig {
-    fn default() -> Self {
-        FsConfig {
-            name: FsKind::None,
-            workload: None,
-            trace: None,
-            postmark_files: 500,
-            postmark_transactions: 5000,
-            postmark_size_min: crate::units::Size(512),
-            postmark_size_max: crate::units::Size(16 << 10),
-            postmark_dirs: 10,
-            yaffs2: yaffs2::Yaffs2Config::default(),
-            remount: true,
-            ext2: ext2::Ext2Config::default(),
-        }
-    }
-}
-
-impl FsConfig {
-    /// Whether a file system runs (a file workload instead of block requests).
-    pub fn active(&self) -> bool {
-        self.name != FsKind::None
-    }
-
-    /// Checks the `[fs]` keys against each other: a file workload needs a file system,
-    /// and (`with_workload`: a run, not a device driven by other code) a file system
-    /// needs a file workload.
-    pub fn validate(&self, with_workload: bool) -> Result<(), ConfigError> {
-        let has_workload = self.workload.is_some() || self.trace.is_some();
-        if with_workload && self.active() && !has_workload {
-            return Err(ConfigError::value(
-                "fs.name",
-                self.name.name(),
-                "a file workload with it: fs.workload (--workload iozone-file, postmark-file, \
-                 andrew-file) or fs.trace (--file-trace FILE)",
-            ));
-        }
-        if !self.active() && has_workload {
-            let what = match (&self.workload, &self.trace) {
-                (Some(w), _) => format!("fs.workload = {}", w.name()),
-                (_, Some(p)) => format!("fs.trace = {}", p.display()),
-                _ => unreachable!("has_workload"),
-            };
-            return Err(ConfigError::value(
-                "fs.name",
-                "none",
-                format!(
-                    "a file system for {what}: --fs yaffs2 or --fs ext2 (file workloads run on a file system)"
-                ),
-            ));
-        }
-        if self.workload.is_some() && self.trace.is_some() {
-            return Err(ConfigError::value(
-                "fs.trace",
-                self.trace
-                    .as_ref()
-                    .map_or(String::new(), |p| p.display().to_string()),
-                "either fs.trace or fs.workload, not both",
-            ));
-        }
-        crate::config::check_range(
-            "fs.postmark_files",
-            self.postmark_files,
-            1,
-            10_000_000,
-            "files in the initial pool",
-        )?;
-        crate::config::check_range(
-            "fs.postmark_dirs",
-            self.postmark_dirs,
-            1,
-            1_000_000,
-            "subdirectories",
-        )?;
-        if self.postmark_size_min.bytes() == 0
-            || self.postmark_size_min.bytes() > self.postmark_size_max.bytes()
-        {
-            return Err(ConfigError::value(
-                "fs.postmark_size_min",
-                self.postmark_size_min,
-                format!(
-                    "at least 1B and at most fs.postmark_size_max ({})",
-                    self.postmark_size_max
-                ),
-            ));
-        }
-        self.yaffs2.validate()?;
-        self.ext2.validate()?;
-        Ok(())
-    }
-}
+// moved: remove after the workspace split
+pub use crate::config::fs::{FsConfig, FsKind};
 
 /// Why a file operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -242,6 +78,12 @@ pub enum FsError {
     /// Power was cut (crash tests): the operation stopped part way.
     #[error("power cut")]
     PowerCut,
+}
+
+impl From<FsError> for crate::sim::SimError {
+    fn from(e: FsError) -> crate::sim::SimError {
+        crate::sim::SimError::Fs(Box::new(e))
+    }
 }
 
 impl FsError {

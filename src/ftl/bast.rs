@@ -339,7 +339,7 @@ impl Bast {
 }
 
 /// The last program counter of `block`'s pages (the log victim order after a restart).
-fn tags_last(tags: &[Option<crate::data::StoredTag>], block: u32, np: u32) -> u32 {
+fn tags_last(tags: &[Option<crate::nand::StoredTag>], block: u32, np: u32) -> u32 {
     let first = (block * np) as usize;
     tags[first..first + np as usize]
         .iter()
@@ -453,7 +453,7 @@ impl Ftl for Bast {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         let mut scan = self.b.scan(nand, tags);
         let np = self.b.np;

@@ -988,7 +988,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         let lp = self.logical_pages;
         // Per logical page and per translation page the newest copy wins; a GC copy keeps

@@ -498,7 +498,7 @@ impl FastCore {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         let name = self.b_name();
         let err = |e: FtlError| format!("{name} recovery: {e}");
@@ -687,7 +687,7 @@ impl FastCore {
         &self,
         rw: &[u32],
         nand: &Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Option<usize> {
         let (&tail, others) = rw.split_last()?;
         let first = tags[self.b.page(tail, 0).0 as usize].as_ref()?;
@@ -881,7 +881,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         self.core.recover(nand, tags)
     }

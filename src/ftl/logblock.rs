@@ -656,7 +656,7 @@ impl Blocks {
     /// (nothing else is), the data map emptied, every block free in RAM; returns what
     /// the tags say about each block. The FTL then claims blocks ([`Blocks::role`]) and
     /// calls [`Blocks::remount_pool`].
-    pub fn scan(&mut self, nand: &mut Nand, tags: &[Option<crate::data::StoredTag>]) -> Scan {
+    pub fn scan(&mut self, nand: &mut Nand, tags: &[Option<crate::nand::StoredTag>]) -> Scan {
         let newest = super::recovery::newest(tags, self.logical_pages as u64);
         for &w in &newest {
             if w != 0 {

@@ -36,8 +36,8 @@ pub mod superblock;
 mod twolevel;
 mod twolevel_ftl;
 
-use crate::config::{ConfigError, check_range};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
+use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
 use gc::{GcPolicyKind, GcSchedule, PolicyParams, SuspendConfig};
 use layout::{ChannelPlacement, Placement};
@@ -164,7 +164,7 @@ pub trait Ftl: Send + FtlClone {
     fn recover(
         &mut self,
         _nand: &mut Nand,
-        _tags: &[Option<crate::data::StoredTag>],
+        _tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         Err(format!(
             "the {} FTL has no recovery from flash yet (its log-block / hash-table state \
@@ -372,7 +372,7 @@ impl FtlKind {
 
 /// A key of `[ftl]` (relative to it; `"log"` covers the whole `[ftl.log]` table) and the
 /// FTLs that read it. A key set by a file or a flag away from its default on an FTL that
-/// does not read it is refused ([`crate::config::Design`]), so a comparison never shows
+/// does not read it is refused (by `config::Design`, which aggregates the sections), so a comparison never shows
 /// two identical runs labelled differently.
 #[derive(Clone, Copy, Debug)]
 pub struct Knob {
@@ -584,7 +584,7 @@ pub struct FtlConfig {
     pub cftl: cftl::CftlConfig,
     /// `[ftl.dftl]` settings.
     pub dftl: dftl::DftlConfig,
-    /// The values defaults and preset gave (set by [`crate::config::Config::load`]), to
+    /// The values defaults and preset gave (set by `config::Config::load`), to
     /// tell a preset's settings for its own FTL from a user's: not configuration itself.
     #[serde(skip)]
     pub preset: PresetFtl,

@@ -654,7 +654,7 @@ impl Ftl for Nftl {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         let mut scan = self.b.scan(nand, tags);
         let bl = self.b.data.len();

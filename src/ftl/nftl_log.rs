@@ -234,7 +234,7 @@ impl Ftl for NftlLog {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         let m = self
             .blocks

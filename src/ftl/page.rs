@@ -382,7 +382,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         let newest = super::recovery::newest(tags, self.logical_pages as u64);
         for (l, &raw) in newest.iter().enumerate() {

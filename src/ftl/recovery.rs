@@ -1,5 +1,5 @@
 //! What every FTL's power-up recovery reads from the mount scan's OOB tags
-//! ([`crate::data::StoredTag`]), written once for all of them.
+//! ([`crate::nand::StoredTag`]), written once for all of them.
 //!
 //! ```text
 //! newer(a, b):  a.seq > b.seq, or the same seq and a.program_seq > b.program_seq
@@ -11,8 +11,8 @@
 //! Sequence numbers are compared as plain integers: a u32 counter does not wrap within
 //! the runs this simulator does (4 G programs).
 
-use crate::data::StoredTag;
 use crate::nand::Geometry;
+use crate::nand::StoredTag;
 
 /// Whether tag `a` holds a newer copy than `b` of the same logical page.
 #[inline]

@@ -28,22 +28,16 @@
 
 use super::layout::{ChannelPlacement, by_channel_order, channel_first_order};
 use super::{FtlConfig, FtlKind};
-use crate::config::ConfigError;
-use crate::nand::{Geometry, Ppn};
+use crate::nand::Geometry;
+use crate::spec::ConfigError;
 use crate::units::Size;
 
-/// Where the pages of a superblock geometry physically live.
-#[derive(Clone, Debug)]
-pub struct Superblock {
-    /// Physical blocks per superblock.
-    blocks: u32,
-    physical: Geometry,
-    /// Virtual pages per virtual plane.
-    pages_per_vplane: u64,
-    /// `order[v·k + j]` = physical plane of member `j` of virtual plane `v`.
-    order: Vec<u32>,
-}
+// moved: remove after the workspace split
+pub use crate::nand::Superblock;
 
+/// `ftl.superblock` resolved: the FTL's side of the layout in [`crate::nand::Superblock`].
+// An inherent impl outside the type's module: at the crate split this becomes a free
+// function (the type will live in a lower crate).
 impl Superblock {
     /// The superblock `cfg` asks for on `geo` (`ftl.superblock`): `None` when the FTL
     /// does not map blocks or the superblock is one erase block (or unset), an error
@@ -97,62 +91,8 @@ impl Superblock {
             ChannelPlacement::Striped => channel_first_order(geo),
             ChannelPlacement::OneChannel => by_channel_order(geo),
         };
-        Ok(Some(Superblock {
-            blocks: k,
-            physical: *geo,
-            pages_per_vplane: geo.blocks_per_plane as u64 * geo.pages_per_block as u64 * k as u64,
-            order,
-        }))
+        Ok(Some(Superblock::new(k, *geo, order)))
     }
-
-    /// Physical blocks per superblock.
-    pub fn blocks(&self) -> u32 {
-        self.blocks
-    }
-
-    /// The geometry the FTL and the NAND state run on: `k` times fewer planes (taken off
-    /// the outermost levels first: channels, then chips, dies, planes), blocks `k` times
-    /// larger. Its channel/chip/die fields only number the virtual planes; the timing
-    /// model places pages with [`Superblock::plane_of`].
-    pub fn ftl_geometry(&self) -> Geometry {
-        let mut g = self.physical;
-        let mut rest = self.blocks;
-        for level in [
-            &mut g.channels,
-            &mut g.chips_per_channel,
-            &mut g.dies_per_chip,
-            &mut g.planes_per_die,
-        ] {
-            let d = gcd(*level, rest);
-            *level /= d;
-            rest /= d;
-        }
-        debug_assert_eq!(rest, 1, "k divides the plane count");
-        g.pages_per_block *= self.blocks;
-        g
-    }
-
-    /// Physical plane of virtual page `vppn`.
-    #[inline]
-    pub fn plane_of(&self, vppn: Ppn) -> u32 {
-        let v = vppn.0 as u64 / self.pages_per_vplane;
-        let j = vppn.0 % self.blocks;
-        self.order[(v * self.blocks as u64) as usize + j as usize]
-    }
-
-    /// Physical planes of the superblock that holds `vppn` (member order).
-    pub fn member_planes(&self, vppn: Ppn) -> &[u32] {
-        let v = (vppn.0 as u64 / self.pages_per_vplane) as usize;
-        let k = self.blocks as usize;
-        &self.order[v * k..(v + 1) * k]
-    }
-}
-
-fn gcd(mut a: u32, mut b: u32) -> u32 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 impl FtlKind {
@@ -174,6 +114,7 @@ impl FtlKind {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nand::Ppn;
 
     /// 4 channels × 2 chips × 1 die × 2 planes = 16 planes, 8 blocks of 4 pages each.
     fn geo() -> Geometry {

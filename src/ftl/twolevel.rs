@@ -57,7 +57,7 @@
 
 use super::hash::NIL;
 use super::{FtlConfig, FtlError};
-use crate::data::StoredTag;
+use crate::nand::StoredTag;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -1051,8 +1051,8 @@ mod tests {
     /// blocks is refused with a message.
     #[test]
     fn mount_folds_a_logical_block_no_role_fits() {
-        use crate::data::FlashData;
         use crate::ftl::{FtlConfig, FtlKind, build_ftl};
+        use crate::nand::FlashData;
         let g = Geometry {
             blocks_per_plane: 12,
             pages_per_block: 8,
@@ -1107,8 +1107,8 @@ mod tests {
     /// cuts land inside folds too: the mount finishes some and keeps detached blocks.
     #[test]
     fn random_cuts_recover_every_durable_write() {
-        use crate::data::FlashData;
         use crate::ftl::{FtlConfig, FtlKind, build_ftl};
+        use crate::nand::FlashData;
         use rand::{Rng, SeedableRng};
         use rand_xoshiro::Xoshiro256PlusPlus;
         use std::collections::BTreeMap;

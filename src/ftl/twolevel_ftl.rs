@@ -501,7 +501,7 @@ impl<F: FineMap> Ftl for TwoLevelFtl<F> {
     fn recover(
         &mut self,
         nand: &mut Nand,
-        tags: &[Option<crate::data::StoredTag>],
+        tags: &[Option<crate::nand::StoredTag>],
     ) -> Result<(), String> {
         debug_assert!(
             self.core.coarse.is_empty() && self.fine.is_empty(),

@@ -114,7 +114,7 @@ fn is_text(s: &str) -> bool {
 }
 
 /// The CSS class of a claims-registry label (`not evaluable` → `lbl-not-evaluable`), for
-/// the words of [`crate::experiments::registry`]'s labels; `None` for any other text.
+/// the words of the labels `experiments::registry` gives; `None` for any other text.
 pub fn label_class(word: &str) -> Option<String> {
     const LABELS: [&str; 5] = [
         "robust",

@@ -324,7 +324,7 @@ impl Device {
     /// design must track write sequence numbers (`device.track_write_seq`).
     pub fn mount(
         design: &Design,
-        data: crate::data::FlashData,
+        data: crate::nand::FlashData,
     ) -> Result<(Device, Recovery), SimError> {
         let mut dev = Device::build(design)?;
         if !dev.nand.tracks_seq() {
@@ -888,6 +888,38 @@ impl Device {
         self.flash_busy_until_ns = now_ns;
     }
 }
+/// The host-side log layer drives the device through this trait (it sits below `sim`).
+impl crate::host_log::LogDevice for Device {
+    fn submit(&mut self, req: &IoRequest, issue_ns: u64) -> Result<u64, SimError> {
+        Device::submit(self, req, issue_ns)
+    }
+    fn write_untimed_bytes(&mut self, offset_bytes: u64, size_bytes: u64) -> Result<(), FtlError> {
+        Device::write_untimed_bytes(self, offset_bytes, size_bytes)
+    }
+    fn write_data(
+        &mut self,
+        offset_bytes: u64,
+        bytes: &[u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError> {
+        Device::write_data(self, offset_bytes, bytes, issue_ns)
+    }
+    fn read_data(
+        &mut self,
+        offset_bytes: u64,
+        out: &mut [u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError> {
+        Device::read_data(self, offset_bytes, out, issue_ns)
+    }
+    fn page_bytes(&self) -> u64 {
+        Device::page_bytes(self)
+    }
+    fn page_payload(&self, lpn: u64, out: &mut [u8]) {
+        Device::page_payload(self, lpn, out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

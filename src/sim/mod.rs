@@ -48,37 +48,5 @@ pub use run::{
 pub use stage::BufferStats;
 pub use workload::build_workload;
 
-use crate::config::ConfigError;
-use crate::ftl::FtlError;
-use crate::workload::TraceError;
-
-/// Why a run could not complete.
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    /// Bad configuration (exit code 2).
-    #[error("{0}")]
-    Config(String),
-    /// Configuration refused by [`crate::config::Config::validate`] (exit code 2; boxed:
-    /// it is large and rare).
-    #[error(transparent)]
-    Design(Box<ConfigError>),
-    /// Bad trace (exit code 2).
-    #[error(transparent)]
-    Trace(#[from] TraceError),
-    /// The FTL ran out of space.
-    #[error(transparent)]
-    Ftl(#[from] FtlError),
-    /// A file operation failed (bad path in a file trace, no space left).
-    #[error(transparent)]
-    Fs(#[from] crate::fs::FsError),
-    /// The run was cancelled through its [`Cancel`] flag (Ctrl-C from Python, a sweep
-    /// stopped): there is no report.
-    #[error("the run was cancelled before it finished")]
-    Cancelled,
-}
-
-impl From<ConfigError> for SimError {
-    fn from(e: ConfigError) -> SimError {
-        SimError::Design(Box::new(e))
-    }
-}
+// moved: remove after the workspace split
+pub use crate::host::SimError;

@@ -496,12 +496,14 @@ fn precondition_presence(dev: &Device, cfg: &Config) -> Vec<bool> {
     }
 }
 
-/// Runs the workload `cfg` describes and reports.
+/// Runs the block workload `cfg` describes and reports. Not for file-system designs:
+/// the `run` module's `run` takes every design (it sits above the file systems).
 pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {
     run_design(&cfg.validate()?, opts)
 }
 
-/// Runs a validated design and reports.
+/// Runs a validated block design and reports. Not for file-system designs:
+/// the `run` module's `run_design` takes every design (it sits above the file systems).
 pub fn run_design(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> {
     run_with(design, opts, None)
 }
@@ -529,8 +531,13 @@ fn run_with(
     custom: Option<Vec<crate::workload::Phase>>,
 ) -> Result<RunOutput, SimError> {
     if design.config.fs.active() {
-        // File workloads run through a file system (fs/run.rs).
-        return crate::fs::run::run_fs(design, opts);
+        // File workloads run through a file system (fs/run.rs), which sits above this
+        // module: the entry point that dispatches to it is `run::run_design`.
+        return Err(SimError::Config(format!(
+            "fs.name = {}: a file-system design runs through ssdlab::run::run_design, not \
+             sim::run_design (the block-device pipeline)",
+            design.config.fs.name.name()
+        )));
     }
     let start = std::time::Instant::now();
     let (mut dev, mut log) = build_drive(design)?;

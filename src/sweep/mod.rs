@@ -2,7 +2,7 @@
 //! validated before the first runs ([`plan`]), each cell is keyed by a hash of what its
 //! result depends on ([`key`]), finished cells are kept in a resumable store
 //! ([`store`]), missing cells run in parallel ([`runner`]) through the library's one
-//! run path ([`crate::sim::run_design`]), and the results become one table ([`table`]):
+//! run path ([`crate::run::run_design`]), and the results become one table ([`table`]):
 //! CSV, Parquet and JSON lines, plus an HTML page ([`page`]).
 //!
 //! ```text

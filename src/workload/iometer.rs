@@ -36,7 +36,7 @@
 use super::synth::SynthPhase;
 use super::synth::stream::{SynthRng, below, rng_from_seed, size_hint};
 use super::{IoRequest, OpKind};
-use crate::config::ConfigError;
+use crate::spec::ConfigError;
 use crate::units::Size;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -361,10 +361,10 @@ pub fn check_lines(lines: &[AccessLine], span_bytes: u64) -> Result<(), ConfigEr
             ("read_percent", l.read_percent),
             ("random_percent", l.random_percent),
         ] {
-            crate::config::check_f64(&key(i, f), v, 0.0, 100.0, "percent")?;
+            crate::spec::check_f64(&key(i, f), v, 0.0, 100.0, "percent")?;
         }
-        crate::config::check_range(&key(i, "burst"), l.burst, 1, MAX_BURST, "I/Os per burst")?;
-        crate::config::check_f64(
+        crate::spec::check_range(&key(i, "burst"), l.burst, 1, MAX_BURST, "I/Os per burst")?;
+        crate::spec::check_f64(
             &key(i, "delay_ms"),
             l.delay_ms,
             0.0,

@@ -10,59 +10,10 @@ pub mod trace;
 
 use super::{FileOp, FileOpKind, FilePhase, FsConfig};
 use crate::workload::synth::SynthConfig;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// Which file-level generator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FileWorkloadKind {
-    /// IOZone-like: write, rewrite, read, reread, random write, random read of one file.
-    IozoneFile,
-    /// Postmark-like: a pool of small files created, read, appended, deleted.
-    PostmarkFile,
-    /// Andrew-like: the phases of the block-level Andrew workload as file operations.
-    AndrewFile,
-}
-
-impl FileWorkloadKind {
-    /// Every file workload with a one-line description, for `ssdlab list`.
-    pub fn all() -> &'static [(FileWorkloadKind, &'static str, &'static str)] {
-        &[
-            (
-                FileWorkloadKind::IozoneFile,
-                "iozone-file",
-                "file level (needs --fs): IOZone-like write, rewrite, read, reread, random write, random read of one file of span bytes",
-            ),
-            (
-                FileWorkloadKind::PostmarkFile,
-                "postmark-file",
-                "file level (needs --fs): Postmark-like pool of small files: create, transactions (read/append + create/delete), delete",
-            ),
-            (
-                FileWorkloadKind::AndrewFile,
-                "andrew-file",
-                "file level (needs --fs): Andrew-like setup, mkdir, copy, scandir, readall, make over andrew_files files",
-            ),
-        ]
-    }
-
-    /// The name as `--workload` takes it.
-    pub fn name(self) -> &'static str {
-        FileWorkloadKind::all()
-            .iter()
-            .find(|e| e.0 == self)
-            .map_or("?", |e| e.1)
-    }
-
-    /// The workload a name stands for.
-    pub fn parse(s: &str) -> Option<FileWorkloadKind> {
-        FileWorkloadKind::all()
-            .iter()
-            .find(|e| e.1 == s)
-            .map(|e| e.0)
-    }
-}
+// moved: remove after the workspace split
+pub use crate::config::fs::FileWorkloadKind;
 
 /// Default IOZone file size: min(1 GiB, half the file system's capacity).
 pub fn default_file_bytes(capacity_bytes: u64) -> u64 {

@@ -43,49 +43,16 @@ pub mod scan;
 pub mod tnode;
 
 use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
-use crate::config::{ConfigError, Design, ResolvedDevice, check_range};
+use crate::config::{Design, ResolvedDevice};
 use crate::nand::{BlockId, Cause, Lpn, Nand, Ppn};
 use crate::sim::{HostCounters, Measure};
 use crate::timing::{PlaceCtx, TimeModel};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use tnode::{Tnodes, Tree};
 
-/// `[fs.yaffs2]` settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Yaffs2Config {
-    /// Write a checkpoint at unmount so the next mount reads it instead of scanning.
-    pub checkpoint: bool,
-    /// Erased blocks kept for GC (YAFFS2's `n_reserved_blocks`, default 5).
-    pub reserved_blocks: u32,
-    /// Collect garbage in idle time between operations (YAFFS2's background GC thread).
-    pub background_gc: bool,
-}
-
-impl Default for Yaffs2Config {
-    fn default() -> Self {
-        Yaffs2Config {
-            checkpoint: false,
-            reserved_blocks: 5,
-            background_gc: true,
-        }
-    }
-}
-
-impl Yaffs2Config {
-    /// Checks the bounds.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range(
-            "fs.yaffs2.reserved_blocks",
-            self.reserved_blocks,
-            2,
-            10_000,
-            "erased blocks kept for GC",
-        )
-    }
-}
+// moved: remove after the workspace split
+pub use crate::config::fs::Yaffs2Config;
 
 /// Object ids YAFFS2 reserves.
 pub const ROOT: u32 = 1;

@@ -31,7 +31,7 @@ pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
 use super::{IoRequest, OpKind, Phase};
-use crate::config::{ConfigError, check_range};
+use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
 use stream::{Arrivals, Generator, OpMix, Placement, SizeDist, SynthRng, rng_from_seed};
