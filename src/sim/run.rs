@@ -770,7 +770,10 @@ fn measure(
     let base = Baseline::take(&dev);
     let mut warnings: Vec<String> = design.notes.clone();
     // The management-block probe needs every probe write's latency by offset.
-    let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
+    let probe_starts = if cfg.trace.path.is_none()
+        && cfg.workload.phase.is_empty()
+        && cfg.workload.kind == SynthKind::Probe
+    {
         probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
     } else {
         Vec::new()
