@@ -116,6 +116,9 @@ mod tests {
     use super::*;
     use crate::workload::OpKind;
 
+    /// A phase as (name, [(op, offset KiB, size KiB)]).
+    type Seen = (String, Vec<(OpKind, u64, u64)>);
+
     fn workload(text: &str) -> SynthConfig {
         toml::from_str(text).expect("a workload table")
     }
@@ -142,7 +145,7 @@ mod tests {
             "#,
         );
         let phases = generate(&w, 1 << 20, 7).unwrap();
-        let got: Vec<(String, Vec<(OpKind, u64, u64)>)> = phases
+        let got: Vec<Seen> = phases
             .into_iter()
             .map(|p| {
                 let reqs = p
