@@ -482,8 +482,9 @@ pub(crate) fn assemble(
             }),
         );
     }
-    let probing =
-        cfg.trace.path.is_none() && cfg.workload.kind == crate::workload::synth::SynthKind::Probe;
+    let probing = cfg.trace.path.is_none()
+        && cfg.workload.phase.is_empty()
+        && cfg.workload.kind == crate::workload::synth::SynthKind::Probe;
     let report = Report {
         ssdlab_version: env!("CARGO_PKG_VERSION").into(),
         config: config_json,

@@ -780,7 +780,10 @@ fn measure(
     // the run: the preset describes its drive for every FTL.
     notes.extend(design.notes.iter().cloned());
     // The management-block probe needs every probe write's latency by offset.
-    let probe_starts = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Probe {
+    let probe_starts = if cfg.trace.path.is_none()
+        && cfg.workload.phase.is_empty()
+        && cfg.workload.kind == SynthKind::Probe
+    {
         probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
     } else {
         Vec::new()

@@ -24,6 +24,10 @@
 //!          over the span → SR the whole span in 128 KiB sequential reads → RR 160 MiB
 //!          of 4 KiB random reads over it → SW 160 MiB of 128 KiB sequential writes
 //!          from offset 0; MB/s = requests × size / phase time (the host's bytes)
+//! cells    each run is one grid cell (`ssdlab run`: precondition fill or age, the four
+//!          phases as [[workload.phase]] entries, phase i drawing from seed + i), kept
+//!          in the resumable store OUT/cells/EXP-M11; the rates are each phase's
+//!          iops × size from the report, the layer's figures from its report note
 //! without  the same drive, windows and phases without the layer. It depends on
 //!          neither G nor U, so it runs once per (window, L, seed); its steady aging is
 //!          2 × 8 GiB (+ one block), twice the largest S (U = 50 %), so at least 2 × S
@@ -77,14 +81,9 @@
 use super::eval::{Env, Evaluator};
 use super::exp_m6::{AB_CAPACITY, OP_PERCENT};
 use super::exp_m7::config;
-use super::grid_run::{ends, float, int, text};
+use super::grid_run::{self, RunPoint, ends, float, int, text};
 use super::judge::{Label, Point, RowResult, Seeds, at_least, at_most};
 use crate::experiments::ExpError;
-use crate::sim::{RunOptions, run_design_phases};
-use crate::units::Size;
-use crate::workload::Phase;
-use crate::workload::synth::{SynthConfig, SynthKind, build_phases};
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// The registry's EXP-M11.
@@ -208,41 +207,28 @@ fn label_of(r: &Run) -> String {
     format!("EXP-M11 {r:?}")
 }
 
-/// One phase of the generator `kind` over the span.
-fn phase(
-    kind: SynthKind,
-    sc: &Scale,
-    size: u64,
-    requests: u64,
-    seed: u64,
-) -> Result<Phase, ExpError> {
-    let cfg = SynthConfig {
-        kind,
-        span: Some(Size(sc.span)),
-        size: Size(size),
-        align: Size(size),
-        requests: Some(requests),
-        ..SynthConfig::default()
-    };
-    let mut p = build_phases(&cfg, sc.span, seed)
-        .map_err(|e| ExpError::Other(format!("EXP-M11 phase {kind:?}: {e}")))?;
-    Ok(p.remove(0))
+/// One `[[workload.phase]]` table: `requests` of `size` over the span (from offset 0).
+fn phase(kind: &str, size: u64, requests: u64) -> toml::Value {
+    let mut t = toml::Table::new();
+    for (k, v) in [
+        ("kind", text(kind)),
+        ("size", text(&format!("{size}B"))),
+        ("align", text(&format!("{size}B"))),
+        ("requests", int(requests as i64)),
+    ] {
+        t.insert(k.into(), v);
+    }
+    toml::Value::Table(t)
 }
 
-/// The four phases; RW and RR draw offsets from seed + 2 and + 3 (the iozone suite's
-/// phase seeds), so RR does not replay RW's offsets.
-fn phases(sc: &Scale, seed: u64) -> Result<Vec<Phase>, ExpError> {
-    Ok(vec![
-        phase(
-            SynthKind::RandomWrite,
-            sc,
-            SMALL,
-            sc.phase / SMALL,
-            seed + 2,
-        )?,
-        phase(SynthKind::SeqRead, sc, LARGE, sc.span / LARGE, seed + 1)?,
-        phase(SynthKind::RandomRead, sc, SMALL, sc.phase / SMALL, seed + 3)?,
-        phase(SynthKind::SeqWrite, sc, LARGE, sc.phase / LARGE, seed)?,
+/// The four phases in run order; phase i draws its offsets from seed + i (RW and RR
+/// from different streams, so RR does not replay RW's offsets).
+fn phases(sc: &Scale) -> toml::Value {
+    toml::Value::Array(vec![
+        phase(PHASES[RW], SMALL, sc.phase / SMALL),
+        phase(PHASES[SR], LARGE, sc.span / LARGE),
+        phase(PHASES[RR], SMALL, sc.phase / SMALL),
+        phase(PHASES[SW], LARGE, sc.phase / LARGE),
     ])
 }
 
@@ -258,68 +244,92 @@ fn note_number(notes: &[String], key: &str) -> Option<f64> {
     num.parse().ok()
 }
 
-fn one_run(r: &Run, sc: &Scale) -> Result<Measured, ExpError> {
+/// The cell of run `r`: the drive, the layer (its documented defaults without MFT,
+/// so every cell sets the same keys), the window's preconditioning and the phases.
+fn point(r: &Run, sc: &Scale) -> Result<RunPoint, ExpError> {
     let (arm, w, l, seed) = *r;
     let label = label_of(r);
     let log_blocks =
         (sc.capacity as f64 * B_LOG_PERMILLE[l] as f64 / 1000.0 / SUPERBLOCK as f64).round() as i64;
     let mut keys = vec![
         ("seed", int(seed as i64)),
+        ("ftl.log.log_blocks", int(log_blocks)),
+    ];
+    // The space whose double the steady window writes first.
+    let space = match arm {
+        Arm::Without => {
+            let d = crate::host_log::HostLogConfig::default();
+            keys.extend([
+                ("host_log.name", text("none")),
+                ("host_log.segment", text(&d.segment.to_string())),
+                ("host_log.space", text(&d.space.to_string())),
+                ("host_log.free_percent", float(d.free_percent)),
+            ]);
+            sc.largest_space()
+        }
+        Arm::Mft(g, u) => {
+            keys.extend([
+                ("host_log.name", text("mft")),
+                ("host_log.segment", text(&format!("{}B", sc.segment(g)))),
+                ("host_log.space", text(&format!("{}B", sc.space(g, u)))),
+                (
+                    "host_log.free_percent",
+                    float(100.0 - UTIL_PERCENT[u] as f64),
+                ),
+            ]);
+            sc.space(g, u)
+        }
+    };
+    let mut all = base(sc);
+    all.retain(|(k, _)| *k != "preset");
+    all.extend(keys.iter().cloned());
+    let host_capacity = config("ssd-b", &all)?
+        .validate_device()
+        .map_err(|e| ExpError::Other(format!("{label}: {e}")))?
+        .host_log
+        .map_or(sc.capacity, |h| h.host_capacity_bytes());
+    let default_volume = crate::config::AgingConfig::default().volume_drive_writes;
+    let (pre, volume) = if WINDOWS[w] == "burst" {
+        ("fill", default_volume)
+    } else {
+        ("age", (2 * space + SMALL) as f64 / host_capacity as f64)
+    };
+    keys.extend([
+        (
+            "fill_percent",
+            float(100.0 * sc.span as f64 / host_capacity as f64),
+        ),
+        ("precondition", text(pre)),
+        ("aging.volume_drive_writes", float(volume)),
+        ("workload.phase", phases(sc)),
+    ]);
+    Ok(RunPoint::new(keys))
+}
+
+/// Keys every cell shares.
+fn base(sc: &Scale) -> Vec<(&'static str, toml::Value)> {
+    vec![
+        ("preset", text("ssd-b")),
         ("device.capacity", text(&format!("{}B", sc.capacity))),
         ("device.op_percent", float(OP_PERCENT)),
         ("buffer.name", text("none")),
         ("host.qd", int(1)),
         ("ftl.name", text("fast")),
         ("ftl.superblock", text(&format!("{SUPERBLOCK}B"))),
-        ("ftl.log.log_blocks", int(log_blocks)),
-        // Validation checks the span against the host's capacity; the phases are ours.
-        ("workload.kind", text("random-write")),
         ("workload.span", text(&format!("{}B", sc.span))),
-        ("workload.size", text("4KiB")),
-        ("workload.align", text("4KiB")),
-    ];
-    // The space whose double the steady window writes first.
-    let space = match arm {
-        Arm::Without => sc.largest_space(),
-        Arm::Mft(g, u) => {
-            keys.push(("host_log.name", text("mft")));
-            keys.push(("host_log.segment", text(&format!("{}B", sc.segment(g)))));
-            keys.push(("host_log.space", text(&format!("{}B", sc.space(g, u)))));
-            keys.push((
-                "host_log.free_percent",
-                float(100.0 - UTIL_PERCENT[u] as f64),
-            ));
-            sc.space(g, u)
-        }
-    };
-    let mut c = config("ssd-b", &keys)?;
-    let err = |e: crate::config::ConfigError| ExpError::Other(format!("{label}: {e}"));
-    let host_capacity = c
-        .validate()
-        .map_err(err)?
-        .host_log
-        .map_or(sc.capacity, |h| h.host_capacity_bytes());
-    c.fill_percent = Some(100.0 * sc.span as f64 / host_capacity as f64);
-    c.precondition = if WINDOWS[w] == "burst" {
-        crate::config::Precondition::Fill
-    } else {
-        c.aging.volume_drive_writes = (2 * space + SMALL) as f64 / host_capacity as f64;
-        crate::config::Precondition::Age
-    };
-    let design = c.validate().map_err(err)?;
-    let out =
-        run_design_phases(&design, RunOptions::default(), phases(sc, seed)?).map_err(|source| {
-            ExpError::Run {
-                label: label.clone(),
-                source,
-            }
-        })?;
-    let rep = &out.report;
+    ]
+}
+
+/// What run `r`'s report says: MB/s of each phase (the host's bytes) and the layer's
+/// write amplification; an error when a burst run's phases cleaned.
+fn measured(r: &Run, rep: &serde_json::Value) -> Result<Measured, ExpError> {
+    let (arm, w, _, _) = *r;
+    let label = label_of(r);
     let mut mb_s = [f64::NAN; 4];
-    for p in &rep.phases {
-        if let Some(i) = PHASES.iter().position(|n| *n == p.name) {
+    for p in rep["phases"].as_array().into_iter().flatten() {
+        if let Some(i) = PHASES.iter().position(|n| p["name"] == *n) {
             let size = if i == RW || i == RR { SMALL } else { LARGE };
-            mb_s[i] = p.iops * size as f64 / 1e6;
+            mb_s[i] = grid_run::num(p, "iops") * size as f64 / 1e6;
         }
     }
     if mb_s.iter().any(|x| !x.is_finite()) {
@@ -327,10 +337,16 @@ fn one_run(r: &Run, sc: &Scale) -> Result<Measured, ExpError> {
             "{label}: a report lacks one of the phases {PHASES:?}"
         )));
     }
+    let notes: Vec<String> = rep["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(String::from))
+        .collect();
     let log_wa = match arm {
         Arm::Without => 1.0,
         Arm::Mft(..) => {
-            let cleaned = note_number(&rep.notes, "moved by the cleaner (").ok_or_else(|| {
+            let cleaned = note_number(&notes, "moved by the cleaner (").ok_or_else(|| {
                 ExpError::Other(format!("{label}: no host-log note in the report"))
             })?;
             if WINDOWS[w] == "burst" && cleaned > 0.0 {
@@ -339,7 +355,7 @@ fn one_run(r: &Run, sc: &Scale) -> Result<Measured, ExpError> {
                      phases: the window's design is wrong"
                 )));
             }
-            note_number(&rep.notes, "log write amplification").unwrap_or(f64::NAN)
+            note_number(&notes, "log write amplification").unwrap_or(f64::NAN)
         }
     };
     Ok(Measured { mb_s, log_wa })
@@ -550,9 +566,15 @@ impl Evaluator for ExpM11 {
     fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
         let sc = scale(env.quick);
         let runs = runs(env.quick);
+        let points = runs
+            .iter()
+            .map(|r| point(r, &sc))
+            .collect::<Result<Vec<_>, _>>()?;
+        let reports = grid_run::run(env, "EXP-M11", base(&sc), &points)?;
         let measured = runs
-            .par_iter()
-            .map(|r| one_run(r, &sc))
+            .iter()
+            .zip(&reports)
+            .map(|(r, rep)| measured(r, rep))
             .collect::<Result<Vec<_>, _>>()?;
         let an = Analysis {
             table: tabulate(&runs, measured),

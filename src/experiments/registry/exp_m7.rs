@@ -8,9 +8,13 @@
 //! designs  by-address, no log area:  ftl page, placement by-address, mgmt_block S
 //!          write-order:              ftl page, placement write-order, greedy GC
 //!          by-address + log area L:  BAST with superblock S (not run, see below)
-//! phases   1 sequential fill (untimed, one management block a command, as
+//! phases   1 sequential fill (untimed, one management block a command:
 //!            `precondition = "fill"`), 2 4 KB aligned random writes at QD 1 (closed
 //!            loop) over the span's first X bytes, seeds 1–3 draw the offsets
+//! cells    one grid cell a (design, cell, S, X, schedule, seed): `ssdlab run` with
+//!          workload random-write, workload.span X, workload.requests n (below),
+//!          kept in the resumable store OUT/cells/EXP-M7; mean latency, MB/s and
+//!          pages programmed per write come from the report's phase
 //! grid     span X ∈ {2, 8, 32} GB × gc_schedule ∈ {foreground, background} (6 points)
 //! M20      by-address, S = 4, 16, 64, 256, 1024 KB: (i) pages programmed per host
 //!          write ≥ S/4 KB at every S and within [1.00, 1.05] × S/4 KB at S ≥ 256 KB;
@@ -46,15 +50,10 @@
 //! drive), so CI runs the code path in seconds; its labels are not the registry's.
 
 use super::eval::{Env, Evaluator};
-use super::grid_run::{ends, int, text};
+use super::grid_run::{self, RunPoint, ends, int, num, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least, within};
 use crate::config::Config;
 use crate::experiments::ExpError;
-use crate::sim::Device;
-use crate::workload::{IoRequest, OpKind};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// The registry's EXP-M7.
@@ -94,61 +93,6 @@ pub(super) fn config(preset: &str, keys: &[(&str, toml::Value)]) -> Result<Confi
         .map_err(|e| ExpError::Other(format!("{preset}: {e}")))
 }
 
-/// The device of `cfg`, filled once sequentially outside any timing, `chunk_pages`
-/// pages a command (a by-address design's management block, as `precondition = "fill"`
-/// writes it).
-pub(super) fn filled(cfg: &Config, chunk_pages: u64, label: &str) -> Result<Device, ExpError> {
-    let run_err = |e: crate::sim::SimError| ExpError::Run {
-        label: label.to_string(),
-        source: e,
-    };
-    let mut dev = Device::new(cfg).map_err(run_err)?;
-    let ps = dev.page_bytes();
-    let logical = dev.resolved.logical_pages;
-    let mut at = 0;
-    while at < logical {
-        let n = chunk_pages.max(1).min(logical - at);
-        dev.write_untimed_bytes(at * ps, n * ps)
-            .map_err(|e| run_err(e.into()))?;
-        at += n;
-    }
-    dev.start_measured_phase().map_err(|e| run_err(e.into()))?;
-    Ok(dev)
-}
-
-/// Issues `reqs` one at a time (queue depth 1, closed loop: each when the previous
-/// completes) from `start_ns`; returns every latency and the end time.
-pub(super) fn qd1(
-    dev: &mut Device,
-    reqs: impl Iterator<Item = IoRequest>,
-    start_ns: u64,
-    label: &str,
-) -> Result<(Vec<u64>, u64), ExpError> {
-    let mut now = start_ns;
-    let mut lat = Vec::new();
-    for r in reqs {
-        let done = dev.submit(&r, now).map_err(|e| ExpError::Run {
-            label: label.to_string(),
-            source: e,
-        })?;
-        lat.push(done - now);
-        now = done;
-    }
-    Ok((lat, now))
-}
-
-/// `n` aligned 4 KB random writes over the first `span` bytes, offsets from `seed`.
-pub(super) fn random_4k(
-    op: OpKind,
-    span: u64,
-    n: u64,
-    seed: u64,
-) -> impl Iterator<Item = IoRequest> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let slots = (span / WRITE_BYTES).max(1);
-    (0..n).map(move |_| IoRequest::new(op, rng.gen_range(0..slots) * WRITE_BYTES, WRITE_BYTES))
-}
-
 /// The designs EXP-M7 runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Design {
@@ -173,14 +117,40 @@ struct Measured {
     programs_per_write: f64,
 }
 
-fn keys_of(k: &Key, capacity_gib: u64) -> Vec<(&'static str, toml::Value)> {
+/// The cell's timings: the registry's MLC twin (same geometry, 000 Fig. 2's MLC
+/// timings) or SSD A's own, written out so that every point sets the same keys.
+fn cell_keys(cell: Cell) -> Result<[(&'static str, toml::Value); 5], ExpError> {
+    let (name, read, program, erase) = match cell {
+        Cell::Mlc => ("mlc", 50_000, 750_000, 3_000_000),
+        Cell::Slc => {
+            let t = config("ssd-a", &[])?
+                .validate_device()
+                .map_err(|e| ExpError::Other(format!("EXP-M7 ssd-a: {e}")))?
+                .device
+                .timing;
+            (
+                "slc",
+                t.read_ns as i64,
+                t.program_ns as i64,
+                t.erase_ns as i64,
+            )
+        }
+    };
+    Ok([
+        ("device.cell", text(name)),
+        ("device.pages_per_block", int(64)),
+        ("device.read_ns", int(read)),
+        ("device.program_ns", int(program)),
+        ("device.erase_ns", int(erase)),
+    ])
+}
+
+/// The design keys of `k` (the drive and FTL, no workload).
+fn keys_of(k: &Key, capacity_gib: u64) -> Result<Vec<(&'static str, toml::Value)>, ExpError> {
     let (design, cell, s_kib, _, sched, seed) = *k;
     let mut keys = vec![
         ("seed", int(seed as i64)),
         ("device.capacity", text(&format!("{capacity_gib}GiB"))),
-        ("buffer.name", text("none")),
-        ("ftl.name", text("page")),
-        ("ftl.gc", text("greedy")),
         ("ftl.gc_schedule", text(sched)),
         ("ftl.mgmt_block", text(&format!("{s_kib}KiB"))),
         (
@@ -191,56 +161,82 @@ fn keys_of(k: &Key, capacity_gib: u64) -> Vec<(&'static str, toml::Value)> {
             }),
         ),
     ];
-    if cell == Cell::Mlc {
-        // The registry's MLC twin: same geometry, 000 Fig. 2's MLC timings.
-        keys.extend([
-            ("device.cell", text("mlc")),
-            ("device.pages_per_block", int(64)),
-            ("device.read_ns", int(50_000)),
-            ("device.program_ns", int(750_000)),
-            ("device.erase_ns", int(3_000_000)),
-        ]);
-    }
-    keys
+    keys.extend(cell_keys(cell)?);
+    Ok(keys)
 }
 
-fn run_one(k: &Key, quick: bool) -> Result<Measured, ExpError> {
-    let (design, _, s_kib, span_gb, _, seed) = *k;
-    let capacity_gib = if quick {
+/// Keys every point shares: SSD A without a DRAM buffer, page FTL with greedy GC, the
+/// fill, and 4 KB aligned random writes at QD 1.
+fn base() -> Vec<(&'static str, toml::Value)> {
+    vec![
+        ("preset", text("ssd-a")),
+        ("buffer.name", text("none")),
+        ("ftl.name", text("page")),
+        ("ftl.gc", text("greedy")),
+        ("precondition", text("fill")),
+        ("host.qd", int(1)),
+        ("workload", text("random-write")),
+        ("workload.size", text("4KiB")),
+        ("workload.align", text("4KiB")),
+    ]
+}
+
+/// Phase 2's length: the smaller of 2 X and the writes that program twice the spare
+/// area at the design's minimum cost per write (see the doc comment).
+fn requests(k: &Key, keys: &[(&str, toml::Value)], span: u64) -> Result<u64, ExpError> {
+    let mut all = base();
+    all.retain(|(name, _)| *name != "preset" && *name != "workload");
+    all.extend(keys.iter().cloned());
+    let design = config("ssd-a", &all)?
+        .validate_device()
+        .map_err(|e| ExpError::Other(format!("EXP-M7 {k:?}: {e}")))?;
+    let page = design.device.geometry.page_size_bytes as u64;
+    let per_write = match k.0 {
+        Design::ByAddress => (k.2 * KIB / page).max(1),
+        Design::WriteOrder => 1,
+    };
+    let spare = design
+        .device
+        .geometry
+        .pages()
+        .saturating_sub(design.device.logical_pages);
+    Ok((2 * span / WRITE_BYTES)
+        .min((2 * spare).div_ceil(per_write))
+        .max(1))
+}
+
+fn runs(env: &Env, keys: Vec<Key>) -> Result<BTreeMap<Key, Measured>, ExpError> {
+    let capacity_gib = if env.quick {
         QUICK_CAPACITY_GIB
     } else {
         CAPACITY_GIB
     };
-    let label = format!("EXP-M7 {k:?}");
-    let cfg = config("ssd-a", &keys_of(k, capacity_gib))?;
-    let page = cfg.device.page_size.bytes();
-    let per_write = match design {
-        Design::ByAddress => (s_kib * KIB / page).max(1),
-        Design::WriteOrder => 1,
-    };
-    let mut dev = filled(&cfg, per_write, &label)?;
-    let logical = dev.resolved.logical_pages;
-    let spare: u64 = dev.nand.geometry().pages().saturating_sub(logical);
-    let span = span_gb * GIB * capacity_gib / CAPACITY_GIB;
-    let n = (2 * span / WRITE_BYTES)
-        .min((2 * spare).div_ceil(per_write))
-        .max(1);
-    let before = dev.nand.counters().total_programs();
-    let (lat, end) = qd1(&mut dev, random_4k(OpKind::Write, span, n, seed), 0, &label)?;
-    let programs = dev.nand.counters().total_programs() - before;
-    Ok(Measured {
-        mean_latency_ns: lat.iter().sum::<u64>() as f64 / n as f64,
-        throughput_mb_s: (n * WRITE_BYTES) as f64 / end.max(1) as f64 * 1e3,
-        programs_per_write: programs as f64 / n as f64,
-    })
+    let mut points = Vec::with_capacity(keys.len());
+    for k in &keys {
+        let mut p = keys_of(k, capacity_gib)?;
+        let span = k.3 * GIB * capacity_gib / CAPACITY_GIB;
+        let n = requests(k, &p, span)?;
+        p.push(("workload.span", text(&format!("{span}B"))));
+        p.push(("workload.requests", int(n as i64)));
+        points.push(RunPoint::new(p));
+    }
+    let reports = grid_run::run(env, "EXP-M7", base(), &points)?;
+    Ok(keys
+        .into_iter()
+        .zip(&reports)
+        .map(|(k, r)| (k, measured(r)))
+        .collect())
 }
 
-fn runs(keys: Vec<Key>, quick: bool) -> Result<BTreeMap<Key, Measured>, ExpError> {
-    let out: Result<Vec<(Key, Measured)>, ExpError> = keys
-        .into_par_iter()
-        .map(|k| run_one(&k, quick).map(|m| (k, m)))
-        .collect();
-    Ok(out?.into_iter().collect())
+/// What a cell's report says about its (only) measured phase.
+fn measured(report: &serde_json::Value) -> Measured {
+    let phase = &report["phases"][0];
+    let n = num(phase, "requests");
+    Measured {
+        mean_latency_ns: num(phase, "latency_ns.mean"),
+        throughput_mb_s: n * WRITE_BYTES as f64 / num(phase, "simulated_ns").max(1.0) * 1e3,
+        programs_per_write: num(phase, "nand_program_pages") / n,
+    }
 }
 
 /// Per-seed values of `f` at (design, cell, S, span, schedule).
@@ -316,7 +312,7 @@ impl Evaluator for ExpM7 {
                 }
             }
         }
-        let t = runs(keys, env.quick)?;
+        let t = runs(env, keys)?;
         let (mut m20, mut m50, mut m54) = (Vec::new(), Vec::new(), Vec::new());
         for &span in &spans {
             for sched in SCHEDULES {

@@ -13,12 +13,16 @@
 //!          (every block beyond the data blocks and the one merge reserve is log area:
 //!          a log-block FTL's spare blocks are its log area; ssd-a's 7 % could not hold
 //!          L = 10 %)
-//! phase 1  sequential fill, untimed (as precondition = "fill")
+//! phase 1  sequential fill, untimed (precondition = "fill")
 //! phase 2  4 KB aligned random writes at QD 1 over the first X of the drive (seeds
-//!          1–3); sustained throughput = 4 KB × requests / time over the last half
+//!          1–3), as two [[workload.phase]] entries of n/2 and n − n/2 writes;
+//!          sustained throughput = 4 KB × requests / time of the second (last) half
 //! phase 3  10,000 requests at QD 1: 4 KB random reads over X (seeded), and 64 KB
 //!          sequential writes from offset 0; coefficient of variation (σ/mean) and
-//!          maximum of their latencies
+//!          maximum of their latencies (each phase's latency_ns in the report)
+//! cells    one grid cell a (FTL, L, X, seed): one `ssdlab run` of the fill and the
+//!          four phases in order on the same drive (phase i draws from seed + i),
+//!          kept in the resumable store OUT/cells/EXP-M8
 //! grid     L ∈ {1, 3, 10} % × X ∈ {10, 30, 100} % (9 points); × phase-3 workload (18)
 //! M35      sustained T(N:1) ≥ 1.05 × T(1:1) at each (L, X)
 //! M36      CV(N:1) ≥ 1.05 × CV(1:1) and max(N:1) ≥ 1.05 × max(1:1) at each
@@ -41,12 +45,10 @@
 //! --quick: L and X at their ends, on a 1 GB drive, 2,000 phase-3 requests.
 
 use super::eval::{Env, Evaluator};
-use super::exp_m7::{config, filled, qd1, random_4k};
-use super::grid_run::{ends, float, int, text};
+use super::exp_m7::config;
+use super::grid_run::{self, RunPoint, ends, float, int, num, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least};
 use crate::experiments::ExpError;
-use crate::workload::{IoRequest, OpKind};
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// The registry's EXP-M8.
@@ -72,57 +74,116 @@ struct Measured {
     writes: (f64, f64),
 }
 
-/// σ/mean and maximum of `lat`.
-fn cv_max(lat: &[u64]) -> (f64, f64) {
-    let n = lat.len().max(1) as f64;
-    let mean = lat.iter().sum::<u64>() as f64 / n;
-    let var = lat.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n;
-    let max = lat.iter().copied().max().unwrap_or(0) as f64;
-    (if mean > 0.0 { var.sqrt() / mean } else { 0.0 }, max)
+/// σ/mean and maximum of a phase's latencies, from its report (population σ).
+fn cv_max(phase: &serde_json::Value) -> (f64, f64) {
+    let mean = num(phase, "latency_ns.mean");
+    let cv = if mean > 0.0 {
+        num(phase, "latency_ns.stddev") / mean
+    } else {
+        0.0
+    };
+    (cv, num(phase, "latency_ns.max"))
 }
 
-fn run_one(k: &Key, quick: bool) -> Result<Measured, ExpError> {
+/// One phase of the cell's workload (a `[[workload.phase]]` table).
+fn phase(name: &str, kind: &str, size: u64, span: u64, requests: u64) -> toml::Value {
+    let mut t = toml::Table::new();
+    for (k, v) in [
+        ("name", text(name)),
+        ("kind", text(kind)),
+        ("size", text(&format!("{size}B"))),
+        ("align", text(&format!("{size}B"))),
+        ("span", text(&format!("{span}B"))),
+        ("requests", int(requests as i64)),
+    ] {
+        t.insert(k.into(), v);
+    }
+    toml::Value::Table(t)
+}
+
+/// The point's keys: the drive and FTL, and its four phases (phase 2 as two halves, so
+/// the sustained half is a phase of its own; phase i draws from seed + i).
+fn point(k: &Key, quick: bool) -> Result<RunPoint, ExpError> {
     let (ftl, log_pct, span_pct, seed) = *k;
     let capacity_gib = if quick { 1 } else { 32 };
-    let label = format!("EXP-M8 {k:?}");
-    let cfg = config(
-        "ssd-a",
-        &[
-            ("seed", int(seed as i64)),
-            ("device.capacity", text(&format!("{capacity_gib}GiB"))),
-            ("device.op_percent", float(log_pct as f64)),
-            ("buffer.name", text("none")),
-            ("ftl.name", text(ftl)),
-            ("ftl.log.log_blocks", int(0)),
-        ],
-    )?;
-    let mut dev = filled(&cfg, 1, &label)?;
-    let ps = dev.page_bytes();
-    let logical = dev.resolved.logical_pages;
-    let log_pages: u64 = dev.nand.geometry().pages().saturating_sub(logical);
+    let mut keys = vec![
+        ("seed", int(seed as i64)),
+        ("device.capacity", text(&format!("{capacity_gib}GiB"))),
+        ("device.op_percent", float(log_pct as f64)),
+        ("ftl.name", text(ftl)),
+    ];
+    let mut all = keys.clone();
+    all.extend([
+        ("buffer.name", text("none")),
+        ("ftl.log.log_blocks", int(0)),
+    ]);
+    let design = config("ssd-a", &all)?
+        .validate_device()
+        .map_err(|e| ExpError::Other(format!("EXP-M8 {k:?}: {e}")))?;
+    let ps = design.device.geometry.page_size_bytes as u64;
+    let logical = design.device.logical_pages;
+    let log_pages = design.device.geometry.pages().saturating_sub(logical);
     let span = capacity_gib * GIB * span_pct / 100;
     let n = (2 * span / ps).min(2 * log_pages).max(2);
-    let (lat, end) = qd1(&mut dev, random_4k(OpKind::Write, span, n, seed), 0, &label)?;
-    let half = &lat[lat.len() / 2..];
-    let half_ns: u64 = half.iter().sum();
-    let sustained_mb_s = (half.len() as u64 * ps) as f64 / half_ns.max(1) as f64 * 1e3;
     let m = if quick {
         QUICK_PHASE3_REQUESTS
     } else {
         PHASE3_REQUESTS
     };
-    // Phase 3 reads draw from a stream of their own (not phase 2's offsets again).
-    let reads = random_4k(OpKind::Read, span, m, seed ^ 0x3ead);
-    let (rl, end) = qd1(&mut dev, reads, end, &label)?;
-    let cap = dev.capacity_bytes();
-    let writes =
-        (0..m).map(move |i| IoRequest::new(OpKind::Write, (i * SEQ_BYTES) % cap, SEQ_BYTES));
-    let (wl, _) = qd1(&mut dev, writes, end, &label)?;
-    Ok(Measured {
-        sustained_mb_s,
-        reads: cv_max(&rl),
-        writes: cv_max(&wl),
-    })
+    keys.push((
+        "workload.phase",
+        toml::Value::Array(vec![
+            phase(BURST, "random-write", ps, span, n / 2),
+            phase(SUSTAINED, "random-write", ps, span, n - n / 2),
+            phase(READS, "random-read", ps, span, m),
+            phase(WRITES, "seq-write", SEQ_BYTES, logical * ps, m),
+        ]),
+    ));
+    Ok(RunPoint::new(keys))
+}
+
+/// Phase names in the cells' reports.
+const BURST: &str = "random-write-first-half";
+const SUSTAINED: &str = "random-write-sustained";
+const READS: &str = "random-read";
+const WRITES: &str = "seq-write-64k";
+
+/// The report's phase `name`.
+fn phase_of<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["phases"]
+        .as_array()
+        .and_then(|v| v.iter().find(|p| p["name"] == name))
+        .unwrap_or(&serde_json::Value::Null)
+}
+
+fn measured(report: &serde_json::Value) -> Measured {
+    // Closed loop at QD 1: the sustained half's time (first issue to last completion)
+    // is the sum of its latencies; MiB/s to MB/s.
+    Measured {
+        sustained_mb_s: num(phase_of(report, SUSTAINED), "throughput_mib_s") * 1.048_576,
+        reads: cv_max(phase_of(report, READS)),
+        writes: cv_max(phase_of(report, WRITES)),
+    }
+}
+
+fn runs(env: &Env, keys: &[Key]) -> Result<BTreeMap<Key, Measured>, ExpError> {
+    let points = keys
+        .iter()
+        .map(|k| point(k, env.quick))
+        .collect::<Result<Vec<_>, _>>()?;
+    let base = vec![
+        ("preset", text("ssd-a")),
+        ("buffer.name", text("none")),
+        ("ftl.log.log_blocks", int(0)),
+        ("precondition", text("fill")),
+        ("host.qd", int(1)),
+    ];
+    let reports = grid_run::run(env, "EXP-M8", base, &points)?;
+    Ok(keys
+        .iter()
+        .zip(&reports)
+        .map(|(k, r)| (*k, measured(r)))
+        .collect())
 }
 
 /// M36 at one point: both parts, on per-seed N:1 / 1:1 ratios.
@@ -149,12 +210,7 @@ impl Evaluator for ExpM8 {
             }
         }
         let quick = env.quick;
-        let t: BTreeMap<Key, Measured> = keys
-            .into_par_iter()
-            .map(|k| run_one(&k, quick).map(|m| (k, m)))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .collect();
+        let t = runs(env, &keys)?;
         let per_seed = |ftl, l, x, f: &dyn Fn(&Measured) -> f64| {
             Seeds(SEEDS.iter().map(|&s| f(&t[&(ftl, l, x, s)])).collect())
         };
@@ -299,10 +355,12 @@ mod tests {
     #[test]
     fn cv_is_sigma_over_mean_and_max_the_largest_latency() {
         // Latencies 1, 3: mean 2, σ 1 (population), CV 0.5.
-        let (cv, max) = cv_max(&[1, 3]);
+        let p = serde_json::json!({"latency_ns": {"mean": 2.0, "stddev": 1.0, "max": 3}});
+        let (cv, max) = cv_max(&p);
         assert!((cv - 0.5).abs() < 1e-12);
         assert_eq!(max, 3.0);
-        assert_eq!(cv_max(&[5, 5, 5]).0, 0.0);
+        let flat = serde_json::json!({"latency_ns": {"mean": 5.0, "stddev": 0.0, "max": 5}});
+        assert_eq!(cv_max(&flat).0, 0.0);
     }
 
     #[test]

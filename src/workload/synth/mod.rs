@@ -18,6 +18,7 @@ pub mod export;
 mod hotcold;
 mod iozone;
 mod oltp;
+pub mod phases;
 pub mod probe;
 mod sequential;
 pub(crate) mod stream;
@@ -134,6 +135,15 @@ pub struct SynthConfig {
     /// Iozone: how its random phases draw offsets (uniform, as IOzone does, by default).
     #[serde(skip_serializing_if = "IozoneRandom::is_uniform")]
     pub iozone_random: IozoneRandom,
+    /// Start of the address range a single generator uses: its requests fall in
+    /// `[offset, offset + span)` (span default: the capacity above `offset`).
+    #[serde(skip_serializing_if = "is_zero_size")]
+    pub offset: Size,
+    /// `[[workload.phase]]`: generators run one after another on the same device, each
+    /// reported as its own phase; each inherits every key of `[workload]` it does not
+    /// set ([`phases`]). Empty: the `[workload]` table is the workload.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phase: Vec<toml::Table>,
 }
 
 /// Offsets of the iozone suite's random phases (`workload.iozone_random`). IOzone itself
@@ -178,6 +188,8 @@ impl Default for SynthConfig {
             iozone_record: None,
             iozone_reads_first: false,
             iozone_random: IozoneRandom::Uniform,
+            offset: Size(0),
+            phase: Vec::new(),
         }
     }
 }
@@ -236,6 +248,15 @@ pub fn names() -> &'static [(&'static str, &'static str)] {
 }
 
 impl SynthKind {
+    /// A single generator (one phase), not a suite that expands into its own phases or
+    /// lays out its own addresses (iozone, probe, andrew, iometer).
+    pub fn is_single(self) -> bool {
+        !matches!(
+            self,
+            SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew | SynthKind::Iometer
+        )
+    }
+
     /// The kebab-case name, as in config files and [`names`].
     pub fn name(self) -> &'static str {
         match self {
@@ -303,6 +324,9 @@ pub fn generate(
     capacity_bytes: u64,
     seed: u64,
 ) -> Result<Vec<SynthPhase>, String> {
+    if !cfg.phase.is_empty() {
+        return phases::generate(cfg, capacity_bytes, seed).map_err(|e| e.to_string());
+    }
     if cfg.kind == SynthKind::Andrew {
         return andrew::phases(cfg, capacity_bytes, seed);
     }
@@ -331,6 +355,7 @@ pub fn generate(
             },
         ]);
     }
+    check_offset(cfg, capacity_bytes).map_err(|e| e.to_string())?;
     let span = resolve_span(cfg, capacity_bytes);
     validate(cfg, capacity_bytes, span)?;
     let align = cfg.align.bytes();
@@ -369,14 +394,15 @@ pub fn generate(
     }
     let sizes = SizeDist::new(size, effective_size_max(cfg), align);
     let count = cfg.requests.unwrap_or(span / size);
-    Ok(vec![single(
-        cfg,
-        cfg.kind,
-        span,
-        sizes,
-        count,
-        rng_from_seed(seed),
-    )])
+    let mut phase = single(cfg, cfg.kind, span, sizes, count, rng_from_seed(seed));
+    let offset = cfg.offset.bytes();
+    if offset > 0 {
+        phase.requests = Box::new(phase.requests.map(move |mut r| {
+            r.offset_bytes += offset;
+            r
+        }));
+    }
+    Ok(vec![phase])
 }
 
 /// The largest request size a single generator uses (`compile` defaults it).
@@ -393,7 +419,7 @@ fn resolve_span(cfg: &SynthConfig, capacity_bytes: u64) -> u64 {
     match (cfg.span, cfg.kind) {
         (Some(span), _) => span.bytes(),
         (None, SynthKind::Iozone) => iozone::DEFAULT_SPAN.min(capacity_bytes),
-        (None, _) => capacity_bytes,
+        (None, _) => capacity_bytes.saturating_sub(cfg.offset.bytes()),
     }
 }
 
@@ -503,6 +529,10 @@ pub const MAX_PROBE_PARTITIONS: u32 = 1024;
 /// Checks the generator's settings against a device of `capacity_bytes` without
 /// generating anything (every bound and fit [`generate`] would refuse).
 pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), ConfigError> {
+    if !cfg.phase.is_empty() {
+        return phases::check(cfg, capacity_bytes, seed);
+    }
+    check_offset(cfg, capacity_bytes)?;
     if cfg.kind != SynthKind::Iometer && !cfg.iometer.is_empty() {
         return Err(ConfigError::value(
             "workload.iometer",
@@ -572,6 +602,54 @@ pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), Co
         _ => validate(cfg, capacity_bytes, resolve_span(cfg, capacity_bytes))
             .map_err(ConfigError::Workload),
     }
+}
+
+/// `workload.offset`: a single generator's, aligned, and the range inside the capacity.
+fn check_offset(cfg: &SynthConfig, capacity_bytes: u64) -> Result<(), ConfigError> {
+    let offset = cfg.offset.bytes();
+    if offset > 0 {
+        if !cfg.kind.is_single() {
+            return Err(ConfigError::value(
+                "workload.offset",
+                cfg.offset,
+                format!(
+                    "0 with kind = {} (a suite lays out its own addresses); offset applies \
+                     to single generators",
+                    cfg.kind.name()
+                ),
+            ));
+        }
+        if offset >= capacity_bytes || !offset.is_multiple_of(cfg.align.bytes().max(1)) {
+            return Err(ConfigError::value(
+                "workload.offset",
+                cfg.offset,
+                format!(
+                    "a multiple of align {} below the capacity {}",
+                    cfg.align,
+                    Size(capacity_bytes)
+                ),
+            ));
+        }
+        let span = resolve_span(cfg, capacity_bytes);
+        if offset + span > capacity_bytes {
+            return Err(ConfigError::value(
+                "workload.span",
+                Size(span),
+                format!(
+                    "offset + span <= the capacity {}: offset is {}",
+                    Size(capacity_bytes),
+                    cfg.offset
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Serde's `skip_serializing_if` for a zero size (keeps reports of configs without the
+/// key as they were).
+fn is_zero_size(s: &Size) -> bool {
+    s.0 == 0
 }
 
 /// Checks an Iometer specification: its lines against the span, and the generic keys
