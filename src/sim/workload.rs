@@ -179,6 +179,7 @@ mod tests {
         f
     }
 
+    /// No write buffer: every page reaches the FTL in its own phase.
     fn config(path: &std::path::Path, phases: &str) -> Config {
         let text = format!(
             r#"
@@ -188,6 +189,8 @@ mod tests {
             chips_per_channel = 1
             [host]
             qd = 1
+            [buffer]
+            name = "none"
             [trace]
             path = "{}"
             format = "ascii"
