@@ -67,6 +67,7 @@ impl Config {
                 ),
             ));
         }
+        self.check_trace_phases()?;
         if self.fs.active()
             && self.ftl.name == crate::ftl::FtlKind::Dftl
             && self.ftl.dftl.cmt_start == crate::ftl::dftl::CmtStart::Cold
@@ -192,6 +193,49 @@ impl Config {
                     k.key,
                     (k.show)(self),
                     format!("no value here: only {} read it", k.users),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `trace.phases`: only with a trace; every phase named, no name twice (the report
+    /// tells phases apart by name).
+    fn check_trace_phases(&self) -> Result<(), ConfigError> {
+        let phases = &self.trace.phases;
+        if phases.is_empty() {
+            return Ok(());
+        }
+        let show = || {
+            phases
+                .iter()
+                .map(|p| format!("{}={}", p.name, p.requests))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.trace.path.is_none() {
+            return Err(ConfigError::value(
+                "trace.phases",
+                show(),
+                "no value here: only block-trace replays (trace.path, --trace) read it",
+            ));
+        }
+        for (i, p) in phases.iter().enumerate() {
+            if p.name.trim().is_empty() {
+                return Err(ConfigError::value(
+                    "trace.phases",
+                    show(),
+                    format!(
+                        "a name for phase {} (e.g. {{ name = \"setup\", requests = 100 }})",
+                        i + 1
+                    ),
+                ));
+            }
+            if phases[..i].iter().any(|q| q.name == p.name) {
+                return Err(ConfigError::value(
+                    "trace.phases",
+                    show(),
+                    format!("each phase name once; '{}' is given twice", p.name),
                 ));
             }
         }

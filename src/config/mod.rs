@@ -247,6 +247,21 @@ pub struct TraceConfig {
     /// Which blkparse / blktrace action is a request: `Q` (queued, default), `D` (issued to
     /// the driver, after merging) or `C` (completed).
     pub blkparse_event: BlkparseEvent,
+    /// Splits the replay into named phases of consecutive requests, each reported on
+    /// its own with its own counters (docs/traces.md, "Phases"); empty: one phase.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<TracePhase>,
+}
+
+/// One phase of a replay split by `trace.phases`: the next `requests` requests kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TracePhase {
+    /// Name shown in the report's `phases`.
+    pub name: String,
+    /// Requests in the phase (after `trace.device`, `trace.writes_only` and
+    /// `workload.requests`); 0 is allowed (a phase that sent nothing to the device).
+    pub requests: u64,
 }
 
 /// Preconditioning before the measured run.

@@ -109,6 +109,7 @@ pub fn overall_phase(report: &Report) -> PhaseReport {
         write_amplification: report.write_amplification,
         elapsed_formula_us: report.elapsed_formula_us,
         gc_time_share: report.gc_time_share,
+        counters: Default::default(),
     }
 }
 

@@ -113,6 +113,12 @@ pub struct PhaseReport {
     pub elapsed_formula_us: f64,
     /// GC share of `elapsed_formula_us`.
     pub gc_time_share: f64,
+    /// The phase's own counters, for phases of a trace split by `trace.phases` (empty,
+    /// and absent from the JSON, otherwise): the report's `counters` over this phase
+    /// alone (gauges as at its end), plus `nand.read_pages` (flash page reads, all
+    /// causes) and `nand.map_read_pages` (of those, reads of mapping data).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub counters: std::collections::BTreeMap<String, u64>,
 }
 
 /// Share of page reads hitting never-written pages above which a run warns (1%).

@@ -159,6 +159,9 @@ pub(crate) struct PhaseAcc {
     pub(crate) end_ns: u64,
     nand_before: NandCounters,
     host_before: HostCounters,
+    /// The layer's counters at the phase's start, when the phase reports its own
+    /// ([`PhaseAcc::with_counters`]).
+    layers_before: Option<BTreeMap<String, u64>>,
 }
 
 impl PhaseAcc {
@@ -175,7 +178,16 @@ impl PhaseAcc {
             end_ns: start_ns,
             nand_before: *dev.nand().counters(),
             host_before: dev.host(),
+            layers_before: None,
         }
+    }
+
+    /// The phase reports its own counters ([`PhaseReport::counters`]).
+    pub(crate) fn with_counters(mut self, dev: &dyn Measure) -> Self {
+        let mut m = BTreeMap::new();
+        dev.layer_counters(&mut m);
+        self.layers_before = Some(m);
+        self
     }
 
     #[inline]
@@ -213,6 +225,20 @@ impl PhaseAcc {
         let per_s = |n: f64| if secs > 0.0 { n / secs } else { 0.0 };
         let mib = (1u64 << 20) as f64;
         let f = dev.resolved().formula.time(&nand);
+        let mut counters = BTreeMap::new();
+        if let Some(before) = &self.layers_before {
+            dev.layer_counters(&mut counters);
+            for (k, v) in counters.iter_mut() {
+                if !crate::ftl::is_gauge(k) {
+                    *v -= before.get(k).copied().unwrap_or(0).min(*v);
+                }
+            }
+            counters.insert("nand.read_pages".into(), nand.total_reads());
+            counters.insert(
+                "nand.map_read_pages".into(),
+                nand.reads[Cause::Map as usize],
+            );
+        }
         PhaseReport {
             name: self.name.clone(),
             requests: self.requests,
@@ -236,6 +262,7 @@ impl PhaseAcc {
             write_amplification: ratio(nand.total_programs(), host.write_pages),
             elapsed_formula_us: f.total_ns() as f64 / 1e3,
             gc_time_share: share(f.gc_ns, f.total_ns()),
+            counters,
         }
     }
 }

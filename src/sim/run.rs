@@ -813,6 +813,9 @@ fn measure(
         let probing = !probe_starts.is_empty() && phase.name == "probe";
         let start_ns = m.now_ns;
         let mut acc = PhaseAcc::new(phase.name.clone(), start_ns, &dev);
+        if !cfg.trace.phases.is_empty() {
+            acc = acc.with_counters(&dev);
+        }
         let arrivals = if phase.open_loop {
             Arrivals::Open {
                 speedup: cfg.host.speedup,

@@ -4,8 +4,11 @@
 
 use super::SimError;
 use crate::config::Config;
+use crate::config::TracePhase;
 use crate::workload::trace::{OpenedTrace, TraceOptions, Warnings, open_trace};
-use crate::workload::{OpKind, Phase, RequestStream, synth};
+use crate::workload::{IoRequest, OpKind, Phase, RequestStream, TraceError, synth};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 /// Builds the phases of the configured workload (trace or generator).
 pub fn build_workload(
@@ -39,17 +42,245 @@ pub fn build_workload(
             Some(n) => Box::new(requests.take(usize::try_from(n).unwrap_or(usize::MAX))),
             None => requests,
         };
-        Ok((
+        let phases = if cfg.trace.phases.is_empty() {
             vec![Phase {
                 name,
                 requests,
                 open_loop: true,
-            }],
-            Some(warnings),
-        ))
+            }]
+        } else {
+            split_phases(requests, &cfg.trace.phases, path)
+        };
+        Ok((phases, Some(warnings)))
     } else {
         let phases = synth::build_phases(&cfg.workload, capacity_bytes, cfg.seed)
             .map_err(|e| SimError::Config(format!("workload: {e}")))?;
         Ok((phases, None))
+    }
+}
+
+/// One stream cut into the consecutive phases of `trace.phases`: phase i takes the next
+/// `requests` of them. The phases are consumed one after the other (the run loop finishes
+/// a phase before it starts the next), so they share the stream behind a lock. The trace
+/// must hold exactly the phases' requests: fewer, or more, is an error naming the key.
+fn split_phases(requests: RequestStream, phases: &[TracePhase], path: &Path) -> Vec<Phase> {
+    let shared = Arc::new(Mutex::new(requests));
+    let total: u64 = phases.iter().map(|p| p.requests).sum();
+    let mut before = 0u64;
+    let n = phases.len();
+    phases
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let cut = PhaseCut {
+                shared: Arc::clone(&shared),
+                size: p.requests,
+                left: p.requests,
+                last: i + 1 == n,
+                done: false,
+                name: p.name.clone(),
+                before,
+                total,
+                path: path.display().to_string(),
+            };
+            before += p.requests;
+            Phase {
+                name: p.name.clone(),
+                requests: Box::new(cut),
+                open_loop: true,
+            }
+        })
+        .collect()
+}
+
+/// The requests of one phase of [`split_phases`].
+struct PhaseCut {
+    shared: Arc<Mutex<RequestStream>>,
+    /// Requests of this phase, and those still to take.
+    size: u64,
+    left: u64,
+    /// The last phase checks that the trace ends with it.
+    last: bool,
+    done: bool,
+    name: String,
+    /// Requests of the phases before this one.
+    before: u64,
+    /// Requests of all phases.
+    total: u64,
+    path: String,
+}
+
+impl Iterator for PhaseCut {
+    type Item = Result<IoRequest, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let mut s = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        if self.left == 0 {
+            self.done = true;
+            if !self.last {
+                // The next phase's requests stay in the stream.
+                return None;
+            }
+            // The last phase ends where the trace must end.
+            return match s.next() {
+                Some(Ok(_)) => Some(Err(TraceError::Option(format!(
+                    "{}: trace.phases lists {} requests, but the trace has more",
+                    self.path, self.total
+                )))),
+                Some(Err(e)) => Some(Err(e)),
+                None => None,
+            };
+        }
+        match s.next() {
+            Some(Ok(r)) => {
+                self.left -= 1;
+                Some(Ok(r))
+            }
+            Some(Err(e)) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            None => {
+                self.done = true;
+                Some(Err(TraceError::Option(format!(
+                    "{}: trace.phases lists {} requests, but the trace ends after {} \
+                     (in phase '{}', which expects {} more)",
+                    self.path,
+                    self.total,
+                    self.before + self.size - self.left,
+                    self.name,
+                    self.left
+                ))))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::sim::{RunOptions, run};
+
+    /// 10 one-page writes, then 5 one-page reads of them, as an ASCII trace.
+    fn trace() -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        for i in 0..15u64 {
+            let (lba, op) = if i < 10 {
+                (i * 8, 0)
+            } else {
+                ((i - 10) * 8, 1)
+            };
+            writeln!(f, "{} 0 {lba} 8 {op}", i * 1000).unwrap();
+        }
+        f
+    }
+
+    /// No write buffer: every page reaches the FTL in its own phase.
+    fn config(path: &std::path::Path, phases: &str) -> Config {
+        let text = format!(
+            r#"
+            [device]
+            capacity = "64MiB"
+            channels = 1
+            chips_per_channel = 1
+            [host]
+            qd = 1
+            [buffer]
+            name = "none"
+            [trace]
+            path = "{}"
+            format = "ascii"
+            {phases}
+            "#,
+            path.display()
+        );
+        Config::load(None, Some(("test", &text))).unwrap()
+    }
+
+    #[test]
+    fn a_trace_split_into_phases_reports_each_with_its_own_counters() {
+        let t = trace();
+        let phases = r#"phases = [{ name = "write", requests = 10 }, { name = "idle", requests = 0 },
+                        { name = "read", requests = 5 }]"#;
+        let r = run(&config(t.path(), phases), RunOptions::default())
+            .unwrap()
+            .report;
+        let names: Vec<(&str, u64)> = r
+            .phases
+            .iter()
+            .map(|p| (p.name.as_str(), p.requests))
+            .collect();
+        assert_eq!(names, [("write", 10), ("idle", 0), ("read", 5)]);
+        let (w, idle, rd) = (&r.phases[0], &r.phases[1], &r.phases[2]);
+        assert_eq!(rd.counters["nand.read_pages"], 5);
+        assert_eq!(w.counters["nand.read_pages"], 0);
+        assert_eq!(idle.counters["nand.read_pages"], 0);
+        assert_eq!(w.counters["nand.map_read_pages"], 0);
+        // The phases' counters add up to the run's (every FTL counter that is not a gauge).
+        for (k, &v) in &r.counters {
+            if k.starts_with("ftl.") && !crate::ftl::is_gauge(k) {
+                let sum: u64 = r.phases.iter().map(|p| p.counters[k]).sum();
+                assert_eq!(sum, v, "{k}");
+            }
+        }
+        // Without the key: one phase named after the file, no per-phase counters (and
+        // none in the JSON).
+        let r = run(&config(t.path(), ""), RunOptions::default())
+            .unwrap()
+            .report;
+        assert_eq!(r.phases.len(), 1);
+        assert_eq!(r.phases[0].requests, 15);
+        assert!(r.phases[0].counters.is_empty());
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json["phases"][0].get("counters").is_none());
+    }
+
+    #[test]
+    fn phases_that_do_not_cover_the_trace_exactly_are_refused_naming_the_key() {
+        let t = trace();
+        for (phases, says) in [
+            (
+                r#"phases = [{ name = "a", requests = 10 }, { name = "b", requests = 6 }]"#,
+                "trace ends after 15 (in phase 'b', which expects 1 more)",
+            ),
+            (
+                r#"phases = [{ name = "a", requests = 10 }, { name = "b", requests = 4 }]"#,
+                "lists 14 requests, but the trace has more",
+            ),
+        ] {
+            let Err(e) = run(&config(t.path(), phases), RunOptions::default()) else {
+                panic!("{phases} ran");
+            };
+            let e = e.to_string();
+            assert!(e.contains("trace.phases") && e.contains(says), "{e}");
+        }
+        // Validation: a name for every phase, each once, and only with a trace.
+        let twice = r#"phases = [{ name = "a", requests = 10 }, { name = "a", requests = 5 }]"#;
+        let e = config(t.path(), twice).validate().unwrap_err().to_string();
+        assert!(
+            e.contains("trace.phases") && e.contains("'a' is given twice"),
+            "{e}"
+        );
+        let unnamed = r#"phases = [{ name = "", requests = 15 }]"#;
+        let e = config(t.path(), unnamed)
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("trace.phases") && e.contains("a name for phase 1"),
+            "{e}"
+        );
+        let mut c = config(t.path(), r#"phases = [{ name = "a", requests = 15 }]"#);
+        c.trace.path = None;
+        c.trace.format = None;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("trace.phases") && e.contains("only block-trace replays"),
+            "{e}"
+        );
     }
 }

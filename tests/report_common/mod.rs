@@ -49,6 +49,7 @@ pub fn phase(name: &str, requests: u64, iops: f64, wa: f64) -> PhaseReport {
         write_amplification: wa,
         elapsed_formula_us: 1_234_567.0,
         gc_time_share: 0.1875,
+        counters: Default::default(),
     }
 }
 

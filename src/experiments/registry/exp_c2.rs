@@ -9,8 +9,16 @@
 //!          file system made on the card; block requests taken below a page cache
 //!          (unbounded, empty when the benchmark starts: a page the benchmark has read or
 //!          written already is served from RAM), dirty metadata synced at the end of every
-//!          phase; the trace is taken once per (copies, FS, seed) and replayed into every
-//!          FTL in process. Setup (the source tree) is replayed but not measured.
+//!          phase; the trace is taken once per (copies, FS, seed) and written as an
+//!          ASCII block trace (512 B sectors = the card's pages, so exact; one request per
+//!          run of consecutive pages with one operation, in issue order) into the
+//!          experiment's store directory, OUT/cells/EXP-C2/andrew-….ascii
+//! cells    one grid cell per (trace, FTL): `ssdlab run` of the card with `trace.path`,
+//!          `trace.phases` (setup, mkdir, copy, scandir, readall, make: the trace's
+//!          requests per phase, docs/traces.md), queue depth 1 (the trace's order), counting
+//!          timing; resumable in OUT/cells/EXP-C2/store.jsonl. Setup (the source tree) is
+//!          replayed but not measured: every count below is read from the report's
+//!          per-phase counters (`phases[i].counters`) of phases 1–5
 //! FTLs     NFTL (`nftl` variant "log": primary page, then the replacement block's scan),
 //!          AFTL (fine slots = MFS), CFTL (short:long = 1:4 of MFS, NUR demotion),
 //!          CFTL with LRU demotion (`demotion = "lru"`), one-level CFTL (`levels = 1`, one
@@ -34,9 +42,9 @@
 //! C15 CFTL fine hits / lookups with NUR ≥ 0.95 × with LRU (LRU has no period)
 //! C17 T_page ≤ 0.95 × min(T_NFTL, T_AFTL, T_CFTL)     C18 T_NFTL / T_AFTL ≤ 1.15
 //! ```
-//! Probe and spare-read counts do not depend on t_probe and t_spare: each replay runs once
-//! per (MFS, threshold, period, copies, FS, seed) and the nine time points are computed
-//! from its counts.
+//! Probe and spare-read counts do not depend on t_probe and t_spare: each cell runs once
+//! per (FTL variant, copies, FS, seed) and the nine time points are computed from its
+//! counts (67 variants × 3 copies × 10 seeds = 2,010 cells over ext2).
 //!
 //! Defaults outside the grid, fixed before the first run: ext2 formatted as e2fsprogs'
 //! mke2fs.conf formats a device under 512 MB ("small": 1 KiB blocks, one inode per 4 KiB,
@@ -54,13 +62,11 @@
 //! points are reported with the reason.
 
 use super::eval::{Env, Evaluator};
-use super::grid_run::ends;
+use super::grid_run::{self, InputDir, RunPoint, ends, int, text};
 use super::judge::{Point, RowResult, Seeds, Verdict, at_least, at_most};
 use crate::config::Config;
 use crate::experiments::ExpError;
 use crate::fs::ext2::Ext2;
-use crate::ftl::build_ftl;
-use crate::nand::{Cause, Lpn, Nand};
 use crate::workload::OpKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -119,6 +125,10 @@ const WRITE: u32 = 1 << 31;
 pub(super) struct Trace {
     setup: Vec<u32>,
     phases: Vec<Vec<u32>>,
+    /// The six phases' names (`setup`, `mkdir`, `copy`, `scandir`, `readall`, `make`).
+    names: Vec<String>,
+    /// File name of its trace file, e.g. `andrew-ext2-256MiB-1copies-seed1.ascii`.
+    file: String,
 }
 
 /// The card's configuration text: `capacity_mib` logical, the FTL section `ftl`, and
@@ -189,7 +199,9 @@ pub(super) fn capture(
     let page = design.device.geometry.page_size_bytes as u64;
     let mut cached = vec![false; design.device.logical_pages as usize];
     let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut names = Vec::new();
     for (i, phase) in phases.into_iter().enumerate() {
+        names.push(phase.name.clone());
         if i == 1 {
             // The benchmark starts with an empty page cache.
             cached.fill(false);
@@ -229,7 +241,15 @@ pub(super) fn capture(
         )));
     }
     let setup = out.remove(0);
-    Ok(Some(Trace { setup, phases: out }))
+    Ok(Some(Trace {
+        setup,
+        phases: out,
+        names,
+        file: format!(
+            "andrew-{}-{capacity_mib}MiB-{copies}copies-seed{seed}.ascii",
+            fs.name()
+        ),
+    }))
 }
 
 /// An FTL of the comparison.
@@ -260,25 +280,41 @@ impl Variant {
         }
     }
 
-    fn section(self) -> String {
+    /// The FTL's config keys (as `--set` takes them).
+    fn keys(self) -> Vec<(&'static str, toml::Value)> {
         match self {
-            Variant::Nftl => "name = \"nftl\"\n[ftl.nftl]\nvariant = \"log\"".into(),
-            Variant::Aftl { mfs } => format!("name = \"aftl\"\n[ftl.aftl]\nfine_slots = {mfs}"),
+            Variant::Nftl => vec![
+                ("ftl.name", text("nftl")),
+                ("ftl.nftl.variant", text("log")),
+            ],
+            Variant::Aftl { mfs } => vec![
+                ("ftl.name", text("aftl")),
+                ("ftl.aftl.fine_slots", int(mfs as i64)),
+            ],
             Variant::Cftl {
                 mfs,
                 hits,
                 period,
                 lru,
                 one_level,
-            } => format!(
-                "name = \"cftl\"\n[ftl.cftl]\nshort_slots = {}\nlong_slots = {}\n\
-                 promote_hits = {hits}\nnur_period_lookups = {period}\ndemotion = \"{}\"\n\
-                 levels = {}",
-                mfs / 5,
-                mfs - mfs / 5,
-                if lru { "lru" } else { "nur" },
-                if one_level { 1 } else { 2 }
-            ),
+            } => vec![
+                ("ftl.name", text("cftl")),
+                ("ftl.cftl.short_slots", int((mfs / 5) as i64)),
+                ("ftl.cftl.long_slots", int((mfs - mfs / 5) as i64)),
+                ("ftl.cftl.promote_hits", int(hits as i64)),
+                ("ftl.cftl.nur_period_lookups", int(period as i64)),
+                ("ftl.cftl.demotion", text(if lru { "lru" } else { "nur" })),
+                ("ftl.cftl.levels", int(if one_level { 1 } else { 2 })),
+            ],
+        }
+    }
+
+    /// Which FTL: the cells of one grid set the same keys.
+    fn kind(self) -> u8 {
+        match self {
+            Variant::Nftl => 0,
+            Variant::Aftl { .. } => 1,
+            Variant::Cftl { .. } => 2,
         }
     }
 }
@@ -295,42 +331,33 @@ pub(super) struct Tally {
 }
 
 impl Tally {
-    fn of(ftl: &dyn crate::ftl::Ftl, nand: &Nand) -> Tally {
-        let mut m = BTreeMap::new();
-        ftl.counters(&mut m);
-        let c = |k: &str| m.get(k).copied().unwrap_or(0) as f64;
-        let (lookups, probes) = (c("ftl.lookup.count"), c("ftl.lookup.probes"));
-        // NFTL's table is an array (one probe per lookup) and its probes are all page
-        // slots; AFTL's and CFTL's probes are hash probes plus the slots they count.
-        let (table_probes, spare_reads) = if ftl.name() == "nftl" {
-            (lookups, probes)
-        } else {
-            let s = c("ftl.lookup.slot_probes");
-            (probes - s, s)
-        };
-        let n = nand.counters();
-        let reads = n.total_reads() - n.reads[Cause::Map as usize];
-        Tally {
-            lookups,
-            table_probes,
-            spare_reads,
-            fine_hits: c("ftl.cftl.short_hits") + c("ftl.cftl.long_hits"),
-            coarse_lookups: c("ftl.cftl.coarse_lookups"),
-            flash_ns: reads as f64 * READ_NS
-                + n.total_programs() as f64 * PROGRAM_NS
-                + n.total_erases() as f64 * ERASE_NS,
+    /// The counts of `phases` of a cell's report (each phase's own counters, from
+    /// `trace.phases`): `nftl` tells how its probes divide.
+    fn of(report: &serde_json::Value, phases: std::ops::Range<usize>, nftl: bool) -> Tally {
+        let mut t = Tally::default();
+        for p in &report["phases"].as_array().map_or(&[][..], |v| v)[phases] {
+            let c = |k: &str| p["counters"][k].as_f64().unwrap_or(0.0);
+            let n = |k: &str| p[k].as_f64().unwrap_or(0.0);
+            let (lookups, probes) = (c("ftl.lookup.count"), c("ftl.lookup.probes"));
+            // NFTL's table is an array (one probe per lookup) and its probes are all page
+            // slots; AFTL's and CFTL's probes are hash probes plus the slots they count.
+            let (table_probes, spare_reads) = if nftl {
+                (lookups, probes)
+            } else {
+                let s = c("ftl.lookup.slot_probes");
+                (probes - s, s)
+            };
+            // Flash reads without the spare-area reads NFTL charges as mapping reads.
+            let reads = c("nand.read_pages") - c("nand.map_read_pages");
+            t.lookups += lookups;
+            t.table_probes += table_probes;
+            t.spare_reads += spare_reads;
+            t.fine_hits += c("ftl.cftl.short_hits") + c("ftl.cftl.long_hits");
+            t.coarse_lookups += c("ftl.cftl.coarse_lookups");
+            t.flash_ns +=
+                reads * READ_NS + n("nand_program_pages") * PROGRAM_NS + n("erases") * ERASE_NS;
         }
-    }
-
-    fn minus(self, o: Tally) -> Tally {
-        Tally {
-            lookups: self.lookups - o.lookups,
-            table_probes: self.table_probes - o.table_probes,
-            spare_reads: self.spare_reads - o.spare_reads,
-            fine_hits: self.fine_hits - o.fine_hits,
-            coarse_lookups: self.coarse_lookups - o.coarse_lookups,
-            flash_ns: self.flash_ns - o.flash_ns,
-        }
+        t
     }
 
     /// T, ns.
@@ -346,69 +373,130 @@ pub(super) struct Replay {
     pub(super) all: Tally,
 }
 
-/// Replays `trace` into `v` on the card of `capacity_mib`.
-pub(super) fn replay(
-    capacity_mib: u64,
-    trace: &Trace,
-    v: Variant,
-    seed: u64,
-) -> Result<Replay, ExpError> {
-    let cfg = config(&card_text(capacity_mib, &v.section(), TREE_FILES, seed))?;
-    let err = |e: String| ExpError::Other(format!("EXP-C2 replay {v:?}: {e}"));
-    let dev = cfg.resolve_device().map_err(|e| err(e.to_string()))?;
-    let mut f = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, seed)
-        .map_err(|e| err(e.to_string()))?;
-    let mut nand = Nand::new(
-        dev.geometry,
-        dev.endurance_cycles,
-        false,
-        f.programs_in_order(),
-    );
-    let run =
-        |ops: &[u32], f: &mut Box<dyn crate::ftl::Ftl>, nand: &mut Nand| -> Result<(), ExpError> {
-            for &x in ops {
-                let lpn = Lpn(x & !WRITE);
-                if x & WRITE != 0 {
-                    f.write(lpn, nand).map_err(|e| err(e.to_string()))?;
-                } else {
-                    f.read(lpn, nand).map_err(|e| err(e.to_string()))?;
-                }
+/// Writes `t` as an ASCII trace (docs/traces.md: `time_ns dev lba_sectors size_sectors
+/// op`; a sector is the card's 512 B page, so offsets, sizes and operations are exact) to
+/// `path` and returns its `trace.phases` value. Consecutive pages with the same operation
+/// make one request (the FTL sees them page by page in the same order); requests never
+/// span two phases. The capture has no clock: requests are stamped 1 µs apart in issue
+/// order, which only orders them (the cells replay at queue depth 1 and count).
+pub(super) fn write_trace(t: &Trace, path: &std::path::Path) -> Result<toml::Value, ExpError> {
+    use crate::workload::IoRequest;
+    use crate::workload::trace::{TraceFormat, write_request};
+    let err = |e: std::io::Error| ExpError::Other(format!("{}: {e}", path.display()));
+    let mut out: Vec<u8> = Vec::new();
+    let mut phases = Vec::new();
+    let mut n = 0u64;
+    let stretches = std::iter::once(&t.setup).chain(t.phases.iter());
+    for (name, ops) in t.names.iter().zip(stretches) {
+        let before = n;
+        let mut i = 0;
+        while i < ops.len() {
+            let (first, write) = (ops[i] & !WRITE, ops[i] & WRITE != 0);
+            let mut j = i + 1;
+            while j < ops.len() && ops[j] == ops[i] + (j - i) as u32 {
+                j += 1;
             }
-            Ok(())
-        };
-    run(&trace.setup, &mut f, &mut nand)?;
-    let mut snaps = Vec::new();
-    for (i, p) in trace.phases.iter().enumerate() {
-        if i == 0 || i == 4 {
-            snaps.push(Tally::of(&*f, &nand));
+            let req = IoRequest {
+                arrival_ns: n * 1_000,
+                device: 0,
+                offset_bytes: first as u64 * PAGE_BYTES,
+                size_bytes: (j - i) as u64 * PAGE_BYTES,
+                op: if write { OpKind::Write } else { OpKind::Read },
+            };
+            write_request(TraceFormat::Ascii, &req, &mut out).map_err(err)?;
+            n += 1;
+            i = j;
         }
-        run(p, &mut f, &mut nand)?;
+        let mut p = toml::Table::new();
+        p.insert("name".into(), text(name));
+        p.insert("requests".into(), int((n - before) as i64));
+        phases.push(toml::Value::Table(p));
     }
-    let end = Tally::of(&*f, &nand);
-    Ok(Replay {
-        p14: snaps[1].minus(snaps[0]),
-        all: end.minus(snaps[0]),
-    })
+    // Rewritten only when different, so a resumed run leaves a finished run's file alone.
+    if std::fs::read(path).ok().as_deref() != Some(&out[..]) {
+        std::fs::write(path, &out).map_err(err)?;
+    }
+    Ok(toml::Value::Array(phases))
 }
 
-/// Replays of every (trace, variant) pair, in parallel; traces are keyed by `K`.
+/// The card's page (and the ASCII trace's sector), bytes.
+const PAGE_BYTES: u64 = 512;
+
+/// The card as config keys (its capacity and FTL are the cell's): one die, 512 B pages
+/// with 16 B spare, 32 a block, SLC; no DRAM write buffer (the FTL sees every page the
+/// trace writes, when it writes it, as in the paper's card); replayed in order (queue
+/// depth 1) in counting mode, as the counts are what the experiment measures.
+fn card_keys() -> Vec<(&'static str, toml::Value)> {
+    vec![
+        ("buffer.name", text("none")),
+        ("device.cell", text("slc")),
+        ("device.channels", int(1)),
+        ("device.chips_per_channel", int(1)),
+        ("device.dies_per_chip", int(1)),
+        ("device.planes_per_die", int(1)),
+        ("device.page_size", text("512B")),
+        ("device.oob_size", text("16B")),
+        ("device.pages_per_block", int(32)),
+        ("host.qd", int(1)),
+        ("timing.mode", text("count")),
+        ("trace.format", text("ascii")),
+    ]
+}
+
+/// Replays of every (trace, variant) pair as grid cells of experiment `exp` (one grid
+/// per FTL, as a grid's cells set the same keys); traces are keyed by `K` and written
+/// once into the experiment's store directory.
 pub(super) fn replay_all<K: Copy + Eq + std::hash::Hash + Send + Sync>(
+    env: &Env,
+    exp: &str,
     traces: &[(K, u64, u64, Trace)],
-    variants: impl Fn(&K) -> Vec<Variant> + Sync,
+    variants: impl Fn(&K) -> Vec<Variant>,
 ) -> Result<HashMap<(K, u64, Variant), Replay>, ExpError> {
-    let jobs: Vec<(usize, Variant)> = traces
-        .iter()
-        .enumerate()
-        .flat_map(|(i, t)| variants(&t.0).into_iter().map(move |v| (i, v)))
-        .collect();
-    let out: Result<Vec<_>, ExpError> = jobs
-        .par_iter()
-        .map(|&(i, v)| {
-            let (k, cap, seed, tr) = &traces[i];
-            replay(*cap, tr, v, *seed).map(|r| ((*k, *seed, v), r))
-        })
-        .collect();
-    Ok(out?.into_iter().collect())
+    let dir = InputDir::open(env, exp)?;
+    let mut files = Vec::new();
+    for (_, _, _, t) in traces {
+        let path = dir.path(&t.file);
+        let phases = write_trace(t, &path)?;
+        files.push((path, phases));
+    }
+    let mut out = HashMap::new();
+    for kind in 0..3u8 {
+        let jobs: Vec<(usize, Variant)> = traces
+            .iter()
+            .enumerate()
+            .flat_map(|(i, t)| variants(&t.0).into_iter().map(move |v| (i, v)))
+            .filter(|(_, v)| v.kind() == kind)
+            .collect();
+        let points: Vec<RunPoint> = jobs
+            .iter()
+            .map(|&(i, v)| {
+                let (_, cap, seed, _) = &traces[i];
+                let (path, phases) = &files[i];
+                let mut keys = vec![
+                    ("seed", int(*seed as i64)),
+                    ("device.capacity", text(&format!("{cap}MiB"))),
+                    ("trace.path", text(&path.display().to_string())),
+                    ("trace.phases", phases.clone()),
+                ];
+                keys.extend(v.keys());
+                RunPoint::new(keys)
+            })
+            .collect();
+        let reports = grid_run::run(env, exp, card_keys(), &points)?;
+        for (&(i, v), r) in jobs.iter().zip(&reports) {
+            let (k, _, seed, _) = &traces[i];
+            let nftl = v == Variant::Nftl;
+            out.insert(
+                (*k, *seed, v),
+                Replay {
+                    p14: Tally::of(r, 1..5, nftl),
+                    all: Tally::of(r, 1..6, nftl),
+                },
+            );
+        }
+    }
+    drop(dir);
+    Ok(out)
 }
 
 /// Traces for every key × seed (`None` keys: the file system is missing).
@@ -598,7 +686,7 @@ impl Evaluator for ExpC2 {
             .collect();
         let traces = capture_all(&keys)?;
         let vs = variants(q);
-        let runs = replay_all(&traces, |_| vs.clone())?;
+        let runs = replay_all(env, "EXP-C2", &traces, |_| vs.clone())?;
         let missing = Fs::ALL
             .iter()
             .any(|&fs| !traces.iter().any(|t| t.0.0 == fs))
@@ -888,15 +976,63 @@ mod tests {
         }
         let pages: usize = t.phases.iter().map(|p| p.len()).sum();
         let p14: usize = t.phases[..4].iter().map(|p| p.len()).sum();
-        for v in [
+        // Replayed as grid cells from the trace file: the setup is not counted, phases
+        // 1-4 and 1-5 come from the report's per-phase counters.
+        let env = Env {
+            quick: true,
+            work: None,
+            traces: crate::experiments::TraceDir::Missing("test".into()),
+        };
+        let vs = [
             Variant::Nftl,
             Variant::Aftl { mfs: 12_500 },
             Variant::cftl(12_500, 4, 1_000),
-        ] {
-            let r = replay(256, &t, v, 1).unwrap();
+        ];
+        let runs = replay_all(&env, "EXP-C2-test", &[(0u8, 256, 1, t)], |_| vs.to_vec()).unwrap();
+        for v in vs {
+            let r = &runs[&(0, 1, v)];
             assert_eq!(r.all.lookups, pages as f64, "{v:?}");
             assert_eq!(r.p14.lookups, p14 as f64, "{v:?}");
+            assert!(
+                r.all.flash_ns > r.p14.flash_ns,
+                "{v:?}: Make programs pages"
+            );
         }
+    }
+
+    #[test]
+    fn the_trace_file_is_exact_and_merges_runs_of_pages_within_a_phase() {
+        let t = Trace {
+            setup: vec![5 | WRITE, 6 | WRITE, 7 | WRITE, 9 | WRITE],
+            phases: vec![vec![8, 9, 10], vec![], vec![11 | WRITE, 12, 13]],
+            names: ["setup", "a", "b", "c"].map(String::from).to_vec(),
+            file: String::new(),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.ascii");
+        let phases = write_trace(&t, &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // time_ns dev lba_sectors size_sectors op (1 = read): 512 B pages are sectors.
+        assert_eq!(
+            text,
+            "0 0 5 3 0\n1000 0 9 1 0\n2000 0 8 3 1\n3000 0 11 1 0\n4000 0 12 2 1\n"
+        );
+        let counts: Vec<(String, i64)> = phases
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["requests"].as_integer().unwrap(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, i64)> = [("setup", 2), ("a", 1), ("b", 0), ("c", 2)]
+            .iter()
+            .map(|&(n, c)| (n.to_string(), c))
+            .collect();
+        assert_eq!(counts, want);
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! EXP-C3 — CFTL against AFTL on larger cards (Park & Kim, CFTL paper, §V).
 //!
 //! ```text
-//! setup    EXP-C2 (exp_c2.rs: the Andrew block trace below the page cache, replayed
-//!          into AFTL and CFTL in process) on cards of 256 MiB, 1 GiB and 4 GiB (512 B
+//! setup    EXP-C2 (exp_c2.rs: the Andrew block trace below the page cache, written once
+//!          per (card, FS, seed) into OUT/cells/EXP-C3/ and replayed into AFTL and CFTL by
+//!          grid cells, one per (trace, FTL), counts from the phases' counters in each
+//!          cell's report) on cards of 256 MiB, 1 GiB and 4 GiB (512 B
 //!          pages, 16 KiB erase units), with 1, 4 and 16 copies of the Andrew tree, paired
 //!          with the card
 //! grid     card/copies {256 MiB/1, 1 GiB/4, 4 GiB/16} × MFS {12,500, 37,500, 75,000}
 //!          × threshold {1, 4, 16} × NUR period {100, 1,000, 10,000} × t_probe {20, 45,
 //!          100} ns × t_spare {1, 5, 25} µs × FS {FAT, ext2} = 1,458 points; seeds 1–10
+//!          (900 cells over ext2: 3 cards × 10 seeds × (3 AFTL + 27 CFTL))
 //! C16      T_AFTL / T_CFTL ≥ 1.08 (T over the five phases)
 //! ```
 //! Defaults outside the grid are EXP-C2's (exp_c2.rs), including ext2's format by card
@@ -54,7 +57,7 @@ impl Evaluator for ExpC3 {
                 }
             }
         }
-        let runs = replay_all(&traces, |_| vs.clone())?;
+        let runs = replay_all(env, "EXP-C3", &traces, |_| vs.clone())?;
         let missing = Fs::ALL
             .iter()
             .any(|&fs| !traces.iter().any(|t| t.0.0 == fs))

@@ -234,3 +234,31 @@ pub const ERA_MLC_READ_NS: i64 = 50_000;
 pub const ERA_MLC_PROGRAM_NS: i64 = 750_000;
 /// [`era_mlc_drive`]'s bus rate (MB/s).
 pub const ERA_MLC_CHANNEL_MB_S: f64 = 40.0;
+
+/// Where an experiment keeps the recorded inputs its cells replay (a block trace it
+/// captured once, read by the cells through `trace.path`): its store directory
+/// `OUT/cells/EXP-…` under `--out`, so a resumed run finds the same paths and the cells'
+/// keys match; without `--out` a temporary directory, removed when this is dropped (keep
+/// it alive until [`run`] has returned).
+pub struct InputDir(StoreDir);
+
+impl InputDir {
+    /// The directory of experiment `exp`'s inputs, created.
+    pub fn open(env: &Env, exp: &str) -> Result<InputDir, ExpError> {
+        let dir = match &env.work {
+            Some(out) => StoreDir::Kept(out.join("cells").join(exp)),
+            None => StoreDir::temp(&format!("{exp}-inputs")),
+        };
+        let p = dir.path();
+        std::fs::create_dir_all(&p)
+            .map_err(|e| ExpError::Other(format!("{exp}: {}: cannot create: {e}", p.display())))?;
+        Ok(InputDir(dir))
+    }
+
+    /// The path of the input named `name` in it (absolute, so a cell's key does not
+    /// depend on the working directory).
+    pub fn path(&self, name: &str) -> PathBuf {
+        let p = self.0.path().join(name);
+        std::path::absolute(&p).unwrap_or(p)
+    }
+}
