@@ -8,12 +8,15 @@
 //! |---|---|---|
 //! | `yaffs2` | the raw NAND array ([`crate::nand::Nand`]), no FTL: chunks = pages, tags in the spare area, its own GC | `fs/yaffs2/` |
 //! | `ext2` | the block device of [`crate::sim::Device`] (any FTL): block allocator, inode table, directory blocks | `fs/ext2.rs` |
+//! | `fat` | the same block device: FAT16/FAT32 cluster chains, 32-byte directory entries with long names | `fs/fat.rs` |
 //!
-//! Both are timed by the device's [`crate::timing::TimeModel`] and reported with the
+//! All are timed by the device's [`crate::timing::TimeModel`] and reported with the
 //! same report keys as every FTL run (`docs/fs.md`); [`run::run_fs`] drives the file
 //! operations, one at a time as an application thread issues system calls.
 
+pub(crate) mod block;
 pub mod ext2;
+pub mod fat;
 pub mod ops;
 pub mod run;
 pub mod workload;
@@ -39,6 +42,8 @@ pub enum FsKind {
     Yaffs2,
     /// ext2-style block file system over an FTL.
     Ext2,
+    /// FAT (vfat: FAT16/FAT32 with long names) over an FTL.
+    Fat,
 }
 
 impl FsKind {
@@ -59,6 +64,11 @@ impl FsKind {
                 FsKind::Ext2,
                 "ext2",
                 "ext2-style block file system over any FTL: block groups, bitmaps, inode table, directory blocks",
+            ),
+            (
+                FsKind::Fat,
+                "fat",
+                "FAT file system (vfat) over any FTL: FAT16/FAT32 as mkfs.fat picks, cluster chains, two FATs, long-name directory entries",
             ),
         ]
     }
@@ -95,10 +105,13 @@ pub struct FsConfig {
     /// YAFFS2 settings.
     pub yaffs2: yaffs2::Yaffs2Config,
     /// Unmount and mount again after the workload, reported as a `mount` phase (YAFFS2:
-    /// the scan or checkpoint read; ext2: superblock and descriptors).
+    /// the scan or checkpoint read; ext2: superblock and descriptors; FAT: boot sector).
     pub remount: bool,
     /// ext2 settings.
     pub ext2: ext2::Ext2Config,
+    /// FAT settings (left out of reports while all default).
+    #[serde(skip_serializing_if = "fat::FatConfig::is_default")]
+    pub fat: fat::FatConfig,
 }
 
 impl Default for FsConfig {
@@ -115,6 +128,7 @@ impl Default for FsConfig {
             yaffs2: yaffs2::Yaffs2Config::default(),
             remount: true,
             ext2: ext2::Ext2Config::default(),
+            fat: fat::FatConfig::default(),
         }
     }
 }
@@ -148,7 +162,7 @@ impl FsConfig {
                 "fs.name",
                 "none",
                 format!(
-                    "a file system for {what}: --fs yaffs2 or --fs ext2 (file workloads run on a file system)"
+                    "a file system for {what}: --fs yaffs2, --fs ext2 or --fs fat (file workloads run on a file system)"
                 ),
             ));
         }
@@ -189,6 +203,7 @@ impl FsConfig {
         }
         self.yaffs2.validate()?;
         self.ext2.validate()?;
+        self.fat.validate()?;
         Ok(())
     }
 }
@@ -236,7 +251,7 @@ pub enum FsError {
         /// Free space and reserve at the moment it ran out.
         detail: String,
     },
-    /// The block device below failed (ext2 over an FTL).
+    /// The block device below failed (ext2 or FAT over an FTL).
     #[error("{0}")]
     Device(String),
     /// Power was cut (crash tests): the operation stopped part way.
@@ -291,7 +306,7 @@ pub trait FileSystem: Send {
     /// [`crate::ftl::is_gauge`] names.
     fn counters(&self, out: &mut BTreeMap<String, u64>);
     /// Bytes of RAM the file system's maps need (YAFFS2: Tnode trees and object table;
-    /// ext2: the FTL's map below).
+    /// ext2, FAT: the FTL's map below).
     fn mapping_bytes(&self) -> u64;
     /// The device as the report sees it.
     fn device(&self) -> &dyn Measure;
