@@ -41,7 +41,11 @@ fn op(kind: K, path: &str, off: u64, len: u64) -> FileOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stamp {
     /// File `uid`'s sector `index`, written by write version `version`.
-    Data { uid: u64, index: u64, version: u64 },
+    Data {
+        uid: u64,
+        index: u64,
+        version: u64,
+    },
     Meta,
 }
 
@@ -162,7 +166,8 @@ impl Model {
             .chain(self.dirs.iter().cloned())
             .collect();
         let files: Vec<String> = self.files.keys().cloned().collect();
-        let pick = |rng: &mut Xoshiro256PlusPlus, v: &[String]| v[rng.gen_range(0..v.len())].clone();
+        let pick =
+            |rng: &mut Xoshiro256PlusPlus, v: &[String]| v[rng.gen_range(0..v.len())].clone();
         let r = rng.gen_range(0..100);
         if files.is_empty() || r < 12 {
             let d = pick(rng, &dirs);
@@ -247,7 +252,14 @@ fn replay(
             match r.op {
                 OpKind::Write if data_done < data_count => {
                     let index = first + data_done;
-                    store.insert(s, Stamp::Data { uid, index, version });
+                    store.insert(
+                        s,
+                        Stamp::Data {
+                            uid,
+                            index,
+                            version,
+                        },
+                    );
                     data_done += 1;
                 }
                 OpKind::Write => {
@@ -286,7 +298,11 @@ fn compare(fs: &Fat, m: &Model, store: &HashMap<u64, Stamp>, seed: u64, step: us
         let (_, size, chain) = &tree[p];
         assert_eq!(chain.len() as u64, size.div_ceil(cb), "{p}: clusters");
         if let Some(&c) = chain.first() {
-            assert_eq!(&fs.fat_chain(c), chain, "seed {seed} step {step}: {p} FAT chain");
+            assert_eq!(
+                &fs.fat_chain(c),
+                chain,
+                "seed {seed} step {step}: {p} FAT chain"
+            );
         }
         let name = p.rsplit('/').next().unwrap();
         assert_eq!(
@@ -378,11 +394,17 @@ fn random_operations_match_the_model_in_chains_entries_and_data() {
         let reqs = fs.trace_sync();
         replay(&mut store, &reqs, 0, (0, 0), 0);
         compare(&fs, &m, &store, seed, 3000);
-        assert!(reads > 1000, "seed {seed}: the test read little ({reads} sectors)");
+        assert!(
+            reads > 1000,
+            "seed {seed}: the test read little ({reads} sectors)"
+        );
         let mut c = BTreeMap::new();
         fs.counters(&mut c);
         assert!(c["fs.fat.lfn_entries"] > 0, "seed {seed}: {c:?}");
-        assert!(c["fs.fat.zero_fill_sector_writes"] > 0, "seed {seed}: {c:?}");
+        assert!(
+            c["fs.fat.zero_fill_sector_writes"] > 0,
+            "seed {seed}: {c:?}"
+        );
     }
 }
 
@@ -449,12 +471,21 @@ fn a_three_cluster_write_sends_its_clusters_and_dirties_two_fat_sectors_and_the_
     let mut fs = Fat::mkfs(&design(64 << 20, FatConfig::default())).unwrap();
     let l = *fs.layout();
     assert_eq!(
-        (l.fat_type, l.sectors_per_cluster, l.reserved_sectors, l.fat_sectors),
+        (
+            l.fat_type,
+            l.sectors_per_cluster,
+            l.reserved_sectors,
+            l.fat_sectors
+        ),
         (FatType::Fat16, 4, 4, 128)
     );
     assert_eq!(l.data_start(), 292);
     // An upper-case 8.3 name: one entry, root slot 0 = sector 260.
-    assert!(fs.trace_op(&op(K::Create, "/DATA.BIN", 0, 0)).unwrap().is_empty());
+    assert!(
+        fs.trace_op(&op(K::Create, "/DATA.BIN", 0, 0))
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(fs.entry_sectors("/DATA.BIN"), [260]);
     // 3 clusters: the first free after cluster 2 (the hint mkfs leaves) are 3, 4, 5 =
     // sectors 296..308, one request.
@@ -498,12 +529,28 @@ fn a_three_cluster_write_sends_its_clusters_and_dirties_two_fat_sectors_and_the_
 fn long_names_take_one_entry_per_13_characters() {
     assert_eq!(lfn_entries("DATA.BIN"), Some(0), "upper-case 8.3: none");
     assert_eq!(lfn_entries("README"), Some(0));
-    assert_eq!(lfn_entries("data.bin"), Some(1), "lower case: vfat adds a long name");
+    assert_eq!(
+        lfn_entries("data.bin"),
+        Some(1),
+        "lower case: vfat adds a long name"
+    );
     assert_eq!(lfn_entries("Makefile"), Some(1));
-    assert_eq!(lfn_entries("ABCDEFGHI.TXT"), Some(1), "base past 8: 13 units, 1 entry");
-    assert_eq!(lfn_entries("ABCDEFGHIJ.TXT"), Some(2), "14 units: 2 entries");
+    assert_eq!(
+        lfn_entries("ABCDEFGHI.TXT"),
+        Some(1),
+        "base past 8: 13 units, 1 entry"
+    );
+    assert_eq!(
+        lfn_entries("ABCDEFGHIJ.TXT"),
+        Some(2),
+        "14 units: 2 entries"
+    );
     assert_eq!(lfn_entries("A.B.C"), Some(1), "two dots");
-    assert_eq!(lfn_entries("a-much-longer-file-name.txt"), Some(3), "27 units");
+    assert_eq!(
+        lfn_entries("a-much-longer-file-name.txt"),
+        Some(3),
+        "27 units"
+    );
     assert_eq!(lfn_entries(&"x".repeat(255)), Some(20));
     assert_eq!(lfn_entries(&"x".repeat(256)), None);
     // Through the file system: 1 + 3 slots in a new directory's cluster (after "."
@@ -515,7 +562,10 @@ fn long_names_take_one_entry_per_13_characters() {
     let s = fs.entry_sectors("/D/a-much-longer-file-name.txt");
     assert_eq!(s.len(), 4);
     let d = fs.tree()["/D"].2[0];
-    assert!(s.iter().all(|&x| x == fs.layout().cluster_sector(d)), "{s:?}");
+    assert!(
+        s.iter().all(|&x| x == fs.layout().cluster_sector(d)),
+        "{s:?}"
+    );
     fs.check();
 }
 
@@ -523,7 +573,8 @@ fn long_names_take_one_entry_per_13_characters() {
 fn a_full_fat16_root_and_a_full_volume_are_enospc() {
     let mut fs = Fat::mkfs(&design(64 << 20, FatConfig::default())).unwrap();
     for i in 0..512 {
-        fs.trace_op(&op(K::Create, &format!("/F{i}"), 0, 0)).unwrap();
+        fs.trace_op(&op(K::Create, &format!("/F{i}"), 0, 0))
+            .unwrap();
     }
     let e = fs.trace_op(&op(K::Create, "/F512", 0, 0)).unwrap_err();
     assert!(e.to_string().contains("root directory is full"), "{e}");
@@ -534,7 +585,8 @@ fn a_full_fat16_root_and_a_full_volume_are_enospc() {
     };
     let mut fs = Fat::mkfs(&design(64 << 20, c)).unwrap();
     for i in 0..600 {
-        fs.trace_op(&op(K::Create, &format!("/F{i}"), 0, 0)).unwrap();
+        fs.trace_op(&op(K::Create, &format!("/F{i}"), 0, 0))
+            .unwrap();
     }
     fs.check();
     let free = fs.free_clusters() * fs.layout().cluster_bytes();
@@ -580,8 +632,14 @@ fn fat_runs_every_file_workload_over_nftl_aftl_and_cftl() {
         assert_eq!(names, ["fat+nftl", "fat+aftl", "fat+cftl"], "{w}");
         for d in designs {
             let c = &d["report"]["counters"];
-            assert!(c["fs.fat.data_sector_writes"].as_u64().unwrap() > 0, "{w}: {c}");
-            assert!(c["fs.fat.fat_sector_writes"].as_u64().unwrap() > 0, "{w}: {c}");
+            assert!(
+                c["fs.fat.data_sector_writes"].as_u64().unwrap() > 0,
+                "{w}: {c}"
+            );
+            assert!(
+                c["fs.fat.fat_sector_writes"].as_u64().unwrap() > 0,
+                "{w}: {c}"
+            );
             assert_eq!(c["fs.fat.state.fat_bits"].as_u64(), Some(16), "{w}");
             assert!(d["report"]["host_write_pages"].as_u64().unwrap() > 0);
         }
@@ -601,7 +659,10 @@ fn a_bad_fat_key_names_the_key_and_what_was_expected() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("fs.fat.cluster_size") && e.contains("power of two"), "{e}");
+    assert!(
+        e.contains("fs.fat.cluster_size") && e.contains("power of two"),
+        "{e}"
+    );
     let o = ssdlab(&[
         "run",
         "--fs",

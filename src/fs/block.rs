@@ -146,7 +146,11 @@ impl BlockIo {
 
     /// Unmount (every dirty unit written) and mount at `now_ns`: the mount reads
     /// `header_units` units from unit 0.
-    pub(crate) fn remount(&mut self, now_ns: u64, header_units: u64) -> Result<MountStats, FsError> {
+    pub(crate) fn remount(
+        &mut self,
+        now_ns: u64,
+        header_units: u64,
+    ) -> Result<MountStats, FsError> {
         self.writeback();
         let t = self.submit(now_ns)?;
         let reads0 = self.dev.nand.counters().total_reads();

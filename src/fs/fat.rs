@@ -169,7 +169,11 @@ pub struct FatLayout {
 }
 
 fn align(sectors: u64, to: u64, on: bool) -> u64 {
-    if on { sectors.div_ceil(to) * to } else { sectors }
+    if on {
+        sectors.div_ceil(to) * to
+    } else {
+        sectors
+    }
 }
 
 impl FatLayout {
@@ -238,7 +242,11 @@ impl FatLayout {
             let enough = clusters >= min || fat32 && cfg.fat_type == FatTypeChoice::Fat32;
             if fits && enough && clusters > 0 {
                 return Ok(FatLayout {
-                    fat_type: if fat32 { FatType::Fat32 } else { FatType::Fat16 },
+                    fat_type: if fat32 {
+                        FatType::Fat32
+                    } else {
+                        FatType::Fat16
+                    },
                     sectors,
                     sectors_per_cluster: spc,
                     reserved_sectors: reserved,
@@ -262,10 +270,10 @@ impl FatLayout {
             spc *= 2;
         }
         Err(format!(
-            "{bytes} B volume: no {what} layout with {} clusters (mkfs.fat's limits \
-             {}..={}); expected another fs.fat.cluster_size or fs.fat.fat_type",
+            "{bytes} B volume: no {what} layout with {} within mkfs.fat's cluster \
+             counts {}..={}; expected another fs.fat.cluster_size or fs.fat.fat_type",
             cfg.cluster_size
-                .map_or("any cluster size's".to_string(), |c| format!("{c}")),
+                .map_or("any cluster size".to_string(), |c| format!("{c} clusters")),
             if fat32 { MIN_CLUST_32 } else { MIN_CLUST_16 },
             if fat32 { MAX_CLUST_32 } else { MAX_CLUST_16 },
         ))
@@ -322,9 +330,7 @@ pub fn lfn_entries(name: &str) -> Option<u64> {
         !p.is_empty()
             && p.len() <= max
             && p.chars().all(|c| {
-                c.is_ascii_uppercase()
-                    || c.is_ascii_digit()
-                    || "$%'-_@~`!(){}^#&".contains(c)
+                c.is_ascii_uppercase() || c.is_ascii_digit() || "$%'-_@~`!(){}^#&".contains(c)
             })
     };
     let short = match name.split_once('.') {
@@ -404,12 +410,8 @@ impl Fat {
     pub fn mkfs(design: &Design) -> Result<Fat, FsError> {
         let cfg = design.config.fs.fat.clone();
         let dev = Device::build(design).map_err(|e| FsError::Device(e.to_string()))?;
-        let layout = FatLayout::for_volume(dev.capacity_bytes(), &cfg).map_err(|detail| {
-            FsError::NoSpace {
-                fs: "fat",
-                detail,
-            }
-        })?;
+        let layout = FatLayout::for_volume(dev.capacity_bytes(), &cfg)
+            .map_err(|detail| FsError::NoSpace { fs: "fat", detail })?;
         let writeback_ops = cfg.writeback_ops;
         let n = layout.clusters as usize + FIRST_CLUSTER as usize;
         let mut fs = Fat {
@@ -429,7 +431,8 @@ impl Fat {
         let mut root = Node::new(true, ROOT);
         match layout.fat_type {
             FatType::Fat16 => {
-                root.used = vec![false; (layout.root_dir_sectors * SECTOR_BYTES / ENTRY_BYTES) as usize];
+                root.used =
+                    vec![false; (layout.root_dir_sectors * SECTOR_BYTES / ENTRY_BYTES) as usize];
             }
             FatType::Fat32 => {
                 // The root directory is cluster 2, allocated by mkfs.
@@ -599,9 +602,7 @@ impl Fat {
     fn zero_clusters(&mut self, clusters: &[u32]) {
         for &c in clusters {
             let s = self.layout.cluster_sector(c);
-            self.io
-                .dirty
-                .extend(s..s + self.layout.sectors_per_cluster);
+            self.io.dirty.extend(s..s + self.layout.sectors_per_cluster);
         }
     }
 
@@ -627,9 +628,7 @@ impl Fat {
                 if dir == ROOT && self.layout.fat_type == FatType::Fat16 {
                     return Err(FsError::NoSpace {
                         fs: "fat",
-                        detail: format!(
-                            "FAT16's fixed root directory is full ({have} entries)"
-                        ),
+                        detail: format!("FAT16's fixed root directory is full ({have} entries)"),
                     });
                 }
                 if have + need > MAX_DIR_ENTRIES {
@@ -642,7 +641,8 @@ impl Fat {
                 let added = self.extend_chain(dir, need.div_ceil(per))?;
                 self.zero_clusters(&added);
                 let d = self.node_mut(dir);
-                d.used.resize((have + added.len() as u64 * per) as usize, false);
+                d.used
+                    .resize((have + added.len() as u64 * per) as usize, false);
                 have - run
             }
         };
@@ -708,12 +708,21 @@ impl Fat {
     /// The device sector of file sector `i` of `id`.
     fn file_sector(&self, id: u32, i: u64) -> u64 {
         let spc = self.layout.sectors_per_cluster;
-        self.layout.cluster_sector(self.node(id).chain[(i / spc) as usize]) + i % spc
+        self.layout
+            .cluster_sector(self.node(id).chain[(i / spc) as usize])
+            + i % spc
     }
 
     /// Writes bytes `start..end` of file `id` (`start` at most its size: FAT has no
     /// holes); `zero_to` ends the part that is the zero fill of a gap.
-    fn write_range(&mut self, op: &FileOp, id: u32, start: u64, end: u64, zero_to: u64) -> Result<(), FsError> {
+    fn write_range(
+        &mut self,
+        op: &FileOp,
+        id: u32,
+        start: u64,
+        end: u64,
+        zero_to: u64,
+    ) -> Result<(), FsError> {
         if end > MAX_FILE_BYTES {
             return Err(FsError::NoSpace {
                 fs: "fat",
@@ -734,8 +743,7 @@ impl Fat {
         // A first or last sector partly written and holding data is read first.
         let mut rmw = Vec::new();
         for i in [s0, s1 - 1] {
-            let partial = (start > i * SECTOR_BYTES
-                || end < ((i + 1) * SECTOR_BYTES).min(size))
+            let partial = (start > i * SECTOR_BYTES || end < ((i + 1) * SECTOR_BYTES).min(size))
                 && i * SECTOR_BYTES < size;
             if partial && rmw.last() != Some(&i) {
                 rmw.push(i);
@@ -762,7 +770,11 @@ impl Fat {
         }
         let size = self.node(id).size;
         let start = op.offset_bytes.min(size);
-        let zero_to = if op.offset_bytes > size { op.offset_bytes } else { 0 };
+        let zero_to = if op.offset_bytes > size {
+            op.offset_bytes
+        } else {
+            0
+        };
         self.write_range(op, id, start, op.offset_bytes + op.len_bytes, zero_to)
     }
 
@@ -1011,7 +1023,11 @@ impl Fat {
                 assert_eq!(used, want + dots, "node {id}: slots in use");
             } else {
                 let cb = self.layout.cluster_bytes();
-                assert_eq!(n.chain.len() as u64, n.size.div_ceil(cb), "node {id}: clusters");
+                assert_eq!(
+                    n.chain.len() as u64,
+                    n.size.div_ceil(cb),
+                    "node {id}: clusters"
+                );
             }
         }
         let free = (FIRST_CLUSTER as usize..self.fat.len())
@@ -1065,10 +1081,7 @@ impl FileSystem for Fat {
             ("fs.fat.state.free_clusters", self.free_clusters),
             ("fs.fat.state.clusters", self.layout.clusters),
             ("fs.fat.state.cluster_bytes", self.layout.cluster_bytes()),
-            (
-                "fs.fat.state.fat_bits",
-                8 * self.layout.entry_bytes(),
-            ),
+            ("fs.fat.state.fat_bits", 8 * self.layout.entry_bytes()),
             ("fs.fat.state.files", self.nodes.len() as u64 - 1),
         ] {
             out.insert(k.into(), v);
