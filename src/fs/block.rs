@@ -174,6 +174,26 @@ impl BlockIo {
     }
 }
 
+/// The [`crate::fs::FileSystem`] methods every file system over a [`BlockIo`] field
+/// `io` answers from the device: the FTL's map size, itself as the measured device,
+/// the time reset.
+macro_rules! fs_methods_through_io {
+    () => {
+        fn mapping_bytes(&self) -> u64 {
+            self.io.dev.ftl.mapping_bytes()
+        }
+
+        fn device(&self) -> &dyn $crate::sim::Measure {
+            self
+        }
+
+        fn reset_time(&mut self, now_ns: u64) {
+            self.io.dev.reset_time(now_ns);
+        }
+    };
+}
+pub(crate) use fs_methods_through_io;
+
 /// `impl Measure` for a file system over an FTL whose [`BlockIo`] is the field `io`:
 /// the device's measures, with the file system's counters among the layer counters.
 macro_rules! measure_through_io {

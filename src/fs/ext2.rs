@@ -29,10 +29,10 @@
 //!            lazy_itable_init); the metadata stays cached (no metadata reads)
 //! ```
 
-use super::block::{BlockIo, measure_through_io};
+use super::block::{BlockIo, fs_methods_through_io, measure_through_io};
 use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::{ConfigError, Design, check_range};
-use crate::sim::{Device, Measure};
+use crate::sim::Device;
 use crate::workload::{IoRequest, OpKind};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -657,11 +657,7 @@ impl Ext2 {
                 Ok(())
             }
             FileOpKind::Rename => {
-                let ino = self.lookup(&op.path).ok_or_else(|| FsError::NoEntry {
-                    at: String::new(),
-                    op: "rename",
-                    path: op.path.to_string(),
-                })?;
+                let ino = super::resolve_existing(op, &op.path, |p| self.lookup(p))?;
                 let to = op.to.clone().unwrap_or_else(|| op.path.clone());
                 let (np, nname) = self.parent_of(op, &to)?;
                 let (op_, oname) = self.parent_of(op, &op.path)?;
@@ -764,17 +760,7 @@ impl FileSystem for Ext2 {
         }
     }
 
-    fn mapping_bytes(&self) -> u64 {
-        self.io.dev.ftl.mapping_bytes()
-    }
-
-    fn device(&self) -> &dyn Measure {
-        self
-    }
-
-    fn reset_time(&mut self, now_ns: u64) {
-        self.io.dev.reset_time(now_ns);
-    }
+    fs_methods_through_io!();
 
     fn check(&self) {
         self.io.dev.ftl.check_invariants(&self.io.dev.nand);

@@ -41,10 +41,10 @@
 //! mount      the boot sector (and FSInfo on FAT32) is read
 //! ```
 
-use super::block::{BlockIo, measure_through_io};
+use super::block::{BlockIo, fs_methods_through_io, measure_through_io};
 use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::{ConfigError, Design, check_range};
-use crate::sim::{Device, Measure};
+use crate::sim::Device;
 use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 use serde::{Deserialize, Serialize};
@@ -865,11 +865,7 @@ impl Fat {
     /// the target's clusters are freed; else a new entry is made; the old slots are
     /// deleted; a directory moved elsewhere gets its ".." entry rewritten.
     fn rename(&mut self, op: &FileOp) -> Result<(), FsError> {
-        let id = self.lookup(&op.path).ok_or_else(|| FsError::NoEntry {
-            at: String::new(),
-            op: "rename",
-            path: op.path.to_string(),
-        })?;
+        let id = super::resolve_existing(op, &op.path, |p| self.lookup(p))?;
         let to = op.to.clone().unwrap_or_else(|| op.path.clone());
         let (np, nname) = self.parent_of(op, &to)?;
         let (_, oname) = self.parent_of(op, &op.path)?;
@@ -1088,17 +1084,7 @@ impl FileSystem for Fat {
         }
     }
 
-    fn mapping_bytes(&self) -> u64 {
-        self.io.dev.ftl.mapping_bytes()
-    }
-
-    fn device(&self) -> &dyn Measure {
-        self
-    }
-
-    fn reset_time(&mut self, now_ns: u64) {
-        self.io.dev.reset_time(now_ns);
-    }
+    fs_methods_through_io!();
 
     fn check(&self) {
         self.check_structure();

@@ -356,6 +356,19 @@ pub(crate) fn resolve_parent(
     Ok((parent, Arc::from(name)))
 }
 
+/// The object (file or directory) `path` names, for `op`: the error names a missing path.
+pub(crate) fn resolve_existing(
+    op: &FileOp,
+    path: &str,
+    lookup: impl Fn(&str) -> Option<u32>,
+) -> Result<u32, FsError> {
+    lookup(path).ok_or_else(|| FsError::NoEntry {
+        at: String::new(),
+        op: op.kind.name(),
+        path: path.to_string(),
+    })
+}
+
 /// The regular file `op.path` names: the errors name a missing path or a directory.
 pub(crate) fn resolve_file(
     op: &FileOp,
