@@ -178,7 +178,7 @@ fn flags_that_cannot_apply_are_refused_before_any_work() {
     for (extra, want) in [
         (
             &["--workload", "iozone-file"][..],
-            "--fs yaffs2 or --fs ext2",
+            "--fs yaffs2, --fs ext2 or --fs fat",
         ),
         (
             &["--fs", "yaffs2", "--workload", "iozone"][..],

@@ -106,8 +106,8 @@ pub struct SsdArgs {
     /// Device preset (`ssdlab list` describes each).
     #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::presets()))]
     pub preset: Option<String>,
-    /// File system for a file workload (`yaffs2` on raw NAND, `ext2` over the FTL);
-    /// a comma list runs each side by side, e.g. --fs yaffs2,ext2 --ftl page,bast.
+    /// File system for a file workload (`yaffs2` on raw NAND, `ext2` or `fat` over the
+    /// FTL); a comma list runs each side by side, e.g. --fs yaffs2,ext2,fat --ftl page,bast.
     #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::file_systems()))]
     pub fs: Option<List>,
     /// FTL; a comma list runs each side by side.

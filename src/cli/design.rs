@@ -243,7 +243,8 @@ impl DesignArgs {
             ] {
                 if given {
                     return Err(CliError::Input(format!(
-                        "{flag}: --fs yaffs2 runs on raw NAND without an FTL or write buffer;                          expected {flag} only with --fs ext2 (e.g. --fs yaffs2,ext2 {flag} …)"
+                        "{flag}: --fs yaffs2 runs on raw NAND without an FTL or write buffer; \
+                         expected {flag} only with --fs ext2 or fat (e.g. --fs yaffs2,ext2 {flag} …)"
                     )));
                 }
             }

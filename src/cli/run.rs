@@ -25,7 +25,7 @@ Examples:
   ssdlab run --preset ssd-a --access-spec file-server --qd 16 --span 4GiB --fill
   ssdlab run --access-spec '4KiB weight=70 read=100 random=100; 64KiB weight=30 read=0 random=0'
   ssdlab run --preset ssd-b --host-log none,mft --workload random-write --fill --requests 20000
-  ssdlab run --preset android-emmc --fs yaffs2,ext2 --ftl page,bast --workload iozone-file --span 100MiB
+  ssdlab run --preset android-emmc --fs yaffs2,ext2,fat --ftl page,bast --workload iozone-file --span 100MiB
   ssdlab run --preset android-emmc --fs yaffs2 --file-trace ops.ftrace --set fs.yaffs2.checkpoint=true
 
 Every design of the comma lists is checked, and every output path too, before the

@@ -22,6 +22,8 @@ pub enum FsKind {
     Yaffs2,
     /// ext2-style block file system over an FTL.
     Ext2,
+    /// FAT (vfat: FAT16/FAT32 with long names) over an FTL.
+    Fat,
 }
 
 impl FsKind {
@@ -42,6 +44,11 @@ impl FsKind {
                 FsKind::Ext2,
                 "ext2",
                 "ext2-style block file system over any FTL: block groups, bitmaps, inode table, directory blocks",
+            ),
+            (
+                FsKind::Fat,
+                "fat",
+                "FAT file system (vfat) over any FTL: FAT16/FAT32 as mkfs.fat picks, cluster chains, two FATs, long-name directory entries",
             ),
         ]
     }
@@ -78,10 +85,13 @@ pub struct FsConfig {
     /// YAFFS2 settings.
     pub yaffs2: Yaffs2Config,
     /// Unmount and mount again after the workload, reported as a `mount` phase (YAFFS2:
-    /// the scan or checkpoint read; ext2: superblock and descriptors).
+    /// the scan or checkpoint read; ext2: superblock and descriptors; FAT: boot sector).
     pub remount: bool,
     /// ext2 settings.
     pub ext2: Ext2Config,
+    /// FAT settings (left out of reports while all default).
+    #[serde(skip_serializing_if = "FatConfig::is_default")]
+    pub fat: FatConfig,
 }
 
 impl Default for FsConfig {
@@ -98,6 +108,7 @@ impl Default for FsConfig {
             yaffs2: Yaffs2Config::default(),
             remount: true,
             ext2: Ext2Config::default(),
+            fat: FatConfig::default(),
         }
     }
 }
@@ -131,7 +142,7 @@ impl FsConfig {
                 "fs.name",
                 "none",
                 format!(
-                    "a file system for {what}: --fs yaffs2 or --fs ext2 (file workloads run on a file system)"
+                    "a file system for {what}: --fs yaffs2, --fs ext2 or --fs fat (file workloads run on a file system)"
                 ),
             ));
         }
@@ -172,6 +183,7 @@ impl FsConfig {
         }
         self.yaffs2.validate()?;
         self.ext2.validate()?;
+        self.fat.validate()?;
         Ok(())
     }
 }
@@ -318,6 +330,73 @@ impl Ext2Config {
         }
         check_range(
             "fs.ext2.writeback_ops",
+            self.writeback_ops,
+            1,
+            u64::MAX,
+            "file operations between metadata writebacks",
+        )
+    }
+}
+
+/// Which FAT (`fs.fat.fat_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FatTypeChoice {
+    /// As mkfs.fat picks from the volume size (FAT32 from 512 MiB).
+    #[default]
+    Auto,
+    /// FAT16 (mkfs.fat -F 16).
+    Fat16,
+    /// FAT32 (mkfs.fat -F 32).
+    Fat32,
+}
+
+/// `[fs.fat]` settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FatConfig {
+    /// FAT16, FAT32 or mkfs.fat's choice by volume size.
+    pub fat_type: FatTypeChoice,
+    /// Bytes per cluster (512 B to 64 KiB, a power of two); unset: mkfs.fat's default
+    /// for the volume size.
+    pub cluster_size: Option<Size>,
+    /// Dirty metadata is written back every this many file operations (ext2's rule).
+    pub writeback_ops: u64,
+    /// Trim freed clusters (mount -o discard).
+    pub discard: bool,
+}
+
+impl Default for FatConfig {
+    fn default() -> Self {
+        FatConfig {
+            fat_type: FatTypeChoice::Auto,
+            cluster_size: None,
+            writeback_ops: 1000,
+            discard: false,
+        }
+    }
+}
+
+impl FatConfig {
+    /// Whether every key has its default (the section is then left out of reports).
+    pub fn is_default(&self) -> bool {
+        *self == FatConfig::default()
+    }
+
+    /// Checks the bounds.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let Some(c) = self.cluster_size {
+            let b = c.bytes();
+            if !(512..=65536).contains(&b) || !b.is_power_of_two() {
+                return Err(ConfigError::value(
+                    "fs.fat.cluster_size",
+                    c,
+                    "a power of two from 512B to 64KiB (1 to 128 sectors, as mkfs.fat -s)",
+                ));
+            }
+        }
+        check_range(
+            "fs.fat.writeback_ops",
             self.writeback_ops,
             1,
             u64::MAX,

@@ -29,9 +29,10 @@
 //!            lazy_itable_init); the metadata stays cached (no metadata reads)
 //! ```
 
+use super::block::{BlockIo, fs_methods_through_io, measure_through_io};
 use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::Design;
-use crate::sim::{Device, Measure};
+use crate::sim::Device;
 use crate::workload::{IoRequest, OpKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -88,26 +89,21 @@ impl Inode {
 struct Stats {
     data_block_writes: u64,
     data_block_reads: u64,
-    meta_block_writes: u64,
     rmw_block_reads: u64,
-    writebacks: u64,
     discarded_blocks: u64,
 }
 
 /// The ext2-style file system on a simulated device.
 pub struct Ext2 {
     cfg: Ext2Config,
-    dev: Device,
+    /// Device, queued requests and dirty metadata blocks.
+    io: BlockIo,
     block: u64,
     blocks_total: u64,
     blocks_per_group: u64,
     inodes_per_group: u64,
     groups: Vec<Group>,
     inodes: HashMap<u32, Inode>,
-    dirty: BTreeSet<u64>,
-    ops_since_writeback: u64,
-    /// Requests of the current operation.
-    pending: Vec<IoRequest>,
     stats: Stats,
 }
 
@@ -139,18 +135,16 @@ impl Ext2 {
             .max(16);
         let itable_blocks = (inodes_per_group * cfg.inode_size as u64).div_ceil(block);
         let gdt_blocks = (ngroups * 32).div_ceil(block);
+        let writeback_ops = cfg.writeback_ops;
         let mut fs = Ext2 {
             cfg,
-            dev,
+            io: BlockIo::new(dev, block, writeback_ops),
             block,
             blocks_total,
             blocks_per_group,
             inodes_per_group,
             groups: Vec::new(),
             inodes: HashMap::new(),
-            dirty: BTreeSet::new(),
-            ops_since_writeback: 0,
-            pending: Vec::new(),
             stats: Stats::default(),
         };
         for g in 0..ngroups {
@@ -166,7 +160,7 @@ impl Ext2 {
                         fs: "ext2",
                         detail: format!(
                             "{} B device too small for one block group",
-                            fs.dev.capacity_bytes()
+                            fs.io.dev.capacity_bytes()
                         ),
                     });
                 }
@@ -193,7 +187,7 @@ impl Ext2 {
             fs.groups.push(grp);
             // Superblock copy, descriptors and both bitmaps are written by mkfs.
             for b in start..itable {
-                fs.dirty.insert(b);
+                fs.io.dirty.insert(b);
             }
         }
         // Reserved inodes 1..FIRST_INO.
@@ -205,7 +199,7 @@ impl Ext2 {
         fs.groups[0].dirs += 1;
         fs.add_dir_block(ROOT_INO)?;
         fs.mark_inode_dirty(ROOT_INO);
-        fs.writeback_untimed()?;
+        fs.io.write_untimed()?;
         Ok(fs)
     }
 
@@ -221,15 +215,15 @@ impl Ext2 {
         let g = self.inode_group(ino);
         let idx = (ino as u64 - 1) % self.inodes_per_group;
         let blk = self.groups[g].itable + idx * self.cfg.inode_size as u64 / self.block;
-        self.dirty.insert(blk);
+        self.io.dirty.insert(blk);
     }
 
     fn mark_group_dirty(&mut self, g: usize) {
         // Its block bitmap, inode bitmap and descriptor (in group 0's table).
         let grp = &self.groups[g];
-        self.dirty.insert(grp.itable - 2);
-        self.dirty.insert(grp.itable - 1);
-        self.dirty.insert(1);
+        self.io.dirty.insert(grp.itable - 2);
+        self.io.dirty.insert(grp.itable - 1);
+        self.io.dirty.insert(1);
     }
 
     fn is_free(&self, b: u64) -> bool {
@@ -305,16 +299,10 @@ impl Ext2 {
         debug_assert!(g.bitmap[i >> 6] & (1 << (i & 63)) != 0);
         g.bitmap[i >> 6] &= !(1 << (i & 63));
         g.free_blocks += 1;
-        self.dirty.remove(&b);
+        self.io.dirty.remove(&b);
         self.mark_group_dirty(gi);
         if self.cfg.discard {
-            self.pending.push(IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: b * self.block,
-                size_bytes: self.block,
-                op: OpKind::Trim,
-            });
+            self.io.push(b, 1, OpKind::Trim);
             self.stats.discarded_blocks += 1;
         }
     }
@@ -374,7 +362,7 @@ impl Ext2 {
         let d = self.inodes.get_mut(&dir).expect("dir");
         d.dir_blocks.push((b, 0));
         d.size += self.block;
-        self.dirty.insert(b);
+        self.io.dirty.insert(b);
         self.mark_inode_dirty(dir);
         Ok(self.inodes[&dir].dir_blocks.len() - 1)
     }
@@ -395,7 +383,7 @@ impl Ext2 {
         d.dir_blocks[i].1 += rec;
         let b = d.dir_blocks[i].0;
         d.entries.insert(name, (ino, i));
-        self.dirty.insert(b);
+        self.io.dirty.insert(b);
         Ok(())
     }
 
@@ -404,7 +392,7 @@ impl Ext2 {
         if let Some((_, i)) = d.entries.remove(name) {
             d.dir_blocks[i].1 -= 8 + (name.len() as u64).div_ceil(4) * 4;
             let b = d.dir_blocks[i].0;
-            self.dirty.insert(b);
+            self.io.dirty.insert(b);
         }
     }
 
@@ -453,14 +441,14 @@ impl Ext2 {
                     .expect("inode")
                     .indirect
                     .insert(key, b);
-                self.dirty.insert(b);
+                self.io.dirty.insert(b);
             }
         }
         // The pointer lives in the innermost indirect block, or in the inode.
         match self.indirect_path(i).last() {
             Some(key) => {
                 let b = self.inodes[&ino].indirect[key];
-                self.dirty.insert(b);
+                self.io.dirty.insert(b);
             }
             None => self.mark_inode_dirty(ino),
         }
@@ -471,25 +459,6 @@ impl Ext2 {
         }
         n.blocks[i as usize] = b;
         Ok(b)
-    }
-
-    /// Queues block requests for runs of contiguous blocks.
-    fn push_runs(&mut self, blocks: &[u64], op: OpKind) {
-        let mut i = 0;
-        while i < blocks.len() {
-            let mut j = i + 1;
-            while j < blocks.len() && blocks[j] == blocks[j - 1] + 1 {
-                j += 1;
-            }
-            self.pending.push(IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: blocks[i] * self.block,
-                size_bytes: (j - i) as u64 * self.block,
-                op,
-            });
-            i = j;
-        }
     }
 
     fn write(&mut self, op: &FileOp) -> Result<(), FsError> {
@@ -531,8 +500,8 @@ impl Ext2 {
         }
         self.stats.rmw_block_reads += rmw.len() as u64;
         self.stats.data_block_writes += data.len() as u64;
-        self.push_runs(&rmw, OpKind::Read);
-        self.push_runs(&data, OpKind::Write);
+        self.io.push_runs(&rmw, OpKind::Read);
+        self.io.push_runs(&data, OpKind::Write);
         let n = self.inodes.get_mut(&ino).expect("inode");
         if end > n.size {
             n.size = end;
@@ -552,7 +521,7 @@ impl Ext2 {
             .filter_map(|i| n.blocks.get(i as usize).copied().filter(|&b| b != 0))
             .collect();
         self.stats.data_block_reads += blocks.len() as u64;
-        self.push_runs(&blocks, OpKind::Read);
+        self.io.push_runs(&blocks, OpKind::Read);
         Ok(())
     }
 
@@ -583,29 +552,6 @@ impl Ext2 {
             self.free_block(b);
         }
         self.mark_inode_dirty(ino);
-    }
-
-    fn writeback(&mut self) {
-        if self.dirty.is_empty() {
-            return;
-        }
-        let blocks: Vec<u64> = std::mem::take(&mut self.dirty).into_iter().collect();
-        self.stats.meta_block_writes += blocks.len() as u64;
-        self.stats.writebacks += 1;
-        self.push_runs(&blocks, OpKind::Write);
-    }
-
-    fn writeback_untimed(&mut self) -> Result<(), FsError> {
-        self.writeback();
-        // Each pending write is one write command, as the timed path sends it (mkfs,
-        // the only caller, frees no block, so nothing else is pending).
-        for r in std::mem::take(&mut self.pending) {
-            debug_assert_eq!(r.op, OpKind::Write, "mkfs queues writes only");
-            self.dev
-                .write_untimed_bytes(r.offset_bytes, r.size_bytes)
-                .map_err(|e| FsError::Device(e.to_string()))?;
-        }
-        Ok(())
     }
 
     fn apply(&mut self, op: &FileOp) -> Result<(), FsError> {
@@ -649,11 +595,7 @@ impl Ext2 {
                 Ok(())
             }
             FileOpKind::Rename => {
-                let ino = self.lookup(&op.path).ok_or_else(|| FsError::NoEntry {
-                    at: String::new(),
-                    op: "rename",
-                    path: op.path.to_string(),
-                })?;
+                let ino = super::resolve_existing(op, &op.path, |p| self.lookup(p))?;
                 let to = op.to.clone().unwrap_or_else(|| op.path.clone());
                 let (np, nname) = self.parent_of(op, &to)?;
                 let (op_, oname) = self.parent_of(op, &op.path)?;
@@ -679,41 +621,17 @@ impl Ext2 {
             }
             FileOpKind::Fsync => {
                 self.file(op)?;
-                self.writeback();
-                self.pending.push(IoRequest {
-                    arrival_ns: 0,
-                    device: 0,
-                    offset_bytes: 0,
-                    size_bytes: 0,
-                    op: OpKind::Flush,
-                });
+                self.io.fsync();
                 Ok(())
             }
         }
-    }
-
-    /// Sends the queued requests to the device at `now_ns`; returns when the last ends.
-    fn submit(&mut self, now_ns: u64) -> Result<u64, FsError> {
-        let mut done = now_ns;
-        for r in std::mem::take(&mut self.pending) {
-            let t = self
-                .dev
-                .submit(&r, now_ns)
-                .map_err(|e| FsError::Device(e.to_string()))?;
-            done = done.max(t);
-        }
-        Ok(done)
     }
 
     /// Performs `op` on the file system's structures and queues its block requests
     /// (with the periodic metadata writeback), without sending them.
     fn stage(&mut self, op: &FileOp) -> Result<(), FsError> {
         self.apply(op).map_err(|e| e.at(op))?;
-        self.ops_since_writeback += 1;
-        if self.ops_since_writeback >= self.cfg.writeback_ops {
-            self.ops_since_writeback = 0;
-            self.writeback();
-        }
+        self.io.op_done();
         Ok(())
     }
 
@@ -721,14 +639,13 @@ impl Ext2 {
     /// file system for replays outside the simulator (the device below sees nothing).
     pub fn trace_op(&mut self, op: &FileOp) -> Result<Vec<IoRequest>, FsError> {
         self.stage(op)?;
-        Ok(std::mem::take(&mut self.pending))
+        Ok(std::mem::take(&mut self.io.pending))
     }
 
     /// `sync`: the dirty metadata's writes, taken instead of sent (see [`Ext2::trace_op`]).
     pub fn trace_sync(&mut self) -> Vec<IoRequest> {
-        self.ops_since_writeback = 0;
-        self.writeback();
-        std::mem::take(&mut self.pending)
+        self.io.sync();
+        std::mem::take(&mut self.io.pending)
     }
 
     /// Free blocks (tests).
@@ -743,7 +660,7 @@ impl Ext2 {
 
     /// The device below.
     pub fn device_ref(&self) -> &Device {
-        &self.dev
+        &self.io.dev
     }
 }
 
@@ -754,33 +671,14 @@ impl FileSystem for Ext2 {
 
     fn exec(&mut self, op: &FileOp, now_ns: u64) -> Result<u64, FsError> {
         self.stage(op)?;
-        self.submit(now_ns)
+        self.io.submit(now_ns)
     }
 
     fn remount(&mut self, now_ns: u64) -> Result<MountStats, FsError> {
         // Unmount writes every dirty block; ext2 keeps its metadata at fixed places, so
         // mounting reads the superblock and group descriptors only.
-        self.writeback();
-        let t = self.submit(now_ns)?;
-        let reads0 = self.dev.nand.counters().total_reads();
         let gdt = (self.groups.len() as u64 * 32).div_ceil(self.block);
-        let r = IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: 0,
-            size_bytes: (1 + gdt) * self.block,
-            op: OpKind::Read,
-        };
-        let done = self
-            .dev
-            .submit(&r, t)
-            .map_err(|e| FsError::Device(e.to_string()))?;
-        Ok(MountStats {
-            pages_read: self.dev.nand.counters().total_reads() - reads0,
-            time_ns: done - t,
-            from_checkpoint: false,
-            blocks_scanned: 0,
-        })
+        self.io.remount(now_ns, 1 + gdt)
     }
 
     fn counters(&self, out: &mut BTreeMap<String, u64>) {
@@ -788,9 +686,9 @@ impl FileSystem for Ext2 {
         for (k, v) in [
             ("fs.ext2.data_block_writes", s.data_block_writes),
             ("fs.ext2.data_block_reads", s.data_block_reads),
-            ("fs.ext2.meta_block_writes", s.meta_block_writes),
+            ("fs.ext2.meta_block_writes", self.io.meta_unit_writes),
             ("fs.ext2.rmw_block_reads", s.rmw_block_reads),
-            ("fs.ext2.writebacks", s.writebacks),
+            ("fs.ext2.writebacks", self.io.writebacks),
             ("fs.ext2.discarded_blocks", s.discarded_blocks),
             ("fs.ext2.state.free_blocks", self.free_blocks()),
             ("fs.ext2.state.blocks", self.blocks_total),
@@ -800,53 +698,12 @@ impl FileSystem for Ext2 {
         }
     }
 
-    fn mapping_bytes(&self) -> u64 {
-        self.dev.ftl.mapping_bytes()
-    }
-
-    fn device(&self) -> &dyn Measure {
-        self
-    }
-
-    fn reset_time(&mut self, now_ns: u64) {
-        self.dev.reset_time(now_ns);
-    }
+    fs_methods_through_io!();
 
     fn check(&self) {
-        self.dev.ftl.check_invariants(&self.dev.nand);
-        self.dev.nand.check_invariants();
+        self.io.dev.ftl.check_invariants(&self.io.dev.nand);
+        self.io.dev.nand.check_invariants();
     }
 }
 
-impl Measure for Ext2 {
-    fn nand(&self) -> &crate::nand::Nand {
-        self.dev.nand()
-    }
-    fn host(&self) -> crate::sim::HostCounters {
-        self.dev.host()
-    }
-    fn resolved(&self) -> &crate::config::ResolvedDevice {
-        self.dev.resolved()
-    }
-    fn busy_ns(&self) -> Option<[u64; crate::nand::CAUSES]> {
-        self.dev.busy_ns()
-    }
-    fn layer_counters(&self, out: &mut BTreeMap<String, u64>) {
-        self.dev.layer_counters(out);
-        FileSystem::counters(self, out);
-    }
-    fn mapping_bytes(&self) -> u64 {
-        self.dev.mapping_bytes()
-    }
-    fn buffer_report(
-        &self,
-        host_writes: u64,
-        host_reads: u64,
-        programs: u64,
-    ) -> crate::report::BufferReport {
-        self.dev.buffer_report(host_writes, host_reads, programs)
-    }
-    fn stage_counters(&self, out: &mut BTreeMap<String, u64>) {
-        self.dev.stage_counters(out);
-    }
-}
+measure_through_io!(Ext2);

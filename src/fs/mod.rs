@@ -8,12 +8,15 @@
 //! |---|---|---|
 //! | `yaffs2` | the raw NAND array ([`crate::nand::Nand`]), no FTL: chunks = pages, tags in the spare area, its own GC | `fs/yaffs2/` |
 //! | `ext2` | the block device of [`crate::sim::Device`] (any FTL): block allocator, inode table, directory blocks | `fs/ext2.rs` |
+//! | `fat` | the same block device: FAT16/FAT32 cluster chains, 32-byte directory entries with long names | `fs/fat.rs` |
 //!
-//! Both are timed by the device's [`crate::timing::TimeModel`] and reported with the
+//! All are timed by the device's [`crate::timing::TimeModel`] and reported with the
 //! same report keys as every FTL run (`docs/fs.md`); [`run::run_fs`] drives the file
 //! operations, one at a time as an application thread issues system calls.
 
+pub(crate) mod block;
 pub mod ext2;
+pub mod fat;
 pub mod ops;
 pub mod run;
 pub mod workload;
@@ -72,7 +75,7 @@ pub enum FsError {
         /// Free space and reserve at the moment it ran out.
         detail: String,
     },
-    /// The block device below failed (ext2 over an FTL).
+    /// The block device below failed (ext2 or FAT over an FTL).
     #[error("{0}")]
     Device(String),
     /// Power was cut (crash tests): the operation stopped part way.
@@ -133,7 +136,7 @@ pub trait FileSystem: Send {
     /// [`crate::ftl::is_gauge`] names.
     fn counters(&self, out: &mut BTreeMap<String, u64>);
     /// Bytes of RAM the file system's maps need (YAFFS2: Tnode trees and object table;
-    /// ext2: the FTL's map below).
+    /// ext2, FAT: the FTL's map below).
     fn mapping_bytes(&self) -> u64;
     /// The device as the report sees it.
     fn device(&self) -> &dyn Measure;
@@ -181,6 +184,19 @@ pub(crate) fn resolve_parent(
         });
     }
     Ok((parent, Arc::from(name)))
+}
+
+/// The object (file or directory) `path` names, for `op`: the error names a missing path.
+pub(crate) fn resolve_existing(
+    op: &FileOp,
+    path: &str,
+    lookup: impl Fn(&str) -> Option<u32>,
+) -> Result<u32, FsError> {
+    lookup(path).ok_or_else(|| FsError::NoEntry {
+        at: String::new(),
+        op: op.kind.name(),
+        path: path.to_string(),
+    })
 }
 
 /// The regular file `op.path` names: the errors name a missing path or a directory.

@@ -834,11 +834,7 @@ impl Yaffs2 {
     }
 
     fn rename(&mut self, op: &FileOp) -> Result<(), FsError> {
-        let id = self.lookup(&op.path).ok_or_else(|| FsError::NoEntry {
-            at: String::new(),
-            op: "rename",
-            path: op.path.to_string(),
-        })?;
+        let id = super::resolve_existing(op, &op.path, |p| self.lookup(p))?;
         let to = op.to.clone().unwrap_or_else(|| op.path.clone());
         let (parent, name) = self.parent_of(op, &to)?;
         if let Some(&target) = self.dir.get(&(parent, name.clone())) {
