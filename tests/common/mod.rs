@@ -61,7 +61,8 @@ pub fn stderr(o: &std::process::Output) -> String {
 pub fn strip_wall_clock(v: &mut serde_json::Value) {
     match v {
         serde_json::Value::Object(m) => {
-            m.retain(|k, _| !k.starts_with("wall_clock"));
+            // `end_ms`: when a sweep cell ended, kept for fio's timestamps.
+            m.retain(|k, _| !k.starts_with("wall_clock") && k != "end_ms");
             m.values_mut().for_each(strip_wall_clock);
         }
         serde_json::Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),

@@ -18,7 +18,7 @@
 //! addresses of their own).
 
 use super::{SynthConfig, SynthPhase, generate as generate_one};
-use crate::config::ConfigError;
+use crate::spec::ConfigError;
 
 /// Entry `i` resolved: its report name and its generator settings.
 pub fn resolve(cfg: &SynthConfig, i: usize) -> Result<(String, SynthConfig), ConfigError> {
