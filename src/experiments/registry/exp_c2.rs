@@ -44,7 +44,7 @@
 //! ```
 //! Probe and spare-read counts do not depend on t_probe and t_spare: each cell runs once
 //! per (FTL variant, copies, FS, seed) and the nine time points are computed from its
-//! counts (67 variants × 3 copies × 10 seeds = 2,010 cells over ext2).
+//! counts (67 variants × 3 copies × 10 seeds = 2,010 cells per file system).
 //!
 //! Defaults outside the grid, fixed before the first run: ext2 formatted as e2fsprogs'
 //! mke2fs.conf formats a device under 512 MB ("small": 1 KiB blocks, one inode per 4 KiB,
@@ -57,9 +57,11 @@
 //! flash timings the registry's (SLC, 512 B page). A copy of the tree is 70 more files
 //! whose sizes the generator draws (1–64 KiB, log-uniform), not byte-identical copies.
 //!
-//! ssdlab has no FAT file system, so the FAT half of the grid cannot run and every row is
-//! not evaluable (a row only partly evaluable is not evaluable). The ext2 half runs; its
-//! points are reported with the reason.
+//! FAT is ssdlab's FAT model (src/fs/fat.rs, docs/fs.md) formatted as mkfs.fat formats the
+//! card by default (FAT16 below 512 MiB, FAT32 from 512 MiB; mkfs.fat's cluster size for
+//! the volume), Linux vfat's allocation and writeback, the same page cache and phase
+//! syncs as ext2. (Before FAT was modelled, the FAT half could not run and every row was
+//! not evaluable.)
 
 use super::eval::{Env, Evaluator};
 use super::grid_run::{self, InputDir, RunPoint, ends, int, text};
@@ -67,6 +69,7 @@ use super::judge::{Point, RowResult, Seeds, Verdict, at_least, at_most};
 use crate::config::Config;
 use crate::experiments::ExpError;
 use crate::fs::ext2::Ext2;
+use crate::fs::fat::Fat;
 use crate::workload::OpKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -116,7 +119,9 @@ impl Fs {
 }
 
 /// Why the FAT half cannot run.
-pub(super) const NO_FAT: &str = "ssdlab has no FAT file system (src/fs has ext2 and YAFFS2 only)";
+/// Why a file system's half of a grid did not run (every file system of [`Fs::ALL`] is
+/// modelled now; kept for the rule "a row only partly evaluable is not evaluable").
+pub(super) const NO_FS: &str = "ssdlab could not take the trace on one of the file systems";
 
 /// A write in a [`Trace`] page op (the low bits are the page).
 const WRITE: u32 = 1 << 31;
@@ -133,12 +138,17 @@ pub(super) struct Trace {
 
 /// The card's configuration text: `capacity_mib` logical, the FTL section `ftl`, and
 /// ext2 with the Andrew-like file workload of `files` files.
-fn card_text(capacity_mib: u64, ftl: &str, files: u32, seed: u64) -> String {
+fn card_text(fs: Fs, capacity_mib: u64, ftl: &str, files: u32, seed: u64) -> String {
     // mke2fs.conf: "small" below 512 MB, the defaults above.
     let (block, per_inode) = if capacity_mib < 512 {
         ("1KiB", "4KiB")
     } else {
         ("4KiB", "16KiB")
+    };
+    // FAT: mkfs.fat's own choice of FAT type and cluster size for the card (docs/fs.md).
+    let fs_name = match fs {
+        Fs::Fat => "fat",
+        Fs::Ext2 => "ext2",
     };
     format!(
         r#"
@@ -156,7 +166,7 @@ fn card_text(capacity_mib: u64, ftl: &str, files: u32, seed: u64) -> String {
         [ftl]
         {ftl}
         [fs]
-        name = "ext2"
+        name = "{fs_name}"
         workload = "andrew-file"
         [fs.ext2]
         block_size = "{block}"
@@ -173,6 +183,31 @@ fn config(text: &str) -> Result<Config, ExpError> {
         .map_err(|e| ExpError::Other(format!("EXP-C2 card: {e}")))
 }
 
+/// The file system a trace is taken on (both give their block requests per operation).
+enum Captured {
+    Ext2(Ext2),
+    Fat(Fat),
+}
+
+impl Captured {
+    fn trace_op(
+        &mut self,
+        op: &crate::fs::FileOp,
+    ) -> Result<Vec<crate::workload::IoRequest>, crate::fs::FsError> {
+        match self {
+            Captured::Ext2(f) => f.trace_op(op),
+            Captured::Fat(f) => f.trace_op(op),
+        }
+    }
+
+    fn trace_sync(&mut self) -> Vec<crate::workload::IoRequest> {
+        match self {
+            Captured::Ext2(f) => f.trace_sync(),
+            Captured::Fat(f) => f.trace_sync(),
+        }
+    }
+}
+
 /// The block trace of the Andrew benchmark over `copies` trees on `fs` (`None`: ssdlab
 /// lacks the file system).
 pub(super) fn capture(
@@ -181,18 +216,19 @@ pub(super) fn capture(
     copies: u32,
     seed: u64,
 ) -> Result<Option<Trace>, ExpError> {
-    if fs == Fs::Fat {
-        return Ok(None);
-    }
-    let err = |e: String| ExpError::Other(format!("EXP-C2 ext2 trace: {e}"));
+    let err = |e: String| ExpError::Other(format!("EXP-C2 {} trace: {e}", fs.name()));
     let cfg = config(&card_text(
+        fs,
         capacity_mib,
         "name = \"nftl\"",
         TREE_FILES * copies,
         seed,
     ))?;
     let design = cfg.validate().map_err(|e| err(e.to_string()))?;
-    let mut ext2 = Ext2::mkfs(&design).map_err(|e| err(e.to_string()))?;
+    let mut fs_on_card = match fs {
+        Fs::Ext2 => Captured::Ext2(Ext2::mkfs(&design).map_err(|e| err(e.to_string()))?),
+        Fs::Fat => Captured::Fat(Fat::mkfs(&design).map_err(|e| err(e.to_string()))?),
+    };
     let cap = crate::fs::run::capacity_bytes(&design);
     let phases =
         crate::fs::workload::build_phases(&cfg.fs, &cfg.workload, cap, seed).map_err(err)?;
@@ -229,9 +265,9 @@ pub(super) fn capture(
         };
         for op in phase.ops {
             let op = op.map_err(|e| err(e.to_string()))?;
-            push(ext2.trace_op(&op).map_err(|e| err(e.to_string()))?);
+            push(fs_on_card.trace_op(&op).map_err(|e| err(e.to_string()))?);
         }
-        push(ext2.trace_sync());
+        push(fs_on_card.trace_sync());
         out.push(ops);
     }
     if out.len() != 6 {
@@ -597,13 +633,15 @@ pub(super) fn finish(
         Some(why) => {
             let mut r = r;
             r.not_evaluable = Some(format!(
-                "{why}: the FAT half of the {total}-point grid cannot run, and a row only \
-                 partly evaluable is not evaluable. On the {ran} ext2 points (points.csv, for \
+                "{why}: part of the {total}-point grid cannot run, and a row only partly \
+                 evaluable is not evaluable. On the {ran} points that ran (points.csv, for \
                  information): {where_}; {span}"
             ));
             r
         }
         None if label == super::judge::Label::Robust => r,
+        // A conditional row's "holds at …" is printed from its points already.
+        None if r.holds_where().is_some() => r.with_cause(span),
         None => r.with_cause(format!("{where_}; {span}")),
     }
 }
@@ -690,7 +728,7 @@ impl Evaluator for ExpC2 {
         let missing = Fs::ALL
             .iter()
             .any(|&fs| !traces.iter().any(|t| t.0.0 == fs))
-            .then_some(NO_FAT);
+            .then_some(NO_FS);
         let total = 1_458;
         let ids = [
             "C3", "C4", "C5", "C10", "C11", "C12", "C13", "C14", "C15", "C17", "C18",
@@ -904,12 +942,12 @@ mod tests {
                 j(1.2, Verdict::Holds, "ext2"),
                 j(1.0, Verdict::Fails, "ext2"),
             ],
-            Some(NO_FAT),
+            Some(NO_FS),
             4,
         );
         assert_eq!(r.label(), super::super::judge::Label::NotEvaluable);
         let why = r.not_evaluable.unwrap();
-        assert!(why.contains("no FAT"), "{why}");
+        assert!(why.contains("could not take the trace"), "{why}");
         assert!(why.contains("holds at 1 of 2 points"), "{why}");
         assert!(why.contains("from 1.000"), "{why}");
         // Without a missing half the same points make a conditional row with a cause.
@@ -962,8 +1000,12 @@ mod tests {
 
     #[test]
     fn the_trace_is_taken_below_a_page_cache_and_every_ftl_sees_the_same_lookups() {
-        let t = capture(Fs::Ext2, 256, 1, 1).unwrap().unwrap();
-        assert!(capture(Fs::Fat, 256, 1, 1).unwrap().is_none());
+        for fs in Fs::ALL {
+            page_cache_properties(capture(fs, 256, 1, 1).unwrap().unwrap());
+        }
+    }
+
+    fn page_cache_properties(t: Trace) {
         let reads = |ops: &[u32]| ops.iter().filter(|&&x| x & WRITE == 0).count();
         // Nothing the benchmark read or wrote is read from the card again: ReadAll reads
         // the copies Copy has just written, all from the cache; ScanDir reads nothing.

@@ -10,12 +10,12 @@
 //! grid     card/copies {256 MiB/1, 1 GiB/4, 4 GiB/16} × MFS {12,500, 37,500, 75,000}
 //!          × threshold {1, 4, 16} × NUR period {100, 1,000, 10,000} × t_probe {20, 45,
 //!          100} ns × t_spare {1, 5, 25} µs × FS {FAT, ext2} = 1,458 points; seeds 1–10
-//!          (900 cells over ext2: 3 cards × 10 seeds × (3 AFTL + 27 CFTL))
+//!          (900 cells per file system: 3 cards × 10 seeds × (3 AFTL + 27 CFTL))
 //! C16      T_AFTL / T_CFTL ≥ 1.08 (T over the five phases)
 //! ```
 //! Defaults outside the grid are EXP-C2's (exp_c2.rs), including ext2's format by card
-//! size (mke2fs.conf: 1 KiB blocks below 512 MB, 4 KiB above). As there, ssdlab has no
-//! FAT file system: the row is not evaluable, and the ext2 half is reported with it.
+//! size (mke2fs.conf: 1 KiB blocks below 512 MB, 4 KiB above) and FAT's as mkfs.fat formats
+//! it (FAT16 on the 256 MiB card, FAT32 on 1 and 4 GiB).
 
 use super::eval::{Env, Evaluator};
 use super::exp_c2::{
@@ -61,7 +61,7 @@ impl Evaluator for ExpC3 {
         let missing = Fs::ALL
             .iter()
             .any(|&fs| !traces.iter().any(|t| t.0.0 == fs))
-            .then_some(super::exp_c2::NO_FAT);
+            .then_some(super::exp_c2::NO_FS);
         let mut judged = Vec::new();
         for &fs in &Fs::ALL {
             if !traces.iter().any(|t| t.0.0 == fs) {
