@@ -363,6 +363,8 @@ pub(super) struct Tally {
     pub(super) spare_reads: f64,
     pub(super) fine_hits: f64,
     pub(super) coarse_lookups: f64,
+    /// CFTL promotions that found their fine table full and waited (C14's cause).
+    pub(super) waiting: f64,
     pub(super) flash_ns: f64,
 }
 
@@ -390,6 +392,7 @@ impl Tally {
             t.spare_reads += spare_reads;
             t.fine_hits += c("ftl.cftl.short_hits") + c("ftl.cftl.long_hits");
             t.coarse_lookups += c("ftl.cftl.coarse_lookups");
+            t.waiting += c("ftl.cftl.promotions_waiting");
             t.flash_ns +=
                 reads * READ_NS + n("nand_program_pages") * PROGRAM_NS + n("erases") * ERASE_NS;
         }
@@ -853,17 +856,22 @@ impl Evaluator for ExpC2 {
                                                 / da.mean()
                                         ),
                                     });
-                                    let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict| {
-                                        rows.get_mut(id).expect("row").push(Judged {
-                                            point: Point::new(
-                                                p(),
-                                                format!("{name} = {:.3}", x.mean()),
-                                                v,
-                                            ),
-                                            value: x.mean(),
-                                            detail: String::new(),
-                                        });
-                                    };
+                                    let mut judge =
+                                        |id: &str,
+                                         x: Seeds,
+                                         name: &str,
+                                         v: Verdict,
+                                         detail: String| {
+                                            rows.get_mut(id).expect("row").push(Judged {
+                                                point: Point::new(
+                                                    p(),
+                                                    format!("{name} = {:.3}", x.mean()),
+                                                    v,
+                                                ),
+                                                value: x.mean(),
+                                                detail,
+                                            });
+                                        };
                                     let share = seeds(|s| {
                                         let r = &get(s, c).all;
                                         r.fine_hits / r.lookups.max(1.0)
@@ -873,16 +881,26 @@ impl Evaluator for ExpC2 {
                                         &Seeds(share.0.iter().map(|x| x / 0.5).collect()),
                                         1.0,
                                     );
-                                    judge("C13", share, "fine-table share", v);
+                                    judge("C13", share, "fine-table share", v, String::new());
                                     let x = seeds(|s| {
                                         let (r, o) = (&get(s, c).all, &get(s, one).all);
                                         share_ratio(r.coarse_lookups, 1.0, o.coarse_lookups, 1.0)
                                     });
+                                    // Which clusters each variant caches differs only once a
+                                    // promotion finds a table full: the cause, shown per point.
+                                    let waits =
+                                        |v: Variant| seeds(|s| get(s, v).all.waiting).mean();
                                     judge(
                                         "C14",
                                         x.clone(),
                                         "coarse 2-level/1-level",
                                         at_most(&x, 0.95),
+                                        format!(
+                                            "promotions that found a fine table full: 2-level {:.1}, \
+                                             1-level {:.1} (mean of the seeds)",
+                                            waits(c),
+                                            waits(one)
+                                        ),
                                     );
                                     let x = seeds(|s| {
                                         let (r, l) = (&get(s, c).all, &get(s, lru).all);
@@ -893,6 +911,7 @@ impl Evaluator for ExpC2 {
                                         x.clone(),
                                         "hit ratio NUR/LRU",
                                         at_least(&x, 0.95),
+                                        String::new(),
                                     );
                                     let x = seeds(|s| {
                                         let page = get(s, n).all.lookups * tp;
@@ -907,6 +926,7 @@ impl Evaluator for ExpC2 {
                                         x.clone(),
                                         "T_page/min(T_NFTL, T_AFTL, T_CFTL)",
                                         at_most(&x, 0.95),
+                                        String::new(),
                                     );
                                 }
                             }
