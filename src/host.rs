@@ -972,7 +972,12 @@ mod tests {
     }
 
     impl Target for Parallel {
-        fn queue(&mut self, req: &IoRequest, arrival_ns: u64, issue_ns: u64) -> Result<(), SimError> {
+        fn queue(
+            &mut self,
+            req: &IoRequest,
+            arrival_ns: u64,
+            issue_ns: u64,
+        ) -> Result<(), SimError> {
             self.queue.push_back(QueuedCommand {
                 req: *req,
                 arrival_ns,
@@ -987,7 +992,12 @@ mod tests {
             Ok(self.queue.pop_front().map(|cmd| Dispatched {
                 cmd,
                 dispatch_ns: cmd.issue_ns,
-                done_ns: cmd.issue_ns + if cmd.req.offset_bytes < 1 << 20 { 10 } else { 25 },
+                done_ns: cmd.issue_ns
+                    + if cmd.req.offset_bytes < 1 << 20 {
+                        10
+                    } else {
+                        25
+                    },
             }))
         }
 
@@ -1069,7 +1079,10 @@ mod tests {
             // Each stream's requests go in its own order.
             for s in 0..2 {
                 let issues: Vec<u64> = done.iter().filter(|d| d.0 == s).map(|d| d.1).collect();
-                assert!(issues.windows(2).all(|w| w[0] <= w[1]), "stream {s}: {issues:?}");
+                assert!(
+                    issues.windows(2).all(|w| w[0] <= w[1]),
+                    "stream {s}: {issues:?}"
+                );
             }
         }
     }

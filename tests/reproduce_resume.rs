@@ -31,13 +31,7 @@ fn store(out: &Path, exp: &str) -> String {
 fn a_second_run_reuses_every_stored_cell() {
     let experiments = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12"];
     // EXP-M12 keeps its fresh and aged cells in two stores.
-    let stores = [
-        "EXP-M7",
-        "EXP-M8",
-        "EXP-M11",
-        "EXP-M12",
-        "EXP-M12-fresh",
-    ];
+    let stores = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12", "EXP-M12-fresh"];
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("claims");
     let list = experiments.join(",");

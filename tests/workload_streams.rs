@@ -72,7 +72,12 @@ fn the_documented_example_writes_in_turn_and_reads_with_four_streams() {
 fn bad_stream_keys_are_refused_by_name() {
     for (args, key) in [
         (
-            &["--set", "workload.kind=random-write", "--set", "workload.streams=2"][..],
+            &[
+                "--set",
+                "workload.kind=random-write",
+                "--set",
+                "workload.streams=2",
+            ][..],
             "workload.streams",
         ),
         (

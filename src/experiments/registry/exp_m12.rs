@@ -149,7 +149,10 @@ fn base(sz: &Sizes, state: State) -> Vec<(&'static str, toml::Value)> {
         keys.extend([
             ("precondition", text("age")),
             ("fill_percent", float(AGED_UTILISATION_PERCENT)),
-            ("aging.volume_drive_writes", float(AGING_VOLUME_DRIVE_WRITES)),
+            (
+                "aging.volume_drive_writes",
+                float(AGING_VOLUME_DRIVE_WRITES),
+            ),
             ("aging.pattern", text(AGING_PATTERN)),
         ]);
     }

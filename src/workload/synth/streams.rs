@@ -252,7 +252,9 @@ mod tests {
             e.starts_with("workload.streams = 9") && e.contains("at most 8 streams"),
             "{e}"
         );
-        let e = err("kind = \"seq-read\"\nstreams = 2\nstream_loop = \"per-stream\"\nmean_gap_ns = 1000");
+        let e = err(
+            "kind = \"seq-read\"\nstreams = 2\nstream_loop = \"per-stream\"\nmean_gap_ns = 1000",
+        );
         assert!(e.starts_with("workload.stream_loop"), "{e}");
         let e = err("kind = \"mixed\"\nstream_loop = \"per-stream\"");
         assert!(e.starts_with("workload.stream_loop"), "{e}");
