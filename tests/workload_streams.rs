@@ -6,17 +6,7 @@ mod common;
 
 /// The TOML block of docs/config.md's concurrent-streams example.
 fn doc_example() -> String {
-    let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md"),
-    )
-    .unwrap();
-    let at = doc
-        .find("Example (runs as written: `ssdlab run --config streams.toml`)")
-        .expect("the example is in docs/config.md");
-    let rest = &doc[at..];
-    let start = rest.find("```toml\n").unwrap() + "```toml\n".len();
-    let len = rest[start..].find("```").unwrap();
-    rest[start..start + len].to_string()
+    common::config_doc_example("Example (runs as written: `ssdlab run --config streams.toml`)")
 }
 
 /// Runs `config` and returns the report's phases as (name, requests, simulated ns).
