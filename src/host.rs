@@ -17,7 +17,7 @@
 
 use crate::ftl::{FtlError, PREFETCH_AHEAD};
 use crate::spec::ConfigError;
-use crate::workload::{IoRequest, OpKind, RequestStream, TraceError};
+use crate::workload::{IoRequest, OpKind, RequestStream, StreamSplit, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -508,6 +508,64 @@ pub struct HostQueue {
     stop_ns: Option<u64>,
     /// Whether a request was held back by `stop_ns`.
     stopped: bool,
+    /// Concurrent closed loops, one per stream ([`HostQueue::per_stream`]); `None`: one
+    /// loop for the whole phase (boxed: rare, and it keeps the common host small).
+    per_stream: Option<Box<PerStream>>,
+}
+
+/// The state of per-stream closed loops (`workload.stream_loop = "per-stream"`): each
+/// stream keeps up to `qd` requests outstanding, issues its requests in order and its
+/// next one as soon as it has a free tag, like one fio job of `numjobs`; the host issues
+/// whichever stream's next request can go first (the lower stream on a tie), so the
+/// device sees the streams' requests in order of issue time.
+struct PerStream {
+    split: StreamSplit,
+    /// Requests read from the phase's stream and not yet issued, per stream. The phase
+    /// yields the streams' requests in turn, so a stream that runs ahead of the others
+    /// makes them wait here.
+    pending: Vec<VecDeque<IoRequest>>,
+    /// Per stream: when its previous request was issued (its closed-loop clock).
+    clock: Vec<u64>,
+    /// Per stream: commands issued and not yet dispatched.
+    waiting: Vec<usize>,
+    /// Per stream: completion times of dispatched commands still holding a tag.
+    completions: Vec<BinaryHeap<Reverse<u64>>>,
+    /// The phase's stream has no more requests.
+    ended: bool,
+}
+
+impl PerStream {
+    fn new(split: StreamSplit, start_ns: u64) -> PerStream {
+        let k = split.count.max(1) as usize;
+        PerStream {
+            split,
+            pending: vec![VecDeque::new(); k],
+            clock: vec![start_ns; k],
+            waiting: vec![0; k],
+            completions: vec![BinaryHeap::new(); k],
+            ended: false,
+        }
+    }
+
+    /// Reads requests until every stream has one waiting to be issued or the phase's
+    /// stream has ended (an error in it ends the run).
+    fn fill(&mut self, requests: &mut Lookahead) -> Result<(), SimError> {
+        while !self.ended && self.pending.iter().any(VecDeque::is_empty) {
+            match requests.next() {
+                Some(Ok(r)) => self.pending[self.split.of(r.offset_bytes)].push_back(r),
+                Some(Err(e)) => return Err(e.into()),
+                None => self.ended = true,
+            }
+        }
+        Ok(())
+    }
+
+    /// A dispatched command of stream `s` now holds its tag until `done_ns`.
+    fn dispatched(&mut self, d: &Dispatched) {
+        let s = self.split.of(d.cmd.req.offset_bytes);
+        self.waiting[s] -= 1;
+        self.completions[s].push(Reverse(d.done_ns));
+    }
 }
 
 /// The latest simulated time a run may reach, 2^62 ns (about 146 years). Arrival times
@@ -541,7 +599,75 @@ impl HostQueue {
             issued: 0,
             stop_ns: None,
             stopped: false,
+            per_stream: None,
         }
+    }
+
+    /// Runs the phase as concurrent closed loops, one per stream of `split`, each with
+    /// `qd` tags of its own ([`PerStream`]); `None` keeps one loop. Only closed-loop
+    /// phases have streams (the generator refuses per-stream loops with arrival times).
+    pub fn per_stream(mut self, split: Option<StreamSplit>) -> Self {
+        debug_assert!(split.is_none() || self.arrivals == Arrivals::Closed);
+        self.per_stream = split.map(|s| Box::new(PerStream::new(s, self.start_ns)));
+        self
+    }
+
+    /// [`HostQueue::admit`] for per-stream loops: issues the request of the stream that
+    /// can go first, if it can by `bound`.
+    #[inline(never)]
+    fn admit_per_stream<T: Target>(
+        &mut self,
+        target: &mut T,
+        bound: Option<u64>,
+    ) -> Result<bool, SimError> {
+        let ps = self.per_stream.as_mut().expect("per-stream loops");
+        ps.fill(&mut self.requests)?;
+        let mut best: Option<(u64, usize, bool)> = None;
+        for s in 0..ps.pending.len() {
+            if ps.pending[s].is_empty() {
+                continue;
+            }
+            // Closed loop: the stream's next request arrives when its previous one
+            // was issued; a tag freed by then is free for it.
+            let arrival = ps.clock[s];
+            let comps = &mut ps.completions[s];
+            while comps.peek().is_some_and(|&Reverse(t)| t <= arrival) {
+                comps.pop();
+            }
+            let full = ps.waiting[s] + comps.len() >= self.qd;
+            let issue = if full {
+                // Every tag held by a waiting command frees none before its dispatch.
+                match comps.peek() {
+                    Some(&Reverse(t)) => arrival.max(t),
+                    None => continue,
+                }
+            } else {
+                arrival
+            };
+            if bound.is_some_and(|b| issue > b) {
+                continue;
+            }
+            if best.is_none_or(|(t, _, _)| issue < t) {
+                best = Some((issue, s, full));
+            }
+        }
+        let Some((issue, s, full)) = best else {
+            return Ok(false);
+        };
+        if self.stop_ns.is_some_and(|x| issue >= x) {
+            self.stopped = true;
+            return Ok(false);
+        }
+        if full {
+            ps.completions[s].pop();
+        }
+        let req = ps.pending[s].pop_front().expect("a pending request");
+        ps.clock[s] = issue;
+        ps.waiting[s] += 1;
+        self.issued += 1;
+        target.queue(&req, issue, issue)?;
+        target.prefetch(ps.pending[s].front(), None);
+        Ok(true)
     }
 
     /// Issues nothing at or after `stop_ns` (absolute simulated time); `None`: no limit.
@@ -558,6 +684,9 @@ impl HostQueue {
     fn admit<T: Target>(&mut self, target: &mut T, bound: Option<u64>) -> Result<bool, SimError> {
         if self.stopped {
             return Ok(false);
+        }
+        if self.per_stream.is_some() {
+            return self.admit_per_stream(target, bound);
         }
         if matches!(self.arrivals, Arrivals::Think) && target.queued() > 0 {
             // The next step's arrival depends on this one's completion.
@@ -689,7 +818,10 @@ impl HostQueue {
             let t = target.free_ns().max(oldest);
             while self.admit(target, Some(t))? {}
             let d = target.dispatch()?.expect("non-empty");
-            self.completions.push(Reverse(d.done_ns));
+            match &mut self.per_stream {
+                None => self.completions.push(Reverse(d.done_ns)),
+                Some(ps) => ps.dispatched(&d),
+            }
             if matches!(self.arrivals, Arrivals::Think) {
                 // The user waits for this step before thinking about the next.
                 self.issue_clock = d.done_ns;
@@ -830,6 +962,129 @@ mod tests {
         }));
         let mut la = Lookahead::new(inner);
         while la.next().is_some() {}
+    }
+
+    /// A target that starts every command at its issue time and completes it after a
+    /// service time by stream region (stream 0 below 1 MiB: 10 ns; above: 25 ns).
+    #[derive(Default)]
+    struct Parallel {
+        queue: VecDeque<QueuedCommand>,
+    }
+
+    impl Target for Parallel {
+        fn queue(
+            &mut self,
+            req: &IoRequest,
+            arrival_ns: u64,
+            issue_ns: u64,
+        ) -> Result<(), SimError> {
+            self.queue.push_back(QueuedCommand {
+                req: *req,
+                arrival_ns,
+                issue_ns,
+                first_lpn: 0,
+                pages: 0,
+            });
+            Ok(())
+        }
+
+        fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
+            Ok(self.queue.pop_front().map(|cmd| Dispatched {
+                cmd,
+                dispatch_ns: cmd.issue_ns,
+                done_ns: cmd.issue_ns
+                    + if cmd.req.offset_bytes < 1 << 20 {
+                        10
+                    } else {
+                        25
+                    },
+            }))
+        }
+
+        fn queued(&self) -> usize {
+            self.queue.len()
+        }
+
+        fn oldest_issue_ns(&self) -> Option<u64> {
+            self.queue.front().map(|c| c.issue_ns)
+        }
+
+        fn free_ns(&self) -> u64 {
+            0
+        }
+    }
+
+    /// Two streams of `n` reads each, in turn (as `workload.streams = 2` yields them):
+    /// stream 0 at 0, 4, 8 … KiB, stream 1 at 1 MiB + 0, 4, 8 … KiB. Runs them through
+    /// a host of depth `qd` and returns (stream, issue, done) in dispatch order.
+    fn two_streams(qd: usize, n: u64, per_stream: bool) -> Vec<(usize, u64, u64)> {
+        let split = StreamSplit {
+            count: 2,
+            offset_bytes: 0,
+            region_bytes: 1 << 20,
+        };
+        let reqs: Vec<Result<IoRequest, TraceError>> = (0..n)
+            .flat_map(|i| [i * 4096, (1 << 20) + i * 4096])
+            .map(|o| Ok(IoRequest::new(OpKind::Read, o, 4096)))
+            .collect();
+        let host = HostQueue::new(Box::new(reqs.into_iter()), Arrivals::Closed, 0, qd)
+            .per_stream(per_stream.then_some(split));
+        let mut out = Vec::new();
+        host.run(&mut Parallel::default(), |d| {
+            out.push((split.of(d.cmd.req.offset_bytes), d.cmd.issue_ns, d.done_ns));
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn per_stream_loops_issue_each_stream_when_its_own_request_completes() {
+        // QD 1 each: stream 0 issues at 0, 10, 20 (10 ns a read), stream 1 at 0, 25, 50
+        // (25 ns); the device sees them in order of issue time, stream 0 first on a tie.
+        assert_eq!(
+            two_streams(1, 3, true),
+            vec![
+                (0, 0, 10),
+                (1, 0, 25),
+                (0, 10, 20),
+                (0, 20, 30),
+                (1, 25, 50),
+                (1, 50, 75)
+            ]
+        );
+        // One shared loop at QD 1 alternates strictly, each waiting for the other.
+        assert_eq!(
+            two_streams(1, 2, false),
+            vec![(0, 0, 10), (1, 10, 35), (0, 35, 45), (1, 45, 70)]
+        );
+    }
+
+    #[test]
+    fn no_stream_ever_holds_more_than_its_depth() {
+        for qd in [1, 2, 3] {
+            let done = two_streams(qd, 40, true);
+            assert_eq!(done.len(), 80);
+            let mut most = [0usize; 2];
+            for &(s, issue, _) in &done {
+                // Commands of stream s outstanding at `issue` (this one included).
+                let held = done
+                    .iter()
+                    .filter(|&&(t, i, d)| t == s && i <= issue && d > issue)
+                    .count();
+                assert!(held <= qd, "stream {s} held {held} > {qd} at {issue} ns");
+                most[s] = most[s].max(held);
+            }
+            // Each stream uses all its tags: the streams do not share one depth.
+            assert_eq!(most, [qd, qd], "qd {qd}");
+            // Each stream's requests go in its own order.
+            for s in 0..2 {
+                let issues: Vec<u64> = done.iter().filter(|d| d.0 == s).map(|d| d.1).collect();
+                assert!(
+                    issues.windows(2).all(|w| w[0] <= w[1]),
+                    "stream {s}: {issues:?}"
+                );
+            }
+        }
     }
 
     #[test]

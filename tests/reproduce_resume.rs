@@ -29,18 +29,20 @@ fn store(out: &Path, exp: &str) -> String {
 
 #[test]
 fn a_second_run_reuses_every_stored_cell() {
-    let experiments = ["EXP-M7", "EXP-M8", "EXP-M11"];
+    let experiments = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12"];
+    // EXP-M12 keeps its fresh and aged cells in two stores.
+    let stores = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12", "EXP-M12-fresh"];
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("claims");
     let list = experiments.join(",");
     run(&out, &list);
-    let first: Vec<String> = experiments.iter().map(|e| store(&out, e)).collect();
+    let first: Vec<String> = stores.iter().map(|e| store(&out, e)).collect();
     let claims = std::fs::read_to_string(out.join("claims.csv")).unwrap();
-    for (e, s) in experiments.iter().zip(&first) {
+    for (e, s) in stores.iter().zip(&first) {
         assert!(s.lines().count() > 0, "{e}: an empty store");
     }
     run(&out, &list);
-    for (e, s) in experiments.iter().zip(&first) {
+    for (e, s) in stores.iter().zip(&first) {
         assert_eq!(&store(&out, e), s, "{e}: the second run reran cells");
     }
     assert_eq!(

@@ -5,17 +5,7 @@ mod common;
 
 /// The TOML block of docs/config.md's multi-phase example.
 fn doc_example() -> String {
-    let doc = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md"),
-    )
-    .unwrap();
-    let at = doc
-        .find("Example (runs as written: `ssdlab run --config phases.toml`)")
-        .expect("the example is in docs/config.md");
-    let rest = &doc[at..];
-    let start = rest.find("```toml\n").unwrap() + "```toml\n".len();
-    let len = rest[start..].find("```").unwrap();
-    rest[start..start + len].to_string()
+    common::config_doc_example("Example (runs as written: `ssdlab run --config phases.toml`)")
 }
 
 #[test]

@@ -374,6 +374,14 @@ pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
             let (phases, w) = build_workload(&sim_cfg, store.capacity_bytes())?;
             let many = phases.len() > 1;
             for phase in phases {
+                if phase.streams.is_some() {
+                    // The store serves one command at a time (StoreTarget).
+                    return Err(SimError::Config(
+                        "workload.stream_loop = per-stream: expected shared with a hybrid \
+                         store, which serves one command at a time"
+                            .into(),
+                    ));
+                }
                 let name = if many {
                     format!("{}/{}", workload::run_name(i), phase.name)
                 } else {

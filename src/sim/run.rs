@@ -823,7 +823,9 @@ fn measure(
         } else {
             Arrivals::Closed
         };
-        let host = HostQueue::new(phase.requests, arrivals, start_ns, qd).stop_at(cfg.host.stop_ns);
+        let host = HostQueue::new(phase.requests, arrivals, start_ns, qd)
+            .stop_at(cfg.host.stop_ns)
+            .per_stream(phase.streams);
         let (series, samples) = (&mut m.series, &mut m.probe_samples);
         let done = |d: &Dispatched| {
             let req = &d.cmd.req;

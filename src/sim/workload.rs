@@ -47,6 +47,7 @@ pub fn build_workload(
                 name,
                 requests,
                 open_loop: true,
+                streams: None,
             }]
         } else {
             split_phases(requests, &cfg.trace.phases, path)
@@ -88,6 +89,7 @@ fn split_phases(requests: RequestStream, phases: &[TracePhase], path: &Path) -> 
                 name: p.name.clone(),
                 requests: Box::new(cut),
                 open_loop: true,
+                streams: None,
             }
         })
         .collect()

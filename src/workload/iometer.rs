@@ -406,6 +406,7 @@ pub fn phase(lines: Vec<AccessLine>, span_bytes: u64, count: u64, seed: u64) -> 
     SynthPhase {
         name: "iometer".into(),
         open_loop,
+        streams: None,
         requests: Box::new(Stream {
             rng: rng_from_seed(seed),
             lines,

@@ -116,6 +116,32 @@ pub struct Phase {
     /// Open loop: requests arrive at `arrival_ns` (a trace). Closed loop: the host keeps
     /// `qd` requests outstanding and issues the next one as soon as one completes (like fio).
     pub open_loop: bool,
+    /// Concurrent closed loops (`workload.stream_loop = "per-stream"`): the phase's
+    /// requests belong to streams by address, and each stream keeps its own `qd`
+    /// requests outstanding. `None`: one closed (or open) loop for the whole phase.
+    pub streams: Option<StreamSplit>,
+}
+
+/// How a phase's address range splits into concurrent streams: stream `i` owns
+/// `[offset_bytes + i × region_bytes, offset_bytes + (i + 1) × region_bytes)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamSplit {
+    /// Streams (at least 1).
+    pub count: u32,
+    /// Start of stream 0's region.
+    pub offset_bytes: u64,
+    /// Bytes of each stream's region (> 0).
+    pub region_bytes: u64,
+}
+
+impl StreamSplit {
+    /// The stream whose region holds `offset_bytes` (addresses outside every region
+    /// count as the nearest end stream).
+    #[inline]
+    pub fn of(&self, offset_bytes: u64) -> usize {
+        let i = offset_bytes.saturating_sub(self.offset_bytes) / self.region_bytes;
+        i.min(u64::from(self.count) - 1) as usize
+    }
 }
 
 impl std::fmt::Debug for Phase {

@@ -134,3 +134,19 @@ pub fn valid_lines(format: ssdlab::workload::trace::TraceFormat, n: u64) -> Vec<
         }))
         .collect()
 }
+
+/// The first TOML block after `marker` in docs/config.md (a documented example that
+/// must run as written).
+pub fn config_doc_example(marker: &str) -> String {
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md"),
+    )
+    .unwrap();
+    let at = doc
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker:?} is not in docs/config.md"));
+    let rest = &doc[at..];
+    let start = rest.find("```toml\n").unwrap() + "```toml\n".len();
+    let len = rest[start..].find("```").unwrap();
+    rest[start..start + len].to_string()
+}

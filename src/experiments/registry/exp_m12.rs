@@ -14,39 +14,41 @@
 //!          next R-sized read when its previous one completes; requests go to the
 //!          device in order of issue time); throughput = k × 64 MB / time until the
 //!          last stream ends
-//! state    fresh: nothing written before the files; aged (EXP-M10's centre): the first
-//!          87.5 % of the LBAs filled sequentially, then 2 × capacity of 4 KB uniform
-//!          random writes over them (seeds 1–3)
+//! cell     one `ssdlab run` a point, two [[workload.phase]]s over [0, k × 64 MB):
+//!            write  seq-write, size R; file by file: one stream (offsets in order),
+//!                   interleaved: workload.streams = k (one request of each file in
+//!                   turn), one loop at host.qd = 1
+//!            read   seq-read, size R, workload.streams = k,
+//!                   workload.stream_loop = "per-stream" (k closed loops, each with
+//!                   host.qd = 1 outstanding)
+//!          the read phase starts when the last write has completed (an idle drive);
+//!          throughput from its simulated time; kept in the resumable stores
+//!          OUT/cells/EXP-M12 (aged) and OUT/cells/EXP-M12-fresh
+//! state    fresh: nothing written before the files; aged (EXP-M10's centre):
+//!          precondition = "age", fill_percent = 87.5 (the first 87.5 % of the LBAs
+//!          filled sequentially), aging.volume_drive_writes = 2, aging.pattern =
+//!          uniform (2 × capacity of 4 KB uniform random writes over them; seeds 1–3)
 //! grid     S ∈ {16 KB, 128 KB, 1 MB} × R ∈ {16, 64, 256} KB × k ∈ {4, 8, 16} ×
 //!          W2 write order × state = 108 points
 //! M14      T(write-order + one-channel) ≥ 1.05 × T(write-order + striped) on W2
 //! M12, M13 not evaluable (see `missing`)
 //! ```
 //!
-//! Time. Aging a 32 GB drive (2 × 32 GB of random writes) costs seconds and the drive
-//! cannot be copied, so an aged drive is aged once per (S, channel placement, seed),
-//! and its 27 (R, k, write order) points run one after another on it, in the grid's
-//! order: each writes its k files over the same first k × 64 MB (the earlier points'
-//! copies of them become invalid, as any overwrite) and reads them. The first point
-//! sees the drive exactly as aged; a later one also the earlier points' file writes,
-//! at most 27 GB of sequential writes confined to the first 1 GB of LBAs, against the
-//! 64 GB of random writes of the aging. Fresh points get a new drive each. Writes of
-//! the files are not timed (they only lay the data down; the reads are measured on
-//! an idle drive).
+//! Time. Aging a 32 GB drive (2 × 32 GB of random writes) costs seconds, so the aged
+//! cells of one (S, channel placement, seed) share one aged drive: the sweep runner
+//! ages it once and runs each of the 18 (R, k, write order) cells on an exact copy
+//! (docs/sweep.md, "Cells that share a preconditioned drive"), so every point sees
+//! the drive exactly as aged. Fresh points get a new drive each. The file writes are
+//! a phase of their own, not counted in the reads' time. Cost (session 20, partly
+//! measured at load ≈ 14): a series about 17 CPU-s, mostly its aging; a fresh cell
+//! about 0.1 CPU-s; the whole grid an estimated 320 CPU-s (BENCHMARKS.md).
 //!
 //! --quick: ends of S, R, k; 1 GB drive, 8 MB files.
 
 use super::eval::{Env, Evaluator};
-use super::exp_m7::config;
-use super::grid_run::{ends, int, text};
+use super::grid_run::{self, RunPoint, ends, float, int, num, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least};
-use crate::config::Config;
 use crate::experiments::ExpError;
-use crate::sim::Device;
-use crate::workload::{IoRequest, OpKind};
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// The registry's EXP-M12.
@@ -60,10 +62,13 @@ const K_FILES: [u64; 3] = [4, 8, 16];
 const ORDERS: [&str; 2] = ["file-by-file", "interleaved"];
 const CHANNELS: [&str; 2] = ["one-channel", "striped"];
 const SEEDS: [u64; 3] = [1, 2, 3];
-/// EXP-M10's centre: utilisation 87.5 %, aging volume 2 × the logical capacity.
-const AGED_UTILISATION: f64 = 0.875;
-const AGING_VOLUMES: u64 = 2;
-const AGING_WRITE_BYTES: u64 = 4 * KIB;
+/// EXP-M10's centre: utilisation 87.5 %, aging volume 2 × the logical capacity, 4 KB
+/// uniform random writes.
+const AGED_UTILISATION_PERCENT: f64 = 87.5;
+const AGING_VOLUME_DRIVE_WRITES: f64 = 2.0;
+const AGING_PATTERN: &str = "uniform";
+/// The measured phase's name in a cell's report.
+const READ: &str = "read";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum State {
@@ -95,89 +100,68 @@ fn sizes(quick: bool) -> Sizes {
     }
 }
 
-fn cfg_of(s: &Session, sz: &Sizes) -> Result<Config, ExpError> {
-    config(
-        "ssd-b",
-        &[
-            ("seed", int(s.3 as i64)),
-            ("device.capacity", text(&format!("{}GiB", sz.capacity_gib))),
-            ("buffer.name", text("none")),
-            ("ftl.name", text("page")),
-            ("ftl.placement", text("write-order")),
-            ("ftl.mgmt_block", text(&format!("{}KiB", s.0))),
-            ("ftl.channel_placement", text(s.1)),
-        ],
+/// One `[[workload.phase]]` table.
+fn phase(keys: &[(&str, toml::Value)]) -> toml::Value {
+    toml::Value::Table(
+        keys.iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
     )
 }
 
-fn run_err(label: &str) -> impl Fn(crate::sim::SimError) -> ExpError + '_ {
-    move |e| ExpError::Run {
-        label: label.to_string(),
-        source: e,
-    }
-}
-
-/// Ages `dev` as EXP-M10's centre: fill the first 87.5 % of its pages sequentially,
-/// then 2 × capacity of 4 KB random writes over them, untimed.
-fn age(dev: &mut Device, seed: u64, label: &str) -> Result<(), ExpError> {
-    let ps = dev.page_bytes();
-    let live = (dev.resolved.logical_pages as f64 * AGED_UTILISATION) as u64;
-    for p in 0..live {
-        dev.write_untimed(p).map_err(|e| run_err(label)(e.into()))?;
-    }
-    let slots = live * ps / AGING_WRITE_BYTES;
-    let n = AGING_VOLUMES * dev.capacity_bytes() / AGING_WRITE_BYTES;
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xa9ed);
-    for _ in 0..n {
-        let off = rng.gen_range(0..slots) * AGING_WRITE_BYTES;
-        dev.write_untimed_bytes(off, AGING_WRITE_BYTES)
-            .map_err(|e| run_err(label)(e.into()))?;
-    }
-    Ok(())
-}
-
-/// W2 on `dev`: write the files (untimed), then read them concurrently; MB/s.
-fn w2(dev: &mut Device, load: Load, file_bytes: u64, label: &str) -> Result<f64, ExpError> {
+/// W2 as the cell's two phases: write the k files in `order`, then read them with k
+/// concurrent streams at QD 1 each.
+fn w2(load: Load, file_bytes: u64) -> toml::Value {
     let (r_kib, k, order) = load;
-    let r = r_kib * KIB;
-    let per_file = file_bytes / r;
-    let mut write = |f: u64, i: u64| {
-        dev.write_untimed_bytes(f * file_bytes + i * r, r)
-            .map_err(|e| run_err(label)(e.into()))
-    };
-    if order == "file-by-file" {
-        for f in 0..k {
-            for i in 0..per_file {
-                write(f, i)?;
-            }
-        }
-    } else {
-        for i in 0..per_file {
-            for f in 0..k {
-                write(f, i)?;
-            }
-        }
-    }
-    dev.start_measured_phase()
-        .map_err(|e| run_err(label)(e.into()))?;
-    // k streams at QD 1: (next issue time, file, next request index).
-    let mut streams: Vec<(u64, u64, u64)> = (0..k).map(|f| (0, f, 0)).collect();
-    let mut end = 0u64;
-    while let Some(pos) = (0..streams.len()).min_by_key(|&i| (streams[i].0, streams[i].1)) {
-        let (t, f, i) = streams[pos];
-        let req = IoRequest::new(OpKind::Read, f * file_bytes + i * r, r);
-        let done = dev.submit(&req, t).map_err(run_err(label))?;
-        end = end.max(done);
-        if i + 1 == per_file {
-            streams.swap_remove(pos);
-        } else {
-            streams[pos] = (done, f, i + 1);
-        }
-    }
-    Ok((k * file_bytes) as f64 / end.max(1) as f64 * 1e3)
+    let size = text(&format!("{r_kib}KiB"));
+    let span = text(&format!("{}B", k * file_bytes));
+    let write_streams = if order == "interleaved" { k } else { 1 };
+    toml::Value::Array(vec![
+        phase(&[
+            ("name", text("write")),
+            ("kind", text("seq-write")),
+            ("size", size.clone()),
+            ("align", size.clone()),
+            ("span", span.clone()),
+            ("streams", int(write_streams as i64)),
+        ]),
+        phase(&[
+            ("name", text(READ)),
+            ("kind", text("seq-read")),
+            ("size", size.clone()),
+            ("align", size),
+            ("span", span),
+            ("streams", int(k as i64)),
+            ("stream_loop", text("per-stream")),
+        ]),
+    ])
 }
 
-/// Every load of the grid, in the order a session runs them.
+/// Keys every cell shares: SSD B without a DRAM buffer, page FTL in write order, QD 1.
+fn base(sz: &Sizes, state: State) -> Vec<(&'static str, toml::Value)> {
+    let mut keys = vec![
+        ("preset", text("ssd-b")),
+        ("device.capacity", text(&format!("{}GiB", sz.capacity_gib))),
+        ("buffer.name", text("none")),
+        ("ftl.name", text("page")),
+        ("ftl.placement", text("write-order")),
+        ("host.qd", int(1)),
+    ];
+    if state == State::Aged {
+        keys.extend([
+            ("precondition", text("age")),
+            ("fill_percent", float(AGED_UTILISATION_PERCENT)),
+            (
+                "aging.volume_drive_writes",
+                float(AGING_VOLUME_DRIVE_WRITES),
+            ),
+            ("aging.pattern", text(AGING_PATTERN)),
+        ]);
+    }
+    keys
+}
+
+/// Every load of the grid.
 fn loads(quick: bool) -> Vec<Load> {
     let mut v = Vec::new();
     for r in ends(&R_KIB, quick) {
@@ -190,27 +174,47 @@ fn loads(quick: bool) -> Vec<Load> {
     v
 }
 
-fn session(s: &Session, quick: bool) -> Result<Vec<(Load, f64)>, ExpError> {
-    let sz = sizes(quick);
-    let label = format!("EXP-M12 {s:?}");
-    let cfg = cfg_of(s, &sz)?;
-    let ls = loads(quick);
-    match s.2 {
-        State::Fresh => ls
-            .into_iter()
-            .map(|l| {
-                let mut dev = Device::new(&cfg).map_err(run_err(&label))?;
-                Ok((l, w2(&mut dev, l, sz.file_bytes, &label)?))
-            })
-            .collect(),
-        State::Aged => {
-            let mut dev = Device::new(&cfg).map_err(run_err(&label))?;
-            age(&mut dev, s.3, &label)?;
-            ls.into_iter()
-                .map(|l| Ok((l, w2(&mut dev, l, sz.file_bytes, &label)?)))
-                .collect()
+/// Runs the cells of `sessions` (all of one state) and returns MB/s per (session, load).
+fn runs(
+    env: &Env,
+    state: State,
+    sessions: &[Session],
+) -> Result<BTreeMap<(Session, Load), f64>, ExpError> {
+    let sz = sizes(env.quick);
+    let mut keys = Vec::new();
+    let mut points = Vec::new();
+    for &s in sessions {
+        for l in loads(env.quick) {
+            keys.push((s, l));
+            points.push(RunPoint::new(vec![
+                ("seed", int(s.3 as i64)),
+                ("ftl.mgmt_block", text(&format!("{}KiB", s.0))),
+                ("ftl.channel_placement", text(s.1)),
+                ("workload.phase", w2(l, sz.file_bytes)),
+            ]));
         }
     }
+    let exp = match state {
+        State::Fresh => "EXP-M12-fresh",
+        State::Aged => "EXP-M12",
+    };
+    let reports = grid_run::run(env, exp, base(&sz, state), &points)?;
+    keys.into_iter()
+        .zip(&reports)
+        .map(|((s, l), r)| {
+            let read = r["phases"]
+                .as_array()
+                .and_then(|v| v.iter().find(|p| p["name"] == READ))
+                .ok_or_else(|| ExpError::Other(format!("{exp}: a report without phase {READ}")))?;
+            let bytes = l.1 * sz.file_bytes;
+            Ok(((s, l), mb_s(bytes, num(read, "simulated_ns"))))
+        })
+        .collect()
+}
+
+/// Bytes over simulated nanoseconds in MB/s (10^6 B/s).
+fn mb_s(bytes: u64, ns: f64) -> f64 {
+    bytes as f64 / ns.max(1.0) * 1e3
 }
 
 /// M14 at one point: one-channel / striped per seed.
@@ -233,24 +237,17 @@ impl Evaluator for ExpM12 {
 
     fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
         let quick = env.quick;
-        let mut sessions: Vec<Session> = Vec::new();
+        let (mut fresh, mut aged) = (Vec::new(), Vec::new());
         for s in ends(&S_KIB, quick) {
             for c in CHANNELS {
-                sessions.push((s, c, State::Fresh, 1));
+                fresh.push((s, c, State::Fresh, 1));
                 for seed in SEEDS {
-                    sessions.push((s, c, State::Aged, seed));
+                    aged.push((s, c, State::Aged, seed));
                 }
             }
         }
-        // Aged sessions first: they are the long ones.
-        sessions.sort_by_key(|s| std::cmp::Reverse(s.2));
-        let t: BTreeMap<(Session, Load), f64> = sessions
-            .into_par_iter()
-            .map(|s| session(&s, quick).map(|v| (s, v)))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flat_map(|(s, v)| v.into_iter().map(move |(l, x)| ((s, l), x)))
-            .collect();
+        let mut t = runs(env, State::Aged, &aged)?;
+        t.extend(runs(env, State::Fresh, &fresh)?);
         let mut m14 = Vec::new();
         for s in ends(&S_KIB, quick) {
             for l in loads(quick) {

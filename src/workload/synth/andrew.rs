@@ -212,6 +212,7 @@ pub fn phases(
     .map(|(name, reqs)| SynthPhase {
         name: name.into(),
         open_loop: false,
+        streams: None,
         requests: Box::new(reqs.into_iter()),
     })
     .collect())

@@ -22,6 +22,7 @@ pub mod phases;
 pub mod probe;
 mod sequential;
 pub(crate) mod stream;
+pub mod streams;
 mod uniform;
 mod zipf;
 
@@ -31,11 +32,12 @@ mod tests;
 pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
-use super::{IoRequest, OpKind, Phase};
+use super::{IoRequest, OpKind, Phase, StreamSplit};
 use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
 use stream::{Arrivals, Generator, OpMix, Placement, SizeDist, SynthRng, rng_from_seed};
+pub use streams::StreamLoop;
 
 /// Which generator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -139,6 +141,13 @@ pub struct SynthConfig {
     /// `[offset, offset + span)` (span default: the capacity above `offset`).
     #[serde(skip_serializing_if = "is_zero_size")]
     pub offset: Size,
+    /// seq-write / seq-read: concurrent sequential streams over equal consecutive
+    /// regions of the span, one request of each in turn ([`streams`]); 1 = one stream.
+    #[serde(skip_serializing_if = "is_one")]
+    pub streams: u32,
+    /// How the streams are issued: one shared loop, or a closed loop each.
+    #[serde(skip_serializing_if = "StreamLoop::is_shared")]
+    pub stream_loop: StreamLoop,
     /// `[[workload.phase]]`: generators run one after another on the same device, each
     /// reported as its own phase; each inherits every key of `[workload]` it does not
     /// set ([`phases`]). Empty: the `[workload]` table is the workload.
@@ -189,6 +198,8 @@ impl Default for SynthConfig {
             iozone_reads_first: false,
             iozone_random: IozoneRandom::Uniform,
             offset: Size(0),
+            streams: 1,
+            stream_loop: StreamLoop::Shared,
             phase: Vec::new(),
         }
     }
@@ -284,6 +295,8 @@ pub struct SynthPhase {
     pub name: String,
     /// Requests carry Poisson arrival times (`mean_gap_ns` set) rather than all 0.
     pub open_loop: bool,
+    /// Per-stream closed loops (`stream_loop = "per-stream"` with streams > 1).
+    pub streams: Option<StreamSplit>,
     /// The requests, computed lazily.
     pub requests: Box<dyn Iterator<Item = IoRequest> + Send>,
 }
@@ -311,6 +324,7 @@ pub fn build_phases(
             name: p.name,
             requests: Box::new(p.requests.map(Ok)),
             open_loop: p.open_loop,
+            streams: p.streams,
         })
         .collect())
 }
@@ -346,11 +360,13 @@ pub fn generate(
             SynthPhase {
                 name: "probe-fill".into(),
                 open_loop: false,
+                streams: None,
                 requests: Box::new(fill.into_iter()),
             },
             SynthPhase {
                 name: "probe".into(),
                 open_loop: false,
+                streams: None,
                 requests: Box::new(probe::probe_requests(cfg, starts)),
             },
         ]);
@@ -358,6 +374,7 @@ pub fn generate(
     check_offset(cfg, capacity_bytes).map_err(|e| e.to_string())?;
     let span = resolve_span(cfg, capacity_bytes);
     validate(cfg, capacity_bytes, span)?;
+    check_streams(cfg, span).map_err(|e| e.to_string())?;
     let align = cfg.align.bytes();
     let size = cfg.size.bytes();
     if cfg.kind == SynthKind::Iozone {
@@ -393,9 +410,22 @@ pub fn generate(
             .collect());
     }
     let sizes = SizeDist::new(size, effective_size_max(cfg), align);
-    let count = cfg.requests.unwrap_or(span / size);
+    let region = streams::region_bytes(span, cfg.streams, align);
+    // k streams: one pass over each region by default.
+    let count = cfg.requests.unwrap_or(if cfg.streams > 1 {
+        u64::from(cfg.streams) * (region / size)
+    } else {
+        span / size
+    });
     let mut phase = single(cfg, cfg.kind, span, sizes, count, rng_from_seed(seed));
     let offset = cfg.offset.bytes();
+    if cfg.stream_loop == StreamLoop::PerStream && cfg.streams > 1 {
+        phase.streams = Some(StreamSplit {
+            count: cfg.streams,
+            offset_bytes: offset,
+            region_bytes: region,
+        });
+    }
     if offset > 0 {
         phase.requests = Box::new(phase.requests.map(move |mut r| {
             r.offset_bytes += offset;
@@ -448,22 +478,20 @@ fn single(
     let seq = || sequential::Sequential::new(span);
     let uni = || uniform::Uniform::new(span, align);
     let requests = match kind {
-        SynthKind::SeqWrite => boxed(
-            rng,
-            seq(),
-            sizes,
-            OpMix::Fixed(OpKind::Write),
-            arrivals,
-            count,
-        ),
-        SynthKind::SeqRead => boxed(
-            rng,
-            seq(),
-            sizes,
-            OpMix::Fixed(OpKind::Read),
-            arrivals,
-            count,
-        ),
+        SynthKind::SeqWrite | SynthKind::SeqRead => {
+            let op = OpMix::Fixed(if kind == SynthKind::SeqWrite {
+                OpKind::Write
+            } else {
+                OpKind::Read
+            });
+            if cfg.streams > 1 {
+                let region = streams::region_bytes(span, cfg.streams, align);
+                let placement = streams::Streams::new(cfg.streams, region);
+                boxed(rng, placement, sizes, op, arrivals, count)
+            } else {
+                boxed(rng, seq(), sizes, op, arrivals, count)
+            }
+        }
         SynthKind::RandomWrite | SynthKind::RandomRead => {
             let op = OpMix::Fixed(if kind == SynthKind::RandomWrite {
                 OpKind::Write
@@ -511,6 +539,7 @@ fn single(
     SynthPhase {
         name: kind.name().to_string(),
         open_loop: arrivals.open_loop(),
+        streams: None,
         requests,
     }
 }
@@ -533,6 +562,7 @@ pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), Co
         return phases::check(cfg, capacity_bytes, seed);
     }
     check_offset(cfg, capacity_bytes)?;
+    check_streams(cfg, resolve_span(cfg, capacity_bytes))?;
     if cfg.kind != SynthKind::Iometer && !cfg.iometer.is_empty() {
         return Err(ConfigError::value(
             "workload.iometer",
@@ -650,6 +680,17 @@ fn check_offset(cfg: &SynthConfig, capacity_bytes: u64) -> Result<(), ConfigErro
 /// key as they were).
 fn is_zero_size(s: &Size) -> bool {
     s.0 == 0
+}
+
+/// Serde's `skip_serializing_if` for one stream (the default).
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// `workload.streams` and `workload.stream_loop` against the span ([`streams::check`]).
+fn check_streams(cfg: &SynthConfig, span: u64) -> Result<(), ConfigError> {
+    let size_max = effective_size_max(cfg).unwrap_or(cfg.size.bytes());
+    streams::check(cfg, span, size_max)
 }
 
 /// Checks an Iometer specification: its lines against the span, and the generic keys
