@@ -29,7 +29,8 @@ fn store(out: &Path, exp: &str) -> String {
 
 #[test]
 fn a_second_run_reuses_every_stored_cell() {
-    let experiments = ["EXP-M7", "EXP-M8", "EXP-M11"];
+    // EXP-H2: hybrid cells (docs/sweep.md, "Hybrid grids") and run cells in one store.
+    let experiments = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-H2"];
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("claims");
     let list = experiments.join(",");

@@ -114,7 +114,12 @@ fn a_hybrid_cell_rebuilt_from_its_spec_gives_the_local_record() {
         let spec: ssdlab::sweep::CellSpec = serde_json::from_str(s).unwrap();
         let mut remote = ssdlab::sweep::run_spec(&spec);
         let mut local = sweep.store.get(&spec.key).unwrap().clone();
-        assert_eq!(remote.status, ssdlab::sweep::Status::Ok, "{:?}", remote.error);
+        assert_eq!(
+            remote.status,
+            ssdlab::sweep::Status::Ok,
+            "{:?}",
+            remote.error
+        );
         for r in [&mut remote, &mut local] {
             let rep = r.report.as_mut().unwrap();
             common::strip_wall_clock(rep);
@@ -171,7 +176,10 @@ fn bad_hybrid_grids_are_refused_naming_the_key() {
         (
             "value.toml",
             "[base]\nkind = \"hybrid\"\nworkload = \"read-mix\"\n[[axis]]\nkey = \"read_mix.small_share\"\nvalues = [0.5, 1.5]\n",
-            &["axis `read_mix.small_share` value \"1.5\"", "read_mix.small_share"][..],
+            &[
+                "axis `read_mix.small_share` value \"1.5\"",
+                "read_mix.small_share",
+            ][..],
         ),
         (
             "unused.toml",

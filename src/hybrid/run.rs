@@ -351,7 +351,13 @@ pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
         cfg.workload.kind.desktop()
     };
     // The host idles `workload.idle_ns` before every run after the first.
-    let idle = |i: u32, now: u64| if i == 0 { now } else { now + cfg.workload.idle_ns };
+    let idle = |i: u32, now: u64| {
+        if i == 0 {
+            now
+        } else {
+            now + cfg.workload.idle_ns
+        }
+    };
     if let Some(w) = desktop {
         if w.end_bytes() > store.capacity_bytes() {
             return Err(SimError::Config(format!(

@@ -50,7 +50,11 @@ const METRICS: [(&str, &str, &str); 7] = [
     ("latency_ns_p99", "p99 latency", "p99 latency (ns)"),
     ("cold_elapsed_s", "Cold run", "elapsed (s)"),
     ("warm_elapsed_s", "Warm run", "elapsed (s)"),
-    ("warm_hit_ratio", "Warm hit ratio", "share of read units from flash"),
+    (
+        "warm_hit_ratio",
+        "Warm hit ratio",
+        "share of read units from flash",
+    ),
 ];
 
 /// Mean and sample standard deviation (NaN below two values) of `v`; NaN mean when empty.

@@ -268,11 +268,7 @@ impl Plan {
                     continue;
                 }
                 if let Err(e) = Plan::overlay_check(&grid, &[(a, v)]) {
-                    errors.push(format!(
-                        "axis `{}` value {:?}: {e}",
-                        a.name,
-                        value_text(v),
-                    ));
+                    errors.push(format!("axis `{}` value {:?}: {e}", a.name, value_text(v),));
                 }
             }
         }
@@ -507,9 +503,10 @@ impl Plan {
         };
         let mut cfg = load(&overlay)?;
         if rep > 0 {
-            let seed = cfg.seed.checked_add(u64::from(rep)).ok_or_else(|| {
-                format!("{what}: seed {} + repetition {rep} overflows", cfg.seed)
-            })?;
+            let seed = cfg
+                .seed
+                .checked_add(u64::from(rep))
+                .ok_or_else(|| format!("{what}: seed {} + repetition {rep} overflows", cfg.seed))?;
             set_key(&mut overlay, "seed", toml::Value::Integer(seed as i64));
             cfg = load(&overlay)?;
         }

@@ -45,11 +45,7 @@ pub fn run_cell_until(design: &Design, key: &str, cancel: Option<&Cancel>) -> Op
 
 /// Runs one cell of either kind unless `cancel` is set before it ends (`None` then).
 /// A hybrid run cannot be stopped midway: the flag is checked before it starts.
-pub fn run_cell_design(
-    design: &CellDesign,
-    key: &str,
-    cancel: Option<&Cancel>,
-) -> Option<Record> {
+pub fn run_cell_design(design: &CellDesign, key: &str, cancel: Option<&Cancel>) -> Option<Record> {
     match design {
         CellDesign::Run(d) => run_cell_until(d, key, cancel),
         CellDesign::Hybrid(cfg) => {

@@ -216,12 +216,15 @@ fn stream_keys(st: Stream) -> Vec<(&'static str, toml::Value)> {
         ("read_mix.volume", int((wl.volume_mb[v] * 1e6) as i64)),
         ("read_mix.small_share", float(SMALL_SHARE[sh])),
         ("read_mix.region_start", int(region.start as i64)),
-        ("read_mix.region_size", int((region.end - region.start) as i64)),
+        (
+            "read_mix.region_size",
+            int((region.end - region.start) as i64),
+        ),
     ]
 }
 
 /// Run `i` (0: cold, 1: warm) of a hybrid report.
-fn run_of<'a>(report: &'a serde_json::Value, i: usize) -> &'a serde_json::Value {
+fn run_of(report: &serde_json::Value, i: usize) -> &serde_json::Value {
     &report["runs"][i]
 }
 
@@ -767,10 +770,7 @@ mod tests {
             (220.0, calibrate(100.0, own[0]).unwrap()),
             (355.0, calibrate(250.0, own[1]).unwrap()),
         ];
-        assert_eq!(
-            ssd_4k_read_ns(&e, &points).unwrap(),
-            vec![100_000, 250_000]
-        );
+        assert_eq!(ssd_4k_read_ns(&e, &points).unwrap(), vec![100_000, 250_000]);
     }
 
     /// One small stream's HDD-alone time on two disks and warm time behind the cache
@@ -800,7 +800,10 @@ mod tests {
             &alone,
         )
         .unwrap();
-        let h = reports.iter().map(|r| num(run_of(r, 0), "elapsed_s")).collect();
+        let h = reports
+            .iter()
+            .map(|r| num(run_of(r, 0), "elapsed_s"))
+            .collect();
         let own = ssd_4k_read_ns(e, &[(285.0, 0)]).unwrap()[0];
         let cached: Vec<RunPoint> = [(7.5, 100.0), (9.5, 150.0)]
             .iter()
@@ -834,7 +837,10 @@ mod tests {
         let (alone, warm) = small_stream(&env());
         assert_eq!(warm[0], warm[1]);
         assert!(alone[0] != alone[1]);
-        assert!(warm[0] < alone[0] && warm[0] < alone[1], "{warm:?} vs {alone:?}");
+        assert!(
+            warm[0] < alone[0] && warm[0] < alone[1],
+            "{warm:?} vs {alone:?}"
+        );
     }
 
     #[test]
@@ -918,77 +924,5 @@ mod tests {
             c.contains("parameters that move it most: vol (200: 20.5, 800: 60.5); cpu"),
             "{c}"
         );
-    }
-
-    // TEMPORARY: the old in-process measurement, to compare with the cells.
-    mod legacy {
-        use super::super::*;
-        use crate::hybrid::config::HybridConfig;
-        use crate::hybrid::store::{CacheConfig, HybridStore, WritePolicy};
-        use crate::hybrid::table::TableKind;
-        use crate::hybrid::workload::{ReadMix, Step, read_mix};
-        use crate::sim::{Device, SimError};
-        use crate::workload::{IoRequest, OpKind};
-
-        fn cache_config() -> CacheConfig {
-            CacheConfig {
-                size: CACHE,
-                write_policy: WritePolicy::WriteAround,
-                table: TableKind::Avl,
-                hint: true,
-                ..CacheConfig::default()
-            }
-        }
-        fn flash(seq_mb_s: f64, controller_latency_ns: u64) -> crate::config::Config {
-            let mut f = HybridConfig::default().flash;
-            f.device.host_link_mb_s = seq_mb_s;
-            f.device.controller_latency_ns = controller_latency_ns;
-            let mut c = f.to_config(1);
-            c.device.capacity = CACHE;
-            c
-        }
-        fn ssd_4k(seq_mb_s: f64, c: u64) -> u64 {
-            let mut d = Device::new(&flash(seq_mb_s, c)).unwrap();
-            d.write_untimed(0).unwrap();
-            let req = IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: 0,
-                size_bytes: 4096,
-                op: OpKind::Read,
-            };
-            d.submit(&req, 0).unwrap()
-        }
-        fn run(store: &mut HybridStore, steps: &[Step], mut t: u64) -> Result<u64, SimError> {
-            for s in steps {
-                t = store.submit(&s.req, t)?;
-            }
-            Ok(t)
-        }
-        #[test]
-        fn legacy_equals_cells() {
-            let e = super::env();
-            let own = ssd_4k_read_ns(&e, &[(220.0, 0), (285.0, 0), (355.0, 0)]).unwrap();
-            assert_eq!(own, vec![ssd_4k(220.0, 0), ssd_4k(285.0, 0), ssd_4k(355.0, 0)]);
-            let (alone, warm) = super::small_stream(&e);
-            let steps = read_mix(
-                &ReadMix {
-                    read_bytes: 20_000_000,
-                    small_share: 0.6,
-                    region: DesktopWorkload::Boot.region(),
-                },
-                1,
-            );
-            let mut s = HybridStore::new(&hdd(7.5, 100.0), None).unwrap();
-            let a = run(&mut s, &steps, 0).unwrap() as f64 / 1e9;
-            assert_eq!(a, alone[0]);
-            let f = flash(285.0, calibrate(160.0, own[1]).unwrap());
-            let cache = cache_config();
-            let mut s = HybridStore::new(&hdd(7.5, 100.0), Some((&cache, &f))).unwrap();
-            let cold_end = run(&mut s, &steps, 0).unwrap();
-            let start = cold_end + REBOOT_NS;
-            let end = run(&mut s, &steps, start).unwrap();
-            assert_eq!((end - start) as f64 / 1e9, warm[0]);
-        }
     }
 }
