@@ -288,9 +288,20 @@ pub fn desktop_workloads() -> Vec<Named> {
     described(DesktopWorkload::all())
 }
 
-/// Everything `ssdlab hybrid --workload` takes: desktop workloads, then generators.
-pub fn hybrid_workloads() -> Vec<Named> {
+/// The workloads of `ssdlab hybrid` itself: the desktop workloads and the read mix.
+pub fn hybrid_own_workloads() -> Vec<Named> {
     let mut v = desktop_workloads();
+    v.push((
+        "read-mix",
+        "synthetic reads of [read_mix]: volume, share of small requests, disk region".into(),
+    ));
+    v
+}
+
+/// Everything `ssdlab hybrid --workload` takes: desktop workloads, the read mix, then
+/// generators.
+pub fn hybrid_workloads() -> Vec<Named> {
+    let mut v = hybrid_own_workloads();
     v.extend(generators());
     v
 }

@@ -173,6 +173,7 @@ fn list_names_every_choice() {
         "boot",
         "app-launch",
         "game-load",
+        "read-mix",
         "write-through",
         "write-back",
         "write-around",

@@ -29,9 +29,17 @@ fn store(out: &Path, exp: &str) -> String {
 
 #[test]
 fn a_second_run_reuses_every_stored_cell() {
-    let experiments = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12"];
-    // EXP-M12 keeps its fresh and aged cells in two stores.
-    let stores = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12", "EXP-M12-fresh"];
+    // EXP-M12 keeps its fresh and aged cells in two stores; EXP-H2 keeps hybrid cells
+    // (docs/sweep.md, "Hybrid grids") and run cells in one store.
+    let experiments = ["EXP-M7", "EXP-M8", "EXP-M11", "EXP-M12", "EXP-H2"];
+    let stores = [
+        "EXP-M7",
+        "EXP-M8",
+        "EXP-M11",
+        "EXP-M12",
+        "EXP-M12-fresh",
+        "EXP-H2",
+    ];
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("claims");
     let list = experiments.join(",");

@@ -57,8 +57,9 @@ group = "z"
     assert_eq!(plan.keys().len(), 8);
     // The spec rebuilds the very configuration the cell validated.
     for c in &plan.cells {
-        assert_eq!(c.spec.config().unwrap(), c.design.config);
-        assert_eq!(ssdlab::sweep::key::cell_key(&c.design.config), c.spec.key);
+        let d = c.design.run().unwrap();
+        assert_eq!(c.spec.config().unwrap(), d.config);
+        assert_eq!(ssdlab::sweep::key::cell_key(&d.config), c.spec.key);
     }
 }
 

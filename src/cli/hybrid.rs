@@ -194,7 +194,7 @@ impl HybridArgs {
                     for tk in &ts {
                         let mut o = base.clone();
                         if let Some(w) = w {
-                            if DesktopWorkload::from_name(w).is_some() {
+                            if DesktopWorkload::from_name(w).is_some() || w == "read-mix" {
                                 set(&mut o, "workload.kind", w.as_str());
                             } else {
                                 set(&mut o, "workload.kind", "generator");
@@ -255,7 +255,7 @@ fn list_text() -> String {
         ),
         (
             "Workloads (--workload; generators from `ssdlab list` work too)".into(),
-            registry::desktop_workloads(),
+            registry::hybrid_own_workloads(),
         ),
         (
             "Write policies (--write-policy)".into(),

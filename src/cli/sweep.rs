@@ -36,6 +36,10 @@ A grid file (docs/sweep.md):
   key = \"device.op_percent\"
   values = [7, 15, 28]
 
+With `kind = \"hybrid\"` under [base] every cell is an `ssdlab hybrid` configuration
+(an HDD alone or behind a flash cache; keys as `ssdlab hybrid --set` takes them, e.g.
+\"cache.size\", \"hdd.average_seek_ms\", \"workload.kind\"); see docs/sweep.md.
+
 Every cell's design is validated before the first one runs; a bad key or value is
 refused naming its axis. DIR/store.jsonl keeps every finished cell (keyed by a hash of
 its resolved design, workload, seed and the ssdlab version): an interrupted sweep run
@@ -224,10 +228,10 @@ fn inputs<'a>(grid: &'a Path, plan: &'a Plan) -> Vec<(&'static str, &'a Path)> {
         v.push(("base.config", Path::new(name.as_str())));
     }
     for c in &plan.cells {
-        if let Some(p) = &c.design.config.trace.path
-            && !v.iter().any(|(_, q)| *q == p.as_path())
+        if let Some(p) = c.design.trace_path()
+            && !v.iter().any(|(_, q)| *q == p)
         {
-            v.push(("trace", p.as_path()));
+            v.push(("trace", p));
         }
     }
     v
@@ -274,12 +278,17 @@ fn dry_run(plan: &Plan, dir: &Path) -> Result<(), CliError> {
         if !seed_axis {
             out += &format!("\t{}", c.seed);
         }
-        let d = &c.design.device;
-        out += &format!(
-            "\t{}\t{}\n",
-            fmt_pct(d.op_percent_actual),
-            fmt_pct(d.slc_cache_percent_actual)
-        );
+        match c.design.run() {
+            Some(d) => {
+                out += &format!(
+                    "\t{}\t{}\n",
+                    fmt_pct(d.device.op_percent_actual),
+                    fmt_pct(d.device.slc_cache_percent_actual)
+                );
+            }
+            // A hybrid cell's SSD is built when it runs.
+            None => out += "\t\t\n",
+        }
     }
     output::print(&out)?;
     // What each rule did, on standard error so that standard output stays one table.

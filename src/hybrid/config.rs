@@ -11,8 +11,11 @@
 //! [flash.device]         # the cache SSD: [device], [ftl], [timing] of an ssdlab config
 //! preset = "sata-mlc-2011"   # or any preset of `ssdlab run`
 //! [workload]
-//! kind = "boot"          # boot, app-launch, game-load, generator
+//! kind = "boot"          # boot, app-launch, game-load, read-mix, generator
 //! runs = 2               # cold, then warm
+//! idle_ns = 0            # host idle time between runs (e.g. a reboot)
+//! [read_mix]             # kind = "read-mix": a synthetic read stream (workload::read_mix)
+//! volume = 400000000     # bytes read by each run
 //! [generator]            # the [workload] table of an ssdlab config (kind = "generator")
 //! [trace]                # a trace replaces the workload (as in ssdlab run)
 //! [host]
@@ -21,7 +24,7 @@
 
 use super::hdd::{DEFAULT_HDD_PRESET, HddParams};
 use super::store::CacheConfig;
-use super::workload::DesktopWorkload;
+use super::workload::{DesktopWorkload, ReadMix};
 use crate::config::{
     Config, ConfigError, DeviceConfig, TimingConfig, TraceConfig, check_range, merge,
 };
@@ -107,6 +110,8 @@ pub enum WorkloadKind {
     AppLaunch,
     /// The game-load-like workload.
     GameLoad,
+    /// The synthetic read mix of `[read_mix]` (volume, share of small requests, region).
+    ReadMix,
     /// A benchmark generator (`[generator]`).
     Generator,
 }
@@ -118,7 +123,7 @@ impl WorkloadKind {
             WorkloadKind::Boot => Some(DesktopWorkload::Boot),
             WorkloadKind::AppLaunch => Some(DesktopWorkload::AppLaunch),
             WorkloadKind::GameLoad => Some(DesktopWorkload::GameLoad),
-            WorkloadKind::Generator => None,
+            WorkloadKind::ReadMix | WorkloadKind::Generator => None,
         }
     }
 }
@@ -131,14 +136,104 @@ pub struct HybridWorkloadConfig {
     pub kind: WorkloadKind,
     /// Runs in a row on one store: the first cold, the others warm (1–100).
     pub runs: u32,
+    /// Host idle time before each run after the first, ns (e.g. a reboot between a cold
+    /// and a warm boot: the cache SSD finishes its pending fills meanwhile). Not part of
+    /// any run's elapsed time. Left out of the echoed configuration when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub idle_ns: u64,
 }
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// Most idle time between runs: about 11.6 days, far from overflowing the ns clock.
+const MAX_IDLE_NS: u64 = 1_000_000_000_000_000;
 
 impl Default for HybridWorkloadConfig {
     fn default() -> Self {
         HybridWorkloadConfig {
             kind: WorkloadKind::Boot,
             runs: 2,
+            idle_ns: 0,
         }
+    }
+}
+
+/// `[read_mix]`: the synthetic read stream of `workload.kind = "read-mix"`
+/// ([`super::workload::read_mix`]; every run reads the same stream). The defaults are
+/// the middle boot level of the claims registry's EXP-H2 (400 MB, 60 % small requests)
+/// over the boot model's system region (4–40 GiB).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReadMixConfig {
+    /// Bytes read by one run (a plain number is bytes; `MB` means MiB, as everywhere).
+    pub volume: crate::units::Size,
+    /// Share of requests of 64 KiB or less (0–1).
+    pub small_share: f64,
+    /// First byte of the disk region the data live in (a multiple of 4 KiB).
+    pub region_start: crate::units::Size,
+    /// Size of that region (at least 16 MiB, the longest sequential stream).
+    pub region_size: crate::units::Size,
+}
+
+impl Default for ReadMixConfig {
+    fn default() -> Self {
+        let region = DesktopWorkload::Boot.region();
+        ReadMixConfig {
+            volume: crate::units::Size(400_000_000),
+            small_share: 0.6,
+            region_start: crate::units::Size(region.start),
+            region_size: crate::units::Size(region.end - region.start),
+        }
+    }
+}
+
+impl ReadMixConfig {
+    /// The mix as the generator takes it.
+    pub fn mix(&self) -> ReadMix {
+        ReadMix {
+            read_bytes: self.volume.bytes(),
+            small_share: self.small_share,
+            region: self.region_start.bytes()
+                ..self
+                    .region_start
+                    .bytes()
+                    .saturating_add(self.region_size.bytes()),
+        }
+    }
+
+    /// Checks every key; the error names it.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.volume.bytes() == 0 {
+            return Err(ConfigError::value(
+                "read_mix.volume",
+                self.volume,
+                "a positive size (bytes read by a run)",
+            ));
+        }
+        crate::spec::check_f64(
+            "read_mix.small_share",
+            self.small_share,
+            0.0,
+            1.0,
+            "share of requests of 64 KiB or less",
+        )?;
+        if !self.region_start.bytes().is_multiple_of(4096) {
+            return Err(ConfigError::value(
+                "read_mix.region_start",
+                self.region_start,
+                "a multiple of 4 KiB",
+            ));
+        }
+        if self.region_size.bytes() < 16 << 20 {
+            return Err(ConfigError::value(
+                "read_mix.region_size",
+                self.region_size,
+                "at least 16 MiB (the longest sequential stream)",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -202,6 +297,8 @@ pub struct HybridConfig {
     pub flash: FlashConfig,
     /// What runs.
     pub workload: HybridWorkloadConfig,
+    /// Read-mix settings (`workload.kind = "read-mix"`).
+    pub read_mix: ReadMixConfig,
     /// Generator settings (`workload.kind = "generator"`).
     pub generator: SynthConfig,
     /// Trace settings (a trace replaces the workload).
@@ -223,6 +320,7 @@ impl Default for HybridConfig {
                 timing: flash.timing,
             },
             workload: HybridWorkloadConfig::default(),
+            read_mix: ReadMixConfig::default(),
             generator: SynthConfig::default(),
             trace: TraceConfig::default(),
             host: HybridHostConfig::default(),
@@ -237,6 +335,7 @@ struct Rest {
     seed: u64,
     cache: CacheConfig,
     workload: HybridWorkloadConfig,
+    read_mix: ReadMixConfig,
     generator: SynthConfig,
     trace: TraceConfig,
     host: HybridHostConfig,
@@ -249,6 +348,7 @@ impl Default for Rest {
             seed: d.seed,
             cache: d.cache,
             workload: d.workload,
+            read_mix: d.read_mix,
             generator: d.generator,
             trace: d.trace,
             host: d.host,
@@ -316,6 +416,7 @@ impl HybridConfig {
                 timing: fc.timing,
             },
             workload: rest.workload,
+            read_mix: rest.read_mix,
             generator: rest.generator,
             trace: rest.trace,
             host: rest.host,
@@ -334,19 +435,51 @@ impl HybridConfig {
             "runs; the first is cold",
         )?;
         check_range("host.qd", self.host.qd, 1, 512, "outstanding requests")?;
+        check_range(
+            "workload.idle_ns",
+            self.workload.idle_ns,
+            0,
+            MAX_IDLE_NS,
+            "ns of host idle time between runs",
+        )?;
+        self.read_mix.validate()?;
+        let read_mix = self.trace.path.is_none() && self.workload.kind == WorkloadKind::ReadMix;
+        if !read_mix && self.read_mix != ReadMixConfig::default() {
+            let d = ReadMixConfig::default();
+            let m = &self.read_mix;
+            let (key, value) = if m.volume != d.volume {
+                ("volume", m.volume.to_string())
+            } else if m.small_share != d.small_share {
+                ("small_share", m.small_share.to_string())
+            } else if m.region_start != d.region_start {
+                ("region_start", m.region_start.to_string())
+            } else {
+                ("region_size", m.region_size.to_string())
+            };
+            return Err(ConfigError::value(
+                format!("read_mix.{key}"),
+                value,
+                "no value unless workload.kind = \"read-mix\" (and no trace): the \
+                 [read_mix] keys describe that workload only",
+            ));
+        }
         if self.trace.path.is_some() {
             crate::config::check_trace_workload(&self.generator, "generator")?;
-        } else if let Some(desktop) = self.workload.kind.desktop()
+        } else if self.workload.kind != WorkloadKind::Generator
             && let Some((key, value)) = crate::config::generator_changed(&self.generator)
         {
             // Issue 30: `hybrid --requests 0` ran the default boot workload unchanged.
+            let kind = match self.workload.kind.desktop() {
+                Some(desktop) => format!("the {desktop:?} desktop workload"),
+                None => "the read mix ([read_mix])".into(),
+            };
             return Err(ConfigError::value(
                 format!("generator.{key}"),
                 value,
                 format!(
-                    "no value with the {desktop:?} desktop workload, which has its own \
-                     requests: the [generator] keys (--span, --size, --requests, …) apply \
-                     with workload.kind = \"generator\" (--workload generator)"
+                    "no value with {kind}, which has its own requests: the [generator] \
+                     keys (--span, --size, --requests, …) apply with workload.kind = \
+                     \"generator\" (--workload generator)"
                 ),
             ));
         }

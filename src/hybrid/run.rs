@@ -3,10 +3,12 @@
 //!
 //! Desktop workloads run at queue depth 1 with host think time: each request is issued
 //! its think time after the previous one completes, so a run's elapsed time is what a
-//! user waits for (the paper's boot, launch and load times). Traces run open-loop at
+//! user waits for (the paper's boot, launch and load times); the read mix runs the same
+//! way with no think time (requests back to back). Traces run open-loop at
 //! their arrival times and generators closed-loop, both with up to `host.qd` requests
 //! outstanding; the HDD serves its commands in order, the flash SSD overlaps as its
-//! timing model allows.
+//! timing model allows. With `workload.idle_ns` the host idles that long before each
+//! run after the first (the devices finish their pending work meanwhile).
 
 use super::config::{HybridConfig, WorkloadKind};
 use super::hdd::HddStats;
@@ -325,6 +327,7 @@ pub fn workload_label(cfg: &HybridConfig) -> String {
     } else {
         match cfg.workload.kind.desktop() {
             Some(w) => w.name().into(),
+            None if cfg.workload.kind == WorkloadKind::ReadMix => "read-mix".into(),
             None => cfg.generator.kind.name().into(),
         }
     }
@@ -347,6 +350,14 @@ pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
     } else {
         cfg.workload.kind.desktop()
     };
+    // The host idles `workload.idle_ns` before every run after the first.
+    let idle = |i: u32, now: u64| {
+        if i == 0 {
+            now
+        } else {
+            now + cfg.workload.idle_ns
+        }
+    };
     if let Some(w) = desktop {
         if w.end_bytes() > store.capacity_bytes() {
             return Err(SimError::Config(format!(
@@ -356,12 +367,33 @@ pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
                 store.capacity_bytes()
             )));
         }
-        for r in workload::build(w, runs, cfg.seed) {
+        for (i, r) in (0..).zip(workload::build(w, runs, cfg.seed)) {
+            now = idle(i, now);
             let mut acc = Acc::new(r.name.clone(), now, &mut store);
             now = run_steps(&mut store, &r.steps, &mut acc, now)?;
             reports.push(acc.finish(&store));
         }
         notes.push("queue depth 1 with host think time between requests".into());
+    } else if cfg.trace.path.is_none() && cfg.workload.kind == WorkloadKind::ReadMix {
+        let m = cfg.read_mix.mix();
+        if m.region.end > store.capacity_bytes() {
+            return Err(SimError::Config(format!(
+                "read_mix.region_start + read_mix.region_size = {} bytes: beyond the disk \
+                 (hdd.capacity is {} bytes)",
+                m.region.end,
+                store.capacity_bytes()
+            )));
+        }
+        // Every run reads the same stream, as a repeated boot or launch reads the same
+        // data.
+        let steps = workload::read_mix(&m, cfg.seed);
+        for i in 0..runs {
+            now = idle(i, now);
+            let mut acc = Acc::new(workload::run_name(i), now, &mut store);
+            now = run_steps(&mut store, &steps, &mut acc, now)?;
+            reports.push(acc.finish(&store));
+        }
+        notes.push("queue depth 1, requests back to back".into());
     } else {
         debug_assert!(cfg.trace.path.is_some() || cfg.workload.kind == WorkloadKind::Generator);
         let sim_cfg = Config {
@@ -371,6 +403,7 @@ pub fn run(cfg: &HybridConfig) -> Result<HybridReport, SimError> {
             ..Config::default()
         };
         for i in 0..runs {
+            now = idle(i, now);
             let (phases, w) = build_workload(&sim_cfg, store.capacity_bytes())?;
             let many = phases.len() > 1;
             for phase in phases {

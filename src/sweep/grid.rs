@@ -6,6 +6,7 @@
 //! repeat = 2                       # each cell twice, seeds seed and seed + 1
 //!
 //! [base]                           # what `ssdlab run` would take
+//! # kind = "hybrid"                # cells of `ssdlab hybrid` instead (keys as its --set)
 //! preset = "ssd-a"
 //! config = "my.toml"               # relative to the grid file
 //! workload = "random-write"
@@ -173,6 +174,8 @@ fn rule(
 pub struct Grid {
     /// Where it came from, for messages.
     pub origin: String,
+    /// What every cell runs (`base.kind`).
+    pub kind: super::plan::CellKind,
     /// The base design.
     pub base: Base,
     /// Axes in file order.
@@ -207,6 +210,7 @@ struct GridFile {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct BaseFile {
+    kind: Option<String>,
     preset: Option<String>,
     config: Option<String>,
     workload: Option<String>,
@@ -308,6 +312,22 @@ impl Grid {
                 ));
             }
         };
+        let kind = match f.base.kind.as_deref() {
+            None => super::plan::CellKind::Run,
+            Some(k) => super::plan::CellKind::parse(k).ok_or_else(|| {
+                format!(
+                    "{origin}: base.kind = {k:?}: expected \"run\" (cells of `ssdlab run`, \
+                     the default) or \"hybrid\" (cells of `ssdlab hybrid`)"
+                )
+            })?,
+        };
+        let hybrid = kind == super::plan::CellKind::Hybrid;
+        if hybrid && f.base.preset.is_some() {
+            return Err(format!(
+                "{origin}: base.preset: a hybrid grid has no device preset layer; set \
+                 \"hdd.preset\" or \"flash.device.preset\" in base.set or on an axis"
+            ));
+        }
         let mut base = Base {
             preset: f.base.preset,
             config: None,
@@ -360,6 +380,12 @@ impl Grid {
                 ));
             }
             let kind = AxisKind::of(&name);
+            if hybrid && kind == AxisKind::Preset {
+                return Err(format!(
+                    "{what}: a hybrid grid has no device preset layer; use the key \
+                     hdd.preset or flash.device.preset"
+                ));
+            }
             let mut values = Vec::new();
             for v in a.values {
                 match (&kind, v) {
@@ -423,6 +449,7 @@ impl Grid {
         }
         Ok(Grid {
             origin: origin.to_string(),
+            kind,
             base,
             axes,
             repeat,

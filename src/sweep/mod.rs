@@ -2,7 +2,8 @@
 //! validated before the first runs ([`plan`]), each cell is keyed by a hash of what its
 //! result depends on ([`key`]), finished cells are kept in a resumable store
 //! ([`store`]), missing cells run in parallel ([`runner`]) through the library's one
-//! run path ([`crate::run::run_design`]), and the results become one table ([`table`]):
+//! run path ([`crate::run::run_design`]; a hybrid grid's cells through
+//! [`crate::hybrid::run::run`]), and the results become one table ([`table`]):
 //! CSV, Parquet and JSON lines, plus an HTML page ([`page`]).
 //!
 //! ```text
@@ -24,7 +25,7 @@ pub mod store;
 pub mod table;
 
 pub use grid::{Axis, AxisKind, Grid, Rule};
-pub use plan::{Cell, CellSpec, Plan, RuleCount};
+pub use plan::{Cell, CellDesign, CellKind, CellSpec, Plan, RuleCount};
 pub use runner::{Control, run_cell, run_spec};
 pub use store::{Record, Status, Store};
 pub use table::{Table, Val};

@@ -2,7 +2,8 @@
 //! summarised, grouped by the axis being studied:
 //!
 //! - per factor axis (every axis but `seed`: seeds and repetitions are replicates, never
-//!   a factor), write amplification, GC share, IOPS and p99 latency per value of that
+//!   a factor), write amplification, GC share, IOPS and p99 latency (a hybrid grid: cold
+//!   and warm elapsed times, warm hit ratio) per value of that
 //!   axis — one bar per combination of the other axes when there are few, else the mean
 //!   over them — with error bars of ±1 standard deviation over the replicates;
 //! - a table of every design (cells that differ only by seed or repetition) with the
@@ -32,7 +33,9 @@ const CURVE_POINTS: usize = 120;
 const ERASE_BINS: u64 = 40;
 
 /// Metrics charted against each factor axis: (column, title, y-axis label).
-const METRICS: [(&str, &str, &str); 4] = [
+/// A hybrid grid's cells chart their cold and warm elapsed times and warm hit ratio
+/// instead (a metric no cell reports is left out).
+const METRICS: [(&str, &str, &str); 7] = [
     (
         "write_amplification",
         "Write amplification",
@@ -45,6 +48,13 @@ const METRICS: [(&str, &str, &str); 4] = [
     ),
     ("iops", "IOPS", "IOPS"),
     ("latency_ns_p99", "p99 latency", "p99 latency (ns)"),
+    ("cold_elapsed_s", "Cold run", "elapsed (s)"),
+    ("warm_elapsed_s", "Warm run", "elapsed (s)"),
+    (
+        "warm_hit_ratio",
+        "Warm hit ratio",
+        "share of read units from flash",
+    ),
 ];
 
 /// Mean and sample standard deviation (NaN below two values) of `v`; NaN mean when empty.

@@ -1,18 +1,83 @@
 //! A grid expanded into cells, every cell's design validated and keyed, before the first
 //! one runs. A bad axis key or value is refused naming the axis.
+//!
+//! A cell is one of two kinds, as the grid's `base.kind` says: an `ssdlab run` design
+//! (the default) or an `ssdlab hybrid` configuration (an HDD, optionally behind a flash
+//! cache), whose keys are those `ssdlab hybrid --set` takes.
 
 use super::grid::{AxisKind, Grid, trace_path};
-use super::key::cell_key;
+use super::key::{cell_key, hybrid_cell_key};
 use crate::config::{Config, ConfigError, Design, check_memory_together, set_key};
+use crate::hybrid::config::HybridConfig;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What a cell runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellKind {
+    /// One `ssdlab run` design ([`crate::run::run_design`]).
+    #[default]
+    Run,
+    /// One `ssdlab hybrid` configuration ([`crate::hybrid::run::run`]).
+    Hybrid,
+}
+
+impl CellKind {
+    /// The kind named `name` in a grid's `base.kind`.
+    pub fn parse(name: &str) -> Option<CellKind> {
+        match name {
+            "run" => Some(CellKind::Run),
+            "hybrid" => Some(CellKind::Hybrid),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a run cell (the kind a spec leaves out, so run specs are what
+    /// they were before hybrid cells existed).
+    pub fn is_run(&self) -> bool {
+        *self == CellKind::Run
+    }
+}
+
+/// A cell's validated design, of either kind.
+#[derive(Clone, Debug)]
+pub enum CellDesign {
+    /// A run design.
+    Run(Box<Design>),
+    /// A hybrid configuration.
+    Hybrid(Box<HybridConfig>),
+}
+
+impl CellDesign {
+    /// The run design, for a run cell.
+    pub fn run(&self) -> Option<&Design> {
+        match self {
+            CellDesign::Run(d) => Some(d),
+            CellDesign::Hybrid(_) => None,
+        }
+    }
+
+    /// The trace the cell replays, if any.
+    pub fn trace_path(&self) -> Option<&Path> {
+        match self {
+            CellDesign::Run(d) => d.config.trace.path.as_deref(),
+            CellDesign::Hybrid(h) => h.trace.path.as_deref(),
+        }
+    }
+}
 
 /// Everything a worker needs to rebuild a cell's design: the layers
-/// [`Config::load_with`] merges. Plain data, sent as JSON to Ray workers.
+/// [`Config::load_with`] (or [`HybridConfig::load`]) merges. Plain data, sent as JSON to
+/// Ray workers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CellSpec {
     /// The cell's key (hash of its resolved design, workload, seed and version).
     pub key: String,
-    /// Preset name.
+    /// Run or hybrid (absent: run).
+    #[serde(default, skip_serializing_if = "CellKind::is_run")]
+    pub kind: CellKind,
+    /// Preset name (run cells only).
     pub preset: Option<String>,
     /// Config file: (name for messages, TOML text).
     pub config: Option<(String, String)>,
@@ -21,7 +86,7 @@ pub struct CellSpec {
 }
 
 impl CellSpec {
-    /// The configuration the spec describes.
+    /// The configuration a run cell's spec describes.
     pub fn config(&self) -> Result<Config, ConfigError> {
         let overlay: toml::Table =
             toml::from_str(&self.overlay).map_err(|e| ConfigError::Parse {
@@ -35,6 +100,26 @@ impl CellSpec {
             overlay,
         )
     }
+
+    /// The configuration a hybrid cell's spec describes.
+    pub fn hybrid_config(&self) -> Result<HybridConfig, String> {
+        let overlay: toml::Table =
+            toml::from_str(&self.overlay).map_err(|e| format!("sweep cell: {e}"))?;
+        load_hybrid(self.config.as_ref(), overlay)
+    }
+}
+
+/// A hybrid configuration from a grid's config file and an overlay; the message of an
+/// overlay error is its own (it names the key), not "command line: …".
+fn load_hybrid(
+    file: Option<&(String, String)>,
+    overlay: toml::Table,
+) -> Result<HybridConfig, String> {
+    HybridConfig::load(file.map(|(n, t)| (n.as_str(), t.as_str())), overlay).map_err(|e| {
+        e.strip_prefix("command line: ")
+            .map(str::to_string)
+            .unwrap_or(e)
+    })
 }
 
 /// One cell of the grid.
@@ -51,7 +136,7 @@ pub struct Cell {
     /// How to rebuild it elsewhere.
     pub spec: CellSpec,
     /// Its validated design.
-    pub design: Design,
+    pub design: CellDesign,
 }
 
 /// What one `exclude` or `where` rule did.
@@ -177,21 +262,20 @@ impl Plan {
         // Each value alone over the base: unknown keys, wrong types and unknown names are
         // refused naming the axis and the value, whatever the other axes hold.
         for a in &grid.axes {
-            for v in &a.values {
-                if let Err(e) = Plan::overlay_config(&grid, &[(a, v)]) {
-                    errors.push(format!(
-                        "axis `{}` value {:?}: {}",
-                        a.name,
-                        value_text(v),
-                        reason(&e)
-                    ));
+            for (i, v) in a.values.iter().enumerate() {
+                // A value repeated on the axis (a zipped grid's) is checked once.
+                if a.values[..i].contains(v) {
+                    continue;
+                }
+                if let Err(e) = Plan::overlay_check(&grid, &[(a, v)]) {
+                    errors.push(format!("axis `{}` value {:?}: {e}", a.name, value_text(v),));
                 }
             }
         }
         if errors.is_empty() {
             // The base alone (with no axis it is the whole grid).
-            if let Err(e) = Plan::overlay_config(&grid, &[]) {
-                errors.push(format!("base design: {}", reason(&e)));
+            if let Err(e) = Plan::overlay_check(&grid, &[]) {
+                errors.push(format!("base design: {e}"));
             }
         }
         if !errors.is_empty() {
@@ -224,7 +308,7 @@ impl Plan {
             return Err(list(&grid.origin, errors));
         }
         // Cells run `parallel` at a time: the largest that many must fit together.
-        let mut designs: Vec<&Design> = cells.iter().map(|c| &c.design).collect();
+        let mut designs: Vec<&Design> = cells.iter().filter_map(|c| c.design.run()).collect();
         designs.sort_by_key(|d| std::cmp::Reverse(d.memory.total_bytes()));
         designs.truncate(parallel.max(1));
         let largest: Vec<Design> = designs.into_iter().cloned().collect();
@@ -249,7 +333,8 @@ impl Plan {
     pub fn actual_warnings(&self) -> Vec<String> {
         let mut by_message: Vec<(String, Vec<usize>)> = Vec::new();
         for c in &self.cells {
-            for w in crate::config::actual::warnings(&c.design.config, &c.design.device) {
+            let Some(d) = c.design.run() else { continue };
+            for w in crate::config::actual::warnings(&d.config, &d.device) {
                 match by_message.iter_mut().find(|(m, _)| *m == w) {
                     Some((_, cells)) => cells.push(c.index + 1),
                     None => by_message.push((w, vec![c.index + 1])),
@@ -295,6 +380,23 @@ impl Plan {
         (preset, overlay)
     }
 
+    /// Whether the base with `chosen` axis values makes a valid configuration of the
+    /// grid's kind; the error in its own words.
+    fn overlay_check(
+        grid: &Grid,
+        chosen: &[(&super::grid::Axis, &toml::Value)],
+    ) -> Result<(), String> {
+        match grid.kind {
+            CellKind::Run => Plan::overlay_config(grid, chosen)
+                .map(|_| ())
+                .map_err(|e| reason(&e)),
+            CellKind::Hybrid => {
+                let (_, overlay) = Plan::overlay(grid, chosen);
+                load_hybrid(grid.base.config.as_ref(), overlay).map(|_| ())
+            }
+        }
+    }
+
     fn overlay_config(
         grid: &Grid,
         chosen: &[(&super::grid::Axis, &toml::Value)],
@@ -330,6 +432,9 @@ impl Plan {
             }
             s
         };
+        if grid.kind == CellKind::Hybrid {
+            return Plan::hybrid_cell(grid, chosen, rep, index, &what());
+        }
         let (preset, mut overlay) = Plan::overlay(grid, chosen);
         let file = grid.base.config.clone();
         let load = |overlay: toml::Table| {
@@ -362,23 +467,7 @@ impl Plan {
             cfg = load(overlay.clone()).map_err(blame)?;
         }
         if let Some(p) = &cfg.trace.path {
-            match std::fs::metadata(p) {
-                Ok(m) if m.is_file() => {}
-                Ok(_) => {
-                    return Err(format!(
-                        "{}: trace {}: not a regular file",
-                        what(),
-                        p.display()
-                    ));
-                }
-                Err(e) => {
-                    return Err(format!(
-                        "{}: trace {}: cannot read: {e}",
-                        what(),
-                        p.display()
-                    ));
-                }
-            }
+            check_trace(&what(), p)?;
         }
         let design = cfg.validate().map_err(blame)?;
         let key = cell_key(&cfg);
@@ -389,11 +478,54 @@ impl Plan {
             seed: cfg.seed,
             spec: CellSpec {
                 key,
+                kind: CellKind::Run,
                 preset,
                 config: file,
                 overlay: toml::to_string(&overlay).expect("a TOML table serializes"),
             },
-            design,
+            design: CellDesign::Run(Box::new(design)),
+        })
+    }
+
+    /// A hybrid cell: the base's hybrid configuration with `chosen` axis values
+    /// ([`Plan::cell`]'s counterpart; `what` names the cell in messages).
+    fn hybrid_cell(
+        grid: &Grid,
+        chosen: &[(&super::grid::Axis, &toml::Value)],
+        rep: u32,
+        index: usize,
+        what: &str,
+    ) -> Result<Cell, String> {
+        let (_, mut overlay) = Plan::overlay(grid, chosen);
+        let file = grid.base.config.as_ref();
+        let load = |overlay: &toml::Table| {
+            load_hybrid(file, overlay.clone()).map_err(|e| format!("{what}: {e}"))
+        };
+        let mut cfg = load(&overlay)?;
+        if rep > 0 {
+            let seed = cfg
+                .seed
+                .checked_add(u64::from(rep))
+                .ok_or_else(|| format!("{what}: seed {} + repetition {rep} overflows", cfg.seed))?;
+            set_key(&mut overlay, "seed", toml::Value::Integer(seed as i64));
+            cfg = load(&overlay)?;
+        }
+        if let Some(p) = &cfg.trace.path {
+            check_trace(what, p)?;
+        }
+        Ok(Cell {
+            index,
+            values: chosen.iter().map(|(_, v)| (*v).clone()).collect(),
+            rep,
+            seed: cfg.seed,
+            spec: CellSpec {
+                key: hybrid_cell_key(&cfg),
+                kind: CellKind::Hybrid,
+                preset: None,
+                config: grid.base.config.clone(),
+                overlay: toml::to_string(&overlay).expect("a TOML table serializes"),
+            },
+            design: CellDesign::Hybrid(Box::new(cfg)),
         })
     }
 
@@ -405,6 +537,15 @@ impl Plan {
             .map(|c| c.spec.key.as_str())
             .filter(|k| seen.insert(*k))
             .collect()
+    }
+}
+
+/// Refuses a trace that is not a readable regular file, naming the cell (`what`).
+fn check_trace(what: &str, p: &Path) -> Result<(), String> {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => Err(format!("{what}: trace {}: not a regular file", p.display())),
+        Err(e) => Err(format!("{what}: trace {}: cannot read: {e}", p.display())),
     }
 }
 

@@ -11,8 +11,8 @@
 //! of the state it needs ([`crate::sim::run_series`]), so every record is the one the
 //! cell's own run gives, at a fraction of the cost when many cells share an aged drive.
 
-use super::key::cell_key;
-use super::plan::{Cell, CellSpec, Plan};
+use super::key::{cell_key, hybrid_cell_key};
+use super::plan::{Cell, CellDesign, CellKind, CellSpec, Plan};
 use super::store::{Record, Status, Store};
 use crate::config::Design;
 use crate::run::run_design;
@@ -43,6 +43,25 @@ pub fn run_cell_until(design: &Design, key: &str, cancel: Option<&Cancel>) -> Op
     }
 }
 
+/// Runs one cell of either kind unless `cancel` is set before it ends (`None` then).
+/// A hybrid run cannot be stopped midway: the flag is checked before it starts.
+pub fn run_cell_design(design: &CellDesign, key: &str, cancel: Option<&Cancel>) -> Option<Record> {
+    match design {
+        CellDesign::Run(d) => run_cell_until(d, key, cancel),
+        CellDesign::Hybrid(cfg) => {
+            if cancel.is_some_and(Cancel::is_cancelled) {
+                return None;
+            }
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| crate::hybrid::run::run(cfg)));
+            Some(match r {
+                Ok(Ok(report)) => Record::hybrid(key, &report),
+                Ok(Err(e)) => Record::failed(key, e.to_string()),
+                Err(p) => panicked(key, p),
+            })
+        }
+    }
+}
+
 /// A failed record for a panic inside the simulator.
 fn panicked(key: &str, p: Box<dyn std::any::Any + Send>) -> Record {
     let msg = p
@@ -69,12 +88,15 @@ fn record(key: &str, out: Result<RunOutput, SimError>) -> Option<Record> {
 /// `cancel` stops the group; its unfinished cells get no record.
 pub fn run_group(cells: &[&Cell], cancel: Option<&Cancel>, send: &mut dyn FnMut(Record)) {
     if let [c] = cells {
-        if let Some(r) = run_cell_until(&c.design, &c.spec.key, cancel) {
+        if let Some(r) = run_cell_design(&c.design, &c.spec.key, cancel) {
             send(r);
         }
         return;
     }
-    let designs: Vec<&Design> = cells.iter().map(|c| &c.design).collect();
+    let designs: Vec<&Design> = cells
+        .iter()
+        .map(|c| c.design.run().expect("only run cells share a series"))
+        .collect();
     let mut done = vec![false; cells.len()];
     let opts = RunOptions {
         cancel: cancel.cloned(),
@@ -90,7 +112,7 @@ pub fn run_group(cells: &[&Cell], cancel: Option<&Cancel>, send: &mut dyn FnMut(
     }));
     if !matches!(shared, Ok(Ok(()))) {
         for (c, _) in cells.iter().zip(&done).filter(|(_, d)| !**d) {
-            match run_cell_until(&c.design, &c.spec.key, cancel) {
+            match run_cell_design(&c.design, &c.spec.key, cancel) {
                 Some(r) => send(r),
                 None => return,
             }
@@ -98,13 +120,13 @@ pub fn run_group(cells: &[&Cell], cancel: Option<&Cancel>, send: &mut dyn FnMut(
     }
 }
 
-/// `cells` grouped by series ([`series_key`]; a cell without one is a group of its
-/// own), groups in the order of their first cell.
+/// `cells` grouped by series ([`series_key`]; a cell without one, and every hybrid
+/// cell, is a group of its own), groups in the order of their first cell.
 pub fn series_groups<'a>(cells: &[&'a Cell]) -> Vec<Vec<&'a Cell>> {
     let mut groups: Vec<Vec<&Cell>> = Vec::new();
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for &c in cells {
-        match series_key(&c.design) {
+        match c.design.run().and_then(series_key) {
             Some(k) => match index.get(&k.series) {
                 Some(&g) => groups[g].push(c),
                 None => {
@@ -122,6 +144,9 @@ pub fn series_groups<'a>(cells: &[&'a Cell]) -> Vec<Vec<&'a Cell>> {
 /// validates the design, checks that it hashes to the driver's key (same ssdlab
 /// version, same trace file), then runs it.
 pub fn run_spec(spec: &CellSpec) -> Record {
+    if spec.kind == CellKind::Hybrid {
+        return run_hybrid_spec(spec);
+    }
     let cfg = match spec.config() {
         Ok(c) => c,
         Err(e) => return Record::failed(&spec.key, e.to_string()),
@@ -141,6 +166,27 @@ pub fn run_spec(spec: &CellSpec) -> Record {
         Ok(d) => run_cell(&d, &spec.key),
         Err(e) => Record::failed(&spec.key, e.to_string()),
     }
+}
+
+/// [`run_spec`] of a hybrid cell.
+fn run_hybrid_spec(spec: &CellSpec) -> Record {
+    let cfg = match spec.hybrid_config() {
+        Ok(c) => c,
+        Err(e) => return Record::failed(&spec.key, e),
+    };
+    let key = hybrid_cell_key(&cfg);
+    if key != spec.key {
+        return Record::failed(
+            &spec.key,
+            format!(
+                "this worker resolves the hybrid cell to key {key}, the driver to {}: ssdlab {} or the trace file differs between them",
+                spec.key,
+                env!("CARGO_PKG_VERSION")
+            ),
+        );
+    }
+    run_cell_design(&CellDesign::Hybrid(Box::new(cfg)), &spec.key, None)
+        .expect("a run without a cancel flag is never cancelled")
 }
 
 /// The cells still to run: one per key not in the store (with `retry_failed`, failed

@@ -121,6 +121,19 @@ impl Record {
         }
     }
 
+    /// A finished hybrid run's record: its report (as `ssdlab hybrid --json` writes one
+    /// design's), no figures and no fio shape (a hybrid run is not one device's job).
+    pub fn hybrid(key: &str, report: &crate::hybrid::run::HybridReport) -> Record {
+        Record {
+            key: key.to_string(),
+            status: Status::Ok,
+            error: None,
+            report: Some(serde_json::to_value(report).expect("a HybridReport converts to JSON")),
+            figures: None,
+            fio: None,
+        }
+    }
+
     /// A failed cell's record.
     pub fn failed(key: &str, error: impl Into<String>) -> Record {
         Record {

@@ -3,6 +3,10 @@
 //! `latency_ns_p99`; FTL counters as `counters.NAME`) — written as CSV, Parquet and,
 //! with the full reports, JSON lines.
 //!
+//! A hybrid cell's report lists its runs (`cold`, `warm`, …): each run's keys become
+//! columns prefixed with its name (`cold_elapsed_s`, `warm_hit_ratio`,
+//! `warm_cache_miss_units`).
+//!
 //! The table is a function of the grid and the store alone: the wall-clock keys of a
 //! report are left out of it (they stay in `reports.jsonl`), so a resumed sweep, an
 //! uninterrupted one and a Ray one write the same bytes.
@@ -86,6 +90,10 @@ const SKIPPED: &[&str] = &[
     "wall_clock_measured_s",
 ];
 
+/// Keys of a hybrid run left out of the table: its name (the columns' prefix) and the
+/// wall clock of its table lookups, which is not a result.
+const SKIPPED_IN_RUN: &[&str] = &["name", "lookup_wall_ns_mean", "cache_lookup_wall_ns"];
+
 /// Report columns shown first, in this order (the rest follow alphabetically): what a
 /// design comparison reads first.
 const LEADING: &[&str] = &[
@@ -97,6 +105,10 @@ const LEADING: &[&str] = &[
     "slc_cache_percent_actual",
     "iops",
     "throughput_mib_s",
+    // A hybrid cell's: what its cold and warm runs took.
+    "cold_elapsed_s",
+    "warm_elapsed_s",
+    "warm_hit_ratio",
     "latency_ns_mean",
     "latency_ns_p50",
     "latency_ns_p99",
@@ -141,6 +153,25 @@ fn report_columns(report: &serde_json::Value, out: &mut Vec<(String, Val)>) {
                     if prefix.is_empty() && k == "warnings" {
                         let n = child.as_array().map_or(0, Vec::len);
                         out.push(("warning_count".into(), Val::Int(n as i64)));
+                        continue;
+                    }
+                    if prefix.is_empty()
+                        && k == "runs"
+                        && let Some(runs) = child.as_array()
+                    {
+                        // A hybrid report's runs, each under its name.
+                        for run in runs {
+                            let Some(name) = run["name"].as_str() else {
+                                continue;
+                            };
+                            let mut cols = Vec::new();
+                            walk("", "_", run, &mut cols);
+                            out.extend(
+                                cols.into_iter()
+                                    .filter(|(c, _)| !SKIPPED_IN_RUN.contains(&c.as_str()))
+                                    .map(|(c, v)| (format!("{name}_{c}"), v)),
+                            );
+                        }
                         continue;
                     }
                     walk(&key, child_sep, child, out);
@@ -467,6 +498,13 @@ fn no_fio(c: &super::plan::Cell) -> String {
 pub fn check_format(plan: &Plan, store: &Store, format: JsonFormat) -> Result<(), String> {
     if format == JsonFormat::Ssdlab {
         return Ok(());
+    }
+    if plan.grid.kind == super::plan::CellKind::Hybrid {
+        return Err(
+            "--json-format fio: the cells of a hybrid grid (base.kind = \"hybrid\") are not \
+             one device's job and have no fio shape; use --json-format ssdlab"
+                .into(),
+        );
     }
     match plan.cells.iter().find(|c| {
         store

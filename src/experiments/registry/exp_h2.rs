@@ -33,31 +33,46 @@
 //!           (HDD × workload: 243 points each)
 //! ```
 //!
+//! Every simulator point is a grid cell in the experiment's resumable store
+//! (`OUT/cells/EXP-H2/store.jsonl`), through the sweep engine:
+//!
+//! ```text
+//! calibration  run cells (grid_run::run), one a link rate: the cache SSD
+//!              (sata-mlc-2011's run keys, 2 GiB, controller latency 0), the page written
+//!              (precondition footprint), then read with one 4 KiB request at queue
+//!              depth 1: its simulated_ns is the SSD's own read time,
+//!              and device.controller_latency_ns = grid figure − own (closed form)
+//! HDD alone    hybrid cells (grid_run::run_hybrid): workload.kind = "read-mix"
+//!              ([read_mix]: volume, small_share, the workload's region), cache.size = 0,
+//!              one run; the HDD as hdd.* keys (average and full-stroke seek, sectors per
+//!              track outer/inner from the raw media rates); t = runs[0].elapsed_s
+//! cached       hybrid cells: the same read mix, the cache above, the reference disk
+//!              (8.5 ms, 125 MB/s: the warm run never touches it), two runs with
+//!              workload.idle_ns = 1 h between them; t = runs[1].elapsed_s, checked to
+//!              be all flash hits (no miss, fill, eviction or HDD command)
+//! ```
+//!
 //! Computed, not re-simulated, where that is exact:
 //! - the cpu time is not overlapped with I/O in either system (one block per run: the
 //!   registry gives a total, not its distribution), so it adds to both times and the 27
 //!   workload points need only the 9 (volume × share) request streams a seed;
-//! - the warm run is all hits (checked on every run: no miss, no fill, no HDD command, no
-//!   eviction), so it does not depend on the HDD: each stream runs cached once per SSD
-//!   point (9), and on the HDD alone once per HDD point (9), not 81 times.
+//! - the warm run is all hits (checked on every cell), so it does not depend on the HDD:
+//!   each stream runs cached once per SSD point (9), and on the HDD alone once per HDD
+//!   point (9), not 81 times: 729 + 729 hybrid cells and 3 calibration cells (--quick:
+//!   144 + 144 + 2).
 //!
 //! MB = 10⁶ B for the volumes (rule 0.7's convention). Defaults fixed before the first
 //! run: those above and the generator's in `read_mix`.
 
 use super::eval::{Env, Evaluator};
 use super::exp_h1::era_hdd;
-use super::grid_run;
+use super::grid_run::{self, RunPoint, float, int, num, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_most, within};
 use crate::experiments::ExpError;
-use crate::hybrid::config::HybridConfig;
+use crate::hybrid::config::{DEFAULT_FLASH_PRESET, flash_preset_run_keys};
 use crate::hybrid::hdd::HddParams;
-use crate::hybrid::store::{CacheConfig, HybridStore, WritePolicy};
-use crate::hybrid::table::TableKind;
-use crate::hybrid::workload::{DesktopWorkload, ReadMix, Step, read_mix};
-use crate::sim::{Device, SimError};
+use crate::hybrid::workload::DesktopWorkload;
 use crate::units::Size;
-use crate::workload::{IoRequest, OpKind};
-use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// The registry's EXP-H2.
@@ -125,90 +140,112 @@ fn hdd(seek_ms: f64, outer_mb_s: f64) -> HddParams {
     p
 }
 
-fn cache_config() -> CacheConfig {
-    CacheConfig {
-        size: CACHE,
-        write_policy: WritePolicy::WriteAround,
-        table: TableKind::Avl,
-        hint: true,
-        ..CacheConfig::default()
-    }
+/// The cache SSD's 4 KiB queue-depth-1 read time at each (link rate, controller
+/// latency) of `points`, ns: one run cell each; the page it reads is written first
+/// (precondition "footprint", which bypasses the DRAM buffer), so the read goes to the
+/// flash.
+fn ssd_4k_read_ns(env: &Env, points: &[(f64, u64)]) -> Result<Vec<u64>, ExpError> {
+    let (preset, overlay) = flash_preset_run_keys(DEFAULT_FLASH_PRESET)
+        .ok_or_else(|| ExpError::Other("EXP-H2: no flash preset".into()))?;
+    let mut base: Vec<(String, toml::Value)> = vec![
+        ("preset".into(), text(&preset)),
+        ("seed".into(), int(1)),
+        ("workload".into(), text("random-read")),
+        ("precondition".into(), text("footprint")),
+        ("device.capacity".into(), text(&CACHE.to_string())),
+        ("workload.size".into(), text("4KiB")),
+        ("workload.span".into(), text("4KiB")),
+        ("workload.requests".into(), int(1)),
+        ("host.qd".into(), int(1)),
+    ];
+    base.extend(overlay);
+    let base: Vec<(&str, toml::Value)> =
+        base.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let points: Vec<RunPoint> = points
+        .iter()
+        .map(|&(l, c)| {
+            RunPoint::new(vec![
+                ("device.host_link_mb_s", float(l)),
+                ("device.controller_latency_ns", int(c as i64)),
+            ])
+        })
+        .collect();
+    let reports = grid_run::run(env, "EXP-H2", base, &points)?;
+    Ok(reports
+        .iter()
+        .map(|r| num(r, "simulated_ns") as u64)
+        .collect())
 }
 
-/// The cache SSD with host link `seq_mb_s` and `controller_latency_ns`.
-fn flash(seq_mb_s: f64, controller_latency_ns: u64) -> crate::config::Config {
-    let mut f = HybridConfig::default().flash;
-    f.device.host_link_mb_s = seq_mb_s;
-    f.device.controller_latency_ns = controller_latency_ns;
-    let mut c = f.to_config(1);
-    c.device.capacity = CACHE;
-    c
-}
-
-/// A 4 KiB read at queue depth 1 of data on the flash (not in the DRAM buffer), ns.
-fn ssd_4k_read_ns(seq_mb_s: f64, controller_latency_ns: u64) -> Result<u64, SimError> {
-    let mut d = Device::new(&flash(seq_mb_s, controller_latency_ns))?;
-    d.write_untimed(0)?;
-    let req = IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes: 0,
-        size_bytes: 4096,
-        op: OpKind::Read,
-    };
-    d.submit(&req, 0)
-}
-
-/// The controller latency that makes the 4 KiB read take `target_us` at link `seq_mb_s`.
-fn calibrate(target_us: f64, seq_mb_s: f64) -> Result<u64, ExpError> {
-    let own = ssd_4k_read_ns(seq_mb_s, 0).map_err(|e| ExpError::Other(format!("EXP-H2: {e}")))?;
+/// The controller latency that makes the 4 KiB read take `target_us`, given the SSD's
+/// own read time `own_ns`.
+fn calibrate(target_us: f64, own_ns: u64) -> Result<u64, ExpError> {
     let target = (target_us * 1e3).round() as u64;
-    target.checked_sub(own).ok_or_else(|| {
+    target.checked_sub(own_ns).ok_or_else(|| {
         ExpError::Other(format!(
-            "EXP-H2: the cache SSD's own 4 KiB read takes {own} ns, more than the grid's \
+            "EXP-H2: the cache SSD's own 4 KiB read takes {own_ns} ns, more than the grid's \
              {target_us} µs"
         ))
     })
 }
 
-/// Runs `steps` back to back from `t`; returns the last completion.
-fn run(store: &mut HybridStore, steps: &[Step], mut t: u64) -> Result<u64, SimError> {
-    for s in steps {
-        t = store.submit(&s.req, t)?;
-    }
-    Ok(t)
+/// The disk `hdd(seek_ms, outer_mb_s)` as hybrid config keys (the rest is the preset's).
+fn hdd_keys(seek_ms: f64, outer_mb_s: f64) -> Vec<(&'static str, toml::Value)> {
+    let p = hdd(seek_ms, outer_mb_s);
+    vec![
+        ("hdd.average_seek_ms", float(p.average_seek_ms)),
+        ("hdd.full_stroke_seek_ms", float(p.full_stroke_seek_ms)),
+        (
+            "hdd.sectors_per_track_outer",
+            int(i64::from(p.sectors_per_track_outer)),
+        ),
+        (
+            "hdd.sectors_per_track_inner",
+            int(i64::from(p.sectors_per_track_inner)),
+        ),
+    ]
 }
 
-/// Seconds of `steps` on the HDD alone (a fresh drive).
-fn hdd_alone_s(hdd: &HddParams, steps: &[Step]) -> Result<f64, SimError> {
-    let mut s = HybridStore::new(hdd, None)?;
-    Ok(run(&mut s, steps, 0)? as f64 / 1e9)
+/// The read mix of one stream as hybrid config keys.
+fn stream_keys(st: Stream) -> Vec<(&'static str, toml::Value)> {
+    let (w, v, sh, seed) = st;
+    let wl = &WORKLOADS[w];
+    let region = wl.desktop.region();
+    vec![
+        ("seed", int(seed as i64)),
+        ("read_mix.volume", int((wl.volume_mb[v] * 1e6) as i64)),
+        ("read_mix.small_share", float(SMALL_SHARE[sh])),
+        ("read_mix.region_start", int(region.start as i64)),
+        (
+            "read_mix.region_size",
+            int((region.end - region.start) as i64),
+        ),
+    ]
 }
 
-/// Seconds of the warm run of `steps` behind the cache; an error if the warm run is not
+/// Run `i` (0: cold, 1: warm) of a hybrid report.
+fn run_of(report: &serde_json::Value, i: usize) -> &serde_json::Value {
+    &report["runs"][i]
+}
+
+/// The warm run's seconds of a cached cell's report; an error if the warm run is not
 /// served by flash alone (then it would depend on the HDD).
-fn warm_s(hdd: &HddParams, flash: &crate::config::Config, steps: &[Step]) -> Result<f64, SimError> {
-    let cache = cache_config();
-    let mut s = HybridStore::new(hdd, Some((&cache, flash)))?;
-    let cold_end = run(&mut s, steps, 0)?;
-    let start = cold_end + REBOOT_NS;
-    let (before, hdd_before) = (*s.stats(), s.hdd().stats().requests);
-    let end = run(&mut s, steps, start)?;
-    let w = s.stats().since(&before);
-    if w.miss_units > 0
-        || w.fill_units > 0
-        || s.stats().evictions > 0
-        || s.hdd().stats().requests > hdd_before
-    {
-        return Err(SimError::Config(format!(
-            "EXP-H2: the warm run is not all flash hits ({} units missed, {} filled, {} evictions, {} HDD commands)",
-            w.miss_units,
-            w.fill_units,
-            s.stats().evictions,
-            s.hdd().stats().requests - hdd_before
+fn warm_s(report: &serde_json::Value) -> Result<f64, ExpError> {
+    let (cold, warm) = (run_of(report, 0), run_of(report, 1));
+    let n = |r: &serde_json::Value, path: &str| num(r, path) as u64;
+    let (missed, filled, hdd) = (
+        n(warm, "cache.miss_units"),
+        n(warm, "cache.fill_units"),
+        n(warm, "hdd.requests"),
+    );
+    let evictions = n(cold, "cache.evictions") + n(warm, "cache.evictions");
+    if missed > 0 || filled > 0 || evictions > 0 || hdd > 0 {
+        return Err(ExpError::Other(format!(
+            "EXP-H2: the warm run is not all flash hits ({missed} units missed, {filled} \
+             filled, {evictions} evictions, {hdd} HDD commands)"
         )));
     }
-    Ok((end - start) as f64 / 1e9)
+    Ok(num(warm, "elapsed_s"))
 }
 
 /// One request stream: workload, volume level, share level, seed.
@@ -222,18 +259,19 @@ struct Measured {
     warm: HashMap<(Stream, Pair), f64>,
 }
 
-fn measure(levels: &Levels) -> Result<Measured, ExpError> {
-    // The reference disk of the cold runs: the warm run never touches it.
-    let reference = hdd(SEEK_MS[1], OUTER_MB_S[1]);
-    let mut flashes = Vec::new();
-    for &(l, q) in &levels.ssd {
-        let c = calibrate(SSD_4K_US[l], SSD_SEQ_MB_S[q])?;
-        flashes.push(((l, q), flash(SSD_SEQ_MB_S[q], c)));
-    }
-    let disks: Vec<(Pair, HddParams)> = levels
-        .hdd
+fn measure(env: &Env, levels: &Levels) -> Result<Measured, ExpError> {
+    let seq_levels: Vec<usize> = {
+        let mut v: Vec<usize> = levels.ssd.iter().map(|&(_, q)| q).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    // The SSD's own read time at each link rate (controller latency 0).
+    let seqs: Vec<(f64, u64)> = seq_levels.iter().map(|&q| (SSD_SEQ_MB_S[q], 0)).collect();
+    let own: HashMap<usize, u64> = seq_levels
         .iter()
-        .map(|&(s, r)| ((s, r), hdd(SEEK_MS[s], OUTER_MB_S[r])))
+        .copied()
+        .zip(ssd_4k_read_ns(env, &seqs)?)
         .collect();
     let mut streams = Vec::new();
     for w in 0..WORKLOADS.len() {
@@ -245,41 +283,60 @@ fn measure(levels: &Levels) -> Result<Measured, ExpError> {
             }
         }
     }
-    type One = (Vec<((Stream, Pair), f64)>, Vec<((Stream, Pair), f64)>);
-    let results: Vec<Result<One, SimError>> = streams
-        .par_iter()
-        .map(|&st| {
-            let (w, v, sh, seed) = st;
-            let wl = &WORKLOADS[w];
-            let steps = read_mix(
-                &ReadMix {
-                    read_bytes: (wl.volume_mb[v] * 1e6) as u64,
-                    small_share: SMALL_SHARE[sh],
-                    region: wl.desktop.region(),
-                },
-                seed,
-            );
-            let mut h = Vec::new();
-            for (p, d) in &disks {
-                h.push(((st, *p), hdd_alone_s(d, &steps)?));
-            }
-            let mut c = Vec::new();
-            for (p, f) in &flashes {
-                c.push(((st, *p), warm_s(&reference, f, &steps)?));
-            }
-            Ok((h, c))
-        })
-        .collect();
-    let mut m = Measured {
-        hdd: HashMap::new(),
-        warm: HashMap::new(),
-    };
-    for r in results {
-        let (h, c) = r.map_err(|e| ExpError::Other(format!("EXP-H2: {e}")))?;
-        m.hdd.extend(h);
-        m.warm.extend(c);
+    // The HDD alone: one run of every stream on every disk.
+    let mut hdd_points = Vec::new();
+    let mut hdd_index = Vec::new();
+    for &st in &streams {
+        for &(s, r) in &levels.hdd {
+            let mut keys = stream_keys(st);
+            keys.extend(hdd_keys(SEEK_MS[s], OUTER_MB_S[r]));
+            hdd_points.push(RunPoint::new(keys));
+            hdd_index.push((st, (s, r)));
+        }
     }
-    Ok(m)
+    let base = vec![
+        ("workload", text("read-mix")),
+        ("workload.runs", int(1)),
+        ("cache.size", int(0)),
+    ];
+    let reports = grid_run::run_hybrid(env, "EXP-H2", base, &hdd_points)?;
+    let hdd: HashMap<(Stream, Pair), f64> = hdd_index
+        .into_iter()
+        .zip(&reports)
+        .map(|(k, r)| (k, num(run_of(r, 0), "elapsed_s")))
+        .collect();
+    // Cached: a cold run, an hour idle, the warm run, on every SSD point; the reference
+    // disk of the cold runs (the warm run never touches it).
+    let mut cached_points = Vec::new();
+    let mut cached_index = Vec::new();
+    for &st in &streams {
+        for &(l, q) in &levels.ssd {
+            let mut keys = stream_keys(st);
+            keys.push(("flash.device.host_link_mb_s", float(SSD_SEQ_MB_S[q])));
+            keys.push((
+                "flash.device.controller_latency_ns",
+                int(calibrate(SSD_4K_US[l], own[&q])? as i64),
+            ));
+            cached_points.push(RunPoint::new(keys));
+            cached_index.push((st, (l, q)));
+        }
+    }
+    let mut base = vec![
+        ("workload", text("read-mix")),
+        ("workload.runs", int(2)),
+        ("workload.idle_ns", int(REBOOT_NS as i64)),
+        ("cache.size", text(&CACHE.to_string())),
+        ("cache.write_policy", text("write-around")),
+        ("cache.table", text("avl")),
+        ("cache.hint", toml::Value::Boolean(true)),
+    ];
+    base.extend(hdd_keys(SEEK_MS[1], OUTER_MB_S[1]));
+    let reports = grid_run::run_hybrid(env, "EXP-H2", base, &cached_points)?;
+    let mut warm = HashMap::new();
+    for (k, r) in cached_index.into_iter().zip(&reports) {
+        warm.insert(k, warm_s(r)?);
+    }
+    Ok(Measured { hdd, warm })
 }
 
 /// The levels run (all, or the ends under --quick), as indices.
@@ -688,7 +745,7 @@ impl Evaluator for ExpH2 {
 
     fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
         let lv = Levels::new(env.quick);
-        let m = measure(&lv)?;
+        let m = measure(env, &lv)?;
         Ok(judge(&m, &lv))
     }
 }
@@ -697,30 +754,118 @@ impl Evaluator for ExpH2 {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_calibrated_ssd_reads_4k_in_the_grids_time() {
-        for (us, mb_s) in [(100.0, 220.0), (250.0, 355.0)] {
-            let c = calibrate(us, mb_s).unwrap();
-            assert_eq!(ssd_4k_read_ns(mb_s, c).unwrap(), (us * 1e3) as u64);
+    fn env() -> Env {
+        Env {
+            quick: true,
+            work: None,
+            traces: crate::experiments::TraceDir::Missing("test".into()),
         }
     }
 
     #[test]
+    fn the_calibrated_ssd_reads_4k_in_the_grids_time() {
+        let e = env();
+        let own = ssd_4k_read_ns(&e, &[(220.0, 0), (355.0, 0)]).unwrap();
+        let points = [
+            (220.0, calibrate(100.0, own[0]).unwrap()),
+            (355.0, calibrate(250.0, own[1]).unwrap()),
+        ];
+        assert_eq!(ssd_4k_read_ns(&e, &points).unwrap(), vec![100_000, 250_000]);
+    }
+
+    /// One small stream's HDD-alone time on two disks and warm time behind the cache
+    /// with two reference disks, through the cells.
+    fn small_stream(e: &Env) -> (Vec<f64>, Vec<f64>) {
+        let stream = |hdd: Vec<(&'static str, toml::Value)>| {
+            let mut keys = vec![
+                ("seed", int(1)),
+                ("read_mix.volume", int(20_000_000)),
+                ("read_mix.small_share", float(0.6)),
+            ];
+            keys.extend(hdd);
+            RunPoint::new(keys)
+        };
+        let alone: Vec<RunPoint> = [(7.5, 100.0), (9.5, 150.0)]
+            .iter()
+            .map(|&(s, r)| stream(hdd_keys(s, r)))
+            .collect();
+        let reports = grid_run::run_hybrid(
+            e,
+            "EXP-H2-test",
+            vec![
+                ("workload", text("read-mix")),
+                ("workload.runs", int(1)),
+                ("cache.size", int(0)),
+            ],
+            &alone,
+        )
+        .unwrap();
+        let h = reports
+            .iter()
+            .map(|r| num(run_of(r, 0), "elapsed_s"))
+            .collect();
+        let own = ssd_4k_read_ns(e, &[(285.0, 0)]).unwrap()[0];
+        let cached: Vec<RunPoint> = [(7.5, 100.0), (9.5, 150.0)]
+            .iter()
+            .map(|&(s, r)| stream(hdd_keys(s, r)))
+            .collect();
+        let reports = grid_run::run_hybrid(
+            e,
+            "EXP-H2-test",
+            vec![
+                ("workload", text("read-mix")),
+                ("workload.runs", int(2)),
+                ("workload.idle_ns", int(REBOOT_NS as i64)),
+                ("cache.size", text("2GiB")),
+                ("cache.write_policy", text("write-around")),
+                ("cache.table", text("avl")),
+                ("flash.device.host_link_mb_s", float(285.0)),
+                (
+                    "flash.device.controller_latency_ns",
+                    int(calibrate(160.0, own).unwrap() as i64),
+                ),
+            ],
+            &cached,
+        )
+        .unwrap();
+        let c = reports.iter().map(|r| warm_s(r).unwrap()).collect();
+        (h, c)
+    }
+
+    #[test]
     fn the_warm_run_is_all_hits_and_does_not_depend_on_the_disk() {
-        let steps = read_mix(
-            &ReadMix {
-                read_bytes: 20_000_000,
-                small_share: 0.6,
-                region: DesktopWorkload::Boot.region(),
-            },
-            1,
+        let (alone, warm) = small_stream(&env());
+        assert_eq!(warm[0], warm[1]);
+        assert!(alone[0] != alone[1]);
+        assert!(
+            warm[0] < alone[0] && warm[0] < alone[1],
+            "{warm:?} vs {alone:?}"
         );
-        let f = flash(285.0, calibrate(160.0, 285.0).unwrap());
-        let a = warm_s(&hdd(7.5, 100.0), &f, &steps).unwrap();
-        let b = warm_s(&hdd(9.5, 150.0), &f, &steps).unwrap();
-        assert_eq!(a, b);
-        let alone = hdd_alone_s(&hdd(8.5, 125.0), &steps).unwrap();
-        assert!(a < alone, "{a} vs {alone}");
+    }
+
+    #[test]
+    fn a_second_evaluation_into_the_same_store_runs_no_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Env {
+            work: Some(dir.path().to_path_buf()),
+            ..env()
+        };
+        let stores = [
+            dir.path().join("cells/EXP-H2/store.jsonl"),
+            dir.path().join("cells/EXP-H2-test/store.jsonl"),
+        ];
+        let first = small_stream(&e);
+        let texts: Vec<String> = stores
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        // One calibration run; 2 HDD-alone and 2 cached cells.
+        assert_eq!(texts[0].lines().count(), 1, "{}", texts[0]);
+        assert_eq!(texts[1].lines().count(), 4, "{}", texts[1]);
+        assert_eq!(small_stream(&e), first);
+        for (p, t) in stores.iter().zip(&texts) {
+            assert_eq!(&std::fs::read_to_string(p).unwrap(), t);
+        }
     }
 
     fn judged_one(h: f64, c: f64) -> (Seeds, Seeds) {

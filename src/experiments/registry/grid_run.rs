@@ -94,7 +94,7 @@ pub fn run(
     let mut base_t = toml::Table::new();
     for (k, v) in base {
         match k {
-            "preset" | "workload" | "seed" => {
+            "preset" | "workload" | "seed" | "kind" => {
                 base_t.insert(k.into(), v);
             }
             _ => {
@@ -261,4 +261,18 @@ impl InputDir {
         let p = self.0.path().join(name);
         std::path::absolute(&p).unwrap_or(p)
     }
+}
+
+/// [`run`] for hybrid points: each point is an `ssdlab hybrid` configuration (keys as
+/// `ssdlab hybrid --set` takes them; `workload` and `seed` special as in [`run`]), run
+/// as a cell of a hybrid grid (`base.kind = "hybrid"`) in the experiment's store.
+/// Returns each point's hybrid report, in order.
+pub fn run_hybrid(
+    env: &Env,
+    exp: &str,
+    mut base: Vec<(&str, toml::Value)>,
+    points: &[RunPoint],
+) -> Result<Vec<serde_json::Value>, ExpError> {
+    base.push(("kind", text("hybrid")));
+    run(env, exp, base, points)
 }
