@@ -21,16 +21,6 @@ fn config(cases: u32) -> ProptestConfig {
     }
 }
 
-/// Which operations a format can express.
-fn ops_of(format: TraceFormat) -> Vec<OpKind> {
-    match format {
-        TraceFormat::Blkparse | TraceFormat::Csv => {
-            vec![OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush]
-        }
-        _ => vec![OpKind::Read, OpKind::Write],
-    }
-}
-
 /// Whether offsets and sizes are whole sectors in `format`.
 fn in_sectors(format: TraceFormat) -> bool {
     matches!(
@@ -41,45 +31,17 @@ fn in_sectors(format: TraceFormat) -> bool {
 
 /// Time resolution of `format` in ns.
 fn tick(format: TraceFormat) -> u64 {
-    if format == TraceFormat::Msr { 100 } else { 1 }
+    match format {
+        TraceFormat::Msr => 100,
+        TraceFormat::Fio => 1000,
+        _ => 1,
+    }
 }
 
-/// Random requests `format` can represent exactly, arrivals relative (first at 0).
+/// Random requests `format` represents exactly, arrivals relative (first at 0): random
+/// requests taken to the format's resolution.
 fn requests(format: TraceFormat) -> impl Strategy<Value = Vec<IoRequest>> {
-    let ops = ops_of(format);
-    let unit = if in_sectors(format) { 512 } else { 1 };
-    let tick = tick(format);
-    let one = (
-        0u64..5_000_000_000,
-        any::<u32>(),
-        0u64..(1 << 40),
-        1u64..(1 << 16),
-        prop::sample::select(ops),
-    );
-    prop::collection::vec(one, 1..60).prop_map(move |items| {
-        let mut t = 0;
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, (gap, device, off, size, op))| {
-                if i > 0 {
-                    t += gap / tick * tick;
-                }
-                let (offset_bytes, size_bytes) = if op == OpKind::Flush {
-                    (0, 0)
-                } else {
-                    (off * unit, size * unit)
-                };
-                IoRequest {
-                    arrival_ns: t,
-                    device,
-                    offset_bytes,
-                    size_bytes,
-                    op,
-                }
-            })
-            .collect()
-    })
+    any_requests(format).prop_map(move |reqs| at_resolution(format, &reqs))
 }
 
 /// Renders `reqs` in `format`, times shifted by `base`, with noise lines and endings.
@@ -330,11 +292,7 @@ proptest! {
 /// - device: fio names files, which reading numbers in order of first appearance;
 ///   blktrace holds devices below 2^20; the others any u32.
 fn at_resolution(format: TraceFormat, reqs: &[IoRequest]) -> Vec<IoRequest> {
-    let tick = match format {
-        TraceFormat::Msr => 100,
-        TraceFormat::Fio => 1000,
-        _ => 1,
-    };
+    let tick = tick(format);
     let t0 = reqs[0].arrival_ns / tick * tick;
     let mut files: Vec<u32> = Vec::new();
     reqs.iter()
@@ -429,52 +387,18 @@ fn read_file(format: TraceFormat, bytes: &[u8]) -> Vec<IoRequest> {
         .collect()
 }
 
-macro_rules! writer_test {
-    ($name:ident, $format:expr) => {
-        proptest! {
-            #![proptest_config(config(96))]
-            #[test]
-            fn $name(reqs in any_requests($format)) {
-                let bytes = write_file($format, &reqs);
-                let back = read_file($format, &bytes);
-                prop_assert_eq!(back, at_resolution($format, &reqs));
-            }
-        }
-    };
-}
-
-writer_test!(msr_writer_round_trips, TraceFormat::Msr);
-writer_test!(ascii_writer_round_trips, TraceFormat::Ascii);
-writer_test!(disksim_writer_round_trips, TraceFormat::Disksim);
-writer_test!(blkparse_writer_round_trips, TraceFormat::Blkparse);
-writer_test!(tencent_writer_round_trips, TraceFormat::Tencent);
-writer_test!(heimdall_writer_round_trips, TraceFormat::Heimdall);
-writer_test!(csv_writer_round_trips, TraceFormat::Csv);
-writer_test!(blktrace_writer_round_trips, TraceFormat::Blktrace);
-writer_test!(fio_writer_round_trips, TraceFormat::Fio);
-
-/// Every format has a writer test above: a new format in the registry fails here until
-/// it gets one.
-#[test]
-fn every_registered_format_has_a_writer_round_trip() {
-    let tested = [
-        TraceFormat::Msr,
-        TraceFormat::Ascii,
-        TraceFormat::Disksim,
-        TraceFormat::Blkparse,
-        TraceFormat::Tencent,
-        TraceFormat::Heimdall,
-        TraceFormat::Csv,
-        TraceFormat::Blktrace,
-        TraceFormat::Fio,
-    ];
-    assert_eq!(FORMATS.len(), tested.len());
-    for f in &FORMATS {
-        assert!(
-            tested.contains(&f.format),
-            "{} has no writer round trip",
-            f.name
-        );
+proptest! {
+    #![proptest_config(config(9 * 64))]
+    /// Every writer of the registry, a new one included: a format drawn from
+    /// [`FORMATS`], random requests it can carry, written as a file and read back.
+    #[test]
+    fn every_writer_round_trips_to_its_resolution(
+        (format, reqs) in prop::sample::select(TraceFormat::ALL.to_vec())
+            .prop_flat_map(|f| (Just(f), any_requests(f)))
+    ) {
+        let bytes = write_file(format, &reqs);
+        let back = read_file(format, &bytes);
+        prop_assert_eq!(back, at_resolution(format, &reqs), "{}", format);
     }
 }
 
