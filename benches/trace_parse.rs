@@ -12,7 +12,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ssdlab::workload::trace::{
-    CSV_CANONICAL_COLUMNS, TraceFormat, TraceOptions, open_trace, write_header, write_request,
+    CSV_CANONICAL_COLUMNS, TraceFormat, TraceOptions, TraceWriter, open_trace,
 };
 use ssdlab::workload::{IoRequest, OpKind};
 use std::hint::black_box;
@@ -49,13 +49,13 @@ fn requests() -> impl Iterator<Item = IoRequest> {
 
 fn generate(dir: &Path, format: TraceFormat) -> PathBuf {
     let path = dir.join(format!("bench.{format}"));
-    let mut out = BufWriter::new(std::fs::File::create(&path).expect("create bench trace"));
-    write_header(format, &mut out).expect("write bench trace");
+    let out = BufWriter::new(std::fs::File::create(&path).expect("create bench trace"));
+    let mut w = TraceWriter::new(format, out).expect("write bench trace");
     for r in requests() {
         // MSR's resolution is 100 ns ticks; the others are exact.
-        write_request(format, &r, &mut out).expect("write bench trace");
+        w.write(&r).expect("write bench trace");
     }
-    out.flush().expect("flush bench trace");
+    w.finish().expect("flush bench trace");
     path
 }
 

@@ -162,31 +162,7 @@ pub fn file_ops() -> Vec<Named> {
 pub fn trace_formats() -> Vec<Named> {
     TraceFormat::ALL
         .into_iter()
-        .map(|f| {
-            // Exhaustive: a new format does not compile until it is described here.
-            let desc = match f {
-                TraceFormat::Msr => {
-                    "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"
-                }
-                TraceFormat::Ascii => {
-                    "SSD-simulator ASCII: time_ns dev lba_sectors size_sectors op (1 = read)"
-                }
-                TraceFormat::Disksim => {
-                    "DiskSim ASCII: time_ms dev blkno count flags (bit 0 = read)"
-                }
-                TraceFormat::Blkparse => "blkparse default text output, Q (or D) events",
-                TraceFormat::Tencent => {
-                    "SNIA Tencent CBS CSV: timestamp_s,offset_sectors,size_sectors,type,volume"
-                }
-                TraceFormat::Heimdall => "time_ms dev offset_bytes size_bytes op (1 = read)",
-                TraceFormat::Csv => "any delimited text; name the columns with --columns",
-                TraceFormat::Blktrace => {
-                    "blktrace binary per-CPU files (NAME.blktrace.N), merged by time, Q events"
-                }
-                TraceFormat::Fio => "fio iolog v2/v3 as written by write_iolog",
-            };
-            (f.name(), desc.to_string())
-        })
+        .map(|f| (f.name(), f.spec().summary.to_string()))
         .collect()
 }
 

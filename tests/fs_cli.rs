@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{ssdlab, stderr};
+use common::{json_designs, ssdlab, stderr};
 use ssdlab::config::{Config, TimingMode};
 use ssdlab::fs::ext2::Ext2;
 use ssdlab::fs::{FileOp, FileOpKind as K, FileSystem, FsKind};
@@ -52,16 +52,9 @@ fn one_command_runs_yaffs2_and_ext2_over_ftls_side_by_side() {
         "--json",
         "-",
     ]);
-    let o = ssdlab(&args);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let designs = v["designs"].as_array().unwrap();
-    let names: Vec<&str> = designs
-        .iter()
-        .map(|d| d["name"].as_str().unwrap())
-        .collect();
+    let (designs, names) = json_designs(&ssdlab(&args));
     assert_eq!(names, ["yaffs2", "ext2+page", "ext2+bast"]);
-    for d in designs {
+    for d in &designs {
         let r = &d["report"];
         // Same report keys as a block run; the file test wrote the 4 MiB file twice
         // (write, rewrite) and 4 MiB of random records.

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{ssdlab, stderr};
+use common::{json_designs, ssdlab, stderr};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::config::{Config, Design, TimingMode};
@@ -621,16 +621,9 @@ fn fat_runs_every_file_workload_over_nftl_aftl_and_cftl() {
     for w in ["andrew-file", "iozone-file", "postmark-file"] {
         let mut args = base.to_vec();
         args.extend(["--workload", w]);
-        let o = ssdlab(&args);
-        assert!(o.status.success(), "{w}: {}", stderr(&o));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-        let designs = v["designs"].as_array().unwrap();
-        let names: Vec<&str> = designs
-            .iter()
-            .map(|d| d["name"].as_str().unwrap())
-            .collect();
+        let (designs, names) = json_designs(&ssdlab(&args));
         assert_eq!(names, ["fat+nftl", "fat+aftl", "fat+cftl"], "{w}");
-        for d in designs {
+        for d in &designs {
             let c = &d["report"]["counters"];
             assert!(
                 c["fs.fat.data_sector_writes"].as_u64().unwrap() > 0,

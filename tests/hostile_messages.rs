@@ -184,6 +184,8 @@ fn output_to_a_closed_stdout_exits_0_quietly() {
     let small = ["--capacity", "256MiB", "--requests", "2000"];
     let cases: Vec<Vec<&str>> = vec![
         vec!["gen-trace", "-o", "-"],
+        vec!["gen-trace", "-o", "-", "--out-format", "fio"],
+        vec!["gen-trace", "-o", "-", "--out-format", "blktrace"],
         [&["run", "--json", "-"][..], &small].concat(),
         [&["run", "--csv", "-"][..], &small].concat(),
         [&["run"][..], &small].concat(),

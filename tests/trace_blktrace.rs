@@ -252,14 +252,19 @@ fn text_line(e: &Ev, cpu: u32, seq: u32) -> String {
     if e.action & C_SYNC != 0 {
         rwbs.push('S');
     }
+    // blkparse prints no count for an event of zero sectors: a lone sector on a
+    // completion, nothing on the other actions (blkparse_fmt.c, process_default).
+    let data = match (e.bytes / 512, act) {
+        (0, "C") => format!("{} [0]", e.sector),
+        (0, _) => "[p]".to_string(),
+        (n, _) => format!("{} + {n} [p]", e.sector),
+    };
     format!(
-        "{:>3},{:<3} {cpu} {seq} {}.{:09} 4242 {act} {rwbs} {} + {} [p]\n",
+        "{:>3},{:<3} {cpu} {seq} {}.{:09} 4242 {act} {rwbs} {data}\n",
         e.maj,
         e.min,
         e.time / 1_000_000_000,
         e.time % 1_000_000_000,
-        e.sector,
-        e.bytes / 512
     )
 }
 

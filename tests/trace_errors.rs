@@ -6,8 +6,8 @@ mod common;
 
 use proptest::prelude::*;
 use ssdlab::workload::trace::{
-    CSV_CANONICAL_COLUMNS, FitPolicy, TraceFormat, TraceOptions, open_trace, parse_bytes,
-    write_header, write_request,
+    BlkparseEvent, CSV_CANONICAL_COLUMNS, FitPolicy, TraceFormat, TraceOptions, open_trace,
+    parse_bytes, write_header, write_request,
 };
 use ssdlab::workload::{IoRequest, OpKind, TraceError};
 use std::io::Write;
@@ -138,7 +138,7 @@ fn error_messages_say_what_was_expected() {
         ),
         (
             TraceFormat::Blkparse,
-            "8,16 0 1 0.1 5 Q W [p]",
+            "8,16 0 1 0.1 5 Q W 8 x 8 [p]",
             "sector + count",
         ),
     ];
@@ -267,6 +267,141 @@ fn blkparse_event_lines_with_bad_fields_are_refused_not_skipped() {
             )),
             "`{bad}`: {msg}"
         );
+    }
+}
+
+/// The events blkparse prints without `+ count` (blkparse_fmt.c: an event of zero
+/// sectors): a completion prints a lone sector then `[error]`, as for the second
+/// completion of a write sent with a preflush; a queue or issue prints only
+/// `[process]`. They were refused as malformed (with `C` chosen, at the first such
+/// completion of a real capture); they are well-formed and carry no request, so they are
+/// skipped and counted, while the requests around them are kept. The lines are our own
+/// values in blkparse's layout.
+#[test]
+fn blkparse_events_without_a_count_are_skipped_not_refused() {
+    let text = "\
+  8,16   5      322     3.825691592     0  D  WS 1950885322 + 8 [swapper]
+  8,16   5      323     3.825791432     0  C  WS 1950885322 + 8 [0]
+  8,16   5      324     3.832956675     0  C  WS 1950885322 [0]
+  8,16   5      325     3.832957000     0  C  WS 77 (   12345) [0]
+  8,16   5      326     3.999844139 18615  Q   W [java]
+  8,16   5      327     3.999845000 18615  Q   W (   12345) [java]
+  8,16   5      328     3.999846139 18615  C   R 1444653858 + 256 [0]
+";
+    for (event, want) in [
+        (
+            BlkparseEvent::Complete,
+            vec![
+                (
+                    3_825_791_432 - 3_825_791_432,
+                    1_950_885_322 * 512,
+                    8 * 512,
+                    OpKind::Write,
+                ),
+                (
+                    3_999_846_139 - 3_825_791_432,
+                    1_444_653_858 * 512,
+                    256 * 512,
+                    OpKind::Read,
+                ),
+            ],
+        ),
+        (
+            BlkparseEvent::Issue,
+            vec![(0, 1_950_885_322 * 512, 8 * 512, OpKind::Write)],
+        ),
+    ] {
+        let o = TraceOptions {
+            format: Some(TraceFormat::Blkparse),
+            blkparse_event: event,
+            ..TraceOptions::default()
+        };
+        let t = ssdlab::workload::trace::open_reader(
+            std::io::Cursor::new(text.as_bytes().to_vec()),
+            std::path::Path::new("x.txt"),
+            &o,
+        )
+        .unwrap();
+        let w = t.warnings.clone();
+        let got: Vec<(u64, u64, u64, OpKind)> = t
+            .requests
+            .map(|r| r.unwrap_or_else(|e| panic!("{event:?}: {e}")))
+            .map(|q| (q.arrival_ns, q.offset_bytes, q.size_bytes, q.op))
+            .collect();
+        assert_eq!(got, want, "{event:?}");
+        if event == BlkparseEvent::Complete {
+            let w = w.snapshot();
+            assert!(
+                w.iter().any(|s| s.starts_with(
+                    "skipped events without data (no '+ count') at 2 lines (first at line 3"
+                )),
+                "{w:?}"
+            );
+        }
+    }
+    // A queued write without a count is skipped the same way.
+    let o = TraceOptions {
+        format: Some(TraceFormat::Blkparse),
+        ..TraceOptions::default()
+    };
+    let r = parse_bytes(
+        TraceFormat::Blkparse,
+        b"  8,16 5 1 0.5 1 Q W [p]\n  8,16 5 2 0.6 1 Q W 8 + 8 [p]\n",
+        &o,
+    );
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].as_ref().unwrap().offset_bytes, 8 * 512);
+}
+
+/// Malformed ranges on a kept event are still refused, naming the file and line: a
+/// non-number sector, `+` with no count or a bad one, a sector followed by neither `+`
+/// nor a trailer, a sector with nothing after it.
+#[test]
+fn blkparse_malformed_ranges_are_still_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "  8,16   5      1     0.100000000   1  C  W 8 + 8 [0]";
+    for (bad, what) in [
+        (
+            "  8,16   5      2     0.200000000   1  C  WS x [0]",
+            "sector",
+        ),
+        (
+            "  8,16   5      2     0.200000000   1  C  WS 8 + [0]",
+            "count",
+        ),
+        (
+            "  8,16   5      2     0.200000000   1  C  WS 8 + y [0]",
+            "count",
+        ),
+        (
+            "  8,16   5      2     0.200000000   1  C  WS 8 - 8 [0]",
+            "sector + count",
+        ),
+        (
+            "  8,16   5      2     0.200000000   1  C  WS 8",
+            "sector + count",
+        ),
+        (
+            "  8,16   5      2     0.200000000   1  C  WS 8 0",
+            "sector + count",
+        ),
+    ] {
+        let path = dir.path().join("c.blkparse");
+        std::fs::write(&path, format!("{good}\n{bad}\n{good}\n")).unwrap();
+        let o = TraceOptions {
+            format: Some(TraceFormat::Blkparse),
+            blkparse_event: BlkparseEvent::Complete,
+            ..TraceOptions::default()
+        };
+        let items: Vec<_> = open_trace(&path, &o).unwrap().requests.collect();
+        let msg = items
+            .iter()
+            .find_map(|r| r.as_ref().err())
+            .unwrap_or_else(|| panic!("`{bad}` accepted: {items:?}"))
+            .to_string();
+        let at = format!("{}:2: expected a blkparse event line", path.display());
+        assert!(msg.starts_with(&at), "`{bad}`: {msg}");
+        assert!(msg.contains(what), "`{bad}`: {msg}");
     }
 }
 

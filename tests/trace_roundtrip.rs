@@ -1,10 +1,13 @@
 //! Round trips: random requests are written in each format (with comments, blank lines
 //! and CRLF endings sprinkled in and an arbitrary time origin), parsed back, and must come
-//! out identical. The delimited reader is checked with random column specs too.
+//! out identical. The delimited reader is checked with random column specs too. Every
+//! writer of the registry (`gen-trace --out-format`) writes arbitrary requests that read
+//! back as the same requests to the format's resolution.
 
 use proptest::prelude::*;
 use ssdlab::workload::trace::{
-    CSV_CANONICAL_COLUMNS, TraceFormat, TraceOptions, parse_bytes, write_request,
+    CSV_CANONICAL_COLUMNS, FORMATS, TraceFormat, TraceOptions, TraceWriter, parse_bytes,
+    write_request,
 };
 use ssdlab::workload::{IoRequest, OpKind};
 
@@ -18,16 +21,6 @@ fn config(cases: u32) -> ProptestConfig {
     }
 }
 
-/// Which operations a format can express.
-fn ops_of(format: TraceFormat) -> Vec<OpKind> {
-    match format {
-        TraceFormat::Blkparse | TraceFormat::Csv => {
-            vec![OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush]
-        }
-        _ => vec![OpKind::Read, OpKind::Write],
-    }
-}
-
 /// Whether offsets and sizes are whole sectors in `format`.
 fn in_sectors(format: TraceFormat) -> bool {
     matches!(
@@ -38,45 +31,17 @@ fn in_sectors(format: TraceFormat) -> bool {
 
 /// Time resolution of `format` in ns.
 fn tick(format: TraceFormat) -> u64 {
-    if format == TraceFormat::Msr { 100 } else { 1 }
+    match format {
+        TraceFormat::Msr => 100,
+        TraceFormat::Fio => 1000,
+        _ => 1,
+    }
 }
 
-/// Random requests `format` can represent exactly, arrivals relative (first at 0).
+/// Random requests `format` represents exactly, arrivals relative (first at 0): random
+/// requests taken to the format's resolution.
 fn requests(format: TraceFormat) -> impl Strategy<Value = Vec<IoRequest>> {
-    let ops = ops_of(format);
-    let unit = if in_sectors(format) { 512 } else { 1 };
-    let tick = tick(format);
-    let one = (
-        0u64..5_000_000_000,
-        any::<u32>(),
-        0u64..(1 << 40),
-        1u64..(1 << 16),
-        prop::sample::select(ops),
-    );
-    prop::collection::vec(one, 1..60).prop_map(move |items| {
-        let mut t = 0;
-        items
-            .into_iter()
-            .enumerate()
-            .map(|(i, (gap, device, off, size, op))| {
-                if i > 0 {
-                    t += gap / tick * tick;
-                }
-                let (offset_bytes, size_bytes) = if op == OpKind::Flush {
-                    (0, 0)
-                } else {
-                    (off * unit, size * unit)
-                };
-                IoRequest {
-                    arrival_ns: t,
-                    device,
-                    offset_bytes,
-                    size_bytes,
-                    op,
-                }
-            })
-            .collect()
-    })
+    any_requests(format).prop_map(move |reqs| at_resolution(format, &reqs))
 }
 
 /// Renders `reqs` in `format`, times shifted by `base`, with noise lines and endings.
@@ -312,4 +277,198 @@ proptest! {
             .collect();
         prop_assert_eq!(parsed, reqs, "spec {}\n{}", layout.spec(), text);
     }
+}
+
+/// Random requests as a converter meets them — any time, any byte offset and size, any
+/// device the format can number — written with [`TraceWriter`] (a whole file: header,
+/// requests, closing lines) and read back with the format's reader give the same
+/// requests to the format's resolution (docs/traces.md, "Writing traces"):
+///
+/// - time: MSR keeps 100 ns ticks, fio whole microseconds (both rounded down), the
+///   others nanoseconds; the reader then counts from the first request;
+/// - offset and size: ascii, disksim, tencent and blkparse count 512 B sectors, and a
+///   request is widened to the sectors it touches; blktrace keeps the offset's sector
+///   and the exact end (its length is in bytes); the others keep bytes;
+/// - device: fio names files, which reading numbers in order of first appearance;
+///   blktrace holds devices below 2^20; the others any u32.
+fn at_resolution(format: TraceFormat, reqs: &[IoRequest]) -> Vec<IoRequest> {
+    let tick = tick(format);
+    let t0 = reqs[0].arrival_ns / tick * tick;
+    let mut files: Vec<u32> = Vec::new();
+    reqs.iter()
+        .map(|r| {
+            let (offset_bytes, size_bytes) = if r.op == OpKind::Flush {
+                (0, 0)
+            } else if in_sectors(format) {
+                let first = r.offset_bytes / 512;
+                let end = (r.offset_bytes + r.size_bytes).div_ceil(512);
+                (first * 512, (end - first) * 512)
+            } else if format == TraceFormat::Blktrace {
+                let start = r.offset_bytes / 512 * 512;
+                (start, r.offset_bytes + r.size_bytes - start)
+            } else {
+                (r.offset_bytes, r.size_bytes)
+            };
+            let device = if format == TraceFormat::Fio {
+                if !files.contains(&r.device) {
+                    files.push(r.device);
+                }
+                files.iter().position(|d| *d == r.device).unwrap() as u32
+            } else {
+                r.device
+            };
+            IoRequest {
+                arrival_ns: r.arrival_ns / tick * tick - t0,
+                device,
+                offset_bytes,
+                size_bytes,
+                op: r.op,
+            }
+        })
+        .collect()
+}
+
+/// Requests with arbitrary times, bytes and devices that `format` can carry.
+fn any_requests(format: TraceFormat) -> impl Strategy<Value = Vec<IoRequest>> {
+    let ops = format.spec().ops.to_vec();
+    let max_device = if format == TraceFormat::Blktrace {
+        (1 << 20) - 1
+    } else {
+        u32::MAX
+    };
+    let max_size: u64 = if format == TraceFormat::Blktrace {
+        (1 << 32) - 512
+    } else {
+        1 << 40
+    };
+    let one = (
+        0u64..5_000_000_000,
+        prop_oneof![0..=3u32, 0..=max_device],
+        0u64..(1 << 50),
+        1u64..=max_size,
+        prop::sample::select(ops),
+    );
+    (0u64..(1 << 56), prop::collection::vec(one, 1..40)).prop_map(|(start, items)| {
+        let mut t = start;
+        items
+            .into_iter()
+            .map(|(gap, device, offset_bytes, size, op)| {
+                t += gap;
+                let (offset_bytes, size_bytes) = if op == OpKind::Flush {
+                    (0, 0)
+                } else {
+                    (offset_bytes, size)
+                };
+                IoRequest {
+                    arrival_ns: t,
+                    device,
+                    offset_bytes,
+                    size_bytes,
+                    op,
+                }
+            })
+            .collect()
+    })
+}
+
+fn write_file(format: TraceFormat, reqs: &[IoRequest]) -> Vec<u8> {
+    let mut w = TraceWriter::new(format, Vec::new()).unwrap();
+    for r in reqs {
+        w.write(r)
+            .unwrap_or_else(|e| panic!("{format}: {r:?}: {e}"));
+    }
+    w.finish().unwrap()
+}
+
+fn read_file(format: TraceFormat, bytes: &[u8]) -> Vec<IoRequest> {
+    parse_bytes(format, bytes, &opts(format))
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{format}: {e}\n{}", String::from_utf8_lossy(bytes))))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(9 * 64))]
+    /// Every writer of the registry, a new one included: a format drawn from
+    /// [`FORMATS`], random requests it can carry, written as a file and read back.
+    #[test]
+    fn every_writer_round_trips_to_its_resolution(
+        (format, reqs) in prop::sample::select(TraceFormat::ALL.to_vec())
+            .prop_flat_map(|f| (Just(f), any_requests(f)))
+    ) {
+        let bytes = write_file(format, &reqs);
+        let back = read_file(format, &bytes);
+        prop_assert_eq!(back, at_resolution(format, &reqs), "{}", format);
+    }
+}
+
+/// What a format cannot carry is refused with InvalidInput, naming the format and the
+/// field, and nothing of the request is written.
+#[test]
+fn a_request_a_format_cannot_carry_is_refused_naming_format_and_field() {
+    let base = IoRequest {
+        arrival_ns: 5,
+        device: 0,
+        offset_bytes: 0,
+        size_bytes: 4096,
+        op: OpKind::Read,
+    };
+    for f in &FORMATS {
+        for op in [OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush] {
+            let (offset_bytes, size_bytes) = if op == OpKind::Flush {
+                (0, 0)
+            } else {
+                (0, 4096)
+            };
+            let r = IoRequest {
+                op,
+                offset_bytes,
+                size_bytes,
+                ..base
+            };
+            let mut w = TraceWriter::new(f.format, Vec::new()).unwrap();
+            let got = w.write(&r);
+            if f.ops.contains(&op) {
+                got.unwrap();
+                continue;
+            }
+            let e = got.expect_err(&format!("{}: {op:?} accepted", f.name));
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+            let what = if op == OpKind::Trim { "trim" } else { "flush" };
+            let msg = e.to_string();
+            assert!(
+                msg.contains(&format!("the {} format cannot carry {what}", f.name)),
+                "{msg}"
+            );
+            assert_eq!(w.written(), 0);
+            let empty = TraceWriter::new(f.format, Vec::new())
+                .unwrap()
+                .finish()
+                .unwrap();
+            assert_eq!(
+                w.finish().unwrap(),
+                empty,
+                "{}: nothing of the request",
+                f.name
+            );
+        }
+    }
+    let far = IoRequest {
+        device: 1 << 20,
+        ..base
+    };
+    let e = TraceWriter::new(TraceFormat::Blktrace, Vec::new())
+        .unwrap()
+        .write(&far)
+        .unwrap_err();
+    assert!(e.to_string().contains("device 1048576"), "{e}");
+    let huge = IoRequest {
+        size_bytes: 1 << 32,
+        ..base
+    };
+    let e = TraceWriter::new(TraceFormat::Blktrace, Vec::new())
+        .unwrap()
+        .write(&huge)
+        .unwrap_err();
+    assert!(e.to_string().contains("size of 4294967296 B"), "{e}");
 }

@@ -125,6 +125,7 @@ pub const FLAGS: &[FlagUse] = &[
     row("*", "svg", Always),
     row("*", "html", Always),
     row("*", "out", Always),
+    row("gen-trace", "out-format", Always),
     row("*", "list", Always),
     // hybrid: the HDD and its flash cache.
     row("hybrid", "hdd", Always),

@@ -309,51 +309,73 @@ mod tests {
         command().debug_assert();
     }
 
-    /// `--qd -1` and every other flag given a negative number: never clap's "unexpected
-    /// argument '-1'"; a flag that takes a number refuses it with exit 2, naming the flag
-    /// and what it expects. Walks clap's own command tree, so a new flag is covered the
-    /// day it is added (and fails here if its parser does not say what it expects).
-    #[test]
-    fn a_negative_value_names_the_flag_and_what_it_expects() {
+    /// One flag that takes a value, with the start of a command line that reaches it.
+    struct ValueFlag {
+        /// `ssdlab SUB` plus a placeholder for each required positional, so the flag is
+        /// what gets parsed.
+        argv: Vec<String>,
+        /// `--name`.
+        flag: String,
+        /// Whether it takes a number ([`takes_a_number`]).
+        number: bool,
+    }
+
+    /// Every flag of every subcommand that takes a value, from clap's own command tree:
+    /// a new flag is covered by the tests that walk it the day it is added.
+    fn value_flags() -> Vec<ValueFlag> {
         let root = command();
-        let (mut cases, mut numeric) = (0, 0);
+        let mut out = Vec::new();
         for sub in root.get_subcommands() {
-            // Required positionals get a placeholder so the flag is what gets parsed.
-            let positionals: Vec<&str> = sub
+            let positionals = sub
                 .get_positionals()
                 .filter(|p| p.is_required_set())
-                .map(|_| "x")
-                .collect();
+                .count();
             for a in sub.get_arguments() {
                 let Some(long) = a.get_long() else { continue };
                 if a.is_positional() || !a.get_action().takes_values() {
                     continue;
                 }
-                let number = takes_a_number(a);
-                numeric += usize::from(number);
-                for bad in ["-1", "-5", "-0.5", "-1e3"] {
-                    let mut argv = vec!["ssdlab", sub.get_name()];
-                    argv.extend(&positionals);
-                    let flag = format!("--{long}");
-                    argv.extend([flag.as_str(), bad]);
-                    let r = command().try_get_matches_from(&argv);
-                    let msg = r.as_ref().err().map(|e| e.to_string()).unwrap_or_default();
-                    assert!(!msg.contains("unexpected argument"), "{argv:?}: {msg}");
-                    if number {
-                        let e = r.expect_err(&format!("{argv:?} accepted a negative number"));
-                        assert_eq!(e.exit_code(), 2, "{argv:?}: {msg}");
-                        assert_eq!(
-                            e.kind(),
-                            clap::error::ErrorKind::ValueValidation,
-                            "{argv:?}: {msg}"
-                        );
-                        assert!(
-                            msg.contains(&flag) && msg.contains("expected"),
-                            "{argv:?} should name {flag} and what it expects: {msg}"
-                        );
-                    }
-                    cases += 1;
+                let mut argv = vec!["ssdlab".to_string(), sub.get_name().to_string()];
+                argv.extend(std::iter::repeat_n("x".to_string(), positionals));
+                out.push(ValueFlag {
+                    argv,
+                    flag: format!("--{long}"),
+                    number: takes_a_number(a),
+                });
+            }
+        }
+        out
+    }
+
+    /// `--qd -1` and every other flag given a negative number: never clap's "unexpected
+    /// argument '-1'"; a flag that takes a number refuses it with exit 2, naming the flag
+    /// and what it expects.
+    #[test]
+    fn a_negative_value_names_the_flag_and_what_it_expects() {
+        let (mut cases, mut numeric) = (0, 0);
+        for f in value_flags() {
+            numeric += usize::from(f.number);
+            for bad in ["-1", "-5", "-0.5", "-1e3"] {
+                let mut argv = f.argv.clone();
+                argv.extend([f.flag.clone(), bad.to_string()]);
+                let r = command().try_get_matches_from(&argv);
+                let msg = r.as_ref().err().map(|e| e.to_string()).unwrap_or_default();
+                assert!(!msg.contains("unexpected argument"), "{argv:?}: {msg}");
+                if f.number {
+                    let e = r.expect_err(&format!("{argv:?} accepted a negative number"));
+                    assert_eq!(e.exit_code(), 2, "{argv:?}: {msg}");
+                    assert_eq!(
+                        e.kind(),
+                        clap::error::ErrorKind::ValueValidation,
+                        "{argv:?}: {msg}"
+                    );
+                    assert!(
+                        msg.contains(&f.flag) && msg.contains("expected"),
+                        "{argv:?} should name {} and what it expects: {msg}",
+                        f.flag
+                    );
                 }
+                cases += 1;
             }
         }
         eprintln!("{cases} negative values tried on {numeric} numeric flags");
@@ -367,37 +389,26 @@ mod tests {
     #[test]
     fn a_hyphen_value_names_the_flag() {
         let root = command();
-        let mut flags = 0;
-        for sub in root.get_subcommands() {
-            let positionals: Vec<&str> = sub
-                .get_positionals()
-                .filter(|p| p.is_required_set())
-                .map(|_| "x")
-                .collect();
-            for a in sub.get_arguments() {
-                let Some(long) = a.get_long() else { continue };
-                if a.is_positional() || !a.get_action().takes_values() {
-                    continue;
-                }
-                flags += 1;
-                for v in ["-inf", "--1", "-x", "--nope"] {
-                    let mut argv = vec!["ssdlab", sub.get_name()];
-                    argv.extend(&positionals);
-                    let flag = format!("--{long}");
-                    argv.extend([flag.as_str(), v]);
-                    let e =
-                        matches_from(&root, argv.clone()).expect_err(&format!("{argv:?} accepted"));
-                    let msg = e.to_string();
-                    assert_eq!(e.exit_code(), 2, "{argv:?}: {msg}");
-                    assert!(!msg.contains("unexpected argument"), "{argv:?}: {msg}");
-                    assert!(msg.contains(&flag), "{argv:?} should name {flag}: {msg}");
-                    if takes_a_number(a) {
-                        assert!(msg.contains("expected"), "{argv:?}: {msg}");
-                    }
+        let flags = value_flags();
+        for f in &flags {
+            for v in ["-inf", "--1", "-x", "--nope"] {
+                let mut argv = f.argv.clone();
+                argv.extend([f.flag.clone(), v.to_string()]);
+                let e = matches_from(&root, argv.clone()).expect_err(&format!("{argv:?} accepted"));
+                let msg = e.to_string();
+                assert_eq!(e.exit_code(), 2, "{argv:?}: {msg}");
+                assert!(!msg.contains("unexpected argument"), "{argv:?}: {msg}");
+                assert!(
+                    msg.contains(&f.flag),
+                    "{argv:?} should name {}: {msg}",
+                    f.flag
+                );
+                if f.number {
+                    assert!(msg.contains("expected"), "{argv:?}: {msg}");
                 }
             }
         }
-        assert!(flags >= 60, "only {flags} flags with values");
+        assert!(flags.len() >= 60, "only {} flags with values", flags.len());
         // A real flag after a flag with an optional value is still that flag.
         let m = matches_from(&root, ["ssdlab", "run", "--fill", "--qd", "4"]).expect("--fill --qd");
         let run = m.subcommand_matches("run").unwrap();

@@ -150,3 +150,16 @@ pub fn config_doc_example(marker: &str) -> String {
     let len = rest[start..].find("```").unwrap();
     rest[start..start + len].to_string()
 }
+
+/// The designs of a successful `--json -` run and their names, in report order; panics
+/// (showing standard error) if the run failed.
+pub fn json_designs(o: &std::process::Output) -> (Vec<serde_json::Value>, Vec<String>) {
+    assert!(o.status.success(), "{}", stderr(o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    let designs = v["designs"].as_array().expect("a designs array").clone();
+    let names = designs
+        .iter()
+        .map(|d| d["name"].as_str().expect("a design name").to_string())
+        .collect();
+    (designs, names)
+}

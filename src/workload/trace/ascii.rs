@@ -7,9 +7,13 @@
 //! 78643005 1 55596 6 1
 //! ```
 
+use super::TraceFormat;
 use super::lex::{WsCursor, parse_scaled};
 use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
+use super::write::{WriteState, read_or_write, sector_span};
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use std::io::{self, Write};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -60,4 +64,11 @@ impl LineParser for Ascii {
     fn time_unit(&self) -> &'static str {
         "ns"
     }
+}
+
+/// Writes `req` as an ASCII line: nanoseconds, the sectors it touches.
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let op = read_or_write(TraceFormat::Ascii, req.op, "1", "0")?;
+    let (lba, n) = sector_span(req);
+    writeln!(out, "{} {} {lba} {n} {op}", req.arrival_ns, req.device)
 }

@@ -15,6 +15,14 @@
 //! write and `R` → read (a write with `F`/FUA stays a write). An event with none of these
 //! (e.g. `N`) is skipped and counted in the warnings. Sectors are 512 B.
 //!
+//! What follows rwbs is blkparse's `process_default` (blkparse_fmt.c): `sector + count`
+//! when the event has sectors, then an optional `(elapsed)` and `[process]` (`[error]`
+//! on completions). An event with no sectors has no count: completions and requeues print
+//! a lone sector (`C  WS 1950885322 [0]` — the second completion of a write sent with a
+//! preflush), the other actions print nothing (`Q  FWS [kworker]`). Such an event that is
+//! not a flush moves no data: it is skipped and counted, not a request. A range that is
+//! neither form (`8 +`, `8 x 8`, a sector with nothing after it) is malformed.
+//!
 //! The device number is `maj * 256 + min` (Linux's classic `dev_t` for small numbers):
 //! `8,16` (sdb) is device 2064. The minor alone would clash across majors (`8,16` and
 //! `253,16`).
@@ -29,7 +37,10 @@ use super::BlkparseEvent;
 use super::lex::{WsFields, parse_scaled, parse_u32, parse_u64};
 use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
 use super::warn::Kind;
+use super::write::{WriteState, secs, sector_span};
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use std::io::{self, Write};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -58,6 +69,47 @@ impl Blkparse {
 fn dev_pair(field: &[u8]) -> Option<(u32, u32)> {
     let comma = field.iter().position(|&b| b == b',')?;
     Some((parse_u32(&field[..comma])?, parse_u32(&field[comma + 1..])?))
+}
+
+/// Whether a token opens blkparse's trailing parts: `[process]` / `[error]`, or
+/// `(elapsed)` / `(SCSI command)`.
+#[inline]
+fn is_trailer(tok: &[u8]) -> bool {
+    matches!(tok.first(), Some(b'[' | b'('))
+}
+
+/// The data range after rwbs, as blkparse's default output prints it (`process_default`
+/// in blkparse_fmt.c): `sector + count` when the event has sectors; when it has none,
+/// a lone `sector` on completions and requeues (`C WS 1950885322 [0]`) and nothing on
+/// the other actions (`Q FWS [proc]`, `(elapsed) [proc]`); both forms end with a
+/// bracketed or parenthesised trailer. `None` when the event has no data. Anything else (a non-number, `+` without a count, a sector with nothing after
+/// it) is malformed.
+fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, String> {
+    let Some(first) = fields.next() else {
+        return Ok(None);
+    };
+    if is_trailer(first) {
+        return Ok(None);
+    }
+    let sector =
+        parse_u64(first).ok_or_else(|| field_error(LAYOUT, 8, "sector", "a sector number"))?;
+    match fields.next() {
+        Some(b"+") => {
+            let count = fields
+                .next()
+                .and_then(parse_u64)
+                .ok_or_else(|| field_error(LAYOUT, 10, "count", "a sector count"))?;
+            Ok(Some((sector, count)))
+        }
+        Some(t) if is_trailer(t) => Ok(None),
+        _ => Err(field_error(
+            LAYOUT,
+            9,
+            "sector + count",
+            "a range like '2048 + 8', or a lone sector then '[error]' on an event without \
+             data",
+        )),
+    }
 }
 
 impl LineParser for Blkparse {
@@ -99,31 +151,14 @@ impl LineParser for Blkparse {
             .ok_or_else(|| {
                 field_error(LAYOUT, 1, "maj,min", "small enough for maj*256+min < 2^32")
             })?;
-        let range = match fields.next() {
-            None => None,
-            Some(tok) if tok.first() == Some(&b'[') => None,
-            Some(sector) => {
-                let (Some(b"+"), Some(count)) = (fields.next(), fields.next()) else {
-                    return Err(field_error(
-                        LAYOUT,
-                        8,
-                        "sector + count",
-                        "a range like '2048 + 8'",
-                    ));
-                };
-                let sector = parse_u64(sector)
-                    .ok_or_else(|| field_error(LAYOUT, 8, "sector", "a sector number"))?;
-                let count = parse_u64(count)
-                    .ok_or_else(|| field_error(LAYOUT, 10, "count", "a sector count"))?;
-                Some((sector, count))
-            }
-        };
+        let range = data_range(&mut fields)?;
         let has = |c: u8| rwbs.contains(&c);
-        let op = if has(b'D') {
-            OpKind::Trim
-        } else if has(b'F') && range.is_none_or(|(_, n)| n == 0) {
+        if has(b'F') && !has(b'D') && range.is_none_or(|(_, n)| n == 0) {
             let r = RawRequest::new(time_ns, device, 0, 0, OpKind::Flush)?;
             return Ok(Parsed::Request(r));
+        }
+        let op = if has(b'D') {
+            OpKind::Trim
         } else if has(b'W') {
             OpKind::Write
         } else if has(b'R') {
@@ -131,13 +166,11 @@ impl LineParser for Blkparse {
         } else {
             return Ok(Parsed::Skip(Kind::NoDirection));
         };
+        // An event without data is well-formed but moves no data: blkparse prints no
+        // count when the event has zero sectors (`C WS 1950885322 [0]`, the second
+        // completion of a write with a preflush; `Q W [proc]`).
         let Some((sector, count)) = range else {
-            return Err(field_error(
-                LAYOUT,
-                8,
-                "sector + count",
-                "present for a read, write or discard",
-            ));
+            return Ok(Parsed::Skip(Kind::NoData));
         };
         let bytes = |v: u64, what: &str| {
             v.checked_mul(512)
@@ -169,4 +202,20 @@ impl LineParser for Blkparse {
             _ => "were events other than C (completed)",
         }
     }
+}
+
+/// Writes `req` as a blkparse `Q` event of process `[ssdlab]`: `maj = device / 256`,
+/// `min = device % 256`, seconds with 9 decimals (exact nanoseconds), the sectors it
+/// touches; rwbs `R`, `W`, `D` (trim) or `FWS` (a flush, no range).
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let (maj, min) = (req.device / 256, req.device % 256);
+    let head = format!("{maj:>3},{min:<3} 0 1 {:>16} 1  Q", secs(req.arrival_ns));
+    let rwbs = match req.op {
+        OpKind::Read => "R",
+        OpKind::Write => "W",
+        OpKind::Trim => "D",
+        OpKind::Flush => return writeln!(out, "{head} FWS [ssdlab]"),
+    };
+    let (sector, n) = sector_span(req);
+    writeln!(out, "{head} {rwbs} {sector} + {n} [ssdlab]")
 }

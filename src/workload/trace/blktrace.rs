@@ -34,9 +34,13 @@
 //! blkparse does. Errors name the file and the event's number in it (1-based).
 
 use super::BlkparseEvent;
+use super::TraceFormat;
 use super::reader::{Parsed, RawRequest, Record, Records};
 use super::warn::Kind;
+use super::write::{WriteState, unsupported};
+use crate::workload::IoRequest;
 use crate::workload::{OpKind, TraceError};
+use std::io::Write;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
 
@@ -378,4 +382,59 @@ pub(crate) fn encode(
     put(40, &e!(cpu));
     put(46, &e!(pdu_len));
     h
+}
+
+/// Writes `req` as one little-endian queue event of CPU 0, numbered from 1 in the file
+/// (blkparse checks each CPU's sequence). The device becomes a kernel `dev_t` with
+/// major `device / 256` and minor `device % 256`, so devices up to 2^20 - 1 fit (the
+/// major has 12 bits). The offset is rounded down to its sector and the length grows
+/// by as much, so the request still ends where it did; it must stay below 4 GiB (a
+/// 32-bit field).
+pub(crate) fn write(
+    req: &IoRequest,
+    st: &mut WriteState,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let format = TraceFormat::Blktrace;
+    let (maj, min) = (req.device / 256, req.device % 256);
+    if maj >= 1 << 12 {
+        return Err(unsupported(
+            format,
+            format!(
+                "device {} (its dev_t holds a major below 4096: devices up to 1048575)",
+                req.device
+            ),
+        ));
+    }
+    let category = match req.op {
+        OpKind::Read => TC_READ,
+        OpKind::Write => TC_WRITE,
+        OpKind::Trim => TC_WRITE | TC_DISCARD,
+        OpKind::Flush => TC_FLUSH,
+    };
+    let sector = req.offset_bytes / 512;
+    let bytes =
+        u32::try_from(req.size_bytes.saturating_add(req.offset_bytes % 512)).map_err(|_| {
+            unsupported(
+                format,
+                format!(
+                    "a size of {} B (its bytes field holds below 4 GiB)",
+                    req.size_bytes
+                ),
+            )
+        })?;
+    // Sequence numbers wrap as the kernel's 32-bit counter does.
+    let seq = (st.written + 1) as u32;
+    let h = encode(
+        false,
+        seq,
+        req.arrival_ns,
+        sector,
+        bytes,
+        TA_QUEUE | category,
+        (maj << 20) | min,
+        0,
+        0,
+    );
+    out.write_all(&h)
 }

@@ -27,8 +27,11 @@
 
 use super::lex::{is_blank, parse_scaled, parse_u32, parse_u64, trim};
 use super::reader::{LineParser, Parsed, RawRequest};
+use super::write::WriteState;
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::fmt::Write as _;
+use std::io::{self, Write};
 use std::str::FromStr;
 
 /// Largest column index accepted; wider specs are almost certainly typos.
@@ -554,6 +557,22 @@ impl LineParser for Delimited {
     fn skip_lines(&self) -> u64 {
         self.spec.skip
     }
+}
+
+/// Writes `req` in the canonical columns [`CSV_CANONICAL_COLUMNS`]: nanoseconds, device,
+/// bytes, the operation's name.
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let op = match req.op {
+        OpKind::Read => "Read",
+        OpKind::Write => "Write",
+        OpKind::Trim => "Trim",
+        OpKind::Flush => "Flush",
+    };
+    writeln!(
+        out,
+        "{},{},{},{},{op}",
+        req.arrival_ns, req.device, req.offset_bytes, req.size_bytes
+    )
 }
 
 #[cfg(test)]

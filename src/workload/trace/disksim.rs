@@ -8,9 +8,13 @@
 //! 8346.206 0 6397360 496 1
 //! ```
 
+use super::TraceFormat;
 use super::lex::{WsCursor, parse_scaled};
 use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
+use super::write::{WriteState, ms, read_or_write, sector_span};
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use std::io::{self, Write};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -59,4 +63,12 @@ impl LineParser for Disksim {
     fn time_unit(&self) -> &'static str {
         "ms"
     }
+}
+
+/// Writes `req` as a DiskSim line: milliseconds with 6 decimals (exact nanoseconds), the
+/// sectors it touches, flags 1 (read) or 0.
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let op = read_or_write(TraceFormat::Disksim, req.op, "1", "0")?;
+    let (blk, n) = sector_span(req);
+    writeln!(out, "{} {} {blk} {n} {op}", ms(req.arrival_ns), req.device)
 }

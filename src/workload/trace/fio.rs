@@ -36,8 +36,11 @@
 
 use super::lex::{WsFields, parse_u64};
 use super::reader::{LineParser, Parsed, RawRequest, count_error};
+use super::write::WriteState;
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::collections::HashMap;
+use std::io::{self, Write};
 
 const HEADER_V2: &[u8] = b"fio version 2 iolog";
 const HEADER_V3: &[u8] = b"fio version 3 iolog";
@@ -165,6 +168,40 @@ impl LineParser for Fio {
     fn ignore_reason(&self) -> &'static str {
         "were the header, file actions (add, open, close) or waits"
     }
+}
+
+/// The header [`write`] files start with.
+pub(crate) const WRITE_HEADER: &str = "fio version 3 iolog\n";
+
+/// Writes `req` as a version 3 line on file `devN` (N = the device), adding and opening
+/// the file at its first use as fio's replay needs. Time in whole microseconds (rounded
+/// down); a flush is a `sync` with offset and length 0. Reading numbers the files in
+/// order of first appearance, so device numbers come back renumbered that way.
+pub(crate) fn write(req: &IoRequest, st: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let (t, dev) = (req.arrival_ns / 1000, req.device);
+    if st.first_use(dev) {
+        writeln!(out, "{t} dev{dev} add\n{t} dev{dev} open")?;
+    }
+    let op = match req.op {
+        OpKind::Read => "read",
+        OpKind::Write => "write",
+        OpKind::Trim => "trim",
+        OpKind::Flush => "sync",
+    };
+    writeln!(
+        out,
+        "{t} dev{dev} {op} {} {}",
+        req.offset_bytes, req.size_bytes
+    )
+}
+
+/// Closes every file [`write`] opened, at the last request's time.
+pub(crate) fn write_end(st: &WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let t = st.last_ns / 1000;
+    for dev in &st.devices {
+        writeln!(out, "{t} dev{dev} close")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

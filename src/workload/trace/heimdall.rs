@@ -7,9 +7,13 @@
 //! 223.412 0 3159347200 36864 1
 //! ```
 
+use super::TraceFormat;
 use super::lex::{WsCursor, parse_scaled};
 use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
+use super::write::{WriteState, ms, read_or_write};
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use std::io::{self, Write};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -53,4 +57,18 @@ impl LineParser for Heimdall {
     fn time_unit(&self) -> &'static str {
         "ms"
     }
+}
+
+/// Writes `req` as a Heimdall line: milliseconds with 6 decimals (exact nanoseconds),
+/// bytes.
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let op = read_or_write(TraceFormat::Heimdall, req.op, "1", "0")?;
+    writeln!(
+        out,
+        "{} {} {} {} {op}",
+        ms(req.arrival_ns),
+        req.device,
+        req.offset_bytes,
+        req.size_bytes
+    )
 }

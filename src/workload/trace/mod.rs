@@ -39,9 +39,9 @@ mod write;
 
 pub use delimited::{COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnSpec};
 pub use input::{Compression, blktrace_files};
-pub use write::{write_header, write_request};
+pub use write::{TraceWriter, write_header, write_request};
 
-use super::{IoRequest, RequestStream, TraceError};
+use super::{IoRequest, OpKind, RequestStream, TraceError};
 use input::ByteStream;
 use reader::{Fit, LineParser, Pipeline, Records};
 use serde::{Deserialize, Serialize};
@@ -77,34 +77,208 @@ pub enum TraceFormat {
 }
 
 impl TraceFormat {
-    /// Every format, in documentation order.
-    pub const ALL: [TraceFormat; 9] = [
-        TraceFormat::Msr,
-        TraceFormat::Ascii,
-        TraceFormat::Disksim,
-        TraceFormat::Blkparse,
-        TraceFormat::Tencent,
-        TraceFormat::Heimdall,
-        TraceFormat::Csv,
-        TraceFormat::Blktrace,
-        TraceFormat::Fio,
-    ];
+    /// Every format, in documentation order (the order of [`FORMATS`]).
+    pub const ALL: [TraceFormat; 9] = {
+        let mut all = [TraceFormat::Msr; 9];
+        let mut i = 0;
+        while i < FORMATS.len() {
+            all[i] = FORMATS[i].format;
+            i += 1;
+        }
+        all
+    };
 
     /// The name used on the command line and in configs (`msr`, `ascii`, …).
     pub fn name(self) -> &'static str {
-        match self {
-            TraceFormat::Msr => "msr",
-            TraceFormat::Ascii => "ascii",
-            TraceFormat::Disksim => "disksim",
-            TraceFormat::Blkparse => "blkparse",
-            TraceFormat::Tencent => "tencent",
-            TraceFormat::Heimdall => "heimdall",
-            TraceFormat::Csv => "csv",
-            TraceFormat::Blktrace => "blktrace",
-            TraceFormat::Fio => "fio",
-        }
+        self.spec().name
+    }
+
+    /// The format's entry in the registry [`FORMATS`].
+    pub fn spec(self) -> &'static FormatSpec {
+        static REGISTRY: [FormatSpec; 9] = FORMATS;
+        REGISTRY
+            .iter()
+            .find(|f| f.format == self)
+            .expect("every format is in FORMATS")
     }
 }
+
+/// One trace format: its name, its reader and its writer, and what a line can carry.
+pub struct FormatSpec {
+    /// The format.
+    pub format: TraceFormat,
+    /// Its name on the command line and in configs.
+    pub name: &'static str,
+    /// One line for `ssdlab list` and `--help`.
+    pub summary: &'static str,
+    /// The operations a line can carry (every format carries a time, a device, an
+    /// offset, a size and an operation).
+    pub ops: &'static [OpKind],
+    /// What a written request keeps, for messages and docs: a request read back is the
+    /// same to this resolution.
+    pub resolution: &'static str,
+    /// What a written file starts with.
+    header: &'static str,
+    /// Builds the reader's stream (`open_source` has opened and detected the bytes).
+    read: ReadFn,
+    /// Writes one request.
+    write: write::WriteFn,
+    /// Writes what follows the last request, if anything.
+    end: Option<write::EndFn>,
+}
+
+/// Builds a format's request stream from the opening context and, for blktrace, the
+/// per-CPU files of the set.
+type ReadFn = for<'c, 'a> fn(&'c mut Ctx<'a>, Vec<PathBuf>) -> Result<RequestStream, TraceError>;
+
+/// Reads and writes.
+const RW: &[OpKind] = &[OpKind::Read, OpKind::Write];
+/// Reads, writes, trims and flushes.
+const ALL_OPS: &[OpKind] = &[OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];
+
+/// The registry of trace formats, in documentation order: the one list the readers
+/// (`open_source`), the writers (`gen-trace --out-format`, [`write_request`]) and the
+/// names ([`TraceFormat::name`], [`TraceFormat::ALL`]) come from.
+pub const FORMATS: [FormatSpec; 9] = [
+    FormatSpec {
+        format: TraceFormat::Msr,
+        name: "msr",
+        summary: "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+        ops: RW,
+        resolution: "time in 100 ns ticks (rounded down); offset and size in bytes",
+        header: "",
+        read: |ctx, _| ctx.lines(msr::Msr::default()),
+        write: msr::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Ascii,
+        name: "ascii",
+        summary: "SSD-simulator ASCII: time_ns dev lba_sectors size_sectors op (1 = read)",
+        ops: RW,
+        resolution: "time in ns; offset and size in 512 B sectors (a request is widened to \
+                     the sectors it touches)",
+        header: "",
+        read: |ctx, _| ctx.lines(ascii::Ascii),
+        write: ascii::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Disksim,
+        name: "disksim",
+        summary: "DiskSim ASCII: time_ms dev blkno count flags (bit 0 = read)",
+        ops: RW,
+        resolution: "time in ns (ms with 6 decimals); offset and size in 512 B sectors (a \
+                     request is widened to the sectors it touches)",
+        header: "",
+        read: |ctx, _| ctx.lines(disksim::Disksim),
+        write: disksim::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Blkparse,
+        name: "blkparse",
+        summary: "blkparse default text output, Q (or D, C) events",
+        ops: ALL_OPS,
+        resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
+                     request is widened to the sectors it touches); device as \
+                     maj,min = device / 256, device % 256",
+        header: "",
+        read: |ctx, _| ctx.lines(blkparse::Blkparse::new(ctx.opts.blkparse_event)),
+        write: blkparse::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Tencent,
+        name: "tencent",
+        summary: "SNIA Tencent CBS CSV: timestamp_s,offset_sectors,size_sectors,type,volume",
+        ops: RW,
+        resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
+                     request is widened to the sectors it touches); device as the volume",
+        header: "",
+        read: |ctx, _| ctx.lines(tencent::Tencent::default()),
+        write: tencent::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Heimdall,
+        name: "heimdall",
+        summary: "time_ms dev offset_bytes size_bytes op (1 = read)",
+        ops: RW,
+        resolution: "time in ns (ms with 6 decimals); offset and size in bytes",
+        header: "",
+        read: |ctx, _| ctx.lines(heimdall::Heimdall),
+        write: heimdall::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Csv,
+        name: "csv",
+        summary: "any delimited text; name the columns with --columns",
+        ops: ALL_OPS,
+        resolution: "time in ns; offset and size in bytes; columns as CSV_CANONICAL_COLUMNS \
+                     (read back with that --columns spec)",
+        header: "",
+        read: |ctx, _| {
+            let text = ctx.opts.columns.as_deref().ok_or_else(|| {
+                TraceError::Option(format!(
+                    "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
+                ))
+            })?;
+            let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
+            ctx.lines(delimited::Delimited::new(spec))
+        },
+        write: delimited::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Blktrace,
+        name: "blktrace",
+        summary: "blktrace binary per-CPU files (NAME.blktrace.N), merged by time, Q events",
+        ops: ALL_OPS,
+        resolution: "time in ns; offset in 512 B sectors (rounded down, the size grows by \
+                     as much), size in bytes below 4 GiB; devices below 2^20; one per-CPU \
+                     file (CPU 0)",
+        header: "",
+        read: |ctx, set| {
+            let event = ctx.opts.blkparse_event;
+            if set.len() > 1 {
+                // Every per-CPU file, merged by time; the stream opened for detection is
+                // one of them and is read again as part of the set.
+                ctx.build(move |_first| {
+                    let mut files = Vec::with_capacity(set.len());
+                    for p in &set {
+                        let (stream, _) = input::decompress(input::open_raw(p)?, p)?;
+                        files.push((p.clone(), stream));
+                    }
+                    Ok(blktrace::BlktraceRecords::new(files, event))
+                })
+            } else {
+                let path = set.first().cloned().unwrap_or(ctx.name.to_path_buf());
+                ctx.build(move |first| {
+                    Ok(blktrace::BlktraceRecords::new(
+                        vec![(path.clone(), first)],
+                        event,
+                    ))
+                })
+            }
+        },
+        write: blktrace::write,
+        end: None,
+    },
+    FormatSpec {
+        format: TraceFormat::Fio,
+        name: "fio",
+        summary: "fio iolog v2/v3 as written by write_iolog",
+        ops: ALL_OPS,
+        resolution: "time in whole µs (rounded down); offset and size in bytes; devices \
+                     become files devN, numbered on reading in order of first appearance",
+        header: fio::WRITE_HEADER,
+        read: |ctx, _| ctx.lines(fio::Fio::default()),
+        write: fio::write,
+        end: Some(fio::write_end),
+    },
+];
 
 impl fmt::Display for TraceFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -413,48 +587,7 @@ fn open_source(
         first: Some(headed.into_stream()),
         plan,
     };
-    let requests = match format {
-        TraceFormat::Msr => ctx.lines(msr::Msr::default()),
-        TraceFormat::Ascii => ctx.lines(ascii::Ascii),
-        TraceFormat::Disksim => ctx.lines(disksim::Disksim),
-        TraceFormat::Blkparse => ctx.lines(blkparse::Blkparse::new(opts.blkparse_event)),
-        TraceFormat::Tencent => ctx.lines(tencent::Tencent::default()),
-        TraceFormat::Heimdall => ctx.lines(heimdall::Heimdall),
-        TraceFormat::Fio => ctx.lines(fio::Fio::default()),
-        TraceFormat::Csv => {
-            let text = opts.columns.as_deref().ok_or_else(|| {
-                TraceError::Option(format!(
-                    "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
-                ))
-            })?;
-            let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
-            ctx.lines(delimited::Delimited::new(spec))
-        }
-        TraceFormat::Blktrace => {
-            let event = opts.blkparse_event;
-            if blktrace_set.len() > 1 {
-                // Every per-CPU file, merged by time; the stream opened for detection is
-                // one of them and is read again as part of the set.
-                let set = blktrace_set.clone();
-                ctx.build(move |_first| {
-                    let mut files = Vec::with_capacity(set.len());
-                    for p in &set {
-                        let (stream, _) = input::decompress(input::open_raw(p)?, p)?;
-                        files.push((p.clone(), stream));
-                    }
-                    Ok(blktrace::BlktraceRecords::new(files, event))
-                })
-            } else {
-                let path = blktrace_set.first().cloned().unwrap_or(name.to_path_buf());
-                ctx.build(move |first| {
-                    Ok(blktrace::BlktraceRecords::new(
-                        vec![(path.clone(), first)],
-                        event,
-                    ))
-                })
-            }
-        }
-    }?;
+    let requests = (format.spec().read)(&mut ctx, blktrace_set)?;
     Ok(OpenedTrace {
         requests,
         warnings,
@@ -573,6 +706,19 @@ mod tests {
         assert_eq!("Scale".parse::<FitPolicy>().unwrap(), FitPolicy::Scale);
         assert_eq!("D".parse::<BlkparseEvent>().unwrap(), BlkparseEvent::Issue);
         assert!("X".parse::<BlkparseEvent>().is_err());
+    }
+
+    /// Every variant of the enum (as serde lists them) is in the registry once, and its
+    /// name parses back to it.
+    #[test]
+    fn the_registry_lists_every_format_once() {
+        let every = crate::names::variants::<TraceFormat>();
+        assert_eq!(every.len(), FORMATS.len());
+        for name in every {
+            let f: TraceFormat = name.parse().unwrap();
+            assert_eq!(FORMATS.iter().filter(|s| s.format == f).count(), 1, "{f:?}");
+            assert_eq!(f.name(), *name);
+        }
     }
 
     #[test]

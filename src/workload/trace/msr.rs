@@ -8,10 +8,14 @@
 //! 128166385295514878,hm,0,Read,11855351808,512,2617
 //! ```
 
+use super::TraceFormat;
 use super::lex::{is_header, mul, parse_u32, parse_u64, split_delim};
 use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
 use super::warn::Kind;
+use super::write::{WriteState, read_or_write};
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use std::io::{self, Write};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str = "7 comma-separated fields: \
@@ -65,4 +69,18 @@ impl LineParser for Msr {
     fn time_unit(&self) -> &'static str {
         "100 ns ticks"
     }
+}
+
+/// Writes `req` as an MSR line: time in 100 ns ticks (rounded down), host `ssdlab`,
+/// bytes, response time 0.
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let op = read_or_write(TraceFormat::Msr, req.op, "Read", "Write")?;
+    writeln!(
+        out,
+        "{},ssdlab,{},{op},{},{},0",
+        req.arrival_ns / 100,
+        req.device,
+        req.offset_bytes,
+        req.size_bytes
+    )
 }

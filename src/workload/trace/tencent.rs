@@ -10,10 +10,14 @@
 //! 1538323199,13896880,128,0,1063
 //! ```
 
+use super::TraceFormat;
 use super::lex::{SECTOR, is_header, mul, parse_scaled, parse_u32, parse_u64, split_delim};
 use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
 use super::warn::Kind;
+use super::write::{WriteState, read_or_write, secs, sector_span};
+use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use std::io::{self, Write};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -64,4 +68,18 @@ impl LineParser for Tencent {
     fn time_unit(&self) -> &'static str {
         "s"
     }
+}
+
+/// Writes `req` as a Tencent line: whole seconds when the time is, else seconds with 9
+/// decimals (exact nanoseconds); the sectors it touches; the device as the volume.
+pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    let op = read_or_write(TraceFormat::Tencent, req.op, "0", "1")?;
+    let (off, n) = sector_span(req);
+    let t = req.arrival_ns;
+    let time = if t.is_multiple_of(1_000_000_000) {
+        (t / 1_000_000_000).to_string()
+    } else {
+        secs(t)
+    };
+    writeln!(out, "{time},{off},{n},{op},{}", req.device)
 }

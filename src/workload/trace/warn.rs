@@ -29,6 +29,8 @@ pub(crate) enum Kind {
     NotEvent,
     /// A blkparse event whose rwbs names no data direction.
     NoDirection,
+    /// A blkparse event of a read/write/discard with no sectors (no `+ count`).
+    NoData,
     /// A request past the device end that was wrapped.
     Wrapped,
     /// A wrapped request that crossed the end and was split.
@@ -39,7 +41,7 @@ pub(crate) enum Kind {
     Shifted,
 }
 
-const KINDS: usize = 11;
+const KINDS: usize = 12;
 
 impl Kind {
     /// What happened, as a plural noun phrase ("skipped header lines").
@@ -71,6 +73,10 @@ impl Kind {
             Kind::NoDirection => (
                 "skipped events whose rwbs has no R, W, D or F",
                 "they carry no I/O",
+            ),
+            Kind::NoData => (
+                "skipped events without data (no '+ count')",
+                "they move no data (e.g. the second completion of a write with a flush)",
             ),
             Kind::Wrapped => (
                 "requests past the end of the device",

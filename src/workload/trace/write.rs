@@ -1,184 +1,174 @@
-//! Writers: render requests in each trace format, so traces can be converted and so every
-//! reader can be checked by round trips (property tests and fuzz targets).
+//! Writers: render requests in each trace format, so traces can be converted
+//! (`ssdlab gen-trace --out-format`) and every reader can be checked by round trips
+//! (property tests and fuzz targets).
+//!
+//! Each format's writer sits in its reader's file (`msr.rs`, `fio.rs`, …), next to the
+//! layout it writes, and is listed in the registry [`super::FORMATS`]. This file holds
+//! what they share: the per-file state, the number renderings, and the refusal of a
+//! request a format cannot carry.
+//!
+//! Resolution: a written request reads back as the same request to the format's
+//! resolution ([`super::FormatSpec::resolution`]): times are rounded down to the
+//! format's unit (MSR 100 ns ticks, fio microseconds; the others keep nanoseconds),
+//! a format counting 512 B sectors widens a request to the sectors it touches, and fio
+//! renumbers devices in order of first appearance (its lines name files, not numbers).
+//! What a format cannot hold at all — a trim in a reads-and-writes format, a device
+//! number past its field — is an [`io::ErrorKind::InvalidInput`] error naming the
+//! format and the field.
 
 use super::TraceFormat;
 use crate::workload::{IoRequest, OpKind};
 use std::io::{self, Write};
 
-fn unsupported(format: TraceFormat, what: String) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("the {format} format cannot express {what}"),
-    )
+/// What a writer keeps between the requests of one file.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WriteState {
+    /// Requests written so far (blktrace numbers its events from 1).
+    pub(crate) written: u64,
+    /// Devices met so far, in order (fio adds and opens a file at its first use).
+    pub(crate) devices: Vec<u32>,
+    /// Arrival of the latest request written, ns.
+    pub(crate) last_ns: u64,
 }
 
-/// `bytes / 512`, or an error if `bytes` is not whole sectors.
-fn sectors(format: TraceFormat, bytes: u64, what: &str) -> io::Result<u64> {
-    if bytes.is_multiple_of(512) {
-        Ok(bytes / 512)
-    } else {
-        Err(unsupported(
-            format,
-            format!("a {what} of {bytes} B (not whole 512 B sectors)"),
-        ))
+impl WriteState {
+    /// Whether `device` is met for the first time (and remembers it).
+    pub(crate) fn first_use(&mut self, device: u32) -> bool {
+        if self.devices.contains(&device) {
+            false
+        } else {
+            self.devices.push(device);
+            true
+        }
     }
 }
 
+/// Writes one request of a format.
+pub(crate) type WriteFn = fn(&IoRequest, &mut WriteState, &mut dyn Write) -> io::Result<()>;
+/// Writes what a format needs after its last request.
+pub(crate) type EndFn = fn(&WriteState, &mut dyn Write) -> io::Result<()>;
+
+/// The refusal of something `format` cannot carry.
+pub(crate) fn unsupported(format: TraceFormat, what: String) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("the {format} format cannot carry {what}"),
+    )
+}
+
+/// The operation as `read` or `write`, for the formats that have only these two.
+pub(crate) fn read_or_write<'a>(
+    format: TraceFormat,
+    op: OpKind,
+    read: &'a str,
+    write: &'a str,
+) -> io::Result<&'a str> {
+    match op {
+        OpKind::Read => Ok(read),
+        OpKind::Write => Ok(write),
+        OpKind::Trim => Err(unsupported(
+            format,
+            "trim requests (its operation field holds a read or a write)".into(),
+        )),
+        OpKind::Flush => Err(unsupported(
+            format,
+            "flush requests (its operation field holds a read or a write)".into(),
+        )),
+    }
+}
+
+/// The 512 B sectors `req` touches: (first sector, count), the count at least 1 for a
+/// request with bytes. A request not on whole sectors is widened to them.
+pub(crate) fn sector_span(req: &IoRequest) -> (u64, u64) {
+    let first = req.offset_bytes / 512;
+    let end = req
+        .offset_bytes
+        .saturating_add(req.size_bytes)
+        .div_ceil(512);
+    (first, end - first)
+}
+
 /// `ns` as milliseconds with 6 decimals: exact, so the readers get the same nanoseconds.
-fn ms(ns: u64) -> String {
+pub(crate) fn ms(ns: u64) -> String {
     format!("{}.{:06}", ns / 1_000_000, ns % 1_000_000)
 }
 
 /// `ns` as seconds with 9 decimals.
-fn secs(ns: u64) -> String {
+pub(crate) fn secs(ns: u64) -> String {
     format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000)
 }
 
-/// Writes `req` as one line (with `\n`) of `format`, taking `arrival_ns` as the timestamp.
-///
-/// Times are written at the format's resolution, rounded down (MSR: 100 ns ticks, fio:
-/// microseconds; the others exactly). Blktrace gets one binary queue event; fio a
-/// version 3 line for file `devN` (start the file with [`write_header`]). Blkparse lines are `Q` events with `maj = device / 256`,
-/// `min = device % 256` and process `[ssdlab]`. CSV uses [`super::CSV_CANONICAL_COLUMNS`].
-/// Operations or sizes a format cannot express (a trim in MSR, 100 B in a sector format,
-/// …) give an [`io::ErrorKind::InvalidInput`] error.
+/// Writes a trace file in one format: the format's header, its requests, its closing
+/// lines. One writer per output file (some formats number their events or manage the
+/// files a log names).
+pub struct TraceWriter<W: Write> {
+    format: TraceFormat,
+    state: WriteState,
+    out: W,
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// A writer of `format` into `out`; writes the format's header.
+    pub fn new(format: TraceFormat, mut out: W) -> io::Result<Self> {
+        out.write_all(format.spec().header.as_bytes())?;
+        Ok(TraceWriter {
+            format,
+            state: WriteState::default(),
+            out,
+        })
+    }
+
+    /// Writes `req`, taking `arrival_ns` as its time. A request the format cannot carry
+    /// is an [`io::ErrorKind::InvalidInput`] error naming the format and the field;
+    /// nothing of it is written.
+    pub fn write(&mut self, req: &IoRequest) -> io::Result<()> {
+        let mut line = Vec::with_capacity(128);
+        (self.format.spec().write)(req, &mut self.state, &mut line)?;
+        self.out.write_all(&line)?;
+        self.state.written += 1;
+        self.state.last_ns = req.arrival_ns;
+        Ok(())
+    }
+
+    /// Requests written so far.
+    pub fn written(&self) -> u64 {
+        self.state.written
+    }
+
+    /// Writes the format's closing lines and flushes; gives the output back.
+    pub fn finish(mut self) -> io::Result<W> {
+        if let Some(end) = self.format.spec().end {
+            end(&self.state, &mut self.out)?;
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// Writes `req` alone as one line (with `\n`) of `format`, taking `arrival_ns` as the
+/// timestamp (blktrace: one binary queue event, sequence 1; fio: the request's line
+/// only, as in a log where its file is already open). Start a file with
+/// [`write_header`]; a whole file is better written by a [`TraceWriter`], which numbers
+/// blktrace events and adds, opens and closes each fio file. Blkparse lines are `Q` events with `maj = device / 256`,
+/// `min = device % 256` and process `[ssdlab]`; CSV uses
+/// [`super::CSV_CANONICAL_COLUMNS`]. What a format cannot carry (a trim in MSR, …) is an
+/// [`io::ErrorKind::InvalidInput`] error.
 pub fn write_request<W: Write>(
     format: TraceFormat,
     req: &IoRequest,
     out: &mut W,
 ) -> io::Result<()> {
-    let t = req.arrival_ns;
-    let dev = req.device;
-    let rw = |read: &str, write: &str| -> io::Result<String> {
-        match req.op {
-            OpKind::Read => Ok(read.to_string()),
-            OpKind::Write => Ok(write.to_string()),
-            op => Err(unsupported(format, format!("{op:?} requests"))),
-        }
-    };
-    match format {
-        TraceFormat::Ascii => {
-            let op = rw("1", "0")?;
-            let lba = sectors(format, req.offset_bytes, "offset")?;
-            let n = sectors(format, req.size_bytes, "size")?;
-            writeln!(out, "{t} {dev} {lba} {n} {op}")
-        }
-        TraceFormat::Disksim => {
-            let op = rw("1", "0")?;
-            let blk = sectors(format, req.offset_bytes, "offset")?;
-            let n = sectors(format, req.size_bytes, "size")?;
-            writeln!(out, "{} {dev} {blk} {n} {op}", ms(t))
-        }
-        TraceFormat::Heimdall => {
-            let op = rw("1", "0")?;
-            writeln!(
-                out,
-                "{} {dev} {} {} {op}",
-                ms(t),
-                req.offset_bytes,
-                req.size_bytes
-            )
-        }
-        TraceFormat::Msr => {
-            let op = rw("Read", "Write")?;
-            writeln!(
-                out,
-                "{},ssdlab,{dev},{op},{},{},0",
-                t / 100,
-                req.offset_bytes,
-                req.size_bytes
-            )
-        }
-        TraceFormat::Tencent => {
-            let op = rw("0", "1")?;
-            let off = sectors(format, req.offset_bytes, "offset")?;
-            let n = sectors(format, req.size_bytes, "size")?;
-            let time = if t.is_multiple_of(1_000_000_000) {
-                (t / 1_000_000_000).to_string()
-            } else {
-                secs(t)
-            };
-            writeln!(out, "{time},{off},{n},{op},{dev}")
-        }
-        TraceFormat::Blkparse => {
-            let (maj, min) = (dev / 256, dev % 256);
-            let head = format!("{maj:>3},{min:<3} 0 1 {:>16} 1  Q", secs(t));
-            let rwbs = match req.op {
-                OpKind::Read => "R",
-                OpKind::Write => "W",
-                OpKind::Trim => "D",
-                OpKind::Flush => return writeln!(out, "{head} FWS [ssdlab]"),
-            };
-            let sector = sectors(format, req.offset_bytes, "offset")?;
-            let n = sectors(format, req.size_bytes, "size")?;
-            writeln!(out, "{head} {rwbs} {sector} + {n} [ssdlab]")
-        }
-        TraceFormat::Blktrace => {
-            // A queue event, little-endian, CPU 0; the device splits as blkparse's does.
-            use super::blktrace::{TA_QUEUE, TC_DISCARD, TC_FLUSH, TC_READ, TC_WRITE, encode};
-            let (maj, min) = (dev / 256, dev % 256);
-            let category = match req.op {
-                OpKind::Read => TC_READ,
-                OpKind::Write => TC_WRITE,
-                OpKind::Trim => TC_WRITE | TC_DISCARD,
-                OpKind::Flush => TC_FLUSH,
-            };
-            let sector = sectors(format, req.offset_bytes, "offset")?;
-            let bytes = u32::try_from(req.size_bytes)
-                .map_err(|_| unsupported(format, format!("a size of {} B", req.size_bytes)))?;
-            let h = encode(
-                false,
-                0,
-                t,
-                sector,
-                bytes,
-                TA_QUEUE | category,
-                (maj << 20) | min,
-                0,
-                0,
-            );
-            out.write_all(&h)
-        }
-        TraceFormat::Fio => {
-            // Version 3; the file name carries the device, but on reading devices are
-            // numbered by first appearance (see fio.rs).
-            let op = match req.op {
-                OpKind::Read => "read",
-                OpKind::Write => "write",
-                OpKind::Trim => "trim",
-                OpKind::Flush => "sync",
-            };
-            writeln!(
-                out,
-                "{} dev{dev} {op} {} {}",
-                t / 1000,
-                req.offset_bytes,
-                req.size_bytes
-            )
-        }
-        TraceFormat::Csv => {
-            let op = match req.op {
-                OpKind::Read => "Read",
-                OpKind::Write => "Write",
-                OpKind::Trim => "Trim",
-                OpKind::Flush => "Flush",
-            };
-            writeln!(
-                out,
-                "{t},{dev},{},{},{op}",
-                req.offset_bytes, req.size_bytes
-            )
-        }
-    }
+    let mut alone = WriteState::default();
+    alone.first_use(req.device);
+    let mut line = Vec::with_capacity(128);
+    (format.spec().write)(req, &mut alone, &mut line)?;
+    out.write_all(&line)
 }
 
 /// Writes what `format` needs before its first request: the `fio version 3 iolog` line
 /// for fio, nothing for the others.
 pub fn write_header<W: Write>(format: TraceFormat, out: &mut W) -> io::Result<()> {
-    match format {
-        TraceFormat::Fio => writeln!(out, "fio version 3 iolog"),
-        _ => Ok(()),
-    }
+    out.write_all(format.spec().header.as_bytes())
 }
 
 #[cfg(test)]
@@ -219,15 +209,57 @@ mod tests {
             line(TraceFormat::Csv, r),
             "1500123456,2064,1024,4096,Read\n"
         );
+        assert_eq!(
+            line(TraceFormat::Fio, r),
+            "1500123 dev2064 read 1024 4096\n"
+        );
+        // 100 B at byte 1000 touches sectors 1 and 2.
         let odd = IoRequest {
+            offset_bytes: 1000,
             size_bytes: 100,
             ..r
         };
-        assert!(write_request(TraceFormat::Ascii, &odd, &mut Vec::new()).is_err());
+        assert_eq!(line(TraceFormat::Ascii, odd), "1500123456 2064 1 2 1\n");
         let trim = IoRequest {
             op: OpKind::Trim,
             ..r
         };
-        assert!(write_request(TraceFormat::Msr, &trim, &mut Vec::new()).is_err());
+        let e = write_request(TraceFormat::Msr, &trim, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string().contains("msr format cannot carry trim"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_numbers_blktrace_events_and_adds_each_fio_file_once() {
+        let r = |t, device| IoRequest {
+            arrival_ns: t,
+            device,
+            offset_bytes: 0,
+            size_bytes: 512,
+            op: OpKind::Write,
+        };
+        let mut w = TraceWriter::new(TraceFormat::Fio, Vec::new()).unwrap();
+        for (t, d) in [(1000, 3), (2000, 3), (3000, 1)] {
+            w.write(&r(t, d)).unwrap();
+        }
+        assert_eq!(w.written(), 3);
+        let text = String::from_utf8(w.finish().unwrap()).unwrap();
+        assert_eq!(
+            text,
+            "fio version 3 iolog\n1 dev3 add\n1 dev3 open\n1 dev3 write 0 512\n\
+             2 dev3 write 0 512\n3 dev1 add\n3 dev1 open\n3 dev1 write 0 512\n\
+             3 dev3 close\n3 dev1 close\n"
+        );
+        let mut w = TraceWriter::new(TraceFormat::Blktrace, Vec::new()).unwrap();
+        w.write(&r(1, 0)).unwrap();
+        w.write(&r(2, 0)).unwrap();
+        let b = w.finish().unwrap();
+        assert_eq!(b.len(), 96);
+        // The sequence field (bytes 4..8, little-endian) counts from 1.
+        assert_eq!(b[4..8], 1u32.to_le_bytes());
+        assert_eq!(b[52..56], 2u32.to_le_bytes());
     }
 }
