@@ -37,7 +37,7 @@ use crate::spec::{Counter, Counters};
 /// Reported as `buffer.bpac.promotions`.
 pub const PROMOTIONS: Counter = Counter::total(
     "buffer.bpac.promotions",
-    "blocks",
+    "pages",
     "pages taken from the block list into the page list on a hit",
 );
 /// Reported as `buffer.bpac.ghost_hits_page_list`.

@@ -25,7 +25,7 @@ use crate::spec::{Counter, Counters};
 /// Reported as `buffer.clc.demotions`.
 pub const DEMOTIONS: Counter = Counter::total(
     "buffer.clc.demotions",
-    "blocks",
+    "clusters",
     "clusters demoted from the LRU part to the size-ordered part",
 );
 /// The counters declared in this file.
