@@ -66,23 +66,27 @@ fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
     let fss = all(ssdlab::fs::FsKind::all()).replace("none,", "");
     let mut seen = BTreeMap::new();
     let small = ["--preset", "android-emmc", "--capacity", "64MiB"];
-    // Every FTL under every buffer policy, preconditioned, so GC and merges run and the
-    // report subtracts the fill.
-    let mut args = small.to_vec();
-    args.extend([
+    // Random writes after a fill, so GC and merges run and the report subtracts the fill.
+    let mut random_writes = |design: &[&str]| {
+        let mut args = small.to_vec();
+        args.extend_from_slice(design);
+        args.extend(["--workload", "random-write", "--requests", "20k", "--fill"]);
+        report_keys(&args, &mut seen);
+    };
+    // Every FTL under every buffer policy.
+    random_writes(&[
         "--ftl",
         &ftls,
         "--buffer",
         &buffers,
         "--buffer-size",
         "1MiB",
-        "--workload",
-        "random-write",
-        "--requests",
-        "20k",
-        "--fill",
     ]);
-    report_keys(&args, &mut seen);
+    // Keys reported only under some settings: background GC, DFTL's shared translation
+    // reads, NFTL's log variant (the one AFTL's and CFTL's papers describe).
+    random_writes(&["--ftl", "page", "--set", "ftl.gc_schedule=background"]);
+    random_writes(&["--ftl", "dftl", "--set", "ftl.dftl.coalesce_misses=true"]);
+    random_writes(&["--ftl", "nftl", "--set", "ftl.nftl.variant=log"]);
     // Every file system over every FTL (YAFFS2 runs on raw flash), with its mount phase.
     let mut args = small.to_vec();
     args.extend([
@@ -94,40 +98,6 @@ fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
         "4MiB",
         "--workload",
         "iozone-file",
-    ]);
-    report_keys(&args, &mut seen);
-    // Keys reported only under some settings: background GC, DFTL's shared translation
-    // reads.
-    for (ftl, set) in [
-        ("page", "ftl.gc_schedule=background"),
-        ("dftl", "ftl.dftl.coalesce_misses=true"),
-    ] {
-        let mut args = small.to_vec();
-        args.extend([
-            "--ftl",
-            ftl,
-            "--workload",
-            "random-write",
-            "--requests",
-            "20k",
-            "--fill",
-            "--set",
-            set,
-        ]);
-        report_keys(&args, &mut seen);
-    }
-    // NFTL's log variant (the one AFTL's and CFTL's papers describe).
-    let mut args = small.to_vec();
-    args.extend([
-        "--ftl",
-        "nftl",
-        "--set",
-        "ftl.nftl.variant=log",
-        "--workload",
-        "random-write",
-        "--requests",
-        "20k",
-        "--fill",
     ]);
     report_keys(&args, &mut seen);
     // A trace split into phases: each phase reports its own counters.
