@@ -106,9 +106,9 @@ fn lookups(c: &mut Criterion) {
 }
 
 fn counters(ftl: &dyn Ftl) -> BTreeMap<String, u64> {
-    let mut m = BTreeMap::new();
+    let mut m = ssdlab::spec::Counters::new();
     ftl.counters(&mut m);
-    m
+    m.into_map()
 }
 
 criterion_group!(benches, lookups);

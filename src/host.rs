@@ -16,7 +16,7 @@
 //! commands still waiting are the future references that QLRU exploits.
 
 use crate::ftl::{FtlError, PREFETCH_AHEAD};
-use crate::spec::ConfigError;
+use crate::spec::{ConfigError, Counter};
 use crate::workload::{IoRequest, OpKind, RequestStream, StreamSplit, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -114,6 +114,21 @@ impl QueuedCommand {
         self.req.op != OpKind::Read
     }
 }
+
+/// Requests the measured run completed (counted by the run loop).
+pub const REQUESTS: Counter = Counter::total(
+    "host.requests",
+    "requests",
+    "host requests completed in the measured run",
+);
+/// NCQ dispatches out of arrival order (with a write buffer).
+pub const REORDERED_COMMANDS: Counter = Counter::total(
+    "host.reordered_commands",
+    "commands",
+    "commands the device queue dispatched ahead of an older one (with a write buffer)",
+);
+/// The counters the host side reports.
+pub const COUNTERS: &[Counter] = &[REQUESTS, REORDERED_COMMANDS];
 
 /// Commands waiting for dispatch, oldest first.
 #[derive(Clone, Debug, Default)]

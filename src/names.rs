@@ -22,6 +22,7 @@ use crate::hybrid::hdd::{HDD_PRESETS, HddParams};
 use crate::hybrid::store::WritePolicy;
 use crate::hybrid::table::TableKind;
 use crate::hybrid::workload::DesktopWorkload;
+use crate::spec::Counter;
 use crate::timing::Organisation;
 use crate::workload::synth;
 use crate::workload::trace::{FitPolicy, TraceFormat};
@@ -306,6 +307,26 @@ pub fn papers() -> Vec<Named> {
             let title = reg.paper(prefix).map(|p| p.title.as_str()).unwrap_or("");
             (*name, format!("{prefix}: {title}"))
         })
+        .collect()
+}
+
+/// Every counter a run's report may carry, from each component's declarations
+/// (`COUNTERS` next to the code that counts them): FTLs, write buffers, file systems,
+/// the flash array and the host side. docs/outputs.md's counter table is made from it
+/// (tests/counters.rs checks both).
+pub fn counters() -> Vec<Counter> {
+    let families: [&[&[Counter]]; 5] = [
+        crate::ftl::COUNTERS,
+        crate::buffer::COUNTERS,
+        crate::fs::COUNTERS,
+        &[crate::nand::COUNTERS],
+        &[crate::host::COUNTERS],
+    ];
+    families
+        .iter()
+        .flat_map(|f| f.iter())
+        .flat_map(|l| l.iter())
+        .copied()
         .collect()
 }
 

@@ -13,11 +13,11 @@
 mod payload;
 mod superblock;
 
-pub use payload::{FlashData, PageStore, StoredTag};
-pub use superblock::Superblock;
-
+use crate::spec::Counter;
 use crate::util::zeroed_vec;
+pub use payload::{FlashData, PageStore, StoredTag};
 use serde::{Deserialize, Serialize};
+pub use superblock::Superblock;
 
 /// Logical page number (host address / page size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -298,6 +298,27 @@ pub struct NandCounters {
     /// Block erases.
     pub erases: [u64; CAUSES],
 }
+
+/// Page reads of every cause in a phase's own counters (`trace.phases`).
+pub const READ_PAGES: Counter = Counter::total(
+    "nand.read_pages",
+    "pages",
+    "flash page reads of every cause (a phase's own counters only)",
+);
+/// Map page reads in a phase's own counters.
+pub const MAP_READ_PAGES: Counter = Counter::total(
+    "nand.map_read_pages",
+    "pages",
+    "flash page reads of mapping (translation) pages (a phase's own counters only)",
+);
+/// Worn-out blocks at the end of the run.
+pub const WORN_OUT_BLOCKS: Counter = Counter::gauge(
+    "nand.worn_out_blocks",
+    "blocks",
+    "blocks erased at least their rated endurance cycles, at the end of the run",
+);
+/// The counters the flash array reports.
+pub const COUNTERS: &[Counter] = &[READ_PAGES, MAP_READ_PAGES, WORN_OUT_BLOCKS];
 
 impl NandCounters {
     /// Total reads.

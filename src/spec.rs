@@ -3,6 +3,11 @@
 //! value given and what would be accepted, so the message alone says how to fix it) and
 //! the range checks that build it.
 //!
+//! Also the vocabulary of what components report: a [`Counter`] declaration (key, counter
+//! or gauge, unit, description), which each component makes once next to the code that
+//! counts, and the [`Counters`] map they fill, which keeps each value's kind so that the
+//! report tells running totals from state values without reading the key.
+//!
 //! It sits at the bottom of the module graph (it names only `units`) so that each
 //! component can validate its own section without naming `config`, which aggregates the
 //! sections and so sits above them (docs/architecture.md).
@@ -140,5 +145,136 @@ pub fn check_f64(key: &str, v: f64, lo: f64, hi: f64, what: &str) -> Result<(), 
 impl From<ConfigError> for String {
     fn from(e: ConfigError) -> String {
         e.to_string()
+    }
+}
+
+/// Whether a reported figure is a running total or a state value: a report over part of
+/// a run (the measured phase after preconditioning, one phase of a trace) shows a running
+/// total's difference over that part and a state value as it stands at its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CounterKind {
+    /// A running total since the component was built (events, pages, blocks).
+    Counter,
+    /// A state value: bytes or entries held now, a maximum reached, a size.
+    Gauge,
+}
+
+/// One figure under `counters` in a run's report, declared once next to the code that
+/// counts it, with what it is: the JSON key, whether it is a running total or a state
+/// value, its unit and a one-line description. The registry of every declaration is
+/// `names::counters()`; docs/outputs.md's counter table is generated from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Counter {
+    /// The report's key, dotted by component (`ftl.gc.victims`).
+    pub key: &'static str,
+    /// Running total or state value.
+    pub kind: CounterKind,
+    /// What one unit counts, plural (`pages`, `bytes`, `merges`).
+    pub unit: &'static str,
+    /// One line: what is counted.
+    pub description: &'static str,
+}
+
+impl Counter {
+    /// A running total.
+    pub const fn total(key: &'static str, unit: &'static str, description: &'static str) -> Self {
+        Counter {
+            key,
+            kind: CounterKind::Counter,
+            unit,
+            description,
+        }
+    }
+
+    /// A state value.
+    pub const fn gauge(key: &'static str, unit: &'static str, description: &'static str) -> Self {
+        Counter {
+            key,
+            kind: CounterKind::Gauge,
+            unit,
+            description,
+        }
+    }
+
+    /// Whether it is a state value.
+    pub fn is_gauge(&self) -> bool {
+        self.kind == CounterKind::Gauge
+    }
+}
+
+/// Counter values by key, each set through its [`Counter`] declaration, so that a key
+/// cannot be spelt two ways and the report knows each one's kind without parsing its
+/// name. Ordered by key; the report's `counters` object is [`Counters::into_map`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    values: std::collections::BTreeMap<&'static str, (u64, CounterKind)>,
+}
+
+impl Counters {
+    /// No values.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets `counter` to `value` (a second set replaces the first).
+    pub fn set(&mut self, counter: &Counter, value: u64) {
+        self.values.insert(counter.key, (value, counter.kind));
+    }
+
+    /// The value of `key`, if it was set.
+    pub fn get(&self, key: &str) -> Option<&u64> {
+        self.values.get(key).map(|(v, _)| v)
+    }
+
+    /// The value of `counter`, 0 if it was not set.
+    pub fn value(&self, counter: &Counter) -> u64 {
+        self.get(counter.key).copied().unwrap_or(0)
+    }
+
+    /// Keys and values in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        self.values.iter().map(|(k, (v, _))| (*k, *v))
+    }
+
+    /// Keys and kinds in key order.
+    pub fn kinds(&self) -> impl Iterator<Item = (&'static str, CounterKind)> + '_ {
+        self.values.iter().map(|(k, (_, kind))| (*k, *kind))
+    }
+
+    /// Number of keys set.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no key is set.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The values over the part of the run since `before` was taken: running totals
+    /// less their value then (never below 0), state values as they are.
+    pub fn since(mut self, before: &Counters) -> Counters {
+        for (k, (v, kind)) in self.values.iter_mut() {
+            if *kind == CounterKind::Counter {
+                *v -= before.get(k).copied().unwrap_or(0).min(*v);
+            }
+        }
+        self
+    }
+
+    /// The report's form: key to value.
+    pub fn into_map(self) -> std::collections::BTreeMap<String, u64> {
+        self.values
+            .into_iter()
+            .map(|(k, (v, _))| (k.to_string(), v))
+            .collect()
+    }
+}
+
+impl std::ops::Index<&str> for Counters {
+    type Output = u64;
+    fn index(&self, key: &str) -> &u64 {
+        self.get(key)
+            .unwrap_or_else(|| panic!("counter {key} was not set"))
     }
 }

@@ -222,7 +222,7 @@ fn block_mapped_ftls_keep_invariants_up_to_end_of_life() {
                 rng
             };
             let retired = |ftl: &dyn ssdlab::ftl::Ftl| {
-                let mut c = BTreeMap::new();
+                let mut c = ssdlab::spec::Counters::new();
                 ftl.counters(&mut c);
                 c["ftl.retired_blocks"]
             };

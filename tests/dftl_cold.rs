@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 fn counter(ftl: &dyn ssdlab::ftl::Ftl, key: &str) -> u64 {
-    let mut m = BTreeMap::new();
+    let mut m = ssdlab::spec::Counters::new();
     ftl.counters(&mut m);
     m[key]
 }

@@ -398,7 +398,7 @@ fn random_operations_match_the_model_in_chains_entries_and_data() {
             reads > 1000,
             "seed {seed}: the test read little ({reads} sectors)"
         );
-        let mut c = BTreeMap::new();
+        let mut c = ssdlab::spec::Counters::new();
         fs.counters(&mut c);
         assert!(c["fs.fat.lfn_entries"] > 0, "seed {seed}: {c:?}");
         assert!(

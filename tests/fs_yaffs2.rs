@@ -198,7 +198,7 @@ fn random_operations_through_gc_and_remounts_match_the_model() {
             }
         }
         compare(&fs, &m, seed, 6000);
-        let mut c = BTreeMap::new();
+        let mut c = ssdlab::spec::Counters::new();
         fs.counters(&mut c);
         assert!(
             c["fs.yaffs2.gc.copies"] > 0,

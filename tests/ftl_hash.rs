@@ -10,9 +10,9 @@ use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
 use std::collections::BTreeMap;
 
 fn counters(ftl: &dyn Ftl) -> BTreeMap<String, u64> {
-    let mut m = BTreeMap::new();
+    let mut m = ssdlab::spec::Counters::new();
     ftl.counters(&mut m);
-    m
+    m.into_map()
 }
 
 fn c(m: &BTreeMap<String, u64>, k: &str) -> u64 {

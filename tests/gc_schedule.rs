@@ -44,9 +44,9 @@ fn aged(cfg: &Config) -> Device {
 }
 
 fn counters(dev: &Device) -> BTreeMap<String, u64> {
-    let mut c = BTreeMap::new();
+    let mut c = ssdlab::spec::Counters::new();
     dev.ftl.counters(&mut c);
-    c
+    c.into_map()
 }
 
 /// Every 2 ms a random 4 KiB write, and 100 µs after it a random 4 KiB read; returns

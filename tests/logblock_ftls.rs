@@ -45,7 +45,7 @@ impl Rig {
     }
 
     fn counter(&self, key: &str) -> u64 {
-        let mut c = BTreeMap::new();
+        let mut c = ssdlab::spec::Counters::new();
         self.ftl.counters(&mut c);
         *c.get(key).unwrap_or_else(|| panic!("no counter {key}"))
     }

@@ -9,7 +9,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::ftl::nftl::NftlVariant;
 use ssdlab::ftl::{Ftl, FtlConfig, FtlKind, build_ftl};
 use ssdlab::nand::{Lpn, Nand};
-use std::collections::BTreeMap;
 
 fn make(blocks: u32, pages: u32, logical: u64) -> (Box<dyn Ftl>, Nand) {
     let geo = common::one_plane(blocks, pages);
@@ -25,7 +24,7 @@ fn make(blocks: u32, pages: u32, logical: u64) -> (Box<dyn Ftl>, Nand) {
 }
 
 fn counter(ftl: &dyn Ftl, k: &str) -> u64 {
-    let mut m = BTreeMap::new();
+    let mut m = ssdlab::spec::Counters::new();
     ftl.counters(&mut m);
     m[k]
 }

@@ -23,7 +23,7 @@
 use super::core::Clusters;
 use super::{Evictions, WriteBuffer};
 use crate::nand::Lpn;
-use std::collections::BTreeMap;
+use crate::spec::Counters;
 
 /// A block-level victim picker: the policy half of a [`BlockBuffer`]. Node numbers are
 /// the container's ([`Clusters`] nodes, one per buffered logical block); the policy
@@ -57,7 +57,7 @@ pub trait BlockEviction: Clone + Send + 'static {
     fn victim(&mut self, cl: &mut Clusters) -> Option<u32>;
 
     /// Policy-specific counters, keys `buffer.<policy>.*`.
-    fn counters(&self, _out: &mut BTreeMap<String, u64>) {}
+    fn counters(&self, _out: &mut Counters) {}
 
     /// Panics if the policy's lists disagree with the container's nodes.
     fn check(&self, cl: &Clusters);
@@ -154,7 +154,7 @@ impl<P: BlockEviction> WriteBuffer for BlockBuffer<P> {
         true
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         self.policy.counters(out);
     }
 

@@ -32,7 +32,39 @@
 use super::core::{Clusters, Ghosts, List, PageMap, PageSlots};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `buffer.bpac.promotions`.
+pub const PROMOTIONS: Counter = Counter::total(
+    "buffer.bpac.promotions",
+    "pages",
+    "pages taken from the block list into the page list on a hit",
+);
+/// Reported as `buffer.bpac.ghost_hits_page_list`.
+pub const GHOST_HITS_PAGE_LIST: Counter = Counter::total(
+    "buffer.bpac.ghost_hits_page_list",
+    "hits",
+    "hits in the page list's ghost list (it grows)",
+);
+/// Reported as `buffer.bpac.ghost_hits_block_list`.
+pub const GHOST_HITS_BLOCK_LIST: Counter = Counter::total(
+    "buffer.bpac.ghost_hits_block_list",
+    "hits",
+    "hits in the block list's ghost list (it grows)",
+);
+/// Reported as `buffer.bpac.target_block_list_pages`.
+pub const TARGET_BLOCK_LIST_PAGES: Counter = Counter::gauge(
+    "buffer.bpac.target_block_list_pages",
+    "pages",
+    "the block list's target size at the end",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    PROMOTIONS,
+    GHOST_HITS_PAGE_LIST,
+    GHOST_HITS_BLOCK_LIST,
+    TARGET_BLOCK_LIST_PAGES,
+];
 
 /// Block-Page Adaptive Cache.
 #[derive(Clone)]
@@ -228,20 +260,11 @@ impl WriteBuffer for Bpac {
         }
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("buffer.bpac.promotions".into(), self.promotions);
-        out.insert(
-            "buffer.bpac.ghost_hits_page_list".into(),
-            self.ghost_hits_pl,
-        );
-        out.insert(
-            "buffer.bpac.ghost_hits_block_list".into(),
-            self.ghost_hits_bl,
-        );
-        out.insert(
-            "buffer.bpac.target_block_list_pages".into(),
-            self.target_bl as u64,
-        );
+    fn counters(&self, out: &mut Counters) {
+        out.set(&PROMOTIONS, self.promotions);
+        out.set(&GHOST_HITS_PAGE_LIST, self.ghost_hits_pl);
+        out.set(&GHOST_HITS_BLOCK_LIST, self.ghost_hits_bl);
+        out.set(&TARGET_BLOCK_LIST_PAGES, self.target_bl as u64);
     }
 
     fn check_invariants(&self) {

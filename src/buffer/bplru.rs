@@ -22,7 +22,16 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `buffer.bplru.compensations`.
+pub const COMPENSATIONS: Counter = Counter::total(
+    "buffer.bplru.compensations",
+    "blocks",
+    "blocks written sequentially in full, moved to the eviction end (LRU compensation)",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[COMPENSATIONS];
 
 /// Block Padding LRU: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]
@@ -105,8 +114,8 @@ impl BlockEviction for Bplru {
         Some(n)
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("buffer.bplru.compensations".into(), self.compensations);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&COMPENSATIONS, self.compensations);
     }
 
     fn check(&self, cl: &Clusters) {

@@ -20,7 +20,16 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `buffer.clc.demotions`.
+pub const DEMOTIONS: Counter = Counter::total(
+    "buffer.clc.demotions",
+    "clusters",
+    "clusters demoted from the LRU part to the size-ordered part",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[DEMOTIONS];
 
 /// Cold and Largest Cluster: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]
@@ -147,8 +156,8 @@ impl BlockEviction for Clc {
         Some(n)
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("buffer.clc.demotions".into(), self.demotions);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&DEMOTIONS, self.demotions);
     }
 
     fn check(&self, cl: &Clusters) {

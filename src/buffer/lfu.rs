@@ -21,7 +21,16 @@
 use super::core::{List, NIL, PageMap, PageSlots};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `buffer.lfu.agings`.
+pub const AGINGS: Counter = Counter::total(
+    "buffer.lfu.agings",
+    "agings",
+    "reference-count agings (every count halved)",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[AGINGS];
 
 const MAX_COUNT: usize = 1023;
 
@@ -232,8 +241,8 @@ impl WriteBuffer for Lfu {
         true
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("buffer.lfu.agings".into(), self.agings);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&AGINGS, self.agings);
     }
 
     fn check_invariants(&self) {

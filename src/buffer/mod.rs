@@ -40,10 +40,25 @@ pub use lru::Lru;
 pub use qlru::QLru;
 
 use crate::nand::Lpn;
-use crate::spec::{ConfigError, check_f64, check_range};
+use crate::spec::{ConfigError, Counter, Counters, check_f64, check_range};
 use crate::units::Size;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+/// Reported as `buffer.host_flushes`.
+pub const HOST_FLUSHES: Counter = Counter::total(
+    "buffer.host_flushes",
+    "commands",
+    "host FLUSH commands that emptied the write buffer",
+);
+/// The counters a write buffer may report: the stage's, then each policy's own.
+pub const COUNTERS: &[&[Counter]] = &[
+    &[HOST_FLUSHES],
+    qlru::COUNTERS,
+    lfu::COUNTERS,
+    bplru::COUNTERS,
+    clc::COUNTERS,
+    bpac::COUNTERS,
+];
 
 /// One page leaving the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,7 +179,7 @@ pub trait WriteBuffer: Send + WriteBufferClone {
     /// its pages through `write`/`read`).
     fn dispatched(&mut self, _first: Lpn, _pages: u32) {}
     /// Policy-specific counters, keys `buffer.<policy>.*`.
-    fn counters(&self, _out: &mut BTreeMap<String, u64>) {}
+    fn counters(&self, _out: &mut Counters) {}
     /// Panics if the policy's structures are inconsistent (tests call this often).
     fn check_invariants(&self);
 }

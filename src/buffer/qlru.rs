@@ -40,7 +40,28 @@
 use super::core::{KeyMap, List, NIL, PageMap, PageSlots, Probe};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `buffer.qlru.set_aside`.
+pub const SET_ASIDE: Counter = Counter::total(
+    "buffer.qlru.set_aside",
+    "pages",
+    "pages set aside because a queued command will reference them",
+);
+/// Reported as `buffer.qlru.fallback_evictions`.
+pub const FALLBACK_EVICTIONS: Counter = Counter::total(
+    "buffer.qlru.fallback_evictions",
+    "pages",
+    "evictions of the page set aside longest ago, for want of another victim",
+);
+/// Reported as `buffer.qlru.aside_pages_max`.
+pub const ASIDE_PAGES_MAX: Counter = Counter::gauge(
+    "buffer.qlru.aside_pages_max",
+    "pages",
+    "most pages set aside at once",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[SET_ASIDE, FALLBACK_EVICTIONS, ASIDE_PAGES_MAX];
 
 /// Node tag: the page is on the aside list.
 const ASIDE: u32 = 1;
@@ -276,13 +297,10 @@ impl WriteBuffer for QLru {
         }
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("buffer.qlru.set_aside".into(), self.set_aside);
-        out.insert(
-            "buffer.qlru.fallback_evictions".into(),
-            self.fallback_evictions,
-        );
-        out.insert("buffer.qlru.aside_pages_max".into(), self.aside_max as u64);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&SET_ASIDE, self.set_aside);
+        out.set(&FALLBACK_EVICTIONS, self.fallback_evictions);
+        out.set(&ASIDE_PAGES_MAX, self.aside_max as u64);
     }
 
     fn check_invariants(&self) {
@@ -357,9 +375,9 @@ mod tests {
         // next miss sets 9 aside and falls back to the least recently set aside, 7.
         b.queued(Lpn(9), 2);
         assert_eq!(victims(&mut b, &[11]), vec![7]);
-        let mut c = BTreeMap::new();
+        let mut c = Counters::new();
         b.counters(&mut c);
-        assert_eq!(c["buffer.qlru.fallback_evictions"], 1);
+        assert_eq!(c.value(&FALLBACK_EVICTIONS), 1);
     }
 
     proptest! {

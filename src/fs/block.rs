@@ -211,7 +211,7 @@ macro_rules! measure_through_io {
             fn busy_ns(&self) -> Option<[u64; $crate::nand::CAUSES]> {
                 $crate::sim::Measure::busy_ns(&self.io.dev)
             }
-            fn layer_counters(&self, out: &mut std::collections::BTreeMap<String, u64>) {
+            fn layer_counters(&self, out: &mut $crate::spec::Counters) {
                 $crate::sim::Measure::layer_counters(&self.io.dev, out);
                 $crate::fs::FileSystem::counters(self, out);
             }
@@ -226,7 +226,7 @@ macro_rules! measure_through_io {
             ) -> $crate::report::BufferReport {
                 $crate::sim::Measure::buffer_report(&self.io.dev, host_writes, host_reads, programs)
             }
-            fn stage_counters(&self, out: &mut std::collections::BTreeMap<String, u64>) {
+            fn stage_counters(&self, out: &mut $crate::spec::Counters) {
                 $crate::sim::Measure::stage_counters(&self.io.dev, out);
             }
         }

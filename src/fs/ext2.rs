@@ -34,11 +34,72 @@ use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::Design;
 use crate::sim::Device;
 use crate::workload::{IoRequest, OpKind};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 // moved: remove after the workspace split
 pub use crate::config::fs::Ext2Config;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `fs.ext2.data_block_writes`.
+pub const DATA_BLOCK_WRITES: Counter = Counter::total(
+    "fs.ext2.data_block_writes",
+    "blocks",
+    "file data blocks written",
+);
+/// Reported as `fs.ext2.data_block_reads`.
+pub const DATA_BLOCK_READS: Counter = Counter::total(
+    "fs.ext2.data_block_reads",
+    "blocks",
+    "file data blocks read",
+);
+/// Reported as `fs.ext2.meta_block_writes`.
+pub const META_BLOCK_WRITES: Counter = Counter::total(
+    "fs.ext2.meta_block_writes",
+    "blocks",
+    "metadata blocks written (bitmaps, inodes, directories, superblock)",
+);
+/// Reported as `fs.ext2.rmw_block_reads`.
+pub const RMW_BLOCK_READS: Counter = Counter::total(
+    "fs.ext2.rmw_block_reads",
+    "blocks",
+    "blocks read to complete a partial block write",
+);
+/// Reported as `fs.ext2.writebacks`.
+pub const WRITEBACKS: Counter = Counter::total(
+    "fs.ext2.writebacks",
+    "writebacks",
+    "metadata writebacks (every writeback_ops operations and at unmount)",
+);
+/// Reported as `fs.ext2.discarded_blocks`.
+pub const DISCARDED_BLOCKS: Counter = Counter::total(
+    "fs.ext2.discarded_blocks",
+    "blocks",
+    "freed blocks trimmed (discard = true)",
+);
+/// Reported as `fs.ext2.state.free_blocks`.
+pub const FREE_BLOCKS: Counter =
+    Counter::gauge("fs.ext2.state.free_blocks", "blocks", "free blocks");
+/// Reported as `fs.ext2.state.blocks`.
+pub const BLOCKS: Counter = Counter::gauge(
+    "fs.ext2.state.blocks",
+    "blocks",
+    "blocks of the file system",
+);
+/// Reported as `fs.ext2.state.inodes`.
+pub const INODES: Counter = Counter::gauge("fs.ext2.state.inodes", "inodes", "inodes in use");
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    DATA_BLOCK_WRITES,
+    DATA_BLOCK_READS,
+    META_BLOCK_WRITES,
+    RMW_BLOCK_READS,
+    WRITEBACKS,
+    DISCARDED_BLOCKS,
+    FREE_BLOCKS,
+    BLOCKS,
+    INODES,
+];
 
 const DIRECT: u64 = 12;
 const ROOT_INO: u32 = 2;
@@ -681,20 +742,20 @@ impl FileSystem for Ext2 {
         self.io.remount(now_ns, 1 + gdt)
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         let s = &self.stats;
         for (k, v) in [
-            ("fs.ext2.data_block_writes", s.data_block_writes),
-            ("fs.ext2.data_block_reads", s.data_block_reads),
-            ("fs.ext2.meta_block_writes", self.io.meta_unit_writes),
-            ("fs.ext2.rmw_block_reads", s.rmw_block_reads),
-            ("fs.ext2.writebacks", self.io.writebacks),
-            ("fs.ext2.discarded_blocks", s.discarded_blocks),
-            ("fs.ext2.state.free_blocks", self.free_blocks()),
-            ("fs.ext2.state.blocks", self.blocks_total),
-            ("fs.ext2.state.inodes", self.inodes.len() as u64),
+            (&DATA_BLOCK_WRITES, s.data_block_writes),
+            (&DATA_BLOCK_READS, s.data_block_reads),
+            (&META_BLOCK_WRITES, self.io.meta_unit_writes),
+            (&RMW_BLOCK_READS, s.rmw_block_reads),
+            (&WRITEBACKS, self.io.writebacks),
+            (&DISCARDED_BLOCKS, s.discarded_blocks),
+            (&FREE_BLOCKS, self.free_blocks()),
+            (&BLOCKS, self.blocks_total),
+            (&INODES, self.inodes.len() as u64),
         ] {
-            out.insert(k.into(), v);
+            out.set(k, v);
         }
     }
 

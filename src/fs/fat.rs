@@ -45,9 +45,120 @@ use super::block::{BlockIo, fs_methods_through_io, measure_through_io};
 use super::{FileOp, FileOpKind, FileSystem, FsError, MountStats, components};
 use crate::config::Design;
 use crate::sim::Device;
+use crate::spec::{Counter, Counters};
 use crate::workload::{IoRequest, OpKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
+
+/// Reported as `fs.fat.data_sector_writes`.
+pub const DATA_SECTOR_WRITES: Counter = Counter::total(
+    "fs.fat.data_sector_writes",
+    "sectors",
+    "file data sectors written (zero fill included)",
+);
+/// Reported as `fs.fat.data_sector_reads`.
+pub const DATA_SECTOR_READS: Counter = Counter::total(
+    "fs.fat.data_sector_reads",
+    "sectors",
+    "file data sectors read",
+);
+/// Reported as `fs.fat.rmw_sector_reads`.
+pub const RMW_SECTOR_READS: Counter = Counter::total(
+    "fs.fat.rmw_sector_reads",
+    "sectors",
+    "sectors read to complete a partial sector write",
+);
+/// Reported as `fs.fat.zero_fill_sector_writes`.
+pub const ZERO_FILL_SECTOR_WRITES: Counter = Counter::total(
+    "fs.fat.zero_fill_sector_writes",
+    "sectors",
+    "sectors of zeros written where a write starts past the file's end",
+);
+/// Reported as `fs.fat.meta_sector_writes`.
+pub const META_SECTOR_WRITES: Counter = Counter::total(
+    "fs.fat.meta_sector_writes",
+    "sectors",
+    "metadata sectors written (FAT, directory and FSInfo)",
+);
+/// Reported as `fs.fat.fat_sector_writes`.
+pub const FAT_SECTOR_WRITES: Counter = Counter::total(
+    "fs.fat.fat_sector_writes",
+    "sectors",
+    "FAT sectors written (every copy)",
+);
+/// Reported as `fs.fat.dir_sector_writes`.
+pub const DIR_SECTOR_WRITES: Counter = Counter::total(
+    "fs.fat.dir_sector_writes",
+    "sectors",
+    "directory sectors written",
+);
+/// Reported as `fs.fat.fsinfo_sector_writes`.
+pub const FSINFO_SECTOR_WRITES: Counter = Counter::total(
+    "fs.fat.fsinfo_sector_writes",
+    "sectors",
+    "FSInfo sectors written (FAT32)",
+);
+/// Reported as `fs.fat.writebacks`.
+pub const WRITEBACKS: Counter = Counter::total(
+    "fs.fat.writebacks",
+    "writebacks",
+    "metadata writebacks (every writeback_ops operations and at unmount)",
+);
+/// Reported as `fs.fat.lfn_entries`.
+pub const LFN_ENTRIES: Counter = Counter::gauge(
+    "fs.fat.lfn_entries",
+    "entries",
+    "long-name directory entries made (reported as a state value: not subtracted over a phase)",
+);
+/// Reported as `fs.fat.discarded_clusters`.
+pub const DISCARDED_CLUSTERS: Counter = Counter::total(
+    "fs.fat.discarded_clusters",
+    "clusters",
+    "freed clusters trimmed (discard = true)",
+);
+/// Reported as `fs.fat.state.free_clusters`.
+pub const FREE_CLUSTERS: Counter =
+    Counter::gauge("fs.fat.state.free_clusters", "clusters", "free clusters");
+/// Reported as `fs.fat.state.clusters`.
+pub const CLUSTERS: Counter = Counter::gauge(
+    "fs.fat.state.clusters",
+    "clusters",
+    "data clusters of the volume",
+);
+/// Reported as `fs.fat.state.cluster_bytes`.
+pub const CLUSTER_BYTES: Counter =
+    Counter::gauge("fs.fat.state.cluster_bytes", "bytes", "cluster size");
+/// Reported as `fs.fat.state.fat_bits`.
+pub const FAT_BITS: Counter = Counter::gauge(
+    "fs.fat.state.fat_bits",
+    "bits",
+    "bits per FAT entry (16 or 32)",
+);
+/// Reported as `fs.fat.state.files`.
+pub const FILES: Counter = Counter::gauge(
+    "fs.fat.state.files",
+    "files",
+    "files and directories, the root excluded",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    DATA_SECTOR_WRITES,
+    DATA_SECTOR_READS,
+    RMW_SECTOR_READS,
+    ZERO_FILL_SECTOR_WRITES,
+    META_SECTOR_WRITES,
+    FAT_SECTOR_WRITES,
+    DIR_SECTOR_WRITES,
+    FSINFO_SECTOR_WRITES,
+    WRITEBACKS,
+    LFN_ENTRIES,
+    DISCARDED_CLUSTERS,
+    FREE_CLUSTERS,
+    CLUSTERS,
+    CLUSTER_BYTES,
+    FAT_BITS,
+    FILES,
+];
 
 /// Bytes of a sector (the model's only sector size, as on SD cards).
 pub const SECTOR_BYTES: u64 = 512;
@@ -994,27 +1105,27 @@ impl FileSystem for Fat {
         self.io.remount(now_ns, header)
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         let s = &self.stats;
         for (k, v) in [
-            ("fs.fat.data_sector_writes", s.data_sector_writes),
-            ("fs.fat.data_sector_reads", s.data_sector_reads),
-            ("fs.fat.rmw_sector_reads", s.rmw_sector_reads),
-            ("fs.fat.zero_fill_sector_writes", s.zero_fill_sector_writes),
-            ("fs.fat.meta_sector_writes", self.io.meta_unit_writes),
-            ("fs.fat.fat_sector_writes", s.fat_sector_writes),
-            ("fs.fat.dir_sector_writes", s.dir_sector_writes),
-            ("fs.fat.fsinfo_sector_writes", s.fsinfo_sector_writes),
-            ("fs.fat.writebacks", self.io.writebacks),
-            ("fs.fat.lfn_entries", s.lfn_entries),
-            ("fs.fat.discarded_clusters", s.discarded_clusters),
-            ("fs.fat.state.free_clusters", self.free_clusters),
-            ("fs.fat.state.clusters", self.layout.clusters),
-            ("fs.fat.state.cluster_bytes", self.layout.cluster_bytes()),
-            ("fs.fat.state.fat_bits", 8 * self.layout.entry_bytes()),
-            ("fs.fat.state.files", self.nodes.len() as u64 - 1),
+            (&DATA_SECTOR_WRITES, s.data_sector_writes),
+            (&DATA_SECTOR_READS, s.data_sector_reads),
+            (&RMW_SECTOR_READS, s.rmw_sector_reads),
+            (&ZERO_FILL_SECTOR_WRITES, s.zero_fill_sector_writes),
+            (&META_SECTOR_WRITES, self.io.meta_unit_writes),
+            (&FAT_SECTOR_WRITES, s.fat_sector_writes),
+            (&DIR_SECTOR_WRITES, s.dir_sector_writes),
+            (&FSINFO_SECTOR_WRITES, s.fsinfo_sector_writes),
+            (&WRITEBACKS, self.io.writebacks),
+            (&LFN_ENTRIES, s.lfn_entries),
+            (&DISCARDED_CLUSTERS, s.discarded_clusters),
+            (&FREE_CLUSTERS, self.free_clusters),
+            (&CLUSTERS, self.layout.clusters),
+            (&CLUSTER_BYTES, self.layout.cluster_bytes()),
+            (&FAT_BITS, 8 * self.layout.entry_bytes()),
+            (&FILES, self.nodes.len() as u64 - 1),
         ] {
-            out.insert(k.into(), v);
+            out.set(k, v);
         }
     }
 

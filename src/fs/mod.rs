@@ -26,11 +26,14 @@ pub use ops::{FileOp, FileOpKind, FileOpStream, FilePhase};
 
 use crate::sim::Measure;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 // moved: remove after the workspace split
 pub use crate::config::fs::{FsConfig, FsKind};
+use crate::spec::{Counter, Counters};
+
+/// The counters the file systems report, each file system's own.
+pub const COUNTERS: &[&[Counter]] = &[ext2::COUNTERS, fat::COUNTERS, yaffs2::COUNTERS];
 
 /// Why a file operation failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -132,9 +135,9 @@ pub trait FileSystem: Send {
     }
     /// Unmounts cleanly and mounts again at `now_ns` (RAM state rebuilt from flash).
     fn remount(&mut self, now_ns: u64) -> Result<MountStats, FsError>;
-    /// File-system counters (`fs.*`), running totals except the gauges
-    /// [`crate::ftl::is_gauge`] names.
-    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    /// File-system counters (`fs.*`): running totals, or state values where declared
+    /// gauges ([`crate::spec::Counter`]).
+    fn counters(&self, out: &mut Counters);
     /// Bytes of RAM the file system's maps need (YAFFS2: Tnode trees and object table;
     /// ext2, FAT: the FTL's map below).
     fn mapping_bytes(&self) -> u64;

@@ -48,8 +48,66 @@ use super::twolevel::{Mounted, Role};
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use crate::spec::{Counter, Counters};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+/// Reported as `ftl.aftl.fine_hits`.
+pub const FINE_HITS: Counter = Counter::total(
+    "ftl.aftl.fine_hits",
+    "lookups",
+    "lookups answered by the fine (page-level) hash table",
+);
+/// Reported as `ftl.aftl.fine_inserts`.
+pub const FINE_INSERTS: Counter = Counter::total(
+    "ftl.aftl.fine_inserts",
+    "entries",
+    "entries inserted into the fine table",
+);
+/// Reported as `ftl.aftl.demotions`.
+pub const DEMOTIONS: Counter = Counter::total(
+    "ftl.aftl.demotions",
+    "entries",
+    "fine entries demoted to the coarse side",
+);
+/// Reported as `ftl.aftl.demotion_copies`.
+pub const DEMOTION_COPIES: Counter = Counter::total(
+    "ftl.aftl.demotion_copies",
+    "pages",
+    "pages copied by demotions",
+);
+/// Reported as `ftl.aftl.detached_blocks`.
+pub const DETACHED_BLOCKS: Counter = Counter::total(
+    "ftl.aftl.detached_blocks",
+    "blocks",
+    "replacement blocks detached instead of folded (deferred GC)",
+);
+/// Reported as `ftl.aftl.detached_reclaims`.
+pub const DETACHED_RECLAIMS: Counter = Counter::total(
+    "ftl.aftl.detached_reclaims",
+    "blocks",
+    "detached blocks reclaimed",
+);
+/// Reported as `ftl.aftl.forced_folds`.
+pub const FORCED_FOLDS: Counter = Counter::total(
+    "ftl.aftl.forced_folds",
+    "folds",
+    "folds forced to free blocks",
+);
+/// Reported as `ftl.aftl.fold_copies`.
+pub const FOLD_COPIES: Counter =
+    Counter::total("ftl.aftl.fold_copies", "pages", "pages copied by folds");
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    FINE_HITS,
+    FINE_INSERTS,
+    DEMOTIONS,
+    DEMOTION_COPIES,
+    DETACHED_BLOCKS,
+    DETACHED_RECLAIMS,
+    FORCED_FOLDS,
+    FOLD_COPIES,
+];
 
 /// `[ftl.aftl]`: AFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -157,6 +215,8 @@ impl AftlFine {
 
 impl FineMap for AftlFine {
     const NAME: &'static str = "aftl";
+    const FORCED_FOLDS: Counter = FORCED_FOLDS;
+    const FOLD_COPIES: Counter = FOLD_COPIES;
     const DETACHES: bool = true;
     /// The fine node of the page (`NIL`: found through the coarse table, or not at all).
     type Hit = u32;
@@ -357,13 +417,13 @@ impl FineMap for AftlFine {
         self.fine.bytes() + self.fine.capacity() as u64 * 3 * WORD_BYTES
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.aftl.fine_hits".into(), self.fine_hits);
-        out.insert("ftl.aftl.fine_inserts".into(), self.fine_inserts);
-        out.insert("ftl.aftl.demotions".into(), self.demotions);
-        out.insert("ftl.aftl.demotion_copies".into(), self.demotion_copies);
-        out.insert("ftl.aftl.detached_blocks".into(), self.detaches);
-        out.insert("ftl.aftl.detached_reclaims".into(), self.detached_reclaims);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&FINE_HITS, self.fine_hits);
+        out.set(&FINE_INSERTS, self.fine_inserts);
+        out.set(&DEMOTIONS, self.demotions);
+        out.set(&DEMOTION_COPIES, self.demotion_copies);
+        out.set(&DETACHED_BLOCKS, self.detaches);
+        out.set(&DETACHED_RECLAIMS, self.detached_reclaims);
     }
 
     /// The fine table rebuilt from the live pages of replacement and detached blocks,

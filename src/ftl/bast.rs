@@ -57,7 +57,22 @@
 use super::logblock::{Bits, Blocks, LogVictim, NIL, Role, log_budget};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `ftl.bast.victim_merges`.
+pub const VICTIM_MERGES: Counter = Counter::total(
+    "ftl.bast.victim_merges",
+    "merges",
+    "log blocks merged as victims to free a log block",
+);
+/// Reported as `ftl.bast.merged_log_pages`.
+pub const MERGED_LOG_PAGES: Counter = Counter::total(
+    "ftl.bast.merged_log_pages",
+    "pages",
+    "written pages of the victim log blocks when merged",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[VICTIM_MERGES, MERGED_LOG_PAGES];
 
 #[derive(Clone, Copy, Debug)]
 struct LogSlot {
@@ -434,12 +449,12 @@ impl Ftl for Bast {
                 + self.page_map.len() * std::mem::size_of::<u16>()) as u64
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         self.b.stats.report(out);
-        out.insert("ftl.retired_blocks".into(), self.b.retired_blocks());
-        out.insert("ftl.bast.victim_merges".into(), self.victim_merges);
-        out.insert("ftl.bast.merged_log_pages".into(), self.merged_log_pages);
-        out.insert("ftl.recovery_merges".into(), self.recovery_merges);
+        out.set(&super::RETIRED_BLOCKS, self.b.retired_blocks());
+        out.set(&VICTIM_MERGES, self.victim_merges);
+        out.set(&MERGED_LOG_PAGES, self.merged_log_pages);
+        out.set(&super::RECOVERY_MERGES, self.recovery_merges);
     }
 
     fn reserved_blocks(&self) -> u64 {

@@ -28,7 +28,40 @@
 use super::gc::{PolicyParams, VictimPolicy};
 use super::{FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Nand, Ppn};
+use crate::spec::Counter;
 use std::collections::BTreeSet;
+
+/// Reported as `ftl.gc.invocations`.
+pub const GC_INVOCATIONS: Counter = Counter::total(
+    "ftl.gc.invocations",
+    "collections",
+    "garbage collections run (one or more victims each)",
+);
+/// Reported as `ftl.gc.victims`.
+pub const GC_VICTIMS: Counter = Counter::total(
+    "ftl.gc.victims",
+    "blocks",
+    "blocks reclaimed by garbage collection",
+);
+/// Reported as `ftl.gc.victim_valid_pages`.
+pub const GC_VICTIM_VALID_PAGES: Counter = Counter::total(
+    "ftl.gc.victim_valid_pages",
+    "pages",
+    "valid pages in the victims when chosen (the pages GC had to move)",
+);
+/// Reported as `ftl.gc.background_victims`.
+pub const GC_BACKGROUND_VICTIMS: Counter = Counter::total(
+    "ftl.gc.background_victims",
+    "blocks",
+    "victims reclaimed while the device was idle (background GC schedule only)",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    GC_INVOCATIONS,
+    GC_VICTIMS,
+    GC_VICTIM_VALID_PAGES,
+    GC_BACKGROUND_VICTIMS,
+];
 
 /// Write streams, each with its own frontier per unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

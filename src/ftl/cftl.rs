@@ -71,8 +71,93 @@ use super::twolevel::Mounted;
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
+use crate::spec::{Counter, Counters};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+/// Reported as `ftl.cftl.short_hits`.
+pub const SHORT_HITS: Counter = Counter::total(
+    "ftl.cftl.short_hits",
+    "lookups",
+    "lookups answered by the short (page-level) table",
+);
+/// Reported as `ftl.cftl.long_hits`.
+pub const LONG_HITS: Counter = Counter::total(
+    "ftl.cftl.long_hits",
+    "lookups",
+    "lookups answered by the long (cluster) table",
+);
+/// Reported as `ftl.cftl.coarse_lookups`.
+pub const COARSE_LOOKUPS: Counter = Counter::total(
+    "ftl.cftl.coarse_lookups",
+    "lookups",
+    "lookups that went to the coarse table",
+);
+/// Reported as `ftl.cftl.promotions_long`.
+pub const PROMOTIONS_LONG: Counter = Counter::total(
+    "ftl.cftl.promotions_long",
+    "clusters",
+    "clusters promoted into the long table",
+);
+/// Reported as `ftl.cftl.promotions_short`.
+pub const PROMOTIONS_SHORT: Counter = Counter::total(
+    "ftl.cftl.promotions_short",
+    "entries",
+    "entries promoted into the short table",
+);
+/// Reported as `ftl.cftl.promotions_waiting`.
+pub const PROMOTIONS_WAITING: Counter = Counter::total(
+    "ftl.cftl.promotions_waiting",
+    "lookups",
+    "promotions to the long table deferred: the cluster reached the threshold but the table had no room",
+);
+/// Reported as `ftl.cftl.demotions_nur`.
+pub const DEMOTIONS_NUR: Counter = Counter::total(
+    "ftl.cftl.demotions_nur",
+    "entries",
+    "entries demoted by the not-used-recently sweep",
+);
+/// Reported as `ftl.cftl.demotions_evict`.
+pub const DEMOTIONS_EVICT: Counter = Counter::total(
+    "ftl.cftl.demotions_evict",
+    "entries",
+    "entries demoted to make room",
+);
+/// Reported as `ftl.cftl.nur_sweeps`.
+pub const NUR_SWEEPS: Counter = Counter::total(
+    "ftl.cftl.nur_sweeps",
+    "sweeps",
+    "not-used-recently sweeps run",
+);
+/// Reported as `ftl.cftl.fold_fine_updates`.
+pub const FOLD_FINE_UPDATES: Counter = Counter::total(
+    "ftl.cftl.fold_fine_updates",
+    "entries",
+    "fine entries updated by folds",
+);
+/// Reported as `ftl.cftl.forced_folds`.
+pub const FORCED_FOLDS: Counter = Counter::total(
+    "ftl.cftl.forced_folds",
+    "folds",
+    "folds forced to free blocks",
+);
+/// Reported as `ftl.cftl.fold_copies`.
+pub const FOLD_COPIES: Counter =
+    Counter::total("ftl.cftl.fold_copies", "pages", "pages copied by folds");
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    SHORT_HITS,
+    LONG_HITS,
+    COARSE_LOOKUPS,
+    PROMOTIONS_LONG,
+    PROMOTIONS_SHORT,
+    PROMOTIONS_WAITING,
+    DEMOTIONS_NUR,
+    DEMOTIONS_EVICT,
+    NUR_SWEEPS,
+    FOLD_FINE_UPDATES,
+    FORCED_FOLDS,
+    FOLD_COPIES,
+];
 
 /// What a promotion does when the target table has no free node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -538,6 +623,8 @@ impl CftlFine {
 
 impl FineMap for CftlFine {
     const NAME: &'static str = "cftl";
+    const FORCED_FOLDS: Counter = FORCED_FOLDS;
+    const FOLD_COPIES: Counter = FOLD_COPIES;
     const DETACHES: bool = false;
     type Hit = Level;
 
@@ -826,20 +913,17 @@ impl FineMap for CftlFine {
         self.short.bytes() + self.long.bytes()
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.cftl.short_hits".into(), self.short_hits);
-        out.insert("ftl.cftl.long_hits".into(), self.long_hits);
-        out.insert("ftl.cftl.coarse_lookups".into(), self.coarse_lookups);
-        out.insert("ftl.cftl.promotions_long".into(), self.promotions_long);
-        out.insert("ftl.cftl.promotions_short".into(), self.promotions_short);
-        out.insert(
-            "ftl.cftl.promotions_waiting".into(),
-            self.promotions_waiting,
-        );
-        out.insert("ftl.cftl.demotions_nur".into(), self.demotions_nur);
-        out.insert("ftl.cftl.demotions_evict".into(), self.demotions_evict);
-        out.insert("ftl.cftl.nur_sweeps".into(), self.sweeps);
-        out.insert("ftl.cftl.fold_fine_updates".into(), self.fold_fine_updates);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&SHORT_HITS, self.short_hits);
+        out.set(&LONG_HITS, self.long_hits);
+        out.set(&COARSE_LOOKUPS, self.coarse_lookups);
+        out.set(&PROMOTIONS_LONG, self.promotions_long);
+        out.set(&PROMOTIONS_SHORT, self.promotions_short);
+        out.set(&PROMOTIONS_WAITING, self.promotions_waiting);
+        out.set(&DEMOTIONS_NUR, self.demotions_nur);
+        out.set(&DEMOTIONS_EVICT, self.demotions_evict);
+        out.set(&NUR_SWEEPS, self.sweeps);
+        out.set(&FOLD_FINE_UPDATES, self.fold_fine_updates);
     }
 
     /// The short and long tables and the hit counts are a cache of the coarse table

@@ -63,8 +63,131 @@ use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::layout::{ChannelPlacement, Layout, Placement};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use crate::spec::{Counter, Counters};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+/// Reported as `ftl.cmt.hits`.
+pub const CMT_HITS: Counter = Counter::total(
+    "ftl.cmt.hits",
+    "lookups",
+    "lookups answered by the cached mapping table",
+);
+/// Reported as `ftl.cmt.misses`.
+pub const CMT_MISSES: Counter = Counter::total(
+    "ftl.cmt.misses",
+    "lookups",
+    "lookups that missed the cached mapping table",
+);
+/// Reported as `ftl.mapping.cmt_bytes`.
+pub const MAPPING_CMT_BYTES: Counter = Counter::gauge(
+    "ftl.mapping.cmt_bytes",
+    "bytes",
+    "RAM of the cached mapping table",
+);
+/// Reported as `ftl.mapping.gtd_bytes`.
+pub const MAPPING_GTD_BYTES: Counter = Counter::gauge(
+    "ftl.mapping.gtd_bytes",
+    "bytes",
+    "RAM of the global translation directory",
+);
+/// Reported as `ftl.dftl.cmt_entries`.
+pub const CMT_ENTRIES: Counter = Counter::gauge(
+    "ftl.dftl.cmt_entries",
+    "entries",
+    "entries the cached mapping table holds at most",
+);
+/// Reported as `ftl.dftl.trans_reads`.
+pub const TRANS_READS: Counter = Counter::total(
+    "ftl.dftl.trans_reads",
+    "pages",
+    "translation pages read to serve misses",
+);
+/// Reported as `ftl.dftl.shared_trans_reads`.
+pub const SHARED_TRANS_READS: Counter = Counter::total(
+    "ftl.dftl.shared_trans_reads",
+    "lookups",
+    "misses served by a translation read their command had already issued (coalesce_misses only)",
+);
+/// Reported as `ftl.dftl.trans_writes`.
+pub const TRANS_WRITES: Counter = Counter::total(
+    "ftl.dftl.trans_writes",
+    "pages",
+    "translation pages written (dirty evictions and GC updates)",
+);
+/// Reported as `ftl.dftl.dirty_evictions`.
+pub const DIRTY_EVICTIONS: Counter = Counter::total(
+    "ftl.dftl.dirty_evictions",
+    "entries",
+    "dirty entries evicted from the cache (their translation page written back)",
+);
+/// Reported as `ftl.dftl.clean_evictions`.
+pub const CLEAN_EVICTIONS: Counter = Counter::total(
+    "ftl.dftl.clean_evictions",
+    "entries",
+    "clean entries evicted from the cache",
+);
+/// Reported as `ftl.dftl.batched_entries`.
+pub const BATCHED_ENTRIES: Counter = Counter::total(
+    "ftl.dftl.batched_entries",
+    "entries",
+    "dirty cached entries cleaned by translation-page write-backs (an evicted entry's page carries its dirty siblings)",
+);
+/// Reported as `ftl.dftl.gc_cmt_updates`.
+pub const GC_CMT_UPDATES: Counter = Counter::total(
+    "ftl.dftl.gc_cmt_updates",
+    "entries",
+    "moved data pages whose new address was updated in the cache",
+);
+/// Reported as `ftl.dftl.gc_trans_updates`.
+pub const GC_TRANS_UPDATES: Counter = Counter::total(
+    "ftl.dftl.gc_trans_updates",
+    "pages",
+    "translation pages rewritten to record pages GC moved",
+);
+/// Reported as `ftl.dftl.gc_batched_entries`.
+pub const GC_BATCHED_ENTRIES: Counter = Counter::total(
+    "ftl.dftl.gc_batched_entries",
+    "entries",
+    "moved pages recorded in a translation page another moved page already rewrote",
+);
+/// Reported as `ftl.gc.trans_victims`.
+pub const GC_TRANS_VICTIMS: Counter = Counter::total(
+    "ftl.gc.trans_victims",
+    "blocks",
+    "GC victims that were translation blocks",
+);
+/// Reported as `ftl.gc.foreground_collections`.
+pub const GC_FOREGROUND_COLLECTIONS: Counter = Counter::total(
+    "ftl.gc.foreground_collections",
+    "collections",
+    "collections a translation write started because no unit had room for it",
+);
+/// Reported as `ftl.gc.empty_erases`.
+pub const GC_EMPTY_ERASES: Counter = Counter::total(
+    "ftl.gc.empty_erases",
+    "blocks",
+    "blocks without a valid page erased on the spot because a translation write found its unit at the GC threshold",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    CMT_HITS,
+    CMT_MISSES,
+    MAPPING_CMT_BYTES,
+    MAPPING_GTD_BYTES,
+    CMT_ENTRIES,
+    TRANS_READS,
+    SHARED_TRANS_READS,
+    TRANS_WRITES,
+    DIRTY_EVICTIONS,
+    CLEAN_EVICTIONS,
+    BATCHED_ENTRIES,
+    GC_CMT_UPDATES,
+    GC_TRANS_UPDATES,
+    GC_BATCHED_ENTRIES,
+    GC_TRANS_VICTIMS,
+    GC_FOREGROUND_COLLECTIONS,
+    GC_EMPTY_ERASES,
+];
 
 /// CMT replacement policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -930,42 +1053,33 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         self.cmt_bytes() + self.gtd_bytes()
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.lookup.count".into(), self.lookups);
-        out.insert("ftl.lookup.probes".into(), self.probes);
-        out.insert("ftl.cmt.hits".into(), self.hits);
-        out.insert("ftl.cmt.misses".into(), self.misses);
-        out.insert("ftl.mapping.cmt_bytes".into(), self.cmt_bytes());
-        out.insert("ftl.mapping.gtd_bytes".into(), self.gtd_bytes());
-        out.insert("ftl.dftl.cmt_entries".into(), self.cmt.capacity() as u64);
-        out.insert("ftl.dftl.trans_reads".into(), self.trans_reads);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&super::LOOKUP_COUNT, self.lookups);
+        out.set(&super::LOOKUP_PROBES, self.probes);
+        out.set(&CMT_HITS, self.hits);
+        out.set(&CMT_MISSES, self.misses);
+        out.set(&MAPPING_CMT_BYTES, self.cmt_bytes());
+        out.set(&MAPPING_GTD_BYTES, self.gtd_bytes());
+        out.set(&CMT_ENTRIES, self.cmt.capacity() as u64);
+        out.set(&TRANS_READS, self.trans_reads);
         if self.coalesce_misses {
-            out.insert(
-                "ftl.dftl.shared_trans_reads".into(),
-                self.shared_trans_reads,
-            );
+            out.set(&SHARED_TRANS_READS, self.shared_trans_reads);
         }
-        out.insert("ftl.dftl.trans_writes".into(), self.trans_writes);
-        out.insert("ftl.dftl.dirty_evictions".into(), self.dirty_evictions);
-        out.insert("ftl.dftl.clean_evictions".into(), self.clean_evictions);
-        out.insert("ftl.dftl.batched_entries".into(), self.batched_entries);
-        out.insert("ftl.dftl.gc_cmt_updates".into(), self.gc_cmt_updates);
-        out.insert("ftl.dftl.gc_trans_updates".into(), self.gc_trans_updates);
-        out.insert(
-            "ftl.dftl.gc_batched_entries".into(),
-            self.gc_batched_entries,
-        );
-        out.insert("ftl.gc.invocations".into(), self.bm.gc_invocations);
-        out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
-        out.insert("ftl.retired_blocks".into(), self.bm.retired_blocks());
-        out.insert("ftl.gc.trans_victims".into(), self.gc_trans_victims);
-        out.insert(
-            "ftl.gc.foreground_collections".into(),
-            self.foreground_collections,
-        );
-        out.insert("ftl.gc.empty_erases".into(), self.empty_erases);
-        out.insert(
-            "ftl.gc.victim_valid_pages".into(),
+        out.set(&TRANS_WRITES, self.trans_writes);
+        out.set(&DIRTY_EVICTIONS, self.dirty_evictions);
+        out.set(&CLEAN_EVICTIONS, self.clean_evictions);
+        out.set(&BATCHED_ENTRIES, self.batched_entries);
+        out.set(&GC_CMT_UPDATES, self.gc_cmt_updates);
+        out.set(&GC_TRANS_UPDATES, self.gc_trans_updates);
+        out.set(&GC_BATCHED_ENTRIES, self.gc_batched_entries);
+        out.set(&super::blocks::GC_INVOCATIONS, self.bm.gc_invocations);
+        out.set(&super::blocks::GC_VICTIMS, self.bm.gc_victims);
+        out.set(&super::RETIRED_BLOCKS, self.bm.retired_blocks());
+        out.set(&GC_TRANS_VICTIMS, self.gc_trans_victims);
+        out.set(&GC_FOREGROUND_COLLECTIONS, self.foreground_collections);
+        out.set(&GC_EMPTY_ERASES, self.empty_erases);
+        out.set(
+            &super::blocks::GC_VICTIM_VALID_PAGES,
             self.bm.gc_victim_valid_pages,
         );
     }

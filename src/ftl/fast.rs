@@ -72,7 +72,28 @@
 use super::logblock::{Bits, Blocks, NIL, Role, RwLog, log_budget};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `ftl.log.reclaims`.
+pub const LOG_RECLAIMS: Counter = Counter::total(
+    "ftl.log.reclaims",
+    "blocks",
+    "random-write log blocks reclaimed as victims",
+);
+/// Reported as `ftl.log.reclaim_merges`.
+pub const LOG_RECLAIM_MERGES: Counter = Counter::total(
+    "ftl.log.reclaim_merges",
+    "merges",
+    "full merges the reclaims caused (/ reclaims = mean associativity)",
+);
+/// Reported as `ftl.log.isolation_reclaims`.
+pub const LOG_ISOLATION_RECLAIMS: Counter = Counter::total(
+    "ftl.log.isolation_reclaims",
+    "blocks",
+    "reclaims of the cold (isolation) log area (FASTer only)",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[LOG_RECLAIMS, LOG_RECLAIM_MERGES, LOG_ISOLATION_RECLAIMS];
 
 /// RW log stream of recently written pages.
 pub(crate) const HOT: usize = 0;
@@ -94,7 +115,7 @@ pub trait RwReclaim: Send + Clone + 'static {
     /// its tail.
     fn reclaim(&mut self, f: &mut FastCore, nand: &mut Nand) -> Result<(), FtlError>;
     /// Policy counters.
-    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    fn counters(&self, out: &mut Counters);
     /// Policy invariants.
     fn check(&self, _f: &FastCore, _nand: &Nand) {}
 }
@@ -108,7 +129,7 @@ impl RwReclaim for MergeAll {
     fn reclaim(&mut self, f: &mut FastCore, nand: &mut Nand) -> Result<(), FtlError> {
         f.reclaim_merging(HOT, nand)
     }
-    fn counters(&self, _out: &mut BTreeMap<String, u64>) {}
+    fn counters(&self, _out: &mut Counters) {}
 }
 
 /// State shared by FAST and FASTer.
@@ -855,17 +876,14 @@ impl<P: RwReclaim> Ftl for Fast<P> {
             + flags
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         self.core.b.stats.report(out);
-        out.insert("ftl.retired_blocks".into(), self.core.b.retired_blocks());
-        out.insert("ftl.log.reclaims".into(), self.core.reclaims);
-        out.insert("ftl.log.reclaim_merges".into(), self.core.reclaim_merges);
-        out.insert("ftl.recovery_merges".into(), self.core.recovery_merges);
+        out.set(&super::RETIRED_BLOCKS, self.core.b.retired_blocks());
+        out.set(&LOG_RECLAIMS, self.core.reclaims);
+        out.set(&LOG_RECLAIM_MERGES, self.core.reclaim_merges);
+        out.set(&super::RECOVERY_MERGES, self.core.recovery_merges);
         if self.core.cap[COLD] > 0 {
-            out.insert(
-                "ftl.log.isolation_reclaims".into(),
-                self.core.isolation_reclaims,
-            );
+            out.set(&LOG_ISOLATION_RECLAIMS, self.core.isolation_reclaims);
         }
         self.policy.counters(out);
     }

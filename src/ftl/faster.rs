@@ -47,8 +47,29 @@ use super::fast::{COLD, Fast, FastCore, HOT, RwReclaim};
 use super::logblock::NIL;
 use super::{FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand};
+use crate::spec::{Counter, Counters};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+/// Reported as `ftl.faster.second_chances`.
+pub const SECOND_CHANCES: Counter = Counter::total(
+    "ftl.faster.second_chances",
+    "pages",
+    "pages given a second chance: moved to the log's end instead of merging their block",
+);
+/// Reported as `ftl.faster.isolated`.
+pub const ISOLATED: Counter = Counter::total(
+    "ftl.faster.isolated",
+    "pages",
+    "pages moved to the isolation (cold) log",
+);
+/// Reported as `ftl.faster.merged`.
+pub const MERGED: Counter = Counter::total(
+    "ftl.faster.merged",
+    "merges",
+    "logical blocks merged because a page had used its second chance, without isolation",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[SECOND_CHANCES, ISOLATED, MERGED];
 
 /// `[ftl.faster]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -168,9 +189,9 @@ impl RwReclaim for SecondChance {
         Ok(())
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.faster.second_chances".into(), self.second_chances);
-        out.insert("ftl.faster.isolated".into(), self.isolated);
-        out.insert("ftl.faster.merged".into(), self.merged);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&SECOND_CHANCES, self.second_chances);
+        out.set(&ISOLATED, self.isolated);
+        out.set(&MERGED, self.merged);
     }
 }

@@ -35,10 +35,32 @@
 
 use super::FtlError;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use crate::spec::{Counter, Counters};
 use crate::util::FastDiv;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+
+/// Reported as `ftl.merge.switch`.
+pub const MERGE_SWITCH: Counter = Counter::total(
+    "ftl.merge.switch",
+    "merges",
+    "switch merges: a log block written in order becomes the data block, nothing copied",
+);
+/// Reported as `ftl.merge.partial`.
+pub const MERGE_PARTIAL: Counter = Counter::total(
+    "ftl.merge.partial",
+    "merges",
+    "partial merges: the rest of a log block is filled from the data block",
+);
+/// Reported as `ftl.merge.full`.
+pub const MERGE_FULL: Counter = Counter::total(
+    "ftl.merge.full",
+    "merges",
+    "full merges (folds): a fresh block gets the logical block's live pages",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[MERGE_SWITCH, MERGE_PARTIAL, MERGE_FULL];
 
 /// "No block / no entry" in the flat tables.
 pub const NIL: u32 = u32::MAX;
@@ -311,12 +333,12 @@ pub(crate) struct MergeStats {
 }
 
 impl MergeStats {
-    pub fn report(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.merge.switch".into(), self.switch);
-        out.insert("ftl.merge.partial".into(), self.partial);
-        out.insert("ftl.merge.full".into(), self.full);
-        out.insert("ftl.lookup.count".into(), self.lookups);
-        out.insert("ftl.lookup.probes".into(), self.probes);
+    pub fn report(&self, out: &mut Counters) {
+        out.set(&MERGE_SWITCH, self.switch);
+        out.set(&MERGE_PARTIAL, self.partial);
+        out.set(&MERGE_FULL, self.full);
+        out.set(&super::LOOKUP_COUNT, self.lookups);
+        out.set(&super::LOOKUP_PROBES, self.probes);
     }
 }
 

@@ -37,12 +37,78 @@ mod twolevel;
 mod twolevel_ftl;
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
-use crate::spec::{ConfigError, check_range};
+use crate::spec::{ConfigError, Counter, Counters, check_range};
 use crate::units::Size;
 use gc::{GcPolicyKind, GcSchedule, PolicyParams, SuspendConfig};
 use layout::{ChannelPlacement, Placement};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+/// Reported as `ftl.retired_blocks`.
+pub const RETIRED_BLOCKS: Counter = Counter::total(
+    "ftl.retired_blocks",
+    "blocks",
+    "blocks the FTL retired as bad (erased up to the rated endurance)",
+);
+/// Reported as `ftl.lookup.count`.
+pub const LOOKUP_COUNT: Counter = Counter::total(
+    "ftl.lookup.count",
+    "lookups",
+    "map lookups by host reads, writes and trims",
+);
+/// Reported as `ftl.lookup.probes`.
+pub const LOOKUP_PROBES: Counter = Counter::total(
+    "ftl.lookup.probes",
+    "probes",
+    "map entries, hash nodes, buckets or page slots the lookups examined (probes / count = translation cost per lookup)",
+);
+/// Reported as `ftl.lookup.slot_probes`.
+pub const LOOKUP_SLOT_PROBES: Counter = Counter::total(
+    "ftl.lookup.slot_probes",
+    "probes",
+    "of the probes, page slots read from a block's spare area (primary page checked, replacement pages scanned, cluster pages loaded)",
+);
+/// Reported as `ftl.mapping.coarse_bytes`.
+pub const MAPPING_COARSE_BYTES: Counter = Counter::gauge(
+    "ftl.mapping.coarse_bytes",
+    "bytes",
+    "RAM of the coarse (block-level) map",
+);
+/// Reported as `ftl.mapping.fine_bytes`.
+pub const MAPPING_FINE_BYTES: Counter = Counter::gauge(
+    "ftl.mapping.fine_bytes",
+    "bytes",
+    "RAM of the fine (page-level) tables",
+);
+/// Reported as `ftl.recovery_merges`.
+pub const RECOVERY_MERGES: Counter = Counter::total(
+    "ftl.recovery_merges",
+    "merges",
+    "logical blocks rebuilt by recovery merges (or folds) at power-up",
+);
+/// The counters every FTL may report: the shared keys above, then each file's own.
+pub const COUNTERS: &[&[Counter]] = &[
+    &[
+        RETIRED_BLOCKS,
+        LOOKUP_COUNT,
+        LOOKUP_PROBES,
+        LOOKUP_SLOT_PROBES,
+        MAPPING_COARSE_BYTES,
+        MAPPING_FINE_BYTES,
+        RECOVERY_MERGES,
+    ],
+    blocks::COUNTERS,
+    logblock::COUNTERS,
+    page::COUNTERS,
+    dftl::COUNTERS,
+    aftl::COUNTERS,
+    cftl::COUNTERS,
+    bast::COUNTERS,
+    fast::COUNTERS,
+    faster::COUNTERS,
+    nftl::COUNTERS,
+    nftl_log::COUNTERS,
+    twolevel::COUNTERS,
+];
 
 /// How many requests ahead the simulator announces a request's first page through
 /// [`Ftl::prefetch_early`]. A random map entry of a multi-GiB table costs a DRAM access
@@ -124,8 +190,8 @@ pub trait Ftl: Send + FtlClone {
     fn mapping_bytes(&self) -> u64;
     /// FTL-specific counters, e.g. `ftl.gc.victims`: running totals since the FTL was
     /// built (the report subtracts the preconditioning's share), except the state
-    /// values [`is_gauge`] names.
-    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    /// values declared gauges ([`Counter`]).
+    fn counters(&self, out: &mut Counters);
     /// Blocks held back from user data (GC reserve and open frontiers), for analytic
     /// comparisons of write amplification.
     fn reserved_blocks(&self) -> u64;
@@ -746,17 +812,6 @@ pub const MAX_FREE_BLOCKS: u32 = 1 << 16;
 /// Largest `gc_d`: d-choices samples `d` blocks per victim choice, and Van Houdt's
 /// analysis shows little gain past a few tens; a million made runs take minutes.
 pub const MAX_GC_D: u32 = 64;
-
-/// Whether counter `key` is a state value (mapping bytes now, entries held, a maximum
-/// reached) rather than a running total: reports after preconditioning
-/// show state values as they are and running totals for the measured phase only.
-pub fn is_gauge(key: &str) -> bool {
-    key.starts_with("ftl.mapping.")
-        || key.ends_with("_bytes")
-        || key.ends_with("_entries") && !key.contains("batched")
-        || key.ends_with("_max")
-        || key.starts_with("fs.") && key.contains(".state.")
-}
 
 /// Pages per management block for `cfg` on `geo`, or why the size does not fit.
 pub fn unit_pages(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<u32, ConfigError> {

@@ -64,8 +64,26 @@
 use super::logblock::{Bits, Blocks, NIL, Role};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use crate::spec::{Counter, Counters};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+
+/// Reported as `ftl.nftl.folds`.
+pub const FOLDS: Counter =
+    Counter::total("ftl.nftl.folds", "folds", "chains folded into a fresh unit");
+/// Reported as `ftl.nftl.forced_folds`.
+pub const FORCED_FOLDS: Counter = Counter::total(
+    "ftl.nftl.forced_folds",
+    "folds",
+    "folds forced to free units (longest chain first)",
+);
+/// Reported as `ftl.nftl.chain_max`.
+pub const CHAIN_MAX: Counter = Counter::gauge(
+    "ftl.nftl.chain_max",
+    "units",
+    "longest chain of units reached",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[FOLDS, FORCED_FOLDS, CHAIN_MAX];
 
 /// `[ftl.nftl]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -634,13 +652,13 @@ impl Ftl for Nftl {
         self.b.map_bytes() + (self.repl.len() * std::mem::size_of::<u32>()) as u64
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         self.b.stats.report(out);
-        out.insert("ftl.retired_blocks".into(), self.b.retired_blocks());
-        out.insert("ftl.nftl.folds".into(), self.folds);
-        out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
-        out.insert("ftl.nftl.chain_max".into(), self.chain_max as u64);
-        out.insert("ftl.recovery_merges".into(), self.recovery_merges);
+        out.set(&super::RETIRED_BLOCKS, self.b.retired_blocks());
+        out.set(&FOLDS, self.folds);
+        out.set(&FORCED_FOLDS, self.forced_folds);
+        out.set(&CHAIN_MAX, self.chain_max as u64);
+        out.set(&super::RECOVERY_MERGES, self.recovery_merges);
     }
 
     fn reserved_blocks(&self) -> u64 {

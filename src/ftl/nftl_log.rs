@@ -32,7 +32,19 @@ use super::hash::NIL;
 use super::twolevel::{Blocks, Placement};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `ftl.nftl.fold_copies`.
+pub const FOLD_COPIES: Counter =
+    Counter::total("ftl.nftl.fold_copies", "pages", "pages copied by folds");
+/// Reported as `ftl.nftl.scan_reads`.
+pub const SCAN_READS: Counter = Counter::total(
+    "ftl.nftl.scan_reads",
+    "pages",
+    "replacement-block pages read to find a logical page",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[FOLD_COPIES, SCAN_READS];
 
 /// Log-style NFTL state.
 #[derive(Clone)]
@@ -206,17 +218,17 @@ impl Ftl for NftlLog {
         8 * self.primary.len() as u64
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.lookup.count".into(), self.lookups);
-        out.insert("ftl.lookup.probes".into(), self.probes);
+    fn counters(&self, out: &mut Counters) {
+        out.set(&super::LOOKUP_COUNT, self.lookups);
+        out.set(&super::LOOKUP_PROBES, self.probes);
         // Every probe is a page slot (the table is an array indexed by lbn).
-        out.insert("ftl.lookup.slot_probes".into(), self.probes);
-        out.insert("ftl.merge.full".into(), self.folds);
-        out.insert("ftl.nftl.forced_folds".into(), self.forced_folds);
-        out.insert("ftl.nftl.fold_copies".into(), self.fold_copies);
-        out.insert("ftl.nftl.scan_reads".into(), self.scan_reads);
-        out.insert("ftl.mapping.coarse_bytes".into(), self.mapping_bytes());
-        out.insert("ftl.retired_blocks".into(), self.blocks.retired_blocks());
+        out.set(&super::LOOKUP_SLOT_PROBES, self.probes);
+        out.set(&super::logblock::MERGE_FULL, self.folds);
+        out.set(&super::nftl::FORCED_FOLDS, self.forced_folds);
+        out.set(&FOLD_COPIES, self.fold_copies);
+        out.set(&SCAN_READS, self.scan_reads);
+        out.set(&super::MAPPING_COARSE_BYTES, self.mapping_bytes());
+        out.set(&super::RETIRED_BLOCKS, self.blocks.retired_blocks());
         if let Some(m) = &self.mounted {
             m.counters(out);
         }

@@ -28,7 +28,22 @@ use super::gc::{
 use super::layout::Layout;
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use std::collections::BTreeMap;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `ftl.wl.relocations`.
+pub const WL_RELOCATIONS: Counter = Counter::total(
+    "ftl.wl.relocations",
+    "blocks",
+    "cold blocks whose data static wear leveling moved",
+);
+/// Reported as `ftl.mgmt.rmw_pages`.
+pub const MGMT_RMW_PAGES: Counter = Counter::total(
+    "ftl.mgmt.rmw_pages",
+    "pages",
+    "pages read and rewritten to fill a management block partly covered by a write",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[WL_RELOCATIONS, MGMT_RMW_PAGES];
 
 /// Builds a page FTL with the configured victim policy (monomorphised per policy so the
 /// per-write path has no dynamic dispatch).
@@ -335,23 +350,23 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         self.logical_pages as u64 * 4
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
-        out.insert("ftl.gc.invocations".into(), self.bm.gc_invocations);
-        out.insert("ftl.gc.victims".into(), self.bm.gc_victims);
-        out.insert("ftl.retired_blocks".into(), self.bm.retired_blocks());
-        out.insert(
-            "ftl.gc.victim_valid_pages".into(),
+    fn counters(&self, out: &mut Counters) {
+        out.set(&super::blocks::GC_INVOCATIONS, self.bm.gc_invocations);
+        out.set(&super::blocks::GC_VICTIMS, self.bm.gc_victims);
+        out.set(&super::RETIRED_BLOCKS, self.bm.retired_blocks());
+        out.set(
+            &super::blocks::GC_VICTIM_VALID_PAGES,
             self.bm.gc_victim_valid_pages,
         );
-        out.insert("ftl.wl.relocations".into(), self.wl_relocations);
+        out.set(&WL_RELOCATIONS, self.wl_relocations);
         if self.background {
             // Only with background GC, so other schedules' reports keep their keys.
-            out.insert(
-                "ftl.gc.background_victims".into(),
+            out.set(
+                &super::blocks::GC_BACKGROUND_VICTIMS,
                 self.bm.gc_background_victims,
             );
         }
-        out.insert("ftl.mgmt.rmw_pages".into(), self.rmw_pages);
+        out.set(&MGMT_RMW_PAGES, self.rmw_pages);
     }
 
     fn collect_idle(&mut self, nand: &mut Nand) -> Result<bool, FtlError> {

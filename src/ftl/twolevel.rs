@@ -59,8 +59,48 @@ use super::hash::NIL;
 use super::{FtlConfig, FtlError};
 use crate::nand::StoredTag;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
+use crate::spec::Counter;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
+
+/// Reported as `ftl.recovery.folds`.
+pub const RECOVERY_FOLDS: Counter = Counter::total(
+    "ftl.recovery.folds",
+    "folds",
+    "folds the last mount started to recover",
+);
+/// Reported as `ftl.recovery.completed_folds`.
+pub const RECOVERY_COMPLETED_FOLDS: Counter = Counter::total(
+    "ftl.recovery.completed_folds",
+    "folds",
+    "interrupted folds the last mount completed",
+);
+/// Reported as `ftl.recovery.fold_copies`.
+pub const RECOVERY_FOLD_COPIES: Counter = Counter::total(
+    "ftl.recovery.fold_copies",
+    "pages",
+    "pages the last mount's folds copied",
+);
+/// Reported as `ftl.recovery.erased_blocks`.
+pub const RECOVERY_ERASED_BLOCKS: Counter = Counter::total(
+    "ftl.recovery.erased_blocks",
+    "blocks",
+    "blocks the last mount erased",
+);
+/// Reported as `ftl.recovery.detached_blocks`.
+pub const RECOVERY_DETACHED_BLOCKS: Counter = Counter::total(
+    "ftl.recovery.detached_blocks",
+    "blocks",
+    "detached blocks the last mount kept (AFTL)",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    RECOVERY_FOLDS,
+    RECOVERY_COMPLETED_FOLDS,
+    RECOVERY_FOLD_COPIES,
+    RECOVERY_ERASED_BLOCKS,
+    RECOVERY_DETACHED_BLOCKS,
+];
 
 /// What a block is used for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,15 +169,15 @@ pub struct MountStats {
 
 impl MountStats {
     /// Adds the `ftl.recovery.*` counters to `out`.
-    pub fn counters(&self, out: &mut std::collections::BTreeMap<String, u64>) {
+    pub fn counters(&self, out: &mut crate::spec::Counters) {
         for (k, v) in [
-            ("folds", self.folds),
-            ("completed_folds", self.completed_folds),
-            ("fold_copies", self.fold_copies),
-            ("erased_blocks", self.erased_blocks),
-            ("detached_blocks", self.detached_blocks),
+            (&RECOVERY_FOLDS, self.folds),
+            (&RECOVERY_COMPLETED_FOLDS, self.completed_folds),
+            (&RECOVERY_FOLD_COPIES, self.fold_copies),
+            (&RECOVERY_ERASED_BLOCKS, self.erased_blocks),
+            (&RECOVERY_DETACHED_BLOCKS, self.detached_blocks),
         ] {
-            out.insert(format!("ftl.recovery.{k}"), v);
+            out.set(k, v);
         }
     }
 }
@@ -981,7 +1021,6 @@ pub fn check_mapping(nand: &Nand, logical_pages: u32, find: impl Fn(Lpn) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn geo() -> Geometry {
         Geometry {
@@ -1078,9 +1117,9 @@ mod tests {
         let mut ftl = build_ftl(&cfg, &g, 128, 1).unwrap();
         ftl.recover(&mut nand, &tags).unwrap();
         ftl.check_invariants(&nand);
-        let mut c = BTreeMap::new();
+        let mut c = crate::spec::Counters::new();
         ftl.counters(&mut c);
-        assert_eq!(c["ftl.recovery.folds"], 1);
+        assert_eq!(c.value(&super::RECOVERY_FOLDS), 1);
         let mut page = vec![0u8; 4096];
         for lpn in [1u32, 3] {
             let ppn = ftl.lookup(Lpn(lpn), &nand).expect("kept");
@@ -1190,12 +1229,9 @@ mod tests {
                     let mut fresh = build();
                     fresh.recover(&mut mounted, &tags).unwrap();
                     fresh.check_invariants(&mounted);
-                    let mut c = BTreeMap::new();
+                    let mut c = crate::spec::Counters::new();
                     fresh.counters(&mut c);
-                    for (k, v) in c
-                        .into_iter()
-                        .filter(|(k, _)| k.starts_with("ftl.recovery."))
-                    {
+                    for (k, v) in c.iter().filter(|(k, _)| k.starts_with("ftl.recovery.")) {
                         *totals.entry(k).or_insert(0) += v;
                     }
                     crate::ftl::check_read_back(
@@ -1213,13 +1249,19 @@ mod tests {
             // finished at mount, and AFTL's detached blocks survive a mount.
             eprintln!("{kind:?}: {totals:?}");
             assert!(
-                totals["ftl.recovery.erased_blocks"] > 0,
+                totals[super::RECOVERY_ERASED_BLOCKS.key] > 0,
                 "{kind:?} {totals:?}"
             );
             if kind == FtlKind::Aftl {
-                assert!(totals["ftl.recovery.detached_blocks"] > 0, "{totals:?}");
+                assert!(
+                    totals[super::RECOVERY_DETACHED_BLOCKS.key] > 0,
+                    "{totals:?}"
+                );
             } else {
-                assert!(totals["ftl.recovery.completed_folds"] > 0, "{totals:?}");
+                assert!(
+                    totals[super::RECOVERY_COMPLETED_FOLDS.key] > 0,
+                    "{totals:?}"
+                );
             }
         }
     }

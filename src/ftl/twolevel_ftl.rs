@@ -32,8 +32,8 @@ use super::hash::{ChainedHash, NIL, WORD_BYTES};
 use super::twolevel::{self, Blocks, Folded, Mounted, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
+use crate::spec::{Counter, Counters};
 use std::cell::Cell;
-use std::collections::BTreeMap;
 
 /// What an FTL puts in front of the coarse table: its fine-grained map and what its
 /// paper does with it. The shared body calls these at fixed points (see the module
@@ -41,6 +41,10 @@ use std::collections::BTreeMap;
 pub trait FineMap: Clone + Send + 'static {
     /// Registered name of the FTL.
     const NAME: &'static str;
+    /// Its counter of folds forced to free blocks (`ftl.<name>.forced_folds`).
+    const FORCED_FOLDS: Counter;
+    /// Its counter of pages folds copied (`ftl.<name>.fold_copies`).
+    const FOLD_COPIES: Counter;
     /// Whether replacement blocks may be detached (AFTL's deferred GC): the mount then
     /// keeps detached blocks.
     const DETACHES: bool;
@@ -136,7 +140,7 @@ pub trait FineMap: Clone + Send + 'static {
     /// RAM of the fine map (bytes).
     fn fine_bytes(&self) -> u64;
     /// The FTL's own counters (keys `ftl.<name>.*`).
-    fn counters(&self, out: &mut BTreeMap<String, u64>);
+    fn counters(&self, out: &mut Counters);
     /// After a mount rebuilt the blocks and the coarse table: rebuild the fine side.
     fn mounted(&mut self, core: &mut Core, m: &Mounted, nand: &mut Nand);
     /// Whether the fine side is empty (a fresh FTL).
@@ -470,18 +474,18 @@ impl<F: FineMap> Ftl for TwoLevelFtl<F> {
         self.coarse_bytes() + self.fine_bytes()
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         let c = &self.core;
-        out.insert("ftl.lookup.count".into(), c.lookups);
-        out.insert("ftl.lookup.probes".into(), c.probes);
-        out.insert("ftl.lookup.slot_probes".into(), c.slot_probes);
-        out.insert("ftl.merge.full".into(), c.folds);
-        out.insert("ftl.mapping.coarse_bytes".into(), self.coarse_bytes());
-        out.insert("ftl.mapping.fine_bytes".into(), self.fine_bytes());
-        out.insert(format!("ftl.{}.forced_folds", F::NAME), c.forced_folds);
-        out.insert(format!("ftl.{}.fold_copies", F::NAME), c.fold_copies);
+        out.set(&super::LOOKUP_COUNT, c.lookups);
+        out.set(&super::LOOKUP_PROBES, c.probes);
+        out.set(&super::LOOKUP_SLOT_PROBES, c.slot_probes);
+        out.set(&super::logblock::MERGE_FULL, c.folds);
+        out.set(&super::MAPPING_COARSE_BYTES, self.coarse_bytes());
+        out.set(&super::MAPPING_FINE_BYTES, self.fine_bytes());
+        out.set(&F::FORCED_FOLDS, c.forced_folds);
+        out.set(&F::FOLD_COPIES, c.fold_copies);
         self.fine.counters(out);
-        out.insert("ftl.retired_blocks".into(), c.blocks.retired_blocks());
+        out.set(&super::RETIRED_BLOCKS, c.blocks.retired_blocks());
         // What the mount did (only after one: a fresh device has nothing to say).
         if let Some(m) = &c.mounted {
             m.counters(out);

@@ -7,11 +7,11 @@ use crate::config::{Config, Precondition, ResolvedDevice};
 use crate::nand::{CAUSES, Cause, Nand, NandCounters};
 use crate::report::latency::{new_latency_histogram, summarize};
 use crate::report::{BufferReport, EraseSummary, PhaseReport, ProbeReport, Report};
+use crate::spec::Counters;
 use crate::timing::TimeModel;
 use crate::workload::OpKind;
 use crate::workload::synth::probe;
 use hdrhistogram::Histogram;
-use std::collections::BTreeMap;
 
 /// What the report reads from a simulated device: the flash array, host-side counters,
 /// the time model's busy time, and the translation layer's (FTL's or file system's)
@@ -27,7 +27,7 @@ pub trait Measure {
     /// Die busy time by cause (full timing model only).
     fn busy_ns(&self) -> Option<[u64; CAUSES]>;
     /// Counters of the layer above the flash (running totals except gauges).
-    fn layer_counters(&self, out: &mut BTreeMap<String, u64>);
+    fn layer_counters(&self, out: &mut Counters);
     /// RAM of the layer's maps.
     fn mapping_bytes(&self) -> u64;
     /// The write buffer's figures (none by default).
@@ -35,7 +35,7 @@ pub trait Measure {
         no_buffer(host_writes, programs)
     }
     /// Counters of the stages between host and layer (buffer, device queue).
-    fn stage_counters(&self, _out: &mut BTreeMap<String, u64>) {}
+    fn stage_counters(&self, _out: &mut Counters) {}
 }
 
 impl Measure for Device {
@@ -51,7 +51,7 @@ impl Measure for Device {
     fn busy_ns(&self) -> Option<[u64; CAUSES]> {
         self.time.busy_ns()
     }
-    fn layer_counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn layer_counters(&self, out: &mut Counters) {
         self.ftl.counters(out);
     }
     fn mapping_bytes(&self) -> u64 {
@@ -60,11 +60,11 @@ impl Measure for Device {
     fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
         buffer_report(self, host_writes, host_reads, programs)
     }
-    fn stage_counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn stage_counters(&self, out: &mut Counters) {
         if let Some(b) = &self.buffer {
             b.policy.counters(out);
-            out.insert("buffer.host_flushes".into(), b.stats.host_flushes);
-            out.insert("host.reordered_commands".into(), self.ncq.reordered());
+            out.set(&crate::buffer::HOST_FLUSHES, b.stats.host_flushes);
+            out.set(&crate::host::REORDERED_COMMANDS, self.ncq.reordered());
         }
     }
 }
@@ -161,7 +161,7 @@ pub(crate) struct PhaseAcc {
     host_before: HostCounters,
     /// The layer's counters at the phase's start, when the phase reports its own
     /// ([`PhaseAcc::with_counters`]).
-    layers_before: Option<BTreeMap<String, u64>>,
+    layers_before: Option<Counters>,
 }
 
 impl PhaseAcc {
@@ -184,7 +184,7 @@ impl PhaseAcc {
 
     /// The phase reports its own counters ([`PhaseReport::counters`]).
     pub(crate) fn with_counters(mut self, dev: &dyn Measure) -> Self {
-        let mut m = BTreeMap::new();
+        let mut m = Counters::new();
         dev.layer_counters(&mut m);
         self.layers_before = Some(m);
         self
@@ -225,17 +225,13 @@ impl PhaseAcc {
         let per_s = |n: f64| if secs > 0.0 { n / secs } else { 0.0 };
         let mib = (1u64 << 20) as f64;
         let f = dev.resolved().formula.time(&nand);
-        let mut counters = BTreeMap::new();
+        let mut counters = Counters::new();
         if let Some(before) = &self.layers_before {
             dev.layer_counters(&mut counters);
-            for (k, v) in counters.iter_mut() {
-                if !crate::ftl::is_gauge(k) {
-                    *v -= before.get(k).copied().unwrap_or(0).min(*v);
-                }
-            }
-            counters.insert("nand.read_pages".into(), nand.total_reads());
-            counters.insert(
-                "nand.map_read_pages".into(),
+            counters = counters.since(before);
+            counters.set(&crate::nand::READ_PAGES, nand.total_reads());
+            counters.set(
+                &crate::nand::MAP_READ_PAGES,
                 nand.reads[Cause::Map as usize],
             );
         }
@@ -262,7 +258,7 @@ impl PhaseAcc {
             write_amplification: ratio(nand.total_programs(), host.write_pages),
             elapsed_formula_us: f.total_ns() as f64 / 1e3,
             gc_time_share: share(f.gc_ns, f.total_ns()),
-            counters,
+            counters: counters.into_map(),
         }
     }
 }
@@ -359,13 +355,13 @@ pub fn erase_summary(counts: &[u32]) -> EraseSummary {
 pub(crate) struct Baseline {
     nand: NandCounters,
     host: HostCounters,
-    ftl: BTreeMap<String, u64>,
+    ftl: Counters,
     busy_ns: Option<[u64; crate::nand::CAUSES]>,
 }
 
 impl Baseline {
     pub(crate) fn take(dev: &dyn Measure) -> Baseline {
-        let mut ftl = BTreeMap::new();
+        let mut ftl = Counters::new();
         dev.layer_counters(&mut ftl);
         Baseline {
             nand: *dev.nand().counters(),
@@ -455,18 +451,14 @@ pub(crate) fn assemble(
         _ => share(formula.gc_ns, formula.total_ns()),
     };
     let erase_counts = dev.nand().erase_counts();
-    let mut counters = BTreeMap::new();
+    let mut counters = Counters::new();
     dev.layer_counters(&mut counters);
-    for (k, v) in counters.iter_mut() {
-        if !crate::ftl::is_gauge(k) {
-            *v -= base.ftl.get(k).copied().unwrap_or(0).min(*v);
-        }
-    }
-    counters.insert(
-        "nand.worn_out_blocks".into(),
+    let mut counters = counters.since(&base.ftl);
+    counters.set(
+        &crate::nand::WORN_OUT_BLOCKS,
         dev.nand().worn_out_blocks() as u64,
     );
-    counters.insert("host.requests".into(), m.requests);
+    counters.set(&crate::host::REQUESTS, m.requests);
     dev.stage_counters(&mut counters);
     let buffer = dev.buffer_report(host.write_pages, host.read_pages, nand.total_programs());
     let resolved = dev.resolved();
@@ -564,7 +556,7 @@ pub(crate) fn assemble(
         slc_cache_percent_requested: cfg.device.slc_cache_percent,
         slc_cache_percent_actual: resolved.slc_cache_percent_actual,
         simulated_ns: now_ns,
-        counters,
+        counters: counters.into_map(),
         phases: m.phases,
         end_of_life: m
             .end_of_life

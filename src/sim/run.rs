@@ -1063,9 +1063,12 @@ mod tests {
         let overwrites = writes.iter().filter(|w| w.1 == 1).count() as f64;
         let all = (dev.nand.counters().total_programs() - logical) as f64 / overwrites;
         assert!(all >= 8.0, "steady rounds' WA {all} below the RMW bound 8");
-        let mut counters = std::collections::BTreeMap::new();
+        let mut counters = crate::spec::Counters::new();
         dev.ftl.counters(&mut counters);
-        assert!(counters["ftl.mgmt.rmw_pages"] > 0, "{counters:?}");
+        assert!(
+            counters.value(&crate::ftl::page::MGMT_RMW_PAGES) > 0,
+            "{counters:?}"
+        );
     }
 
     /// Replays `writes` through the timed host path on a fresh device of `c`.

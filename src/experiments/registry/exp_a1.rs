@@ -64,6 +64,9 @@ use super::eval::{Env, Evaluator};
 use super::grid_run::{self, RunPoint, float, int, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least, at_most, within};
 use crate::experiments::ExpError;
+use crate::ftl::bast;
+use crate::ftl::logblock::{MERGE_FULL, MERGE_PARTIAL, MERGE_SWITCH};
+use crate::spec::Counter;
 use std::collections::BTreeMap;
 
 /// The registry's EXP-A1.
@@ -801,14 +804,14 @@ fn judge(
             for &s in seeds {
                 let whole = &ftl[&(*pt, "bast", UNIFORM.0, Upto::Suite, s)];
                 let first = &ftl[&(*pt, "bast", UNIFORM.0, Upto::SeqWrite, s)];
-                let d = |k: &str| {
-                    whole.counters.get(k).copied().unwrap_or(0.0)
-                        - first.counters.get(k).copied().unwrap_or(0.0)
+                let d = |k: &Counter| {
+                    whole.counters.get(k.key).copied().unwrap_or(0.0)
+                        - first.counters.get(k.key).copied().unwrap_or(0.0)
                 };
-                let m = d("ftl.merge.full") + d("ftl.merge.partial") + d("ftl.merge.switch");
-                let victims = d("ftl.bast.victim_merges");
+                let m = d(&MERGE_FULL) + d(&MERGE_PARTIAL) + d(&MERGE_SWITCH);
+                let victims = d(&bast::VICTIM_MERGES);
                 let np = pt.ppb as f64;
-                let victim_pages = d("ftl.bast.merged_log_pages") - (m - victims) * np;
+                let victim_pages = d(&bast::MERGED_LOG_PAGES) - (m - victims) * np;
                 merges.push(m / whole.phase(RW).host_writes);
                 fill.push(if victims > 0.0 {
                     victim_pages / victims / np

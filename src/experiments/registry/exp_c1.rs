@@ -19,9 +19,9 @@ use super::eval::{Env, Evaluator};
 use super::judge::{Point, RowResult, Seeds, Verdict, at_least, within};
 use crate::config::Config;
 use crate::experiments::ExpError;
-use crate::ftl::build_ftl;
 use crate::ftl::hash::WORD_BYTES;
-use std::collections::BTreeMap;
+use crate::ftl::{MAPPING_FINE_BYTES, build_ftl};
+use crate::spec::Counters;
 
 /// The registry's EXP-C1.
 pub struct ExpC1;
@@ -72,14 +72,14 @@ fn card(ftl: &str, short: u32, long: u32) -> Result<Config, ExpError> {
         .map_err(|e| ExpError::Other(format!("EXP-C1 card: {e}")))
 }
 
-fn counters(ftl: &str, short: u32, long: u32) -> Result<(u64, BTreeMap<String, u64>), ExpError> {
+fn counters(ftl: &str, short: u32, long: u32) -> Result<(u64, Counters), ExpError> {
     let cfg = card(ftl, short, long)?;
     let dev = cfg
         .resolve_device()
         .map_err(|e| ExpError::Other(format!("EXP-C1 device: {e}")))?;
     let f = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed)
         .map_err(|e| ExpError::Other(format!("EXP-C1 {ftl}: {e}")))?;
-    let mut m = BTreeMap::new();
+    let mut m = Counters::new();
     f.counters(&mut m);
     Ok((f.mapping_bytes(), m))
 }
@@ -89,9 +89,10 @@ fn measure() -> Result<Vec<Bytes>, ExpError> {
         .map(|&(s, l)| {
             let fine = |ftl| -> Result<u64, ExpError> {
                 let (_, m) = counters(ftl, s, l)?;
-                m.get("ftl.mapping.fine_bytes").copied().ok_or_else(|| {
-                    ExpError::Other(format!("EXP-C1: {ftl} reports no ftl.mapping.fine_bytes"))
-                })
+                let key = MAPPING_FINE_BYTES.key;
+                m.get(key)
+                    .copied()
+                    .ok_or_else(|| ExpError::Other(format!("EXP-C1: {ftl} reports no {key}")))
             };
             Ok(Bytes {
                 slots: s + l,

@@ -70,6 +70,9 @@ use crate::config::Config;
 use crate::experiments::ExpError;
 use crate::fs::ext2::Ext2;
 use crate::fs::fat::Fat;
+use crate::ftl::{LOOKUP_COUNT, LOOKUP_PROBES, LOOKUP_SLOT_PROBES, cftl};
+use crate::nand::{MAP_READ_PAGES, READ_PAGES};
+use crate::spec::Counter;
 use crate::workload::OpKind;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -374,25 +377,25 @@ impl Tally {
     fn of(report: &serde_json::Value, phases: std::ops::Range<usize>, nftl: bool) -> Tally {
         let mut t = Tally::default();
         for p in &report["phases"].as_array().map_or(&[][..], |v| v)[phases] {
-            let c = |k: &str| p["counters"][k].as_f64().unwrap_or(0.0);
+            let c = |k: &Counter| p["counters"][k.key].as_f64().unwrap_or(0.0);
             let n = |k: &str| p[k].as_f64().unwrap_or(0.0);
-            let (lookups, probes) = (c("ftl.lookup.count"), c("ftl.lookup.probes"));
+            let (lookups, probes) = (c(&LOOKUP_COUNT), c(&LOOKUP_PROBES));
             // NFTL's table is an array (one probe per lookup) and its probes are all page
             // slots; AFTL's and CFTL's probes are hash probes plus the slots they count.
             let (table_probes, spare_reads) = if nftl {
                 (lookups, probes)
             } else {
-                let s = c("ftl.lookup.slot_probes");
+                let s = c(&LOOKUP_SLOT_PROBES);
                 (probes - s, s)
             };
             // Flash reads without the spare-area reads NFTL charges as mapping reads.
-            let reads = c("nand.read_pages") - c("nand.map_read_pages");
+            let reads = c(&READ_PAGES) - c(&MAP_READ_PAGES);
             t.lookups += lookups;
             t.table_probes += table_probes;
             t.spare_reads += spare_reads;
-            t.fine_hits += c("ftl.cftl.short_hits") + c("ftl.cftl.long_hits");
-            t.coarse_lookups += c("ftl.cftl.coarse_lookups");
-            t.waiting += c("ftl.cftl.promotions_waiting");
+            t.fine_hits += c(&cftl::SHORT_HITS) + c(&cftl::LONG_HITS);
+            t.coarse_lookups += c(&cftl::COARSE_LOOKUPS);
+            t.waiting += c(&cftl::PROMOTIONS_WAITING);
             t.flash_ns +=
                 reads * READ_NS + n("nand_program_pages") * PROGRAM_NS + n("erases") * ERASE_NS;
         }

@@ -53,6 +53,128 @@ use tnode::{Tnodes, Tree};
 
 // moved: remove after the workspace split
 pub use crate::config::fs::Yaffs2Config;
+use crate::spec::{Counter, Counters};
+
+/// Reported as `fs.yaffs2.chunk_writes`.
+pub const CHUNK_WRITES: Counter =
+    Counter::total("fs.yaffs2.chunk_writes", "chunks", "data chunks written");
+/// Reported as `fs.yaffs2.header_writes`.
+pub const HEADER_WRITES: Counter = Counter::total(
+    "fs.yaffs2.header_writes",
+    "chunks",
+    "object header chunks written",
+);
+/// Reported as `fs.yaffs2.gc.passive`.
+pub const GC_PASSIVE: Counter = Counter::total(
+    "fs.yaffs2.gc.passive",
+    "blocks",
+    "blocks collected by passive GC",
+);
+/// Reported as `fs.yaffs2.gc.aggressive`.
+pub const GC_AGGRESSIVE: Counter = Counter::total(
+    "fs.yaffs2.gc.aggressive",
+    "blocks",
+    "blocks collected by aggressive GC",
+);
+/// Reported as `fs.yaffs2.gc.background`.
+pub const GC_BACKGROUND: Counter = Counter::total(
+    "fs.yaffs2.gc.background",
+    "blocks",
+    "blocks collected by background GC",
+);
+/// Reported as `fs.yaffs2.gc.oldest_dirty`.
+pub const GC_OLDEST_DIRTY: Counter = Counter::total(
+    "fs.yaffs2.gc.oldest_dirty",
+    "blocks",
+    "blocks collected as the oldest dirty block",
+);
+/// Reported as `fs.yaffs2.gc.copies`.
+pub const GC_COPIES: Counter =
+    Counter::total("fs.yaffs2.gc.copies", "chunks", "live chunks GC copied");
+/// Reported as `fs.yaffs2.erased_when_dirty`.
+pub const ERASED_WHEN_DIRTY: Counter = Counter::total(
+    "fs.yaffs2.erased_when_dirty",
+    "blocks",
+    "blocks erased as soon as their last chunk died",
+);
+/// Reported as `fs.yaffs2.mounts`.
+pub const MOUNTS: Counter = Counter::total("fs.yaffs2.mounts", "mounts", "mounts");
+/// Reported as `fs.yaffs2.mount.pages_read`.
+pub const MOUNT_PAGES_READ: Counter = Counter::total(
+    "fs.yaffs2.mount.pages_read",
+    "pages",
+    "flash pages the mounts read (tags and headers, or checkpoint chunks)",
+);
+/// Reported as `fs.yaffs2.checkpoints_written`.
+pub const CHECKPOINTS_WRITTEN: Counter = Counter::total(
+    "fs.yaffs2.checkpoints_written",
+    "checkpoints",
+    "checkpoints written at unmount",
+);
+/// Reported as `fs.yaffs2.checkpoint.chunks`.
+pub const CHECKPOINT_CHUNKS: Counter = Counter::total(
+    "fs.yaffs2.checkpoint.chunks",
+    "chunks",
+    "chunks the checkpoints took",
+);
+/// Reported as `fs.yaffs2.checkpoint.mounts`.
+pub const CHECKPOINT_MOUNTS: Counter = Counter::total(
+    "fs.yaffs2.checkpoint.mounts",
+    "mounts",
+    "mounts that read a checkpoint instead of scanning",
+);
+/// Reported as `fs.yaffs2.state.erased_blocks`.
+pub const ERASED_BLOCKS: Counter =
+    Counter::gauge("fs.yaffs2.state.erased_blocks", "blocks", "erased blocks");
+/// Reported as `fs.yaffs2.state.free_chunks`.
+pub const FREE_CHUNKS: Counter =
+    Counter::gauge("fs.yaffs2.state.free_chunks", "chunks", "free chunks");
+/// Reported as `fs.yaffs2.state.objects`.
+pub const OBJECTS: Counter = Counter::gauge(
+    "fs.yaffs2.state.objects",
+    "objects",
+    "objects (files, directories)",
+);
+/// Reported as `fs.yaffs2.state.tnodes`.
+pub const TNODES: Counter = Counter::gauge(
+    "fs.yaffs2.state.tnodes",
+    "tnodes",
+    "Tnodes of the file trees (internal and leaf)",
+);
+/// Reported as `fs.yaffs2.state.last_mount.pages_read`.
+pub const LAST_MOUNT_PAGES_READ: Counter = Counter::gauge(
+    "fs.yaffs2.state.last_mount.pages_read",
+    "pages",
+    "flash pages the last mount read",
+);
+/// Reported as `fs.yaffs2.state.last_mount.time_ns`.
+pub const LAST_MOUNT_TIME_NS: Counter = Counter::gauge(
+    "fs.yaffs2.state.last_mount.time_ns",
+    "ns",
+    "simulated time of the last mount",
+);
+/// The counters declared in this file.
+pub const COUNTERS: &[Counter] = &[
+    CHUNK_WRITES,
+    HEADER_WRITES,
+    GC_PASSIVE,
+    GC_AGGRESSIVE,
+    GC_BACKGROUND,
+    GC_OLDEST_DIRTY,
+    GC_COPIES,
+    ERASED_WHEN_DIRTY,
+    MOUNTS,
+    MOUNT_PAGES_READ,
+    CHECKPOINTS_WRITTEN,
+    CHECKPOINT_CHUNKS,
+    CHECKPOINT_MOUNTS,
+    ERASED_BLOCKS,
+    FREE_CHUNKS,
+    OBJECTS,
+    TNODES,
+    LAST_MOUNT_PAGES_READ,
+    LAST_MOUNT_TIME_NS,
+];
 
 /// Object ids YAFFS2 reserves.
 pub const ROOT: u32 = 1;
@@ -1081,42 +1203,36 @@ impl FileSystem for Yaffs2 {
         self.mount(t)
     }
 
-    fn counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn counters(&self, out: &mut Counters) {
         let s = &self.stats;
         for (k, v) in [
-            ("fs.yaffs2.chunk_writes", s.chunk_writes),
-            ("fs.yaffs2.header_writes", s.header_writes),
-            ("fs.yaffs2.gc.passive", s.gc_passive),
-            ("fs.yaffs2.gc.aggressive", s.gc_aggressive),
-            ("fs.yaffs2.gc.background", s.gc_background),
-            ("fs.yaffs2.gc.oldest_dirty", s.gc_oldest_dirty),
-            ("fs.yaffs2.gc.copies", s.gc_copies),
-            ("fs.yaffs2.erased_when_dirty", s.block_erases_dirty),
-            ("fs.yaffs2.mounts", s.mounts),
-            ("fs.yaffs2.mount.pages_read", s.mount_pages_read),
-            ("fs.yaffs2.checkpoints_written", s.checkpoints_written),
-            ("fs.yaffs2.checkpoint.chunks", s.checkpoint_chunks),
-            ("fs.yaffs2.checkpoint.mounts", s.checkpoint_mounts),
-            ("fs.yaffs2.state.erased_blocks", self.erased_blocks as u64),
-            ("fs.yaffs2.state.free_chunks", self.free_chunks),
+            (&CHUNK_WRITES, s.chunk_writes),
+            (&HEADER_WRITES, s.header_writes),
+            (&GC_PASSIVE, s.gc_passive),
+            (&GC_AGGRESSIVE, s.gc_aggressive),
+            (&GC_BACKGROUND, s.gc_background),
+            (&GC_OLDEST_DIRTY, s.gc_oldest_dirty),
+            (&GC_COPIES, s.gc_copies),
+            (&ERASED_WHEN_DIRTY, s.block_erases_dirty),
+            (&MOUNTS, s.mounts),
+            (&MOUNT_PAGES_READ, s.mount_pages_read),
+            (&CHECKPOINTS_WRITTEN, s.checkpoints_written),
+            (&CHECKPOINT_CHUNKS, s.checkpoint_chunks),
+            (&CHECKPOINT_MOUNTS, s.checkpoint_mounts),
+            (&ERASED_BLOCKS, self.erased_blocks as u64),
+            (&FREE_CHUNKS, self.free_chunks),
             (
-                "fs.yaffs2.state.objects",
+                &OBJECTS,
                 self.objects.iter().filter(|o| o.is_some()).count() as u64,
             ),
-            ("fs.yaffs2.state.tnodes", {
+            (&TNODES, {
                 let (a, b) = self.tnodes.count();
                 a + b
             }),
-            (
-                "fs.yaffs2.state.last_mount.pages_read",
-                self.last_mount.pages_read,
-            ),
-            (
-                "fs.yaffs2.state.last_mount.time_ns",
-                self.last_mount.time_ns,
-            ),
+            (&LAST_MOUNT_PAGES_READ, self.last_mount.pages_read),
+            (&LAST_MOUNT_TIME_NS, self.last_mount.time_ns),
         ] {
-            out.insert(k.into(), v);
+            out.set(k, v);
         }
     }
 
@@ -1150,7 +1266,7 @@ impl Measure for Yaffs2 {
     fn busy_ns(&self) -> Option<[u64; crate::nand::CAUSES]> {
         self.time.busy_ns()
     }
-    fn layer_counters(&self, out: &mut BTreeMap<String, u64>) {
+    fn layer_counters(&self, out: &mut Counters) {
         FileSystem::counters(self, out);
     }
     fn mapping_bytes(&self) -> u64 {
