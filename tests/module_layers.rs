@@ -59,15 +59,19 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "ssdlab-core",
         "crates/core",
         &[
-            "nand", "timing", "mqsim", "ftl", "buffer", "host", "host_log", "config",
-            "report", "sim",
+            "nand", "timing", "mqsim", "ftl", "buffer", "host", "host_log", "config", "report",
+            "sim",
         ],
     ),
     ("ssdlab-fs", "crates/fs", &["fs"]),
     ("ssdlab-hybrid", "crates/hybrid", &["hybrid"]),
     ("ssdlab-emu", "crates/emu", &["data", "nbd"]),
     ("ssdlab-sweep", "crates/sweep", &["run", "sweep"]),
-    ("ssdlab-experiments", "crates/experiments", &["experiments", "names"]),
+    (
+        "ssdlab-experiments",
+        "crates/experiments",
+        &["experiments", "names"],
+    ),
     ("ssdlab", ".", &["cli"]),
 ];
 
@@ -368,10 +372,7 @@ fn crate_graph() -> BTreeMap<String, BTreeSet<String>> {
             if let Some(table) = manifest.get(section).and_then(|s| s.as_table()) {
                 for (key, value) in table {
                     // A renamed dependency (`x = { package = "ssdlab-…" }`) counts too.
-                    let dep = value
-                        .get("package")
-                        .and_then(|p| p.as_str())
-                        .unwrap_or(key);
+                    let dep = value.get("package").and_then(|p| p.as_str()).unwrap_or(key);
                     if ours.contains(dep) {
                         deps.insert(dep.to_string());
                     }
@@ -444,14 +445,17 @@ fn modules_live_in_their_crate_and_name_only_crates_below() {
             bad.push(format!("module {m} is in no crate of CRATES"));
             continue;
         };
-        let can = reach(*c);
+        let can = reach(c);
         for n in names {
             if !can.contains(crate_of[&n]) {
                 bad.push(format!("{m} ({c}) -> {n} ({})", crate_of[&n]));
             }
         }
     }
-    assert!(bad.is_empty(), "modules naming a crate theirs does not depend on: {bad:?}");
+    assert!(
+        bad.is_empty(),
+        "modules naming a crate theirs does not depend on: {bad:?}"
+    );
 }
 
 /// The root package's dependencies stay the ones its command line and facade need: the

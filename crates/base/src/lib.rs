@@ -5,6 +5,6 @@
 //! It must not know any component: no NAND, FTL, workload or report type, and no
 //! configuration beyond the one error type. Everything here is a leaf.
 
+pub mod spec;
 pub mod units;
 pub mod util;
-pub mod spec;

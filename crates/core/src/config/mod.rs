@@ -38,8 +38,14 @@ fn preset_value(name: &str, table: &str, key: &str) -> Option<toml::Value> {
 /// Presets embedded in the binary: (name, TOML text).
 pub const PRESETS: &[(&str, &str)] = &[
     ("default", include_str!("../../../../presets/default.toml")),
-    ("tlc-nvme", include_str!("../../../../presets/tlc-nvme.toml")),
-    ("qlc-nvme", include_str!("../../../../presets/qlc-nvme.toml")),
+    (
+        "tlc-nvme",
+        include_str!("../../../../presets/tlc-nvme.toml"),
+    ),
+    (
+        "qlc-nvme",
+        include_str!("../../../../presets/qlc-nvme.toml"),
+    ),
     ("ssd-a", include_str!("../../../../presets/ssd-a.toml")),
     ("ssd-b", include_str!("../../../../presets/ssd-b.toml")),
     ("ssd-c", include_str!("../../../../presets/ssd-c.toml")),
