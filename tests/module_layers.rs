@@ -1,13 +1,16 @@
-//! The module graph is the architecture: the top-level modules of `src/` form layers, and
-//! a module names (`crate::X`) only modules of its own layer or below, with no cycle
-//! (docs/architecture.md, "Layers"). This is the precondition for splitting the crate into
-//! a workspace whose crates are these layers (issue 32).
+//! The module graph is the architecture: the top-level modules of the workspace's crates
+//! (`crates/*/src/`, and `src/` for the command line) form layers, and a module names
+//! (`crate::X`) only modules of its own layer or below, with no cycle
+//! (docs/architecture.md, "Layers"). The crates are cut along these layers: each crate
+//! holds whole modules ([`CRATES`]), and a crate's Cargo.toml names only crates before
+//! it (issue 32).
 //!
 //! The graph is read from the source text the way a reviewer's script reads it: every
 //! `crate::X` in a module's files (doc comments included: a doc link is a dependency a
 //! reader follows), and every name at the top level of a `use crate::{...}` group; the
 //! unit-test module at the end of a file (`#[cfg(test)] mod tests {`) is left out, since
-//! tests may build whatever they check.
+//! tests may build whatever they check. Each crate re-exports the lower crates' modules
+//! at its root, so `crate::X` names module X wherever it lives.
 //!
 //! A back-edge (a module naming one in a higher layer) fails the test unless it is in
 //! [`ALLOWED_BACK_EDGES`], each with its reason. That list only shrinks.
@@ -43,6 +46,33 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("L5 experiments", &["experiments", "names"]),
     // The command line (src/main.rs and src/cli/; it names the library as `ssdlab::`).
     ("L6 cli", &["cli"]),
+];
+
+/// The workspace's crates, lowest first, with the top-level modules each holds (its
+/// folder under `crates/`, or `.` for the root package). A crate may depend only on
+/// crates before it; the layers above run through them in order (L1–L3 are all in
+/// ssdlab-core, whose hot path must stay in one crate to be inlined).
+const CRATES: &[(&str, &str, &[&str])] = &[
+    ("ssdlab-base", "crates/base", &["units", "util", "spec"]),
+    ("ssdlab-workload", "crates/workload", &["workload"]),
+    (
+        "ssdlab-core",
+        "crates/core",
+        &[
+            "nand", "timing", "mqsim", "ftl", "buffer", "host", "host_log", "config", "report",
+            "sim",
+        ],
+    ),
+    ("ssdlab-fs", "crates/fs", &["fs"]),
+    ("ssdlab-hybrid", "crates/hybrid", &["hybrid"]),
+    ("ssdlab-emu", "crates/emu", &["data", "nbd"]),
+    ("ssdlab-sweep", "crates/sweep", &["run", "sweep"]),
+    (
+        "ssdlab-experiments",
+        "crates/experiments",
+        &["experiments", "names"],
+    ),
+    ("ssdlab", ".", &["cli"]),
 ];
 
 /// Edges from a lower layer to a higher one that are still there, each with the reason.
@@ -120,29 +150,46 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The graph: for each top-level module of `src/`, the other top-level modules it names.
+/// The source folders to read: every crate's `src/`; or, with MODULE_LAYERS_SRC set, that
+/// one folder (another checkout's `src/`, to see the test fail on an older tree).
+fn source_dirs() -> Vec<std::path::PathBuf> {
+    if let Some(src) = std::env::var_os("MODULE_LAYERS_SRC") {
+        return vec![src.into()];
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    CRATES
+        .iter()
+        .map(|(_, dir, _)| root.join(dir).join("src"))
+        .collect()
+}
+
+/// The graph: for each top-level module of the crates' `src/`, the other top-level
+/// modules it names.
 fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
-    // MODULE_LAYERS_SRC reads another checkout's `src/` (to see the test fail on an
-    // older tree); by default this crate's.
-    let src = std::env::var_os("MODULE_LAYERS_SRC").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        std::path::PathBuf::from,
-    );
-    let mut modules = BTreeSet::new();
-    for entry in std::fs::read_dir(&src).expect("src/") {
-        let path = entry.expect("a directory entry").path();
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        if path.is_dir() {
-            modules.insert(name);
-        } else if let Some(stem) = name.strip_suffix(".rs")
-            && stem != "lib"
-            && stem != "main"
-        {
-            modules.insert(stem.to_string());
+    // Module name -> the folder it is in.
+    let mut modules = BTreeMap::new();
+    for src in source_dirs() {
+        for entry in std::fs::read_dir(&src).expect("src/") {
+            let path = entry.expect("a directory entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let module = if path.is_dir() {
+                name
+            } else if let Some(stem) = name.strip_suffix(".rs")
+                && stem != "lib"
+                && stem != "main"
+            {
+                stem.to_string()
+            } else {
+                continue;
+            };
+            if let Some(other) = modules.insert(module.clone(), src.clone()) {
+                assert_eq!(other, src, "module {module} is in two crates");
+            }
         }
     }
+    let names_of: BTreeSet<String> = modules.keys().cloned().collect();
     let mut graph = BTreeMap::new();
-    for m in &modules {
+    for (m, src) in &modules {
         let mut files = Vec::new();
         let file = src.join(format!("{m}.rs"));
         if file.exists() {
@@ -155,7 +202,7 @@ fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
         let mut names = BTreeSet::new();
         for f in files {
             let text = std::fs::read_to_string(&f).expect("a readable source file");
-            referenced(without_tests(&text), &modules, &mut names);
+            referenced(without_tests(&text), &names_of, &mut names);
         }
         names.remove(m);
         graph.insert(m.clone(), names);
@@ -306,4 +353,124 @@ fn the_reader_sees_links_groups_and_skips_tests() {
         &mut out,
     );
     assert!(out.contains("report"));
+}
+
+/// The crates' own dependencies (normal, dev and build) on other crates of the workspace,
+/// read from their Cargo.toml files.
+fn crate_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ours: BTreeSet<&str> = CRATES.iter().map(|(name, _, _)| *name).collect();
+    let mut graph = BTreeMap::new();
+    for (name, dir, _) in CRATES {
+        let text = std::fs::read_to_string(root.join(dir).join("Cargo.toml"))
+            .expect("a crate's Cargo.toml");
+        let manifest: toml::Table = toml::from_str(&text).expect("a valid Cargo.toml");
+        let package = manifest["package"]["name"].as_str().expect("package.name");
+        assert_eq!(package, *name, "{dir}/Cargo.toml names another package");
+        let mut deps = BTreeSet::new();
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            if let Some(table) = manifest.get(section).and_then(|s| s.as_table()) {
+                for (key, value) in table {
+                    // A renamed dependency (`x = { package = "ssdlab-…" }`) counts too.
+                    let dep = value.get("package").and_then(|p| p.as_str()).unwrap_or(key);
+                    if ours.contains(dep) {
+                        deps.insert(dep.to_string());
+                    }
+                }
+            }
+        }
+        graph.insert(name.to_string(), deps);
+    }
+    graph
+}
+
+#[test]
+fn crates_depend_only_on_lower_crates() {
+    let order: BTreeMap<&str, usize> = CRATES
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, _))| (*name, i))
+        .collect();
+    let mut up = Vec::new();
+    for (c, deps) in crate_graph() {
+        for d in deps {
+            if order[d.as_str()] >= order[c.as_str()] {
+                up.push(format!("{c} -> {d}"));
+            }
+        }
+    }
+    assert!(
+        up.is_empty(),
+        "crates naming a crate at or above them (move the code down instead): {up:?}"
+    );
+}
+
+/// Every module is in the crate [`CRATES`] says, and a module names only modules of its
+/// own crate or of crates its crate depends on (directly or through others): the
+/// compiler checks it too, this says which edge to cut.
+#[test]
+fn modules_live_in_their_crate_and_name_only_crates_below() {
+    if std::env::var_os("MODULE_LAYERS_SRC").is_some() {
+        return; // another checkout's single crate
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut crate_of = BTreeMap::new();
+    for (name, dir, mods) in CRATES {
+        for m in *mods {
+            let src = root.join(dir).join("src");
+            assert!(
+                src.join(format!("{m}.rs")).exists() || src.join(m).is_dir(),
+                "module {m} is not in {dir}/src (CRATES says it is in {name})"
+            );
+            crate_of.insert(m.to_string(), *name);
+        }
+    }
+    let deps = crate_graph();
+    // Transitive closure: what each crate can name.
+    let reach = |c: &str| {
+        let mut seen = BTreeSet::from([c.to_string()]);
+        let mut todo = vec![c.to_string()];
+        while let Some(x) = todo.pop() {
+            for d in deps.get(&x).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    todo.push(d.clone());
+                }
+            }
+        }
+        seen
+    };
+    let mut bad = Vec::new();
+    for (m, names) in module_graph() {
+        let Some(c) = crate_of.get(&m) else {
+            bad.push(format!("module {m} is in no crate of CRATES"));
+            continue;
+        };
+        let can = reach(c);
+        for n in names {
+            if !can.contains(crate_of[&n]) {
+                bad.push(format!("{m} ({c}) -> {n} ({})", crate_of[&n]));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "modules naming a crate theirs does not depend on: {bad:?}"
+    );
+}
+
+/// The root package's dependencies stay the ones its command line and facade need: the
+/// Python module and the fuzz targets depend on the crates, never on the root.
+#[test]
+fn the_python_module_depends_on_crates_not_the_root() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("python/Cargo.toml")).expect("python/Cargo.toml");
+    let manifest: toml::Table = toml::from_str(&text).expect("a valid Cargo.toml");
+    for (key, value) in manifest["dependencies"].as_table().expect("[dependencies]") {
+        let dep = value.get("package").and_then(|p| p.as_str()).unwrap_or(key);
+        let path = value.get("path").and_then(|p| p.as_str()).unwrap_or("");
+        assert!(
+            dep != "ssdlab" && path != "..",
+            "python/ depends on the root package (`{key}`), which pulls in the CLI and clap"
+        );
+    }
 }

@@ -1,0 +1,26 @@
+//! ssdlab-core: the simulated device and everything on its hot path — the NAND array
+//! (the one owner of physical state and payloads), the time model, the FTLs and GC
+//! policies, the write buffer, the host queue and host-side log, the configuration that
+//! aggregates their sections (presets, MQSim import, the memory estimate), the report
+//! model and its renderers, and the pipeline that runs a validated design (`sim`).
+//!
+//! It must not know what runs on or around the device: file systems, the hybrid HDD
+//! store, the NBD server, sweeps, the paper reproductions or the command line. They sit
+//! in the crates above and call in; nothing here calls out (`sim::run` refuses a
+//! file-system design; `ssdlab-sweep`'s `run::run_design` dispatches it).
+
+// The lower crates' modules at this crate's root, so `crate::units::…` and the like
+// resolve here as they did in the single crate.
+pub use ssdlab_base::{spec, units, util};
+pub use ssdlab_workload::workload;
+
+pub mod buffer;
+pub mod config;
+pub mod ftl;
+pub mod host;
+pub mod host_log;
+pub mod mqsim;
+pub mod nand;
+pub mod report;
+pub mod sim;
+pub mod timing;

@@ -1,0 +1,1888 @@
+//! The NAND flash array: geometry, addresses, cell presets, page/block state, OOB tags and
+//! the operation counters every report is built from.
+//!
+//! This module is the one owner of physical truth (docs/architecture.md, principle 2). An FTL asks it
+//! to read, program, copy, invalidate and erase; it refuses physically impossible requests
+//! (programming a page twice, programming out of order when the part forbids it, erasing
+//! a block that still holds valid data) with a panic, because each of those is an FTL bug.
+//!
+//! Counting is done here, once, by cause ([`Cause`]), so no FTL can forget to count a copy.
+//! When the full timing model runs, every operation is also appended to an op log that the
+//! simulator drains after each request and hands to the timing model (the `timing` module, which sits above this one).
+
+mod memory;
+mod payload;
+mod superblock;
+
+pub use memory::MemoryStore;
+pub use payload::{FlashData, PageStore, StoredTag};
+pub use superblock::Superblock;
+
+use crate::spec::Counter;
+use crate::util::zeroed_vec;
+use serde::{Deserialize, Serialize};
+
+/// Logical page number (host address / page size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Lpn(pub u32);
+
+/// Physical page number: `block * pages_per_block + page`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ppn(pub u32);
+
+/// Physical block number: `plane * blocks_per_plane + index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BlockId(pub u32);
+
+/// Why a flash operation happened; counters and busy time are kept apart by cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum Cause {
+    /// Host data.
+    Host = 0,
+    /// Garbage collection or merge.
+    Gc = 1,
+    /// Static wear leveling.
+    Wl = 2,
+    /// Mapping / metadata pages (e.g. DFTL translation pages).
+    Map = 3,
+    /// Read-modify-write of partial pages, and buffer padding.
+    Rmw = 4,
+}
+
+/// Number of [`Cause`] values.
+pub const CAUSES: usize = 5;
+
+/// NAND cell technology; selects default timings, endurance and block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellKind {
+    /// 1 bit per cell (docs/papers.md §1, Figure 2).
+    Slc,
+    /// 2 bits per cell (docs/papers.md §1, Figure 2).
+    Mlc,
+    /// 3 bits per cell, a modern 3D TLC part.
+    Tlc,
+    /// 4 bits per cell, a modern 3D QLC part.
+    Qlc,
+}
+
+/// Timings and endurance of one cell technology.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellTiming {
+    /// Array → page register (t_R).
+    pub read_ns: u64,
+    /// Page program (t_PROG).
+    pub program_ns: u64,
+    /// Block erase (t_BERS).
+    pub erase_ns: u64,
+    /// Serial transfer per byte on the flash bus (t_RC).
+    pub t_rc_ns: f64,
+    /// Program/erase cycles a block is rated for.
+    pub endurance_cycles: u32,
+    /// Pages per block typical of the technology.
+    pub pages_per_block: u32,
+}
+
+impl CellKind {
+    /// Typical parameters. SLC and MLC come from docs/papers.md §1 (Figure 2 of Ryu & Park):
+    /// t_R max, t_PROG and t_BERS mid-range typical, t_RC 25 ns. TLC/QLC are representative
+    /// 3D NAND datasheet figures (2020s); adjust with the `read_ns`, `program_ns`,
+    /// `erase_ns` overrides of `[device]`.
+    pub fn timing(self) -> CellTiming {
+        match self {
+            CellKind::Slc => CellTiming {
+                read_ns: 25_000,
+                program_ns: 250_000,
+                erase_ns: 1_500_000,
+                t_rc_ns: 25.0,
+                endurance_cycles: 100_000,
+                pages_per_block: 64,
+            },
+            CellKind::Mlc => CellTiming {
+                read_ns: 50_000,
+                program_ns: 750_000,
+                erase_ns: 3_000_000,
+                t_rc_ns: 25.0,
+                endurance_cycles: 10_000,
+                pages_per_block: 128,
+            },
+            CellKind::Tlc => CellTiming {
+                read_ns: 60_000,
+                program_ns: 700_000,
+                erase_ns: 3_500_000,
+                t_rc_ns: 1.25, // 800 MT/s ONFI/Toggle bus
+                endurance_cycles: 3_000,
+                pages_per_block: 256,
+            },
+            CellKind::Qlc => CellTiming {
+                read_ns: 110_000,
+                program_ns: 2_000_000,
+                erase_ns: 10_000_000,
+                t_rc_ns: 1.25,
+                endurance_cycles: 1_000,
+                pages_per_block: 256,
+            },
+        }
+    }
+}
+
+/// Shape of the flash array. Blocks are numbered plane by plane; planes are numbered
+/// `((channel * chips_per_channel + chip) * dies_per_chip + die) * planes_per_die + plane`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    /// Independent channels (buses).
+    pub channels: u32,
+    /// Chips (packages) sharing one channel.
+    pub chips_per_channel: u32,
+    /// Dies per chip; each takes commands independently.
+    pub dies_per_chip: u32,
+    /// Planes per die.
+    pub planes_per_die: u32,
+    /// Blocks in each plane.
+    pub blocks_per_plane: u32,
+    /// Pages in each block.
+    pub pages_per_block: u32,
+    /// Data bytes per page.
+    pub page_size_bytes: u32,
+    /// Spare (OOB) bytes per page.
+    pub oob_size_bytes: u32,
+}
+
+impl Geometry {
+    /// All planes in the array.
+    pub fn planes(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip * self.planes_per_die
+    }
+    /// All dies in the array.
+    pub fn dies(&self) -> u32 {
+        self.channels * self.chips_per_channel * self.dies_per_chip
+    }
+    /// All chips in the array.
+    pub fn chips(&self) -> u32 {
+        self.channels * self.chips_per_channel
+    }
+    /// All blocks.
+    pub fn blocks(&self) -> u32 {
+        self.planes() * self.blocks_per_plane
+    }
+    /// All physical pages.
+    pub fn pages(&self) -> u64 {
+        self.blocks() as u64 * self.pages_per_block as u64
+    }
+    /// Raw capacity in bytes.
+    pub fn capacity_bytes(&self) -> u64 {
+        self.pages() * self.page_size_bytes as u64
+    }
+    /// Plane that holds `block`.
+    #[inline]
+    pub fn plane_of(&self, block: BlockId) -> u32 {
+        block.0 / self.blocks_per_plane
+    }
+    /// Die (global index) that holds `plane`.
+    #[inline]
+    pub fn die_of_plane(&self, plane: u32) -> u32 {
+        plane / self.planes_per_die
+    }
+    /// Chip (global index) that holds `plane`.
+    #[inline]
+    pub fn chip_of_plane(&self, plane: u32) -> u32 {
+        plane / (self.planes_per_die * self.dies_per_chip)
+    }
+    /// Channel that holds `plane`.
+    #[inline]
+    pub fn channel_of_plane(&self, plane: u32) -> u32 {
+        self.chip_of_plane(plane) / self.chips_per_channel
+    }
+    /// Block that holds `ppn`.
+    #[inline]
+    pub fn block_of(&self, ppn: Ppn) -> BlockId {
+        BlockId(ppn.0 / self.pages_per_block)
+    }
+    /// First page of `block`.
+    #[inline]
+    pub fn first_page(&self, block: BlockId) -> Ppn {
+        Ppn(block.0 * self.pages_per_block)
+    }
+    /// Checks that the shape is usable; the message says what is wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        let fields = [
+            ("channels", self.channels),
+            ("chips_per_channel", self.chips_per_channel),
+            ("dies_per_chip", self.dies_per_chip),
+            ("planes_per_die", self.planes_per_die),
+            ("blocks_per_plane", self.blocks_per_plane),
+            ("pages_per_block", self.pages_per_block),
+            ("page_size", self.page_size_bytes),
+        ];
+        for (name, v) in fields {
+            if v == 0 {
+                return Err(format!("impossible geometry: {name} must be at least 1"));
+            }
+        }
+        if !self.page_size_bytes.is_multiple_of(512) {
+            return Err(format!(
+                "impossible geometry: page size {} B is not a multiple of 512 B sectors",
+                self.page_size_bytes
+            ));
+        }
+        let pages = (self.channels as u128)
+            * self.chips_per_channel as u128
+            * self.dies_per_chip as u128
+            * self.planes_per_die as u128
+            * self.blocks_per_plane as u128
+            * self.pages_per_block as u128;
+        if pages >= u32::MAX as u128 {
+            return Err(format!(
+                "impossible geometry: {pages} physical pages; at most {} are supported (32-bit page numbers; use a larger page size)",
+                u32::MAX - 1
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The out-of-band tag every programmed page carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OobTag {
+    /// Logical page stored here.
+    pub lpn: Lpn,
+    /// Host write sequence number of the data (kept through GC copies); 0 when the
+    /// array does not track sequence numbers.
+    pub seq: u32,
+}
+
+/// Kind of a logged flash operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// Page read to the controller.
+    Read,
+    /// Page program from the controller.
+    Program,
+    /// Page copy: read `src` then program `addr` (copy-back when both share a plane).
+    Copy {
+        /// Source page.
+        src: Ppn,
+    },
+    /// Block erase; `addr` is the block's first page.
+    Erase,
+    /// `pages` copies, one after another, of valid pages of the block holding `src`
+    /// into the consecutive pages from `addr` on (GC moving a victim's live pages into
+    /// its frontier, see [`Nand::relocate_run`]); the timing model places it exactly as
+    /// `pages` single copies from that block. Never of cause [`Cause::Rmw`].
+    CopyRun {
+        /// One of the source pages (they all share its block).
+        src: Ppn,
+        /// How many pages were copied.
+        pages: u16,
+    },
+}
+
+/// One logged flash operation (for the timing model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlashOp {
+    /// What was done.
+    pub kind: OpKind,
+    /// Why.
+    pub cause: Cause,
+    /// Target page (first page of the block for erases).
+    pub addr: Ppn,
+}
+
+/// Operation counters by cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NandCounters {
+    /// Page reads (copies count one read each).
+    pub reads: [u64; CAUSES],
+    /// Page programs (copies count one program each).
+    pub programs: [u64; CAUSES],
+    /// Of `programs`, those that were copies of existing pages.
+    pub copies: [u64; CAUSES],
+    /// Block erases.
+    pub erases: [u64; CAUSES],
+}
+
+/// Page reads of every cause in a phase's own counters (`trace.phases`).
+pub const READ_PAGES: Counter = Counter::total(
+    "nand.read_pages",
+    "pages",
+    "flash page reads of every cause (a phase's own counters only)",
+);
+/// Map page reads in a phase's own counters.
+pub const MAP_READ_PAGES: Counter = Counter::total(
+    "nand.map_read_pages",
+    "pages",
+    "flash page reads of mapping (translation) pages (a phase's own counters only)",
+);
+/// Worn-out blocks at the end of the run.
+pub const WORN_OUT_BLOCKS: Counter = Counter::gauge(
+    "nand.worn_out_blocks",
+    "blocks",
+    "blocks erased at least their rated endurance cycles, at the end of the run",
+);
+/// The counters the flash array reports.
+pub const COUNTERS: &[Counter] = &[READ_PAGES, MAP_READ_PAGES, WORN_OUT_BLOCKS];
+
+impl NandCounters {
+    /// Total reads.
+    pub fn total_reads(&self) -> u64 {
+        self.reads.iter().sum()
+    }
+    /// Total programs.
+    pub fn total_programs(&self) -> u64 {
+        self.programs.iter().sum()
+    }
+    /// Total erases.
+    pub fn total_erases(&self) -> u64 {
+        self.erases.iter().sum()
+    }
+    /// Component-wise `self - earlier`.
+    pub fn since(&self, earlier: &NandCounters) -> NandCounters {
+        let mut d = *self;
+        for i in 0..CAUSES {
+            d.reads[i] -= earlier.reads[i];
+            d.programs[i] -= earlier.programs[i];
+            d.copies[i] -= earlier.copies[i];
+            d.erases[i] -= earlier.erases[i];
+        }
+        d
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct BlockState {
+    /// Next page to program (in-order parts); number of programmed pages otherwise.
+    write_ptr: u32,
+    valid: u32,
+    erases: u32,
+    /// Once a page is programmed (`write_ptr > 0`): the logical page `b` such that every
+    /// programmed page `off` of the block holds `b + off`, whose tags are then implicit
+    /// (not stored), or [`EXPLICIT`] when the tags are stored in `oob_lpn`. See
+    /// [`Nand`]'s notes on tags.
+    tag_base: u32,
+}
+
+/// [`BlockState::tag_base`] of a block whose tags are stored.
+const EXPLICIT: u32 = u32::MAX;
+
+/// The tag base after programming `lpn` at page `page` of a block whose base is `base`
+/// (`None`: nothing programmed since its erase), and whether the tags so far must be
+/// stored first (the block leaves implicit mode). The first program decides: a page at
+/// its own offset of a logical run starts implicit mode; later programs keep it while
+/// they agree.
+#[inline(always)]
+fn next_tag_base(base: Option<u32>, lpn: u32, page: u32) -> (u32, bool) {
+    match base {
+        None if lpn >= page => (lpn - page, false),
+        None => (EXPLICIT, false),
+        Some(EXPLICIT) => (EXPLICIT, false),
+        Some(b) if lpn.wrapping_sub(page) == b && lpn >= page => (b, false),
+        Some(_) => (EXPLICIT, true),
+    }
+}
+
+/// The flash array's state.
+///
+/// Tags: a block whose programmed pages all hold their own offset of one logical run
+/// (page `off` holds `base + off`: the data and primary blocks of block-mapped and
+/// hybrid FTLs, written in place or merged, and sequentially written blocks) keeps its
+/// OOB tags implicit — the base in its state, not a tag per page in `oob_lpn`. Reads of
+/// a tag give the same answer either way; a program that breaks the pattern stores the
+/// block's tags first. Whole-block merges of such blocks then move no tag bytes at all,
+/// where they used to read and write a 4-byte tag per page: on a 16 GiB device the tag
+/// array is 16 MiB, and merges were bound by its cache misses.
+#[derive(Debug)]
+pub struct Nand {
+    geo: Geometry,
+    /// log2(pages per block) when it is a power of two (block index by shift instead of a
+    /// division on every page operation), else `u32::MAX`.
+    ppb_shift: u32,
+    /// `lpn + 1` of each page's OOB tag; 0 = no tag (erased or never programmed).
+    oob_lpn: Vec<u32>,
+    /// Write sequence per page; empty when not tracked (saves 4 B per page on huge arrays).
+    oob_seq: Vec<u32>,
+    valid: Vec<u64>,
+    /// One bit per page, only when out-of-order programming is allowed.
+    programmed: Vec<u64>,
+    blocks: Vec<BlockState>,
+    in_order: bool,
+    endurance_cycles: u32,
+    worn_out_blocks: u32,
+    next_seq: u32,
+    /// Sequence numbers the next host programs store, in order, instead of fresh ones
+    /// (data a write buffer received earlier, see [`Nand::stamp_next_host_program`]).
+    stamps: std::collections::VecDeque<u32>,
+    counters: NandCounters,
+    logging: bool,
+    log: Vec<FlashOp>,
+    /// Physical blocks one `erase` erases: 1, or k when the FTL runs on superblocks of k
+    /// blocks (`ftl::superblock`), so erase counters stay in physical block erases.
+    blocks_per_erase: u32,
+    /// Page payloads, when the array holds data (`ssdlab serve`, `ssdlab crashtest`):
+    /// every program, copy and erase below also moves or drops the bytes.
+    data: Option<Box<FlashData>>,
+}
+
+impl Nand {
+    /// A fresh, fully erased array. `track_seq` keeps a 4-byte write sequence number per
+    /// page (needed by the reference-model tests); `in_order` enforces in-order page
+    /// programming inside a block, as every large-block SLC and all MLC/TLC parts require.
+    pub fn new(geo: Geometry, endurance_cycles: u32, track_seq: bool, in_order: bool) -> Nand {
+        geo.validate()
+            .expect("geometry validated by the config layer");
+        let pages = geo.pages() as usize;
+        Nand {
+            geo,
+            ppb_shift: if geo.pages_per_block.is_power_of_two() {
+                geo.pages_per_block.trailing_zeros()
+            } else {
+                u32::MAX
+            },
+            // Tags are written block by block as blocks are programmed, and on a large
+            // device a run touches few blocks: with 4 KiB pages only the tags of blocks
+            // in use are faulted in and zeroed, where one huge page per plane would zero
+            // the whole table (a quarter of the run on a 512 GiB device). Reads of
+            // tags walk a block in order, so the TLB misses stay rare.
+            oob_lpn: vec![0; pages],
+            oob_seq: if track_seq {
+                zeroed_vec(pages)
+            } else {
+                Vec::new()
+            },
+            valid: zeroed_vec(pages.div_ceil(64)),
+            programmed: if in_order {
+                Vec::new()
+            } else {
+                zeroed_vec(pages.div_ceil(64))
+            },
+            blocks: zeroed_vec(geo.blocks() as usize),
+            in_order,
+            endurance_cycles,
+            worn_out_blocks: 0,
+            next_seq: 0,
+            stamps: std::collections::VecDeque::new(),
+            counters: NandCounters::default(),
+            logging: false,
+            log: Vec::new(),
+            blocks_per_erase: 1,
+            data: None,
+        }
+    }
+
+    /// An exact copy of the array's state (tags, validity, wear, counters, pending
+    /// stamps and the operation log), or `None` when it holds page payloads: their store
+    /// may be a file, which a copy cannot share (`ssdlab serve`, `ssdlab crashtest`).
+    pub fn try_clone(&self) -> Option<Nand> {
+        // Destructured so that a field added later must be copied here too.
+        let Nand {
+            geo,
+            ppb_shift,
+            oob_lpn,
+            oob_seq,
+            valid,
+            programmed,
+            blocks,
+            in_order,
+            endurance_cycles,
+            worn_out_blocks,
+            next_seq,
+            stamps,
+            counters,
+            logging,
+            log,
+            blocks_per_erase,
+            data,
+        } = self;
+        if data.is_some() {
+            return None;
+        }
+        Some(Nand {
+            geo: *geo,
+            ppb_shift: *ppb_shift,
+            oob_lpn: oob_lpn.clone(),
+            oob_seq: oob_seq.clone(),
+            valid: valid.clone(),
+            programmed: programmed.clone(),
+            blocks: blocks.clone(),
+            in_order: *in_order,
+            endurance_cycles: *endurance_cycles,
+            worn_out_blocks: *worn_out_blocks,
+            next_seq: *next_seq,
+            stamps: stamps.clone(),
+            counters: *counters,
+            logging: *logging,
+            log: log.clone(),
+            blocks_per_erase: *blocks_per_erase,
+            data: None,
+        })
+    }
+
+    /// Makes the array hold page payloads in `data` (an erased store, or the one
+    /// [`Nand::mount`] read).
+    pub fn attach_data(&mut self, data: FlashData) {
+        self.data = Some(Box::new(data));
+    }
+
+    /// The page payloads, when held.
+    pub fn data(&self) -> Option<&FlashData> {
+        self.data.as_deref()
+    }
+
+    /// The page payloads, when held (staging host data, power cuts).
+    pub fn data_mut(&mut self) -> Option<&mut FlashData> {
+        self.data.as_deref_mut()
+    }
+
+    /// Takes the page payloads out (a restart mounts them into a new array).
+    pub fn take_data(&mut self) -> Option<FlashData> {
+        self.data.take().map(|b| *b)
+    }
+
+    /// Builds the array a power-up finds in `data`: every page whose tag is on the store
+    /// is programmed (with that tag), erase counts as stored, nothing valid yet (the
+    /// FTL's recovery marks the pages its mapping keeps, [`Nand::revalidate`]). Under
+    /// the in-order rule a block's programmed pages form a prefix; a page after a gap
+    /// cannot have been programmed in order and is ignored (counted in the result).
+    /// Returns the array, the tags read (`None` = erased) and the ignored pages.
+    pub fn mount(
+        geo: Geometry,
+        endurance_cycles: u32,
+        in_order: bool,
+        data: FlashData,
+    ) -> (Nand, Vec<Option<StoredTag>>, u64) {
+        let mut n = Nand::new(geo, endurance_cycles, true, in_order);
+        let mut tags = data.store().scan_tags();
+        let erases = data.store().erase_counts();
+        let np = geo.pages_per_block as usize;
+        let mut ignored = 0;
+        let mut max_seq = None::<u32>;
+        for (b, st) in n.blocks.iter_mut().enumerate() {
+            st.erases = erases[b];
+            if st.erases >= endurance_cycles {
+                n.worn_out_blocks += 1;
+            }
+            st.tag_base = EXPLICIT;
+            let first = b * np;
+            let mut gap = false;
+            for off in 0..np {
+                let i = first + off;
+                let Some(t) = tags[i] else {
+                    gap = true;
+                    continue;
+                };
+                if in_order && gap {
+                    tags[i] = None;
+                    ignored += 1;
+                    continue;
+                }
+                if in_order {
+                    st.write_ptr += 1;
+                } else {
+                    n.programmed[i >> 6] |= 1u64 << (i & 63);
+                    st.write_ptr += 1;
+                }
+                n.oob_lpn[i] = t.lpn.wrapping_add(1);
+                n.oob_seq[i] = t.seq;
+                // Metadata pages draw from the same counter: new ones must outrank
+                // every stale copy left on flash too.
+                max_seq = Some(max_seq.map_or(t.seq, |m| m.max(t.seq)));
+            }
+        }
+        n.next_seq = max_seq.map_or(0, |m| m.wrapping_add(1));
+        let mut data = data;
+        if let Some(last) = tags.iter().flatten().map(|t| t.program_seq).max() {
+            data.continue_program_seq(last);
+        }
+        n.data = Some(Box::new(data));
+        (n, tags, ignored)
+    }
+
+    /// Marks programmed page `ppn` valid again (an FTL's recovery keeping it).
+    pub fn revalidate(&mut self, ppn: Ppn) {
+        let i = ppn.0 as usize;
+        assert!(
+            self.is_programmed(ppn),
+            "recovery bug: revalidate of erased page {ppn:?}"
+        );
+        let bit = 1u64 << (i & 63);
+        if self.valid[i >> 6] & bit == 0 {
+            self.valid[i >> 6] |= bit;
+            let bi = self.block_index(ppn);
+            self.blocks[bi].valid += 1;
+        }
+    }
+
+    /// Makes each block of this array stand for `k` physical blocks erased together (a
+    /// superblock): erase counters and worn-out counts then count physical blocks.
+    pub fn set_blocks_per_erase(&mut self, k: u32) {
+        self.blocks_per_erase = k.max(1);
+    }
+
+    /// The array's geometry.
+    #[inline]
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    /// Whether write sequence numbers are tracked.
+    pub fn tracks_seq(&self) -> bool {
+        !self.oob_seq.is_empty()
+    }
+
+    /// Whether in-order programming is enforced.
+    pub fn in_order(&self) -> bool {
+        self.in_order
+    }
+
+    /// Turns the op log on or off (on for the full timing model).
+    pub fn set_logging(&mut self, on: bool) {
+        self.logging = on;
+        self.log.clear();
+    }
+
+    /// Moves the logged operations into `other` (cleared first) and keeps `other`'s
+    /// buffer for the next ones, so callers can read the NAND while walking the log
+    /// without allocating.
+    pub fn swap_log(&mut self, other: &mut Vec<FlashOp>) {
+        other.clear();
+        std::mem::swap(&mut self.log, other);
+    }
+
+    /// Operations logged since the last call (the buffer is reused).
+    pub fn drain_log(&mut self) -> std::vec::Drain<'_, FlashOp> {
+        self.log.drain(..)
+    }
+
+    /// Counters so far.
+    #[inline]
+    pub fn counters(&self) -> &NandCounters {
+        &self.counters
+    }
+
+    /// Sequence number the next host program will get.
+    pub fn next_seq(&self) -> u32 {
+        self.next_seq
+    }
+
+    /// Hands out the next sequence number without programming anything: a write buffer
+    /// tags the data it absorbs in the order the host wrote it, so that the tag written
+    /// to flash later (see [`Nand::stamp_next_host_program`]) still says which host write
+    /// the page holds.
+    #[inline]
+    pub fn take_seq(&mut self) -> u32 {
+        let s = self.next_seq;
+        self.next_seq = self.next_seq.wrapping_add(1);
+        s
+    }
+
+    /// Makes a coming program of cause [`Cause::Host`] store `seq` in its OOB tag instead
+    /// of a fresh number (a write buffer writing back data the host wrote earlier).
+    /// Stamps are used in the order given, one per host program.
+    #[inline]
+    pub fn stamp_next_host_program(&mut self, seq: u32) {
+        self.stamps.push_back(seq);
+    }
+
+    /// Whether a stamp is still waiting for its host program (the simulator checks that
+    /// every FTL consumed them all).
+    pub fn stamp_pending(&self) -> bool {
+        !self.stamps.is_empty()
+    }
+
+    #[inline]
+    fn log_op(&mut self, kind: OpKind, cause: Cause, addr: Ppn) {
+        if self.logging {
+            self.log.push(FlashOp { kind, cause, addr });
+        }
+    }
+
+    /// Whether `ppn` holds valid data.
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn) -> bool {
+        let i = ppn.0 as usize;
+        self.valid[i >> 6] & (1u64 << (i & 63)) != 0
+    }
+
+    /// Whether `ppn` has been programmed since its block's last erase.
+    #[inline]
+    pub fn is_programmed(&self, ppn: Ppn) -> bool {
+        if self.in_order {
+            let b = self.geo.block_of(ppn);
+            ppn.0 - self.geo.first_page(b).0 < self.blocks[b.0 as usize].write_ptr
+        } else {
+            let i = ppn.0 as usize;
+            self.programmed[i >> 6] & (1u64 << (i & 63)) != 0
+        }
+    }
+
+    /// OOB tag of a programmed page (no flash operation is counted).
+    #[inline]
+    pub fn oob(&self, ppn: Ppn) -> OobTag {
+        debug_assert!(self.is_programmed(ppn), "OOB of unprogrammed page {ppn:?}");
+        OobTag {
+            lpn: Lpn(self.tag_lpn(ppn)),
+            seq: self.oob_seq.get(ppn.0 as usize).copied().unwrap_or(0),
+        }
+    }
+
+    /// Valid pages in `block`.
+    #[inline]
+    pub fn valid_count(&self, block: BlockId) -> u32 {
+        self.blocks[block.0 as usize].valid
+    }
+
+    /// Next page to program in `block` (pages programmed so far).
+    #[inline]
+    pub fn write_ptr(&self, block: BlockId) -> u32 {
+        self.blocks[block.0 as usize].write_ptr
+    }
+
+    /// Erase count of `block`.
+    #[inline]
+    pub fn erase_count(&self, block: BlockId) -> u32 {
+        self.blocks[block.0 as usize].erases
+    }
+
+    /// Erase counts of all blocks, in block order.
+    pub fn erase_counts(&self) -> Vec<u32> {
+        self.blocks.iter().map(|b| b.erases).collect()
+    }
+
+    /// Physical erase blocks each erase covers (a superblock's members; else 1).
+    pub fn blocks_per_erase(&self) -> u32 {
+        self.blocks_per_erase
+    }
+
+    /// Program/erase cycles a block is rated for.
+    pub fn endurance_cycles(&self) -> u32 {
+        self.endurance_cycles
+    }
+
+    /// Blocks erased at least `endurance_cycles` times.
+    pub fn worn_out_blocks(&self) -> u32 {
+        self.worn_out_blocks
+    }
+
+    /// Reads a page for `cause` and returns its tag.
+    #[inline]
+    pub fn read(&mut self, ppn: Ppn, cause: Cause) -> OobTag {
+        assert!(
+            self.is_programmed(ppn),
+            "FTL bug: read of erased page {ppn:?}"
+        );
+        self.counters.reads[cause as usize] += 1;
+        self.log_op(OpKind::Read, cause, ppn);
+        self.oob(ppn)
+    }
+
+    /// Counts a read of a page without checking it holds data; used for reads the model
+    /// charges but whose content does not matter (e.g. DFTL translation pages kept off-array).
+    pub fn charge_read(&mut self, ppn: Ppn, cause: Cause) {
+        self.counters.reads[cause as usize] += 1;
+        self.log_op(OpKind::Read, cause, ppn);
+    }
+
+    /// Block index of `ppn` (shift when possible).
+    #[inline(always)]
+    fn block_index(&self, ppn: Ppn) -> usize {
+        if self.ppb_shift != u32::MAX {
+            (ppn.0 >> self.ppb_shift) as usize
+        } else {
+            (ppn.0 / self.geo.pages_per_block) as usize
+        }
+    }
+
+    #[inline]
+    fn place(&mut self, ppn: Ppn, lpn: Lpn, seq: u32) {
+        let bi = self.block_index(ppn);
+        let page = ppn.0 - bi as u32 * self.geo.pages_per_block;
+        let b = BlockId(bi as u32);
+        let st = &mut self.blocks[bi];
+        let (base, store_all) =
+            next_tag_base((st.write_ptr > 0).then_some(st.tag_base), lpn.0, page);
+        if self.in_order {
+            assert!(
+                page == st.write_ptr,
+                "FTL bug: program of page {page} of block {} out of order (next is {})",
+                b.0,
+                st.write_ptr
+            );
+        } else {
+            let i = ppn.0 as usize;
+            let bit = 1u64 << (i & 63);
+            assert!(
+                self.programmed[i >> 6] & bit == 0,
+                "FTL bug: program of non-erased page {ppn:?}"
+            );
+            self.programmed[i >> 6] |= bit;
+        }
+        st.write_ptr += 1;
+        st.valid += 1;
+        if store_all {
+            self.store_tags(bi);
+        }
+        self.blocks[bi].tag_base = base;
+        let i = ppn.0 as usize;
+        self.valid[i >> 6] |= 1u64 << (i & 63);
+        if base == EXPLICIT {
+            self.oob_lpn[i] = lpn.0 + 1;
+        }
+        if let Some(s) = self.oob_seq.get_mut(i) {
+            *s = seq;
+        }
+    }
+
+    /// Programs new data for `lpn` into erased page `ppn`; returns the write sequence
+    /// number stored in its OOB tag.
+    #[inline]
+    pub fn program(&mut self, ppn: Ppn, lpn: Lpn, cause: Cause) -> u32 {
+        let seq = match self.stamps.front() {
+            Some(&s) if cause == Cause::Host => {
+                self.stamps.pop_front();
+                s
+            }
+            _ => self.take_seq(),
+        };
+        self.place(ppn, lpn, seq);
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_program(ppn.0, lpn.0, seq, cause);
+        }
+        self.counters.programs[cause as usize] += 1;
+        self.log_op(OpKind::Program, cause, ppn);
+        seq
+    }
+
+    /// Copies valid page `src` into erased page `dst` (tag and data kept), for `cause`.
+    /// The source stays valid; the FTL invalidates it once its map points at `dst`.
+    #[inline]
+    pub fn copy(&mut self, src: Ppn, dst: Ppn, cause: Cause) {
+        debug_assert!(self.is_valid(src), "FTL bug: copy of invalid page {src:?}");
+        let tag = self.oob(src);
+        self.place(dst, tag.lpn, tag.seq);
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_copy(src.0, dst.0);
+        }
+        let c = cause as usize;
+        self.counters.reads[c] += 1;
+        self.counters.programs[c] += 1;
+        self.counters.copies[c] += 1;
+        self.log_op(OpKind::Copy { src }, cause, dst);
+    }
+
+    /// Moves the valid pages `srcs` (all of one block, in the order given) into the
+    /// `srcs.len()` consecutive erased pages from `dst` on, which must lie in one block:
+    /// exactly what [`Nand::relocate`] of each `srcs[k]` to `dst + k` in turn does (same
+    /// tags, checks, counters; logged as one [`OpKind::CopyRun`] entry instead of one
+    /// [`OpKind::Copy`] per page), but with each block's state and the counters updated
+    /// once for the whole run. This is a GC's victim-copy loop, the simulator's hottest
+    /// path under garbage collection. The moved logical pages are in the OOB tags of the
+    /// destination pages afterwards ([`Nand::oob_lpn_raw`]).
+    pub fn relocate_run(&mut self, srcs: &[Ppn], dst: Ppn, cause: Cause) {
+        let Some(&first_src) = srcs.first() else {
+            return;
+        };
+        debug_assert!(cause != Cause::Rmw, "copy runs are GC / WL moves");
+        let n = srcs.len();
+        let db = self.block_index(dst);
+        let off = dst.0 as usize - db * self.geo.pages_per_block as usize;
+        assert!(
+            off + n <= self.geo.pages_per_block as usize,
+            "FTL bug: copy run of {n} pages from page {off} overflows block {db}"
+        );
+        if !self.in_order {
+            // Relaxed parts check every target page's programmed bit; no FTL that runs
+            // them moves pages in runs on a hot path, so the single-page path serves.
+            for (k, &src) in srcs.iter().enumerate() {
+                self.relocate(src, Ppn(dst.0 + k as u32), cause);
+            }
+            return;
+        }
+        assert!(
+            off as u32 == self.blocks[db].write_ptr,
+            "FTL bug: program of page {off} of block {db} out of order (next is {})",
+            self.blocks[db].write_ptr
+        );
+        let sb = self.block_index(first_src);
+        let d = dst.0 as usize;
+        let track_seq = !self.oob_seq.is_empty();
+        // Tags: the source block's base (all sources share it) and the target's, decided
+        // page by page as `place` does.
+        let np = self.geo.pages_per_block;
+        let (s_first, s_base) = (sb as u32 * np, self.blocks[sb].tag_base);
+        let st = &self.blocks[db];
+        let mut d_base = (st.write_ptr > 0).then_some(st.tag_base);
+        for (k, &src) in srcs.iter().enumerate() {
+            let i = src.0 as usize;
+            assert!(
+                self.block_index(src) == sb,
+                "FTL bug: copy run sources {first_src:?} and {src:?} lie in different blocks"
+            );
+            let bit = 1u64 << (i & 63);
+            assert!(
+                self.valid[i >> 6] & bit != 0,
+                "FTL bug: invalidate of invalid page {src:?}"
+            );
+            self.valid[i >> 6] &= !bit;
+            let lpn = if s_base != EXPLICIT {
+                s_base.wrapping_add(src.0 - s_first)
+            } else {
+                self.oob_lpn[i].wrapping_sub(1)
+            };
+            let page = (off + k) as u32;
+            let (base, store_all) = next_tag_base(d_base, lpn, page);
+            if store_all {
+                self.store_tags(db);
+            }
+            self.blocks[db].tag_base = base;
+            d_base = Some(base);
+            if base == EXPLICIT {
+                self.oob_lpn[d + k] = lpn + 1;
+            }
+            if track_seq {
+                self.oob_seq[d + k] = self.oob_seq[i];
+            }
+        }
+        // The targets lie at and beyond the write pointer of an in-order block, so their
+        // validity bits are clear.
+        set_bits(&mut self.valid, d, d + n);
+        if let Some(data) = self.data.as_deref_mut() {
+            for (k, &src) in srcs.iter().enumerate() {
+                data.on_copy(src.0, dst.0 + k as u32);
+            }
+        }
+        let st = &mut self.blocks[db];
+        st.write_ptr += n as u32;
+        st.valid += n as u32;
+        self.blocks[sb].valid -= n as u32;
+        let c = cause as usize;
+        self.counters.reads[c] += n as u64;
+        self.counters.programs[c] += n as u64;
+        self.counters.copies[c] += n as u64;
+        if self.logging {
+            for (k, chunk) in srcs.chunks(u16::MAX as usize).enumerate() {
+                let addr = Ppn(dst.0 + (k * u16::MAX as usize) as u32);
+                let kind = OpKind::CopyRun {
+                    src: chunk[0],
+                    pages: chunk.len() as u16,
+                };
+                self.log.push(FlashOp { kind, cause, addr });
+            }
+        }
+    }
+
+    /// Copies valid page `src` into erased page `dst` and invalidates `src` in one step
+    /// (what GC does for every live page); returns the logical page moved.
+    #[inline]
+    pub fn relocate(&mut self, src: Ppn, dst: Ppn, cause: Cause) -> Lpn {
+        self.copy(src, dst, cause);
+        // A move, not an overwrite: the source keeps its payload until its block is
+        // erased (a mount may pick either copy, both hold the same data).
+        self.clear_valid(src);
+        Lpn(self.tag_lpn(src))
+    }
+
+    /// Logical page in the OOB tag of `ppn` without any checks (an erased page gives a
+    /// meaningless value).
+    #[inline]
+    pub fn oob_lpn_raw(&self, ppn: Ppn) -> u32 {
+        self.tag_lpn(ppn)
+    }
+
+    /// The logical page of `ppn`'s tag: from its block's base when the block's tags are
+    /// implicit, else stored.
+    #[inline(always)]
+    fn tag_lpn(&self, ppn: Ppn) -> u32 {
+        let bi = self.block_index(ppn);
+        let base = self.blocks[bi].tag_base;
+        if base != EXPLICIT && self.blocks[bi].write_ptr > 0 {
+            base.wrapping_add(ppn.0 - bi as u32 * self.geo.pages_per_block)
+        } else {
+            self.oob_lpn[ppn.0 as usize].wrapping_sub(1)
+        }
+    }
+
+    /// Stores the implicit tags of block `bi` (it leaves implicit mode). Every page gets
+    /// its offset's tag: erased pages' tags are never read.
+    #[cold]
+    fn store_tags(&mut self, bi: usize) {
+        let base = self.blocks[bi].tag_base;
+        debug_assert!(base != EXPLICIT);
+        let np = self.geo.pages_per_block as usize;
+        let first = bi * np;
+        for (off, t) in self.oob_lpn[first..first + np].iter_mut().enumerate() {
+            *t = base.wrapping_add(off as u32 + 1);
+        }
+        self.blocks[bi].tag_base = EXPLICIT;
+    }
+
+    /// Marks `ppn`'s data stale (overwritten, trimmed or copied away). The page store
+    /// may drop the payload of a page overwritten or trimmed
+    /// ([`FlashData::on_invalidate`]).
+    #[inline]
+    pub fn invalidate(&mut self, ppn: Ppn) {
+        self.clear_valid(ppn);
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_invalidate(ppn.0);
+        }
+    }
+
+    #[inline]
+    fn clear_valid(&mut self, ppn: Ppn) {
+        let i = ppn.0 as usize;
+        let bit = 1u64 << (i & 63);
+        assert!(
+            self.valid[i >> 6] & bit != 0,
+            "FTL bug: invalidate of invalid page {ppn:?}"
+        );
+        self.valid[i >> 6] &= !bit;
+        let bi = self.block_index(ppn);
+        self.blocks[bi].valid -= 1;
+    }
+
+    /// Marks programmed page `ppn` valid again. Validity is the flash user's view, kept
+    /// here for its checks; a file system that rebuilds that view from the tags after a
+    /// power loss (YAFFS2's mount scan, `fs/yaffs2/`) may find live a page it had
+    /// invalidated in RAM before the cut, and records it with this.
+    pub fn mark_valid(&mut self, ppn: Ppn) {
+        assert!(
+            self.is_programmed(ppn),
+            "bug: mark_valid of erased page {ppn:?}"
+        );
+        let i = ppn.0 as usize;
+        let bit = 1u64 << (i & 63);
+        if self.valid[i >> 6] & bit == 0 {
+            self.valid[i >> 6] |= bit;
+            let bi = self.block_index(ppn);
+            self.blocks[bi].valid += 1;
+        }
+    }
+
+    /// Erases `block`; it must hold no valid page.
+    pub fn erase(&mut self, block: BlockId, cause: Cause) {
+        let st = &mut self.blocks[block.0 as usize];
+        assert!(
+            st.valid == 0,
+            "FTL bug: erase of block {} which still holds {} valid pages",
+            block.0,
+            st.valid
+        );
+        st.write_ptr = 0;
+        st.erases += 1;
+        if st.erases == self.endurance_cycles {
+            self.worn_out_blocks += self.blocks_per_erase;
+        }
+        if !self.in_order {
+            let first = self.geo.first_page(block).0 as usize;
+            clear_bits(
+                &mut self.programmed,
+                first,
+                first + self.geo.pages_per_block as usize,
+            );
+        }
+        self.counters.erases[cause as usize] += self.blocks_per_erase as u64;
+        let first = self.geo.first_page(block);
+        let erases = self.blocks[block.0 as usize].erases;
+        if let Some(d) = self.data.as_deref_mut() {
+            d.on_erase(block.0, first.0, self.geo.pages_per_block, erases);
+        }
+        self.log_op(OpKind::Erase, cause, first);
+    }
+
+    /// Asks the CPU to start fetching the state of page `ppn` (validity and status
+    /// bits, OOB tag, its block's counters): an FTL about to test a page and then
+    /// program or invalidate it gets all those cache misses at once.
+    #[inline]
+    pub fn prefetch_page(&self, ppn: Ppn) {
+        use crate::util::prefetch;
+        let i = ppn.0 as usize;
+        self.prefetch_page_status(ppn);
+        prefetch(&self.oob_lpn, i);
+        prefetch(&self.oob_seq, i);
+    }
+
+    /// [`Nand::prefetch_page`] without the OOB tag: for a page that is more likely
+    /// tested and invalidated than programmed.
+    #[inline]
+    pub fn prefetch_page_status(&self, ppn: Ppn) {
+        use crate::util::prefetch;
+        let i = ppn.0 as usize;
+        prefetch(&self.valid, i >> 6);
+        prefetch(&self.programmed, i >> 6);
+        prefetch(&self.blocks, self.block_index(ppn));
+    }
+
+    /// Asks the CPU to start fetching everything a whole-block operation on `block` will
+    /// touch (its OOB tags, validity and status bits, block state), so the cache misses
+    /// of a merge overlap instead of following one another.
+    #[inline]
+    pub fn prefetch_block(&self, block: BlockId) {
+        self.prefetch_pages(block, self.geo.pages_per_block);
+    }
+
+    /// [`Nand::prefetch_block`] for the first `pages` pages of `block` only (a log block
+    /// holding a few pages: fetching the rest would only crowd the memory system).
+    #[inline]
+    pub fn prefetch_pages(&self, block: BlockId, pages: u32) {
+        use crate::util::prefetch;
+        let np = pages.min(self.geo.pages_per_block) as usize;
+        let first = self.geo.first_page(block).0 as usize;
+        // One prefetch per 64-byte line: 16 four-byte tags.
+        for i in (first..first + np).step_by(16) {
+            prefetch(&self.oob_lpn, i);
+            prefetch(&self.oob_seq, i);
+        }
+        if np > 0 {
+            for w in (first >> 6)..=((first + np - 1) >> 6) {
+                prefetch(&self.valid, w);
+                prefetch(&self.programmed, w);
+            }
+        }
+        prefetch(&self.blocks, block.0 as usize);
+    }
+
+    /// [`Nand::prefetch_block`] without the OOB tags: the validity and status bits and
+    /// the block state, for a block whose tags are implicit (written in place: data and
+    /// primary blocks, and the free blocks they merge into).
+    #[inline]
+    pub fn prefetch_block_status(&self, block: BlockId) {
+        use crate::util::prefetch;
+        let np = self.geo.pages_per_block as usize;
+        let first = self.geo.first_page(block).0 as usize;
+        for w in (first >> 6)..=((first + np - 1) >> 6) {
+            prefetch(&self.valid, w);
+            prefetch(&self.programmed, w);
+        }
+        prefetch(&self.blocks, block.0 as usize);
+    }
+
+    /// Moves every valid page of `src` to the same page offset in `dst` (a block merge:
+    /// NFTL folds, log-block merges) and returns how many moved. Counted exactly like one
+    /// [`Nand::relocate`] per page (a read, a program and a copy of `cause` each) and
+    /// logged page by page, but done a 64-page word at a time in relaxed mode, where a
+    /// whole-block merge is otherwise the simulator's hottest loop. Every target page must
+    /// be erased; under the in-order rule the pages go one by one, so the rule is checked.
+    pub fn relocate_block(&mut self, src: BlockId, dst: BlockId, cause: Cause) -> u32 {
+        let np = self.geo.pages_per_block as usize;
+        let s0 = self.geo.first_page(src).0 as usize;
+        let d0 = self.geo.first_page(dst).0 as usize;
+        if self.in_order || !np.is_multiple_of(64) || self.logging || self.data.is_some() {
+            self.prefetch_block(src);
+            let mut moved = 0;
+            for off in 0..np {
+                if self.is_valid(Ppn((s0 + off) as u32)) {
+                    self.relocate(Ppn((s0 + off) as u32), Ppn((d0 + off) as u32), cause);
+                    moved += 1;
+                }
+            }
+            return moved;
+        }
+        let (sb, db) = (src.0 as usize, dst.0 as usize);
+        if self.blocks[sb].valid == 0 {
+            return 0;
+        }
+        // Tags: the pages keep their offsets, so a source whose tags are implicit hands
+        // its base to a target that has none yet or the same one, and no tag moves.
+        // Otherwise the target stores its tags: copied from the source's, or written
+        // from the source's base.
+        let s_base = self.blocks[sb].tag_base;
+        let d_base = (self.blocks[db].write_ptr > 0).then_some(self.blocks[db].tag_base);
+        let implicit = s_base != EXPLICIT && d_base.is_none_or(|b| b == s_base);
+        if !implicit {
+            if d_base.is_some_and(|b| b != EXPLICIT) {
+                self.store_tags(db);
+            }
+            self.blocks[db].tag_base = EXPLICIT;
+            if s_base == EXPLICIT {
+                self.prefetch_block(src);
+            }
+            self.prefetch_block(dst);
+        }
+        let track_seq = !self.oob_seq.is_empty();
+        // Relaxed part, whole words: blocks start on a word boundary.
+        let (sw, dw) = (s0 >> 6, d0 >> 6);
+        let mut moved = 0u32;
+        for w in 0..np >> 6 {
+            let mask = self.valid[sw + w];
+            if mask == 0 {
+                continue;
+            }
+            assert!(
+                self.programmed[dw + w] & mask == 0,
+                "FTL bug: merge into non-erased pages of block {}",
+                dst.0
+            );
+            let taken = self.programmed[dw + w];
+            self.programmed[dw + w] |= mask;
+            self.valid[dw + w] |= mask;
+            self.valid[sw + w] = 0;
+            moved += mask.count_ones();
+            if implicit && !track_seq {
+                continue;
+            }
+            let (s, d) = (s0 + (w << 6), d0 + (w << 6));
+            // Copy the tags in runs of consecutive pages: the runs of `mask` (exactly
+            // the moved pages), or, when fewer, the runs of target pages not yet
+            // programmed (a superset of `mask`). Tags of pages left erased are never read
+            // (only programmed pages' tags are; erasing leaves old tags in place too), so
+            // the extra ones are harmless, and an erased target word is one 64-tag copy.
+            let free = !taken;
+            let runs = |x: u64| (x & !(x << 1)).count_ones();
+            let mut m = if runs(free) < runs(mask) { free } else { mask };
+            while m != 0 {
+                let start = m.trailing_zeros() as usize;
+                let len = (!(m >> start)).trailing_zeros().min(64 - start as u32) as usize;
+                if !implicit {
+                    if s_base == EXPLICIT {
+                        copy_run(&mut self.oob_lpn, s + start, d + start, len);
+                    } else {
+                        let first = s_base.wrapping_add(((w << 6) + start) as u32 + 1);
+                        for (j, t) in self.oob_lpn[d + start..d + start + len]
+                            .iter_mut()
+                            .enumerate()
+                        {
+                            *t = first.wrapping_add(j as u32);
+                        }
+                    }
+                }
+                if track_seq {
+                    copy_run(&mut self.oob_seq, s + start, d + start, len);
+                }
+                m &= if start + len == 64 {
+                    0
+                } else {
+                    !(((1u64 << len) - 1) << start)
+                };
+            }
+        }
+        if implicit && moved > 0 {
+            self.blocks[db].tag_base = s_base;
+        }
+        self.blocks[sb].valid -= moved;
+        let st = &mut self.blocks[db];
+        st.valid += moved;
+        st.write_ptr += moved;
+        let c = cause as usize;
+        let n = moved as u64;
+        self.counters.reads[c] += n;
+        self.counters.programs[c] += n;
+        self.counters.copies[c] += n;
+        moved
+    }
+
+    /// Validity bits of the `len` pages (1 to 64) from `first`: bit `i` is page
+    /// `first + i` (a whole run of a block's pages in one or two word reads).
+    #[inline]
+    pub fn valid_bits(&self, first: Ppn, len: u32) -> u64 {
+        debug_assert!((1..=64).contains(&len), "valid_bits of {len} pages");
+        bits_at(&self.valid, first.0 as usize, len)
+    }
+
+    /// Programmed bits of the `len` pages (1 to 64) from `first` (as [`Nand::valid_bits`]).
+    #[inline]
+    pub fn programmed_bits(&self, first: Ppn, len: u32) -> u64 {
+        debug_assert!((1..=64).contains(&len), "programmed_bits of {len} pages");
+        if self.in_order {
+            return (0..len).fold(0, |acc, i| {
+                acc | (self.is_programmed(Ppn(first.0 + i)) as u64) << i
+            });
+        }
+        bits_at(&self.programmed, first.0 as usize, len)
+    }
+
+    /// Valid pages of `block`, in page order, appended to `out`.
+    pub fn valid_pages(&self, block: BlockId, out: &mut Vec<Ppn>) {
+        let first = self.geo.first_page(block).0 as usize;
+        let end = first + self.geo.pages_per_block as usize;
+        let mut i = first;
+        while i < end {
+            let word_end = ((i >> 6) + 1) << 6;
+            let stop = word_end.min(end);
+            let mut w = self.valid[i >> 6] >> (i & 63);
+            if stop - i < 64 {
+                w &= (1u64 << (stop - i)) - 1;
+            }
+            while w != 0 {
+                let t = w.trailing_zeros() as usize;
+                out.push(Ppn((i + t) as u32));
+                w &= w - 1;
+            }
+            i = stop;
+        }
+    }
+
+    /// Panics if any block's valid count disagrees with its valid bits, or a valid page
+    /// lies beyond its block's write pointer.
+    pub fn check_invariants(&self) {
+        let mut buf = Vec::new();
+        for b in 0..self.geo.blocks() {
+            buf.clear();
+            self.valid_pages(BlockId(b), &mut buf);
+            let st = &self.blocks[b as usize];
+            assert_eq!(buf.len() as u32, st.valid, "block {b}: valid count");
+            for p in &buf {
+                assert!(
+                    self.is_programmed(*p),
+                    "block {b}: valid page {p:?} not programmed"
+                );
+            }
+            assert!(
+                st.write_ptr <= self.geo.pages_per_block,
+                "block {b}: write pointer"
+            );
+        }
+    }
+}
+
+/// Copies `v[s..s + len]` to `v[d..d + len]` (disjoint): short runs element by element,
+/// long ones with `memcpy`.
+#[inline(always)]
+fn copy_run(v: &mut [u32], s: usize, d: usize, len: usize) {
+    if len < 8 {
+        for i in 0..len {
+            v[d + i] = v[s + i];
+        }
+    } else {
+        v.copy_within(s..s + len, d);
+    }
+}
+
+/// Bits `i..i + len` (`len` 1 to 64) of a bitset, bit 0 first.
+#[inline]
+fn bits_at(bits: &[u64], i: usize, len: u32) -> u64 {
+    let (w, sh) = (i >> 6, i & 63);
+    let mut v = bits[w] >> sh;
+    if sh != 0 && sh + len as usize > 64 {
+        v |= bits[w + 1] << (64 - sh);
+    }
+    if len < 64 {
+        v &= (1u64 << len) - 1;
+    }
+    v
+}
+
+/// Calls `f(word, mask)` for each word of a bitset that bits `from..to` touch, with
+/// the mask of those bits in it.
+#[inline]
+fn for_bit_range(from: usize, to: usize, mut f: impl FnMut(usize, u64)) {
+    let mut i = from;
+    while i < to {
+        let word_end = ((i >> 6) + 1) << 6;
+        let stop = word_end.min(to);
+        let n = stop - i;
+        let mask = if n == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << n) - 1) << (i & 63)
+        };
+        f(i >> 6, mask);
+        i = stop;
+    }
+}
+
+/// Clears bits `from..to` of a bitset, a word at a time where it can.
+fn clear_bits(bits: &mut [u64], from: usize, to: usize) {
+    for_bit_range(from, to, |w, mask| bits[w] &= !mask);
+}
+
+/// Sets bits `from..to` of a bitset, a word at a time where it can.
+fn set_bits(bits: &mut [u64], from: usize, to: usize) {
+    for_bit_range(from, to, |w, mask| bits[w] |= mask);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Geometry {
+        Geometry {
+            channels: 1,
+            chips_per_channel: 1,
+            dies_per_chip: 1,
+            planes_per_die: 2,
+            blocks_per_plane: 4,
+            pages_per_block: 8,
+            page_size_bytes: 4096,
+            oob_size_bytes: 128,
+        }
+    }
+
+    #[test]
+    fn program_copy_invalidate_erase_count_by_cause() {
+        let mut n = Nand::new(tiny(), 10, true, true);
+        let s0 = n.program(Ppn(0), Lpn(7), Cause::Host);
+        let s1 = n.program(Ppn(1), Lpn(8), Cause::Host);
+        assert_eq!((s0, s1), (0, 1));
+        n.copy(Ppn(1), Ppn(8), Cause::Gc);
+        assert_eq!(
+            n.oob(Ppn(8)),
+            OobTag {
+                lpn: Lpn(8),
+                seq: 1
+            }
+        );
+        n.invalidate(Ppn(1));
+        n.invalidate(Ppn(0));
+        assert_eq!(n.valid_count(BlockId(0)), 0);
+        assert_eq!(n.valid_count(BlockId(1)), 1);
+        n.erase(BlockId(0), Cause::Gc);
+        let c = n.counters();
+        assert_eq!(c.programs, [2, 1, 0, 0, 0]);
+        assert_eq!(c.reads, [0, 1, 0, 0, 0]);
+        assert_eq!(c.copies[Cause::Gc as usize], 1);
+        assert_eq!(c.total_erases(), 1);
+        assert_eq!(n.erase_count(BlockId(0)), 1);
+        n.check_invariants();
+        // The erased block takes page 0 again.
+        n.program(Ppn(0), Lpn(1), Cause::Host);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of order")]
+    fn out_of_order_program_is_an_ftl_bug() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(1), Lpn(0), Cause::Host);
+    }
+
+    #[test]
+    #[should_panic(expected = "non-erased")]
+    fn double_program_is_an_ftl_bug_without_order_rule() {
+        let mut n = Nand::new(tiny(), 10, false, false);
+        n.program(Ppn(3), Lpn(0), Cause::Host);
+        n.program(Ppn(3), Lpn(1), Cause::Host);
+    }
+
+    #[test]
+    #[should_panic(expected = "still holds")]
+    fn erasing_valid_data_is_an_ftl_bug() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(0), Lpn(0), Cause::Host);
+        n.erase(BlockId(0), Cause::Gc);
+    }
+
+    #[test]
+    fn relaxed_erase_clears_exactly_its_blocks_programmed_bits() {
+        // 100 pages per block: blocks straddle 64-bit words.
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 10, false, false);
+        for p in (0..300).rev() {
+            n.program(Ppn(p), Lpn(p), Cause::Host);
+            n.invalidate(Ppn(p));
+        }
+        n.erase(BlockId(1), Cause::Gc);
+        for p in 0..300 {
+            assert_eq!(
+                n.is_programmed(Ppn(p)),
+                !(100..200).contains(&p),
+                "page {p}"
+            );
+        }
+        n.program(Ppn(150), Lpn(0), Cause::Host);
+    }
+
+    #[test]
+    fn valid_pages_scans_bitset_within_block() {
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 10, false, true);
+        for p in 0..100 {
+            n.program(Ppn(100 + p), Lpn(p), Cause::Host);
+        }
+        for p in (0..100).filter(|p| p % 3 != 0) {
+            n.invalidate(Ppn(100 + p));
+        }
+        let mut v = Vec::new();
+        n.valid_pages(BlockId(1), &mut v);
+        let want: Vec<Ppn> = (0..100)
+            .filter(|p| p % 3 == 0)
+            .map(|p| Ppn(100 + p))
+            .collect();
+        assert_eq!(v, want);
+        n.check_invariants();
+    }
+
+    /// The word-at-a-time merge must leave exactly the state (bits, tags, counts,
+    /// counters) that page-by-page relocation leaves; the op-logging array takes the
+    /// page-by-page path, so it is the oracle.
+    #[test]
+    fn relocate_block_matches_page_by_page_relocation() {
+        const NP: u32 = 192;
+        let g = Geometry {
+            pages_per_block: NP,
+            ..tiny()
+        };
+        let build = |logging: bool| {
+            let mut n = Nand::new(g, 10, true, false);
+            n.set_logging(logging);
+            // Block 1 (source): word 0, offsets ≡ 0,1 mod 3 below 60 valid (40, in 20
+            // runs); word 1, all but the 13 offsets ≡ 0 mod 5 (65, 70 … 125) valid (51);
+            // word 2, only the 16 offsets ≡ 0 mod 4 valid.
+            for p in 0..NP {
+                n.program(Ppn(NP + p), Lpn(1000 + p), Cause::Host);
+            }
+            for p in 0..NP {
+                let stale = match p / 64 {
+                    0 => p % 3 == 2 || p >= 60,
+                    1 => p % 5 == 0,
+                    _ => p % 4 != 0,
+                };
+                if stale {
+                    n.invalidate(Ppn(NP + p));
+                }
+            }
+            // Block 2 (target) already holds offsets 60–63 of word 0 (the tags go over
+            // in one run, 0–59, around them), nothing of word 1 (one run of 64) and the
+            // 48 offsets ≢ 0 mod 4 of word 2 (runs of the moved pages).
+            for p in 0..NP {
+                let taken = match p / 64 {
+                    0 => p >= 60,
+                    1 => false,
+                    _ => p % 4 != 0,
+                };
+                if taken {
+                    n.program(Ppn(2 * NP + p), Lpn(5000 + p), Cause::Host);
+                }
+            }
+            let moved = n.relocate_block(BlockId(1), BlockId(2), Cause::Gc);
+            n.drain_log();
+            (n, moved)
+        };
+        let (fast, m1) = build(false);
+        let (slow, m2) = build(true);
+        assert_eq!(m1, 40 + 51 + 16);
+        assert_eq!(m1, m2);
+        assert_eq!(fast.counters(), slow.counters());
+        assert_eq!(fast.counters().copies[Cause::Gc as usize], m1 as u64);
+        for p in 0..4 * NP {
+            let ppn = Ppn(p);
+            assert_eq!(fast.is_valid(ppn), slow.is_valid(ppn), "{ppn:?}");
+            assert_eq!(fast.is_programmed(ppn), slow.is_programmed(ppn), "{ppn:?}");
+            if fast.is_valid(ppn) {
+                assert_eq!(fast.oob(ppn), slow.oob(ppn), "{ppn:?}");
+            }
+        }
+        for b in 0..4 {
+            assert_eq!(fast.valid_count(BlockId(b)), slow.valid_count(BlockId(b)));
+            assert_eq!(fast.write_ptr(BlockId(b)), slow.write_ptr(BlockId(b)));
+        }
+        assert_eq!(fast.valid_count(BlockId(2)), 4 + 48 + m1);
+        fast.check_invariants();
+        // Block 1 now holds nothing valid: erasing it frees every page for programming.
+        let mut fast = fast;
+        fast.erase(BlockId(1), Cause::Gc);
+        for p in (0..NP).rev() {
+            fast.program(Ppn(NP + p), Lpn(p), Cause::Host);
+        }
+        fast.check_invariants();
+    }
+
+    /// A copy run must leave exactly the state (bits, tags, counts, write pointers,
+    /// counters) that one `relocate` per page leaves, and log one run entry for the
+    /// single-copy entries.
+    #[test]
+    fn relocate_run_matches_page_by_page_relocation() {
+        let g = Geometry {
+            pages_per_block: 100,
+            ..tiny()
+        };
+        // Block 1 full, every third page then stale; block 3 already holds 5 pages.
+        let build = || {
+            let mut n = Nand::new(g, 10, true, true);
+            n.set_logging(true);
+            for p in 0..100 {
+                n.program(Ppn(100 + p), Lpn(1000 + p), Cause::Host);
+            }
+            for p in (0..100).step_by(3) {
+                n.invalidate(Ppn(100 + p));
+            }
+            for p in 0..5 {
+                n.program(Ppn(300 + p), Lpn(p), Cause::Host);
+            }
+            n.drain_log();
+            n
+        };
+        let mut srcs = Vec::new();
+        build().valid_pages(BlockId(1), &mut srcs);
+        assert_eq!(srcs.len(), 66);
+        // Two runs, as a GC fills one frontier block and starts the next: 60 pages
+        // into block 3 after its 5 pages, 6 into block 2 from page 0.
+        let (a, b) = srcs.split_at(60);
+        let mut run = build();
+        run.relocate_run(a, Ppn(305), Cause::Gc);
+        run.relocate_run(b, Ppn(200), Cause::Gc);
+        run.relocate_run(&[], Ppn(206), Cause::Gc);
+        let mut single = build();
+        for (k, &src) in a.iter().enumerate() {
+            single.relocate(src, Ppn(305 + k as u32), Cause::Gc);
+        }
+        for (k, &src) in b.iter().enumerate() {
+            single.relocate(src, Ppn(200 + k as u32), Cause::Gc);
+        }
+        assert_eq!(run.counters(), single.counters());
+        assert_eq!(run.counters().copies[Cause::Gc as usize], 66);
+        for p in 0..4 * 100 {
+            let ppn = Ppn(p);
+            assert_eq!(run.is_valid(ppn), single.is_valid(ppn), "{ppn:?}");
+            assert_eq!(run.is_programmed(ppn), single.is_programmed(ppn), "{ppn:?}");
+            if run.is_valid(ppn) {
+                assert_eq!(run.oob(ppn), single.oob(ppn), "{ppn:?}");
+            }
+        }
+        for b in 0..4 {
+            assert_eq!(run.valid_count(BlockId(b)), single.valid_count(BlockId(b)));
+            assert_eq!(run.write_ptr(BlockId(b)), single.write_ptr(BlockId(b)));
+        }
+        assert_eq!(run.valid_count(BlockId(1)), 0);
+        assert_eq!(run.write_ptr(BlockId(3)), 65);
+        run.check_invariants();
+        let log: Vec<FlashOp> = run.drain_log().collect();
+        let kinds: Vec<(OpKind, Ppn)> = log.iter().map(|o| (o.kind, o.addr)).collect();
+        assert_eq!(
+            kinds,
+            [
+                (
+                    OpKind::CopyRun {
+                        src: a[0],
+                        pages: 60
+                    },
+                    Ppn(305)
+                ),
+                (
+                    OpKind::CopyRun {
+                        src: b[0],
+                        pages: 6
+                    },
+                    Ppn(200)
+                )
+            ]
+        );
+        assert_eq!(single.drain_log().count(), 66);
+        // The log entry stays as small as before runs existed.
+        assert_eq!(std::mem::size_of::<FlashOp>(), 16);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of order")]
+    fn relocate_run_refuses_to_skip_pages() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(0), Lpn(0), Cause::Host);
+        n.relocate_run(&[Ppn(0)], Ppn(9), Cause::Gc);
+    }
+
+    #[test]
+    #[should_panic(expected = "different blocks")]
+    fn relocate_run_sources_share_a_block() {
+        let mut n = Nand::new(tiny(), 10, false, true);
+        n.program(Ppn(0), Lpn(0), Cause::Host);
+        n.program(Ppn(8), Lpn(1), Cause::Host);
+        n.relocate_run(&[Ppn(0), Ppn(8)], Ppn(16), Cause::Gc);
+    }
+
+    #[test]
+    #[should_panic(expected = "non-erased")]
+    fn relocate_block_refuses_programmed_targets() {
+        let g = Geometry {
+            pages_per_block: 64,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 10, false, false);
+        n.program(Ppn(64 + 7), Lpn(1), Cause::Host);
+        n.program(Ppn(128 + 7), Lpn(2), Cause::Host);
+        n.relocate_block(BlockId(1), BlockId(2), Cause::Gc);
+    }
+
+    #[test]
+    fn clear_bits_clears_exactly_the_range() {
+        for (from, to) in [(0, 64), (3, 9), (60, 130), (64, 192), (5, 5)] {
+            let mut bits = vec![u64::MAX; 4];
+            clear_bits(&mut bits, from, to);
+            for i in 0..256 {
+                let set = bits[i >> 6] & (1 << (i & 63)) != 0;
+                assert_eq!(set, !(from..to).contains(&i), "{from}..{to} bit {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn geometry_maps_planes_to_dies_chips_channels() {
+        let g = Geometry {
+            channels: 2,
+            chips_per_channel: 2,
+            dies_per_chip: 2,
+            planes_per_die: 2,
+            ..tiny()
+        };
+        assert_eq!(g.planes(), 16);
+        assert_eq!(g.die_of_plane(5), 2);
+        assert_eq!(g.chip_of_plane(5), 1);
+        assert_eq!(g.channel_of_plane(5), 0);
+        assert_eq!(g.channel_of_plane(8), 1);
+        assert!(Geometry { channels: 0, ..g }.validate().is_err());
+    }
+
+    /// One step of the tag model test: what to do, on which blocks and pages.
+    #[derive(Clone, Debug)]
+    enum TagOp {
+        /// Program a page of `block`: at its offset of the block's logical run, or `lpn`.
+        Program {
+            block: u32,
+            page: u32,
+            at_offset: bool,
+            lpn: u32,
+        },
+        /// Merge every valid page of `src` into `dst` (relaxed) or move them as a run
+        /// to `dst`'s write pointer (in order).
+        Move {
+            src: u32,
+            dst: u32,
+        },
+        Invalidate {
+            block: u32,
+            page: u32,
+        },
+        Erase {
+            block: u32,
+        },
+    }
+
+    fn tag_op() -> impl proptest::strategy::Strategy<Value = TagOp> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => (0u32..6, 0u32..128, any::<bool>(), 0u32..2000)
+                .prop_map(|(block, page, at_offset, lpn)| TagOp::Program { block, page, at_offset, lpn }),
+            1 => (0u32..6, 0u32..6).prop_map(|(src, dst)| TagOp::Move { src, dst }),
+            2 => (0u32..6, 0u32..128).prop_map(|(block, page)| TagOp::Invalidate { block, page }),
+            1 => (0u32..6).prop_map(|block| TagOp::Erase { block }),
+        ]
+    }
+
+    /// Tags read back what was programmed, whichever way the array stores them
+    /// (implicit per-block bases or stored tags), through programs at and off their
+    /// offsets, merges, runs, invalidations and erases, in both programming modes.
+    fn check_tag_model(in_order: bool, ops: &[TagOp]) {
+        let g = Geometry {
+            blocks_per_plane: 3,
+            pages_per_block: 128,
+            ..tiny()
+        };
+        let np = g.pages_per_block;
+        let mut n = Nand::new(g, 1000, false, in_order);
+        let mut model: std::collections::HashMap<u32, u32> = Default::default();
+        // Blocks share logical runs two by two, so merges meet both equal and different bases.
+        let run_base = |b: u32| (b % 3) * np + 1000;
+        for op in ops {
+            match *op {
+                TagOp::Program {
+                    block,
+                    page,
+                    at_offset,
+                    lpn,
+                } => {
+                    let page = if in_order {
+                        n.write_ptr(BlockId(block))
+                    } else {
+                        page
+                    };
+                    let ppn = Ppn(block * np + page);
+                    if page >= np || n.is_programmed(ppn) {
+                        continue;
+                    }
+                    let lpn = if at_offset {
+                        run_base(block) + page
+                    } else {
+                        lpn
+                    };
+                    n.program(ppn, Lpn(lpn), Cause::Host);
+                    model.insert(ppn.0, lpn);
+                }
+                TagOp::Move { src, dst } => {
+                    if src == dst {
+                        continue;
+                    }
+                    let mut pages = Vec::new();
+                    n.valid_pages(BlockId(src), &mut pages);
+                    if in_order {
+                        let wp = n.write_ptr(BlockId(dst));
+                        if wp as usize + pages.len() > np as usize {
+                            continue;
+                        }
+                        n.relocate_run(&pages, Ppn(dst * np + wp), Cause::Gc);
+                        for (k, p) in pages.iter().enumerate() {
+                            let l = model[&p.0];
+                            model.insert(dst * np + wp + k as u32, l);
+                        }
+                    } else {
+                        let off = |p: &Ppn| p.0 - src * np;
+                        if pages
+                            .iter()
+                            .any(|p| n.is_programmed(Ppn(dst * np + off(p))))
+                        {
+                            continue;
+                        }
+                        assert_eq!(
+                            n.relocate_block(BlockId(src), BlockId(dst), Cause::Gc),
+                            pages.len() as u32
+                        );
+                        for p in &pages {
+                            let l = model[&p.0];
+                            model.insert(dst * np + off(p), l);
+                        }
+                    }
+                }
+                TagOp::Invalidate { block, page } => {
+                    let ppn = Ppn(block * np + page);
+                    if n.is_valid(ppn) {
+                        n.invalidate(ppn);
+                    }
+                }
+                TagOp::Erase { block } => {
+                    if n.valid_count(BlockId(block)) == 0 {
+                        n.erase(BlockId(block), Cause::Gc);
+                        model.retain(|&p, _| p / np != block);
+                    }
+                }
+            }
+            for (&p, &l) in &model {
+                assert_eq!(n.oob(Ppn(p)).lpn, Lpn(l), "tag of page {p} after {op:?}");
+                assert_eq!(n.oob_lpn_raw(Ppn(p)), l);
+            }
+        }
+        n.check_invariants();
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn tags_read_back_under_implicit_and_stored_modes(
+            in_order: bool,
+            ops in proptest::collection::vec(tag_op(), 1..300),
+        ) {
+            check_tag_model(in_order, &ops);
+        }
+    }
+
+    #[test]
+    fn a_merge_of_an_in_place_block_keeps_its_tags_implicit_and_a_stray_program_stores_them() {
+        let g = Geometry {
+            pages_per_block: 128,
+            ..tiny()
+        };
+        let mut n = Nand::new(g, 100, false, false);
+        for off in [5, 0, 77] {
+            n.program(Ppn(off), Lpn(256 + off), Cause::Host);
+        }
+        assert_eq!(n.blocks[0].tag_base, 256);
+        n.relocate_block(BlockId(0), BlockId(1), Cause::Gc);
+        assert_eq!(n.blocks[1].tag_base, 256, "the base moves with the pages");
+        assert_eq!(n.oob(Ppn(128 + 77)).lpn, Lpn(333));
+        // A page that is not at its offset: the block's tags are stored from then on.
+        n.program(Ppn(128 + 6), Lpn(9), Cause::Host);
+        assert_eq!(n.blocks[1].tag_base, EXPLICIT);
+        for (p, l) in [(128, 256), (128 + 5, 261), (128 + 6, 9), (128 + 77, 333)] {
+            assert_eq!(n.oob(Ppn(p)).lpn, Lpn(l));
+        }
+    }
+}
