@@ -2,8 +2,8 @@
 //! core's pipeline, or a file system from ssdlab-fs) and parameter sweeps over it (grid,
 //! plan, runner, the resumable store, tables and pages).
 //!
-//! It must not know the hybrid store, the NBD server, the reproductions or the command
-//! line.
+//! It runs hybrid designs (ssdlab-hybrid) as cells too, through `hybrid::run`; it must not
+//! know the NBD server, the reproductions or the command line.
 
 // The lower crates' modules at this crate's root, so `crate::units::…` and the like
 // resolve here as they did in the single crate.
@@ -12,6 +12,7 @@ pub use ssdlab_core::{
     workload,
 };
 pub use ssdlab_fs::fs;
+pub use ssdlab_hybrid::hybrid;
 
 pub mod run;
 pub mod sweep;
