@@ -348,6 +348,21 @@ pub fn lines(named: &[Named], width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Every trace format (as serde lists the enum's variants) is in the trace-format
+    /// registry once, and its name parses back to it. (Here and not beside the registry:
+    /// the variant probe lives in this crate, above ssdlab-workload.)
+    #[test]
+    fn the_trace_format_registry_lists_every_format_once() {
+        use crate::workload::trace::{FORMATS, TraceFormat};
+        let every = super::variants::<TraceFormat>();
+        assert_eq!(every.len(), FORMATS.len());
+        for name in every {
+            let f: TraceFormat = name.parse().unwrap();
+            assert_eq!(FORMATS.iter().filter(|s| s.format == f).count(), 1, "{f:?}");
+            assert_eq!(f.name(), *name);
+        }
+    }
     use super::*;
 
     #[test]

@@ -224,8 +224,9 @@ mod tests {
         assert_eq!(idle.counters[reads], 0);
         assert_eq!(w.counters[map_reads], 0);
         // The phases' counters add up to the run's (every FTL counter that is not a gauge).
-        let gauges: Vec<&str> = crate::names::counters()
+        let gauges: Vec<&str> = crate::ftl::COUNTERS
             .iter()
+            .flat_map(|l| l.iter())
             .filter(|c| c.is_gauge())
             .map(|c| c.key)
             .collect();

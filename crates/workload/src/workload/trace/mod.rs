@@ -708,19 +708,6 @@ mod tests {
         assert!("X".parse::<BlkparseEvent>().is_err());
     }
 
-    /// Every variant of the enum (as serde lists them) is in the registry once, and its
-    /// name parses back to it.
-    #[test]
-    fn the_registry_lists_every_format_once() {
-        let every = crate::names::variants::<TraceFormat>();
-        assert_eq!(every.len(), FORMATS.len());
-        for name in every {
-            let f: TraceFormat = name.parse().unwrap();
-            assert_eq!(FORMATS.iter().filter(|s| s.format == f).count(), 1, "{f:?}");
-            assert_eq!(f.name(), *name);
-        }
-    }
-
     #[test]
     fn options_from_config_without_the_new_fields() {
         let o: TraceOptions =
