@@ -41,7 +41,7 @@
 //! the drive exactly as aged. Fresh points get a new drive each. The file writes are
 //! a phase of their own, not counted in the reads' time. Cost (session 20, partly
 //! measured at load ≈ 14): a series about 17 CPU-s, mostly its aging; a fresh cell
-//! about 0.1 CPU-s; the whole grid an estimated 320 CPU-s (BENCHMARKS.md).
+//! about 0.1 CPU-s; the whole grid 273 CPU-s (BENCHMARKS.md).
 //!
 //! --quick: ends of S, R, k; 1 GB drive, 8 MB files.
 
