@@ -87,6 +87,14 @@ fn bad_specifications_exit_2_naming_the_key() {
         assert_eq!(o.status.code(), Some(2), "{spec}: {}", stderr(&o));
         assert!(stderr(&o).contains(key), "{spec}: {}", stderr(&o));
     }
+    // A missing specification file is named as missing, not parsed as a line.
+    let o = run(&["--access-spec", "missing-mix.toml"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--access-spec missing-mix.toml: no such file"),
+        "{}",
+        stderr(&o)
+    );
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("bad.toml");
     std::fs::write(&spec, "outstandin = 8\n").unwrap();

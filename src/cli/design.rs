@@ -114,6 +114,14 @@ pub fn validate_design(cfg: &Config) -> Result<ValidDesign, String> {
 fn access_spec_overlay(spec: &str, t: &mut toml::Table) -> Result<(), CliError> {
     set(t, "workload.kind", "iometer");
     let path = Path::new(spec);
+    // A name ending in .toml is meant as a file: say it is missing, rather than parse the
+    // name as a specification line (no line or built-in name ends that way).
+    if !path.is_file() && spec.to_ascii_lowercase().ends_with(".toml") {
+        return Err(CliError::Input(format!(
+            "--access-spec {spec}: no such file (a specification file, or else a built-in \
+             name or compact lines)"
+        )));
+    }
     if !path.is_file() {
         set(t, "workload.iometer.spec", spec);
         return Ok(());
