@@ -11,8 +11,13 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# Each child first restores Python's own SIGINT handler: a process started with SIGINT
+# ignored (a CI job run in the background, `nohup … &`) passes SIG_IGN on, and Python
+# then installs no handler, so no Ctrl-C could ever reach it, whatever the library does.
+RESTORE_SIGINT = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+
 # A sweep far longer than the test waits: 400 cells of a few tenths of a second each.
-LONG_SWEEP = """
+LONG_SWEEP = RESTORE_SIGINT + """
 import sys, ssdlab
 grid = {"base": {"workload": "random-write",
                  "set": {"device.capacity": "256MiB", "workload.requests": 100000}},
@@ -23,7 +28,7 @@ print("finished", flush=True)
 """
 
 # One run of minutes.
-LONG_RUN = """
+LONG_RUN = RESTORE_SIGINT + """
 import ssdlab
 print("started", flush=True)
 ssdlab.run(None, workload="random-write",
