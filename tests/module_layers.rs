@@ -27,10 +27,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     // time model; MQSim's XML read into TOML text (it names nothing but units).
     ("L1 flash", &["nand", "timing", "mqsim"]),
     // Components, each validating its own section: FTLs and GC, the write buffer, the
-    // host queue, the host-side log, the workload generators and trace readers.
+    // host queue, the host-side log, the workload generators and trace readers, the
+    // zones of a zoned namespace.
     (
         "L2 components",
-        &["ftl", "buffer", "host", "host_log", "workload"],
+        &["ftl", "buffer", "host", "host_log", "workload", "zns"],
     ),
     // The configuration that aggregates the sections, the report model and its
     // renderers, and the device pipeline that runs a design.
@@ -60,7 +61,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "crates/core",
         &[
             "nand", "timing", "mqsim", "ftl", "buffer", "host", "host_log", "config", "report",
-            "sim",
+            "sim", "zns",
         ],
     ),
     ("ssdlab-fs", "crates/fs", &["fs"]),

@@ -24,3 +24,4 @@ pub mod nand;
 pub mod report;
 pub mod sim;
 pub mod timing;
+pub mod zns;
