@@ -28,10 +28,18 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("L1 flash", &["nand", "timing", "mqsim"]),
     // Components, each validating its own section: FTLs and GC, the write buffer, the
     // host queue, the host-side log, the workload generators and trace readers, the
-    // zones of a zoned namespace.
+    // zones of a zoned namespace, the arbitration between submission queues.
     (
         "L2 components",
-        &["ftl", "buffer", "host", "host_log", "workload", "zns"],
+        &[
+            "ftl",
+            "buffer",
+            "host",
+            "host_log",
+            "workload",
+            "zns",
+            "arbitration",
+        ],
     ),
     // The configuration that aggregates the sections, the report model and its
     // renderers, and the device pipeline that runs a design.
@@ -60,8 +68,18 @@ const CRATES: &[(&str, &str, &[&str])] = &[
         "ssdlab-core",
         "crates/core",
         &[
-            "nand", "timing", "mqsim", "ftl", "buffer", "host", "host_log", "config", "report",
-            "sim", "zns",
+            "nand",
+            "timing",
+            "mqsim",
+            "ftl",
+            "buffer",
+            "host",
+            "host_log",
+            "config",
+            "report",
+            "sim",
+            "zns",
+            "arbitration",
         ],
     ),
     ("ssdlab-fs", "crates/fs", &["fs"]),

@@ -14,6 +14,7 @@
 pub use ssdlab_base::{spec, units, util};
 pub use ssdlab_workload::workload;
 
+pub mod arbitration;
 pub mod buffer;
 pub mod config;
 pub mod ftl;
