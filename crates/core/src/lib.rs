@@ -1,6 +1,7 @@
 //! ssdlab-core: the simulated device and everything on its hot path — the NAND array
 //! (the one owner of physical state and payloads), the time model, the FTLs and GC
-//! policies, the write buffer, the host queue and host-side log, the configuration that
+//! policies, the write buffer, the host queue and host-side log, the zones of a zoned
+//! namespace and the arbitration between submission queues, the configuration that
 //! aggregates their sections (presets, MQSim import, the memory estimate), the report
 //! model and its renderers, and the pipeline that runs a validated design (`sim`).
 //!
