@@ -28,7 +28,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("L1 flash", &["nand", "timing", "mqsim"]),
     // Components, each validating its own section: FTLs and GC, the write buffer, the
     // host queue, the host-side log, the workload generators and trace readers, the
-    // zones of a zoned namespace, the arbitration between submission queues.
+    // zones of a zoned namespace, the arbitration between submission queues, FDP's
+    // placement bookkeeping.
     (
         "L2 components",
         &[

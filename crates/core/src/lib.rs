@@ -1,7 +1,8 @@
 //! ssdlab-core: the simulated device and everything on its hot path — the NAND array
 //! (the one owner of physical state and payloads), the time model, the FTLs and GC
 //! policies, the write buffer, the host queue and host-side log, the zones of a zoned
-//! namespace and the arbitration between submission queues, the configuration that
+//! namespace, flexible data placement's bookkeeping and the arbitration between
+//! submission queues, the configuration that
 //! aggregates their sections (presets, MQSim import, the memory estimate), the report
 //! model and its renderers, and the pipeline that runs a validated design (`sim`).
 //!
@@ -18,6 +19,7 @@ pub use ssdlab_workload::workload;
 pub mod arbitration;
 pub mod buffer;
 pub mod config;
+pub mod fdp;
 pub mod ftl;
 pub mod host;
 pub mod host_log;
