@@ -809,7 +809,7 @@ mod tests {
         z.write(100, 10).unwrap();
         let before = z.report(0, ReportFilter::All);
         assert_eq!(z.write(115, 1), Err(ZnsStatus::InvalidWrite));
-        assert_eq!(z.write(0 + 5, 1), Err(ZnsStatus::InvalidWrite));
+        assert_eq!(z.write(5, 1), Err(ZnsStatus::InvalidWrite));
         assert_eq!(z.write(110, 71), Err(ZnsStatus::BoundaryError));
         assert_eq!(z.write(200, 1), Err(ZnsStatus::LbaOutOfRange));
         assert_eq!(z.report(0, ReportFilter::All), before);
