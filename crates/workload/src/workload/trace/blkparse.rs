@@ -33,14 +33,28 @@
 //! line: a bad `maj,min` (`-,1`, a number past 2^32), a cut-short line, or a bad cpu,
 //! seq, time or pid (on any action) or range (on the kept action) is malformed.
 
-use super::BlkparseEvent;
 use super::lex::{WsFields, parse_scaled, parse_u32, parse_u64};
 use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
 use super::warn::Kind;
 use super::write::{WriteState, secs, sector_span};
+use super::{ALL_OPS, BlkparseEvent, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "blkparse",
+    summary: "blkparse default text output, Q (or D, C) events",
+    ops: ALL_OPS,
+    resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
+                 request is widened to the sectors it touches); device as \
+                 maj,min = device / 256, device % 256",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Blkparse::new(ctx.opts.blkparse_event))),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =

@@ -28,11 +28,34 @@
 use super::lex::{is_blank, parse_scaled, parse_u32, parse_u64, trim};
 use super::reader::{LineParser, Parsed, RawRequest};
 use super::write::WriteState;
+use super::{ALL_OPS, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use crate::workload::TraceError;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::str::FromStr;
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "csv",
+    summary: "any delimited text; name the columns with --columns",
+    ops: ALL_OPS,
+    resolution: "time in ns; offset and size in bytes; columns as CSV_CANONICAL_COLUMNS \
+                 (read back with that --columns spec)",
+    header: "",
+    read: Reader::Own(|ctx, _| {
+        let text = ctx.opts.columns.as_deref().ok_or_else(|| {
+            TraceError::Option(format!(
+                "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
+            ))
+        })?;
+        let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
+        ctx.lines(Delimited::new(spec))
+    }),
+    write: Some(write),
+    end: None,
+};
 
 /// Largest column index accepted; wider specs are almost certainly typos.
 const MAX_COLUMN: usize = 1023;

@@ -37,10 +37,24 @@
 use super::lex::{WsFields, parse_u64};
 use super::reader::{LineParser, Parsed, RawRequest, count_error};
 use super::write::WriteState;
+use super::{ALL_OPS, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::collections::HashMap;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "fio",
+    summary: "fio iolog v2/v3 as written by write_iolog",
+    ops: ALL_OPS,
+    resolution: "time in whole µs (rounded down); offset and size in bytes; devices \
+                 become files devN, numbered on reading in order of first appearance",
+    header: WRITE_HEADER,
+    read: Reader::Own(|ctx, _| ctx.lines(Fio::default())),
+    write: Some(write),
+    end: Some(write_end),
+};
 
 const HEADER_V2: &[u8] = b"fio version 2 iolog";
 const HEADER_V3: &[u8] = b"fio version 3 iolog";

@@ -86,6 +86,42 @@ pub(crate) trait LineParser: Send {
     }
 }
 
+/// The [`LineParser`] of a format registered from outside the crate
+/// ([`super::FormatSpec::lines`]): a stateless function of the line.
+#[derive(Clone, Copy)]
+pub(crate) struct FnParser {
+    pub(crate) parse: super::ParseLineFn,
+    pub(crate) time_unit: &'static str,
+}
+
+impl LineParser for FnParser {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+        let r = (self.parse)(line)?;
+        RawRequest::new(r.arrival_ns, r.device, r.offset_bytes, r.size_bytes, r.op)
+            .map(Parsed::Request)
+    }
+
+    fn time_unit(&self) -> &'static str {
+        self.time_unit
+    }
+
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
+}
+
+/// For the CSV layouts whose files may open with a column-name line (MSR, Tencent): the
+/// first data line, if it is not numeric, is a header to skip; `seen_data` records that
+/// the first line has been looked at.
+#[inline]
+pub(crate) fn header_once(seen_data: &mut bool, line: &[u8]) -> Option<Parsed> {
+    if *seen_data {
+        return None;
+    }
+    *seen_data = true;
+    super::lex::is_header(line).then_some(Parsed::Skip(Kind::Header))
+}
+
 /// Builds the `expected` text of a field error: the layout plus which field is wrong.
 pub(crate) fn field_error(layout: &str, index: usize, name: &str, must: &str) -> String {
     format!("{layout} (field {index}, {name}, must be {must})")
