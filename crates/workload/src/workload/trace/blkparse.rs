@@ -34,7 +34,7 @@
 //! seq, time or pid (on any action) or range (on the kept action) is malformed.
 
 use super::lex::{WsFields, parse_scaled, parse_u32, parse_u64};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use super::reader::{Expected, LineParser, Parsed, RawRequest, count_error, field_error};
 use super::warn::Kind;
 use super::write::{WriteState, secs, sector_span};
 use super::{ALL_OPS, BlkparseEvent, FormatSpec, Reader};
@@ -98,7 +98,7 @@ fn is_trailer(tok: &[u8]) -> bool {
 /// the other actions (`Q FWS [proc]`, `(elapsed) [proc]`); both forms end with a
 /// bracketed or parenthesised trailer. `None` when the event has no data. Anything else (a non-number, `+` without a count, a sector with nothing after
 /// it) is malformed.
-fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, String> {
+fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, Expected> {
     let Some(first) = fields.next() else {
         return Ok(None);
     };
@@ -128,7 +128,7 @@ fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, String> {
 
 impl LineParser for Blkparse {
     #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         let mut fields = WsFields::new(line);
         // A first field with a comma is an event line's `maj,min` (no summary line has
         // one there): a bad one (`-,1`, a minor past 2^32) is a malformed event, not a
@@ -186,7 +186,7 @@ impl LineParser for Blkparse {
         let Some((sector, count)) = range else {
             return Ok(Parsed::Skip(Kind::NoData));
         };
-        let bytes = |v: u64, what: &str| {
+        let bytes = |v: u64, what: &'static str| {
             v.checked_mul(512)
                 .ok_or_else(|| field_error(LAYOUT, 8, what, "below 2^64 bytes"))
         };

@@ -34,7 +34,7 @@
 //! blkparse does. Errors name the file and the event's number in it (1-based).
 
 use super::TraceFormat;
-use super::reader::{Parsed, RawRequest, Record, Records};
+use super::reader::{Expected, Parsed, RawRequest, Record, Records};
 use super::warn::Kind;
 use super::write::{WriteState, unsupported};
 use super::{ALL_OPS, BlkparseEvent, FormatSpec, Reader, input};
@@ -272,7 +272,7 @@ impl BlktraceRecords {
 }
 
 /// What an event means, with blkparse's rules (see the module doc).
-fn classify(e: &Event, want: u32) -> Result<Parsed, String> {
+fn classify(e: &Event, want: u32) -> Result<Parsed, Expected> {
     let a = e.action;
     if a & TC_NOTIFY != 0 || a & 0xff != want {
         return Ok(Parsed::Ignore);

@@ -26,7 +26,7 @@
 //! `time=0:100ns,offset=4:bytes,size=5:bytes,op=3,dev=2,delim=',',read=Read,write=Write`.
 
 use super::lex::{is_blank, parse_scaled, parse_u32, parse_u64, trim};
-use super::reader::{LineParser, Parsed, RawRequest};
+use super::reader::{Expected, LineParser, Parsed, RawRequest};
 use super::write::WriteState;
 use super::{ALL_OPS, FormatSpec, Reader};
 use crate::workload::IoRequest;
@@ -512,7 +512,7 @@ fn clean(field: &[u8]) -> &[u8] {
 }
 
 impl LineParser for Delimited {
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         self.split(line);
         if self.fields.len() < self.need {
             return Err(format!(
@@ -520,7 +520,8 @@ impl LineParser for Delimited {
                 self.layout,
                 self.fields.len(),
                 self.need - 1
-            ));
+            )
+            .into());
         }
         let field = |c: usize| {
             let (a, b) = self.fields[c];
@@ -603,7 +604,9 @@ mod tests {
     use super::*;
 
     fn parse_line(spec: &str, line: &str) -> Result<Parsed, String> {
-        Delimited::new(spec.parse().unwrap()).parse(line.as_bytes())
+        Delimited::new(spec.parse().unwrap())
+            .parse(line.as_bytes())
+            .map_err(|e| e.to_string())
     }
 
     fn req(p: Result<Parsed, String>) -> RawRequest {

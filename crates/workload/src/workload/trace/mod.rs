@@ -40,6 +40,7 @@ mod ws5;
 
 pub use delimited::{COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnSpec};
 pub use input::{Compression, blktrace_files};
+pub use reader::Expected;
 pub use write::{TraceWriter, write_header, write_request};
 
 use super::{IoRequest, OpKind, RequestStream, TraceError};
@@ -174,7 +175,7 @@ impl FormatSpec {
 }
 
 /// A line parser of a format defined outside this crate (see [`FormatSpec::lines`]).
-pub type ParseLineFn = fn(&[u8]) -> Result<IoRequest, String>;
+pub type ParseLineFn = fn(&[u8]) -> Result<IoRequest, Expected>;
 
 /// How a format's stream is built.
 enum Reader {

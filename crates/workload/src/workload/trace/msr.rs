@@ -9,7 +9,9 @@
 //! ```
 
 use super::lex::{mul, parse_u32, parse_u64, split_delim};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error, header_once};
+use super::reader::{
+    Expected, LineParser, Parsed, RawRequest, count_error, field_error, header_once,
+};
 use super::write::{WriteState, read_or_write};
 use super::{FormatSpec, RW, Reader, TraceFormat};
 use crate::workload::IoRequest;
@@ -40,7 +42,7 @@ pub(crate) struct Msr {
 
 impl LineParser for Msr {
     #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         if let Some(header) = header_once(&mut self.seen_data, line) {
             return Ok(header);
         }

@@ -6,7 +6,7 @@
 //! dispatch on the layout).
 
 use super::lex::{WsCursor, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
+use super::reader::{Expected, LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use crate::workload::OpKind;
 
 /// The time column.
@@ -57,7 +57,7 @@ pub(crate) trait Ws5Layout: Copy + Send + 'static {
 
 impl<L: Ws5Layout> LineParser for L {
     #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         let fail = |index, name, must| ws_field_error(line, L::LAYOUT, 5, index, name, must);
         let mut c = WsCursor::new(line);
         let (time_name, time, time_must) = L::TIME;
