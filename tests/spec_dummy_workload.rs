@@ -131,6 +131,16 @@ fn registered_format_reads_through_open_trace_with_line_numbers_in_errors() {
     );
 }
 
+/// Runs the config `text` with the reference-model check at the end.
+fn run_checked(text: &str) -> ssdlab::report::Report {
+    let cfg = Config::load_with(None, Some(("test.toml", text)), toml::Table::new()).unwrap();
+    let opts = RunOptions {
+        check: true,
+        ..Default::default()
+    };
+    run(&cfg, opts).unwrap().report
+}
+
 #[test]
 fn registered_format_and_generator_run_a_simulation() {
     register();
@@ -145,29 +155,11 @@ fn registered_format_and_generator_run_a_simulation() {
         "[device]\ncapacity = \"1GiB\"\n[trace]\npath = \"{}\"\nformat = \"dummy\"\n",
         path.display()
     );
-    let cfg = Config::load_with(None, Some(("test.toml", &text)), toml::Table::new()).unwrap();
-    let r = run(
-        &cfg,
-        RunOptions {
-            check: true,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .report;
+    let r = run_checked(&text);
     assert_eq!(r.host_read_pages, 100);
 
     let text = "[device]\ncapacity = \"1GiB\"\n[workload]\nkind = \"dummy-gen\"\nrequests = 300\n";
-    let cfg = Config::load_with(None, Some(("test.toml", text)), toml::Table::new()).unwrap();
-    let r = run(
-        &cfg,
-        RunOptions {
-            check: true,
-            ..Default::default()
-        },
-    )
-    .unwrap()
-    .report;
+    let r = run_checked(text);
     assert_eq!(r.phases.len(), 1);
     assert_eq!(r.phases[0].name, "dummy-gen");
     assert_eq!(r.phases[0].requests, 300);

@@ -189,14 +189,18 @@ static REGISTERED: std::sync::RwLock<Vec<&'static GeneratorSpec>> =
 /// Adds a generator defined outside this crate: from then on it is listed, parsed by
 /// name (`workload.kind`, `--workload`) and run like a built-in one. Refuses a name
 /// already taken.
-pub fn register(spec: &'static GeneratorSpec) -> Result<SynthKind, String> {
+pub fn register(spec: &'static GeneratorSpec) -> Result<SynthKind, ConfigError> {
     let mut extra = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
     if GENERATORS
         .iter()
         .chain(extra.iter())
         .any(|g| g.name == spec.name)
     {
-        return Err(format!("generator '{}' is already registered", spec.name));
+        return Err(ConfigError::value(
+            "workload.kind",
+            spec.name,
+            "a generator name not yet registered",
+        ));
     }
     extra.push(spec);
     Ok(spec.kind())
