@@ -53,14 +53,14 @@ fn every_format_is_written_and_reads_back_as_the_same_trace() {
     let src = dir.path().join("t.ascii");
     fs::write(&src, ASCII).unwrap();
     for f in &FORMATS {
-        let mid = if f.format == TraceFormat::Blktrace {
+        let mid = if f.format() == TraceFormat::Blktrace {
             dir.path().join("t.blktrace.0")
         } else {
             dir.path().join(format!("mid.{}", f.name))
         };
-        convert(&src, TraceFormat::Ascii, f.format, &mid);
+        convert(&src, TraceFormat::Ascii, f.format(), &mid);
         let back = dir.path().join(format!("back-{}.ascii", f.name));
-        convert(&mid, f.format, TraceFormat::Ascii, &back);
+        convert(&mid, f.format(), TraceFormat::Ascii, &back);
         assert_eq!(fs::read_to_string(&back).unwrap(), ASCII, "{}", f.name);
     }
     // The blktrace file is found from its base name too, as blktrace's own are.

@@ -426,7 +426,7 @@ fn a_request_a_format_cannot_carry_is_refused_naming_format_and_field() {
                 size_bytes,
                 ..base
             };
-            let mut w = TraceWriter::new(f.format, Vec::new()).unwrap();
+            let mut w = TraceWriter::new(f.format(), Vec::new()).unwrap();
             let got = w.write(&r);
             if f.ops.contains(&op) {
                 got.unwrap();
@@ -441,7 +441,7 @@ fn a_request_a_format_cannot_carry_is_refused_naming_format_and_field() {
                 "{msg}"
             );
             assert_eq!(w.written(), 0);
-            let empty = TraceWriter::new(f.format, Vec::new())
+            let empty = TraceWriter::new(f.format(), Vec::new())
                 .unwrap()
                 .finish()
                 .unwrap();

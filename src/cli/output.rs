@@ -102,6 +102,17 @@ impl Reports {
             .collect()
     }
 
+    /// Each given report output with the name of its format in the registry
+    /// (`ssdlab::report::render`): `--json` as `json` (or `fio` with `--json-format
+    /// fio`), `--csv` as `csv`.
+    pub fn rendered(&self) -> Vec<(&OutputPath, &'static str)> {
+        let json = if self.fio_json { "fio" } else { "json" };
+        [(&self.json, json), (&self.csv, "csv")]
+            .into_iter()
+            .filter_map(|(o, f)| o.as_ref().map(|o| (o, f)))
+            .collect()
+    }
+
     /// Whether the table goes to standard output: not with `-q`, and not when an output
     /// does (one stream, one format).
     pub fn show_table(&self) -> bool {

@@ -7,7 +7,7 @@ use super::output::{self, Reports};
 use clap::Args;
 use rayon::prelude::*;
 use ssdlab::report::output::{Batch, Content};
-use ssdlab::report::{Report, csv_out, html, json, svg, text};
+use ssdlab::report::{Report, html, render, svg, text};
 use ssdlab::run::run_design;
 use ssdlab::sim::{RunOptions, RunOutput};
 use std::path::PathBuf;
@@ -146,29 +146,13 @@ pub fn cmd(args: &RunArgs) -> Result<(), CliError> {
     }
 
     let mut batch = Batch::new();
-    if let Some(o) = &reports.json {
-        let text = if reports.fio_json {
-            ssdlab::report::fio::to_fio_string(&named)
-        } else {
-            json_text(&outputs)
-        };
-        batch.file(o, text + "\n");
-    }
-    if let Some(o) = &reports.csv {
+    // Each report flag names its output format in the registry (report::render).
+    for (o, format) in reports.rendered() {
+        let renderer = render::renderer(format).expect("report flags name registered formats");
         let named = &named;
         batch.file(
             o,
-            Content::Writer(Box::new(move |w| {
-                // An I/O error stays one (a closed standard output is then seen as
-                // such, not as a CSV error wrapping "Broken pipe").
-                csv_out::write_csv(named, w).map_err(|e| match e.kind() {
-                    csv::ErrorKind::Io(_) => match e.into_kind() {
-                        csv::ErrorKind::Io(io) => io,
-                        _ => unreachable!("checked"),
-                    },
-                    _ => std::io::Error::other(e),
-                })
-            })),
+            Content::Writer(Box::new(move |w| renderer.render(named, w))),
         );
     }
     if let Some(o) = &svg_dir {
@@ -229,21 +213,4 @@ fn describe(cfg: &ssdlab::config::Config) -> String {
         s(&["ftl", "gc"]),
         s(&["buffer", "name"])
     )
-}
-
-/// One report as is; several as `{"designs": [{"name", "report"}, …]}`.
-fn json_text(outputs: &[(&str, RunOutput)]) -> String {
-    if let [(_, o)] = outputs {
-        return json::to_json_string(&o.report);
-    }
-    let designs: Vec<serde_json::Value> = outputs
-        .iter()
-        .map(|(n, o)| {
-            let report: serde_json::Value = serde_json::from_str(&json::to_json_string(&o.report))
-                .expect("a report's JSON parses back");
-            serde_json::json!({ "name": n, "report": report })
-        })
-        .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "designs": designs }))
-        .expect("JSON values serialize")
 }

@@ -195,6 +195,35 @@ pub fn write_csv<W: Write>(reports: &[(&str, &Report)], w: W) -> csv::Result<()>
     Ok(())
 }
 
+/// The CSV report output ([`super::render::RENDERERS`]): [`write_csv`], an I/O error
+/// kept as one (a closed standard output is seen as such, not as a CSV error wrapping
+/// "Broken pipe").
+pub struct Csv;
+
+/// The CSV renderer.
+pub static CSV: Csv = Csv;
+
+impl super::render::Renderer for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+    fn summary(&self) -> &'static str {
+        "one row for the whole run and one per phase, per design"
+    }
+    fn extension(&self) -> &'static str {
+        "csv"
+    }
+    fn render(&self, designs: &[(&str, &Report)], w: &mut dyn Write) -> io::Result<()> {
+        write_csv(designs, w).map_err(|e| match e.kind() {
+            csv::ErrorKind::Io(_) => match e.into_kind() {
+                csv::ErrorKind::Io(io) => io,
+                _ => unreachable!("checked"),
+            },
+            _ => io::Error::other(e),
+        })
+    }
+}
+
 /// [`write_csv`] into `path`, all-or-nothing (see [`atomic_write`]).
 pub fn write_csv_atomically(path: &Path, reports: &[(&str, &Report)]) -> io::Result<()> {
     atomic_write(path, |w| write_csv(reports, w).map_err(io::Error::from))

@@ -625,6 +625,33 @@ pub fn to_fio_string(designs: &[(&str, &Report)]) -> String {
     serde_json::to_string_pretty(&document(&named)).expect("fio documents serialize")
 }
 
+/// fio's JSON output shape ([`super::render::RENDERERS`]): [`to_fio_string`] and a
+/// newline (`--json-format fio`).
+pub struct FioJson;
+
+/// The fio-JSON renderer.
+pub static FIO_JSON: FioJson = FioJson;
+
+impl super::render::Renderer for FioJson {
+    fn name(&self) -> &'static str {
+        "fio"
+    }
+    fn summary(&self) -> &'static str {
+        "the report in fio's --output-format=json shape, one job per design"
+    }
+    fn extension(&self) -> &'static str {
+        "json"
+    }
+    fn render(
+        &self,
+        designs: &[(&str, &Report)],
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        w.write_all(to_fio_string(designs).as_bytes())?;
+        w.write_all(b"\n")
+    }
+}
+
 /// `secs` since the epoch as C's `ctime` writes it (UTC): `Fri Nov 27 12:44:11 2026`,
 /// the form of fio's `"time"`.
 fn ctime(secs: u64) -> String {

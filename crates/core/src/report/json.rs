@@ -160,6 +160,47 @@ pub fn write_json_atomically(path: &Path, report: &Report) -> io::Result<()> {
     })
 }
 
+/// One report as [`to_json_string`]; several as `{"designs": [{"name", "report"}, …]}`
+/// (pretty, each report as [`to_json_string`] writes it). No trailing newline.
+pub fn designs_json_string(designs: &[(&str, &Report)]) -> String {
+    if let [(_, r)] = designs {
+        return to_json_string(r);
+    }
+    let designs: Vec<serde_json::Value> = designs
+        .iter()
+        .map(|(n, r)| {
+            let report: serde_json::Value =
+                serde_json::from_str(&to_json_string(r)).expect("a report's JSON parses back");
+            serde_json::json!({ "name": n, "report": report })
+        })
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "designs": designs }))
+        .expect("JSON values serialize")
+}
+
+/// The JSON report output ([`super::render::RENDERERS`]): [`designs_json_string`] and a
+/// newline.
+pub struct Json;
+
+/// The JSON renderer.
+pub static JSON: Json = Json;
+
+impl super::render::Renderer for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+    fn summary(&self) -> &'static str {
+        "the report as JSON (several designs: {\"designs\": [{name, report}, …]})"
+    }
+    fn extension(&self) -> &'static str {
+        "json"
+    }
+    fn render(&self, designs: &[(&str, &Report)], w: &mut dyn io::Write) -> io::Result<()> {
+        w.write_all(designs_json_string(designs).as_bytes())?;
+        w.write_all(b"\n")
+    }
+}
+
 /// Parses a report written by [`to_json_string`] (or any JSON with the same keys).
 pub fn from_json_str(text: &str) -> serde_json::Result<Report> {
     serde_json::from_str(text)

@@ -9,6 +9,7 @@ pub mod latency;
 pub mod numfmt;
 pub mod output;
 pub mod progress;
+pub mod render;
 pub mod svg;
 pub mod text;
 

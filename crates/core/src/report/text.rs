@@ -442,6 +442,36 @@ fn render_comparison(comparison: &[(&str, &Report)], out: &mut String) {
     t.render(out);
 }
 
+/// The text table ([`super::render::RENDERERS`]): [`render_text`] of the first design,
+/// with every design side by side when there are several.
+pub struct Text;
+
+/// The text renderer.
+pub static TEXT: Text = Text;
+
+impl super::render::Renderer for Text {
+    fn name(&self) -> &'static str {
+        "text"
+    }
+    fn summary(&self) -> &'static str {
+        "the aligned text table the terminal shows"
+    }
+    fn extension(&self) -> &'static str {
+        "txt"
+    }
+    fn render(
+        &self,
+        designs: &[(&str, &Report)],
+        w: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let Some((_, first)) = designs.first() else {
+            return Ok(());
+        };
+        let comparison = if designs.len() == 1 { &[][..] } else { designs };
+        w.write_all(render_text(first, comparison).as_bytes())
+    }
+}
+
 /// Renders `report` as an aligned text table; when `comparison` is non-empty, a
 /// side-by-side table follows with one column per `(name, report)` (e.g. several
 /// designs on one workload; include the main report there if it should be a column).

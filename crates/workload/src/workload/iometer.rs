@@ -33,6 +33,7 @@
 //! error names the key (`workload.iometer.lines[2].align`, or the line and field of a
 //! compact `spec` string).
 
+use super::synth::GeneratorSpec;
 use super::synth::SynthPhase;
 use super::synth::stream::{SynthRng, below, rng_from_seed, size_hint};
 use super::{IoRequest, OpKind};
@@ -40,6 +41,13 @@ use crate::spec::ConfigError;
 use crate::units::Size;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+
+/// The generator's entry in the registry ([`super::synth::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "iometer",
+    "Iometer access specification: weighted lines of size, read %, random %, alignment (--access-spec)",
+    false,
+);
 
 /// Sector size: Iometer sizes and alignments are whole sectors.
 pub const SECTOR_BYTES: u64 = 512;

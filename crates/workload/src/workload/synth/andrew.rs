@@ -25,9 +25,17 @@
 //! writes that keep hitting the same few blocks, and files re-read soon after they are
 //! written.
 
+use super::GeneratorSpec;
 use super::stream::{SynthRng, below};
 use super::{SynthConfig, SynthPhase};
 use crate::workload::{IoRequest, OpKind};
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "andrew",
+    "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
+    false,
+);
 
 const SECTOR: u64 = 512;
 const FS_BLOCK: u64 = 4096;

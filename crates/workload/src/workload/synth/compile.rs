@@ -20,10 +20,18 @@
 //! ```
 //! The shares, region sizes and file lengths are modelling choices, not measurements.
 
+use super::GeneratorSpec;
 use super::SynthConfig;
 use super::stream::{Arrivals, SizeDist, SynthRng, below};
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "compile",
+    "compile-like: parallel jobs writing object files into fresh space, hot metadata, source reads",
+    true,
+);
 
 /// Parallel compile jobs.
 const JOBS: usize = 4;

@@ -1,7 +1,15 @@
 //! Hot/cold access: a share of the requests go to a small region at the start of the span.
 
+use super::GeneratorSpec;
 use super::stream::{Placement, SynthRng, below};
 use rand::Rng;
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "hot-cold",
+    "hot_access_percent of requests to the first hot_span_percent of the span",
+    true,
+);
 
 /// `hot_share` of requests land uniformly in `[0, hot_end)`, the rest uniformly in
 /// `[hot_end, span)`; each request lies wholly inside its region.

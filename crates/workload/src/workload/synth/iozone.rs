@@ -14,8 +14,16 @@
 //! IOZone runs fixed record sizes, and a range would make the sequential and random phases
 //! disagree about what was measured.
 
+use super::GeneratorSpec;
 use super::SynthKind;
 use crate::units::Size;
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "iozone",
+    "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
+    false,
+);
 
 /// Default span of the suite when `span` is not set.
 pub(crate) const DEFAULT_SPAN: u64 = 1 << 30;

@@ -35,53 +35,194 @@ use super::iometer::{self, IometerConfig};
 use super::{IoRequest, OpKind, Phase, StreamSplit};
 use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
+use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use stream::{Arrivals, Generator, OpMix, Placement, SizeDist, SynthRng, rng_from_seed};
 pub use streams::StreamLoop;
 
-/// Which generator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum SynthKind {
-    /// Sequential writes over the span.
-    SeqWrite,
-    /// Sequential reads over the span.
-    SeqRead,
-    /// Uniform random writes.
-    RandomWrite,
-    /// Uniform random reads.
-    RandomRead,
-    /// Uniform random reads and writes, `read_percent` reads.
-    Mixed,
-    /// Zipf-distributed offsets (`zipf_theta`), `read_percent` reads.
-    Zipf,
-    /// `hot_access_percent` of requests go to the first `hot_span_percent` of the span.
-    HotCold,
-    /// OLTP-like: small requests to Zipf-ranked database pages (`zipf_theta`,
-    /// `read_percent`) plus sequential redo-log appends.
-    Oltp,
-    /// Compile-like: four jobs writing object files sequentially into fresh space, small
-    /// metadata writes to a hot region, `read_percent` source reads.
-    Compile,
-    /// IOZone-like suite: seq-write, seq-read, random-write, random-read phases.
-    ///
-    /// The span defaults to min(1 GiB, capacity). Sequential phases use 128 KiB records
-    /// unless `size` is set to something other than its 4 KiB default, in which case they
-    /// use `size`; random phases use `size`. Each phase's default request count is
-    /// span / its request size; `requests`, if set, applies to every phase. `size_max` is
-    /// not accepted.
-    #[default]
-    Iozone,
-    /// Management-block probe: a fill phase, then `size` writes at offsets rising by
-    /// `probe_step` over `span` bytes in each of `probe_partitions` partitions.
-    Probe,
-    /// Andrew-benchmark-like small-file suite over `andrew_files` files: setup, mkdir,
-    /// copy, scandir, readall, make phases (see [`andrew`]).
-    Andrew,
-    /// Iometer access specification (`[workload.iometer]`, see
-    /// [`crate::workload::iometer`]): weighted lines of size, read %, random %,
-    /// alignment, burst and delay, over `span`, with `host.qd` I/Os outstanding.
-    Iometer,
+/// Which generator: a handle on its entry in the registry ([`GENERATORS`], or one added
+/// by [`register`]), compared and printed by its kebab-case name. The built-in ones have
+/// constants (`SynthKind::Zipf`, …) for the code that names one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SynthKind(&'static str);
+
+// The built-in generators by name; each takes its name from its file's spec.
+#[allow(non_upper_case_globals)]
+impl SynthKind {
+    /// Sequential writes over the span (`sequential.rs`).
+    pub const SeqWrite: SynthKind = SynthKind(sequential::SEQ_WRITE.name);
+    /// Sequential reads over the span (`sequential.rs`).
+    pub const SeqRead: SynthKind = SynthKind(sequential::SEQ_READ.name);
+    /// Uniform random writes (`uniform.rs`).
+    pub const RandomWrite: SynthKind = SynthKind(uniform::RANDOM_WRITE.name);
+    /// Uniform random reads (`uniform.rs`).
+    pub const RandomRead: SynthKind = SynthKind(uniform::RANDOM_READ.name);
+    /// Uniform random reads and writes, `read_percent` reads (`uniform.rs`).
+    pub const Mixed: SynthKind = SynthKind(uniform::MIXED.name);
+    /// Zipf-distributed offsets (`zipf.rs`).
+    pub const Zipf: SynthKind = SynthKind(zipf::SPEC.name);
+    /// Hot and cold regions (`hotcold.rs`).
+    pub const HotCold: SynthKind = SynthKind(hotcold::SPEC.name);
+    /// OLTP-like (`oltp.rs`).
+    pub const Oltp: SynthKind = SynthKind(oltp::SPEC.name);
+    /// Compile-like (`compile.rs`).
+    pub const Compile: SynthKind = SynthKind(compile::SPEC.name);
+    /// IOZone-like suite (`iozone.rs`), the default.
+    pub const Iozone: SynthKind = SynthKind(iozone::SPEC.name);
+    /// Management-block probe (`probe.rs`).
+    pub const Probe: SynthKind = SynthKind(probe::SPEC.name);
+    /// Andrew-benchmark-like small files (`andrew.rs`).
+    pub const Andrew: SynthKind = SynthKind(andrew::SPEC.name);
+    /// Iometer access specification (`../iometer.rs`).
+    pub const Iometer: SynthKind = SynthKind(iometer::SPEC.name);
+}
+
+impl Default for SynthKind {
+    fn default() -> Self {
+        SynthKind::Iozone
+    }
+}
+
+impl std::fmt::Debug for SynthKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Serialize for SynthKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for SynthKind {
+    /// By exact name; the message is serde's own for an unknown variant.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        lookup(&s).map(GeneratorSpec::kind).ok_or_else(|| {
+            let known: Vec<String> = specs().iter().map(|g| format!("`{}`", g.name)).collect();
+            serde::de::Error::custom(format!(
+                "unknown variant `{s}`, expected one of {}",
+                known.join(", ")
+            ))
+        })
+    }
+}
+
+/// One workload generator: its name, its description, and how it is built.
+/// Each generator's file exports its own (`zipf::SPEC`, …); [`GENERATORS`] lists them.
+pub struct GeneratorSpec {
+    /// Its kebab-case name, as in config files (`workload.kind`) and `--workload`.
+    pub name: &'static str,
+    /// One line for `ssdlab list` and `--help`.
+    pub summary: &'static str,
+    /// A single generator (one phase over `[offset, offset + span)`), not a suite that
+    /// expands into its own phases or lays out its own addresses.
+    pub single: bool,
+    /// How its requests are made: `None` for the built-in ones (made in this file by
+    /// their placement and operation mix), else the constructor of a generator added
+    /// with [`register`].
+    build: Option<BuildFn>,
+}
+
+/// The requests of a generator defined outside this crate, for `count` requests over
+/// `[0, span_bytes)`, random from `seed`. Offsets are shifted by `workload.offset` and
+/// the common keys are validated by the caller.
+pub type BuildFn = fn(
+    cfg: &SynthConfig,
+    span_bytes: u64,
+    count: u64,
+    seed: u64,
+) -> Box<dyn Iterator<Item = IoRequest> + Send>;
+
+impl GeneratorSpec {
+    /// A built-in generator's spec.
+    pub(crate) const fn builtin(name: &'static str, summary: &'static str, single: bool) -> Self {
+        GeneratorSpec {
+            name,
+            summary,
+            single,
+            build: None,
+        }
+    }
+
+    /// A single generator defined outside this crate, made by `build`; add it with
+    /// [`register`].
+    pub const fn new(name: &'static str, summary: &'static str, build: BuildFn) -> Self {
+        GeneratorSpec {
+            name,
+            summary,
+            single: true,
+            build: Some(build),
+        }
+    }
+
+    /// The generator's handle.
+    pub fn kind(&self) -> SynthKind {
+        SynthKind(self.name)
+    }
+}
+
+/// The registry of built-in generators, in the order `ssdlab list` shows them: one line
+/// per generator, whose file exports its spec. The names, `ssdlab list`, `--help` and
+/// config parsing come from it.
+pub const GENERATORS: [&GeneratorSpec; 13] = [
+    &sequential::SEQ_WRITE,
+    &sequential::SEQ_READ,
+    &uniform::RANDOM_WRITE,
+    &uniform::RANDOM_READ,
+    &uniform::MIXED,
+    &zipf::SPEC,
+    &hotcold::SPEC,
+    &oltp::SPEC,
+    &compile::SPEC,
+    &iozone::SPEC,
+    &probe::SPEC,
+    &andrew::SPEC,
+    &iometer::SPEC,
+];
+
+/// Generators added at run time by [`register`].
+static REGISTERED: std::sync::RwLock<Vec<&'static GeneratorSpec>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Adds a generator defined outside this crate: from then on it is listed, parsed by
+/// name (`workload.kind`, `--workload`) and run like a built-in one. Refuses a name
+/// already taken.
+pub fn register(spec: &'static GeneratorSpec) -> Result<SynthKind, ConfigError> {
+    let mut extra = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    if GENERATORS
+        .iter()
+        .chain(extra.iter())
+        .any(|g| g.name == spec.name)
+    {
+        return Err(ConfigError::value(
+            "workload.kind",
+            spec.name,
+            "a generator name not yet registered",
+        ));
+    }
+    extra.push(spec);
+    Ok(spec.kind())
+}
+
+/// Every spec: the built-in ones, then the registered ones.
+fn specs() -> Vec<&'static GeneratorSpec> {
+    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    GENERATORS
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// The spec named `name` exactly.
+fn lookup(name: &str) -> Option<&'static GeneratorSpec> {
+    if let Some(g) = GENERATORS.iter().find(|g| g.name == name) {
+        return Some(g);
+    }
+    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    extra.iter().find(|g| g.name == name).copied()
 }
 
 /// Settings of a generator (the `[workload]` table of a config file).
@@ -206,85 +347,26 @@ impl Default for SynthConfig {
 }
 
 /// Every generator's name (kebab-case, as in config files) and a one-line description, in
-/// the order `ssdlab list` shows them.
-pub fn names() -> &'static [(&'static str, &'static str)] {
-    &[
-        (
-            "seq-write",
-            "sequential writes over the span, one pass by default",
-        ),
-        (
-            "seq-read",
-            "sequential reads over the span, one pass by default",
-        ),
-        ("random-write", "uniform random writes over the span"),
-        ("random-read", "uniform random reads over the span"),
-        (
-            "mixed",
-            "uniform random reads and writes, read_percent reads",
-        ),
-        (
-            "zipf",
-            "Zipf-distributed offsets (zipf_theta), hot slots scattered over the span",
-        ),
-        (
-            "hot-cold",
-            "hot_access_percent of requests to the first hot_span_percent of the span",
-        ),
-        (
-            "oltp",
-            "OLTP-like: small requests to Zipf-ranked database pages plus sequential log appends",
-        ),
-        (
-            "compile",
-            "compile-like: parallel jobs writing object files into fresh space, hot metadata, source reads",
-        ),
-        (
-            "iozone",
-            "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
-        ),
-        (
-            "probe",
-            "management-block probe: size writes at offsets rising by probe_step; infers the size",
-        ),
-        (
-            "andrew",
-            "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
-        ),
-        (
-            "iometer",
-            "Iometer access specification: weighted lines of size, read %, random %, alignment (--access-spec)",
-        ),
-    ]
+/// the order `ssdlab list` shows them (the registry's).
+pub fn names() -> Vec<(&'static str, &'static str)> {
+    specs().iter().map(|g| (g.name, g.summary)).collect()
 }
 
 impl SynthKind {
     /// A single generator (one phase), not a suite that expands into its own phases or
     /// lays out its own addresses (iozone, probe, andrew, iometer).
     pub fn is_single(self) -> bool {
-        !matches!(
-            self,
-            SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew | SynthKind::Iometer
-        )
+        self.spec().single
     }
 
     /// The kebab-case name, as in config files and [`names`].
     pub fn name(self) -> &'static str {
-        match self {
-            SynthKind::SeqWrite => "seq-write",
-            SynthKind::SeqRead => "seq-read",
-            SynthKind::RandomWrite => "random-write",
-            SynthKind::RandomRead => "random-read",
-            SynthKind::Mixed => "mixed",
-            SynthKind::Zipf => "zipf",
-            SynthKind::HotCold => "hot-cold",
-            SynthKind::Oltp => "oltp",
-            SynthKind::Compile => "compile",
-            SynthKind::Iozone => "iozone",
-            SynthKind::Probe => "probe",
-            SynthKind::Andrew => "andrew",
-            SynthKind::Iometer => "iometer",
-        }
+        self.0
+    }
+
+    /// The generator's entry in the registry.
+    pub fn spec(self) -> &'static GeneratorSpec {
+        lookup(self.0).expect("a SynthKind is made only from a registered spec")
     }
 }
 
@@ -532,9 +614,10 @@ fn single(
         SynthKind::Compile => Box::new(compile::Compile::new(
             rng, cfg, span, sizes, arrivals, count,
         )),
-        SynthKind::Iozone | SynthKind::Probe | SynthKind::Andrew | SynthKind::Iometer => {
-            unreachable!("suites are expanded into single phases by generate")
-        }
+        _ => match kind.spec().build {
+            Some(build) => build(cfg, span, count, rng.next_u64()),
+            None => unreachable!("suites are expanded into single phases by generate"),
+        },
     };
     SynthPhase {
         name: kind.name().to_string(),

@@ -14,12 +14,20 @@
 //! The shares and region sizes are modelling choices, not measurements of any trace; the
 //! locality comes from `zipf_theta` (0.99 by default).
 
+use super::GeneratorSpec;
 use super::SynthConfig;
 use super::stream::Placement;
 use super::stream::{Arrivals, OpMix, SizeDist, SynthRng};
 use super::zipf::ZipfSlots;
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "oltp",
+    "OLTP-like: small requests to Zipf-ranked database pages plus sequential log appends",
+    true,
+);
 
 /// Share of requests that are redo-log appends.
 const LOG_SHARE: f64 = 0.10;

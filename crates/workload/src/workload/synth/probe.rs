@@ -26,8 +26,16 @@
 //! writes no larger than the smallest management block you expect, and a step no larger
 //! than a sector-aligned fraction of it.
 
+use super::GeneratorSpec;
 use super::SynthConfig;
 use crate::workload::{IoRequest, OpKind};
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "probe",
+    "management-block probe: size writes at offsets rising by probe_step; infers the size",
+    false,
+);
 
 /// Bytes written per fill request.
 const FILL_CHUNK_BYTES: u64 = 1 << 20;

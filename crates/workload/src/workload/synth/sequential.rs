@@ -1,6 +1,21 @@
 //! Sequential access: offsets 0, size, 2·size … wrapping to 0 at the end of the span.
 
+use super::GeneratorSpec;
 use super::stream::{Placement, SynthRng};
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SEQ_WRITE: GeneratorSpec = GeneratorSpec::builtin(
+    "seq-write",
+    "sequential writes over the span, one pass by default",
+    true,
+);
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SEQ_READ: GeneratorSpec = GeneratorSpec::builtin(
+    "seq-read",
+    "sequential reads over the span, one pass by default",
+    true,
+);
 
 /// Walks the span from offset 0 in request-sized steps.
 #[derive(Clone, Debug)]

@@ -720,7 +720,7 @@ fn compile_writes_files_sequentially_into_fresh_space() {
 #[test]
 fn names_match_serde_kinds() {
     let mut seen = std::collections::BTreeSet::new();
-    for &(name, desc) in names() {
+    for (name, desc) in names() {
         assert!(seen.insert(name), "{name} listed twice");
         let kind: SynthKind = serde_json::from_str(&format!("\"{name}\"")).expect(name);
         assert_eq!(kind.name(), name);

@@ -1,6 +1,22 @@
 //! Uniform random access over the span.
 
+use super::GeneratorSpec;
 use super::stream::{Placement, SynthRng, below};
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const RANDOM_WRITE: GeneratorSpec =
+    GeneratorSpec::builtin("random-write", "uniform random writes over the span", true);
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const RANDOM_READ: GeneratorSpec =
+    GeneratorSpec::builtin("random-read", "uniform random reads over the span", true);
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const MIXED: GeneratorSpec = GeneratorSpec::builtin(
+    "mixed",
+    "uniform random reads and writes, read_percent reads",
+    true,
+);
 
 /// Draws every aligned offset with `offset + size <= span` with equal probability.
 #[derive(Clone, Debug)]

@@ -1,8 +1,16 @@
 //! Zipf-distributed access: a few slots get most of the requests.
 
+use super::GeneratorSpec;
 use super::stream::{Placement, SynthRng};
 use rand::Rng;
 use rand_distr::Zipf;
+
+/// The generator's entry in the registry ([`super::GENERATORS`]).
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+    "zipf",
+    "Zipf-distributed offsets (zipf_theta), hot slots scattered over the span",
+    true,
+);
 
 /// Draws a popularity rank from Zipf(n, θ) (rank 1 hottest) and maps it to a slot with a
 /// fixed affine bijection, so the hot slots are scattered over the span instead of packed

@@ -7,13 +7,24 @@
 //! 78643005 1 55596 6 1
 //! ```
 
-use super::TraceFormat;
-use super::lex::{WsCursor, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use super::write::{WriteState, read_or_write, sector_span};
+use super::ws5::{Field, Op, Time, Ws5Layout};
+use super::{FormatSpec, RW, Reader, TraceFormat};
 use crate::workload::IoRequest;
-use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "ascii",
+    summary: "SSD-simulator ASCII: time_ns dev lba_sectors size_sectors op (1 = read)",
+    ops: RW,
+    resolution: "time in ns; offset and size in 512 B sectors (a request is widened to \
+                 the sectors it touches)",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Ascii)),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -23,47 +34,21 @@ pub(crate) const LAYOUT: &str =
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Ascii;
 
-impl LineParser for Ascii {
-    #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        let fail = |index, name, must| ws_field_error(line, LAYOUT, 5, index, name, must);
-        let mut c = WsCursor::new(line);
-        let time_ns = match c.int() {
-            Ok(v) => v,
-            // Nanoseconds are integers; a fraction (some converters print one) is truncated.
-            Err(f) => {
-                parse_scaled(f, 0).ok_or_else(|| fail(1, "time_ns", "a non-negative number"))?
-            }
-        };
-        let device = c
-            .device()
-            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
-        let offset = c
-            .sectors()
-            .ok_or_else(|| fail(3, "lba_sectors", "a sector number"))?;
-        let size = c
-            .sectors()
-            .ok_or_else(|| fail(4, "size_sectors", "a sector count"))?;
-        let op = match c.int() {
-            Ok(1) => OpKind::Read,
-            Ok(0) => OpKind::Write,
-            _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
-        };
-        ws_finish(
-            line,
-            &c,
-            LAYOUT,
-            RawRequest::new(time_ns, device, offset, size, op),
-        )
-    }
-
-    fn fork(&self) -> Option<Self> {
-        Some(*self)
-    }
-
-    fn time_unit(&self) -> &'static str {
-        "ns"
-    }
+impl Ws5Layout for Ascii {
+    const LAYOUT: &'static str = LAYOUT;
+    const TIME: (&'static str, Time, &'static str) = ("time_ns", Time::Ns, "a non-negative number");
+    const TIME_UNIT: &'static str = "ns";
+    const OFFSET: Field = Field {
+        name: "lba_sectors",
+        must: "a sector number",
+        sectors: true,
+    };
+    const SIZE: Field = Field {
+        name: "size_sectors",
+        must: "a sector count",
+        sectors: true,
+    };
+    const OP: Op = Op::ZeroOne;
 }
 
 /// Writes `req` as an ASCII line: nanoseconds, the sectors it touches.

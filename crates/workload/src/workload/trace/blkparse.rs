@@ -33,14 +33,28 @@
 //! line: a bad `maj,min` (`-,1`, a number past 2^32), a cut-short line, or a bad cpu,
 //! seq, time or pid (on any action) or range (on the kept action) is malformed.
 
-use super::BlkparseEvent;
 use super::lex::{WsFields, parse_scaled, parse_u32, parse_u64};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
+use super::reader::{Expected, LineParser, Parsed, RawRequest, count_error, field_error};
 use super::warn::Kind;
 use super::write::{WriteState, secs, sector_span};
+use super::{ALL_OPS, BlkparseEvent, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "blkparse",
+    summary: "blkparse default text output, Q (or D, C) events",
+    ops: ALL_OPS,
+    resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
+                 request is widened to the sectors it touches); device as \
+                 maj,min = device / 256, device % 256",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Blkparse::new(ctx.opts.blkparse_event))),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -84,7 +98,7 @@ fn is_trailer(tok: &[u8]) -> bool {
 /// the other actions (`Q FWS [proc]`, `(elapsed) [proc]`); both forms end with a
 /// bracketed or parenthesised trailer. `None` when the event has no data. Anything else (a non-number, `+` without a count, a sector with nothing after
 /// it) is malformed.
-fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, String> {
+fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, Expected> {
     let Some(first) = fields.next() else {
         return Ok(None);
     };
@@ -114,7 +128,7 @@ fn data_range(fields: &mut WsFields<'_>) -> Result<Option<(u64, u64)>, String> {
 
 impl LineParser for Blkparse {
     #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         let mut fields = WsFields::new(line);
         // A first field with a comma is an event line's `maj,min` (no summary line has
         // one there): a bad one (`-,1`, a minor past 2^32) is a malformed event, not a
@@ -172,7 +186,7 @@ impl LineParser for Blkparse {
         let Some((sector, count)) = range else {
             return Ok(Parsed::Skip(Kind::NoData));
         };
-        let bytes = |v: u64, what: &str| {
+        let bytes = |v: u64, what: &'static str| {
             v.checked_mul(512)
                 .ok_or_else(|| field_error(LAYOUT, 8, what, "below 2^64 bytes"))
         };

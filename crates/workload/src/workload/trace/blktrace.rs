@@ -33,16 +33,47 @@
 //! The per-CPU files are merged into one stream by time (ties: lower CPU file first), as
 //! blkparse does. Errors name the file and the event's number in it (1-based).
 
-use super::BlkparseEvent;
 use super::TraceFormat;
-use super::reader::{Parsed, RawRequest, Record, Records};
+use super::reader::{Expected, Parsed, RawRequest, Record, Records};
 use super::warn::Kind;
 use super::write::{WriteState, unsupported};
+use super::{ALL_OPS, BlkparseEvent, FormatSpec, Reader, input};
 use crate::workload::IoRequest;
 use crate::workload::{OpKind, TraceError};
 use std::io::Write;
 use std::io::{BufReader, Read};
 use std::path::PathBuf;
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "blktrace",
+    summary: "blktrace binary per-CPU files (NAME.blktrace.N), merged by time, Q events",
+    ops: ALL_OPS,
+    resolution: "time in ns; offset in 512 B sectors (rounded down, the size grows by \
+                 as much), size in bytes below 4 GiB; devices below 2^20; one per-CPU \
+                 file (CPU 0)",
+    header: "",
+    read: Reader::Own(|ctx, set| {
+        let event = ctx.opts.blkparse_event;
+        if set.len() > 1 {
+            // Every per-CPU file, merged by time; the stream opened for detection is
+            // one of them and is read again as part of the set.
+            ctx.build(move |_first| {
+                let mut files = Vec::with_capacity(set.len());
+                for p in &set {
+                    let (stream, _) = input::decompress(input::open_raw(p)?, p)?;
+                    files.push((p.clone(), stream));
+                }
+                Ok(BlktraceRecords::new(files, event))
+            })
+        } else {
+            let path = set.first().cloned().unwrap_or(ctx.name.to_path_buf());
+            ctx.build(move |first| Ok(BlktraceRecords::new(vec![(path.clone(), first)], event)))
+        }
+    }),
+    write: Some(write),
+    end: None,
+};
 
 /// Size of the fixed event header.
 pub(crate) const HEADER: usize = 48;
@@ -241,7 +272,7 @@ impl BlktraceRecords {
 }
 
 /// What an event means, with blkparse's rules (see the module doc).
-fn classify(e: &Event, want: u32) -> Result<Parsed, String> {
+fn classify(e: &Event, want: u32) -> Result<Parsed, Expected> {
     let a = e.action;
     if a & TC_NOTIFY != 0 || a & 0xff != want {
         return Ok(Parsed::Ignore);

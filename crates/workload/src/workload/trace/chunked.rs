@@ -146,6 +146,7 @@ fn parse_into<P: LineParser>(parser: &mut P, piece: &mut Piece) {
                     });
                 }
                 Err(expected) => {
+                    let expected = expected.to_string();
                     let found = super::lex::found_text(text);
                     piece.failure = Some((line, expected, found));
                     break;

@@ -26,13 +26,36 @@
 //! `time=0:100ns,offset=4:bytes,size=5:bytes,op=3,dev=2,delim=',',read=Read,write=Write`.
 
 use super::lex::{is_blank, parse_scaled, parse_u32, parse_u64, trim};
-use super::reader::{LineParser, Parsed, RawRequest};
+use super::reader::{Expected, LineParser, Parsed, RawRequest};
 use super::write::WriteState;
+use super::{ALL_OPS, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
+use crate::workload::TraceError;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::str::FromStr;
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "csv",
+    summary: "any delimited text; name the columns with --columns",
+    ops: ALL_OPS,
+    resolution: "time in ns; offset and size in bytes; columns as CSV_CANONICAL_COLUMNS \
+                 (read back with that --columns spec)",
+    header: "",
+    read: Reader::Own(|ctx, _| {
+        let text = ctx.opts.columns.as_deref().ok_or_else(|| {
+            TraceError::Option(format!(
+                "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
+            ))
+        })?;
+        let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
+        ctx.lines(Delimited::new(spec))
+    }),
+    write: Some(write),
+    end: None,
+};
 
 /// Largest column index accepted; wider specs are almost certainly typos.
 const MAX_COLUMN: usize = 1023;
@@ -489,7 +512,7 @@ fn clean(field: &[u8]) -> &[u8] {
 }
 
 impl LineParser for Delimited {
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         self.split(line);
         if self.fields.len() < self.need {
             return Err(format!(
@@ -497,7 +520,8 @@ impl LineParser for Delimited {
                 self.layout,
                 self.fields.len(),
                 self.need - 1
-            ));
+            )
+            .into());
         }
         let field = |c: usize| {
             let (a, b) = self.fields[c];
@@ -580,7 +604,9 @@ mod tests {
     use super::*;
 
     fn parse_line(spec: &str, line: &str) -> Result<Parsed, String> {
-        Delimited::new(spec.parse().unwrap()).parse(line.as_bytes())
+        Delimited::new(spec.parse().unwrap())
+            .parse(line.as_bytes())
+            .map_err(|e| e.to_string())
     }
 
     fn req(p: Result<Parsed, String>) -> RawRequest {

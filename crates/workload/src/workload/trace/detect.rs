@@ -29,9 +29,6 @@ use std::path::Path;
 /// How many data lines detection looks at.
 const SAMPLE_LINES: usize = 32;
 
-/// The format names, for error messages.
-const NAMES: &str = "msr, ascii, disksim, blkparse, tencent, heimdall, blktrace, fio or csv";
-
 /// Detects the format from a stream's `head` (`eof`: the head is the whole stream).
 pub(crate) fn detect_head(head: &[u8], eof: bool, name: &Path) -> Result<TraceFormat, TraceError> {
     if super::blktrace::has_magic(head) {
@@ -169,8 +166,9 @@ fn detect_lines(sample: &[(u64, Vec<u8>)], name: &Path) -> Result<TraceFormat, T
             return Err(option_error(
                 name,
                 format!(
-                    "cannot tell the trace format from {}; pass --format ({NAMES})",
-                    quote(n, l)
+                    "cannot tell the trace format from {}; pass --format ({})",
+                    quote(n, l),
+                    super::names_or()
                 ),
             ));
         };
@@ -217,8 +215,19 @@ mod tests {
     }
 
     #[test]
+    #[allow(non_snake_case)]
     fn detects_each_layout() {
-        use TraceFormat::*;
+        let [
+            Msr,
+            Ascii,
+            Disksim,
+            Blkparse,
+            Tencent,
+            Heimdall,
+            _,
+            Blktrace,
+            Fio,
+        ] = TraceFormat::ALL;
         let blk = "  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]\n";
         assert_eq!(guess(blk, "x.txt").unwrap(), Blkparse);
         let msr = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n\
@@ -263,6 +272,14 @@ mod tests {
         assert_eq!(
             guess("0.000 0 200626176 4096 0\n", "m.txt").unwrap(),
             Heimdall
+        );
+    }
+
+    #[test]
+    fn the_names_in_messages_come_from_the_registry() {
+        assert_eq!(
+            super::super::names_or(),
+            "msr, ascii, disksim, blkparse, tencent, heimdall, blktrace, fio or csv"
         );
     }
 

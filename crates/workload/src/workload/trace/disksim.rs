@@ -8,13 +8,24 @@
 //! 8346.206 0 6397360 496 1
 //! ```
 
-use super::TraceFormat;
-use super::lex::{WsCursor, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use super::write::{WriteState, ms, read_or_write, sector_span};
+use super::ws5::{Field, Op, Time, Ws5Layout};
+use super::{FormatSpec, RW, Reader, TraceFormat};
 use crate::workload::IoRequest;
-use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "disksim",
+    summary: "DiskSim ASCII: time_ms dev blkno count flags (bit 0 = read)",
+    ops: RW,
+    resolution: "time in ns (ms with 6 decimals); offset and size in 512 B sectors (a \
+                 request is widened to the sectors it touches)",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Disksim)),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -24,45 +35,22 @@ pub(crate) const LAYOUT: &str =
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Disksim;
 
-impl LineParser for Disksim {
-    #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        let fail = |index, name, must| ws_field_error(line, LAYOUT, 5, index, name, must);
-        let mut c = WsCursor::new(line);
-        let time_ns = parse_scaled(c.field(), 6)
-            .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
-        let device = c
-            .device()
-            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
-        let offset = c
-            .sectors()
-            .ok_or_else(|| fail(3, "blkno_sectors", "a sector number"))?;
-        let size = c
-            .sectors()
-            .ok_or_else(|| fail(4, "count_sectors", "a sector count"))?;
-        let flags = c
-            .int()
-            .map_err(|_| fail(5, "flags", "a non-negative integer"))?;
-        let op = if flags & 1 == 1 {
-            OpKind::Read
-        } else {
-            OpKind::Write
-        };
-        ws_finish(
-            line,
-            &c,
-            LAYOUT,
-            RawRequest::new(time_ns, device, offset, size, op),
-        )
-    }
-
-    fn fork(&self) -> Option<Self> {
-        Some(*self)
-    }
-
-    fn time_unit(&self) -> &'static str {
-        "ms"
-    }
+impl Ws5Layout for Disksim {
+    const LAYOUT: &'static str = LAYOUT;
+    const TIME: (&'static str, Time, &'static str) =
+        ("time_ms", Time::Scaled(6), "a non-negative decimal number");
+    const TIME_UNIT: &'static str = "ms";
+    const OFFSET: Field = Field {
+        name: "blkno_sectors",
+        must: "a sector number",
+        sectors: true,
+    };
+    const SIZE: Field = Field {
+        name: "count_sectors",
+        must: "a sector count",
+        sectors: true,
+    };
+    const OP: Op = Op::Flags;
 }
 
 /// Writes `req` as a DiskSim line: milliseconds with 6 decimals (exact nanoseconds), the

@@ -35,12 +35,26 @@
 //!   picks one file.
 
 use super::lex::{WsFields, parse_u64};
-use super::reader::{LineParser, Parsed, RawRequest, count_error};
+use super::reader::{Expected, LineParser, Parsed, RawRequest, count_error};
 use super::write::WriteState;
+use super::{ALL_OPS, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::collections::HashMap;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "fio",
+    summary: "fio iolog v2/v3 as written by write_iolog",
+    ops: ALL_OPS,
+    resolution: "time in whole µs (rounded down); offset and size in bytes; devices \
+                 become files devN, numbered on reading in order of first appearance",
+    header: WRITE_HEADER,
+    read: Reader::Own(|ctx, _| ctx.lines(Fio::default())),
+    write: Some(write),
+    end: Some(write_end),
+};
 
 const HEADER_V2: &[u8] = b"fio version 2 iolog";
 const HEADER_V3: &[u8] = b"fio version 3 iolog";
@@ -74,7 +88,7 @@ pub(crate) struct Fio {
 
 impl Fio {
     /// The device number of `name`, numbering new names in order of appearance.
-    fn device(&mut self, name: &[u8]) -> Result<u32, String> {
+    fn device(&mut self, name: &[u8]) -> Result<u32, Expected> {
         if let Some((n, d)) = &self.last
             && n == name
         {
@@ -88,7 +102,7 @@ impl Fio {
 }
 
 impl LineParser for Fio {
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
         if self.version == 0 {
             self.version = match super::lex::trim(line) {
                 HEADER_V2 => 2,
@@ -147,7 +161,8 @@ impl LineParser for Fio {
                     "{layout} (field {}, the action, must be read, write, trim, sync, \
                      datasync, sync_file_range, wait, add, open or close)",
                     first + 2
-                ));
+                )
+                .into());
             }
         };
         let device = self.device(file)?;
@@ -214,7 +229,7 @@ mod tests {
             .map(|l| match p.parse(l.as_bytes()) {
                 Ok(Parsed::Request(r)) => Ok(Some(r)),
                 Ok(_) => Ok(None),
-                Err(e) => Err(e),
+                Err(e) => Err(e.to_string()),
             })
             .collect()
     }

@@ -7,13 +7,23 @@
 //! 223.412 0 3159347200 36864 1
 //! ```
 
-use super::TraceFormat;
-use super::lex::{WsCursor, parse_scaled};
-use super::reader::{LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
 use super::write::{WriteState, ms, read_or_write};
+use super::ws5::{Field, Op, Time, Ws5Layout};
+use super::{FormatSpec, RW, Reader, TraceFormat};
 use crate::workload::IoRequest;
-use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "heimdall",
+    summary: "time_ms dev offset_bytes size_bytes op (1 = read)",
+    ops: RW,
+    resolution: "time in ns (ms with 6 decimals); offset and size in bytes",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Heimdall)),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -23,40 +33,22 @@ pub(crate) const LAYOUT: &str =
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Heimdall;
 
-impl LineParser for Heimdall {
-    #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        let fail = |index, name, must| ws_field_error(line, LAYOUT, 5, index, name, must);
-        let mut c = WsCursor::new(line);
-        let time_ns = parse_scaled(c.field(), 6)
-            .ok_or_else(|| fail(1, "time_ms", "a non-negative decimal number"))?;
-        let device = c
-            .device()
-            .ok_or_else(|| fail(2, "dev", "an integer below 2^32"))?;
-        let offset = c
-            .int()
-            .map_err(|_| fail(3, "offset_bytes", "a byte offset"))?;
-        let size = c.int().map_err(|_| fail(4, "size_bytes", "a byte count"))?;
-        let op = match c.int() {
-            Ok(1) => OpKind::Read,
-            Ok(0) => OpKind::Write,
-            _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
-        };
-        ws_finish(
-            line,
-            &c,
-            LAYOUT,
-            RawRequest::new(time_ns, device, offset, size, op),
-        )
-    }
-
-    fn fork(&self) -> Option<Self> {
-        Some(*self)
-    }
-
-    fn time_unit(&self) -> &'static str {
-        "ms"
-    }
+impl Ws5Layout for Heimdall {
+    const LAYOUT: &'static str = LAYOUT;
+    const TIME: (&'static str, Time, &'static str) =
+        ("time_ms", Time::Scaled(6), "a non-negative decimal number");
+    const TIME_UNIT: &'static str = "ms";
+    const OFFSET: Field = Field {
+        name: "offset_bytes",
+        must: "a byte offset",
+        sectors: false,
+    };
+    const SIZE: Field = Field {
+        name: "size_bytes",
+        must: "a byte count",
+        sectors: false,
+    };
+    const OP: Op = Op::ZeroOne;
 }
 
 /// Writes `req` as a Heimdall line: milliseconds with 6 decimals (exact nanoseconds),

@@ -36,9 +36,11 @@ mod reader;
 mod tencent;
 mod warn;
 mod write;
+mod ws5;
 
 pub use delimited::{COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnSpec};
 pub use input::{Compression, blktrace_files};
+pub use reader::Expected;
 pub use write::{TraceWriter, write_header, write_request};
 
 use super::{IoRequest, OpKind, RequestStream, TraceError};
@@ -49,64 +51,77 @@ use std::fmt;
 use std::io::{BufRead, Cursor, Seek};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use warn::Collector;
 
-/// Trace file formats the readers understand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TraceFormat {
-    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`.
-    Msr,
-    /// SSD-simulator ASCII: `time_ns dev lba_sectors size_sectors op` (op 1 = read).
-    Ascii,
-    /// DiskSim ASCII: `time_ms dev blkno count flags` (flags bit 0 = read).
-    Disksim,
-    /// `blkparse` default text output (Q or D events).
-    Blkparse,
-    /// SNIA Tencent CBS CSV: `timestamp_s,offset_sectors,size_sectors,type,volume`.
-    Tencent,
-    /// Heimdall MSR cut: `time_ms dev offset_bytes size_bytes op` (op 1 = read).
-    Heimdall,
-    /// Generic delimited text; the user names the columns and units.
-    Csv,
-    /// blktrace's binary per-CPU files (`NAME.blktrace.N`), read without blkparse.
-    Blktrace,
-    /// fio's `write_iolog` output, versions 2 and 3.
-    Fio,
+/// A trace format: a handle on its entry in the registry ([`FORMATS`], or one added by
+/// [`register`]). Made only from a registered spec, so [`TraceFormat::spec`] always finds
+/// it; compared and printed by its name. The built-in formats have constants
+/// (`TraceFormat::Msr`, …) for the code that names one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TraceFormat(&'static str);
+
+// The built-in formats by name, for code and tests that name one (`TraceFormat::Msr`);
+// each takes its name from its file's spec, so the name is written once.
+#[allow(non_upper_case_globals)]
+impl TraceFormat {
+    /// MSR Cambridge CSV (`msr.rs`).
+    pub const Msr: TraceFormat = TraceFormat(msr::SPEC.name);
+    /// SSD-simulator ASCII (`ascii.rs`).
+    pub const Ascii: TraceFormat = TraceFormat(ascii::SPEC.name);
+    /// DiskSim ASCII (`disksim.rs`).
+    pub const Disksim: TraceFormat = TraceFormat(disksim::SPEC.name);
+    /// blkparse text (`blkparse.rs`).
+    pub const Blkparse: TraceFormat = TraceFormat(blkparse::SPEC.name);
+    /// SNIA Tencent CBS CSV (`tencent.rs`).
+    pub const Tencent: TraceFormat = TraceFormat(tencent::SPEC.name);
+    /// Heimdall's MSR cut (`heimdall.rs`).
+    pub const Heimdall: TraceFormat = TraceFormat(heimdall::SPEC.name);
+    /// Generic delimited text (`delimited.rs`).
+    pub const Csv: TraceFormat = TraceFormat(delimited::SPEC.name);
+    /// blktrace binary (`blktrace.rs`).
+    pub const Blktrace: TraceFormat = TraceFormat(blktrace::SPEC.name);
+    /// fio iolog (`fio.rs`).
+    pub const Fio: TraceFormat = TraceFormat(fio::SPEC.name);
 }
 
 impl TraceFormat {
-    /// Every format, in documentation order (the order of [`FORMATS`]).
-    pub const ALL: [TraceFormat; 9] = {
-        let mut all = [TraceFormat::Msr; 9];
+    /// Every built-in format, in documentation order (the order of [`FORMATS`]).
+    pub const ALL: [TraceFormat; FORMATS.len()] = {
+        let mut all = [TraceFormat(""); FORMATS.len()];
         let mut i = 0;
         while i < FORMATS.len() {
-            all[i] = FORMATS[i].format;
+            all[i] = TraceFormat(FORMATS[i].name);
             i += 1;
         }
         all
     };
 
-    /// The name used on the command line and in configs (`msr`, `ascii`, …).
-    pub fn name(self) -> &'static str {
-        self.spec().name
+    /// Every format: the built-in ones, then those added by [`register`] in their order.
+    pub fn all() -> Vec<TraceFormat> {
+        specs().into_iter().map(FormatSpec::format).collect()
     }
 
-    /// The format's entry in the registry [`FORMATS`].
+    /// The name used on the command line and in configs (`msr`, `ascii`, …).
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+
+    /// The format's entry in the registry.
     pub fn spec(self) -> &'static FormatSpec {
-        static REGISTRY: [FormatSpec; 9] = FORMATS;
-        REGISTRY
-            .iter()
-            .find(|f| f.format == self)
-            .expect("every format is in FORMATS")
+        lookup(self.0).expect("a TraceFormat is made only from a registered spec")
+    }
+}
+
+impl fmt::Debug for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
     }
 }
 
 /// One trace format: its name, its reader and its writer, and what a line can carry.
+/// Each format's file exports its own (`msr::SPEC`, …); [`FORMATS`] lists them.
 pub struct FormatSpec {
-    /// The format.
-    pub format: TraceFormat,
     /// Its name on the command line and in configs.
     pub name: &'static str,
     /// One line for `ssdlab list` and `--help`.
@@ -120,11 +135,57 @@ pub struct FormatSpec {
     /// What a written file starts with.
     header: &'static str,
     /// Builds the reader's stream (`open_source` has opened and detected the bytes).
-    read: ReadFn,
-    /// Writes one request.
-    write: write::WriteFn,
+    read: Reader,
+    /// Writes one request (`None`: a format that is only read).
+    write: Option<write::WriteFn>,
     /// Writes what follows the last request, if anything.
     end: Option<write::EndFn>,
+}
+
+impl FormatSpec {
+    /// The format's handle.
+    pub fn format(&self) -> TraceFormat {
+        TraceFormat(self.name)
+    }
+
+    /// A line-based format read by `parse` and never written, for formats defined outside
+    /// this crate and added with [`register`]. `parse` gets one data line (comments, blank
+    /// lines and line endings are handled by the shared line reader) and returns the
+    /// request with `arrival_ns` as the line's absolute time in ns, or what was expected
+    /// (reported as `file:line: expected …, found '…'`). `time_unit` names the time
+    /// column's unit in warnings.
+    pub const fn lines(
+        name: &'static str,
+        summary: &'static str,
+        ops: &'static [OpKind],
+        time_unit: &'static str,
+        parse: ParseLineFn,
+    ) -> FormatSpec {
+        FormatSpec {
+            name,
+            summary,
+            ops,
+            resolution: "",
+            header: "",
+            read: Reader::Lines { parse, time_unit },
+            write: None,
+            end: None,
+        }
+    }
+}
+
+/// A line parser of a format defined outside this crate (see [`FormatSpec::lines`]).
+pub type ParseLineFn = fn(&[u8]) -> Result<IoRequest, Expected>;
+
+/// How a format's stream is built.
+enum Reader {
+    /// By the format's own code in this crate.
+    Own(ReadFn),
+    /// By a [`ParseLineFn`] under the shared line reader.
+    Lines {
+        parse: ParseLineFn,
+        time_unit: &'static str,
+    },
 }
 
 /// Builds a format's request stream from the opening context and, for blktrace, the
@@ -136,149 +197,93 @@ const RW: &[OpKind] = &[OpKind::Read, OpKind::Write];
 /// Reads, writes, trims and flushes.
 const ALL_OPS: &[OpKind] = &[OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];
 
-/// The registry of trace formats, in documentation order: the one list the readers
-/// (`open_source`), the writers (`gen-trace --out-format`, [`write_request`]) and the
-/// names ([`TraceFormat::name`], [`TraceFormat::ALL`]) come from.
-pub const FORMATS: [FormatSpec; 9] = [
-    FormatSpec {
-        format: TraceFormat::Msr,
-        name: "msr",
-        summary: "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
-        ops: RW,
-        resolution: "time in 100 ns ticks (rounded down); offset and size in bytes",
-        header: "",
-        read: |ctx, _| ctx.lines(msr::Msr::default()),
-        write: msr::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Ascii,
-        name: "ascii",
-        summary: "SSD-simulator ASCII: time_ns dev lba_sectors size_sectors op (1 = read)",
-        ops: RW,
-        resolution: "time in ns; offset and size in 512 B sectors (a request is widened to \
-                     the sectors it touches)",
-        header: "",
-        read: |ctx, _| ctx.lines(ascii::Ascii),
-        write: ascii::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Disksim,
-        name: "disksim",
-        summary: "DiskSim ASCII: time_ms dev blkno count flags (bit 0 = read)",
-        ops: RW,
-        resolution: "time in ns (ms with 6 decimals); offset and size in 512 B sectors (a \
-                     request is widened to the sectors it touches)",
-        header: "",
-        read: |ctx, _| ctx.lines(disksim::Disksim),
-        write: disksim::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Blkparse,
-        name: "blkparse",
-        summary: "blkparse default text output, Q (or D, C) events",
-        ops: ALL_OPS,
-        resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
-                     request is widened to the sectors it touches); device as \
-                     maj,min = device / 256, device % 256",
-        header: "",
-        read: |ctx, _| ctx.lines(blkparse::Blkparse::new(ctx.opts.blkparse_event)),
-        write: blkparse::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Tencent,
-        name: "tencent",
-        summary: "SNIA Tencent CBS CSV: timestamp_s,offset_sectors,size_sectors,type,volume",
-        ops: RW,
-        resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
-                     request is widened to the sectors it touches); device as the volume",
-        header: "",
-        read: |ctx, _| ctx.lines(tencent::Tencent::default()),
-        write: tencent::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Heimdall,
-        name: "heimdall",
-        summary: "time_ms dev offset_bytes size_bytes op (1 = read)",
-        ops: RW,
-        resolution: "time in ns (ms with 6 decimals); offset and size in bytes",
-        header: "",
-        read: |ctx, _| ctx.lines(heimdall::Heimdall),
-        write: heimdall::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Csv,
-        name: "csv",
-        summary: "any delimited text; name the columns with --columns",
-        ops: ALL_OPS,
-        resolution: "time in ns; offset and size in bytes; columns as CSV_CANONICAL_COLUMNS \
-                     (read back with that --columns spec)",
-        header: "",
-        read: |ctx, _| {
-            let text = ctx.opts.columns.as_deref().ok_or_else(|| {
-                TraceError::Option(format!(
-                    "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
-                ))
-            })?;
-            let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
-            ctx.lines(delimited::Delimited::new(spec))
-        },
-        write: delimited::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Blktrace,
-        name: "blktrace",
-        summary: "blktrace binary per-CPU files (NAME.blktrace.N), merged by time, Q events",
-        ops: ALL_OPS,
-        resolution: "time in ns; offset in 512 B sectors (rounded down, the size grows by \
-                     as much), size in bytes below 4 GiB; devices below 2^20; one per-CPU \
-                     file (CPU 0)",
-        header: "",
-        read: |ctx, set| {
-            let event = ctx.opts.blkparse_event;
-            if set.len() > 1 {
-                // Every per-CPU file, merged by time; the stream opened for detection is
-                // one of them and is read again as part of the set.
-                ctx.build(move |_first| {
-                    let mut files = Vec::with_capacity(set.len());
-                    for p in &set {
-                        let (stream, _) = input::decompress(input::open_raw(p)?, p)?;
-                        files.push((p.clone(), stream));
-                    }
-                    Ok(blktrace::BlktraceRecords::new(files, event))
-                })
-            } else {
-                let path = set.first().cloned().unwrap_or(ctx.name.to_path_buf());
-                ctx.build(move |first| {
-                    Ok(blktrace::BlktraceRecords::new(
-                        vec![(path.clone(), first)],
-                        event,
-                    ))
-                })
-            }
-        },
-        write: blktrace::write,
-        end: None,
-    },
-    FormatSpec {
-        format: TraceFormat::Fio,
-        name: "fio",
-        summary: "fio iolog v2/v3 as written by write_iolog",
-        ops: ALL_OPS,
-        resolution: "time in whole µs (rounded down); offset and size in bytes; devices \
-                     become files devN, numbered on reading in order of first appearance",
-        header: fio::WRITE_HEADER,
-        read: |ctx, _| ctx.lines(fio::Fio::default()),
-        write: fio::write,
-        end: Some(fio::write_end),
-    },
+/// The registry of built-in trace formats, in documentation order: one line per format,
+/// whose file exports its spec. The readers (`open_source`), the writers
+/// (`gen-trace --out-format`, [`write_request`]), the names ([`TraceFormat::ALL`],
+/// `ssdlab list`, `--help`) and detection's list of names come from it.
+pub const FORMATS: [&FormatSpec; 9] = [
+    &msr::SPEC,
+    &ascii::SPEC,
+    &disksim::SPEC,
+    &blkparse::SPEC,
+    &tencent::SPEC,
+    &heimdall::SPEC,
+    &delimited::SPEC,
+    &blktrace::SPEC,
+    &fio::SPEC,
 ];
+
+/// Formats added at run time by [`register`] (a plug-in, a test).
+static REGISTERED: RwLock<Vec<&'static FormatSpec>> = RwLock::new(Vec::new());
+
+/// Adds a format defined outside this crate to the registry: from then on it is listed,
+/// parsed by name (`--format NAME`, configs) and read by [`open_trace`] like a built-in
+/// one. Refuses a name already taken. Detection never guesses it: name it.
+pub fn register(spec: &'static FormatSpec) -> Result<TraceFormat, TraceError> {
+    let mut extra = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
+    if FORMATS
+        .iter()
+        .chain(extra.iter())
+        .any(|f| f.name == spec.name)
+    {
+        return Err(TraceError::Option(format!(
+            "trace format '{}' is already registered",
+            spec.name
+        )));
+    }
+    extra.push(spec);
+    Ok(spec.format())
+}
+
+/// Every spec: the built-in ones, then the registered ones.
+fn specs() -> Vec<&'static FormatSpec> {
+    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    FORMATS
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// The spec named `name` exactly.
+fn lookup(name: &str) -> Option<&'static FormatSpec> {
+    if let Some(f) = FORMATS.iter().find(|f| f.name == name) {
+        return Some(f);
+    }
+    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
+    extra.iter().find(|f| f.name == name).copied()
+}
+
+/// The names of every format, `a, b or c`, for detection's messages: csv last, as the one
+/// that needs a column spec besides its name.
+pub(crate) fn names_or() -> String {
+    let mut names: Vec<&str> = specs().iter().map(|f| f.name).collect();
+    names.sort_by_key(|n| *n == delimited::SPEC.name);
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
+}
+
+impl Serialize for TraceFormat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceFormat {
+    /// By exact name, as the derived enum did; the message is serde's own.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        lookup(&s).map(FormatSpec::format).ok_or_else(|| {
+            let known: Vec<String> = specs().iter().map(|f| format!("`{}`", f.name)).collect();
+            serde::de::Error::custom(format!(
+                "unknown variant `{s}`, expected one of {}",
+                known.join(", ")
+            ))
+        })
+    }
+}
 
 impl fmt::Display for TraceFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -291,15 +296,16 @@ impl FromStr for TraceFormat {
 
     fn from_str(s: &str) -> Result<Self, TraceError> {
         let want = s.trim().to_ascii_lowercase();
-        TraceFormat::ALL
-            .into_iter()
-            .find(|f| f.name() == want)
-            .ok_or_else(|| {
-                TraceError::Option(format!(
-                    "unknown trace format '{s}' (known: {})",
-                    TraceFormat::ALL.map(TraceFormat::name).join(", ")
-                ))
-            })
+        lookup(&want).map(FormatSpec::format).ok_or_else(|| {
+            TraceError::Option(format!(
+                "unknown trace format '{s}' (known: {})",
+                TraceFormat::all()
+                    .into_iter()
+                    .map(TraceFormat::name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
     }
 }
 
@@ -587,7 +593,13 @@ fn open_source(
         first: Some(headed.into_stream()),
         plan,
     };
-    let requests = (format.spec().read)(&mut ctx, blktrace_set)?;
+    let requests = match &format.spec().read {
+        Reader::Own(read) => read(&mut ctx, blktrace_set)?,
+        Reader::Lines { parse, time_unit } => ctx.lines(reader::FnParser {
+            parse: *parse,
+            time_unit,
+        })?,
+    };
     Ok(OpenedTrace {
         requests,
         warnings,

@@ -8,14 +8,27 @@
 //! 128166385295514878,hm,0,Read,11855351808,512,2617
 //! ```
 
-use super::TraceFormat;
-use super::lex::{is_header, mul, parse_u32, parse_u64, split_delim};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
-use super::warn::Kind;
+use super::lex::{mul, parse_u32, parse_u64, split_delim};
+use super::reader::{
+    Expected, LineParser, Parsed, RawRequest, count_error, field_error, header_once,
+};
 use super::write::{WriteState, read_or_write};
+use super::{FormatSpec, RW, Reader, TraceFormat};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "msr",
+    summary: "MSR Cambridge CSV: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime",
+    ops: RW,
+    resolution: "time in 100 ns ticks (rounded down); offset and size in bytes",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Msr::default())),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str = "7 comma-separated fields: \
@@ -29,12 +42,9 @@ pub(crate) struct Msr {
 
 impl LineParser for Msr {
     #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        if !self.seen_data {
-            self.seen_data = true;
-            if is_header(line) {
-                return Ok(Parsed::Skip(Kind::Header));
-            }
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
+        if let Some(header) = header_once(&mut self.seen_data, line) {
+            return Ok(header);
         }
         let [t, _host, d, ty, off, n, _resp] =
             split_delim::<7>(line, b',').map_err(|n| count_error(LAYOUT, n))?;

@@ -5,8 +5,76 @@
 use super::lex::{MAX_LINE, found_text, human_ns, is_blank};
 use super::warn::{Collector, Kind};
 use crate::workload::{IoRequest, OpKind, TraceError};
+use std::borrow::Cow;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
+
+/// Why a line is not a request: what was expected there. Its text is the `expected` of
+/// [`TraceError::Malformed`] (`file:line: expected …, found '…'`), so the variants keep
+/// the messages' wording; the typed fields say which layout, field and rule.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Expected {
+    /// A field of the layout is not what it must be.
+    #[error("{layout} (field {index}, {name}, must be {must})")]
+    Field {
+        /// The line layout.
+        layout: Cow<'static, str>,
+        /// 1-based field number.
+        index: usize,
+        /// The field's name in the layout.
+        name: Cow<'static, str>,
+        /// What it must be.
+        must: Cow<'static, str>,
+    },
+    /// The line has the wrong number of fields.
+    #[error("{layout} (the line has {found} field{})", plural(*.found))]
+    Count {
+        /// The line layout.
+        layout: Cow<'static, str>,
+        /// How many fields it has.
+        found: usize,
+    },
+    /// A request whose end does not fit a `u64`.
+    #[error("offset + size to stay below 2^64 bytes")]
+    EndOverflow,
+    /// A problem with the line as a whole, quoted after its layout.
+    #[error("{layout} ({inner})")]
+    Layout {
+        /// The line layout.
+        layout: Cow<'static, str>,
+        /// What is wrong.
+        inner: Box<Expected>,
+    },
+    /// Anything else, as text.
+    #[error("{0}")]
+    Other(Cow<'static, str>),
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+impl From<String> for Expected {
+    fn from(s: String) -> Self {
+        Expected::Other(Cow::Owned(s))
+    }
+}
+
+impl From<&'static str> for Expected {
+    fn from(s: &'static str) -> Self {
+        Expected::Other(Cow::Borrowed(s))
+    }
+}
+
+impl Expected {
+    /// This error placed after `layout`: `layout (this)`.
+    pub(crate) fn in_layout(self, layout: impl Into<Cow<'static, str>>) -> Expected {
+        Expected::Layout {
+            layout: layout.into(),
+            inner: Box::new(self),
+        }
+    }
+}
 
 /// One request as a format parser reads it: absolute time, bytes, before rebasing,
 /// filtering and fitting.
@@ -34,9 +102,9 @@ impl RawRequest {
         offset: u64,
         size: u64,
         op: OpKind,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Expected> {
         if offset.checked_add(size).is_none() {
-            return Err("offset + size to stay below 2^64 bytes".into());
+            return Err(Expected::EndOverflow);
         }
         Ok(RawRequest {
             time_ns,
@@ -62,7 +130,7 @@ pub(crate) enum Parsed {
 /// Turns one data line (no newline, not blank, not a comment) into a request.
 pub(crate) trait LineParser: Send {
     /// Parses `line`. `Err` holds what was expected, for [`TraceError::Malformed`].
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String>;
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected>;
     /// The unit of the time column, for warnings (`ns`, `ms`, …).
     fn time_unit(&self) -> &'static str;
     /// How many lines at the start of the file are headers to skip unread.
@@ -86,9 +154,55 @@ pub(crate) trait LineParser: Send {
     }
 }
 
+/// The [`LineParser`] of a format registered from outside the crate
+/// ([`super::FormatSpec::lines`]): a stateless function of the line.
+#[derive(Clone, Copy)]
+pub(crate) struct FnParser {
+    pub(crate) parse: super::ParseLineFn,
+    pub(crate) time_unit: &'static str,
+}
+
+impl LineParser for FnParser {
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
+        let r = (self.parse)(line)?;
+        RawRequest::new(r.arrival_ns, r.device, r.offset_bytes, r.size_bytes, r.op)
+            .map(Parsed::Request)
+    }
+
+    fn time_unit(&self) -> &'static str {
+        self.time_unit
+    }
+
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
+}
+
+/// For the CSV layouts whose files may open with a column-name line (MSR, Tencent): the
+/// first data line, if it is not numeric, is a header to skip; `seen_data` records that
+/// the first line has been looked at.
+#[inline]
+pub(crate) fn header_once(seen_data: &mut bool, line: &[u8]) -> Option<Parsed> {
+    if *seen_data {
+        return None;
+    }
+    *seen_data = true;
+    super::lex::is_header(line).then_some(Parsed::Skip(Kind::Header))
+}
+
 /// Builds the `expected` text of a field error: the layout plus which field is wrong.
-pub(crate) fn field_error(layout: &str, index: usize, name: &str, must: &str) -> String {
-    format!("{layout} (field {index}, {name}, must be {must})")
+pub(crate) fn field_error(
+    layout: &'static str,
+    index: usize,
+    name: &'static str,
+    must: &'static str,
+) -> Expected {
+    Expected::Field {
+        layout: Cow::Borrowed(layout),
+        index,
+        name: Cow::Borrowed(name),
+        must: Cow::Borrowed(must),
+    }
 }
 
 /// The request of a whitespace-format line whose fields `c` has read: the line must end
@@ -96,14 +210,13 @@ pub(crate) fn field_error(layout: &str, index: usize, name: &str, must: &str) ->
 pub(crate) fn ws_finish(
     line: &[u8],
     c: &super::lex::WsCursor,
-    layout: &str,
-    r: Result<RawRequest, String>,
-) -> Result<Parsed, String> {
+    layout: &'static str,
+    r: Result<RawRequest, Expected>,
+) -> Result<Parsed, Expected> {
     if !c.at_end() {
         return Err(count_error(layout, super::lex::WsFields::new(line).count()));
     }
-    r.map(Parsed::Request)
-        .map_err(|m| format!("{layout} ({m})"))
+    r.map(Parsed::Request).map_err(|m| m.in_layout(layout))
 }
 
 /// Error text for a bad field of a whitespace-separated line with `fields` fields: when
@@ -111,12 +224,12 @@ pub(crate) fn ws_finish(
 /// missing or extra field is the likelier mistake).
 pub(crate) fn ws_field_error(
     line: &[u8],
-    layout: &str,
+    layout: &'static str,
     fields: usize,
     index: usize,
-    name: &str,
-    must: &str,
-) -> String {
+    name: &'static str,
+    must: &'static str,
+) -> Expected {
     let n = super::lex::WsFields::new(line).count();
     if n == fields {
         field_error(layout, index, name, must)
@@ -126,9 +239,11 @@ pub(crate) fn ws_field_error(
 }
 
 /// Builds the `expected` text of a field-count error.
-pub(crate) fn count_error(layout: &str, found: usize) -> String {
-    let s = if found == 1 { "" } else { "s" };
-    format!("{layout} (the line has {found} field{s})")
+pub(crate) fn count_error(layout: &'static str, found: usize) -> Expected {
+    Expected::Count {
+        layout: Cow::Borrowed(layout),
+        found,
+    }
 }
 
 /// Why [`Lines::next_line`] stopped.
@@ -459,7 +574,7 @@ impl<R: BufRead + Send, P: LineParser> Records for LineRecords<R, P> {
             Err(expected) => Err(TraceError::Malformed {
                 path: self.path.clone(),
                 line: line_no,
-                expected,
+                expected: expected.to_string(),
                 found: found_text(line),
             }),
         }

@@ -10,14 +10,28 @@
 //! 1538323199,13896880,128,0,1063
 //! ```
 
-use super::TraceFormat;
-use super::lex::{SECTOR, is_header, mul, parse_scaled, parse_u32, parse_u64, split_delim};
-use super::reader::{LineParser, Parsed, RawRequest, count_error, field_error};
-use super::warn::Kind;
+use super::lex::{SECTOR, mul, parse_scaled, parse_u32, parse_u64, split_delim};
+use super::reader::{
+    Expected, LineParser, Parsed, RawRequest, count_error, field_error, header_once,
+};
 use super::write::{WriteState, read_or_write, secs, sector_span};
+use super::{FormatSpec, RW, Reader, TraceFormat};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use std::io::{self, Write};
+
+/// The format's entry in the registry ([`super::FORMATS`]).
+pub(crate) const SPEC: FormatSpec = FormatSpec {
+    name: "tencent",
+    summary: "SNIA Tencent CBS CSV: timestamp_s,offset_sectors,size_sectors,type,volume",
+    ops: RW,
+    resolution: "time in ns (s with 9 decimals); offset and size in 512 B sectors (a \
+                 request is widened to the sectors it touches); device as the volume",
+    header: "",
+    read: Reader::Own(|ctx, _| ctx.lines(Tencent::default())),
+    write: Some(write),
+    end: None,
+};
 
 /// The line layout, quoted in errors.
 pub(crate) const LAYOUT: &str =
@@ -31,12 +45,9 @@ pub(crate) struct Tencent {
 
 impl LineParser for Tencent {
     #[inline]
-    fn parse(&mut self, line: &[u8]) -> Result<Parsed, String> {
-        if !self.seen_data {
-            self.seen_data = true;
-            if is_header(line) {
-                return Ok(Parsed::Skip(Kind::Header));
-            }
+    fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
+        if let Some(header) = header_once(&mut self.seen_data, line) {
+            return Ok(header);
         }
         let [t, off, n, ty, vol] =
             split_delim::<5>(line, b',').map_err(|n| count_error(LAYOUT, n))?;

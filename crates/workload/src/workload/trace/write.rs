@@ -48,6 +48,17 @@ pub(crate) type WriteFn = fn(&IoRequest, &mut WriteState, &mut dyn Write) -> io:
 /// Writes what a format needs after its last request.
 pub(crate) type EndFn = fn(&WriteState, &mut dyn Write) -> io::Result<()>;
 
+/// The writer of `format`; a format that is only read (one added with
+/// [`super::register`] and no writer) is an [`io::ErrorKind::Unsupported`] error.
+fn writer(format: TraceFormat) -> io::Result<WriteFn> {
+    format.spec().write.ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("the {format} format has no writer (it is only read)"),
+        )
+    })
+}
+
 /// The refusal of something `format` cannot carry.
 pub(crate) fn unsupported(format: TraceFormat, what: String) -> io::Error {
     io::Error::new(
@@ -102,7 +113,8 @@ pub(crate) fn secs(ns: u64) -> String {
 /// lines. One writer per output file (some formats number their events or manage the
 /// files a log names).
 pub struct TraceWriter<W: Write> {
-    format: TraceFormat,
+    spec: &'static super::FormatSpec,
+    write: WriteFn,
     state: WriteState,
     out: W,
 }
@@ -110,9 +122,12 @@ pub struct TraceWriter<W: Write> {
 impl<W: Write> TraceWriter<W> {
     /// A writer of `format` into `out`; writes the format's header.
     pub fn new(format: TraceFormat, mut out: W) -> io::Result<Self> {
-        out.write_all(format.spec().header.as_bytes())?;
+        let spec = format.spec();
+        let write = writer(format)?;
+        out.write_all(spec.header.as_bytes())?;
         Ok(TraceWriter {
-            format,
+            spec,
+            write,
             state: WriteState::default(),
             out,
         })
@@ -123,7 +138,7 @@ impl<W: Write> TraceWriter<W> {
     /// nothing of it is written.
     pub fn write(&mut self, req: &IoRequest) -> io::Result<()> {
         let mut line = Vec::with_capacity(128);
-        (self.format.spec().write)(req, &mut self.state, &mut line)?;
+        (self.write)(req, &mut self.state, &mut line)?;
         self.out.write_all(&line)?;
         self.state.written += 1;
         self.state.last_ns = req.arrival_ns;
@@ -137,7 +152,7 @@ impl<W: Write> TraceWriter<W> {
 
     /// Writes the format's closing lines and flushes; gives the output back.
     pub fn finish(mut self) -> io::Result<W> {
-        if let Some(end) = self.format.spec().end {
+        if let Some(end) = self.spec.end {
             end(&self.state, &mut self.out)?;
         }
         self.out.flush()?;
@@ -161,7 +176,7 @@ pub fn write_request<W: Write>(
     let mut alone = WriteState::default();
     alone.first_use(req.device);
     let mut line = Vec::with_capacity(128);
-    (format.spec().write)(req, &mut alone, &mut line)?;
+    writer(format)?(req, &mut alone, &mut line)?;
     out.write_all(&line)
 }
 
