@@ -41,6 +41,22 @@ use super::core::{KeyMap, List, NIL, PageMap, PageSlots, Probe};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use crate::spec::{Counter, Counters};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys, page_level_bytes};
+
+/// The `qlru` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "qlru",
+    description: "QLRU (Kim & Kim 2013): LRU that protects pages referenced by commands waiting in the NCQ",
+    level: Level::Page,
+    counters: COUNTERS,
+    memory_bytes: page_level_bytes,
+    validate: no_keys,
+    build,
+};
+
+fn build(_: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(QLru::new(shape.capacity_pages, shape.logical_pages))
+}
 
 /// Reported as `buffer.qlru.set_aside`.
 pub const SET_ASIDE: Counter = Counter::total(
