@@ -30,10 +30,10 @@
 //! journal version's detection of low-spatial-locality clusters is not modelled.
 
 use super::core::{Clusters, Ghosts, List, PageMap, PageSlots};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, block_level_bytes, no_keys};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use crate::spec::{Counter, Counters};
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, block_level_bytes, no_keys};
 
 /// The `bpac` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

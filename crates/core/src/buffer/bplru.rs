@@ -22,8 +22,10 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
+use super::{
+    BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes, no_keys,
+};
 use crate::spec::{Counter, Counters};
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes, no_keys};
 
 /// The `bplru` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

@@ -20,9 +20,9 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
-use crate::spec::{Counter, Counters};
 use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes};
 use crate::spec::{ConfigError, check_f64};
+use crate::spec::{Counter, Counters};
 
 /// The `clc` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

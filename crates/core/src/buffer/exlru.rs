@@ -23,7 +23,10 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, MAX_EXLRU_WINDOW, WriteBuffer, block_level_bytes};
+use super::{
+    BufferConfig, BufferPolicySpec, BufferShape, Level, MAX_EXLRU_WINDOW, WriteBuffer,
+    block_level_bytes,
+};
 use crate::spec::{ConfigError, check_range};
 
 /// The `exlru` policy: its registry entry.

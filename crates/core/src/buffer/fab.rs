@@ -18,7 +18,9 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes, no_keys};
+use super::{
+    BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes, no_keys,
+};
 
 /// The `fab` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

@@ -19,11 +19,11 @@
 //! - counts saturate at 1023.
 
 use super::core::{List, NIL, PageMap, PageSlots};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, page_level_bytes};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
-use crate::spec::{Counter, Counters};
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, page_level_bytes};
 use crate::spec::{ConfigError, check_range};
+use crate::spec::{Counter, Counters};
 
 /// The `lfu` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

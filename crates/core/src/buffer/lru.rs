@@ -31,9 +31,9 @@
 //! `capacity` references.
 
 use super::core::{PageIndex, PageMap, Probe};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys};
 
 /// The `lru` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

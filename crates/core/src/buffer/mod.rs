@@ -735,6 +735,16 @@ mod tests {
                             }
                         }
                     }
+                    // A block-level policy's victims are one logical block's pages.
+                    if kind.spec().is_some_and(|s| s.level == Level::Block)
+                        && let Some(first) = out.pages.first()
+                    {
+                        let block = first.lpn / shape(cap).block_pages;
+                        prop_assert!(
+                            out.pages.iter().all(|e| e.lpn / shape(cap).block_pages == block),
+                            "{} evicted pages of several blocks at once", kind.name()
+                        );
+                    }
                     for e in &out.pages {
                         if e.pad {
                             prop_assert!(!model.contains(&e.lpn), "{} padded a buffered page", kind.name());
@@ -766,6 +776,25 @@ mod tests {
     #[test]
     fn registry_names_round_trip_and_list_every_policy() {
         assert_eq!(BufferKind::policies().count(), 8);
+        assert_eq!(BufferKind::all().len(), BUFFER_POLICIES.len() + 1);
+        for (spec, kind) in BUFFER_POLICIES.iter().zip(BufferKind::policies()) {
+            assert_eq!(spec.name, kind.name());
+            assert_eq!(kind.spec().map(|s| s.name), Some(spec.name));
+            // The policy built from the spec answers to its name.
+            let b = build(kind, 4);
+            assert_eq!(b.name(), spec.name);
+            // Its counters are the table's.
+            assert!(counters().contains(&spec.counters));
+        }
+        assert_eq!(BufferKind::None.spec().map(|s| s.name), None);
+        assert_eq!(serde_json::to_string(&BufferKind::Clc).unwrap(), "\"clc\"");
+        let e = serde_json::from_str::<BufferKind>("\"lr\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown variant `lr`, expected one of `none`, `lru`"),
+            "{e}"
+        );
         for &(k, name, _) in BufferKind::all() {
             assert_eq!(k.name(), name);
             let parsed: BufferKind =

@@ -38,10 +38,10 @@
 //!   the read is served from DRAM).
 
 use super::core::{KeyMap, List, NIL, PageMap, PageSlots, Probe};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys, page_level_bytes};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use crate::spec::{Counter, Counters};
-use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys, page_level_bytes};
 
 /// The `qlru` policy: its registry entry.
 pub const SPEC: BufferPolicySpec = BufferPolicySpec {

@@ -62,7 +62,12 @@ pub(crate) fn build_over<V: VictimPolicy>(
     logical_pages: u64,
     params: PolicyParams,
 ) -> Result<Box<dyn Ftl>, String> {
-    Ok(Box::new(PageFtl::<V>::new(cfg, geo, logical_pages, params)?))
+    Ok(Box::new(PageFtl::<V>::new(
+        cfg,
+        geo,
+        logical_pages,
+        params,
+    )?))
 }
 
 /// Page-mapping FTL state.

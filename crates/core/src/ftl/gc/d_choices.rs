@@ -8,7 +8,7 @@
 //! d = 1 is random selection; d ≈ 10 is already close to greedy. Only closed blocks are
 //! sampled (flashsim-dchoices also samples open frontiers — docs/algorithms.md §3.6).
 
-use super::{GcPolicySpec, CandidateList, PolicyParams, VictimPolicy};
+use super::{CandidateList, GcPolicySpec, PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

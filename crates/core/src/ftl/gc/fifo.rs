@@ -8,11 +8,8 @@ use crate::nand::{BlockId, Geometry, Nand};
 use std::collections::VecDeque;
 
 /// The `fifo` policy: its registry entry.
-pub const SPEC: GcPolicySpec = GcPolicySpec::new::<Fifo>(
-    "fifo",
-    "oldest closed block (round-robin cleaning)",
-    &[],
-);
+pub const SPEC: GcPolicySpec =
+    GcPolicySpec::new::<Fifo>("fifo", "oldest closed block (round-robin cleaning)", &[]);
 
 /// FIFO policy state: one queue of closed blocks per plane, in close order.
 #[derive(Clone, Debug)]

@@ -37,12 +37,8 @@ pub const GC_POLICIES: &[&GcPolicySpec] = &[
 /// Builds one FTL family (page FTL, DFTL) over a policy: a plain function pointer,
 /// instantiated per policy by [`GcPolicySpec::new`], so the FTL is monomorphised over its
 /// policy and the per-write path has no dynamic dispatch.
-pub type FtlBuild = fn(
-    &super::FtlConfig,
-    &Geometry,
-    u64,
-    PolicyParams,
-) -> Result<Box<dyn super::Ftl>, String>;
+pub type FtlBuild =
+    fn(&super::FtlConfig, &Geometry, u64, PolicyParams) -> Result<Box<dyn super::Ftl>, String>;
 
 /// Everything the simulator knows about a victim policy: its name (the `gc` key's value),
 /// its one-line description, the `[ftl]` keys it reads and how to build the FTLs that
@@ -99,7 +95,11 @@ pub fn register_gc_policy(spec: &'static GcPolicySpec) -> Result<(), &'static st
 /// Every policy: the built-in ones, then the registered ones.
 pub fn gc_policies() -> Vec<&'static GcPolicySpec> {
     let extra = REGISTERED.read().expect("registry lock");
-    GC_POLICIES.iter().copied().chain(extra.iter().copied()).collect()
+    GC_POLICIES
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
 }
 
 /// A victim policy, by its spec: the `gc` key / `--gc` flag. Compared, printed and
@@ -432,6 +432,32 @@ mod tests {
         }
         assert!(firsts[4] > 150, "{firsts:?}");
         assert_eq!(firsts[2], 0);
+    }
+
+    #[test]
+    fn registry_lists_every_policy_by_its_name() {
+        let names: Vec<&str> = GcPolicyKind::all().iter().map(|e| e.1).collect();
+        assert_eq!(names, ["greedy", "cost-benefit", "fifo", "d-choices"]);
+        for &(k, name, desc) in GcPolicyKind::all() {
+            assert_eq!(k.name(), name);
+            assert_eq!(k.spec().description, desc);
+            assert_eq!(GcPolicyKind::from_name(name), Some(k));
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<GcPolicyKind>(&json).unwrap(), k);
+        }
+        assert_eq!(GcPolicyKind::default(), GcPolicyKind::Greedy);
+        assert_eq!(GcPolicyKind::DChoices.spec().params, ["gc_d"]);
+        let e = serde_json::from_str::<GcPolicyKind>("\"greed\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "unknown variant `greed`, expected one of `greedy`, `cost-benefit`, `fifo`, `d-choices`"
+            ),
+            "{e}"
+        );
+        assert_eq!(register_gc_policy(&greedy::SPEC), Err("greedy"));
     }
 
     #[test]
