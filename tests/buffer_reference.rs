@@ -10,6 +10,9 @@
 //! enters the buffer; the buffer carries it to the page's OOB tag when it writes the
 //! page back, so a lost write, a stale write-back overtaking newer data, or padding that
 //! rewrites old data over new all show up as the wrong number.
+//!
+//! The harness is `pub` so tests/spec_dummy_policies.rs runs a policy registered in test
+//! code through it.
 
 use proptest::prelude::*;
 use ssdlab::buffer::BufferKind;
@@ -27,14 +30,14 @@ const LOGICAL: u32 = 64;
 const PAGE: u64 = 4096;
 
 #[derive(Clone, Debug)]
-enum Step {
+pub enum Step {
     /// Queue a command (if fewer than `qd` wait), else dispatch one.
     Queue(OpKind, u32, u32, u64),
     /// Dispatch the next waiting command.
     Dispatch,
 }
 
-fn steps() -> impl Strategy<Value = Vec<Step>> {
+pub fn steps() -> impl Strategy<Value = Vec<Step>> {
     // A hot set of 8 pages makes hits, protection and overwrites of buffered data common.
     let lpn = prop_oneof![3 => 0..LOGICAL, 2 => 0..8u32];
     let cmd = prop_oneof![
@@ -47,7 +50,12 @@ fn steps() -> impl Strategy<Value = Vec<Step>> {
     prop::collection::vec(cmd, 1..1500)
 }
 
-fn config(ftl: FtlKind, buffer: BufferKind, dispatch: DispatchOrder, buffer_pages: u64) -> Config {
+pub fn config(
+    ftl: FtlKind,
+    buffer: BufferKind,
+    dispatch: DispatchOrder,
+    buffer_pages: u64,
+) -> Config {
     let mut c = Config::default();
     c.device.capacity = Size(LOGICAL as u64 * PAGE);
     c.device.op_percent = 100.0; // 128 physical pages: 16 blocks of 8
@@ -108,7 +116,7 @@ fn check_all(dev: &Device, model: &BTreeMap<u32, u32>, when: &str) -> Result<(),
     Ok(())
 }
 
-fn run(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
+pub fn run(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
     let mut dev = Device::new(cfg).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut model: BTreeMap<u32, u32> = BTreeMap::new();
     let mut t = 0u64;

@@ -1,6 +1,8 @@
 //! Reference-model property tests: random read/write/trim sequences on tiny geometries,
 //! through GC and wear leveling, must read back exactly the last write of every page
 //! (checked through the OOB tag's write sequence), for every registered FTL × GC policy.
+//! The harness is `pub` so tests/spec_dummy_policies.rs runs a policy registered in test
+//! code through it.
 
 mod common;
 
@@ -13,13 +15,13 @@ use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
-enum Op {
+pub enum Op {
     Write(u32),
     Read(u32),
     Trim(u32),
 }
 
-fn ops(logical: u32) -> impl Strategy<Value = Vec<Op>> {
+pub fn ops(logical: u32) -> impl Strategy<Value = Vec<Op>> {
     // A hot set makes GC see blocks with very different valid counts.
     let lpn = prop_oneof![3 => 0..logical, 1 => 0..(logical / 8).max(1)];
     let op = prop_oneof![
@@ -48,7 +50,7 @@ fn geometries() -> Vec<Geometry> {
 
 /// The geometries a configuration runs on: DFTL at its default thresholds keeps two
 /// more spare blocks per plane plus its translation blocks, so it gets a few more blocks.
-fn geometries_for(cfg: &FtlConfig) -> Vec<Geometry> {
+pub fn geometries_for(cfg: &FtlConfig) -> Vec<Geometry> {
     let defaults = FtlConfig::default();
     if cfg.name == FtlKind::Dftl && cfg.gc_high_free_blocks == defaults.gc_high_free_blocks {
         let mut g = geometries();
@@ -60,7 +62,7 @@ fn geometries_for(cfg: &FtlConfig) -> Vec<Geometry> {
     }
 }
 
-fn configs() -> Vec<FtlConfig> {
+pub fn configs() -> Vec<FtlConfig> {
     let mut out = Vec::new();
     for &(name, _, _) in FtlKind::all() {
         if matches!(
@@ -138,7 +140,7 @@ fn configs() -> Vec<FtlConfig> {
     out
 }
 
-fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), TestCaseError> {
+pub fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut ftl =
         build_ftl(cfg, geo, logical as u64, 3).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let mut nand = Nand::new(*geo, 1_000_000, true, ftl.programs_in_order());

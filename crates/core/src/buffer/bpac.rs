@@ -30,9 +30,29 @@
 //! journal version's detection of low-spatial-locality clusters is not modelled.
 
 use super::core::{Clusters, Ghosts, List, PageMap, PageSlots};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, block_level_bytes, no_keys};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use crate::spec::{Counter, Counters};
+
+/// The `bpac` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "bpac",
+    description: "BPAC (Wu et al. 2010): adaptive page list + block list with ghost feedback",
+    level: Level::Block,
+    counters: COUNTERS,
+    memory_bytes: block_level_bytes,
+    validate: no_keys,
+    build,
+};
+
+fn build(_: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(Bpac::new(
+        shape.capacity_pages,
+        shape.block_pages,
+        shape.logical_pages,
+    ))
+}
 
 /// Reported as `buffer.bpac.promotions`.
 pub const PROMOTIONS: Counter = Counter::total(

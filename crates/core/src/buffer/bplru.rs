@@ -22,7 +22,31 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
+use super::{
+    BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes, no_keys,
+};
 use crate::spec::{Counter, Counters};
+
+/// The `bplru` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "bplru",
+    description: "BPLRU (Kim & Ahn, FAST 2008): block LRU, page padding, LRU compensation",
+    level: Level::Block,
+    counters: COUNTERS,
+    memory_bytes: block_level_bytes,
+    validate: no_keys,
+    build,
+};
+
+fn build(cfg: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(Bplru::buffer(
+        shape.capacity_pages,
+        shape.block_pages,
+        shape.logical_pages,
+        cfg.bplru_padding,
+        cfg.bplru_compensation,
+    ))
+}
 
 /// Reported as `buffer.bplru.compensations`.
 pub const COMPENSATIONS: Counter = Counter::total(

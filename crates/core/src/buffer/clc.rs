@@ -20,7 +20,40 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes};
+use crate::spec::{ConfigError, check_f64};
 use crate::spec::{Counter, Counters};
+
+/// The `clc` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "clc",
+    description: "CLC (Kang et al. 2009): LRU region of clusters, then evict the largest cold cluster",
+    level: Level::Block,
+    counters: COUNTERS,
+    memory_bytes: block_level_bytes,
+    validate,
+    build,
+};
+
+/// `buffer.clc_lru_percent` is a share of the buffer.
+fn validate(cfg: &BufferConfig) -> Result<(), ConfigError> {
+    check_f64(
+        "buffer.clc_lru_percent",
+        cfg.clc_lru_percent,
+        0.0,
+        100.0,
+        "percent of the buffer's pages",
+    )
+}
+
+fn build(cfg: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(Clc::buffer(
+        shape.capacity_pages,
+        shape.block_pages,
+        shape.logical_pages,
+        cfg.clc_lru_percent,
+    ))
+}
 
 /// Reported as `buffer.clc.demotions`.
 pub const DEMOTIONS: Counter = Counter::total(

@@ -23,6 +23,42 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List, NIL};
+use super::{
+    BufferConfig, BufferPolicySpec, BufferShape, Level, MAX_EXLRU_WINDOW, WriteBuffer,
+    block_level_bytes,
+};
+use crate::spec::{ConfigError, check_range};
+
+/// The `exlru` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "exlru",
+    description: "ExLRU (Shi et al. 2011): among the LRU-most blocks evict the least expected reuse per page",
+    level: Level::Block,
+    counters: &[],
+    memory_bytes: block_level_bytes,
+    validate,
+    build,
+};
+
+/// `buffer.exlru_window` is at least one block and bounds the work per eviction.
+fn validate(cfg: &BufferConfig) -> Result<(), ConfigError> {
+    check_range(
+        "buffer.exlru_window",
+        cfg.exlru_window,
+        1,
+        MAX_EXLRU_WINDOW,
+        "LRU-end blocks examined per eviction",
+    )
+}
+
+fn build(cfg: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(ExLru::buffer(
+        shape.capacity_pages,
+        shape.block_pages,
+        shape.logical_pages,
+        cfg.exlru_window,
+    ))
+}
 
 /// Expectation-based LRU: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]

@@ -18,6 +18,28 @@
 
 use super::block::{BlockBuffer, BlockEviction};
 use super::core::{Clusters, List};
+use super::{
+    BufferConfig, BufferPolicySpec, BufferShape, Level, WriteBuffer, block_level_bytes, no_keys,
+};
+
+/// The `fab` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "fab",
+    description: "FAB (Jo et al. 2006): evict all pages of the block with most buffered pages",
+    level: Level::Block,
+    counters: &[],
+    memory_bytes: block_level_bytes,
+    validate: no_keys,
+    build,
+};
+
+fn build(_: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(Fab::buffer(
+        shape.capacity_pages,
+        shape.block_pages,
+        shape.logical_pages,
+    ))
+}
 
 /// Flash-Aware Buffer: the victim picker of a [`BlockBuffer`].
 #[derive(Clone)]

@@ -19,9 +19,45 @@
 //! - counts saturate at 1023.
 
 use super::core::{List, NIL, PageMap, PageSlots};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, page_level_bytes};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
+use crate::spec::{ConfigError, check_range};
 use crate::spec::{Counter, Counters};
+
+/// The `lfu` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "lfu",
+    description: "page LFU: evict the least-referenced page (ties: LRU), counts halved periodically",
+    level: Level::Page,
+    counters: COUNTERS,
+    memory_bytes: page_level_bytes,
+    validate,
+    build,
+};
+
+/// `buffer.lfu_aging_refs`, when set, is at least one reference.
+fn validate(cfg: &BufferConfig) -> Result<(), ConfigError> {
+    if let Some(r) = cfg.lfu_aging_refs {
+        check_range(
+            "buffer.lfu_aging_refs",
+            r,
+            1,
+            u64::MAX,
+            "references between halvings",
+        )?;
+    }
+    Ok(())
+}
+
+fn build(cfg: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    let c = shape.capacity_pages;
+    Box::new(Lfu::new(
+        c,
+        shape.logical_pages,
+        cfg.lfu_aging_refs.unwrap_or(c as u64),
+    ))
+}
 
 /// Reported as `buffer.lfu.agings`.
 pub const AGINGS: Counter = Counter::total(

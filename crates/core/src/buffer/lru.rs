@@ -31,8 +31,41 @@
 //! `capacity` references.
 
 use super::core::{PageIndex, PageMap, Probe};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
+
+/// The `lru` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "lru",
+    description: "page LRU: a hit moves the page to MRU, evict the LRU page",
+    level: Level::Page,
+    counters: &[],
+    memory_bytes,
+    validate: no_keys,
+    build,
+};
+
+/// A flat index (a slot per logical page) on devices small enough, else the page index.
+fn build(_: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    let (c, l) = (shape.capacity_pages, shape.logical_pages);
+    if super::core::page_map_is_flat(l) {
+        Box::new(Lru::<super::core::FlatIndex>::new(c, l))
+    } else {
+        Box::new(Lru::<PageIndex>::new(c, l))
+    }
+}
+
+/// LRU keeps a reference ring of 8-16 B per page instead of slots and links, so the
+/// page-level slot figure is an upper bound for it; its flat index takes 4 B per logical
+/// page.
+fn memory_bytes(shape: &BufferShape) -> u64 {
+    if super::core::page_map_is_flat(shape.logical_pages) {
+        shape.logical_pages * 4 + super::slot_bytes(shape)
+    } else {
+        super::page_level_bytes(shape)
+    }
+}
 
 /// How far ahead of the oldest ring entry the index group and then the index line of a
 /// coming victim are fetched (the line's address needs the group entry). A command's

@@ -40,9 +40,10 @@ pub use lru::Lru;
 pub use qlru::QLru;
 
 use crate::nand::Lpn;
-use crate::spec::{ConfigError, Counter, Counters, check_f64, check_range};
+use crate::spec::{ConfigError, Counter, Counters, check_range};
 use crate::units::Size;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::RwLock;
 
 /// Reported as `buffer.host_flushes`.
 pub const HOST_FLUSHES: Counter = Counter::total(
@@ -50,15 +51,13 @@ pub const HOST_FLUSHES: Counter = Counter::total(
     "commands",
     "host FLUSH commands that emptied the write buffer",
 );
-/// The counters a write buffer may report: the stage's, then each policy's own.
-pub const COUNTERS: &[&[Counter]] = &[
-    &[HOST_FLUSHES],
-    qlru::COUNTERS,
-    lfu::COUNTERS,
-    bplru::COUNTERS,
-    clc::COUNTERS,
-    bpac::COUNTERS,
-];
+/// The counters a write buffer may report: the stage's, then each policy's own (from
+/// its spec).
+pub fn counters() -> Vec<&'static [Counter]> {
+    let mut all: Vec<&'static [Counter]> = vec![&[HOST_FLUSHES]];
+    all.extend(buffer_policies().iter().map(|s| s.counters));
+    all
+}
 
 /// One page leaving the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,82 +183,179 @@ pub trait WriteBuffer: Send + WriteBufferClone {
     fn check_invariants(&self);
 }
 
-/// Registered write-buffer policies (the `name` key of `[buffer]` / `--buffer`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum BufferKind {
-    /// No buffer: every host page goes straight to the FTL.
-    #[default]
-    None,
-    /// Page LRU.
-    Lru,
-    /// Page LFU with aging.
-    Lfu,
-    /// Flash-Aware Buffer: evict the block with most buffered pages.
-    Fab,
-    /// Block-Padding LRU.
-    Bplru,
-    /// Cold and Largest Cluster.
-    Clc,
-    /// Block-Page Adaptive Cache.
-    Bpac,
-    /// Expectation-based LRU.
-    Exlru,
-    /// NCQ-aware LRU.
-    Qlru,
+/// The built-in write-buffer policies, one line each, in `ssdlab list` order (after
+/// `none`). A policy is one file exporting `pub const SPEC` plus its line here; the
+/// CLI's `--buffer` choices, `ssdlab list`, the `name` key's parsing, validation, the
+/// memory estimate, the counter table and the contract tests all read this list (and
+/// the policies [`register_buffer_policy`] added after it).
+pub const BUFFER_POLICIES: &[&BufferPolicySpec] = &[
+    &lru::SPEC,
+    &lfu::SPEC,
+    &fab::SPEC,
+    &bplru::SPEC,
+    &clc::SPEC,
+    &bpac::SPEC,
+    &exlru::SPEC,
+    &qlru::SPEC,
+];
+
+/// What a policy keeps and evicts: single pages, or whole logical blocks
+/// (`buffer.block_pages` pages; every eviction is the buffered pages of one block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Pages are ordered and evicted one by one.
+    Page,
+    /// Pages are grouped by logical block; a victim block leaves whole.
+    Block,
 }
 
+/// Everything the simulator knows about a write-buffer policy.
+pub struct BufferPolicySpec {
+    /// Registered name, the value of `[buffer] name` / `--buffer`.
+    pub name: &'static str,
+    /// One line for `ssdlab list` and `--help`.
+    pub description: &'static str,
+    /// Page- or block-level.
+    pub level: Level,
+    /// The counters it reports (keys `buffer.<policy>.*`).
+    pub counters: &'static [Counter],
+    /// Bytes of DRAM the simulator's structures take for a buffer of `shape` (index,
+    /// per-page slots and links, per-block nodes): the memory estimate's buffer part.
+    pub memory_bytes: fn(&BufferShape) -> u64,
+    /// Checks the `[buffer]` keys that belong to this policy. Every registered policy's
+    /// check runs whichever policy is chosen, so a bad value is refused even while unused.
+    pub validate: fn(&BufferConfig) -> Result<(), ConfigError>,
+    /// Builds the policy for a validated config and its resolved shape.
+    pub build: fn(&BufferConfig, BufferShape) -> Box<dyn WriteBuffer>,
+}
+
+/// [`BufferPolicySpec::validate`] of a policy without keys of its own.
+pub fn no_keys(_: &BufferConfig) -> Result<(), ConfigError> {
+    Ok(())
+}
+
+/// Slots of a buffer hash map holding `n` entries: a power of two at least twice `n`
+/// (`KeyMap::with_capacity`), 8 bytes each.
+pub fn key_map_bytes(n: u64) -> u64 {
+    (n.max(8) * 2).next_power_of_two() * 8
+}
+
+/// A page index (`PageIndex`) over `logical` pages holding up to `n`: its group table
+/// (4 B per 16 pages) and at most one 64-byte line per present page, or per group when
+/// groups are fewer, plus the empty line.
+pub fn page_index_bytes(n: u64, logical: u64) -> u64 {
+    let groups = logical.div_ceil(16).max(1);
+    groups * 4 + (n.min(groups) + 1) * 64
+}
+
+/// Page slots besides the index: links (prev, next, key, tag), free list; policies add
+/// a few `u32`s per slot (counts, stamps, flags).
+pub fn slot_bytes(shape: &BufferShape) -> u64 {
+    shape.capacity_pages as u64 * (16 + 4 + 8)
+}
+
+/// A page-level policy's [`BufferPolicySpec::memory_bytes`]: page index and slots.
+pub fn page_level_bytes(shape: &BufferShape) -> u64 {
+    page_index_bytes(shape.capacity_pages as u64, shape.logical_pages) + slot_bytes(shape)
+}
+
+/// A block-level policy's [`BufferPolicySpec::memory_bytes`]: a page-level buffer's, plus
+/// one cluster node per buffered page at most (map, count, links, page bitmap).
+pub fn block_level_bytes(shape: &BufferShape) -> u64 {
+    let n = shape.capacity_pages as u64;
+    let words = (shape.block_pages as u64).div_ceil(64);
+    page_level_bytes(shape) + key_map_bytes(n) + n * (4 + 16 + 4 + 8 * words)
+}
+
+/// Policies registered at run time (test code adds a dummy one), consulted after
+/// [`BUFFER_POLICIES`]; and the leaked `(kind, name, description)` table of all choices,
+/// rebuilt on each registration so [`BufferKind::all`] can hand out a `'static` slice.
+static REGISTERED: RwLock<Vec<&'static BufferPolicySpec>> = RwLock::new(Vec::new());
+type Described = &'static [(BufferKind, &'static str, &'static str)];
+static ALL: RwLock<Option<Described>> = RwLock::new(None);
+
+/// Adds `spec` after the built-in policies, for the rest of the process. Refused (`Err`
+/// with the name) when a choice of that name exists.
+pub fn register_buffer_policy(spec: &'static BufferPolicySpec) -> Result<(), &'static str> {
+    if BufferKind::from_name(spec.name).is_some() {
+        return Err(spec.name);
+    }
+    REGISTERED.write().expect("registry lock").push(spec);
+    *ALL.write().expect("registry lock") = None;
+    Ok(())
+}
+
+/// Every policy: the built-in ones, then the registered ones.
+pub fn buffer_policies() -> Vec<&'static BufferPolicySpec> {
+    let extra = REGISTERED.read().expect("registry lock");
+    BUFFER_POLICIES
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// The `name` of `[buffer]` / `--buffer`: no buffer, or a policy by its spec. Compared,
+/// printed and (de)serialized by name, so the config echo reads as it did when this was
+/// an enum.
+#[derive(Clone, Copy, Default)]
+pub struct BufferKind(Option<&'static BufferPolicySpec>);
+
+// Named like the enum variants they replace, so every call site reads as before.
+#[allow(non_upper_case_globals)]
 impl BufferKind {
+    /// No buffer: every host page goes straight to the FTL.
+    pub const None: BufferKind = BufferKind(None);
+    /// Page LRU.
+    pub const Lru: BufferKind = BufferKind(Some(&lru::SPEC));
+    /// Page LFU with aging.
+    pub const Lfu: BufferKind = BufferKind(Some(&lfu::SPEC));
+    /// Flash-Aware Buffer: evict the block with most buffered pages.
+    pub const Fab: BufferKind = BufferKind(Some(&fab::SPEC));
+    /// Block-Padding LRU.
+    pub const Bplru: BufferKind = BufferKind(Some(&bplru::SPEC));
+    /// Cold and Largest Cluster.
+    pub const Clc: BufferKind = BufferKind(Some(&clc::SPEC));
+    /// Block-Page Adaptive Cache.
+    pub const Bpac: BufferKind = BufferKind(Some(&bpac::SPEC));
+    /// Expectation-based LRU.
+    pub const Exlru: BufferKind = BufferKind(Some(&exlru::SPEC));
+    /// NCQ-aware LRU.
+    pub const Qlru: BufferKind = BufferKind(Some(&qlru::SPEC));
+}
+
+/// The `none` choice's line in `ssdlab list`.
+const NONE_DESCRIPTION: &str =
+    "no write buffer (the default unless the preset sets one; `ssdlab config` shows it)";
+
+impl BufferKind {
+    /// The policy of `spec`.
+    pub fn of(spec: &'static BufferPolicySpec) -> Self {
+        BufferKind(Some(spec))
+    }
+
+    /// Its spec; `None` for no buffer.
+    pub fn spec(self) -> Option<&'static BufferPolicySpec> {
+        self.0
+    }
+
     /// Every choice with its name and a one-line description, for `ssdlab list`
     /// (`none` first, then every policy; contract tests use [`BufferKind::policies`]).
     pub fn all() -> &'static [(BufferKind, &'static str, &'static str)] {
-        &[
-            (
-                BufferKind::None,
-                "none",
-                "no write buffer (the default unless the preset sets one; `ssdlab config` shows it)",
-            ),
-            (
-                BufferKind::Lru,
-                "lru",
-                "page LRU: a hit moves the page to MRU, evict the LRU page",
-            ),
-            (
-                BufferKind::Lfu,
-                "lfu",
-                "page LFU: evict the least-referenced page (ties: LRU), counts halved periodically",
-            ),
-            (
-                BufferKind::Fab,
-                "fab",
-                "FAB (Jo et al. 2006): evict all pages of the block with most buffered pages",
-            ),
-            (
-                BufferKind::Bplru,
-                "bplru",
-                "BPLRU (Kim & Ahn, FAST 2008): block LRU, page padding, LRU compensation",
-            ),
-            (
-                BufferKind::Clc,
-                "clc",
-                "CLC (Kang et al. 2009): LRU region of clusters, then evict the largest cold cluster",
-            ),
-            (
-                BufferKind::Bpac,
-                "bpac",
-                "BPAC (Wu et al. 2010): adaptive page list + block list with ghost feedback",
-            ),
-            (
-                BufferKind::Exlru,
-                "exlru",
-                "ExLRU (Shi et al. 2011): among the LRU-most blocks evict the least expected reuse per page",
-            ),
-            (
-                BufferKind::Qlru,
-                "qlru",
-                "QLRU (Kim & Kim 2013): LRU that protects pages referenced by commands waiting in the NCQ",
-            ),
-        ]
+        if let Some(all) = *ALL.read().expect("registry lock") {
+            return all;
+        }
+        let table: Vec<_> = std::iter::once((BufferKind::None, "none", NONE_DESCRIPTION))
+            .chain(
+                buffer_policies()
+                    .into_iter()
+                    .map(|s| (BufferKind(Some(s)), s.name, s.description)),
+            )
+            .collect();
+        // Leaked once per registration (a handful per process).
+        let all: Described = Box::leak(table.into_boxed_slice());
+        *ALL.write().expect("registry lock") = Some(all);
+        all
     }
 
     /// Every real policy (all but `none`).
@@ -272,11 +368,42 @@ impl BufferKind {
 
     /// The registered name.
     pub fn name(self) -> &'static str {
-        Self::all()
-            .iter()
-            .find(|(k, _, _)| *k == self)
-            .map(|(_, n, _)| *n)
-            .expect("every kind is registered")
+        self.0.map_or("none", |s| s.name)
+    }
+
+    /// The choice called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::all().iter().find(|e| e.1 == name).map(|e| e.0)
+    }
+}
+
+impl PartialEq for BufferKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for BufferKind {}
+
+impl std::fmt::Debug for BufferKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for BufferKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        BufferKind::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = BufferKind::all().iter().map(|e| e.1).collect();
+            serde::de::Error::custom(crate::ftl::gc::unknown_variant(&name, &names))
+        })
     }
 }
 
@@ -363,13 +490,6 @@ impl BufferConfig {
                 "a positive rate, MB/s",
             ));
         }
-        check_f64(
-            "buffer.clc_lru_percent",
-            self.clc_lru_percent,
-            0.0,
-            100.0,
-            "percent of the buffer's pages",
-        )?;
         check_range(
             "buffer.flush_ahead_pages",
             self.flush_ahead_pages,
@@ -377,21 +497,8 @@ impl BufferConfig {
             1 << 20,
             "pages kept free by write-back ahead of need",
         )?;
-        check_range(
-            "buffer.exlru_window",
-            self.exlru_window,
-            1,
-            MAX_EXLRU_WINDOW,
-            "LRU-end blocks examined per eviction",
-        )?;
-        if let Some(r) = self.lfu_aging_refs {
-            check_range(
-                "buffer.lfu_aging_refs",
-                r,
-                1,
-                u64::MAX,
-                "references between halvings",
-            )?;
+        for spec in buffer_policies() {
+            (spec.validate)(self)?;
         }
         let block_pages = self.block_pages.unwrap_or(device_block_pages);
         check_range(
@@ -468,41 +575,7 @@ pub const MAX_EXLRU_WINDOW: u32 = 4096;
 
 /// Builds the configured policy for `shape`.
 pub fn build_buffer(cfg: &BufferConfig, shape: BufferShape) -> Option<Box<dyn WriteBuffer>> {
-    let c = shape.capacity_pages;
-    Some(match cfg.name {
-        BufferKind::None => return None,
-        BufferKind::Lru if core::page_map_is_flat(shape.logical_pages) => {
-            Box::new(Lru::<core::FlatIndex>::new(c, shape.logical_pages))
-        }
-        BufferKind::Lru => Box::new(Lru::<core::PageIndex>::new(c, shape.logical_pages)),
-        BufferKind::Qlru => Box::new(QLru::new(c, shape.logical_pages)),
-        BufferKind::Lfu => Box::new(Lfu::new(
-            c,
-            shape.logical_pages,
-            cfg.lfu_aging_refs.unwrap_or(c as u64),
-        )),
-        BufferKind::Fab => Box::new(Fab::buffer(c, shape.block_pages, shape.logical_pages)),
-        BufferKind::Bplru => Box::new(Bplru::buffer(
-            c,
-            shape.block_pages,
-            shape.logical_pages,
-            cfg.bplru_padding,
-            cfg.bplru_compensation,
-        )),
-        BufferKind::Clc => Box::new(Clc::buffer(
-            c,
-            shape.block_pages,
-            shape.logical_pages,
-            cfg.clc_lru_percent,
-        )),
-        BufferKind::Bpac => Box::new(Bpac::new(c, shape.block_pages, shape.logical_pages)),
-        BufferKind::Exlru => Box::new(ExLru::buffer(
-            c,
-            shape.block_pages,
-            shape.logical_pages,
-            cfg.exlru_window,
-        )),
-    })
+    cfg.name.spec().map(|s| (s.build)(cfg, shape))
 }
 
 #[cfg(test)]
@@ -662,6 +735,16 @@ mod tests {
                             }
                         }
                     }
+                    // A block-level policy's victims are one logical block's pages.
+                    if kind.spec().is_some_and(|s| s.level == Level::Block)
+                        && let Some(first) = out.pages.first()
+                    {
+                        let block = first.lpn / shape(cap).block_pages;
+                        prop_assert!(
+                            out.pages.iter().all(|e| e.lpn / shape(cap).block_pages == block),
+                            "{} evicted pages of several blocks at once", kind.name()
+                        );
+                    }
                     for e in &out.pages {
                         if e.pad {
                             prop_assert!(!model.contains(&e.lpn), "{} padded a buffered page", kind.name());
@@ -693,6 +776,25 @@ mod tests {
     #[test]
     fn registry_names_round_trip_and_list_every_policy() {
         assert_eq!(BufferKind::policies().count(), 8);
+        assert_eq!(BufferKind::all().len(), BUFFER_POLICIES.len() + 1);
+        for (spec, kind) in BUFFER_POLICIES.iter().zip(BufferKind::policies()) {
+            assert_eq!(spec.name, kind.name());
+            assert_eq!(kind.spec().map(|s| s.name), Some(spec.name));
+            // The policy built from the spec answers to its name.
+            let b = build(kind, 4);
+            assert_eq!(b.name(), spec.name);
+            // Its counters are the table's.
+            assert!(counters().contains(&spec.counters));
+        }
+        assert_eq!(BufferKind::None.spec().map(|s| s.name), None);
+        assert_eq!(serde_json::to_string(&BufferKind::Clc).unwrap(), "\"clc\"");
+        let e = serde_json::from_str::<BufferKind>("\"lr\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown variant `lr`, expected one of `none`, `lru`"),
+            "{e}"
+        );
         for &(k, name, _) in BufferKind::all() {
             assert_eq!(k.name(), name);
             let parsed: BufferKind =

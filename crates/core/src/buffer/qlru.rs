@@ -38,9 +38,25 @@
 //!   the read is served from DRAM).
 
 use super::core::{KeyMap, List, NIL, PageMap, PageSlots, Probe};
+use super::{BufferConfig, BufferPolicySpec, BufferShape, Level, no_keys, page_level_bytes};
 use super::{Evicted, Evictions, WriteBuffer};
 use crate::nand::Lpn;
 use crate::spec::{Counter, Counters};
+
+/// The `qlru` policy: its registry entry.
+pub const SPEC: BufferPolicySpec = BufferPolicySpec {
+    name: "qlru",
+    description: "QLRU (Kim & Kim 2013): LRU that protects pages referenced by commands waiting in the NCQ",
+    level: Level::Page,
+    counters: COUNTERS,
+    memory_bytes: page_level_bytes,
+    validate: no_keys,
+    build,
+};
+
+fn build(_: &BufferConfig, shape: BufferShape) -> Box<dyn WriteBuffer> {
+    Box::new(QLru::new(shape.capacity_pages, shape.logical_pages))
+}
 
 /// Reported as `buffer.qlru.set_aside`.
 pub const SET_ASIDE: Counter = Counter::total(

@@ -8,7 +8,7 @@ use super::memory::{self, MemoryEstimate};
 use super::{Config, ConfigError, ResolvedDevice, TimingMode};
 use crate::ftl::layout::ChannelPlacement;
 use crate::ftl::superblock::Superblock;
-use crate::ftl::{FtlConfig, FtlKind, build_ftl, gc::GcPolicyKind, knob, unit_pages};
+use crate::ftl::{FtlConfig, FtlKind, build_ftl, gc::gc_policies, knob, unit_pages};
 use crate::nand::Geometry;
 use crate::units::Size;
 use crate::workload::synth;
@@ -531,19 +531,24 @@ fn check_knobs(cfg: &FtlConfig, preset_name: &str) -> Result<Vec<String>, Config
                 users: FtlKind::names_where(k.used_by),
             });
         }
-        if key == "gc_d"
-            && cfg.gc != GcPolicyKind::DChoices
+        // A GC policy's own keys (`gc_d`): set away from the default, the chosen policy
+        // must read them (its spec says which keys it reads).
+        let readers: Vec<&str> = gc_policies()
+            .iter()
+            .filter(|s| s.params.contains(&key.as_str()))
+            .map(|s| s.name)
+            .collect();
+        if !readers.is_empty()
+            && !cfg.gc.spec().params.contains(&key.as_str())
             && preset.as_ref().is_none_or(|p| p.get(key) != v)
         {
             return Err(ConfigError::value(
-                "ftl.gc_d",
+                format!("ftl.{key}"),
                 value,
                 format!(
-                    "its default unless ftl.gc = d-choices (gc = {} samples no candidates)",
-                    GcPolicyKind::all()
-                        .iter()
-                        .find(|e| e.0 == cfg.gc)
-                        .map_or("?", |e| e.1)
+                    "its default unless ftl.gc = {} (gc = {} samples no candidates)",
+                    readers.join(" or "),
+                    cfg.gc.name()
                 ),
             ));
         }

@@ -5,13 +5,14 @@
 //! sizes of its element types, not published numbers): `src/nand.rs` keeps a 4-byte OOB
 //! tag per page (8 with `track_write_seq`), a validity bit per page (a second bit for
 //! FTLs that program out of order) and 16 bytes of state per block; the page FTL and
-//! DFTL a 4-byte map entry per logical page; the buffer a page index (4 B per 16
-//! logical pages, a line per present group) and list links per buffered page
-//! (`src/buffer/core.rs`). `tests/config_memory.rs` checks the total against the
+//! DFTL a 4-byte map entry per logical page; the buffer what its policy's
+//! spec says (`BufferPolicySpec::memory_bytes`: a page index of 4 B per 16 logical pages
+//! and a line per present group, list links per buffered page, cluster nodes for the
+//! block-level policies; `src/buffer/core.rs`). `tests/config_memory.rs` checks the total against the
 //! process's resident-set growth.
 
 use super::Config;
-use crate::buffer::{BufferKind, BufferShape};
+use crate::buffer::{BufferKind, BufferShape, key_map_bytes};
 use crate::ftl::FtlKind;
 use crate::nand::Geometry;
 use crate::units::Size;
@@ -83,48 +84,12 @@ const CMT_ENTRY_BYTES: u64 = 32;
 /// held in memory (about 100 requests of 32 bytes per file).
 const ANDREW_FILE_BYTES: u64 = 4096;
 
-/// Slots of a buffer hash map holding `n` entries: a power of two at least twice `n`
-/// (`KeyMap::with_capacity`), 8 bytes each.
-fn key_map_bytes(n: u64) -> u64 {
-    (n.max(8) * 2).next_power_of_two() * 8
-}
-
-/// A page index (`PageIndex`) over `logical` pages holding up to `n`: its group table
-/// (4 B per 16 pages) and at most one 64-byte line per present page, or per group when
-/// groups are fewer, plus the empty line.
-fn page_index_bytes(n: u64, logical: u64) -> u64 {
-    let groups = logical.div_ceil(16).max(1);
-    groups * 4 + (n.min(groups) + 1) * 64
-}
-
+/// The buffer's part: what its policy's spec says its structures take, plus the write
+/// sequence numbers it carries per page when the run tracks them (a hash map).
 fn buffer_bytes(kind: BufferKind, shape: &BufferShape, track_seq: bool) -> u64 {
-    let n = shape.capacity_pages as u64;
-    // Page slots: index, links (prev, next, key, tag), free list; policies add a few
-    // `u32`s per slot (counts, stamps, flags). LRU keeps a reference ring of 8-16 B per
-    // page instead of slots and links: the figure is an upper bound for it.
-    // LRU indexes its pages flat (4 B per logical page) on devices small enough.
-    let index =
-        if kind == BufferKind::Lru && crate::buffer::core::page_map_is_flat(shape.logical_pages) {
-            shape.logical_pages * 4
-        } else {
-            page_index_bytes(n, shape.logical_pages)
-        };
-    let mut bytes = index + n * (16 + 4 + 8);
-    let block_granular = matches!(
-        kind,
-        BufferKind::Fab
-            | BufferKind::Bplru
-            | BufferKind::Clc
-            | BufferKind::Bpac
-            | BufferKind::Exlru
-    );
-    if block_granular {
-        // One cluster node per buffered page at most: map, count, links, page bitmap.
-        let words = (shape.block_pages as u64).div_ceil(64);
-        bytes += key_map_bytes(n) + n * (4 + 16 + 4 + 8 * words);
-    }
+    let mut bytes = kind.spec().map_or(0, |s| (s.memory_bytes)(shape));
     if track_seq {
-        bytes += key_map_bytes(n);
+        bytes += key_map_bytes(shape.capacity_pages as u64);
     }
     bytes
 }

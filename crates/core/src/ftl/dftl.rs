@@ -58,7 +58,7 @@
 
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
-use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
+use super::gc::{PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::layout::{ChannelPlacement, Layout, Placement};
 use super::{Ftl, FtlConfig, FtlError};
@@ -329,14 +329,18 @@ pub fn build(
     logical_pages: u64,
     params: PolicyParams,
 ) -> Result<Box<dyn Ftl>, String> {
-    Ok(match cfg.gc {
-        GcPolicyKind::Greedy => Box::new(Dftl::<Greedy>::new(cfg, geo, logical_pages, params)?),
-        GcPolicyKind::Fifo => Box::new(Dftl::<Fifo>::new(cfg, geo, logical_pages, params)?),
-        GcPolicyKind::CostBenefit => {
-            Box::new(Dftl::<CostBenefit>::new(cfg, geo, logical_pages, params)?)
-        }
-        GcPolicyKind::DChoices => Box::new(Dftl::<DChoices>::new(cfg, geo, logical_pages, params)?),
-    })
+    (cfg.gc.spec().dftl)(cfg, geo, logical_pages, params)
+}
+
+/// Builds one over policy `V`: the [`GcPolicySpec`](super::gc::GcPolicySpec) of each
+/// policy points here, instantiated for it.
+pub(crate) fn build_over<V: VictimPolicy>(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+    params: PolicyParams,
+) -> Result<Box<dyn Ftl>, String> {
+    Ok(Box::new(Dftl::<V>::new(cfg, geo, logical_pages, params)?))
 }
 
 /// DFTL state.

@@ -22,9 +22,7 @@
 
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
-use super::gc::{
-    CostBenefit, DChoices, Fifo, GcPolicyKind, GcSchedule, Greedy, PolicyParams, VictimPolicy,
-};
+use super::gc::{GcSchedule, PolicyParams, VictimPolicy};
 use super::layout::Layout;
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
@@ -53,19 +51,23 @@ pub fn build(
     logical_pages: u64,
     params: PolicyParams,
 ) -> Result<Box<dyn Ftl>, String> {
-    Ok(match cfg.gc {
-        GcPolicyKind::Greedy => Box::new(PageFtl::<Greedy>::new(cfg, geo, logical_pages, params)?),
-        GcPolicyKind::Fifo => Box::new(PageFtl::<Fifo>::new(cfg, geo, logical_pages, params)?),
-        GcPolicyKind::CostBenefit => Box::new(PageFtl::<CostBenefit>::new(
-            cfg,
-            geo,
-            logical_pages,
-            params,
-        )?),
-        GcPolicyKind::DChoices => {
-            Box::new(PageFtl::<DChoices>::new(cfg, geo, logical_pages, params)?)
-        }
-    })
+    (cfg.gc.spec().page_ftl)(cfg, geo, logical_pages, params)
+}
+
+/// Builds one over policy `V`: the [`GcPolicySpec`](super::gc::GcPolicySpec) of each
+/// policy points here, instantiated for it.
+pub(crate) fn build_over<V: VictimPolicy>(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+    params: PolicyParams,
+) -> Result<Box<dyn Ftl>, String> {
+    Ok(Box::new(PageFtl::<V>::new(
+        cfg,
+        geo,
+        logical_pages,
+        params,
+    )?))
 }
 
 /// Page-mapping FTL state.

@@ -35,8 +35,15 @@
 //! O(blocks per plane). Ties are resolved over the entries of the emptiest queue that
 //! reach the best score (a prefix of it), so the victim is the one a full scan picks.
 
-use super::{PolicyParams, VictimPolicy};
+use super::{GcPolicySpec, PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};
+
+/// The `cost-benefit` policy: its registry entry.
+pub const SPEC: GcPolicySpec = GcPolicySpec::new::<CostBenefit>(
+    "cost-benefit",
+    "max age*(1-u)/2u (Kawaguchi et al., USENIX 1995)",
+    &[],
+);
 
 const NONE: u32 = u32::MAX;
 

@@ -8,10 +8,17 @@
 //! d = 1 is random selection; d ≈ 10 is already close to greedy. Only closed blocks are
 //! sampled (flashsim-dchoices also samples open frontiers — docs/algorithms.md §3.6).
 
-use super::{CandidateList, PolicyParams, VictimPolicy};
+use super::{CandidateList, GcPolicySpec, PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The `d-choices` policy: its registry entry. It reads `gc_d`.
+pub const SPEC: GcPolicySpec = GcPolicySpec::new::<DChoices>(
+    "d-choices",
+    "fewest valid of d random candidates (Van Houdt, SIGMETRICS 2013)",
+    &["gc_d"],
+);
 
 /// d-choices policy state.
 #[derive(Clone, Debug)]

@@ -3,9 +3,13 @@
 //! uniform random writes its write amplification is 1/(1−X) with
 //! X = −W0(−α·e^(−α))/α. Wears blocks evenly by construction.
 
-use super::{PolicyParams, VictimPolicy};
+use super::{GcPolicySpec, PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};
 use std::collections::VecDeque;
+
+/// The `fifo` policy: its registry entry.
+pub const SPEC: GcPolicySpec =
+    GcPolicySpec::new::<Fifo>("fifo", "oldest closed block (round-robin cleaning)", &[]);
 
 /// FIFO policy state: one queue of closed blocks per plane, in close order.
 #[derive(Clone, Debug)]

@@ -16,8 +16,15 @@
 //! than four entries per block, so memory stays O(blocks) and the cost O(1) amortised.
 //! Ties go to the block that reached the count last (LIFO).
 
-use super::{PolicyParams, VictimPolicy};
+use super::{GcPolicySpec, PolicyParams, VictimPolicy};
 use crate::nand::{BlockId, Geometry, Nand};
+
+/// The `greedy` policy: its registry entry.
+pub const SPEC: GcPolicySpec = GcPolicySpec::new::<Greedy>(
+    "greedy",
+    "fewest valid pages; O(1) via valid-count buckets",
+    &[],
+);
 
 const NONE: u32 = u32::MAX;
 

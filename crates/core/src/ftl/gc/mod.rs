@@ -20,49 +20,193 @@ pub use greedy::Greedy;
 pub use schedule::{GcSchedule, MAX_SUSPEND_NS, SuspendConfig};
 
 use crate::nand::{BlockId, Geometry, Nand};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::RwLock;
 
-/// Registered victim policies (the `gc` key / `--gc` flag).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum GcPolicyKind {
+/// The built-in victim policies, one line each, in `ssdlab list` order. A policy is one
+/// file exporting `pub const SPEC` plus its line here; the CLI's `--gc` choices, `ssdlab
+/// list`, the `gc` key's parsing, the knob checks and the contract tests all read this
+/// list (and the policies [`register_gc_policy`] added after it).
+pub const GC_POLICIES: &[&GcPolicySpec] = &[
+    &greedy::SPEC,
+    &cost_benefit::SPEC,
+    &fifo::SPEC,
+    &d_choices::SPEC,
+];
+
+/// Builds one FTL family (page FTL, DFTL) over a policy: a plain function pointer,
+/// instantiated per policy by [`GcPolicySpec::new`], so the FTL is monomorphised over its
+/// policy and the per-write path has no dynamic dispatch.
+pub type FtlBuild =
+    fn(&super::FtlConfig, &Geometry, u64, PolicyParams) -> Result<Box<dyn super::Ftl>, String>;
+
+/// Everything the simulator knows about a victim policy: its name (the `gc` key's value),
+/// its one-line description, the `[ftl]` keys it reads and how to build the FTLs that
+/// take a policy over it.
+pub struct GcPolicySpec {
+    /// Registered name, the value of `[ftl] gc` / `--gc`.
+    pub name: &'static str,
+    /// One line for `ssdlab list` and `--help`.
+    pub description: &'static str,
+    /// `[ftl]` keys the policy reads besides `gc` (e.g. `gc_d`): setting one of them away
+    /// from its default with another policy is refused.
+    pub params: &'static [&'static str],
+    /// The page FTL over this policy.
+    pub page_ftl: FtlBuild,
+    /// DFTL (data GC) over this policy.
+    pub dftl: FtlBuild,
+}
+
+impl GcPolicySpec {
+    /// The spec of policy `P`, its FTL builders instantiated for `P`.
+    pub const fn new<P: VictimPolicy>(
+        name: &'static str,
+        description: &'static str,
+        params: &'static [&'static str],
+    ) -> Self {
+        GcPolicySpec {
+            name,
+            description,
+            params,
+            page_ftl: super::page::build_over::<P>,
+            dftl: super::dftl::build_over::<P>,
+        }
+    }
+}
+
+/// Policies registered at run time (test code adds a dummy one), consulted after
+/// [`GC_POLICIES`]; and the leaked `(kind, name, description)` table of all of them, rebuilt
+/// on each registration so [`GcPolicyKind::all`] can hand out a `'static` slice.
+static REGISTERED: RwLock<Vec<&'static GcPolicySpec>> = RwLock::new(Vec::new());
+type Described<K> = &'static [(K, &'static str, &'static str)];
+static ALL: RwLock<Option<Described<GcPolicyKind>>> = RwLock::new(None);
+
+/// Adds `spec` after the built-in policies, for the rest of the process. Refused (`Err`
+/// with the name) when a policy of that name is already registered.
+pub fn register_gc_policy(spec: &'static GcPolicySpec) -> Result<(), &'static str> {
+    if GcPolicyKind::from_name(spec.name).is_some() {
+        return Err(spec.name);
+    }
+    REGISTERED.write().expect("registry lock").push(spec);
+    *ALL.write().expect("registry lock") = None;
+    Ok(())
+}
+
+/// Every policy: the built-in ones, then the registered ones.
+pub fn gc_policies() -> Vec<&'static GcPolicySpec> {
+    let extra = REGISTERED.read().expect("registry lock");
+    GC_POLICIES
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// A victim policy, by its spec: the `gc` key / `--gc` flag. Compared, printed and
+/// (de)serialized by name, so the config echo reads as it did when this was an enum.
+#[derive(Clone, Copy)]
+pub struct GcPolicyKind(&'static GcPolicySpec);
+
+// Named like the enum variants they replace, so every call site reads as before.
+#[allow(non_upper_case_globals)]
+impl GcPolicyKind {
     /// Fewest valid pages (eNVy; the default of DFTL, SSDSim, WiscSim).
-    #[default]
-    Greedy,
+    pub const Greedy: GcPolicyKind = GcPolicyKind(&greedy::SPEC);
     /// Kawaguchi et al.'s cost-benefit, max age·(1−u)/(2u).
-    CostBenefit,
+    pub const CostBenefit: GcPolicyKind = GcPolicyKind(&cost_benefit::SPEC);
     /// Oldest closed block first (round-robin cleaning).
-    Fifo,
+    pub const Fifo: GcPolicyKind = GcPolicyKind(&fifo::SPEC);
     /// Van Houdt's d-choices: fewest valid among d random candidates.
-    DChoices,
+    pub const DChoices: GcPolicyKind = GcPolicyKind(&d_choices::SPEC);
 }
 
 impl GcPolicyKind {
+    /// The policy of `spec`.
+    pub fn of(spec: &'static GcPolicySpec) -> Self {
+        GcPolicyKind(spec)
+    }
+
+    /// Its spec.
+    pub fn spec(self) -> &'static GcPolicySpec {
+        self.0
+    }
+
+    /// Its registered name.
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// The registered policy called `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        gc_policies()
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(GcPolicyKind)
+    }
+
     /// Every policy with a one-line description, for `ssdlab list`.
     pub fn all() -> &'static [(GcPolicyKind, &'static str, &'static str)] {
-        &[
-            (
-                GcPolicyKind::Greedy,
-                "greedy",
-                "fewest valid pages; O(1) via valid-count buckets",
-            ),
-            (
-                GcPolicyKind::CostBenefit,
-                "cost-benefit",
-                "max age*(1-u)/2u (Kawaguchi et al., USENIX 1995)",
-            ),
-            (
-                GcPolicyKind::Fifo,
-                "fifo",
-                "oldest closed block (round-robin cleaning)",
-            ),
-            (
-                GcPolicyKind::DChoices,
-                "d-choices",
-                "fewest valid of d random candidates (Van Houdt, SIGMETRICS 2013)",
-            ),
-        ]
+        if let Some(all) = *ALL.read().expect("registry lock") {
+            return all;
+        }
+        let table: Vec<_> = gc_policies()
+            .into_iter()
+            .map(|s| (GcPolicyKind(s), s.name, s.description))
+            .collect();
+        // Leaked once per registration (a handful per process).
+        let all: Described<GcPolicyKind> = Box::leak(table.into_boxed_slice());
+        *ALL.write().expect("registry lock") = Some(all);
+        all
     }
+}
+
+impl Default for GcPolicyKind {
+    fn default() -> Self {
+        GcPolicyKind::Greedy
+    }
+}
+
+impl PartialEq for GcPolicyKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for GcPolicyKind {}
+
+impl std::fmt::Debug for GcPolicyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl Serialize for GcPolicyKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.name)
+    }
+}
+
+impl<'de> Deserialize<'de> for GcPolicyKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        GcPolicyKind::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = gc_policies().iter().map(|s| s.name).collect();
+            serde::de::Error::custom(unknown_variant(&name, &names))
+        })
+    }
+}
+
+/// Serde's message for an unknown enum variant, word for word, so a mistyped name reads
+/// as it did when the registries were enums.
+pub fn unknown_variant(name: &str, names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let expected = match quoted.len() {
+        0 => "there are no variants".to_string(),
+        1 => format!("expected {}", quoted[0]),
+        2 => format!("expected {} or {}", quoted[0], quoted[1]),
+        _ => format!("expected one of {}", quoted.join(", ")),
+    };
+    format!("unknown variant `{name}`, {expected}")
 }
 
 /// Parameters a policy may use.
@@ -288,6 +432,32 @@ mod tests {
         }
         assert!(firsts[4] > 150, "{firsts:?}");
         assert_eq!(firsts[2], 0);
+    }
+
+    #[test]
+    fn registry_lists_every_policy_by_its_name() {
+        let names: Vec<&str> = GcPolicyKind::all().iter().map(|e| e.1).collect();
+        assert_eq!(names, ["greedy", "cost-benefit", "fifo", "d-choices"]);
+        for &(k, name, desc) in GcPolicyKind::all() {
+            assert_eq!(k.name(), name);
+            assert_eq!(k.spec().description, desc);
+            assert_eq!(GcPolicyKind::from_name(name), Some(k));
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{name}\""));
+            assert_eq!(serde_json::from_str::<GcPolicyKind>(&json).unwrap(), k);
+        }
+        assert_eq!(GcPolicyKind::default(), GcPolicyKind::Greedy);
+        assert_eq!(GcPolicyKind::DChoices.spec().params, ["gc_d"]);
+        let e = serde_json::from_str::<GcPolicyKind>("\"greed\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "unknown variant `greed`, expected one of `greedy`, `cost-benefit`, `fifo`, `d-choices`"
+            ),
+            "{e}"
+        );
+        assert_eq!(register_gc_policy(&greedy::SPEC), Err("greedy"));
     }
 
     #[test]
