@@ -43,7 +43,9 @@
 //! one bucket per node (BL and fine_slots buckets). 20 B per fine node is the AFTL figure
 //! the CFTL paper's Table 3 implies (244.1 KB for 12,500 slots); the buckets add 4 B.
 
+use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
+use super::spec::{self, FtlSpec, Section};
 use super::twolevel::{Mounted, Role};
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
@@ -108,6 +110,32 @@ pub const COUNTERS: &[Counter] = &[
     FORCED_FOLDS,
     FOLD_COPIES,
 ];
+
+/// AFTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "aftl",
+    description: "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
+    gc_policy: false,
+    free_block_watermarks: true,
+    gc_schedules: spec::FOREGROUND_ONLY,
+    hot_cold: false,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: true,
+    sections: &[Section {
+        key: "aftl",
+        what: "AFTL's fine hash",
+    }],
+    validate: |cfg| spec::section(cfg, cfg.aftl.validate()),
+    need: feasible::two_level_need,
+    memory_bytes: |cfg, geo, logical_pages| {
+        feasible::logical_blocks(geo, logical_pages) * 8 + cfg.aftl.fine_slots as u64 * 16
+    },
+    writes_at_offsets: false,
+    tags_beyond_logical_only: false,
+    counters: &[COUNTERS, super::twolevel::COUNTERS],
+    build: |cfg, geo, logical_pages, _| spec::built("aftl", build(cfg, geo, logical_pages)),
+};
 
 /// `[ftl.aftl]`: AFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

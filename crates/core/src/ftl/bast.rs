@@ -54,7 +54,9 @@
 //! `ftl.bast.merged_log_pages` (pages the merged log blocks had written: divided by
 //! merges × Np it is the log-space utilisation the FAST paper measures).
 
+use super::feasible;
 use super::logblock::{Bits, Blocks, LogVictim, NIL, Role, log_budget};
+use super::spec::{self, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -73,6 +75,38 @@ pub const MERGED_LOG_PAGES: Counter = Counter::total(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[VICTIM_MERGES, MERGED_LOG_PAGES];
+
+/// BAST in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "bast",
+    description: "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
+    gc_policy: false,
+    free_block_watermarks: false,
+    gc_schedules: spec::FOREGROUND_ONLY,
+    hot_cold: false,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: true,
+    sections: &[
+        Section {
+            key: "log.victim",
+            what: "a log-block victim choice",
+        },
+        super::logblock::LOG_SECTION,
+    ],
+    validate: spec::no_section,
+    need: |cfg, geo, logical_pages| feasible::log_area_need(cfg, geo, logical_pages, 1),
+    memory_bytes: super::logblock::log_area_memory_bytes,
+    writes_at_offsets: true,
+    tags_beyond_logical_only: false,
+    counters: &[COUNTERS, super::logblock::COUNTERS],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "bast",
+            Bast::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
+        )
+    },
+};
 
 #[derive(Clone, Copy, Debug)]
 struct LogSlot {

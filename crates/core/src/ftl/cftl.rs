@@ -65,8 +65,10 @@
 //! per slot: the quarter of Table 3 (whose figures, 5 B vs 20 B per slot, leave out
 //! buckets and bits).
 
+use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
+use super::spec::{self, FtlSpec, Section};
 use super::twolevel::Mounted;
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
@@ -158,6 +160,33 @@ pub const COUNTERS: &[Counter] = &[
     FORCED_FOLDS,
     FOLD_COPIES,
 ];
+
+/// CFTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "cftl",
+    description: "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
+    gc_policy: false,
+    free_block_watermarks: true,
+    gc_schedules: spec::FOREGROUND_ONLY,
+    hot_cold: false,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: true,
+    sections: &[Section {
+        key: "cftl",
+        what: "CFTL's tables",
+    }],
+    validate: |cfg| spec::section(cfg, cfg.cftl.validate()),
+    need: feasible::two_level_need,
+    memory_bytes: |cfg, geo, logical_pages| {
+        feasible::logical_blocks(geo, logical_pages) * 16
+            + (cfg.cftl.short_slots as u64 + cfg.cftl.long_slots as u64) * 16
+    },
+    writes_at_offsets: false,
+    tags_beyond_logical_only: false,
+    counters: &[COUNTERS, super::twolevel::COUNTERS],
+    build: |cfg, geo, logical_pages, _| spec::built("cftl", build(cfg, geo, logical_pages)),
+};
 
 /// What a promotion does when the target table has no free node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

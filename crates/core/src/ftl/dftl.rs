@@ -58,9 +58,11 @@
 
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
+use super::gc::GcSchedule;
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::layout::{ChannelPlacement, Layout, Placement};
+use super::spec::{self, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -188,6 +190,43 @@ pub const COUNTERS: &[Counter] = &[
     GC_FOREGROUND_COLLECTIONS,
     GC_EMPTY_ERASES,
 ];
+
+/// Bytes of a cached mapping entry in the memory estimate: page, two list links, flags,
+/// plus its hash slot.
+pub const CMT_ENTRY_BYTES: u64 = 32;
+
+/// DFTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "dftl",
+    description: "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
+    gc_policy: true,
+    free_block_watermarks: true,
+    gc_schedules: &[GcSchedule::Foreground, GcSchedule::Preemptive],
+    hot_cold: true,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: false,
+    sections: &[Section {
+        key: "dftl",
+        what: "DFTL's cached mapping table",
+    }],
+    validate: |cfg| spec::section(cfg, cfg.dftl.validate()),
+    need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, true),
+    // The full map (as the page FTL's), the cached entries, and per translation page its
+    // GTD entry and bookkeeping.
+    memory_bytes: |cfg, geo, logical_pages| {
+        let per_tpage = geo.page_size_bytes as u64 / spec::ENTRY_BYTES;
+        logical_pages * spec::ENTRY_BYTES
+            + cfg.dftl.cmt_size(logical_pages) * CMT_ENTRY_BYTES
+            + logical_pages.div_ceil(per_tpage) * 32
+    },
+    writes_at_offsets: false,
+    tags_beyond_logical_only: false,
+    counters: &[COUNTERS, blocks::COUNTERS],
+    build: |cfg, geo, logical_pages, params| {
+        spec::built("dftl", build(cfg, geo, logical_pages, params))
+    },
+};
 
 /// CMT replacement policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

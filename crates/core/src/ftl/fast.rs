@@ -69,7 +69,9 @@
 //! reclaims: divided by reclaims it is FAST's victims' mean associativity), and with
 //! FASTer's isolation `ftl.log.isolation_reclaims`.
 
+use super::feasible;
 use super::logblock::{Bits, Blocks, NIL, Role, RwLog, log_budget};
+use super::spec::{self, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -94,6 +96,32 @@ pub const LOG_ISOLATION_RECLAIMS: Counter = Counter::total(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[LOG_RECLAIMS, LOG_RECLAIM_MERGES, LOG_ISOLATION_RECLAIMS];
+
+/// FAST in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "fast",
+    description: "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
+    gc_policy: false,
+    free_block_watermarks: false,
+    gc_schedules: spec::FOREGROUND_ONLY,
+    hot_cold: false,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: true,
+    sections: &[super::logblock::LOG_SECTION],
+    validate: spec::no_section,
+    need: |cfg, geo, logical_pages| feasible::log_area_need(cfg, geo, logical_pages, 2),
+    memory_bytes: super::logblock::log_area_memory_bytes,
+    writes_at_offsets: false,
+    tags_beyond_logical_only: false,
+    counters: &[COUNTERS, super::logblock::COUNTERS],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "fast",
+            build_fast(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
+        )
+    },
+};
 
 /// RW log stream of recently written pages.
 pub(crate) const HOT: usize = 0;

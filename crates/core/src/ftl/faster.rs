@@ -43,8 +43,11 @@
 //! `ftl.faster.isolated` (pages moved to the isolation log), `ftl.faster.merged`
 //! (logical blocks merged because a page had used its second chance).
 
+use super::Ftl;
 use super::fast::{COLD, Fast, FastCore, HOT, RwReclaim};
+use super::feasible;
 use super::logblock::NIL;
+use super::spec::{self, FtlSpec, Section};
 use super::{FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand};
 use crate::spec::{Counter, Counters};
@@ -70,6 +73,41 @@ pub const MERGED: Counter = Counter::total(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[SECOND_CHANCES, ISOLATED, MERGED];
+
+/// FASTer in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "faster",
+    description: "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
+    gc_policy: false,
+    free_block_watermarks: false,
+    gc_schedules: spec::FOREGROUND_ONLY,
+    hot_cold: false,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: true,
+    sections: &[
+        Section {
+            key: "faster",
+            what: "FASTer's second chance and isolation",
+        },
+        super::logblock::LOG_SECTION,
+    ],
+    validate: |cfg| spec::section(cfg, cfg.faster.validate()),
+    need: |cfg, geo, logical_pages| {
+        let min = 2 + (cfg.faster.isolation_percent > 0) as u32;
+        feasible::log_area_need(cfg, geo, logical_pages, min)
+    },
+    memory_bytes: super::logblock::log_area_memory_bytes,
+    writes_at_offsets: false,
+    tags_beyond_logical_only: false,
+    counters: &[COUNTERS, super::fast::COUNTERS, super::logblock::COUNTERS],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "faster",
+            build(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
+        )
+    },
+};
 
 /// `[ftl.faster]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -61,7 +61,9 @@
 //! examined), `ftl.nftl.folds`, `ftl.nftl.forced_folds` (longest chain, for free units),
 //! `ftl.nftl.chain_max` (longest chain seen).
 
+use super::feasible::{self, Need};
 use super::logblock::{Bits, Blocks, NIL, Role};
+use super::spec::{self, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -84,6 +86,54 @@ pub const CHAIN_MAX: Counter = Counter::gauge(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[FOLDS, FORCED_FOLDS, CHAIN_MAX];
+
+/// NFTL in the registry (both variants: `ftl.nftl.variant` picks the log-style one,
+/// [`super::nftl_log`]).
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "nftl",
+    description: "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
+    gc_policy: false,
+    free_block_watermarks: false,
+    gc_schedules: spec::FOREGROUND_ONLY,
+    hot_cold: false,
+    static_wl: false,
+    page_layout: false,
+    maps_blocks: true,
+    sections: &[Section {
+        key: "nftl",
+        what: "NFTL chains",
+    }],
+    validate: |cfg| spec::section(cfg, cfg.nftl.validate()),
+    need: |cfg, geo, logical_pages| {
+        Need::device(
+            geo,
+            feasible::logical_blocks(geo, logical_pages) + cfg.nftl.fold_free_blocks as u64,
+            "primary units + fold_free_blocks free units",
+        )
+    },
+    // Chains per logical block and a 2-byte "used" count per page.
+    memory_bytes: |_, geo, logical_pages| {
+        feasible::logical_blocks(geo, logical_pages) * 16 + logical_pages * 2
+    },
+    writes_at_offsets: true,
+    tags_beyond_logical_only: true,
+    counters: &[
+        COUNTERS,
+        super::nftl_log::COUNTERS,
+        super::logblock::COUNTERS,
+        super::twolevel::COUNTERS,
+    ],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "nftl",
+            if cfg.nftl.variant == NftlVariant::Log {
+                super::nftl_log::build(cfg, geo, logical_pages)
+            } else {
+                Nftl::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
+            },
+        )
+    },
+};
 
 /// `[ftl.nftl]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -26,8 +26,8 @@
 //! offset and the log/replacement blocks are the log area, so `ftl.placement` does not
 //! apply to them; `ftl.channel_placement` chooses the member planes.
 
+use super::FtlConfig;
 use super::layout::{ChannelPlacement, by_channel_order, channel_first_order};
-use super::{FtlConfig, FtlKind};
 use crate::nand::Geometry;
 use crate::spec::ConfigError;
 use crate::units::Size;
@@ -92,22 +92,6 @@ impl Superblock {
             ChannelPlacement::OneChannel => by_channel_order(geo),
         };
         Ok(Some(Superblock::new(k, *geo, order)))
-    }
-}
-
-impl FtlKind {
-    /// Whether the FTL maps whole erase blocks (and so takes a superblock as its
-    /// management block).
-    pub fn maps_blocks(self) -> bool {
-        matches!(
-            self,
-            FtlKind::Nftl
-                | FtlKind::Bast
-                | FtlKind::Fast
-                | FtlKind::Faster
-                | FtlKind::Aftl
-                | FtlKind::Cftl
-        )
     }
 }
 
