@@ -50,7 +50,7 @@ use super::twolevel::{Mounted, Role};
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -126,7 +126,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         key: "aftl",
         what: "AFTL's fine hash",
     }],
-    validate: |cfg| spec::section(cfg, cfg.aftl.validate()),
+    validate: |cfg| cfg.aftl.validate(),
     need: feasible::two_level_need,
     memory_bytes: |cfg, geo, logical_pages| {
         feasible::logical_blocks(geo, logical_pages) * 8 + cfg.aftl.fine_slots as u64 * 16
@@ -159,9 +159,9 @@ impl Default for AftlConfig {
 
 impl AftlConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.fine_slots == 0 {
-            return Err("ftl.aftl.fine_slots must be at least 1".into());
+            return Err(ConfigError::value("ftl.aftl.fine_slots", 0, "at least 1"));
         }
         Ok(())
     }
@@ -249,7 +249,7 @@ impl FineMap for AftlFine {
     /// The fine node of the page (`NIL`: found through the coarse table, or not at all).
     type Hit = u32;
 
-    fn validate(cfg: &FtlConfig) -> Result<(), String> {
+    fn validate(cfg: &FtlConfig) -> Result<(), ConfigError> {
         cfg.aftl.validate()
     }
 

@@ -503,7 +503,7 @@ impl Ftl for Bast {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let mut scan = self.b.scan(nand, tags);
         let np = self.b.np;
         let bl = self.b.data.len();
@@ -514,10 +514,12 @@ impl Ftl for Bast {
             }
             let lbn = scan.owner[b as usize];
             if lbn == NIL {
-                return Err(format!(
-                    "bast recovery: block {b} holds pages of several logical blocks, which \
-                     BAST never writes"
-                ));
+                return Err(super::RecoverError::Foreign {
+                    ftl: "bast",
+                    what: format!(
+                        "block {b} holds pages of several logical blocks, which BAST never writes"
+                    ),
+                });
             }
             own[lbn as usize].push(b);
             self.b.role[b as usize] = Role::Log;
@@ -546,7 +548,7 @@ impl Ftl for Bast {
         for lbn in broken {
             self.b
                 .settle(lbn, &own[lbn as usize], &mut scan, nand)
-                .map_err(|e| format!("bast recovery: {e}"))?;
+                .map_err(super::RecoverError::flash("bast"))?;
         }
         logs.sort_unstable();
         for (_, lbn, block) in logs {

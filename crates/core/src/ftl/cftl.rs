@@ -73,7 +73,7 @@ use super::twolevel::Mounted;
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Reported as `ftl.cftl.short_hits`.
@@ -176,7 +176,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         key: "cftl",
         what: "CFTL's tables",
     }],
-    validate: |cfg| spec::section(cfg, cfg.cftl.validate()),
+    validate: |cfg| cfg.cftl.validate(),
     need: feasible::two_level_need,
     memory_bytes: |cfg, geo, logical_pages| {
         feasible::logical_blocks(geo, logical_pages) * 16
@@ -255,32 +255,43 @@ impl Default for CftlConfig {
 
 impl CftlConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.short_slots == 0 || self.long_slots == 0 {
-            return Err("ftl.cftl.short_slots and long_slots must be at least 1".into());
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (key, v) in [
+            ("ftl.cftl.short_slots", self.short_slots),
+            ("ftl.cftl.long_slots", self.long_slots),
+        ] {
+            if v == 0 {
+                return Err(ConfigError::value(key, v, "at least 1"));
+            }
         }
         if !(1..=64).contains(&self.subblock_factor) {
             // (64: the cluster loader tracks pending pages in a 64-bit mask.)
-            return Err(format!(
-                "ftl.cftl.subblock_factor = {}: expected 1 to 64",
-                self.subblock_factor
+            return Err(ConfigError::value(
+                "ftl.cftl.subblock_factor",
+                self.subblock_factor,
+                "1 to 64",
             ));
         }
         if !(1..=255).contains(&self.promote_hits) {
-            return Err(format!(
-                "ftl.cftl.promote_hits = {}: expected 1 to 255 (the counters take as many \
-                 bits as the threshold needs, at least 4)",
-                self.promote_hits
+            return Err(ConfigError::value(
+                "ftl.cftl.promote_hits",
+                self.promote_hits,
+                "1 to 255 (the counters take as many bits as the threshold needs, at least 4)",
             ));
         }
         if !(1..=2).contains(&self.levels) {
-            return Err(format!(
-                "ftl.cftl.levels = {}: expected 1 or 2 fine-grained levels",
-                self.levels
+            return Err(ConfigError::value(
+                "ftl.cftl.levels",
+                self.levels,
+                "1 or 2 fine-grained levels",
             ));
         }
         if self.nur_period_lookups == 0 {
-            return Err("ftl.cftl.nur_period_lookups must be at least 1".into());
+            return Err(ConfigError::value(
+                "ftl.cftl.nur_period_lookups",
+                0,
+                "at least 1",
+            ));
         }
         Ok(())
     }
@@ -657,7 +668,7 @@ impl FineMap for CftlFine {
     const DETACHES: bool = false;
     type Hit = Level;
 
-    fn validate(cfg: &FtlConfig) -> Result<(), String> {
+    fn validate(cfg: &FtlConfig) -> Result<(), ConfigError> {
         cfg.cftl.validate()
     }
 

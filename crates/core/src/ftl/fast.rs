@@ -548,9 +548,9 @@ impl FastCore {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let name = self.b_name();
-        let err = |e: FtlError| format!("{name} recovery: {e}");
+        let err = super::RecoverError::flash(name);
         let mut scan = self.b.scan(nand, tags);
         let bl = self.b.data.len();
         let np = self.b.np;
@@ -648,11 +648,14 @@ impl FastCore {
             }
         });
         if rw.len() as u32 > self.rw.capacity() {
-            return Err(format!(
-                "{name} recovery: {} random log blocks hold valid pages, more than the {} the log has",
-                rw.len(),
-                self.rw.capacity()
-            ));
+            return Err(super::RecoverError::Foreign {
+                ftl: name,
+                what: format!(
+                    "{} random log blocks hold valid pages, more than the {} the log has",
+                    rw.len(),
+                    self.rw.capacity()
+                ),
+            });
         }
         // A FASTer reclaim cut short after it opened the new tail and before it erased
         // its victim leaves one block more than the log holds. The victim is not
@@ -928,7 +931,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         self.core.recover(nand, tags)
     }
 

@@ -50,7 +50,7 @@ use super::logblock::NIL;
 use super::spec::{self, FtlSpec, Section};
 use super::{FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Reported as `ftl.faster.second_chances`.
@@ -92,7 +92,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         },
         super::logblock::LOG_SECTION,
     ],
-    validate: |cfg| spec::section(cfg, cfg.faster.validate()),
+    validate: |cfg| cfg.faster.validate(),
     need: |cfg, geo, logical_pages| {
         let min = 2 + (cfg.faster.isolation_percent > 0) as u32;
         feasible::log_area_need(cfg, geo, logical_pages, min)
@@ -130,11 +130,12 @@ impl Default for FasterConfig {
 
 impl FasterConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.isolation_percent > 90 {
-            return Err(format!(
-                "ftl.faster.isolation_percent = {}: expected 0 to 90",
-                self.isolation_percent
+            return Err(ConfigError::value(
+                "ftl.faster.isolation_percent",
+                self.isolation_percent,
+                "0 to 90",
             ));
         }
         Ok(())
@@ -156,7 +157,7 @@ pub fn build(
     geo: &Geometry,
     logical_pages: u64,
 ) -> Result<Fast<SecondChance>, String> {
-    cfg.faster.validate()?;
+    cfg.faster.validate().map_err(|e| e.to_string())?;
     Ok(Fast {
         core: FastCore::new(
             cfg,

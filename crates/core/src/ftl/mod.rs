@@ -151,6 +151,56 @@ pub enum FtlError {
     },
 }
 
+/// Why an FTL could not rebuild its RAM state from flash at power-up ([`Ftl::recover`]).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum RecoverError {
+    /// The FTL has no recovery from flash.
+    #[error(
+        "the {ftl} FTL has no recovery from flash yet (its log-block / hash-table state \
+         cannot be rebuilt from OOB tags by this version)"
+    )]
+    Unsupported {
+        /// Which FTL.
+        ftl: &'static str,
+    },
+    /// The FTL was mounted without the flash contents it rebuilds from.
+    #[error("{ftl} recovery needs the flash contents")]
+    NoData {
+        /// Which FTL.
+        ftl: &'static str,
+    },
+    /// The flash holds pages this FTL never writes that way (another FTL's or device's
+    /// data, or a state it cannot reach).
+    #[error("{ftl} recovery: {what}")]
+    Foreign {
+        /// Which FTL.
+        ftl: &'static str,
+        /// What was found, naming the block or page.
+        what: String,
+    },
+    /// A merge, fold or collection the remount needs failed.
+    #[error("{ftl} recovery: {step}{source}")]
+    Flash {
+        /// Which FTL.
+        ftl: &'static str,
+        /// What it was doing ("folding logical block 3: "), or empty.
+        step: String,
+        /// The failure.
+        source: FtlError,
+    },
+}
+
+impl RecoverError {
+    /// [`RecoverError::Flash`] without a step.
+    pub fn flash(ftl: &'static str) -> impl Fn(FtlError) -> RecoverError + Copy {
+        move |source| RecoverError::Flash {
+            ftl,
+            step: String::new(),
+            source,
+        }
+    }
+}
+
 /// Copies a boxed FTL: implemented for every `Ftl + Clone`, so an FTL only derives
 /// `Clone` (the `dyn-clone` pattern without the crate).
 pub trait FtlClone {
@@ -233,12 +283,8 @@ pub trait Ftl: Send + FtlClone {
         &mut self,
         _nand: &mut Nand,
         _tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
-        Err(format!(
-            "the {} FTL has no recovery from flash yet (its log-block / hash-table state \
-             cannot be rebuilt from OOB tags by this version)",
-            self.name()
-        ))
+    ) -> Result<(), RecoverError> {
+        Err(RecoverError::Unsupported { ftl: self.name() })
     }
     /// One step of background GC in device idle time (`ftl.gc_schedule =
     /// "background"`): reclaims at most one victim; `false` when there is nothing worth

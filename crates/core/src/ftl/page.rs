@@ -427,7 +427,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let newest = super::recovery::newest(tags, self.logical_pages as u64);
         for (l, &raw) in newest.iter().enumerate() {
             self.l2p[l] = raw;
@@ -440,7 +440,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         } else {
             &[Stream::Host]
         };
-        let err = |e: FtlError| format!("page recovery: {e}");
+        let err = super::RecoverError::flash("page");
         let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
         for b in orphans {
             self.reclaim(b, nand).map_err(err)?;

@@ -177,9 +177,3 @@ pub(super) fn tables() -> &'static Tables {
 pub fn built<T>(ftl: &'static str, r: Result<T, String>) -> Result<T, ConfigError> {
     r.map_err(|message| ConfigError::Ftl { ftl, message })
 }
-
-/// A section's validation message as the [`ConfigError`] of the chosen FTL (every
-/// section is checked whichever FTL is chosen, and the error names the chosen one).
-pub fn section(cfg: &FtlConfig, r: Result<(), String>) -> Result<(), ConfigError> {
-    built(cfg.name.name(), r)
-}

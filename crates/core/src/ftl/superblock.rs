@@ -98,6 +98,7 @@ impl Superblock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::FtlKind;
     use crate::nand::Ppn;
 
     /// 4 channels × 2 chips × 1 die × 2 planes = 16 planes, 8 blocks of 4 pages each.
