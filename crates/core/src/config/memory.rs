@@ -137,13 +137,13 @@ pub fn estimate(
     let spec = cfg.ftl.name.spec();
     // NFTL and BAST write data pages at their offsets: the NAND then keeps a second
     // bitmap of programmed pages.
-    let out_of_order = spec.writes_at_offsets;
+    let out_of_order = spec.caps.writes_at_offsets;
     let tag = if track_seq { 8 } else { 4 };
     let log_pages = pages.saturating_sub(logical_pages);
     // Blocks whose pages sit at their own offsets keep one tag base per block. NFTL
     // writes every unit at fixed offsets, so only pages beyond the logical space touch
     // the per-page tag table; the other FTLs' merges and log writes touch it all in time.
-    let tagged_pages = if spec.tags_beyond_logical_only {
+    let tagged_pages = if spec.caps.tags_beyond_logical_only {
         log_pages
     } else {
         pages

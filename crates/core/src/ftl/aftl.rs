@@ -45,7 +45,7 @@
 
 use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
-use super::spec::{self, FtlSpec, Section};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::twolevel::{Mounted, Role};
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
@@ -115,13 +115,10 @@ pub const COUNTERS: &[Counter] = &[
 pub const SPEC: FtlSpec = FtlSpec {
     name: "aftl",
     description: "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
-    gc_policy: false,
-    free_block_watermarks: true,
-    gc_schedules: spec::FOREGROUND_ONLY,
-    hot_cold: false,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: true,
+    caps: Caps {
+        free_block_watermarks: true,
+        ..Caps::BLOCK_MAPPED
+    },
     sections: &[Section {
         key: "aftl",
         what: "AFTL's fine hash",
@@ -131,8 +128,6 @@ pub const SPEC: FtlSpec = FtlSpec {
     memory_bytes: |cfg, geo, logical_pages| {
         feasible::logical_blocks(geo, logical_pages) * 8 + cfg.aftl.fine_slots as u64 * 16
     },
-    writes_at_offsets: false,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, super::twolevel::COUNTERS],
     build: |cfg, geo, logical_pages, _| spec::built("aftl", build(cfg, geo, logical_pages)),
 };

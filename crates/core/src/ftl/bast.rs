@@ -56,7 +56,7 @@
 
 use super::feasible;
 use super::logblock::{Bits, Blocks, LogVictim, NIL, Role, log_budget};
-use super::spec::{self, FtlSpec, Section};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -80,13 +80,10 @@ pub const COUNTERS: &[Counter] = &[VICTIM_MERGES, MERGED_LOG_PAGES];
 pub const SPEC: FtlSpec = FtlSpec {
     name: "bast",
     description: "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
-    gc_policy: false,
-    free_block_watermarks: false,
-    gc_schedules: spec::FOREGROUND_ONLY,
-    hot_cold: false,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: true,
+    caps: Caps {
+        writes_at_offsets: true,
+        ..Caps::BLOCK_MAPPED
+    },
     sections: &[
         Section {
             key: "log.victim",
@@ -97,8 +94,6 @@ pub const SPEC: FtlSpec = FtlSpec {
     validate: spec::no_section,
     need: |cfg, geo, logical_pages| feasible::log_area_need(cfg, geo, logical_pages, 1),
     memory_bytes: super::logblock::log_area_memory_bytes,
-    writes_at_offsets: true,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, super::logblock::COUNTERS],
     build: |cfg, geo, logical_pages, _| {
         spec::built(

@@ -68,7 +68,7 @@
 use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
-use super::spec::{self, FtlSpec, Section};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::twolevel::Mounted;
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
@@ -165,13 +165,10 @@ pub const COUNTERS: &[Counter] = &[
 pub const SPEC: FtlSpec = FtlSpec {
     name: "cftl",
     description: "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
-    gc_policy: false,
-    free_block_watermarks: true,
-    gc_schedules: spec::FOREGROUND_ONLY,
-    hot_cold: false,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: true,
+    caps: Caps {
+        free_block_watermarks: true,
+        ..Caps::BLOCK_MAPPED
+    },
     sections: &[Section {
         key: "cftl",
         what: "CFTL's tables",
@@ -182,8 +179,6 @@ pub const SPEC: FtlSpec = FtlSpec {
         feasible::logical_blocks(geo, logical_pages) * 16
             + (cfg.cftl.short_slots as u64 + cfg.cftl.long_slots as u64) * 16
     },
-    writes_at_offsets: false,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, super::twolevel::COUNTERS],
     build: |cfg, geo, logical_pages, _| spec::built("cftl", build(cfg, geo, logical_pages)),
 };

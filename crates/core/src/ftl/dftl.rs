@@ -62,7 +62,7 @@ use super::gc::GcSchedule;
 use super::gc::{CostBenefit, DChoices, Fifo, GcPolicyKind, Greedy, PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::layout::{ChannelPlacement, Layout, Placement};
-use super::spec::{self, FtlSpec, Section};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{ConfigError, Counter, Counters};
@@ -199,13 +199,17 @@ pub const CMT_ENTRY_BYTES: u64 = 32;
 pub const SPEC: FtlSpec = FtlSpec {
     name: "dftl",
     description: "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
-    gc_policy: true,
-    free_block_watermarks: true,
-    gc_schedules: &[GcSchedule::Foreground, GcSchedule::Preemptive],
-    hot_cold: true,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: false,
+    caps: Caps {
+        gc_policy: true,
+        free_block_watermarks: true,
+        gc_schedules: &[GcSchedule::Foreground, GcSchedule::Preemptive],
+        hot_cold: true,
+        static_wl: false,
+        page_layout: false,
+        maps_blocks: false,
+        writes_at_offsets: false,
+        tags_beyond_logical_only: false,
+    },
     sections: &[Section {
         key: "dftl",
         what: "DFTL's cached mapping table",
@@ -220,8 +224,6 @@ pub const SPEC: FtlSpec = FtlSpec {
             + cfg.dftl.cmt_size(logical_pages) * CMT_ENTRY_BYTES
             + logical_pages.div_ceil(per_tpage) * 32
     },
-    writes_at_offsets: false,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, blocks::COUNTERS],
     build: |cfg, geo, logical_pages, params| {
         spec::built("dftl", build(cfg, geo, logical_pages, params))

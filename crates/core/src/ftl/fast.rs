@@ -71,7 +71,7 @@
 
 use super::feasible;
 use super::logblock::{Bits, Blocks, NIL, Role, RwLog, log_budget};
-use super::spec::{self, FtlSpec};
+use super::spec::{self, Caps, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -101,19 +101,11 @@ pub const COUNTERS: &[Counter] = &[LOG_RECLAIMS, LOG_RECLAIM_MERGES, LOG_ISOLATI
 pub const SPEC: FtlSpec = FtlSpec {
     name: "fast",
     description: "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
-    gc_policy: false,
-    free_block_watermarks: false,
-    gc_schedules: spec::FOREGROUND_ONLY,
-    hot_cold: false,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: true,
+    caps: Caps::BLOCK_MAPPED,
     sections: &[super::logblock::LOG_SECTION],
     validate: spec::no_section,
     need: |cfg, geo, logical_pages| feasible::log_area_need(cfg, geo, logical_pages, 2),
     memory_bytes: super::logblock::log_area_memory_bytes,
-    writes_at_offsets: false,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, super::logblock::COUNTERS],
     build: |cfg, geo, logical_pages, _| {
         spec::built(

@@ -47,7 +47,7 @@ use super::Ftl;
 use super::fast::{COLD, Fast, FastCore, HOT, RwReclaim};
 use super::feasible;
 use super::logblock::NIL;
-use super::spec::{self, FtlSpec, Section};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand};
 use crate::spec::{ConfigError, Counter, Counters};
@@ -78,13 +78,7 @@ pub const COUNTERS: &[Counter] = &[SECOND_CHANCES, ISOLATED, MERGED];
 pub const SPEC: FtlSpec = FtlSpec {
     name: "faster",
     description: "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
-    gc_policy: false,
-    free_block_watermarks: false,
-    gc_schedules: spec::FOREGROUND_ONLY,
-    hot_cold: false,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: true,
+    caps: Caps::BLOCK_MAPPED,
     sections: &[
         Section {
             key: "faster",
@@ -98,8 +92,6 @@ pub const SPEC: FtlSpec = FtlSpec {
         feasible::log_area_need(cfg, geo, logical_pages, min)
     },
     memory_bytes: super::logblock::log_area_memory_bytes,
-    writes_at_offsets: false,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, super::fast::COUNTERS, super::logblock::COUNTERS],
     build: |cfg, geo, logical_pages, _| {
         spec::built(

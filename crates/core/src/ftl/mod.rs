@@ -423,21 +423,21 @@ impl FtlKind {
 
     /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
     pub fn uses_gc_policy(self) -> bool {
-        self.0.gc_policy
+        self.0.caps.gc_policy
     }
 
     /// Whether the FTL collects when free blocks fall below `gc_low_free_blocks` (per
     /// plane for page and DFTL, device-wide for the hash FTLs; the log-block FTLs merge
     /// on demand instead).
     pub fn uses_free_block_watermarks(self) -> bool {
-        self.0.free_block_watermarks
+        self.0.caps.free_block_watermarks
     }
 
     /// Whether `ftl.gc_schedule` can be set away from `foreground` (and `[ftl.suspend]`
     /// read): the FTLs whose GC is a per-plane collection in `blocks.rs`. Which
     /// schedules each supports: [`FtlKind::supports_gc_schedule`].
     pub fn uses_gc_schedule(self) -> bool {
-        self.0.gc_schedules.len() > 1
+        self.0.caps.gc_schedules.len() > 1
     }
 
     /// Whether the FTL runs GC on `schedule`. Every FTL runs `foreground` (the
@@ -446,29 +446,29 @@ impl FtlKind {
     /// `background` needs an idle-time hook, which only the page FTL has (DFTL's
     /// collections interleave with its translation-page writes and are not split yet).
     pub fn supports_gc_schedule(self, schedule: GcSchedule) -> bool {
-        self.0.gc_schedules.contains(&schedule)
+        self.0.caps.gc_schedules.contains(&schedule)
     }
 
     /// Whether GC copies get their own (colder) frontier.
     pub fn uses_hot_cold(self) -> bool {
-        self.0.hot_cold
+        self.0.caps.hot_cold
     }
 
     /// Whether the FTL does static wear leveling (DFTL has none).
     pub fn uses_static_wl(self) -> bool {
-        self.0.static_wl
+        self.0.caps.static_wl
     }
 
     /// Whether the FTL has a page-level management block and in-block placement
     /// (`ftl.mgmt_block`, `ftl.placement`).
     pub fn uses_page_layout(self) -> bool {
-        self.0.page_layout
+        self.0.caps.page_layout
     }
 
     /// Whether the FTL maps whole erase blocks (and so takes a superblock as its
     /// management block).
     pub fn maps_blocks(self) -> bool {
-        self.0.maps_blocks
+        self.0.caps.maps_blocks
     }
 
     /// Whether `ftl.channel_placement` chooses something: the page FTL's management

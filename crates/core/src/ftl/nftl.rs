@@ -63,7 +63,7 @@
 
 use super::feasible::{self, Need};
 use super::logblock::{Bits, Blocks, NIL, Role};
-use super::spec::{self, FtlSpec, Section};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{ConfigError, Counter, Counters};
@@ -92,13 +92,11 @@ pub const COUNTERS: &[Counter] = &[FOLDS, FORCED_FOLDS, CHAIN_MAX];
 pub const SPEC: FtlSpec = FtlSpec {
     name: "nftl",
     description: "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
-    gc_policy: false,
-    free_block_watermarks: false,
-    gc_schedules: spec::FOREGROUND_ONLY,
-    hot_cold: false,
-    static_wl: false,
-    page_layout: false,
-    maps_blocks: true,
+    caps: Caps {
+        writes_at_offsets: true,
+        tags_beyond_logical_only: true,
+        ..Caps::BLOCK_MAPPED
+    },
     sections: &[Section {
         key: "nftl",
         what: "NFTL chains",
@@ -115,8 +113,6 @@ pub const SPEC: FtlSpec = FtlSpec {
     memory_bytes: |_, geo, logical_pages| {
         feasible::logical_blocks(geo, logical_pages) * 16 + logical_pages * 2
     },
-    writes_at_offsets: true,
-    tags_beyond_logical_only: true,
     counters: &[
         COUNTERS,
         super::nftl_log::COUNTERS,

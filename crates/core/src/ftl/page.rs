@@ -26,7 +26,7 @@ use super::gc::{
     CostBenefit, DChoices, Fifo, GcPolicyKind, GcSchedule, Greedy, PolicyParams, VictimPolicy,
 };
 use super::layout::Layout;
-use super::spec::{self, FtlSpec};
+use super::spec::{self, Caps, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -50,24 +50,26 @@ pub const COUNTERS: &[Counter] = &[WL_RELOCATIONS, MGMT_RMW_PAGES];
 pub const SPEC: FtlSpec = FtlSpec {
     name: "page",
     description: "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
-    gc_policy: true,
-    free_block_watermarks: true,
-    gc_schedules: &[
-        GcSchedule::Foreground,
-        GcSchedule::Preemptive,
-        GcSchedule::Background,
-    ],
-    hot_cold: true,
-    static_wl: true,
-    page_layout: true,
-    maps_blocks: false,
+    caps: Caps {
+        gc_policy: true,
+        free_block_watermarks: true,
+        gc_schedules: &[
+            GcSchedule::Foreground,
+            GcSchedule::Preemptive,
+            GcSchedule::Background,
+        ],
+        hot_cold: true,
+        static_wl: true,
+        page_layout: true,
+        maps_blocks: false,
+        writes_at_offsets: false,
+        tags_beyond_logical_only: false,
+    },
     sections: &[],
     validate: spec::no_section,
     need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, false),
     // The L2P array.
     memory_bytes: |_, _, logical_pages| logical_pages * spec::ENTRY_BYTES,
-    writes_at_offsets: false,
-    tags_beyond_logical_only: false,
     counters: &[COUNTERS, blocks::COUNTERS],
     build: |cfg, geo, logical_pages, params| {
         spec::built("page", build(cfg, geo, logical_pages, params))

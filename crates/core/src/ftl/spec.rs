@@ -37,15 +37,9 @@ pub const ENTRY_BYTES: u64 = 4;
 /// The schedules of foreground-only FTLs (every FTL runs GC on the write path).
 pub const FOREGROUND_ONLY: &[GcSchedule] = &[GcSchedule::Foreground];
 
-/// One FTL as the registry describes it: name, description, which shared `[ftl]` keys it
-/// reads (as capabilities), its own sections and their validation, feasibility, memory
-/// estimate, counters and constructor.
-#[derive(Clone, Copy)]
-pub struct FtlSpec {
-    /// Registered name (`[ftl] name`, `--ftl`), lower-case kebab.
-    pub name: &'static str,
-    /// One line for `ssdlab list` and the help.
-    pub description: &'static str,
+/// What an FTL does that the shared `[ftl]` keys and the memory estimate depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
     /// Reads `ftl.gc` and `ftl.gc_d` (a GC victim policy; the block-mapped FTLs fold
     /// instead).
     pub gc_policy: bool,
@@ -65,6 +59,41 @@ pub struct FtlSpec {
     /// Maps whole erase blocks, so takes a superblock as its management block
     /// (`ftl.superblock`, and `ftl.channel_placement` for its member planes).
     pub maps_blocks: bool,
+    /// Writes data pages at fixed offsets (out of order), so the NAND keeps a second
+    /// bitmap of programmed pages.
+    pub writes_at_offsets: bool,
+    /// Keeps one tag base per block for its fixed-offset blocks, so only the pages beyond
+    /// the logical space touch the per-page tag table (NFTL).
+    pub tags_beyond_logical_only: bool,
+}
+
+impl Caps {
+    /// A block-mapped FTL that merges or folds on the write path and reads none of the
+    /// page-mapped FTLs' keys; FTLs override what differs.
+    pub const BLOCK_MAPPED: Caps = Caps {
+        gc_policy: false,
+        free_block_watermarks: false,
+        gc_schedules: FOREGROUND_ONLY,
+        hot_cold: false,
+        static_wl: false,
+        page_layout: false,
+        maps_blocks: true,
+        writes_at_offsets: false,
+        tags_beyond_logical_only: false,
+    };
+}
+
+/// One FTL as the registry describes it: name, description, which shared `[ftl]` keys it
+/// reads (as capabilities), its own sections and their validation, feasibility, memory
+/// estimate, counters and constructor.
+#[derive(Clone, Copy)]
+pub struct FtlSpec {
+    /// Registered name (`[ftl] name`, `--ftl`), lower-case kebab.
+    pub name: &'static str,
+    /// One line for `ssdlab list` and the help.
+    pub description: &'static str,
+    /// Which shared `[ftl]` keys it reads and how it keeps its pages.
+    pub caps: Caps,
     /// Its own `[ftl]` sub-tables (and tables shared with a family, like `log`), most
     /// specific first.
     pub sections: &'static [Section],
@@ -75,12 +104,6 @@ pub struct FtlSpec {
     /// Bytes of its mapping tables for `logical_pages` on `geo` (beyond the per-block
     /// bookkeeping every FTL has), for `config/memory.rs`.
     pub memory_bytes: fn(&FtlConfig, &Geometry, u64) -> u64,
-    /// Writes data pages at fixed offsets (out of order), so the NAND keeps a second
-    /// bitmap of programmed pages.
-    pub writes_at_offsets: bool,
-    /// Keeps one tag base per block for its fixed-offset blocks, so only the pages beyond
-    /// the logical space touch the per-page tag table (NFTL).
-    pub tags_beyond_logical_only: bool,
     /// The counter declarations it reports (its file's, and shared modules' it uses).
     pub counters: &'static [&'static [Counter]],
     /// Builds it over `geo` exporting `logical_pages` (`cfg` already validated).
