@@ -83,6 +83,11 @@ impl Caps {
     };
 }
 
+/// An FTL's constructor: over `geo`, exporting `logical_pages`, with the GC policy's
+/// parameters.
+pub type BuildFn =
+    fn(&FtlConfig, &Geometry, u64, PolicyParams) -> Result<Box<dyn Ftl>, ConfigError>;
+
 /// One FTL as the registry describes it: name, description, which shared `[ftl]` keys it
 /// reads (as capabilities), its own sections and their validation, feasibility, memory
 /// estimate, counters and constructor.
@@ -107,7 +112,7 @@ pub struct FtlSpec {
     /// The counter declarations it reports (its file's, and shared modules' it uses).
     pub counters: &'static [&'static [Counter]],
     /// Builds it over `geo` exporting `logical_pages` (`cfg` already validated).
-    pub build: fn(&FtlConfig, &Geometry, u64, PolicyParams) -> Result<Box<dyn Ftl>, ConfigError>,
+    pub build: BuildFn,
 }
 
 impl std::fmt::Debug for FtlSpec {

@@ -1143,7 +1143,8 @@ mod tests {
         let mut ftl = build_ftl(&cfg, &g, 128, 1).unwrap();
         let e = ftl.recover(&mut nand, &tags).unwrap_err();
         assert!(
-            e.to_string().contains("block 5 holds pages of logical blocks 0 and 1"),
+            e.to_string()
+                .contains("block 5 holds pages of logical blocks 0 and 1"),
             "{e}"
         );
     }
