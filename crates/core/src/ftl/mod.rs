@@ -1,4 +1,4 @@
-//! Flash translation layers, one file each behind [`Ftl`], registered in [`FtlKind`].
+//! Flash translation layers, one file each behind [`Ftl`], each exporting its [`FtlSpec`] (name, capabilities, own sections, validation, feasibility, memory estimate, counters, constructor), registered in [`FTLS`] (`spec.rs`).
 //!
 //! An FTL is plain synchronous code: it decides which pages move and asks the
 //! [`Nand`](crate::nand::Nand) to do it. The NAND counts every operation by cause, so
