@@ -82,7 +82,7 @@ fn every_knob_under_every_ftl_runs_or_is_refused_with_its_users() {
                 extra.push(("superblock", toml::Value::String("2MiB".into())));
             }
             let r = design(name, &key, value.clone(), &extra);
-            if (k.used_by)(kind) {
+            if k.used_by(kind) {
                 r.unwrap_or_else(|e| panic!("ftl.{key} = {value} under {name}: {e}"));
             } else {
                 match r {
@@ -94,7 +94,7 @@ fn every_knob_under_every_ftl_runs_or_is_refused_with_its_users() {
                     }) => {
                         assert_eq!(got, format!("ftl.{key}"));
                         assert_eq!(ftl, name);
-                        assert_eq!(users, FtlKind::names_where(k.used_by));
+                        assert_eq!(users, k.users());
                         assert!(!users.split(", ").any(|u| u == name));
                     }
                     other => panic!("ftl.{key} = {value} under {name}: {other:?}"),

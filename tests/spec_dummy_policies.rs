@@ -4,15 +4,18 @@
 //! run through the reference-model tests exactly like the built-in ones. Removing either
 //! registration makes every test here fail.
 //!
-//! The reference models are the harnesses of tests/ftl_reference.rs (every FTL over a GC
-//! policy against a page-version model) and tests/buffer_reference.rs (every buffer in
+//! The reference models are tests/ftl_model (every FTL over a GC policy against a
+//! page-version model, run by tests/ftl_reference.rs) and tests/buffer_reference.rs (every buffer in
 //! front of every FTL, through the device queue), included below; their own tests iterate
 //! the registries and run here too.
 
 #[path = "buffer_reference.rs"]
 mod buffer_reference;
-#[path = "ftl_reference.rs"]
-mod ftl_reference;
+// The FTL reference model (tests/ftl_model, which tests/ftl_reference.rs runs), under
+// the name the tests below use; it names `crate::common`.
+mod common;
+mod ftl_model;
+use ftl_model as ftl_reference;
 
 use proptest::prelude::*;
 use ssdlab::buffer::{

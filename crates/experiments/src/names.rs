@@ -316,9 +316,10 @@ pub fn papers() -> Vec<Named> {
 /// the flash array and the host side. docs/outputs.md's counter table is made from it
 /// (tests/counters.rs checks both).
 pub fn counters() -> Vec<Counter> {
+    let ftl = crate::ftl::counter_groups();
     let buffer = crate::buffer::counters();
     let families: [&[&[Counter]]; 5] = [
-        crate::ftl::COUNTERS,
+        &ftl,
         &buffer,
         crate::fs::COUNTERS,
         &[crate::nand::COUNTERS],

@@ -8,7 +8,7 @@ use super::memory::{self, MemoryEstimate};
 use super::{Config, ConfigError, ResolvedDevice, TimingMode};
 use crate::ftl::layout::ChannelPlacement;
 use crate::ftl::superblock::Superblock;
-use crate::ftl::{FtlConfig, FtlKind, build_ftl, gc::gc_policies, knob, unit_pages};
+use crate::ftl::{FtlConfig, build_ftl, gc::gc_policies, knob, unit_pages};
 use crate::nand::Geometry;
 use crate::units::Size;
 use crate::workload::synth;
@@ -513,12 +513,12 @@ fn check_knobs(cfg: &FtlConfig, preset_name: &str) -> Result<Vec<String>, Config
         }
         let k = knob(key).unwrap_or_else(|| panic!("ftl.{key} missing from ftl::KNOBS"));
         let value = v.map_or("(unset)", String::as_str);
-        if !(k.used_by)(kind) {
+        if !k.used_by(kind) {
             if preset.as_ref().is_some_and(|p| p.get(key) == v) {
                 notes.push(format!(
                     "ftl.{key} = {value} comes from preset {preset_name} for {}; the {} FTL \
                      ignores it",
-                    FtlKind::names_where(k.used_by),
+                    k.users(),
                     kind.name()
                 ));
                 continue;
@@ -528,7 +528,7 @@ fn check_knobs(cfg: &FtlConfig, preset_name: &str) -> Result<Vec<String>, Config
                 value: value.to_string(),
                 ftl: kind.name(),
                 what: k.what.to_string(),
-                users: FtlKind::names_where(k.used_by),
+                users: k.users(),
             });
         }
         // A GC policy's own keys (`gc_d`): set away from the default, the chosen policy

@@ -13,7 +13,6 @@
 
 use super::Config;
 use crate::buffer::{BufferKind, BufferShape, key_map_bytes};
-use crate::ftl::FtlKind;
 use crate::nand::Geometry;
 use crate::units::Size;
 use crate::workload::synth::SynthKind;
@@ -74,12 +73,6 @@ const NAND_BLOCK_BYTES: u64 = 16;
 /// FTL per-block bookkeeping: role, GC bucket or queue links, free lists (a few `u32`s).
 const FTL_BLOCK_BYTES: u64 = 24;
 
-/// A `u32` map entry.
-const ENTRY_BYTES: u64 = 4;
-
-/// DFTL's cached mapping entry: page, two list links, flags, plus its hash slot.
-const CMT_ENTRY_BYTES: u64 = 32;
-
 /// Andrew generator: per file its sizes and extents, and the requests of its six phases
 /// held in memory (about 100 requests of 32 bytes per file).
 const ANDREW_FILE_BYTES: u64 = 4096;
@@ -105,17 +98,17 @@ pub fn estimate(
 ) -> MemoryEstimate {
     let pages = geo.pages();
     let blocks = geo.blocks() as u64;
-    let kind = cfg.ftl.name;
+    // The FTL's spec says what it keeps (ftl/spec.rs).
+    let spec = cfg.ftl.name.spec();
     // NFTL and BAST write data pages at their offsets: the NAND then keeps a second
     // bitmap of programmed pages.
-    let out_of_order = matches!(kind, FtlKind::Nftl | FtlKind::Bast);
+    let out_of_order = spec.caps.writes_at_offsets;
     let tag = if track_seq { 8 } else { 4 };
-    let logical_blocks = logical_pages.div_ceil(geo.pages_per_block as u64);
     let log_pages = pages.saturating_sub(logical_pages);
     // Blocks whose pages sit at their own offsets keep one tag base per block. NFTL
     // writes every unit at fixed offsets, so only pages beyond the logical space touch
     // the per-page tag table; the other FTLs' merges and log writes touch it all in time.
-    let tagged_pages = if kind == FtlKind::Nftl {
+    let tagged_pages = if spec.caps.tags_beyond_logical_only {
         log_pages
     } else {
         pages
@@ -123,25 +116,7 @@ pub fn estimate(
     let nand = tagged_pages * tag
         + pages.div_ceil(64) * 8 * (1 + out_of_order as u64)
         + blocks * NAND_BLOCK_BYTES;
-    let ftl = blocks * FTL_BLOCK_BYTES
-        + match kind {
-            FtlKind::Page => logical_pages * ENTRY_BYTES,
-            FtlKind::Dftl => {
-                let per_tpage = geo.page_size_bytes as u64 / ENTRY_BYTES;
-                logical_pages * ENTRY_BYTES
-                    + cfg.ftl.dftl.cmt_size(logical_pages) * CMT_ENTRY_BYTES
-                    + logical_pages.div_ceil(per_tpage) * 32
-            }
-            // Chains per logical block and a 2-byte "used" count per page.
-            FtlKind::Nftl => logical_blocks * 16 + logical_pages * 2,
-            // Data-block map per logical block; the log area's page map and links.
-            FtlKind::Bast | FtlKind::Fast | FtlKind::Faster => logical_blocks * 8 + log_pages * 16,
-            FtlKind::Aftl => logical_blocks * 8 + cfg.ftl.aftl.fine_slots as u64 * 16,
-            FtlKind::Cftl => {
-                logical_blocks * 16
-                    + (cfg.ftl.cftl.short_slots as u64 + cfg.ftl.cftl.long_slots as u64) * 16
-            }
-        };
+    let ftl = blocks * FTL_BLOCK_BYTES + (spec.memory_bytes)(&cfg.ftl, geo, logical_pages);
     let buffer = buffer.map_or(0, |b| buffer_bytes(cfg.buffer.name, b, track_seq));
     let workload = if cfg.trace.path.is_none() && cfg.workload.kind == SynthKind::Andrew {
         cfg.workload.andrew_files as u64 * ANDREW_FILE_BYTES

@@ -43,12 +43,14 @@
 //! one bucket per node (BL and fine_slots buckets). 20 B per fine node is the AFTL figure
 //! the CFTL paper's Table 3 implies (244.1 KB for 12,500 slots); the buckets add 4 B.
 
+use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::twolevel::{Mounted, Role};
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -109,6 +111,27 @@ pub const COUNTERS: &[Counter] = &[
     FOLD_COPIES,
 ];
 
+/// AFTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "aftl",
+    description: "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
+    caps: Caps {
+        free_block_watermarks: true,
+        ..Caps::BLOCK_MAPPED
+    },
+    sections: &[Section {
+        key: "aftl",
+        what: "AFTL's fine hash",
+    }],
+    validate: |cfg| cfg.aftl.validate(),
+    need: feasible::two_level_need,
+    memory_bytes: |cfg, geo, logical_pages| {
+        feasible::logical_blocks(geo, logical_pages) * 8 + cfg.aftl.fine_slots as u64 * 16
+    },
+    counters: &[COUNTERS, super::twolevel::COUNTERS],
+    build: |cfg, geo, logical_pages, _| spec::built("aftl", build(cfg, geo, logical_pages)),
+};
+
 /// `[ftl.aftl]`: AFTL settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -131,9 +154,9 @@ impl Default for AftlConfig {
 
 impl AftlConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.fine_slots == 0 {
-            return Err("ftl.aftl.fine_slots must be at least 1".into());
+            return Err(ConfigError::value("ftl.aftl.fine_slots", 0, "at least 1"));
         }
         Ok(())
     }
@@ -221,7 +244,7 @@ impl FineMap for AftlFine {
     /// The fine node of the page (`NIL`: found through the coarse table, or not at all).
     type Hit = u32;
 
-    fn validate(cfg: &FtlConfig) -> Result<(), String> {
+    fn validate(cfg: &FtlConfig) -> Result<(), ConfigError> {
         cfg.aftl.validate()
     }
 

@@ -54,7 +54,9 @@
 //! `ftl.bast.merged_log_pages` (pages the merged log blocks had written: divided by
 //! merges × Np it is the log-space utilisation the FAST paper measures).
 
+use super::feasible;
 use super::logblock::{Bits, Blocks, LogVictim, NIL, Role, log_budget};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -73,6 +75,33 @@ pub const MERGED_LOG_PAGES: Counter = Counter::total(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[VICTIM_MERGES, MERGED_LOG_PAGES];
+
+/// BAST in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "bast",
+    description: "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
+    caps: Caps {
+        writes_at_offsets: true,
+        ..Caps::BLOCK_MAPPED
+    },
+    sections: &[
+        Section {
+            key: "log.victim",
+            what: "a log-block victim choice",
+        },
+        super::logblock::LOG_SECTION,
+    ],
+    validate: spec::no_section,
+    need: |cfg, geo, logical_pages| feasible::log_area_need(cfg, geo, logical_pages, 1),
+    memory_bytes: super::logblock::log_area_memory_bytes,
+    counters: &[COUNTERS, super::logblock::COUNTERS],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "bast",
+            Bast::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
+        )
+    },
+};
 
 #[derive(Clone, Copy, Debug)]
 struct LogSlot {
@@ -469,7 +498,7 @@ impl Ftl for Bast {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let mut scan = self.b.scan(nand, tags);
         let np = self.b.np;
         let bl = self.b.data.len();
@@ -480,10 +509,12 @@ impl Ftl for Bast {
             }
             let lbn = scan.owner[b as usize];
             if lbn == NIL {
-                return Err(format!(
-                    "bast recovery: block {b} holds pages of several logical blocks, which \
-                     BAST never writes"
-                ));
+                return Err(super::RecoverError::Foreign {
+                    ftl: "bast",
+                    what: format!(
+                        "block {b} holds pages of several logical blocks, which BAST never writes"
+                    ),
+                });
             }
             own[lbn as usize].push(b);
             self.b.role[b as usize] = Role::Log;
@@ -512,7 +543,7 @@ impl Ftl for Bast {
         for lbn in broken {
             self.b
                 .settle(lbn, &own[lbn as usize], &mut scan, nand)
-                .map_err(|e| format!("bast recovery: {e}"))?;
+                .map_err(super::RecoverError::flash("bast"))?;
         }
         logs.sort_unstable();
         for (_, lbn, block) in logs {

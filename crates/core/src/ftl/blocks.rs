@@ -494,7 +494,7 @@ impl<V: VictimPolicy> Blocks<V> {
         nand: &Nand,
         stream_of: impl Fn(BlockId) -> Stream,
         streams: &[Stream],
-    ) -> Result<Vec<BlockId>, String> {
+    ) -> Result<Vec<BlockId>, super::RecoverError> {
         let mut orphans = Vec::new();
         for u in &mut self.units {
             u.free.clear();

@@ -65,13 +65,15 @@
 //! per slot: the quarter of Table 3 (whose figures, 5 B vs 20 B per slot, leave out
 //! buckets and bits).
 
+use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::twolevel::Mounted;
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Reported as `ftl.cftl.short_hits`.
@@ -159,6 +161,28 @@ pub const COUNTERS: &[Counter] = &[
     FOLD_COPIES,
 ];
 
+/// CFTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "cftl",
+    description: "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
+    caps: Caps {
+        free_block_watermarks: true,
+        ..Caps::BLOCK_MAPPED
+    },
+    sections: &[Section {
+        key: "cftl",
+        what: "CFTL's tables",
+    }],
+    validate: |cfg| cfg.cftl.validate(),
+    need: feasible::two_level_need,
+    memory_bytes: |cfg, geo, logical_pages| {
+        feasible::logical_blocks(geo, logical_pages) * 16
+            + (cfg.cftl.short_slots as u64 + cfg.cftl.long_slots as u64) * 16
+    },
+    counters: &[COUNTERS, super::twolevel::COUNTERS],
+    build: |cfg, geo, logical_pages, _| spec::built("cftl", build(cfg, geo, logical_pages)),
+};
+
 /// What a promotion does when the target table has no free node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -226,32 +250,43 @@ impl Default for CftlConfig {
 
 impl CftlConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.short_slots == 0 || self.long_slots == 0 {
-            return Err("ftl.cftl.short_slots and long_slots must be at least 1".into());
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (key, v) in [
+            ("ftl.cftl.short_slots", self.short_slots),
+            ("ftl.cftl.long_slots", self.long_slots),
+        ] {
+            if v == 0 {
+                return Err(ConfigError::value(key, v, "at least 1"));
+            }
         }
         if !(1..=64).contains(&self.subblock_factor) {
             // (64: the cluster loader tracks pending pages in a 64-bit mask.)
-            return Err(format!(
-                "ftl.cftl.subblock_factor = {}: expected 1 to 64",
-                self.subblock_factor
+            return Err(ConfigError::value(
+                "ftl.cftl.subblock_factor",
+                self.subblock_factor,
+                "1 to 64",
             ));
         }
         if !(1..=255).contains(&self.promote_hits) {
-            return Err(format!(
-                "ftl.cftl.promote_hits = {}: expected 1 to 255 (the counters take as many \
-                 bits as the threshold needs, at least 4)",
-                self.promote_hits
+            return Err(ConfigError::value(
+                "ftl.cftl.promote_hits",
+                self.promote_hits,
+                "1 to 255 (the counters take as many bits as the threshold needs, at least 4)",
             ));
         }
         if !(1..=2).contains(&self.levels) {
-            return Err(format!(
-                "ftl.cftl.levels = {}: expected 1 or 2 fine-grained levels",
-                self.levels
+            return Err(ConfigError::value(
+                "ftl.cftl.levels",
+                self.levels,
+                "1 or 2 fine-grained levels",
             ));
         }
         if self.nur_period_lookups == 0 {
-            return Err("ftl.cftl.nur_period_lookups must be at least 1".into());
+            return Err(ConfigError::value(
+                "ftl.cftl.nur_period_lookups",
+                0,
+                "at least 1",
+            ));
         }
         Ok(())
     }
@@ -628,7 +663,7 @@ impl FineMap for CftlFine {
     const DETACHES: bool = false;
     type Hit = Level;
 
-    fn validate(cfg: &FtlConfig) -> Result<(), String> {
+    fn validate(cfg: &FtlConfig) -> Result<(), ConfigError> {
         cfg.cftl.validate()
     }
 

@@ -58,12 +58,14 @@
 
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
+use super::gc::GcSchedule;
 use super::gc::{PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
 use super::layout::{ChannelPlacement, Layout, Placement};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Reported as `ftl.cmt.hits`.
@@ -189,6 +191,45 @@ pub const COUNTERS: &[Counter] = &[
     GC_EMPTY_ERASES,
 ];
 
+/// Bytes of a cached mapping entry in the memory estimate: page, two list links, flags,
+/// plus its hash slot.
+pub const CMT_ENTRY_BYTES: u64 = 32;
+
+/// DFTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "dftl",
+    description: "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
+    caps: Caps {
+        gc_policy: true,
+        free_block_watermarks: true,
+        gc_schedules: &[GcSchedule::Foreground, GcSchedule::Preemptive],
+        hot_cold: true,
+        static_wl: false,
+        page_layout: false,
+        maps_blocks: false,
+        writes_at_offsets: false,
+        tags_beyond_logical_only: false,
+    },
+    sections: &[Section {
+        key: "dftl",
+        what: "DFTL's cached mapping table",
+    }],
+    validate: |cfg| cfg.dftl.validate(),
+    need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, true),
+    // The full map (as the page FTL's), the cached entries, and per translation page its
+    // GTD entry and bookkeeping.
+    memory_bytes: |cfg, geo, logical_pages| {
+        let per_tpage = geo.page_size_bytes as u64 / spec::ENTRY_BYTES;
+        logical_pages * spec::ENTRY_BYTES
+            + cfg.dftl.cmt_size(logical_pages) * CMT_ENTRY_BYTES
+            + logical_pages.div_ceil(per_tpage) * 32
+    },
+    counters: &[COUNTERS, blocks::COUNTERS],
+    build: |cfg, geo, logical_pages, params| {
+        spec::built("dftl", build(cfg, geo, logical_pages, params))
+    },
+};
+
 /// CMT replacement policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -261,24 +302,33 @@ pub const DEFAULT_CMT_FRACTION: f64 = 0.03;
 
 impl DftlConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.cmt_entries.is_some() && self.cmt_fraction.is_some() {
-            return Err("ftl.dftl: set cmt_entries or cmt_fraction, not both".into());
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if let (Some(n), Some(f)) = (self.cmt_entries, self.cmt_fraction) {
+            return Err(ConfigError::value(
+                "ftl.dftl.cmt_fraction",
+                f,
+                format!(
+                    "unset when ftl.dftl.cmt_entries = {n} is set: set cmt_entries or cmt_fraction, not both"
+                ),
+            ));
         }
         if let Some(f) = self.cmt_fraction
             && !(f > 0.0 && f <= 1.0)
         {
-            return Err(format!(
-                "ftl.dftl.cmt_fraction = {f}: expected more than 0 and at most 1"
+            return Err(ConfigError::value(
+                "ftl.dftl.cmt_fraction",
+                f,
+                "more than 0 and at most 1",
             ));
         }
         if self.cmt_entries == Some(0) {
-            return Err("ftl.dftl.cmt_entries must be at least 1".into());
+            return Err(ConfigError::value("ftl.dftl.cmt_entries", 0, "at least 1"));
         }
         if !(0.0..1.0).contains(&self.protected_fraction) {
-            return Err(format!(
-                "ftl.dftl.protected_fraction = {}: expected at least 0 and below 1",
-                self.protected_fraction
+            return Err(ConfigError::value(
+                "ftl.dftl.protected_fraction",
+                self.protected_fraction,
+                "at least 0 and below 1",
             ));
         }
         Ok(())
@@ -423,7 +473,7 @@ impl<V: VictimPolicy> Dftl<V> {
         params: PolicyParams,
     ) -> Result<Self, String> {
         let d = &cfg.dftl;
-        d.validate()?;
+        d.validate().map_err(|e| e.to_string())?;
         let epp = geo.page_size_bytes / WORD_BYTES as u32;
         let tpages = logical_pages.div_ceil(epp as u64);
         if logical_pages + tpages + 2 >= NIL as u64 {
@@ -1107,7 +1157,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let lp = self.logical_pages;
         // Per logical page and per translation page the newest copy wins; a GC copy keeps
         // its source's sequence number and wins the tie by its later program (a cut in
@@ -1138,7 +1188,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         self.gmt.fill(0);
         let store = nand
             .data()
-            .ok_or("dftl recovery needs the flash contents")?;
+            .ok_or(super::RecoverError::NoData { ftl: "dftl" })?;
         let mut page = vec![0u8; store.page_bytes()];
         for (m, &t) in self.gtd.iter().enumerate() {
             if t == 0 {
@@ -1176,9 +1226,9 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         // units): the remount keeps every one as that unit's translation frontier.
         for b in orphans {
             self.reclaim(b, nand)
-                .map_err(|e| format!("dftl recovery: {e}"))?;
+                .map_err(super::RecoverError::flash("dftl"))?;
             self.collect_low_units(nand)
-                .map_err(|e| format!("dftl recovery: {e}"))?;
+                .map_err(super::RecoverError::flash("dftl"))?;
         }
         // Translation pages that miss newer data are written again.
         let mut stale = Vec::new();
@@ -1193,9 +1243,9 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         }
         for m in stale {
             self.write_translation(m, &[], nand)
-                .map_err(|e| format!("dftl recovery: {e}"))?;
+                .map_err(super::RecoverError::flash("dftl"))?;
             self.collect_low_units(nand)
-                .map_err(|e| format!("dftl recovery: {e}"))?;
+                .map_err(super::RecoverError::flash("dftl"))?;
         }
         Ok(())
     }

@@ -69,7 +69,9 @@
 //! reclaims: divided by reclaims it is FAST's victims' mean associativity), and with
 //! FASTer's isolation `ftl.log.isolation_reclaims`.
 
+use super::feasible;
 use super::logblock::{Bits, Blocks, NIL, Role, RwLog, log_budget};
+use super::spec::{self, Caps, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -94,6 +96,24 @@ pub const LOG_ISOLATION_RECLAIMS: Counter = Counter::total(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[LOG_RECLAIMS, LOG_RECLAIM_MERGES, LOG_ISOLATION_RECLAIMS];
+
+/// FAST in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "fast",
+    description: "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
+    caps: Caps::BLOCK_MAPPED,
+    sections: &[super::logblock::LOG_SECTION],
+    validate: spec::no_section,
+    need: |cfg, geo, logical_pages| feasible::log_area_need(cfg, geo, logical_pages, 2),
+    memory_bytes: super::logblock::log_area_memory_bytes,
+    counters: &[COUNTERS, super::logblock::COUNTERS],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "fast",
+            build_fast(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
+        )
+    },
+};
 
 /// RW log stream of recently written pages.
 pub(crate) const HOT: usize = 0;
@@ -520,9 +540,9 @@ impl FastCore {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let name = self.b_name();
-        let err = |e: FtlError| format!("{name} recovery: {e}");
+        let err = super::RecoverError::flash(name);
         let mut scan = self.b.scan(nand, tags);
         let bl = self.b.data.len();
         let np = self.b.np;
@@ -620,11 +640,14 @@ impl FastCore {
             }
         });
         if rw.len() as u32 > self.rw.capacity() {
-            return Err(format!(
-                "{name} recovery: {} random log blocks hold valid pages, more than the {} the log has",
-                rw.len(),
-                self.rw.capacity()
-            ));
+            return Err(super::RecoverError::Foreign {
+                ftl: name,
+                what: format!(
+                    "{} random log blocks hold valid pages, more than the {} the log has",
+                    rw.len(),
+                    self.rw.capacity()
+                ),
+            });
         }
         // A FASTer reclaim cut short after it opened the new tail and before it erased
         // its victim leaves one block more than the log holds. The victim is not
@@ -900,7 +923,7 @@ impl<P: RwReclaim> Ftl for Fast<P> {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         self.core.recover(nand, tags)
     }
 

@@ -43,11 +43,14 @@
 //! `ftl.faster.isolated` (pages moved to the isolation log), `ftl.faster.merged`
 //! (logical blocks merged because a page had used its second chance).
 
+use super::Ftl;
 use super::fast::{COLD, Fast, FastCore, HOT, RwReclaim};
+use super::feasible;
 use super::logblock::NIL;
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Reported as `ftl.faster.second_chances`.
@@ -71,6 +74,33 @@ pub const MERGED: Counter = Counter::total(
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[SECOND_CHANCES, ISOLATED, MERGED];
 
+/// FASTer in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "faster",
+    description: "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
+    caps: Caps::BLOCK_MAPPED,
+    sections: &[
+        Section {
+            key: "faster",
+            what: "FASTer's second chance and isolation",
+        },
+        super::logblock::LOG_SECTION,
+    ],
+    validate: |cfg| cfg.faster.validate(),
+    need: |cfg, geo, logical_pages| {
+        let min = 2 + (cfg.faster.isolation_percent > 0) as u32;
+        feasible::log_area_need(cfg, geo, logical_pages, min)
+    },
+    memory_bytes: super::logblock::log_area_memory_bytes,
+    counters: &[COUNTERS, super::fast::COUNTERS, super::logblock::COUNTERS],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "faster",
+            build(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
+        )
+    },
+};
+
 /// `[ftl.faster]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -92,11 +122,12 @@ impl Default for FasterConfig {
 
 impl FasterConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.isolation_percent > 90 {
-            return Err(format!(
-                "ftl.faster.isolation_percent = {}: expected 0 to 90",
-                self.isolation_percent
+            return Err(ConfigError::value(
+                "ftl.faster.isolation_percent",
+                self.isolation_percent,
+                "0 to 90",
             ));
         }
         Ok(())
@@ -118,7 +149,7 @@ pub fn build(
     geo: &Geometry,
     logical_pages: u64,
 ) -> Result<Fast<SecondChance>, String> {
-    cfg.faster.validate()?;
+    cfg.faster.validate().map_err(|e| e.to_string())?;
     Ok(Fast {
         core: FastCore::new(
             cfg,

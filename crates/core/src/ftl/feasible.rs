@@ -85,18 +85,34 @@ pub struct Plan {
     pub gc_high: u32,
 }
 
-/// Blocks needed and available per pool, for one candidate organisation.
+/// Blocks needed and available per pool, for one candidate organisation: what an
+/// FTL's spec ([`super::FtlSpec::need`]) computes.
 #[derive(Clone, Copy, Debug)]
-struct Need {
-    unit_planes: u32,
-    need: u64,
-    have: u64,
-    what: &'static str,
+pub struct Need {
+    /// Planes per pool (0 = the whole device).
+    pub unit_planes: u32,
+    /// Blocks needed per pool.
+    pub need: u64,
+    /// Blocks each pool has.
+    pub have: u64,
+    /// What the blocks are needed for.
+    pub what: &'static str,
 }
 
 impl Need {
-    fn fits(&self) -> bool {
+    /// Whether the need fits.
+    pub fn fits(&self) -> bool {
         self.need <= self.have
+    }
+
+    /// A device-wide pool of `need` blocks for `what` on `geo`.
+    pub fn device(geo: &Geometry, need: u64, what: &'static str) -> Need {
+        Need {
+            unit_planes: 0,
+            need,
+            have: geo.blocks() as u64,
+            what,
+        }
     }
 }
 
@@ -212,8 +228,8 @@ fn paged_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool, k
 }
 
 /// The smallest unit (divisor of the plane count) whose need fits, or the whole device's
-/// need when none does.
-fn paged_best(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool) -> Need {
+/// need when none does: the need of the page FTL (`dftl` = false) and DFTL.
+pub fn paged_best(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool) -> Need {
     let planes = geo.planes();
     let mut last = None;
     for k in 1..=planes {
@@ -245,35 +261,33 @@ fn paged(
 
 /// The need of FTL `kind` on `geo` (the best organisation for the page-mapped ones).
 fn need(kind: FtlKind, cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Need {
-    let blocks = geo.blocks() as u64;
-    let bl = logical_pages.div_ceil(geo.pages_per_block as u64);
-    let device = |need, what| Need {
-        unit_planes: 0,
-        need,
-        have: blocks,
-        what,
-    };
-    // Log area: at least `min` log blocks (more if `log_blocks` asks for more) beside the
-    // data blocks and one merge reserve (logblock::log_budget).
-    let log = |min: u32| {
-        let logs = cfg.log.log_blocks.max(min) as u64;
-        device(bl + 1 + logs, "data blocks + 1 merge reserve + log blocks")
-    };
-    match kind {
-        FtlKind::Page => paged_best(cfg, geo, logical_pages, false),
-        FtlKind::Dftl => paged_best(cfg, geo, logical_pages, true),
-        FtlKind::Nftl => device(
-            bl + cfg.nftl.fold_free_blocks as u64,
-            "primary units + fold_free_blocks free units",
-        ),
-        FtlKind::Bast => log(1),
-        FtlKind::Fast => log(2),
-        FtlKind::Faster => log(2 + (cfg.faster.isolation_percent > 0) as u32),
-        FtlKind::Aftl | FtlKind::Cftl => device(
-            bl + cfg.gc_high_free_blocks as u64 + 1,
-            "logical blocks + free blocks for folds + 1 replacement block",
-        ),
-    }
+    (kind.spec().need)(cfg, geo, logical_pages)
+}
+
+/// Logical blocks of `logical_pages` on `geo`.
+pub fn logical_blocks(geo: &Geometry, logical_pages: u64) -> u64 {
+    logical_pages.div_ceil(geo.pages_per_block as u64)
+}
+
+/// A log-block FTL's need: at least `min` log blocks (more if `ftl.log.log_blocks` asks
+/// for more) beside the data blocks and one merge reserve (`logblock::log_budget`).
+pub fn log_area_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, min: u32) -> Need {
+    let logs = cfg.log.log_blocks.max(min) as u64;
+    Need::device(
+        geo,
+        logical_blocks(geo, logical_pages) + 1 + logs,
+        "data blocks + 1 merge reserve + log blocks",
+    )
+}
+
+/// The two-level hash FTLs' need (AFTL, CFTL): every logical block, the free blocks
+/// their folds keep, and one replacement block.
+pub fn two_level_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Need {
+    Need::device(
+        geo,
+        logical_blocks(geo, logical_pages) + cfg.gc_high_free_blocks as u64 + 1,
+        "logical blocks + free blocks for folds + 1 replacement block",
+    )
 }
 
 /// The failure for `n`, with the smallest capacity and over-provisioning that work.

@@ -62,6 +62,19 @@ pub const MERGE_FULL: Counter = Counter::total(
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[MERGE_SWITCH, MERGE_PARTIAL, MERGE_FULL];
 
+/// The `[ftl.log]` table, read by BAST, FAST and FASTer ([`super::FtlSpec::sections`]).
+pub const LOG_SECTION: super::Section = super::Section {
+    key: "log",
+    what: "a log area",
+};
+
+/// Memory of a log-block FTL's tables: the data-block map per logical block, and the
+/// log area's page map and links per page beyond the logical space.
+pub fn log_area_memory_bytes(_: &super::FtlConfig, geo: &Geometry, logical_pages: u64) -> u64 {
+    let log_pages = geo.pages().saturating_sub(logical_pages);
+    super::feasible::logical_blocks(geo, logical_pages) * 8 + log_pages * 16
+}
+
 /// "No block / no entry" in the flat tables.
 pub const NIL: u32 = u32::MAX;
 

@@ -1,4 +1,4 @@
-//! Flash translation layers, one file each behind [`Ftl`], registered in [`FtlKind`].
+//! Flash translation layers, one file each behind [`Ftl`], each exporting its [`FtlSpec`] (name, capabilities, own sections, validation, feasibility, memory estimate, counters, constructor), registered in [`FTLS`] (`spec.rs`).
 //!
 //! An FTL is plain synchronous code: it decides which pages move and asks the
 //! [`Nand`](crate::nand::Nand) to do it. The NAND counts every operation by cause, so
@@ -32,9 +32,11 @@ pub mod page;
 mod recovery;
 #[doc(hidden)]
 pub use recovery::check_read_back;
+pub mod spec;
 pub mod superblock;
 mod twolevel;
 mod twolevel_ftl;
+pub use spec::{FTLS, FtlSpec, Section, register};
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
 use crate::spec::{ConfigError, Counter, Counters, check_range};
@@ -85,30 +87,30 @@ pub const RECOVERY_MERGES: Counter = Counter::total(
     "merges",
     "logical blocks rebuilt by recovery merges (or folds) at power-up",
 );
-/// The counters every FTL may report: the shared keys above, then each file's own.
-pub const COUNTERS: &[&[Counter]] = &[
-    &[
-        RETIRED_BLOCKS,
-        LOOKUP_COUNT,
-        LOOKUP_PROBES,
-        LOOKUP_SLOT_PROBES,
-        MAPPING_COARSE_BYTES,
-        MAPPING_FINE_BYTES,
-        RECOVERY_MERGES,
-    ],
-    blocks::COUNTERS,
-    logblock::COUNTERS,
-    page::COUNTERS,
-    dftl::COUNTERS,
-    aftl::COUNTERS,
-    cftl::COUNTERS,
-    bast::COUNTERS,
-    fast::COUNTERS,
-    faster::COUNTERS,
-    nftl::COUNTERS,
-    nftl_log::COUNTERS,
-    twolevel::COUNTERS,
+/// The counters every FTL reports when it has the concept (the keys above).
+pub const SHARED_COUNTERS: &[Counter] = &[
+    RETIRED_BLOCKS,
+    LOOKUP_COUNT,
+    LOOKUP_PROBES,
+    LOOKUP_SLOT_PROBES,
+    MAPPING_COARSE_BYTES,
+    MAPPING_FINE_BYTES,
+    RECOVERY_MERGES,
 ];
+
+/// The counters every registered FTL may report: the shared keys, then each spec's
+/// declarations (a list shared by several FTLs appears once).
+pub fn counter_groups() -> Vec<&'static [Counter]> {
+    let mut out: Vec<&'static [Counter]> = vec![SHARED_COUNTERS];
+    for group in spec::specs().iter().flat_map(|s| s.counters.iter()) {
+        if !out.iter().any(|g| {
+            std::ptr::eq(*g, *group) || g.first().map(|c| c.key) == group.first().map(|c| c.key)
+        }) {
+            out.push(group);
+        }
+    }
+    out
+}
 
 /// How many requests ahead the simulator announces a request's first page through
 /// [`Ftl::prefetch_early`]. A random map entry of a multi-GiB table costs a DRAM access
@@ -147,6 +149,56 @@ pub enum FtlError {
         /// Which FTL.
         ftl: &'static str,
     },
+}
+
+/// Why an FTL could not rebuild its RAM state from flash at power-up ([`Ftl::recover`]).
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum RecoverError {
+    /// The FTL has no recovery from flash.
+    #[error(
+        "the {ftl} FTL has no recovery from flash yet (its log-block / hash-table state \
+         cannot be rebuilt from OOB tags by this version)"
+    )]
+    Unsupported {
+        /// Which FTL.
+        ftl: &'static str,
+    },
+    /// The FTL was mounted without the flash contents it rebuilds from.
+    #[error("{ftl} recovery needs the flash contents")]
+    NoData {
+        /// Which FTL.
+        ftl: &'static str,
+    },
+    /// The flash holds pages this FTL never writes that way (another FTL's or device's
+    /// data, or a state it cannot reach).
+    #[error("{ftl} recovery: {what}")]
+    Foreign {
+        /// Which FTL.
+        ftl: &'static str,
+        /// What was found, naming the block or page.
+        what: String,
+    },
+    /// A merge, fold or collection the remount needs failed.
+    #[error("{ftl} recovery: {step}{source}")]
+    Flash {
+        /// Which FTL.
+        ftl: &'static str,
+        /// What it was doing ("folding logical block 3: "), or empty.
+        step: String,
+        /// The failure.
+        source: FtlError,
+    },
+}
+
+impl RecoverError {
+    /// [`RecoverError::Flash`] without a step.
+    pub fn flash(ftl: &'static str) -> impl Fn(FtlError) -> RecoverError + Copy {
+        move |source| RecoverError::Flash {
+            ftl,
+            step: String::new(),
+            source,
+        }
+    }
 }
 
 /// Copies a boxed FTL: implemented for every `Ftl + Clone`, so an FTL only derives
@@ -231,12 +283,8 @@ pub trait Ftl: Send + FtlClone {
         &mut self,
         _nand: &mut Nand,
         _tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
-        Err(format!(
-            "the {} FTL has no recovery from flash yet (its log-block / hash-table state \
-             cannot be rebuilt from OOB tags by this version)",
-            self.name()
-        ))
+    ) -> Result<(), RecoverError> {
+        Err(RecoverError::Unsupported { ftl: self.name() })
     }
     /// One step of background GC in device idle time (`ftl.gc_schedule =
     /// "background"`): reclaims at most one victim; `false` when there is nothing worth
@@ -273,104 +321,123 @@ pub trait Ftl: Send + FtlClone {
     }
 }
 
-/// Registered FTLs (the `name` key of `[ftl]` / `--ftl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum FtlKind {
+/// A registered FTL (the `name` key of `[ftl]` / `--ftl`): a handle on its [`FtlSpec`],
+/// compared, printed and (de)serialised by name. The associated constants name the
+/// built-ins for code that means one of them; the registry ([`spec::FTLS`] and
+/// [`spec::register`]) is the list.
+#[derive(Clone, Copy)]
+pub struct FtlKind(&'static FtlSpec);
+
+#[allow(non_upper_case_globals)]
+impl FtlKind {
     /// Page-level mapping (ideal page FTL).
-    #[default]
-    Page,
+    pub const Page: FtlKind = FtlKind(&page::SPEC);
     /// NFTL: primary + replacement-unit chains, folding.
-    Nftl,
+    pub const Nftl: FtlKind = FtlKind(&nftl::SPEC);
     /// BAST: one log block per data block.
-    Bast,
+    pub const Bast: FtlKind = FtlKind(&bast::SPEC);
     /// FAST: fully associative random log + one sequential log block.
-    Fast,
+    pub const Fast: FtlKind = FtlKind(&fast::SPEC);
     /// FASTer: FAST with second chance and isolation.
-    Faster,
+    pub const Faster: FtlKind = FtlKind(&faster::SPEC);
     /// Adaptive two-level FTL (coarse + fine hash tables).
-    Aftl,
+    pub const Aftl: FtlKind = FtlKind(&aftl::SPEC);
     /// Clustered FTL (clustered hash tables, two-level fine tables).
-    Cftl,
+    pub const Cftl: FtlKind = FtlKind(&cftl::SPEC);
     /// Demand-based page mapping (cached mapping table).
-    Dftl,
+    pub const Dftl: FtlKind = FtlKind(&dftl::SPEC);
+}
+
+impl Default for FtlKind {
+    fn default() -> Self {
+        FtlKind::Page
+    }
+}
+
+impl PartialEq for FtlKind {
+    fn eq(&self, other: &FtlKind) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for FtlKind {}
+
+impl std::hash::Hash for FtlKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
+    }
+}
+
+/// As the enum it replaced printed it (`Page`, `Dftl`): `{:?}` of configs appears in
+/// test messages.
+impl std::fmt::Debug for FtlKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut chars = self.0.name.chars();
+        if let Some(c) = chars.next() {
+            write!(f, "{}{}", c.to_ascii_uppercase(), chars.as_str())?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for FtlKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.name)
+    }
+}
+
+impl<'de> Deserialize<'de> for FtlKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        FtlKind::from_name(&name)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, spec::tables().names))
+    }
 }
 
 impl FtlKind {
-    /// Every FTL with a one-line description, for `ssdlab list`.
+    /// The handle of `spec` (registered or not: [`spec::register`] makes it known by
+    /// name).
+    pub const fn of(spec: &'static FtlSpec) -> FtlKind {
+        FtlKind(spec)
+    }
+
+    /// Its spec.
+    pub fn spec(self) -> &'static FtlSpec {
+        self.0
+    }
+
+    /// The registered FTL called `name`.
+    pub fn from_name(name: &str) -> Option<FtlKind> {
+        spec::tables().all.iter().find(|e| e.1 == name).map(|e| e.0)
+    }
+
+    /// Every FTL with a one-line description, for `ssdlab list`: the registry.
     pub fn all() -> &'static [(FtlKind, &'static str, &'static str)] {
-        &[
-            (
-                FtlKind::Page,
-                "page",
-                "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
-            ),
-            (
-                FtlKind::Nftl,
-                "nftl",
-                "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
-            ),
-            (
-                FtlKind::Bast,
-                "bast",
-                "BAST (Kim et al. 2002): one log block per data block; switch/partial/full merges",
-            ),
-            (
-                FtlKind::Fast,
-                "fast",
-                "FAST (Lee et al. 2007): one sequential + fully associative random log blocks",
-            ),
-            (
-                FtlKind::Faster,
-                "faster",
-                "FASTer (Lim et al. 2010): FAST + second chance and isolation of cold log pages",
-            ),
-            (
-                FtlKind::Aftl,
-                "aftl",
-                "AFTL (Wu & Kuo 2006): coarse block hash + bounded fine page hash, LRU demotion, deferred GC",
-            ),
-            (
-                FtlKind::Cftl,
-                "cftl",
-                "CFTL (Park & Kim 2008): clustered hash tables, short/long fine tables, hit-count promotion, NUR demotion",
-            ),
-            (
-                FtlKind::Dftl,
-                "dftl",
-                "DFTL (Gupta et al. 2009): cached mapping table + GTD, translation pages on flash, LRU or segmented LRU",
-            ),
-        ]
+        spec::tables().all
     }
 
     /// The FTL's name as `--ftl` takes it.
     pub fn name(self) -> &'static str {
-        FtlKind::all()
-            .iter()
-            .find(|e| e.0 == self)
-            .map_or("?", |e| e.1)
+        self.0.name
     }
 
     /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
     pub fn uses_gc_policy(self) -> bool {
-        matches!(self, FtlKind::Page | FtlKind::Dftl)
+        self.0.caps.gc_policy
     }
 
     /// Whether the FTL collects when free blocks fall below `gc_low_free_blocks` (per
     /// plane for page and DFTL, device-wide for the hash FTLs; the log-block FTLs merge
     /// on demand instead).
     pub fn uses_free_block_watermarks(self) -> bool {
-        matches!(
-            self,
-            FtlKind::Page | FtlKind::Dftl | FtlKind::Aftl | FtlKind::Cftl
-        )
+        self.0.caps.free_block_watermarks
     }
 
     /// Whether `ftl.gc_schedule` can be set away from `foreground` (and `[ftl.suspend]`
     /// read): the FTLs whose GC is a per-plane collection in `blocks.rs`. Which
     /// schedules each supports: [`FtlKind::supports_gc_schedule`].
     pub fn uses_gc_schedule(self) -> bool {
-        matches!(self, FtlKind::Page | FtlKind::Dftl)
+        self.0.caps.gc_schedules.len() > 1
     }
 
     /// Whether the FTL runs GC on `schedule`. Every FTL runs `foreground` (the
@@ -379,38 +446,40 @@ impl FtlKind {
     /// `background` needs an idle-time hook, which only the page FTL has (DFTL's
     /// collections interleave with its translation-page writes and are not split yet).
     pub fn supports_gc_schedule(self, schedule: GcSchedule) -> bool {
-        match schedule {
-            GcSchedule::Foreground => true,
-            GcSchedule::Preemptive => self.uses_gc_schedule(),
-            GcSchedule::Background => self == FtlKind::Page,
-        }
+        self.0.caps.gc_schedules.contains(&schedule)
     }
 
     /// Whether GC copies get their own (colder) frontier.
     pub fn uses_hot_cold(self) -> bool {
-        self.uses_gc_policy()
+        self.0.caps.hot_cold
     }
 
     /// Whether the FTL does static wear leveling (DFTL has none).
     pub fn uses_static_wl(self) -> bool {
-        self == FtlKind::Page
+        self.0.caps.static_wl
     }
 
     /// Whether the FTL has a page-level management block and in-block placement
     /// (`ftl.mgmt_block`, `ftl.placement`).
     pub fn uses_page_layout(self) -> bool {
-        self == FtlKind::Page
+        self.0.caps.page_layout
+    }
+
+    /// Whether the FTL maps whole erase blocks (and so takes a superblock as its
+    /// management block).
+    pub fn maps_blocks(self) -> bool {
+        self.0.caps.maps_blocks
     }
 
     /// Whether `ftl.channel_placement` chooses something: the page FTL's management
     /// blocks, or the member planes of a block-mapped FTL's superblock.
     pub fn uses_channel_placement(self) -> bool {
-        self == FtlKind::Page || self.maps_blocks()
+        self.uses_page_layout() || self.maps_blocks()
     }
 
     /// Whether the FTL has the `[ftl.log]` log area (BAST, FAST, FASTer).
     pub fn uses_log_area(self) -> bool {
-        matches!(self, FtlKind::Bast | FtlKind::Fast | FtlKind::Faster)
+        self.0.reads_section("log")
     }
 
     /// The key `--mgmt-block` sets for this FTL: the page FTL's management block, the
@@ -426,7 +495,7 @@ impl FtlKind {
     }
 
     /// Names of the FTLs for which `pred` holds, comma separated (for messages).
-    pub fn names_where(pred: fn(FtlKind) -> bool) -> String {
+    pub fn names_where(pred: impl Fn(FtlKind) -> bool) -> String {
         let names: Vec<&str> = FtlKind::all()
             .iter()
             .filter(|e| pred(e.0))
@@ -447,155 +516,143 @@ pub struct Knob {
     /// What it sets, for the message ("the bast FTL does not use {what}").
     pub what: &'static str,
     /// Which FTLs read it.
-    pub used_by: fn(FtlKind) -> bool,
+    pub users: Users,
+}
+
+/// Which FTLs read a [`Knob`]: a capability of their specs, or a section they list.
+#[derive(Clone, Copy, Debug)]
+pub enum Users {
+    /// Those whose spec has the capability.
+    Capability(fn(FtlKind) -> bool),
+    /// Those whose spec lists this `[ftl]` section ([`FtlSpec::sections`]).
+    Section(&'static str),
+}
+
+impl Knob {
+    /// Whether FTL `kind` reads this knob.
+    pub fn used_by(&self, kind: FtlKind) -> bool {
+        match self.users {
+            Users::Capability(f) => f(kind),
+            Users::Section(key) => kind.spec().reads_section(key),
+        }
+    }
+
+    /// The FTLs that read it, comma separated (for messages).
+    pub fn users(&self) -> String {
+        FtlKind::names_where(|k| self.used_by(k))
+    }
 }
 
 fn every_ftl(_: FtlKind) -> bool {
     true
 }
 
-/// Every `[ftl]` knob and its users. More specific keys come first: [`knob`] takes the
-/// first entry that is the key or a table holding it.
+/// Every `[ftl]` key shared by several FTLs, and which capability of a spec reads it;
+/// each FTL's own sections come from its spec ([`FtlSpec::sections`]). More specific
+/// keys come first: [`knob`] takes the first entry that is the key or a table holding it.
 pub const KNOBS: &[Knob] = &[
     Knob {
         key: "name",
         what: "",
-        used_by: every_ftl,
+        users: Users::Capability(every_ftl),
     },
     Knob {
         key: "gc",
         what: "a GC victim policy",
-        used_by: FtlKind::uses_gc_policy,
+        users: Users::Capability(FtlKind::uses_gc_policy),
     },
     Knob {
         key: "gc_d",
         what: "d-choices sampling",
-        used_by: FtlKind::uses_gc_policy,
+        users: Users::Capability(FtlKind::uses_gc_policy),
     },
     Knob {
         key: "gc_low_free_blocks",
         what: "free-block GC watermarks",
-        used_by: FtlKind::uses_free_block_watermarks,
+        users: Users::Capability(FtlKind::uses_free_block_watermarks),
     },
     Knob {
         key: "gc_high_free_blocks",
         what: "free-block GC watermarks",
-        used_by: FtlKind::uses_free_block_watermarks,
+        users: Users::Capability(FtlKind::uses_free_block_watermarks),
     },
     Knob {
         key: "gc_schedule",
         what: "a GC schedule (its merges or folds run on the write path)",
-        used_by: FtlKind::uses_gc_schedule,
+        users: Users::Capability(FtlKind::uses_gc_schedule),
     },
     Knob {
         key: "suspend",
         what: "program/erase suspension of GC",
-        used_by: FtlKind::uses_gc_schedule,
+        users: Users::Capability(FtlKind::uses_gc_schedule),
     },
     Knob {
         key: "hot_cold",
         what: "a hot/cold split of GC copies",
-        used_by: FtlKind::uses_hot_cold,
+        users: Users::Capability(FtlKind::uses_hot_cold),
     },
     Knob {
         key: "dynamic_wl",
         what: "dynamic wear leveling",
-        used_by: every_ftl,
+        users: Users::Capability(every_ftl),
     },
     Knob {
         key: "static_wl_threshold",
         what: "static wear leveling",
-        used_by: FtlKind::uses_static_wl,
+        users: Users::Capability(FtlKind::uses_static_wl),
     },
     Knob {
         key: "static_wl_check_erases",
         what: "static wear leveling",
-        used_by: FtlKind::uses_static_wl,
+        users: Users::Capability(FtlKind::uses_static_wl),
     },
     Knob {
         key: "mgmt_block",
         what: "a page-level management block (block-mapped FTLs take ftl.superblock)",
-        used_by: FtlKind::uses_page_layout,
+        users: Users::Capability(FtlKind::uses_page_layout),
     },
     Knob {
         key: "placement",
         what: "in-block page placement",
-        used_by: FtlKind::uses_page_layout,
+        users: Users::Capability(FtlKind::uses_page_layout),
     },
     Knob {
         key: "superblock",
         what: "superblocks of erase blocks (the page FTL takes ftl.mgmt_block)",
-        used_by: FtlKind::maps_blocks,
+        users: Users::Capability(FtlKind::maps_blocks),
     },
     Knob {
         key: "channel_placement",
         what: "channel placement of management blocks or superblocks",
-        used_by: FtlKind::uses_channel_placement,
-    },
-    Knob {
-        key: "log.victim",
-        what: "a log-block victim choice",
-        used_by: is_bast,
-    },
-    Knob {
-        key: "log",
-        what: "a log area",
-        used_by: FtlKind::uses_log_area,
-    },
-    Knob {
-        key: "nftl",
-        what: "NFTL chains",
-        used_by: is_nftl,
-    },
-    Knob {
-        key: "faster",
-        what: "FASTer's second chance and isolation",
-        used_by: is_faster,
-    },
-    Knob {
-        key: "aftl",
-        what: "AFTL's fine hash",
-        used_by: is_aftl,
-    },
-    Knob {
-        key: "cftl",
-        what: "CFTL's tables",
-        used_by: is_cftl,
-    },
-    Knob {
-        key: "dftl",
-        what: "DFTL's cached mapping table",
-        used_by: is_dftl,
+        users: Users::Capability(FtlKind::uses_channel_placement),
     },
 ];
 
-fn is_bast(k: FtlKind) -> bool {
-    k == FtlKind::Bast
-}
-fn is_nftl(k: FtlKind) -> bool {
-    k == FtlKind::Nftl
-}
-fn is_faster(k: FtlKind) -> bool {
-    k == FtlKind::Faster
-}
-fn is_aftl(k: FtlKind) -> bool {
-    k == FtlKind::Aftl
-}
-fn is_cftl(k: FtlKind) -> bool {
-    k == FtlKind::Cftl
-}
-fn is_dftl(k: FtlKind) -> bool {
-    k == FtlKind::Dftl
+fn holds(table: &str, key: &str) -> bool {
+    key == table
+        || key
+            .strip_prefix(table)
+            .is_some_and(|rest| rest.starts_with('.'))
 }
 
-/// The [`Knob`] entry for `key` (relative to `[ftl]`, dotted for sub-tables).
-pub fn knob(key: &str) -> Option<&'static Knob> {
-    KNOBS.iter().find(|k| {
-        key == k.key
-            || key
-                .strip_prefix(k.key)
-                .is_some_and(|rest| rest.starts_with('.'))
-    })
+/// The [`Knob`] for `key` (relative to `[ftl]`, dotted for sub-tables): a section some
+/// registered FTL lists (the most specific first: `log.victim` before `log`), else a
+/// shared key of [`KNOBS`].
+pub fn knob(key: &str) -> Option<Knob> {
+    let mut best: Option<Section> = None;
+    for s in spec::specs().iter().flat_map(|s| s.sections.iter()) {
+        if holds(s.key, key) && best.is_none_or(|b| s.key.len() > b.key.len()) {
+            best = Some(*s);
+        }
+    }
+    if let Some(s) = best {
+        return Some(Knob {
+            key: s.key,
+            what: s.what,
+            users: Users::Section(s.key),
+        });
+    }
+    KNOBS.iter().find(|k| holds(k.key, key)).copied()
 }
 
 /// `[ftl]` table: which FTL, and the GC and wear-leveling settings it uses.
@@ -794,13 +851,12 @@ impl FtlConfig {
                 ),
             ));
         }
-        let ftl = self.name.name();
-        let sub = |r: Result<(), String>| r.map_err(|message| ConfigError::Ftl { ftl, message });
-        sub(self.nftl.validate())?;
-        sub(self.faster.validate())?;
-        sub(self.aftl.validate())?;
-        sub(self.cftl.validate())?;
-        sub(self.dftl.validate())?;
+        // Every registered FTL's own sections, whichever FTL is chosen: a section of
+        // another FTL set away from its defaults is refused by the knob check, and its
+        // values are checked here so the order of the messages does not depend on it.
+        for spec in spec::specs() {
+            (spec.validate)(self)?;
+        }
         Ok(())
     }
 }
@@ -850,21 +906,5 @@ pub fn build_ftl(
 ) -> Result<Box<dyn Ftl>, ConfigError> {
     cfg.validate()?;
     let params = PolicyParams { d: cfg.gc_d, seed };
-    let ftl = cfg.name.name();
-    let built: Result<Box<dyn Ftl>, String> = (|| {
-        Ok(match cfg.name {
-            FtlKind::Page => page::build(cfg, geo, logical_pages, params)?,
-            FtlKind::Nftl if cfg.nftl.variant == nftl::NftlVariant::Log => {
-                nftl_log::build(cfg, geo, logical_pages)?
-            }
-            FtlKind::Nftl => Box::new(nftl::Nftl::new(cfg, geo, logical_pages)?),
-            FtlKind::Bast => Box::new(bast::Bast::new(cfg, geo, logical_pages)?),
-            FtlKind::Fast => Box::new(fast::build_fast(cfg, geo, logical_pages)?),
-            FtlKind::Faster => Box::new(faster::build(cfg, geo, logical_pages)?),
-            FtlKind::Aftl => aftl::build(cfg, geo, logical_pages)?,
-            FtlKind::Cftl => cftl::build(cfg, geo, logical_pages)?,
-            FtlKind::Dftl => dftl::build(cfg, geo, logical_pages, params)?,
-        })
-    })();
-    built.map_err(|message| ConfigError::Ftl { ftl, message })
+    (cfg.name.spec().build)(cfg, geo, logical_pages, params)
 }

@@ -61,10 +61,12 @@
 //! examined), `ftl.nftl.folds`, `ftl.nftl.forced_folds` (longest chain, for free units),
 //! `ftl.nftl.chain_max` (longest chain seen).
 
+use super::feasible::{self, Need};
 use super::logblock::{Bits, Blocks, NIL, Role};
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use serde::{Deserialize, Serialize};
 
 /// Reported as `ftl.nftl.folds`.
@@ -84,6 +86,50 @@ pub const CHAIN_MAX: Counter = Counter::gauge(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[FOLDS, FORCED_FOLDS, CHAIN_MAX];
+
+/// NFTL in the registry (both variants: `ftl.nftl.variant` picks the log-style one,
+/// [`super::nftl_log`]).
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "nftl",
+    description: "NFTL (M-Systems/Linux): primary + replacement chains at fixed offsets, folding",
+    caps: Caps {
+        writes_at_offsets: true,
+        tags_beyond_logical_only: true,
+        ..Caps::BLOCK_MAPPED
+    },
+    sections: &[Section {
+        key: "nftl",
+        what: "NFTL chains",
+    }],
+    validate: |cfg| cfg.nftl.validate(),
+    need: |cfg, geo, logical_pages| {
+        Need::device(
+            geo,
+            feasible::logical_blocks(geo, logical_pages) + cfg.nftl.fold_free_blocks as u64,
+            "primary units + fold_free_blocks free units",
+        )
+    },
+    // Chains per logical block and a 2-byte "used" count per page.
+    memory_bytes: |_, geo, logical_pages| {
+        feasible::logical_blocks(geo, logical_pages) * 16 + logical_pages * 2
+    },
+    counters: &[
+        COUNTERS,
+        super::nftl_log::COUNTERS,
+        super::logblock::COUNTERS,
+        super::twolevel::COUNTERS,
+    ],
+    build: |cfg, geo, logical_pages, _| {
+        spec::built(
+            "nftl",
+            if cfg.nftl.variant == NftlVariant::Log {
+                super::nftl_log::build(cfg, geo, logical_pages)
+            } else {
+                Nftl::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
+            },
+        )
+    },
+};
 
 /// `[ftl.nftl]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -126,20 +172,26 @@ impl Default for NftlConfig {
 
 impl NftlConfig {
     /// Checks the settings.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.max_chain_blocks == 1 {
-            return Err(
-                "ftl.nftl.max_chain_blocks = 1: expected 0 (no cap) or at least 2 (a chain needs a replacement unit)"
-                    .into(),
-            );
+            return Err(ConfigError::value(
+                "ftl.nftl.max_chain_blocks",
+                1,
+                "0 (no cap) or at least 2 (a chain needs a replacement unit)",
+            ));
         }
         if self.fold_free_blocks == 0 {
-            return Err("ftl.nftl.fold_free_blocks must be at least 1".into());
+            return Err(ConfigError::value(
+                "ftl.nftl.fold_free_blocks",
+                0,
+                "at least 1",
+            ));
         }
         if self.variant == NftlVariant::Log && self.max_chain_blocks != 2 {
-            return Err(format!(
-                "ftl.nftl.max_chain_blocks = {} with variant = \"log\": expected 2 (the log variant always has one primary and one replacement block)",
-                self.max_chain_blocks
+            return Err(ConfigError::value(
+                "ftl.nftl.max_chain_blocks",
+                format!("{} with variant = \"log\"", self.max_chain_blocks),
+                "2 (the log variant always has one primary and one replacement block)",
             ));
         }
         Ok(())
@@ -300,7 +352,7 @@ pub struct Nftl {
 impl Nftl {
     /// An NFTL over an erased array.
     pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Nftl, String> {
-        cfg.nftl.validate()?;
+        cfg.nftl.validate().map_err(|e| e.to_string())?;
         super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)
             .map_err(|e| e.to_string())?;
         let b = Blocks::new("nftl", geo, logical_pages, cfg.dynamic_wl);
@@ -673,7 +725,7 @@ impl Ftl for Nftl {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let mut scan = self.b.scan(nand, tags);
         let bl = self.b.data.len();
         let mut own: Vec<Vec<u32>> = vec![Vec::new(); bl];
@@ -683,10 +735,13 @@ impl Ftl for Nftl {
             }
             let lbn = scan.owner[b as usize];
             if lbn == NIL || !scan.in_place[b as usize] {
-                return Err(format!(
-                    "nftl recovery: block {b} holds pages away from their offsets or of \
-                     several logical blocks, which NFTL never writes"
-                ));
+                return Err(super::RecoverError::Foreign {
+                    ftl: "nftl",
+                    what: format!(
+                        "block {b} holds pages away from their offsets or of several logical \
+                         blocks, which NFTL never writes"
+                    ),
+                });
             }
             own[lbn as usize].push(b);
             self.b.role[b as usize] = Role::Log;
@@ -707,7 +762,7 @@ impl Ftl for Nftl {
                 let t = self
                     .b
                     .settle(lbn, units, &mut scan, nand)
-                    .map_err(|e| format!("nftl recovery: {e}"))?;
+                    .map_err(super::RecoverError::flash("nftl"))?;
                 self.chain_stands(lbn, &[t], &scan, nand);
                 vec![t]
             };

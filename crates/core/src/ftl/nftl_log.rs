@@ -74,7 +74,7 @@ pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<
 impl NftlLog {
     /// A log-style NFTL over an erased array of shape `geo`.
     pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<NftlLog, String> {
-        cfg.nftl.validate()?;
+        cfg.nftl.validate().map_err(|e| e.to_string())?;
         super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)
             .map_err(|e| e.to_string())?;
         if logical_pages >= (NIL - 1) as u64 {
@@ -247,7 +247,7 @@ impl Ftl for NftlLog {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let m = self
             .blocks
             .mount(nand, tags, self.logical_pages, false, "nftl")?;

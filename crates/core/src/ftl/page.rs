@@ -24,6 +24,7 @@ use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
 use super::gc::{GcSchedule, PolicyParams, VictimPolicy};
 use super::layout::Layout;
+use super::spec::{self, Caps, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{Counter, Counters};
@@ -42,6 +43,36 @@ pub const MGMT_RMW_PAGES: Counter = Counter::total(
 );
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[WL_RELOCATIONS, MGMT_RMW_PAGES];
+
+/// The page FTL in the registry.
+pub const SPEC: FtlSpec = FtlSpec {
+    name: "page",
+    description: "page-level mapping, per-plane frontiers, pluggable GC, hot/cold split, wear leveling",
+    caps: Caps {
+        gc_policy: true,
+        free_block_watermarks: true,
+        gc_schedules: &[
+            GcSchedule::Foreground,
+            GcSchedule::Preemptive,
+            GcSchedule::Background,
+        ],
+        hot_cold: true,
+        static_wl: true,
+        page_layout: true,
+        maps_blocks: false,
+        writes_at_offsets: false,
+        tags_beyond_logical_only: false,
+    },
+    sections: &[],
+    validate: spec::no_section,
+    need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, false),
+    // The L2P array.
+    memory_bytes: |_, _, logical_pages| logical_pages * spec::ENTRY_BYTES,
+    counters: &[COUNTERS, blocks::COUNTERS],
+    build: |cfg, geo, logical_pages, params| {
+        spec::built("page", build(cfg, geo, logical_pages, params))
+    },
+};
 
 /// Builds a page FTL with the configured victim policy (monomorphised per policy so the
 /// per-write path has no dynamic dispatch).
@@ -400,7 +431,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         let newest = super::recovery::newest(tags, self.logical_pages as u64);
         for (l, &raw) in newest.iter().enumerate() {
             self.l2p[l] = raw;
@@ -413,7 +444,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         } else {
             &[Stream::Host]
         };
-        let err = |e: FtlError| format!("page recovery: {e}");
+        let err = super::RecoverError::flash("page");
         let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
         for b in orphans {
             self.reclaim(b, nand).map_err(err)?;

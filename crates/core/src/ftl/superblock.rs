@@ -26,8 +26,8 @@
 //! offset and the log/replacement blocks are the log area, so `ftl.placement` does not
 //! apply to them; `ftl.channel_placement` chooses the member planes.
 
+use super::FtlConfig;
 use super::layout::{ChannelPlacement, by_channel_order, channel_first_order};
-use super::{FtlConfig, FtlKind};
 use crate::nand::Geometry;
 use crate::spec::ConfigError;
 use crate::units::Size;
@@ -95,25 +95,10 @@ impl Superblock {
     }
 }
 
-impl FtlKind {
-    /// Whether the FTL maps whole erase blocks (and so takes a superblock as its
-    /// management block).
-    pub fn maps_blocks(self) -> bool {
-        matches!(
-            self,
-            FtlKind::Nftl
-                | FtlKind::Bast
-                | FtlKind::Fast
-                | FtlKind::Faster
-                | FtlKind::Aftl
-                | FtlKind::Cftl
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::FtlKind;
     use crate::nand::Ppn;
 
     /// 4 channels × 2 chips × 1 die × 2 planes = 16 planes, 8 blocks of 4 pages each.

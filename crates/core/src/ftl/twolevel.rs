@@ -619,8 +619,8 @@ impl Blocks {
         tags: &[Option<StoredTag>],
         logical_pages: u32,
         detached_ok: bool,
-        name: &str,
-    ) -> Result<Mounted, String> {
+        name: &'static str,
+    ) -> Result<Mounted, super::RecoverError> {
         let np = self.np;
         let nb = self.geo.blocks();
         let lp = logical_pages;
@@ -643,22 +643,28 @@ impl Blocks {
                 let i = b * np + off;
                 let Some(t) = tags[i as usize] else { continue };
                 if t.meta || t.lpn >= lp {
-                    return Err(format!(
-                        "{name} recovery: page {i} carries a tag ({} {}) that {name} never \
-                         writes on this geometry: the flash holds another FTL's or device's data",
-                        if t.meta { "metadata" } else { "logical page" },
-                        t.lpn
-                    ));
+                    return Err(super::RecoverError::Foreign {
+                        ftl: name,
+                        what: format!(
+                            "page {i} carries a tag ({} {}) that {name} never writes on this \
+                             geometry: the flash holds another FTL's or device's data",
+                            if t.meta { "metadata" } else { "logical page" },
+                            t.lpn
+                        ),
+                    });
                 }
                 let lbn = t.lpn / np;
                 if sh.owner == NIL {
                     sh.owner = lbn;
                 } else if sh.owner != lbn {
-                    return Err(format!(
-                        "{name} recovery: block {b} holds pages of logical blocks {} and \
-                         {lbn}, which {name} never does: the flash holds another FTL's data",
-                        sh.owner
-                    ));
+                    return Err(super::RecoverError::Foreign {
+                        ftl: name,
+                        what: format!(
+                            "block {b} holds pages of logical blocks {} and {lbn}, which \
+                             {name} never does: the flash holds another FTL's data",
+                            sh.owner
+                        ),
+                    });
                 }
                 sh.at_offsets &= t.lpn % np == off;
                 sh.prefix &= off == sh.pages;
@@ -769,9 +775,13 @@ impl Blocks {
             m.stats.erased_blocks += 1;
         }
         for lbn in unfit {
-            let n = self
-                .alloc(Role::Primary, lbn)
-                .map_err(|e| format!("{name} recovery: folding logical block {lbn}: {e}"))?;
+            let n =
+                self.alloc(Role::Primary, lbn)
+                    .map_err(|source| super::RecoverError::Flash {
+                        ftl: name,
+                        step: format!("folding logical block {lbn}: "),
+                        source,
+                    })?;
             for l in lbn * np..((lbn + 1) * np).min(lp) {
                 let w = win[l as usize];
                 if w != NIL {
@@ -1133,7 +1143,8 @@ mod tests {
         let mut ftl = build_ftl(&cfg, &g, 128, 1).unwrap();
         let e = ftl.recover(&mut nand, &tags).unwrap_err();
         assert!(
-            e.contains("block 5 holds pages of logical blocks 0 and 1"),
+            e.to_string()
+                .contains("block 5 holds pages of logical blocks 0 and 1"),
             "{e}"
         );
     }

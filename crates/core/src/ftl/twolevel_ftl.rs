@@ -52,7 +52,7 @@ pub trait FineMap: Clone + Send + 'static {
     type Hit: Copy;
 
     /// Checks the FTL's own config section.
-    fn validate(cfg: &FtlConfig) -> Result<(), String>;
+    fn validate(cfg: &FtlConfig) -> Result<(), crate::spec::ConfigError>;
     /// The fine side of a fresh FTL over `lbns` logical blocks.
     fn new(cfg: &FtlConfig, geo: &Geometry, lbns: u32) -> Self;
     /// Logical blocks per coarse node (1: one node per logical block).
@@ -300,7 +300,7 @@ pub struct TwoLevelFtl<F: FineMap> {
 impl<F: FineMap> TwoLevelFtl<F> {
     /// An FTL over an erased array of shape `geo`.
     pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Self, String> {
-        F::validate(cfg)?;
+        F::validate(cfg).map_err(|e| e.to_string())?;
         let lbns = twolevel::check_capacity(F::NAME, cfg, geo, logical_pages)?;
         let fine = F::new(cfg, geo, lbns);
         let core = Core::new(cfg, geo, logical_pages, lbns, fine.coarse_cluster());
@@ -506,7 +506,7 @@ impl<F: FineMap> Ftl for TwoLevelFtl<F> {
         &mut self,
         nand: &mut Nand,
         tags: &[Option<crate::nand::StoredTag>],
-    ) -> Result<(), String> {
+    ) -> Result<(), super::RecoverError> {
         debug_assert!(
             self.core.coarse.is_empty() && self.fine.is_empty(),
             "fresh FTL"

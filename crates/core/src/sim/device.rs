@@ -346,7 +346,7 @@ impl Device {
         dev.nand = nand;
         dev.ftl
             .recover(&mut dev.nand, &tags)
-            .map_err(SimError::Config)?;
+            .map_err(|e| SimError::Config(e.to_string()))?;
         let pages_scanned = tags.len() as u64;
         let programmed_pages = tags.iter().flatten().count() as u64;
         Ok((

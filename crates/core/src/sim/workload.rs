@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(idle.counters[reads], 0);
         assert_eq!(w.counters[map_reads], 0);
         // The phases' counters add up to the run's (every FTL counter that is not a gauge).
-        let gauges: Vec<&str> = crate::ftl::COUNTERS
+        let gauges: Vec<&str> = crate::ftl::counter_groups()
             .iter()
             .flat_map(|l| l.iter())
             .filter(|c| c.is_gauge())
