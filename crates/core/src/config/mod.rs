@@ -614,210 +614,13 @@ impl Config {
         let d = &self.device;
         let cell = d.cell.timing();
         let page = d.page_size.bytes();
-        if page == 0 || !page.is_multiple_of(512) || page > MAX_PAGE_BYTES {
-            return Err(ConfigError::value(
-                "device.page_size",
-                d.page_size,
-                "a multiple of 512B up to 1MiB",
-            ));
-        }
-        check_range(
-            "device.oob_size",
-            d.oob_size.bytes(),
-            0,
-            page,
-            "bytes of spare area, at most the page size",
-        )?;
-        check_f64(
-            "device.op_percent",
-            d.op_percent,
-            0.0,
-            1000.0,
-            "percent: (physical - logical) / logical",
-        )?;
-        let logical_pages = d.capacity.bytes() / page;
-        if logical_pages == 0 {
-            return Err(ConfigError::value(
-                "device.capacity",
-                d.capacity,
-                format!("at least one {} page", d.page_size),
-            ));
-        }
-        if !d.capacity.bytes().is_multiple_of(page) {
-            return Err(ConfigError::value(
-                "device.capacity",
-                d.capacity,
-                format!("a whole number of {} pages", d.page_size),
-            ));
-        }
-        if logical_pages > MAX_LOGICAL_PAGES {
-            return Err(ConfigError::value(
-                "device.capacity",
-                d.capacity,
-                format!(
-                    "at most 2^31 pages ({} with {} pages; logical page numbers are 32-bit \
-                     and over-provisioning needs the rest): a smaller capacity or a larger \
-                     device.page_size",
-                    Size(MAX_LOGICAL_PAGES * page),
-                    d.page_size
-                ),
-            ));
-        }
-        let pages_per_block = d.pages_per_block.unwrap_or(cell.pages_per_block);
-        for (name, v, hi) in [
-            ("channels", d.channels, MAX_PER_LEVEL),
-            ("chips_per_channel", d.chips_per_channel, MAX_PER_LEVEL),
-            ("dies_per_chip", d.dies_per_chip, MAX_PER_LEVEL),
-            ("planes_per_die", d.planes_per_die, MAX_PER_LEVEL),
-            ("pages_per_block", pages_per_block, MAX_PAGES_PER_BLOCK),
-        ] {
-            if v == 0 {
-                return Err(ConfigError::Geometry(format!(
-                    "impossible geometry: device.{name} = 0: expected at least 1"
-                )));
-            }
-            check_range(
-                &format!("device.{name}"),
-                v,
-                1,
-                hi,
-                "per level of the array",
-            )?;
-        }
-        let planes = d.channels as u64
-            * d.chips_per_channel as u64
-            * d.dies_per_chip as u64
-            * d.planes_per_die as u64;
-        if planes > MAX_PLANES {
-            return Err(ConfigError::Geometry(format!(
-                "impossible geometry: {planes} planes (device.channels × chips_per_channel × \
-                 dies_per_chip × planes_per_die): expected at most {MAX_PLANES}"
-            )));
-        }
-        let physical_pages = (logical_pages as f64 * (1.0 + d.op_percent / 100.0)).ceil() as u64;
-        let blocks_per_plane = physical_pages.div_ceil(pages_per_block as u64 * planes);
-        if blocks_per_plane > u32::MAX as u64 {
-            return Err(ConfigError::Geometry(
-                "impossible geometry: too many blocks per plane".into(),
-            ));
-        }
-        let geometry = Geometry {
-            channels: d.channels,
-            chips_per_channel: d.chips_per_channel,
-            dies_per_chip: d.dies_per_chip,
-            planes_per_die: d.planes_per_die,
-            blocks_per_plane: blocks_per_plane as u32,
+        let Shape {
+            geometry,
+            logical_pages,
+            planes,
             pages_per_block,
-            page_size_bytes: page as u32,
-            oob_size_bytes: d.oob_size.bytes() as u32,
-        };
-        geometry.validate().map_err(ConfigError::Geometry)?;
-        let transfer_ns = match (d.channel_mb_s, d.t_rc_ns) {
-            (Some(rate), _) => {
-                check_f64("device.channel_mb_s", rate, f64::MIN_POSITIVE, 1e9, "MB/s")?;
-                (page as f64 / rate * 1e3).round() as u64
-            }
-            (None, Some(t_rc)) => {
-                check_f64("device.t_rc_ns", t_rc, 0.0, 1e6, "ns per byte")?;
-                (page as f64 * t_rc).round() as u64
-            }
-            (None, None) => (page as f64 * cell.t_rc_ns).round() as u64,
-        };
-        for (key, v) in [
-            ("device.read_ns", d.read_ns),
-            ("device.program_ns", d.program_ns),
-            ("device.erase_ns", d.erase_ns),
-            ("device.command_ns", Some(d.command_ns)),
-            ("device.slc_read_ns", d.slc_read_ns),
-            ("device.slc_program_ns", d.slc_program_ns),
-            (
-                "device.controller_latency_ns",
-                Some(d.controller_latency_ns),
-            ),
-            (
-                "device.controller_command_ns",
-                Some(d.controller_command_ns),
-            ),
-            ("timing.formula_read_ns", self.timing.formula_read_ns),
-            ("timing.formula_program_ns", self.timing.formula_program_ns),
-            ("timing.formula_erase_ns", self.timing.formula_erase_ns),
-        ] {
-            if let Some(v) = v {
-                check_range(key, v, 0, MAX_OP_NS, "ns; 10 s at most")?;
-            }
-        }
-        let read_ns = d.read_ns.unwrap_or(cell.read_ns);
-        let program_ns = d.program_ns.unwrap_or(cell.program_ns);
-        let erase_ns = d.erase_ns.unwrap_or(cell.erase_ns);
-        check_range(
-            "device.pages_per_program",
-            d.pages_per_program,
-            1,
-            pages_per_block,
-            "mapping pages one program writes together, at most a block's",
-        )?;
-        check_f64(
-            "device.slc_cache_percent",
-            d.slc_cache_percent,
-            0.0,
-            100.0,
-            "percent of the logical capacity held in SLC mode; 0 = no SLC cache",
-        )?;
-        let slc = if d.slc_cache_percent > 0.0 {
-            let slc_cell = CellKind::Slc.timing();
-            let blocks = (logical_pages as f64 * d.slc_cache_percent
-                / 100.0
-                / pages_per_block as f64)
-                .ceil() as u64;
-            let dies = planes / d.planes_per_die as u64;
-            Some(SlcParams {
-                read_ns: d.slc_read_ns.unwrap_or(slc_cell.read_ns),
-                program_ns: d.slc_program_ns.unwrap_or(slc_cell.program_ns),
-                blocks_per_die: blocks.div_ceil(dies).min(u32::MAX as u64) as u32,
-            })
-        } else {
-            // SLC timings have no effect without the cache: refused when the user gave
-            // them, accepted when they are the preset's own (so that
-            // `--set device.slc_cache_percent=0` turns a preset's cache off).
-            for (key, short, value) in [
-                ("device.slc_read_ns", "slc_read_ns", d.slc_read_ns),
-                ("device.slc_program_ns", "slc_program_ns", d.slc_program_ns),
-            ] {
-                if value.is_some()
-                    && value
-                        != preset_value(&d.preset, "device", short)
-                            .and_then(|v| v.as_integer())
-                            .and_then(|v| u64::try_from(v).ok())
-                {
-                    return Err(ConfigError::value(
-                        key,
-                        "set",
-                        "no value without an SLC cache (device.slc_cache_percent > 0)",
-                    ));
-                }
-            }
-            None
-        };
-        let timing = TimingParams {
-            read_ns,
-            program_ns,
-            erase_ns,
-            transfer_ns,
-            command_ns: d.command_ns,
-            copyback: d.copyback,
-            organisation: d.organisation,
-            pages_per_program: d.pages_per_program,
-            slc,
-        };
-        let t = &self.timing;
-        // The formula charges one mapping page its share of a multi-page program.
-        let page_program_ns = (program_ns as f64 / d.pages_per_program as f64).round() as u64;
-        let formula = FormulaCosts {
-            read_ns: t.formula_read_ns.unwrap_or(read_ns),
-            program_ns: t.formula_program_ns.unwrap_or(page_program_ns),
-            erase_ns: t.formula_erase_ns.unwrap_or(erase_ns),
-            copy_cost: t.copy_cost,
-        };
+        } = self.resolve_shape()?;
+        let (timing, formula) = self.resolve_timing(&geometry, logical_pages, planes)?;
         check_f64(
             "device.host_link_mb_s",
             d.host_link_mb_s,
@@ -937,6 +740,250 @@ impl Config {
             controller_command_ns: d.controller_command_ns,
         })
     }
+
+    /// The array's shape: page size, capacity and over-provisioning checked, levels of
+    /// the array in range, blocks per plane derived.
+    fn resolve_shape(&self) -> Result<Shape, ConfigError> {
+        let d = &self.device;
+        let cell = d.cell.timing();
+        let page = d.page_size.bytes();
+        if page == 0 || !page.is_multiple_of(512) || page > MAX_PAGE_BYTES {
+            return Err(ConfigError::value(
+                "device.page_size",
+                d.page_size,
+                "a multiple of 512B up to 1MiB",
+            ));
+        }
+        check_range(
+            "device.oob_size",
+            d.oob_size.bytes(),
+            0,
+            page,
+            "bytes of spare area, at most the page size",
+        )?;
+        check_f64(
+            "device.op_percent",
+            d.op_percent,
+            0.0,
+            1000.0,
+            "percent: (physical - logical) / logical",
+        )?;
+        let logical_pages = d.capacity.bytes() / page;
+        if logical_pages == 0 {
+            return Err(ConfigError::value(
+                "device.capacity",
+                d.capacity,
+                format!("at least one {} page", d.page_size),
+            ));
+        }
+        if !d.capacity.bytes().is_multiple_of(page) {
+            return Err(ConfigError::value(
+                "device.capacity",
+                d.capacity,
+                format!("a whole number of {} pages", d.page_size),
+            ));
+        }
+        if logical_pages > MAX_LOGICAL_PAGES {
+            return Err(ConfigError::value(
+                "device.capacity",
+                d.capacity,
+                format!(
+                    "at most 2^31 pages ({} with {} pages; logical page numbers are 32-bit \
+                     and over-provisioning needs the rest): a smaller capacity or a larger \
+                     device.page_size",
+                    Size(MAX_LOGICAL_PAGES * page),
+                    d.page_size
+                ),
+            ));
+        }
+        let pages_per_block = d.pages_per_block.unwrap_or(cell.pages_per_block);
+        for (name, v, hi) in [
+            ("channels", d.channels, MAX_PER_LEVEL),
+            ("chips_per_channel", d.chips_per_channel, MAX_PER_LEVEL),
+            ("dies_per_chip", d.dies_per_chip, MAX_PER_LEVEL),
+            ("planes_per_die", d.planes_per_die, MAX_PER_LEVEL),
+            ("pages_per_block", pages_per_block, MAX_PAGES_PER_BLOCK),
+        ] {
+            if v == 0 {
+                return Err(ConfigError::Geometry(format!(
+                    "impossible geometry: device.{name} = 0: expected at least 1"
+                )));
+            }
+            check_range(
+                &format!("device.{name}"),
+                v,
+                1,
+                hi,
+                "per level of the array",
+            )?;
+        }
+        let planes = d.channels as u64
+            * d.chips_per_channel as u64
+            * d.dies_per_chip as u64
+            * d.planes_per_die as u64;
+        if planes > MAX_PLANES {
+            return Err(ConfigError::Geometry(format!(
+                "impossible geometry: {planes} planes (device.channels × chips_per_channel × \
+                 dies_per_chip × planes_per_die): expected at most {MAX_PLANES}"
+            )));
+        }
+        let physical_pages = (logical_pages as f64 * (1.0 + d.op_percent / 100.0)).ceil() as u64;
+        let blocks_per_plane = physical_pages.div_ceil(pages_per_block as u64 * planes);
+        if blocks_per_plane > u32::MAX as u64 {
+            return Err(ConfigError::Geometry(
+                "impossible geometry: too many blocks per plane".into(),
+            ));
+        }
+        let geometry = Geometry {
+            channels: d.channels,
+            chips_per_channel: d.chips_per_channel,
+            dies_per_chip: d.dies_per_chip,
+            planes_per_die: d.planes_per_die,
+            blocks_per_plane: blocks_per_plane as u32,
+            pages_per_block,
+            page_size_bytes: page as u32,
+            oob_size_bytes: d.oob_size.bytes() as u32,
+        };
+        geometry
+            .validate()
+            .map_err(|e| ConfigError::Geometry(e.to_string()))?;
+        Ok(Shape {
+            geometry,
+            logical_pages,
+            planes,
+            pages_per_block,
+        })
+    }
+
+    /// The operation latencies (the cell's, or the keys'), the SLC cache and the
+    /// formula's costs.
+    fn resolve_timing(
+        &self,
+        geometry: &Geometry,
+        logical_pages: u64,
+        planes: u64,
+    ) -> Result<(TimingParams, FormulaCosts), ConfigError> {
+        let d = &self.device;
+        let cell = d.cell.timing();
+        let page = geometry.page_size_bytes as u64;
+        let pages_per_block = geometry.pages_per_block;
+        let transfer_ns = match (d.channel_mb_s, d.t_rc_ns) {
+            (Some(rate), _) => {
+                check_f64("device.channel_mb_s", rate, f64::MIN_POSITIVE, 1e9, "MB/s")?;
+                (page as f64 / rate * 1e3).round() as u64
+            }
+            (None, Some(t_rc)) => {
+                check_f64("device.t_rc_ns", t_rc, 0.0, 1e6, "ns per byte")?;
+                (page as f64 * t_rc).round() as u64
+            }
+            (None, None) => (page as f64 * cell.t_rc_ns).round() as u64,
+        };
+        for (key, v) in [
+            ("device.read_ns", d.read_ns),
+            ("device.program_ns", d.program_ns),
+            ("device.erase_ns", d.erase_ns),
+            ("device.command_ns", Some(d.command_ns)),
+            ("device.slc_read_ns", d.slc_read_ns),
+            ("device.slc_program_ns", d.slc_program_ns),
+            (
+                "device.controller_latency_ns",
+                Some(d.controller_latency_ns),
+            ),
+            (
+                "device.controller_command_ns",
+                Some(d.controller_command_ns),
+            ),
+            ("timing.formula_read_ns", self.timing.formula_read_ns),
+            ("timing.formula_program_ns", self.timing.formula_program_ns),
+            ("timing.formula_erase_ns", self.timing.formula_erase_ns),
+        ] {
+            if let Some(v) = v {
+                check_range(key, v, 0, MAX_OP_NS, "ns; 10 s at most")?;
+            }
+        }
+        let read_ns = d.read_ns.unwrap_or(cell.read_ns);
+        let program_ns = d.program_ns.unwrap_or(cell.program_ns);
+        let erase_ns = d.erase_ns.unwrap_or(cell.erase_ns);
+        check_range(
+            "device.pages_per_program",
+            d.pages_per_program,
+            1,
+            pages_per_block,
+            "mapping pages one program writes together, at most a block's",
+        )?;
+        check_f64(
+            "device.slc_cache_percent",
+            d.slc_cache_percent,
+            0.0,
+            100.0,
+            "percent of the logical capacity held in SLC mode; 0 = no SLC cache",
+        )?;
+        let slc = if d.slc_cache_percent > 0.0 {
+            let slc_cell = CellKind::Slc.timing();
+            let blocks = (logical_pages as f64 * d.slc_cache_percent
+                / 100.0
+                / pages_per_block as f64)
+                .ceil() as u64;
+            let dies = planes / d.planes_per_die as u64;
+            Some(SlcParams {
+                read_ns: d.slc_read_ns.unwrap_or(slc_cell.read_ns),
+                program_ns: d.slc_program_ns.unwrap_or(slc_cell.program_ns),
+                blocks_per_die: blocks.div_ceil(dies).min(u32::MAX as u64) as u32,
+            })
+        } else {
+            // SLC timings have no effect without the cache: refused when the user gave
+            // them, accepted when they are the preset's own (so that
+            // `--set device.slc_cache_percent=0` turns a preset's cache off).
+            for (key, short, value) in [
+                ("device.slc_read_ns", "slc_read_ns", d.slc_read_ns),
+                ("device.slc_program_ns", "slc_program_ns", d.slc_program_ns),
+            ] {
+                if value.is_some()
+                    && value
+                        != preset_value(&d.preset, "device", short)
+                            .and_then(|v| v.as_integer())
+                            .and_then(|v| u64::try_from(v).ok())
+                {
+                    return Err(ConfigError::value(
+                        key,
+                        "set",
+                        "no value without an SLC cache (device.slc_cache_percent > 0)",
+                    ));
+                }
+            }
+            None
+        };
+        let timing = TimingParams {
+            read_ns,
+            program_ns,
+            erase_ns,
+            transfer_ns,
+            command_ns: d.command_ns,
+            copyback: d.copyback,
+            organisation: d.organisation,
+            pages_per_program: d.pages_per_program,
+            slc,
+        };
+        let t = &self.timing;
+        // The formula charges one mapping page its share of a multi-page program.
+        let page_program_ns = (program_ns as f64 / d.pages_per_program as f64).round() as u64;
+        let formula = FormulaCosts {
+            read_ns: t.formula_read_ns.unwrap_or(read_ns),
+            program_ns: t.formula_program_ns.unwrap_or(page_program_ns),
+            erase_ns: t.formula_erase_ns.unwrap_or(erase_ns),
+            copy_cost: t.copy_cost,
+        };
+        Ok((timing, formula))
+    }
+}
+
+/// The array's shape as [`Config::resolve_device`] derives it.
+struct Shape {
+    geometry: Geometry,
+    logical_pages: u64,
+    /// Planes of the whole array.
+    planes: u64,
+    pages_per_block: u32,
 }
 
 /// Largest page: a mapping unit beyond 1 MiB is a block, not a page.
