@@ -608,139 +608,6 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Derives the device the simulator builds, checking every device, host, timing and
-    /// buffer setting. [`Config::validate`] calls it once and checks the rest; use that.
-    pub fn resolve_device(&self) -> Result<ResolvedDevice, ConfigError> {
-        let d = &self.device;
-        let cell = d.cell.timing();
-        let page = d.page_size.bytes();
-        let Shape {
-            geometry,
-            logical_pages,
-            planes,
-            pages_per_block,
-        } = self.resolve_shape()?;
-        let (timing, formula) = self.resolve_timing(&geometry, logical_pages, planes)?;
-        check_f64(
-            "device.host_link_mb_s",
-            d.host_link_mb_s,
-            0.0,
-            1e9,
-            "MB/s; 0 = unlimited",
-        )?;
-        let link_ns_per_byte = if d.host_link_mb_s > 0.0 {
-            1e3 / d.host_link_mb_s
-        } else {
-            0.0
-        };
-        if let Some(e) = d.endurance_cycles {
-            // 0 used to mean "never wears out" by accident; a block that survives no
-            // erase is not a device.
-            check_range(
-                "device.endurance_cycles",
-                e,
-                1,
-                u32::MAX,
-                "program/erase cycles per block; omit it for the cell's default",
-            )?;
-        }
-        check_range(
-            "host.qd",
-            self.host.qd,
-            1,
-            512,
-            "outstanding requests (NCQ tags)",
-        )?;
-        // DFTL with FIFO: each GC-moved page costs a translation-page write that goes
-        // stale at once but waits the whole FIFO queue, so under random writes there is no
-        // steady state below physical = 2 x logical (docs/ftls.md, "Victim policies other
-        // than greedy under DFTL"); it would run out of free blocks mid-run.
-        // Sequential generators over a fresh or sequentially filled drive overwrite whole
-        // blocks, so GC moves nothing and FIFO is as good as greedy: the bound is the
-        // random writes' (issue 30: `--workload seq-write` was refused by it).
-        use crate::workload::synth::SynthKind;
-        let sequential_only = self.trace.path.is_none()
-            && self.fs.workload.is_none()
-            && matches!(self.workload.kind, SynthKind::SeqWrite | SynthKind::SeqRead)
-            && matches!(self.precondition, Precondition::None | Precondition::Fill);
-        if self.ftl.name == crate::ftl::FtlKind::Dftl
-            && self.ftl.gc == crate::ftl::gc::GcPolicyKind::Fifo
-            && self.device.op_percent < 100.0
-            && !sequential_only
-        {
-            return Err(ConfigError::value(
-                "ftl.gc",
-                "fifo",
-                format!(
-                    "greedy, cost-benefit or d-choices with dftl at device.op_percent = {} \
-                     for a workload with random writes (a trace, a random generator or \
-                     random preconditioning): DFTL with FIFO then needs \
-                     device.op_percent >= 100, since its stale translation blocks wait the \
-                     whole FIFO queue; docs/ftls.md. Sequential generators (seq-write, \
-                     seq-read) run at any over-provisioning",
-                    self.device.op_percent
-                ),
-            ));
-        }
-        if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
-            return Err(ConfigError::value(
-                "host.speedup",
-                self.host.speedup,
-                "a positive number (trace gaps are divided by it)",
-            ));
-        }
-        if let Some(stop) = self.host.stop_ns
-            && !(1..=crate::host::MAX_SIM_TIME_NS).contains(&stop)
-        {
-            return Err(ConfigError::value(
-                "host.stop_ns",
-                stop,
-                format!(
-                    "a simulated time in ns from 1 to {} (2^62, the simulator's time limit)",
-                    crate::host::MAX_SIM_TIME_NS
-                ),
-            ));
-        }
-        // A preset's own buffer size is sized for its full capacity: on a smaller device
-        // it is capped at the logical capacity, as the DRAM-derived default is (a size the
-        // user gave that exceeds the device is still refused).
-        let mut buffer_cfg = std::borrow::Cow::Borrowed(&self.buffer);
-        if let Some(size) = self.buffer.size {
-            let logical_bytes = logical_pages.saturating_mul(page);
-            if size.bytes() > logical_bytes
-                && preset_value(&d.preset, "buffer", "size")
-                    .and_then(|v| v.as_str()?.parse::<Size>().ok())
-                    == Some(size)
-            {
-                buffer_cfg.to_mut().size = Some(Size(logical_bytes));
-            }
-        }
-        let buffer =
-            buffer_cfg.shape(page, pages_per_block, logical_pages, d.dram_buffer.bytes())?;
-        let physical = geometry.pages();
-        let slc_cache_percent_actual = timing.slc.as_ref().map_or(0.0, |s| {
-            (s.blocks_per_die as u64 * (planes / d.planes_per_die as u64) * pages_per_block as u64)
-                as f64
-                / logical_pages as f64
-                * 100.0
-        });
-        Ok(ResolvedDevice {
-            geometry,
-            logical_pages,
-            timing,
-            formula,
-            endurance_cycles: d.endurance_cycles.unwrap_or(cell.endurance_cycles),
-            track_write_seq: d.track_write_seq.unwrap_or(false),
-            link_ns_per_byte,
-            op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
-                * 100.0,
-            slc_cache_percent_actual,
-            buffer,
-            controller_latency_ns: d.controller_latency_ns,
-            controller_command_ns: d.controller_command_ns,
-        })
-    }
-
     /// The array's shape: page size, capacity and over-provisioning checked, levels of
     /// the array in range, blocks per plane derived.
     fn resolve_shape(&self) -> Result<Shape, ConfigError> {
@@ -974,6 +841,139 @@ impl Config {
             copy_cost: t.copy_cost,
         };
         Ok((timing, formula))
+    }
+
+    /// Derives the device the simulator builds, checking every device, host, timing and
+    /// buffer setting. [`Config::validate`] calls it once and checks the rest; use that.
+    pub fn resolve_device(&self) -> Result<ResolvedDevice, ConfigError> {
+        let d = &self.device;
+        let cell = d.cell.timing();
+        let page = d.page_size.bytes();
+        let Shape {
+            geometry,
+            logical_pages,
+            planes,
+            pages_per_block,
+        } = self.resolve_shape()?;
+        let (timing, formula) = self.resolve_timing(&geometry, logical_pages, planes)?;
+        check_f64(
+            "device.host_link_mb_s",
+            d.host_link_mb_s,
+            0.0,
+            1e9,
+            "MB/s; 0 = unlimited",
+        )?;
+        let link_ns_per_byte = if d.host_link_mb_s > 0.0 {
+            1e3 / d.host_link_mb_s
+        } else {
+            0.0
+        };
+        if let Some(e) = d.endurance_cycles {
+            // 0 used to mean "never wears out" by accident; a block that survives no
+            // erase is not a device.
+            check_range(
+                "device.endurance_cycles",
+                e,
+                1,
+                u32::MAX,
+                "program/erase cycles per block; omit it for the cell's default",
+            )?;
+        }
+        check_range(
+            "host.qd",
+            self.host.qd,
+            1,
+            512,
+            "outstanding requests (NCQ tags)",
+        )?;
+        // DFTL with FIFO: each GC-moved page costs a translation-page write that goes
+        // stale at once but waits the whole FIFO queue, so under random writes there is no
+        // steady state below physical = 2 x logical (docs/ftls.md, "Victim policies other
+        // than greedy under DFTL"); it would run out of free blocks mid-run.
+        // Sequential generators over a fresh or sequentially filled drive overwrite whole
+        // blocks, so GC moves nothing and FIFO is as good as greedy: the bound is the
+        // random writes' (issue 30: `--workload seq-write` was refused by it).
+        use crate::workload::synth::SynthKind;
+        let sequential_only = self.trace.path.is_none()
+            && self.fs.workload.is_none()
+            && matches!(self.workload.kind, SynthKind::SeqWrite | SynthKind::SeqRead)
+            && matches!(self.precondition, Precondition::None | Precondition::Fill);
+        if self.ftl.name == crate::ftl::FtlKind::Dftl
+            && self.ftl.gc == crate::ftl::gc::GcPolicyKind::Fifo
+            && self.device.op_percent < 100.0
+            && !sequential_only
+        {
+            return Err(ConfigError::value(
+                "ftl.gc",
+                "fifo",
+                format!(
+                    "greedy, cost-benefit or d-choices with dftl at device.op_percent = {} \
+                     for a workload with random writes (a trace, a random generator or \
+                     random preconditioning): DFTL with FIFO then needs \
+                     device.op_percent >= 100, since its stale translation blocks wait the \
+                     whole FIFO queue; docs/ftls.md. Sequential generators (seq-write, \
+                     seq-read) run at any over-provisioning",
+                    self.device.op_percent
+                ),
+            ));
+        }
+        if !(self.host.speedup > 0.0 && self.host.speedup.is_finite()) {
+            return Err(ConfigError::value(
+                "host.speedup",
+                self.host.speedup,
+                "a positive number (trace gaps are divided by it)",
+            ));
+        }
+        if let Some(stop) = self.host.stop_ns
+            && !(1..=crate::host::MAX_SIM_TIME_NS).contains(&stop)
+        {
+            return Err(ConfigError::value(
+                "host.stop_ns",
+                stop,
+                format!(
+                    "a simulated time in ns from 1 to {} (2^62, the simulator's time limit)",
+                    crate::host::MAX_SIM_TIME_NS
+                ),
+            ));
+        }
+        // A preset's own buffer size is sized for its full capacity: on a smaller device
+        // it is capped at the logical capacity, as the DRAM-derived default is (a size the
+        // user gave that exceeds the device is still refused).
+        let mut buffer_cfg = std::borrow::Cow::Borrowed(&self.buffer);
+        if let Some(size) = self.buffer.size {
+            let logical_bytes = logical_pages.saturating_mul(page);
+            if size.bytes() > logical_bytes
+                && preset_value(&d.preset, "buffer", "size")
+                    .and_then(|v| v.as_str()?.parse::<Size>().ok())
+                    == Some(size)
+            {
+                buffer_cfg.to_mut().size = Some(Size(logical_bytes));
+            }
+        }
+        let buffer =
+            buffer_cfg.shape(page, pages_per_block, logical_pages, d.dram_buffer.bytes())?;
+        let physical = geometry.pages();
+        let slc_cache_percent_actual = timing.slc.as_ref().map_or(0.0, |s| {
+            (s.blocks_per_die as u64 * (planes / d.planes_per_die as u64) * pages_per_block as u64)
+                as f64
+                / logical_pages as f64
+                * 100.0
+        });
+        Ok(ResolvedDevice {
+            geometry,
+            logical_pages,
+            timing,
+            formula,
+            endurance_cycles: d.endurance_cycles.unwrap_or(cell.endurance_cycles),
+            track_write_seq: d.track_write_seq.unwrap_or(false),
+            link_ns_per_byte,
+            op_percent_actual: (physical as f64 - logical_pages as f64) / logical_pages as f64
+                * 100.0,
+            slc_cache_percent_actual,
+            buffer,
+            controller_latency_ns: d.controller_latency_ns,
+            controller_command_ns: d.controller_command_ns,
+        })
     }
 }
 
