@@ -1102,7 +1102,7 @@ mod tests {
         assert!(e.contains("rmp"), "{e}");
         // Typed: the variant names the key, the value and the expectation; the message
         // is the one the string error had.
-        let mut bad = tiny();
+        let mut bad = HddParams::preset("desktop-7200").unwrap();
         bad.cache_segments = 2000;
         let e = bad.validate().unwrap_err();
         assert_eq!(

@@ -728,6 +728,21 @@ struct Setting {
     ts: f64,
 }
 
+impl Setting {
+    /// The point's parameters, as the rows list them.
+    fn params(&self) -> Vec<(String, String)> {
+        params(
+            self.fs,
+            self.copies,
+            self.mfs,
+            self.hits,
+            self.period,
+            self.tp,
+            self.ts,
+        )
+    }
+}
+
 /// Judges C3–C5, C10–C15, C17 and C18 at one point; `get(seed, variant)` is that
 /// point's trace replayed by the variant.
 fn judge_point<'r>(
@@ -770,17 +785,9 @@ fn judge_times<'r>(
     get: &dyn Fn(u64, Variant) -> &'r Replay,
     at: Setting,
 ) {
-    let Setting {
-        fs,
-        copies,
-        mfs,
-        hits,
-        period,
-        tp,
-        ts,
-    } = at;
+    let (tp, ts) = (at.tp, at.ts);
     let (n, a, c, _, _) = variants_at(at);
-    let p = || params(fs, copies, mfs, hits, period, tp, ts);
+    let p = || at.params();
     let t = |v: Variant| seeds(|s| get(s, v).all.t_ns(tp, ts));
     let t14 = |v: Variant| seeds(|s| get(s, v).p14.t_ns(tp, ts));
     let d = |v: Variant| {
@@ -873,17 +880,9 @@ fn judge_tables<'r>(
     get: &dyn Fn(u64, Variant) -> &'r Replay,
     at: Setting,
 ) {
-    let Setting {
-        fs,
-        copies,
-        mfs,
-        hits,
-        period,
-        tp,
-        ts,
-    } = at;
+    let (tp, ts) = (at.tp, at.ts);
     let (n, a, c, one, lru) = variants_at(at);
-    let p = || params(fs, copies, mfs, hits, period, tp, ts);
+    let p = || at.params();
     let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict, detail: String| {
         rows.get_mut(id).expect("row").push(Judged {
             point: Point::new(p(), format!("{name} = {:.3}", x.mean()), v),
