@@ -652,27 +652,6 @@ pub(super) fn finish(
     }
 }
 
-/// The parameters of one EXP-C2 point.
-fn params(
-    fs: Fs,
-    copies: u32,
-    mfs: u32,
-    hits: u32,
-    period: u32,
-    tp: f64,
-    ts: f64,
-) -> Vec<(String, String)> {
-    vec![
-        ("fs".into(), fs.name().into()),
-        ("copies".into(), copies.to_string()),
-        ("mfs".into(), mfs.to_string()),
-        ("promote_hits".into(), hits.to_string()),
-        ("nur_period".into(), period.to_string()),
-        ("t_probe_ns".into(), format!("{tp}")),
-        ("t_spare_us".into(), format!("{ts}")),
-    ]
-}
-
 /// The variants every trace is replayed into.
 fn variants(quick: bool) -> Vec<Variant> {
     let mut v = vec![Variant::Nftl];
@@ -731,15 +710,15 @@ struct Setting {
 impl Setting {
     /// The point's parameters, as the rows list them.
     fn params(&self) -> Vec<(String, String)> {
-        params(
-            self.fs,
-            self.copies,
-            self.mfs,
-            self.hits,
-            self.period,
-            self.tp,
-            self.ts,
-        )
+        vec![
+            ("fs".into(), self.fs.name().into()),
+            ("copies".into(), self.copies.to_string()),
+            ("mfs".into(), self.mfs.to_string()),
+            ("promote_hits".into(), self.hits.to_string()),
+            ("nur_period".into(), self.period.to_string()),
+            ("t_probe_ns".into(), format!("{}", self.tp)),
+            ("t_spare_us".into(), format!("{}", self.ts)),
+        ]
     }
 }
 
