@@ -453,14 +453,18 @@ fn mkfs_picks_fat16_with_4k_clusters_for_256mib_and_fat32_with_4k_for_4gib() {
     };
     let l = FatLayout::for_volume(256 << 20, &c).unwrap();
     assert_eq!(l.sectors_per_cluster, 32);
-    let e = FatLayout::for_volume(4 << 20, &FatConfig::default()).unwrap_err();
+    let e = FatLayout::for_volume(4 << 20, &FatConfig::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("FAT12"), "{e}");
     let c = FatConfig {
         fat_type: FatTypeChoice::Fat16,
         cluster_size: Some(Size(512)),
         ..FatConfig::default()
     };
-    let e = FatLayout::for_volume(256 << 20, &c).unwrap_err();
+    let e = FatLayout::for_volume(256 << 20, &c)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("fs.fat.cluster_size"), "{e}");
 }
 

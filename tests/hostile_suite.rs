@@ -361,9 +361,36 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
          [[axis]]\nkey = \"ftl.name\"\nvalues = [\"page\"]\n",
     )
     .unwrap();
-    let mut cases: Vec<Case> = Vec::new();
+    let mut cases = flag_cases();
+    cases.extend(trace_cases(d));
+    cases.extend(output_cases(d, &good));
+    cases.extend(command_line_cases());
+    let total = cases.len();
+    let failures = run_all(&cases, d);
+    let count = |k: &str| failures.iter().filter(|f| f.starts_with(k)).count();
+    eprintln!(
+        "hostile cases: {total} run ({}): {} panics/aborts, {} hangs, {} wrong exit 0, {} \
+         damaged files, {} other exit codes, {} messages lacking their fragment",
+        if full() { "full" } else { "CI set" },
+        count("PANIC"),
+        count("HANG"),
+        count("EXIT 0"),
+        count("DAMAGED"),
+        count("EXIT ") - count("EXIT 0"),
+        count("MESSAGE")
+    );
+    assert!(total >= 500, "only {total} cases");
+    assert!(
+        failures.is_empty(),
+        "{} of {total} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
 
-    // Flags × bad values.
+/// Flags × bad values.
+fn flag_cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
     let numbers: Vec<&str> = if full() {
         [BAD_NUMBERS, MORE_BAD_NUMBERS].concat()
     } else {
@@ -403,7 +430,13 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
         }
     }
 
-    // Traces × malformations: a valid trace with one line (the 8th request) damaged.
+    cases
+}
+
+/// Traces × malformations: a valid trace with one line (the 8th request) damaged, run and
+/// converted by gen-trace.
+fn trace_cases(d: &Path) -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
     for (n_trace, format) in LINE_FORMATS.into_iter().enumerate() {
         let lines = common::valid_lines(format, 20);
         let at = lines.len() - 12;
@@ -441,9 +474,14 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
         }
     }
 
-    // Outputs × paths: outputs onto an input, into a file, onto a directory, nowhere.
-    // Each case runs in its own directory holding its own `good.ascii` (the trace input)
-    // and `g.toml` (the sweep grid), both of which must come out unchanged.
+    cases
+}
+
+/// Outputs × paths: outputs onto an input, into a file, onto a directory, nowhere.
+/// Each case runs in its own directory holding its own `good.ascii` (the trace input)
+/// and `g.toml` (the sweep grid), both of which must come out unchanged.
+fn output_cases(d: &Path, good: &Path) -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
     const GOOD: &str = "@GOOD";
     let run: &[&str] = &[
         "run",
@@ -500,7 +538,7 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
             let own = d.join(format!("out{n_out}"));
             fs::create_dir(&own).unwrap();
             let good_here = own.join("good.ascii");
-            fs::copy(&good, &good_here).unwrap();
+            fs::copy(good, &good_here).unwrap();
             fs::copy(d.join("g.toml"), own.join("g.toml")).unwrap();
             let fill = |x: &str| {
                 x.replace(GOOD, &good_here.display().to_string())
@@ -517,7 +555,12 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
         }
     }
 
-    // Whole command lines.
+    cases
+}
+
+/// Whole command lines.
+fn command_line_cases() -> Vec<Case> {
+    let mut cases: Vec<Case> = Vec::new();
     for a in [
         &["nope"][..],
         &["run", "extra-positional"],
@@ -539,8 +582,12 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
         cases.push(case(a, Want::Failed(vec![])));
     }
 
-    // Run them, two at a time (the machine's cores), collecting every failure.
-    let total = cases.len();
+    cases
+}
+
+/// Runs the cases two at a time (the machine's cores; four with the full set),
+/// collecting every failure.
+fn run_all(cases: &[Case], d: &Path) -> Vec<String> {
     let failures = Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let threads = if full() { 4 } else { 2 };
@@ -557,24 +604,5 @@ fn hostile_cases_never_panic_hang_exit_0_or_damage_a_file() {
             });
         }
     });
-    let failures = failures.into_inner().unwrap();
-    let count = |k: &str| failures.iter().filter(|f| f.starts_with(k)).count();
-    eprintln!(
-        "hostile cases: {total} run ({}): {} panics/aborts, {} hangs, {} wrong exit 0, {} \
-         damaged files, {} other exit codes, {} messages lacking their fragment",
-        if full() { "full" } else { "CI set" },
-        count("PANIC"),
-        count("HANG"),
-        count("EXIT 0"),
-        count("DAMAGED"),
-        count("EXIT ") - count("EXIT 0"),
-        count("MESSAGE")
-    );
-    assert!(total >= 500, "only {total} cases");
-    assert!(
-        failures.is_empty(),
-        "{} of {total} cases failed:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.into_inner().unwrap()
 }

@@ -173,7 +173,7 @@ fn hostile_and_malformed_xml_is_refused_naming_file_and_line() {
         ),
         ("", &["bad.xml", "malformed XML"][..]),
     ] {
-        let e = import(("bad.xml", xml), None).unwrap_err();
+        let e = import(("bad.xml", xml), None).unwrap_err().to_string();
         for w in words {
             assert!(e.contains(w), "{xml}\nerror lacks {w:?}: {e}");
         }
@@ -251,5 +251,37 @@ fn the_cli_writes_the_toml_and_refuses_xml_as_config() {
     assert!(
         e.contains("this is MQSim XML") && e.contains("ssdlab import-mqsim"),
         "{e}"
+    );
+}
+
+/// A refused import is a typed error naming the file, the line, the parameter, the value
+/// and what was expected; its message is the text the string error had.
+#[test]
+fn a_refused_import_is_typed_and_keeps_its_message() {
+    use ssdlab::mqsim::ImportError;
+    let e = import(("bad.xml", "<Other/>"), None).unwrap_err();
+    assert_eq!(
+        e,
+        ImportError::Root {
+            file: "bad.xml".into(),
+            line: 1,
+            found: "Other".into(),
+            expected: "Execution_Parameter_Set",
+            what: "MQSim's ssdconfig.xml",
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "bad.xml: line 1: the root element is <Other>; expected <Execution_Parameter_Set> (MQSim's ssdconfig.xml)"
+    );
+    let xml = "<Execution_Parameter_Set>\n<Device_Parameter_Set>\n<Flash_Channel_Count>eight</Flash_Channel_Count>\n</Device_Parameter_Set>\n</Execution_Parameter_Set>";
+    assert_eq!(
+        import(("d.xml", xml), None).unwrap_err().to_string(),
+        "d.xml: line 3: Device_Parameter_Set/Flash_Channel_Count = \"eight\": expected a number"
+    );
+    let xml = "<Execution_Parameter_Set><Device_Parameter_Set><Address_Mapping>HYBRID</Address_Mapping></Device_Parameter_Set></Execution_Parameter_Set>";
+    assert_eq!(
+        import(("d.xml", xml), None).unwrap_err().to_string(),
+        "d.xml: Address_Mapping = \"HYBRID\": only PAGE_LEVEL is imported (MQSim's HYBRID mapping is unfinished in MQSim itself)"
     );
 }

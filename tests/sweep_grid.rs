@@ -6,8 +6,14 @@ mod common;
 use ssdlab::sweep::{Grid, Plan};
 use std::path::Path;
 
+/// The grid, or its refusal as the CLI prints it.
 fn grid(text: &str, dir: &Path) -> Result<Grid, String> {
-    Grid::from_table(toml::from_str(text).unwrap(), "test grid", dir)
+    Grid::from_table(toml::from_str(text).unwrap(), "test grid", dir).map_err(|e| e.to_string())
+}
+
+/// The plan of one cell at a time, or its refusal as the CLI prints it.
+fn plan(g: Grid) -> Result<Plan, String> {
+    Plan::new(g, 1).map_err(|e| e.to_string())
 }
 
 const BASE: &str = r#"
@@ -163,7 +169,7 @@ const BAD: &[(&str, &[&str])] = &[
 fn bad_grids_are_refused_naming_the_axis() {
     for (body, words) in BAD {
         let e = grid(&format!("{BASE}\n{body}"), Path::new(""))
-            .and_then(|g| Plan::new(g, 1))
+            .and_then(plan)
             .expect_err(body);
         for w in *words {
             assert!(e.contains(w), "grid\n{body}\nerror lacks {w:?}:\n{e}");
@@ -178,7 +184,7 @@ fn a_bad_combination_names_the_cell_and_its_axis() {
         &format!("{BASE}\n[[axis]]\nkey = \"device.capacity\"\nvalues = [\"64MiB\", \"1000B\"]\n"),
         Path::new(""),
     )
-    .and_then(|g| Plan::new(g, 1))
+    .and_then(plan)
     .unwrap_err();
     assert!(
         e.contains("cell 2 (device.capacity=1000B): axis `device.capacity`"),
@@ -224,7 +230,7 @@ values = [0, 100]
 fn exclude_drops_the_invalid_pair_before_validation() {
     // Without the rule the grid is refused whole, naming cell 4 and its values.
     let e = grid(&format!("{BASE}\n{PAIR}"), Path::new(""))
-        .and_then(|g| Plan::new(g, 1))
+        .and_then(plan)
         .unwrap_err();
     assert!(
         e.contains("cell 4 (ftl.name=dftl, ftl.static_wl_threshold=100)"),
@@ -320,7 +326,7 @@ fn a_rule_that_matches_nothing_is_refused_naming_it() {
         ("where = [{}]", &["where rule 1", "empty"][..]),
     ] {
         let e = grid(&format!("{rules}\n{BASE}\n{PAIR}"), Path::new(""))
-            .and_then(|g| Plan::new(g, 1))
+            .and_then(plan)
             .unwrap_err();
         for w in words {
             assert!(e.contains(w), "{rules}: error lacks {w:?}:\n{e}");
@@ -335,7 +341,7 @@ fn a_rule_that_matches_nothing_is_refused_naming_it() {
         ),
         Path::new(""),
     )
-    .and_then(|g| Plan::new(g, 1))
+    .and_then(plan)
     .unwrap_err();
     assert!(
         e.contains(
@@ -349,7 +355,7 @@ fn a_rule_that_matches_nothing_is_refused_naming_it() {
         &format!("exclude = [{{ \"ftl.name\" = [\"page\", \"dftl\"] }}]\n{BASE}\n{PAIR}"),
         Path::new(""),
     )
-    .and_then(|g| Plan::new(g, 1))
+    .and_then(plan)
     .unwrap_err();
     assert!(e.contains("leave no cell"), "{e}");
 }
@@ -364,7 +370,7 @@ fn refusals_name_each_cell_by_its_place_in_the_grid() {
         ),
         Path::new(""),
     )
-    .and_then(|g| Plan::new(g, 1))
+    .and_then(plan)
     .unwrap_err();
     assert!(e.contains("cell 1 (device.capacity=1000B)"), "{e}");
     assert!(e.contains("cell 3 (device.capacity=2000B)"), "{e}");
@@ -377,7 +383,7 @@ fn refusals_name_each_cell_by_its_place_in_the_grid() {
         ),
         Path::new(""),
     )
-    .and_then(|g| Plan::new(g, 1))
+    .and_then(plan)
     .unwrap_err();
     assert!(e.contains("cell 2 (device.capacity=2000B)"), "{e}");
 }

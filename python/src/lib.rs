@@ -289,7 +289,9 @@ impl PySweep {
     fn record(&mut self, record_json: &str) -> PyResult<()> {
         let r: Record = serde_json::from_str(record_json)
             .map_err(|e| OutputError::new_err(format!("record: {e}")))?;
-        self.sweep.record(r).map_err(OutputError::new_err)
+        self.sweep
+            .record(r)
+            .map_err(|e| OutputError::new_err(e.to_string()))
     }
 
     /// Runs the missing cells here on `jobs` threads, the GIL released. `progress`, when
@@ -325,7 +327,7 @@ impl PySweep {
         let s = interruptible(py, &control.cancel, &mut tick, || {
             sweep.run_local_with(jobs, false, retry_failed, &control)
         })?
-        .map_err(OutputError::new_err)?;
+        .map_err(|e| OutputError::new_err(e.to_string()))?;
         tick(py)?;
         Ok((s.ran, s.failed))
     }
@@ -345,7 +347,7 @@ impl PySweep {
         let files = self
             .sweep
             .output_files(&table, format)
-            .map_err(OutputError::new_err)?;
+            .map_err(|e| OutputError::new_err(e.to_string()))?;
         let out = output::check("out", &self.sweep.dir, Expect::Dir).map_err(config_err)?;
         let html_out = html_dir
             .map(|h| output::check("html", Path::new(h), Expect::Dir))

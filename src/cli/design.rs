@@ -2,7 +2,9 @@
 //! lists), each resolved and validated before any simulation starts.
 
 use super::CliError;
-use super::args::{GeneratorArgs, HostArgs, List, SettingsArgs, SsdArgs, TraceArgs, choices, set};
+use super::args::{
+    GeneratorArgs, HostArgs, List, SettingsArgs, Sizes, SsdArgs, TraceArgs, choices, set,
+};
 use super::registry;
 use clap::Args;
 use ssdlab::config::{Config, Design as ValidDesign, ResolvedDevice};
@@ -234,13 +236,8 @@ impl DesignArgs {
         Ok(t)
     }
 
-    /// Every design the flags name, each checked as `check` says; all problems of all
-    /// designs are reported together, before any work.
-    pub fn designs(&self, check: Check) -> Result<Vec<Design>, CliError> {
-        let file = self.settings.read_file()?;
-        let base = self.overrides()?;
-        let mut combos = Vec::new();
-        let raw_fs = |fs: &Option<String>| fs.as_deref() == Some("yaffs2");
+    /// `--ftl`, `--gc` and `--buffer` have nothing to set under `--fs yaffs2` alone.
+    fn refuse_flags_under_yaffs2(&self) -> Result<(), CliError> {
         if let Some(list) = &self.ssd.fs
             && list.iter().all(|f| f == "yaffs2")
         {
@@ -257,6 +254,29 @@ impl DesignArgs {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The size lists: (flag, sizes given).
+    fn size_lists(&self) -> [(&'static str, &Option<Sizes>); 3] {
+        [
+            ("capacity", &self.ssd.capacity),
+            ("buffer-size", &self.ssd.buffer_size),
+            ("mgmt-block", &self.ssd.mgmt_block),
+        ]
+    }
+
+    /// Whether size flag `flag` lists several sizes (then it labels the designs).
+    fn listed(&self, flag: &str) -> bool {
+        self.size_lists()
+            .iter()
+            .any(|(f, l)| *f == flag && l.as_ref().is_some_and(|l| l.len() > 1))
+    }
+
+    /// Every combination of the listed names (and sizes) as (flag, value) pairs.
+    fn combos(&self) -> Vec<Vec<(&'static str, Option<String>)>> {
+        let mut combos = Vec::new();
+        let raw_fs = |fs: &Option<String>| fs.as_deref() == Some("yaffs2");
         for h in choices(&self.host_log) {
             for fs in choices(&self.ssd.fs) {
                 if raw_fs(&fs) {
@@ -288,12 +308,7 @@ impl DesignArgs {
         // Size lists multiply the designs like the name lists (last, so they vary
         // fastest). A size is labelled `flag=SIZE`, and only when its flag lists
         // several: a single size leaves the design's name as it was.
-        let size_lists = [
-            ("capacity", &self.ssd.capacity),
-            ("buffer-size", &self.ssd.buffer_size),
-            ("mgmt-block", &self.ssd.mgmt_block),
-        ];
-        for (flag, list) in size_lists {
+        for (flag, list) in self.size_lists() {
             let Some(list) = list else { continue };
             combos = combos
                 .into_iter()
@@ -306,11 +321,16 @@ impl DesignArgs {
                 })
                 .collect();
         }
-        let listed = |flag: &str| {
-            size_lists
-                .iter()
-                .any(|(f, l)| *f == flag && l.as_ref().is_some_and(|l| l.len() > 1))
-        };
+        combos
+    }
+
+    /// Every design the flags name, each checked as `check` says; all problems of all
+    /// designs are reported together, before any work.
+    pub fn designs(&self, check: Check) -> Result<Vec<Design>, CliError> {
+        let file = self.settings.read_file()?;
+        let base = self.overrides()?;
+        self.refuse_flags_under_yaffs2()?;
+        let combos = self.combos();
         let several = combos.len() > 1;
         let mut designs = Vec::new();
         let mut errors = Vec::new();
@@ -342,7 +362,7 @@ impl DesignArgs {
                         set(&mut o, key, v.as_str());
                     }
                     if matches!(flag, "capacity" | "buffer-size" | "mgmt-block") {
-                        if listed(flag) {
+                        if self.listed(flag) {
                             given.push(format!("{flag}={v}"));
                             label.push(format!("{flag}={v}"));
                         }

@@ -216,6 +216,7 @@ impl HybridArgs {
                             file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
                             o,
                         )
+                        .map_err(|e| e.to_string())
                         .and_then(|cfg| {
                             if let Some(p) = &cfg.trace.path {
                                 check_input("--trace", p)?;

@@ -57,7 +57,7 @@ pub fn cmd(a: &ImportMqsimArgs) -> Result<(), CliError> {
         (&ssd_name, &ssd_text),
         wl.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
     )
-    .map_err(CliError::Input)?;
+    .map_err(|e| CliError::Input(e.to_string()))?;
     let command = match &wl {
         Some((n, _)) => format!("ssdlab import-mqsim {ssd_name} {n}"),
         None => format!("ssdlab import-mqsim {ssd_name}"),

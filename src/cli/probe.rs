@@ -214,8 +214,8 @@ fn write_error(path: &Path, r: &IoRequest, mode: Mode, e: io::Error) -> CliError
     ))
 }
 
-/// Runs `ssdlab probe`.
-pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
+/// The probe's generator settings from the flags, checked.
+fn settings_of(a: &ProbeArgs) -> Result<SynthConfig, CliError> {
     let defaults = SynthConfig::default();
     let settings = SynthConfig {
         kind: SynthKind::Probe,
@@ -239,36 +239,30 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
             settings.size
         )));
     }
-    let json = a
-        .json
-        .as_deref()
-        .map(|p| output::file("--json", p))
-        .transpose()?;
-    let t = target(a)?;
-    // The report must never land on the device it describes (on a real block device
-    // the JSON would be written onto the disk).
-    if let Some(j) = &json {
-        output::distinct(&[(j, Vec::new())], &[("--device", t.path.as_path())])?;
-    }
-    let starts = probe::partition_starts(&settings, t.size_bytes).map_err(|e| {
-        CliError::Input(format!(
-            "--device {} ({}): {e} (flags --size, --step, --span, --partitions)",
-            t.path.display(),
-            Size(t.size_bytes)
-        ))
-    })?;
+    Ok(settings)
+}
+
+/// Opens the device (O_DIRECT where the file system takes it, else O_DSYNC) and writes
+/// every partition once, so the probe's writes overwrite data; returns the file, the
+/// mode the writes use and the data buffer.
+fn fill(
+    a: &ProbeArgs,
+    t: &Target,
+    settings: &SynthConfig,
+    starts: &[u64],
+) -> Result<(File, Mode, Aligned), CliError> {
     // O_DIRECT where the file system takes it; a refusal shows at open or at the first
     // write (EINVAL), and then every write is synchronous instead.
     let mut mode = Mode::Direct;
-    let mut f = match open(&t, Mode::Direct) {
+    let mut f = match open(t, Mode::Direct) {
         Ok(f) => f,
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
             mode = Mode::Dsync;
-            open(&t, Mode::Dsync).map_err(|e| open_error(&t, e))?
+            open(t, Mode::Dsync).map_err(|e| open_error(t, e))?
         }
-        Err(e) => return Err(open_error(&t, e)),
+        Err(e) => return Err(open_error(t, e)),
     };
-    let fill = probe::fill_requests(&settings, &starts);
+    let fill = probe::fill_requests(settings, starts);
     let largest = fill
         .iter()
         .map(|r| r.size_bytes)
@@ -292,7 +286,7 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
             if i == 0 && mode == Mode::Direct && e.raw_os_error() == Some(libc::EINVAL) {
                 mode = Mode::Dsync;
                 eprintln!("ssdlab probe: O_DIRECT writes refused ({e}); using O_DSYNC writes");
-                f = open(&t, Mode::Dsync).map_err(|e| open_error(&t, e))?;
+                f = open(t, Mode::Dsync).map_err(|e| open_error(t, e))?;
                 timed_write(&f, &data, r).map_err(|e| write_error(&t.path, r, mode, e))?;
                 continue;
             }
@@ -305,6 +299,31 @@ pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
             t.path.display()
         ))
     })?;
+    Ok((f, mode, data))
+}
+
+/// Runs `ssdlab probe`.
+pub fn cmd(a: &ProbeArgs) -> Result<(), CliError> {
+    let settings = settings_of(a)?;
+    let json = a
+        .json
+        .as_deref()
+        .map(|p| output::file("--json", p))
+        .transpose()?;
+    let t = target(a)?;
+    // The report must never land on the device it describes (on a real block device
+    // the JSON would be written onto the disk).
+    if let Some(j) = &json {
+        output::distinct(&[(j, Vec::new())], &[("--device", t.path.as_path())])?;
+    }
+    let starts = probe::partition_starts(&settings, t.size_bytes).map_err(|e| {
+        CliError::Input(format!(
+            "--device {} ({}): {e} (flags --size, --step, --span, --partitions)",
+            t.path.display(),
+            Size(t.size_bytes)
+        ))
+    })?;
+    let (f, mode, data) = fill(a, &t, &settings, &starts)?;
     let requests: Vec<IoRequest> = probe::probe_requests(&settings, starts.clone()).collect();
     let bar = progress_bar(requests.len() as u64 * a.passes as u64);
     let mut latency_ns = vec![u64::MAX; requests.len()];

@@ -4,6 +4,7 @@ use super::CliError;
 use super::args::{HostArgs, SettingsArgs, SsdArgs};
 use super::design::{Check, DesignArgs};
 use clap::Args;
+use ssdlab::config::Design;
 use ssdlab::data::{FileStore, FlashData};
 use ssdlab::nbd::{Ending, Latency, Listen, ServeOptions, Server};
 use ssdlab::sim::Device;
@@ -192,8 +193,8 @@ fn check_socket_path(p: &std::path::Path) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Runs `ssdlab serve`.
-pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
+/// Refuses flags that serve cannot take (lists of designs, a zero interval or cut).
+fn check_args(a: &ServeArgs) -> Result<(), CliError> {
     if [&a.ssd.ftl, &a.ssd.gc, &a.ssd.buffer]
         .iter()
         .any(|l| l.as_ref().is_some_and(|v| v.len() > 1))
@@ -225,24 +226,21 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
             "--power-cut-after 0: expected a command number from 1".into(),
         ));
     }
-    let mut designs = design_args(&a.ssd, &a.host, &a.settings).designs(Check::Run)?;
-    let design = designs.remove(0);
-    let valid = design.valid.expect("checked for a run");
-    let cfg = valid.config.clone();
+    Ok(())
+}
+
+/// The served device: mounted from `--data` when the file holds an earlier run's flash,
+/// else built fresh (over the file, or in memory).
+fn open_device(a: &ServeArgs, valid: &Design, fingerprint: &str) -> Result<Device, CliError> {
     let geo = valid.ftl_geometry;
     let page_bytes = geo.page_size_bytes;
-    let fingerprint = format!(
-        "ftl {} logical_pages {}",
-        serde_json::to_string(&cfg.ftl).expect("config serializes"),
-        valid.device.logical_pages
-    );
-    let mut dev = match &a.data {
+    let dev = match &a.data {
         Some(path) => {
-            let (store, existing) = FileStore::open(path, &geo, &fingerprint)
+            let (store, existing) = FileStore::open(path, &geo, fingerprint)
                 .map_err(|e| CliError::Input(format!("--data {}: {e}", path.display())))?;
             let data = FlashData::new(Box::new(store), page_bytes as usize);
             if existing {
-                let (dev, r) = Device::mount(&valid, data)
+                let (dev, r) = Device::mount(valid, data)
                     .map_err(|e| CliError::Input(format!("--data {}: {e}", path.display())))?;
                 eprintln!(
                     "ssdlab serve: mounted {}: scanned {} pages ({} programmed, {} ignored) \
@@ -255,18 +253,23 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
                 );
                 dev
             } else {
-                let mut dev = Device::build(&valid)?;
+                let mut dev = Device::build(valid)?;
                 dev.nand.attach_data(data);
                 dev
             }
         }
         None => {
-            let mut dev = Device::build(&valid)?;
+            let mut dev = Device::build(valid)?;
             dev.nand.attach_data(FlashData::in_memory(&geo));
             dev
         }
     };
-    let listen = match (&a.socket, a.port) {
+    Ok(dev)
+}
+
+/// Where to listen: the Unix socket, or the TCP port (on loopback unless told).
+fn listen_on(a: &ServeArgs) -> Listen {
+    match (&a.socket, a.port) {
         (Some(p), _) => Listen::Unix(p.clone()),
         (None, Some(port)) => {
             let ip = a
@@ -281,7 +284,79 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
             Listen::Tcp(std::net::SocketAddr::new(ip, port))
         }
         (None, None) => unreachable!("clap requires one"),
-    };
+    }
+}
+
+/// Installs the SIGINT/SIGTERM (stop) and SIGUSR1 (statistics now) handlers and a thread
+/// that turns them into the two flags it returns.
+fn watch_signals() -> (Arc<AtomicBool>, Arc<AtomicBool>) {
+    // SAFETY: the handlers only store to atomics, which is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, on_stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_stop as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGUSR1, on_usr1 as *const () as libc::sighandler_t);
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let stats_now = Arc::new(AtomicBool::new(false));
+    {
+        let (stop, stats_now) = (stop.clone(), stats_now.clone());
+        std::thread::spawn(move || {
+            loop {
+                if STOP.load(Ordering::SeqCst) {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if USR1.swap(false, Ordering::SeqCst) {
+                    stats_now.store(true, Ordering::SeqCst);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+    }
+    (stop, stats_now)
+}
+
+/// A statistics line: the report without its config, with the clocks and, when replies
+/// are timed, how late they were.
+fn stats_json(r: &ssdlab::report::Report, c: &ssdlab::nbd::Clocks) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).expect("report serializes");
+    if let Some(o) = v.as_object_mut() {
+        o.remove("config");
+        o.insert("simulated_ns".into(), c.simulated_ns.into());
+        o.insert("wall_clock_ns".into(), c.wall_ns.into());
+        o.insert("requests".into(), c.requests.into());
+        if let Some(t) = c.timeliness {
+            o.insert(
+                "real_time".into(),
+                serde_json::json!({
+                    "timed_replies": t.replies,
+                    "late_replies": t.late,
+                    "late_share": t.late_share(),
+                    "lateness_ns_p50": t.lateness_ns_p50,
+                    "lateness_ns_p99": t.lateness_ns_p99,
+                    "late_tolerance_ns": ssdlab::nbd::LATE_TOLERANCE_NS,
+                }),
+            );
+        }
+    }
+    v
+}
+
+/// Runs `ssdlab serve`.
+pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
+    check_args(a)?;
+    let mut designs = design_args(&a.ssd, &a.host, &a.settings).designs(Check::Run)?;
+    let design = designs.remove(0);
+    let valid = design.valid.expect("checked for a run");
+    let cfg = valid.config.clone();
+    let geo = valid.ftl_geometry;
+    let page_bytes = geo.page_size_bytes;
+    let fingerprint = format!(
+        "ftl {} logical_pages {}",
+        serde_json::to_string(&cfg.ftl).expect("config serializes"),
+        valid.device.logical_pages
+    );
+    let mut dev = open_device(a, &valid, &fingerprint)?;
+    let listen = listen_on(a);
     let max_bytes = 32 << 20;
     let server = Server::bind(
         &listen,
@@ -313,28 +388,7 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         dev.ftl.name(),
         latency_text(a.latency)
     );
-    // SAFETY: the handlers only store to atomics, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_stop as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_stop as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGUSR1, on_usr1 as *const () as libc::sighandler_t);
-    }
-    let stop = Arc::new(AtomicBool::new(false));
-    let stats_now = Arc::new(AtomicBool::new(false));
-    {
-        let (stop, stats_now) = (stop.clone(), stats_now.clone());
-        std::thread::spawn(move || {
-            loop {
-                if STOP.load(Ordering::SeqCst) {
-                    stop.store(true, Ordering::SeqCst);
-                }
-                if USR1.swap(false, Ordering::SeqCst) {
-                    stats_now.store(true, Ordering::SeqCst);
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        });
-    }
+    let (stop, stats_now) = watch_signals();
     let (cut_command, cut_ops) = match a.power_cut_after {
         None => (None, 0),
         Some(n) => match a.host.seed {
@@ -362,26 +416,7 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     let mut last_timeliness = None;
     let mut stats = |r: &ssdlab::report::Report, c: &ssdlab::nbd::Clocks| {
         last_timeliness = c.timeliness;
-        let mut v = serde_json::to_value(r).expect("report serializes");
-        if let Some(o) = v.as_object_mut() {
-            o.remove("config");
-            o.insert("simulated_ns".into(), c.simulated_ns.into());
-            o.insert("wall_clock_ns".into(), c.wall_ns.into());
-            o.insert("requests".into(), c.requests.into());
-            if let Some(t) = c.timeliness {
-                o.insert(
-                    "real_time".into(),
-                    serde_json::json!({
-                        "timed_replies": t.replies,
-                        "late_replies": t.late,
-                        "late_share": t.late_share(),
-                        "lateness_ns_p50": t.lateness_ns_p50,
-                        "lateness_ns_p99": t.lateness_ns_p99,
-                        "late_tolerance_ns": ssdlab::nbd::LATE_TOLERANCE_NS,
-                    }),
-                );
-            }
-        }
+        let v = stats_json(r, c);
         // One write per line: `writeln!` would hand the value over in pieces, and
         // standard output's line buffer (1 KiB) writes a longer line out in parts, so a
         // reader following the file could see half a line.

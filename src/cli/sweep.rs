@@ -93,7 +93,7 @@ const MAX_JOBS: usize = 256;
 
 /// Runs `ssdlab sweep`.
 pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
-    let grid = Grid::load(&args.grid).map_err(CliError::Input)?;
+    let grid = Grid::load(&args.grid).map_err(|e| CliError::Input(e.to_string()))?;
     let jobs = match args.jobs {
         Some(0) => {
             return Err(CliError::Input(
@@ -117,7 +117,7 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     } else {
         jobs.unwrap_or_else(rayon::current_num_threads)
     };
-    let plan = Plan::new(grid, parallel).map_err(CliError::Input)?;
+    let plan = Plan::new(grid, parallel).map_err(|e| CliError::Input(e.to_string()))?;
     let out = output::dir("--out", &args.out)?;
     let html_out = args
         .html
@@ -146,10 +146,10 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     if args.ray.is_some() {
         check_python(&python(args))?;
     }
-    let mut sweep = Sweep::open(plan, &args.out).map_err(CliError::Input)?;
+    let mut sweep = Sweep::open(plan, &args.out).map_err(|e| CliError::Input(e.to_string()))?;
     let format = JsonFormat::parse(&args.json_format).expect("clap checks the values");
     ssdlab::sweep::table::check_format(&sweep.plan, &sweep.store, format)
-        .map_err(CliError::Input)?;
+        .map_err(|e| CliError::Input(e.to_string()))?;
     let pending = sweep.pending(args.retry_failed).len();
     let before = sweep.summary();
     if !args.quiet {
@@ -178,7 +178,7 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
         None => {
             sweep
                 .run_local(jobs, !args.quiet, args.retry_failed)
-                .map_err(CliError::Output)?;
+                .map_err(|e| CliError::Output(e.to_string()))?;
         }
         Some(address) => run_ray(&mut sweep, address, args)?,
     }
@@ -188,7 +188,7 @@ pub fn cmd(args: &SweepArgs) -> Result<(), CliError> {
     let table = sweep.table();
     let files = sweep
         .output_files(&table, format)
-        .map_err(CliError::Output)?;
+        .map_err(|e| CliError::Output(e.to_string()))?;
     let mut batch = Batch::new();
     let page = html_out.as_ref().map(|_| {
         html::render(&ssdlab::sweep::page::sweep_page(
@@ -418,7 +418,7 @@ fn run_ray(sweep: &mut Sweep, address: &str, args: &SweepArgs) -> Result<(), Cli
         };
         let rec = serde_json::from_str::<Record>(json)
             .map_err(|e| format!("--ray: a record the driver sent does not parse: {e}"))
-            .and_then(|r| sweep.record(r));
+            .and_then(|r| sweep.record(r).map_err(|e| e.to_string()));
         if let Err(e) = rec {
             error = Some(e);
             break;

@@ -122,8 +122,23 @@ impl<'de> Deserialize<'de> for Size {
     }
 }
 
+/// Error from parsing a count (`--requests`, `1M`): the text given and what a count
+/// must be.
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
+#[error("invalid count '{input}': expected {expected}")]
+pub struct CountError {
+    /// The text that failed to parse.
+    pub input: String,
+    /// What is accepted, e.g. "a whole, non-negative number".
+    pub expected: String,
+}
+
 /// Parses a count such as `1000`, `1M`, `10k`, `2.5M` (decimal multipliers).
-pub fn parse_count(s: &str) -> Result<u64, String> {
+pub fn parse_count(s: &str) -> Result<u64, CountError> {
+    let err = |expected: String| CountError {
+        input: s.to_string(),
+        expected,
+    };
     // No digit separators (`1_000`): not a documented syntax, and `1_` must not be 1.
     let t = s.trim();
     let (num, mult) = match t.chars().last() {
@@ -139,23 +154,16 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
             .parse::<u64>()
             .ok()
             .and_then(|v| v.checked_mul(mult))
-            .ok_or_else(|| {
-                format!(
-                    "invalid count '{s}': expected at most {} (2^64 - 1)",
-                    u64::MAX
-                )
-            });
+            .ok_or_else(|| err(format!("at most {} (2^64 - 1)", u64::MAX)));
     }
     let mult = mult as f64;
     let v: f64 = num
         .parse()
-        .map_err(|_| format!("invalid count '{s}': expected a number such as 1000, 10k or 1M"))?;
+        .map_err(|_| err("a number such as 1000, 10k or 1M".to_string()))?;
     let r = v * mult;
     // u64::MAX as f64 rounds up to 2^64, which itself does not fit.
     if !r.is_finite() || r < 0.0 || r.fract() != 0.0 || r >= u64::MAX as f64 {
-        return Err(format!(
-            "invalid count '{s}': expected a whole, non-negative number"
-        ));
+        return Err(err("a whole, non-negative number".to_string()));
     }
     Ok(r as u64)
 }
@@ -283,6 +291,32 @@ mod tests {
             assert!(parse_count(bad).is_err(), "{bad}");
             assert!(bad.parse::<Size>().is_err(), "{bad}");
         }
+    }
+
+    /// A refused count is a typed error that names the text and what a count must be;
+    /// its message is the one the CLI printed when the error was a string.
+    #[test]
+    fn a_refused_count_names_the_text_and_the_expectation() {
+        let e = parse_count("x").unwrap_err();
+        assert_eq!(
+            e,
+            CountError {
+                input: "x".into(),
+                expected: "a number such as 1000, 10k or 1M".into(),
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "invalid count 'x': expected a number such as 1000, 10k or 1M"
+        );
+        assert_eq!(
+            parse_count("1.5").unwrap_err().to_string(),
+            "invalid count '1.5': expected a whole, non-negative number"
+        );
+        assert_eq!(
+            parse_count("18446744073709551616").unwrap_err().to_string(),
+            "invalid count '18446744073709551616': expected at most 18446744073709551615 (2^64 - 1)"
+        );
     }
 
     proptest! {

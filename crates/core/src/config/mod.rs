@@ -608,9 +608,9 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Derives the device the simulator builds, checking every device, host, timing and
-    /// buffer setting. [`Config::validate`] calls it once and checks the rest; use that.
-    pub fn resolve_device(&self) -> Result<ResolvedDevice, ConfigError> {
+    /// The array's shape: page size, capacity and over-provisioning checked, levels of
+    /// the array in range, blocks per plane derived.
+    fn resolve_shape(&self) -> Result<Shape, ConfigError> {
         let d = &self.device;
         let cell = d.cell.timing();
         let page = d.page_size.bytes();
@@ -711,7 +711,29 @@ impl Config {
             page_size_bytes: page as u32,
             oob_size_bytes: d.oob_size.bytes() as u32,
         };
-        geometry.validate().map_err(ConfigError::Geometry)?;
+        geometry
+            .validate()
+            .map_err(|e| ConfigError::Geometry(e.to_string()))?;
+        Ok(Shape {
+            geometry,
+            logical_pages,
+            planes,
+            pages_per_block,
+        })
+    }
+
+    /// The operation latencies (the cell's, or the keys'), the SLC cache and the
+    /// formula's costs.
+    fn resolve_timing(
+        &self,
+        geometry: &Geometry,
+        logical_pages: u64,
+        planes: u64,
+    ) -> Result<(TimingParams, FormulaCosts), ConfigError> {
+        let d = &self.device;
+        let cell = d.cell.timing();
+        let page = geometry.page_size_bytes as u64;
+        let pages_per_block = geometry.pages_per_block;
         let transfer_ns = match (d.channel_mb_s, d.t_rc_ns) {
             (Some(rate), _) => {
                 check_f64("device.channel_mb_s", rate, f64::MIN_POSITIVE, 1e9, "MB/s")?;
@@ -818,6 +840,22 @@ impl Config {
             erase_ns: t.formula_erase_ns.unwrap_or(erase_ns),
             copy_cost: t.copy_cost,
         };
+        Ok((timing, formula))
+    }
+
+    /// Derives the device the simulator builds, checking every device, host, timing and
+    /// buffer setting. [`Config::validate`] calls it once and checks the rest; use that.
+    pub fn resolve_device(&self) -> Result<ResolvedDevice, ConfigError> {
+        let d = &self.device;
+        let cell = d.cell.timing();
+        let page = d.page_size.bytes();
+        let Shape {
+            geometry,
+            logical_pages,
+            planes,
+            pages_per_block,
+        } = self.resolve_shape()?;
+        let (timing, formula) = self.resolve_timing(&geometry, logical_pages, planes)?;
         check_f64(
             "device.host_link_mb_s",
             d.host_link_mb_s,
@@ -937,6 +975,15 @@ impl Config {
             controller_command_ns: d.controller_command_ns,
         })
     }
+}
+
+/// The array's shape as [`Config::resolve_device`] derives it.
+struct Shape {
+    geometry: Geometry,
+    logical_pages: u64,
+    /// Planes of the whole array.
+    planes: u64,
+    pages_per_block: u32,
 }
 
 /// Largest page: a mapping unit beyond 1 MiB is a block, not a page.

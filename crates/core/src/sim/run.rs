@@ -9,7 +9,7 @@ use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
 use crate::ftl::FtlError;
 use crate::host::{Arrivals, Dispatched, HostQueue, Target};
-use crate::host_log::{HostLog, LogTarget};
+use crate::host_log::{HostLog, HostLogStats, LogTarget};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
 use crate::workload::synth::aging::{AgingPattern, AgingWrites};
@@ -779,28 +779,7 @@ fn measure(
     // A preset's knob that the chosen FTL ignores is information, not a problem with
     // the run: the preset describes its drive for every FTL.
     notes.extend(design.notes.iter().cloned());
-    // The management-block probe needs every probe write's latency by offset.
-    let probe_starts = if cfg.trace.path.is_none()
-        && cfg.workload.phase.is_empty()
-        && cfg.workload.kind == SynthKind::Probe
-    {
-        probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
-    } else {
-        Vec::new()
-    };
-    // A probe write's latency must be its own service time, not time spent queued behind
-    // earlier writes: the probe always runs at queue depth 1.
-    let qd = if probe_starts.is_empty() {
-        cfg.host.qd as usize
-    } else {
-        if cfg.host.qd != 1 {
-            notes.push(format!(
-                "the probe ran at queue depth 1 (host.qd = {} ignored)",
-                cfg.host.qd
-            ));
-        }
-        1
-    };
+    let (probe_starts, qd) = probe_plan(cfg, capacity, &mut notes)?;
     // With a host log the device holds the log's layout, not the host's pages; the
     // layer checks its own maps instead.
     let mut model = (opts.check && log.is_none()).then(|| PresenceModel {
@@ -890,18 +869,7 @@ fn measure(
         p.finish();
     }
     if let Some((_, reason)) = &m.end_of_life {
-        if m.requests == 0 {
-            return Err(SimError::Config(format!(
-                "{reason}, before the first request of the measured run completed (a \
-                 higher device.endurance_cycles, more over-provisioning or less \
-                 preconditioning)"
-            )));
-        }
-        warnings.push(format!(
-            "the drive reached its end of life after {} requests; the run stopped there \
-             ({reason})",
-            crate::report::numfmt::group_thousands(m.requests)
-        ));
+        warnings.push(end_of_life_warning(reason, m.requests)?);
     } else if dev.buffer.as_ref().is_some_and(|b| b.flush_at_end) {
         // Its programs count; its time does not, as no request waits for it.
         dev.flush_buffer(m.now_ns)?;
@@ -919,50 +887,108 @@ fn measure(
             dev.ftl.check_invariants(&dev.nand);
             dev.nand.check_invariants();
         }
-        let s = l.stats();
-        let b = log_base.unwrap_or_default();
-        let (host, cleaned) = (
-            s.host_blocks - b.host_blocks,
-            s.cleaned_blocks - b.cleaned_blocks,
-        );
-        notes.push(format!(
-            "host log ({}): {} blocks of {} over {} segments of {} ({} visible to the host); \
-             measured phase: {host} blocks written by the host, {cleaned} moved by the cleaner \
-             ({} segments cleaned; log write amplification {:.3}), {} segment writes ({} to \
-             the SSD), {} SSD reads, {} block reads from host RAM, {} waits for host RAM, {} \
-             host memory copies of {} at {} MB/s",
-            cfg.host_log.name.name(),
-            l.blocks(),
-            crate::units::Size(l.shape().block_bytes),
-            l.shape().segments,
-            cfg.host_log.segment,
-            crate::units::Size(l.capacity_bytes()),
-            s.cleaned_segments - b.cleaned_segments,
-            (host + cleaned) as f64 / host.max(1) as f64,
-            s.segment_writes - b.segment_writes,
-            crate::units::Size(s.device_write_bytes - b.device_write_bytes),
-            s.device_reads - b.device_reads,
-            s.ram_reads - b.ram_reads,
-            s.ram_waits - b.ram_waits,
-            s.ram_copies - b.ram_copies,
-            crate::units::Size(l.shape().block_bytes),
-            cfg.host_log.memcpy_mb_s,
-        ));
+        notes.push(host_log_note(cfg, l, log_base.unwrap_or_default()));
     }
     if m.requests == 0 {
-        return Err(SimError::Config(match &cfg.trace.path {
-            Some(p) => format!(
-                "{}: no request to simulate (the trace is empty, or every request was filtered out)",
-                p.display()
-            ),
-            None => "the workload produced no requests (check workload.requests and workload.span)"
-                .into(),
-        }));
+        return Err(no_requests(cfg));
     }
     if let Some(w) = trace_warnings {
         warnings.extend(w.snapshot());
     }
     Ok(assemble(cfg, &dev, &base, m, notes, warnings, wall))
+}
+
+/// Where the management-block probe's partitions start (it needs every probe write's
+/// latency by offset; empty for other workloads), and the queue depth: a probe write's
+/// latency must be its own service time, not time spent queued behind earlier writes,
+/// so the probe always runs at queue depth 1.
+fn probe_plan(
+    cfg: &Config,
+    capacity: u64,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<u64>, usize), SimError> {
+    let probe_starts = if cfg.trace.path.is_none()
+        && cfg.workload.phase.is_empty()
+        && cfg.workload.kind == SynthKind::Probe
+    {
+        probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
+    } else {
+        Vec::new()
+    };
+    let qd = if probe_starts.is_empty() {
+        cfg.host.qd as usize
+    } else {
+        if cfg.host.qd != 1 {
+            notes.push(format!(
+                "the probe ran at queue depth 1 (host.qd = {} ignored)",
+                cfg.host.qd
+            ));
+        }
+        1
+    };
+    Ok((probe_starts, qd))
+}
+
+/// The host log's account of the measured phase (its counts since `b`).
+fn host_log_note(cfg: &Config, l: &HostLog, b: HostLogStats) -> String {
+    let s = l.stats();
+    let (host, cleaned) = (
+        s.host_blocks - b.host_blocks,
+        s.cleaned_blocks - b.cleaned_blocks,
+    );
+    format!(
+        "host log ({}): {} blocks of {} over {} segments of {} ({} visible to the host); \
+             measured phase: {host} blocks written by the host, {cleaned} moved by the cleaner \
+             ({} segments cleaned; log write amplification {:.3}), {} segment writes ({} to \
+             the SSD), {} SSD reads, {} block reads from host RAM, {} waits for host RAM, {} \
+             host memory copies of {} at {} MB/s",
+        cfg.host_log.name.name(),
+        l.blocks(),
+        crate::units::Size(l.shape().block_bytes),
+        l.shape().segments,
+        cfg.host_log.segment,
+        crate::units::Size(l.capacity_bytes()),
+        s.cleaned_segments - b.cleaned_segments,
+        (host + cleaned) as f64 / host.max(1) as f64,
+        s.segment_writes - b.segment_writes,
+        crate::units::Size(s.device_write_bytes - b.device_write_bytes),
+        s.device_reads - b.device_reads,
+        s.ram_reads - b.ram_reads,
+        s.ram_waits - b.ram_waits,
+        s.ram_copies - b.ram_copies,
+        crate::units::Size(l.shape().block_bytes),
+        cfg.host_log.memcpy_mb_s,
+    )
+}
+
+/// The warning of a drive that wore out after `requests` requests of the measured run
+/// (`reason` says how); none completed is an error.
+fn end_of_life_warning(reason: &str, requests: u64) -> Result<String, SimError> {
+    if requests == 0 {
+        return Err(SimError::Config(format!(
+            "{reason}, before the first request of the measured run completed (a \
+             higher device.endurance_cycles, more over-provisioning or less \
+             preconditioning)"
+        )));
+    }
+    Ok(format!(
+        "the drive reached its end of life after {} requests; the run stopped there \
+         ({reason})",
+        crate::report::numfmt::group_thousands(requests)
+    ))
+}
+
+/// Why a run that completed no request is refused.
+fn no_requests(cfg: &Config) -> SimError {
+    SimError::Config(match &cfg.trace.path {
+        Some(p) => format!(
+            "{}: no request to simulate (the trace is empty, or every request was filtered out)",
+            p.display()
+        ),
+        None => {
+            "the workload produced no requests (check workload.requests and workload.span)".into()
+        }
+    })
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@
 
 use super::FlashData;
 use crate::config::Design;
-use crate::sim::Device;
+use crate::sim::{Device, SimError};
 use crate::workload::{IoRequest, OpKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -182,9 +182,26 @@ pub fn run_with_progress(
         ..Default::default()
     };
     if let Err(e) = run_inner(design, opts, &mut rep, tick) {
-        rep.error = Some(e);
+        rep.error = Some(e.to_string());
     }
     rep
+}
+
+/// The host's side of the test: what it sent to each page, what it flushed, its clock
+/// and its buffers.
+struct Host {
+    /// Page size, bytes.
+    ps: u64,
+    /// Logical pages of the device.
+    pages: u64,
+    model: Vec<PageModel>,
+    /// Pages written since the last flush (not FUA).
+    dirty: Vec<u32>,
+    next_version: u64,
+    /// Issue time of the next command, ns.
+    t: u64,
+    buf: Vec<u8>,
+    scratch: Vec<u8>,
 }
 
 fn run_inner(
@@ -192,19 +209,23 @@ fn run_inner(
     opts: &CrashOptions,
     rep: &mut CrashReport,
     tick: &(dyn Fn() + Sync),
-) -> Result<(), String> {
-    let mut dev = Device::build(design).map_err(|e| e.to_string())?;
+) -> Result<(), SimError> {
+    let mut dev = Device::build(design)?;
     dev.nand
         .attach_data(FlashData::in_memory(dev.nand.geometry()));
     let ps = dev.nand.geometry().page_size_bytes as u64;
     let pages = dev.resolved.logical_pages;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(opts.seed);
-    let mut model = vec![PageModel::default(); pages as usize];
-    let mut dirty: Vec<u32> = Vec::new();
-    let mut next_version = 1u64;
-    let mut t = 0u64;
-    let mut buf = Vec::new();
-    let mut scratch = vec![0u8; ps as usize];
+    let mut host = Host {
+        ps,
+        pages,
+        model: vec![PageModel::default(); pages as usize],
+        dirty: Vec::new(),
+        next_version: 1,
+        t: 0,
+        buf: Vec::new(),
+        scratch: vec![0u8; ps as usize],
+    };
     let mut page = vec![0u8; ps as usize];
     let mut recovery_ns = 0u64;
     let mut scanned = 0u64;
@@ -218,100 +239,19 @@ fn run_inner(
         let trace = std::env::var_os("SSDLAB_CRASH_TRACE").is_some();
         for op in 0..ops {
             if trace {
-                trace_missing(&dev, &model, rep.cuts, op);
+                trace_missing(&dev, &host.model, rep.cuts, op);
             }
-            t += 10_000;
-            let roll = rng.gen_range(0..100);
-            let n = rng.gen_range(1..=8u64).min(pages);
-            let first = rng.gen_range(0..=pages - n);
-            rep.host_commands += 1;
-            if roll < 60 {
-                // A write (one in ten with FUA).
-                let fua = rng.gen_range(0..10) == 0;
-                buf.resize((n * ps) as usize, 0);
-                let v0 = next_version;
-                next_version += n;
-                for k in 0..n {
-                    pattern(
-                        first + k,
-                        v0 + k,
-                        &mut buf[(k * ps) as usize..((k + 1) * ps) as usize],
-                    );
-                    model[(first + k) as usize].history.push(v0 + k);
-                }
-                dev.write_data(first * ps, &buf, t)
-                    .map_err(|e| e.to_string())?;
-                if fua && !is_cut(&dev) {
-                    dev.submit(&req(OpKind::Flush, 0, 0), t)
-                        .map_err(|e| e.to_string())?;
-                }
-                if is_cut(&dev) {
-                    break;
-                }
-                for k in 0..n {
-                    let m = &mut model[(first + k) as usize];
-                    m.last = Some(Last::Write(v0 + k));
-                    if fua {
-                        m.floor = Some(v0 + k);
-                    } else {
-                        dirty.push((first + k) as u32);
-                    }
-                }
-            } else if roll < 70 {
-                dev.submit(&req(OpKind::Trim, first * ps, n * ps), t)
-                    .map_err(|e| e.to_string())?;
-                if is_cut(&dev) {
-                    break;
-                }
-                // The host discarded these pages: from now on any earlier version (or
-                // zeros) is an acceptable answer until it writes them again.
-                for k in first..first + n {
-                    let m = &mut model[k as usize];
-                    m.last = Some(Last::Trim);
-                    m.floor = None;
-                }
-            } else if roll < 78 {
-                dev.submit(&req(OpKind::Flush, 0, 0), t)
-                    .map_err(|e| e.to_string())?;
-                if is_cut(&dev) {
-                    break;
-                }
-                for &l in &dirty {
-                    let m = &mut model[l as usize];
-                    m.floor = match m.last {
-                        Some(Last::Write(v)) => Some(v),
-                        _ => None,
-                    };
-                }
-                dirty.clear();
-            } else {
-                buf.resize((n * ps) as usize, 0);
-                dev.read_data(first * ps, &mut buf, t)
-                    .map_err(|e| e.to_string())?;
-                if is_cut(&dev) {
-                    break;
-                }
-                for k in 0..n {
-                    let got = identify(
-                        first + k,
-                        &buf[(k * ps) as usize..((k + 1) * ps) as usize],
-                        &mut scratch,
-                    );
-                    if let Some(Last::Write(v)) = model[(first + k) as usize].last
-                        && got != Some(v)
-                    {
-                        rep.live_read_mismatches += 1;
-                    }
-                }
+            if host_command(&mut dev, &mut host, &mut rng, rep)? {
+                break;
             }
         }
         if trace {
-            trace_missing(&dev, &model, rep.cuts, ops);
+            trace_missing(&dev, &host.model, rep.cuts, ops);
         }
         // The power goes.
         rep.erases += dev.nand.counters().total_erases();
         if opts.plp {
-            dev.flush_buffer(t).map_err(|e| e.to_string())?;
+            dev.flush_buffer(host.t)?;
         }
         let mut data = dev.nand.take_data().expect("attached");
         data.lose_dram();
@@ -324,7 +264,7 @@ fn run_inner(
         } else {
             Vec::new()
         };
-        let (d, r) = Device::mount(design, data).map_err(|e| e.to_string())?;
+        let (d, r) = Device::mount(design, data)?;
         dev = d;
         rep.cuts += 1;
         recovery_ns += r.recovery_ns;
@@ -338,41 +278,146 @@ fn run_inner(
         if ok.is_err() {
             rep.invariant_failures += 1;
         }
-        // What every page holds now.
-        for lpn in 0..pages {
-            dev.page_payload(lpn, &mut page);
-            let m = &mut model[lpn as usize];
-            let got = identify(lpn, &page, &mut scratch);
-            let known = got.is_some_and(|v| v == 0 || m.history.contains(&v));
-            if !known {
-                rep.torn_or_foreign_reads += 1;
-                continue;
-            }
-            let v = got.expect("known");
-            if m.floor.is_some_and(|f| v < f) {
-                if debug {
-                    eprintln!(
-                        "cut {}: lpn {lpn} reads version {v}, flushed {:?}, history {:?}; \
-                         at the cut {:?}, after the mount {:?} (maps to {:?})",
-                        rep.cuts,
-                        m.floor,
-                        m.history,
-                        copies(&before, lpn, ps),
-                        copies(
-                            &dev.nand.data().expect("attached").store().scan_tags(),
-                            lpn,
-                            ps
-                        ),
-                        dev.ftl.lookup(crate::nand::Lpn(lpn as u32), &dev.nand),
-                    );
-                }
-                rep.acked_writes_lost += 1;
-            }
-            // The device holds `v` now, on flash: it must stay (or be superseded).
-            m.floor = (v > 0).then_some(v);
-            m.last = Some(if v > 0 { Last::Write(v) } else { Last::Trim });
-        }
-        dirty.clear();
+        check_after_mount(&dev, &mut host, rep, &before, debug, &mut page);
     }
     Ok(())
+}
+
+/// One random host command (write, trim, flush or read) and what it changes in the
+/// model once acknowledged; `true` when the power was cut during it.
+fn host_command(
+    dev: &mut Device,
+    host: &mut Host,
+    rng: &mut Xoshiro256PlusPlus,
+    rep: &mut CrashReport,
+) -> Result<bool, SimError> {
+    let (ps, pages) = (host.ps, host.pages);
+    host.t += 10_000;
+    let t = host.t;
+    let roll = rng.gen_range(0..100);
+    let n = rng.gen_range(1..=8u64).min(pages);
+    let first = rng.gen_range(0..=pages - n);
+    rep.host_commands += 1;
+    if roll < 60 {
+        // A write (one in ten with FUA).
+        let fua = rng.gen_range(0..10) == 0;
+        host.buf.resize((n * ps) as usize, 0);
+        let v0 = host.next_version;
+        host.next_version += n;
+        for k in 0..n {
+            pattern(
+                first + k,
+                v0 + k,
+                &mut host.buf[(k * ps) as usize..((k + 1) * ps) as usize],
+            );
+            host.model[(first + k) as usize].history.push(v0 + k);
+        }
+        dev.write_data(first * ps, &host.buf, t)?;
+        if fua && !is_cut(dev) {
+            dev.submit(&req(OpKind::Flush, 0, 0), t)?;
+        }
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        for k in 0..n {
+            let m = &mut host.model[(first + k) as usize];
+            m.last = Some(Last::Write(v0 + k));
+            if fua {
+                m.floor = Some(v0 + k);
+            } else {
+                host.dirty.push((first + k) as u32);
+            }
+        }
+    } else if roll < 70 {
+        dev.submit(&req(OpKind::Trim, first * ps, n * ps), t)?;
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        // The host discarded these pages: from now on any earlier version (or
+        // zeros) is an acceptable answer until it writes them again.
+        for k in first..first + n {
+            let m = &mut host.model[k as usize];
+            m.last = Some(Last::Trim);
+            m.floor = None;
+        }
+    } else if roll < 78 {
+        dev.submit(&req(OpKind::Flush, 0, 0), t)?;
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        for &l in &host.dirty {
+            let m = &mut host.model[l as usize];
+            m.floor = match m.last {
+                Some(Last::Write(v)) => Some(v),
+                _ => None,
+            };
+        }
+        host.dirty.clear();
+    } else {
+        host.buf.resize((n * ps) as usize, 0);
+        dev.read_data(first * ps, &mut host.buf, t)?;
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        for k in 0..n {
+            let got = identify(
+                first + k,
+                &host.buf[(k * ps) as usize..((k + 1) * ps) as usize],
+                &mut host.scratch,
+            );
+            if let Some(Last::Write(v)) = host.model[(first + k) as usize].last
+                && got != Some(v)
+            {
+                rep.live_read_mismatches += 1;
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// After a mount: what every page holds now, against what the host may expect of it;
+/// the model then takes what the device holds as the new floor.
+fn check_after_mount(
+    dev: &Device,
+    host: &mut Host,
+    rep: &mut CrashReport,
+    before: &[Option<super::StoredTag>],
+    debug: bool,
+    page: &mut [u8],
+) {
+    let ps = host.ps;
+    for lpn in 0..host.pages {
+        dev.page_payload(lpn, page);
+        let m = &mut host.model[lpn as usize];
+        let got = identify(lpn, page, &mut host.scratch);
+        let known = got.is_some_and(|v| v == 0 || m.history.contains(&v));
+        if !known {
+            rep.torn_or_foreign_reads += 1;
+            continue;
+        }
+        let v = got.expect("known");
+        if m.floor.is_some_and(|f| v < f) {
+            if debug {
+                eprintln!(
+                    "cut {}: lpn {lpn} reads version {v}, flushed {:?}, history {:?}; \
+                     at the cut {:?}, after the mount {:?} (maps to {:?})",
+                    rep.cuts,
+                    m.floor,
+                    m.history,
+                    copies(before, lpn, ps),
+                    copies(
+                        &dev.nand.data().expect("attached").store().scan_tags(),
+                        lpn,
+                        ps
+                    ),
+                    dev.ftl.lookup(crate::nand::Lpn(lpn as u32), &dev.nand),
+                );
+            }
+            rep.acked_writes_lost += 1;
+        }
+        // The device holds `v` now, on flash: it must stay (or be superseded).
+        m.floor = (v > 0).then_some(v);
+        m.last = Some(if v > 0 { Last::Write(v) } else { Last::Trim });
+    }
+    host.dirty.clear();
 }

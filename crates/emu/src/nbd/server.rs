@@ -33,6 +33,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+/// A `--latency` value that is none of the accepted forms.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "'{value}': expected none, simulated or scaled=F with F > 0 (e.g. scaled=10: ten times slower than simulated)"
+)]
+pub struct LatencyError {
+    /// The value given.
+    pub value: String,
+}
+
 /// When replies are sent.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Latency {
@@ -46,7 +56,7 @@ pub enum Latency {
 
 impl Latency {
     /// Parses `none`, `simulated` or `scaled=F` (F > 0).
-    pub fn parse(s: &str) -> Result<Latency, String> {
+    pub fn parse(s: &str) -> Result<Latency, LatencyError> {
         match s {
             "none" => Ok(Latency::None),
             "simulated" => Ok(Latency::Simulated),
@@ -55,11 +65,8 @@ impl Latency {
                     .strip_prefix("scaled=")
                     .and_then(|f| f.parse::<f64>().ok())
                     .filter(|f| f.is_finite() && *f > 0.0)
-                    .ok_or_else(|| {
-                        format!(
-                            "'{s}': expected none, simulated or scaled=F with F > 0 \
-                             (e.g. scaled=10: ten times slower than simulated)"
-                        )
+                    .ok_or_else(|| LatencyError {
+                        value: s.to_string(),
                     })?;
                 Ok(Latency::Scaled(f))
             }

@@ -221,12 +221,49 @@ fn align(sectors: u64, to: u64, on: bool) -> u64 {
     }
 }
 
+/// Why mkfs.fat's layout does not fit a volume under `fs.fat`: each names the volume
+/// size, the cluster counts mkfs.fat accepts and the keys to change.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FatLayoutError {
+    /// mkfs.fat would choose FAT12, which is not modelled.
+    #[error(
+        "{bytes} B volume: mkfs.fat would make FAT12 here ({clusters} clusters of {cluster_bytes} B, FAT16 needs {min_fat16}), which ssdlab does not model; expected a larger device.capacity or a smaller fs.fat.cluster_size"
+    )]
+    Fat12 {
+        /// Volume size.
+        bytes: u64,
+        /// Clusters the FAT16 layout would have.
+        clusters: u64,
+        /// Cluster size tried.
+        cluster_bytes: u64,
+        /// The fewest clusters of a FAT16 volume.
+        min_fat16: u64,
+    },
+    /// No cluster size gives a cluster count within the type's bounds.
+    #[error(
+        "{bytes} B volume: no {what} layout with {} within mkfs.fat's cluster counts {min}..={max}; expected another fs.fat.cluster_size or fs.fat.fat_type",
+        .cluster_size.map_or("any cluster size".to_string(), |c| format!("{c} clusters"))
+    )]
+    NoLayout {
+        /// Volume size.
+        bytes: u64,
+        /// FAT16 or FAT32.
+        what: &'static str,
+        /// `fs.fat.cluster_size`, when set.
+        cluster_size: Option<crate::units::Size>,
+        /// The fewest clusters of the type.
+        min: u64,
+        /// The most clusters of the type.
+        max: u64,
+    },
+}
+
 impl FatLayout {
     /// mkfs.fat's layout of a `bytes`-byte volume under `cfg` (dosfstools 4.x:
     /// `establish_params` and `setup_tables`, with its defaults: two FATs, 512 root
     /// entries on FAT16, 1 reserved sector on FAT16 and 32 on FAT32, structures aligned
     /// to the cluster, the sector count to the track).
-    pub fn for_volume(bytes: u64, cfg: &FatConfig) -> Result<FatLayout, String> {
+    pub fn for_volume(bytes: u64, cfg: &FatConfig) -> Result<FatLayout, FatLayoutError> {
         let total = bytes / SECTOR_BYTES;
         // mkfs.fat's track size when the device reports no geometry.
         let secs_track = if total <= 524_288 {
@@ -304,24 +341,23 @@ impl FatLayout {
                 // Too few clusters for FAT16: mkfs.fat takes FAT12 here if it fits.
                 let c12 = data * SECTOR_BYTES * 2 / (2 * spc * SECTOR_BYTES + 6);
                 if c12 <= MAX_CLUST_12 && cfg.fat_type == FatTypeChoice::Auto {
-                    return Err(format!(
-                        "{bytes} B volume: mkfs.fat would make FAT12 here ({clusters} clusters \
-                         of {} B, FAT16 needs {MIN_CLUST_16}), which ssdlab does not model; \
-                         expected a larger device.capacity or a smaller fs.fat.cluster_size",
-                        spc * SECTOR_BYTES
-                    ));
+                    return Err(FatLayoutError::Fat12 {
+                        bytes,
+                        clusters,
+                        cluster_bytes: spc * SECTOR_BYTES,
+                        min_fat16: MIN_CLUST_16,
+                    });
                 }
             }
             spc *= 2;
         }
-        Err(format!(
-            "{bytes} B volume: no {what} layout with {} within mkfs.fat's cluster \
-             counts {}..={}; expected another fs.fat.cluster_size or fs.fat.fat_type",
-            cfg.cluster_size
-                .map_or("any cluster size".to_string(), |c| format!("{c} clusters")),
-            if fat32 { MIN_CLUST_32 } else { MIN_CLUST_16 },
-            if fat32 { MAX_CLUST_32 } else { MAX_CLUST_16 },
-        ))
+        Err(FatLayoutError::NoLayout {
+            bytes,
+            what,
+            cluster_size: cfg.cluster_size,
+            min: if fat32 { MIN_CLUST_32 } else { MIN_CLUST_16 },
+            max: if fat32 { MAX_CLUST_32 } else { MAX_CLUST_16 },
+        })
     }
 
     /// Bytes of a FAT entry.
@@ -455,8 +491,11 @@ impl Fat {
     pub fn mkfs(design: &Design) -> Result<Fat, FsError> {
         let cfg = design.config.fs.fat.clone();
         let dev = Device::build(design).map_err(|e| FsError::Device(e.to_string()))?;
-        let layout = FatLayout::for_volume(dev.capacity_bytes(), &cfg)
-            .map_err(|detail| FsError::NoSpace { fs: "fat", detail })?;
+        let layout =
+            FatLayout::for_volume(dev.capacity_bytes(), &cfg).map_err(|e| FsError::NoSpace {
+                fs: "fat",
+                detail: e.to_string(),
+            })?;
         let writeback_ops = cfg.writeback_ops;
         let n = layout.clusters as usize + FIRST_CLUSTER as usize;
         let mut fs = Fat {

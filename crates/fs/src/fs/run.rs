@@ -170,8 +170,8 @@ pub fn run_fs(design: &Design, opts: RunOptions) -> Result<RunOutput, SimError> 
     let start = std::time::Instant::now();
     let mut fs = build_fs(design)?;
     let cap = capacity_bytes(design);
-    let phases =
-        workload::build_phases(&cfg.fs, &cfg.workload, cap, cfg.seed).map_err(SimError::Config)?;
+    let phases = workload::build_phases(&cfg.fs, &cfg.workload, cap, cfg.seed)
+        .map_err(|e| SimError::Config(e.to_string()))?;
     let footprint = cfg
         .workload
         .span

@@ -22,7 +22,7 @@
 //! qd = 1
 //! ```
 
-use super::hdd::{DEFAULT_HDD_PRESET, HddParams};
+use super::hdd::{DEFAULT_HDD_PRESET, HddError, HddParams};
 use super::store::CacheConfig;
 use super::workload::{DesktopWorkload, ReadMix};
 use crate::config::{
@@ -43,16 +43,105 @@ pub const FLASH_PRESETS: &[(&str, &str)] = &[(
 /// paper's time.
 pub const DEFAULT_FLASH_PRESET: &str = "sata-mlc-2011";
 
+/// Why the flash cache's SSD cannot be loaded.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FlashPresetError {
+    /// The name is neither a hybrid flash preset nor an `ssdlab run` preset.
+    #[error("unknown flash preset '{name}': expected one of {expected}")]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// Every preset accepted, comma separated.
+        expected: String,
+    },
+    /// A built-in flash preset's TOML does not parse.
+    #[error("flash preset {name}: {message}")]
+    Syntax {
+        /// The preset.
+        name: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A built-in flash preset names no `base` preset.
+    #[error("flash preset {name}: expected a base preset")]
+    NoBase {
+        /// The preset.
+        name: String,
+    },
+    /// The SSD's keys (`[flash.device]`, `[flash.ftl]`, `[flash.timing]`) are refused.
+    #[error(transparent)]
+    Config(Box<ConfigError>),
+}
+
+/// Why a hybrid configuration is refused: the file ("command line" for flags) and what.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{origin}: {error}")]
+pub struct HybridConfigError {
+    /// File name or "command line".
+    pub origin: String,
+    /// What is wrong, naming the key.
+    pub error: HybridKeyError,
+}
+
+/// What is wrong in a hybrid configuration; each variant names the key.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum HybridKeyError {
+    /// The TOML does not parse, or a key is unknown or of the wrong type (the parser's
+    /// message names the key).
+    #[error("{0}")]
+    Syntax(String),
+    /// A section that must be a table is not one.
+    #[error("{key}: expected a table")]
+    NotATable {
+        /// The section (`hdd`, `flash`).
+        key: &'static str,
+    },
+    /// A value of the wrong kind.
+    #[error("{key} = {value}: expected {expected}")]
+    Value {
+        /// Dotted key.
+        key: &'static str,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        expected: &'static str,
+    },
+    /// A key the section does not have.
+    #[error("unknown key {key}: expected {expected}")]
+    UnknownKey {
+        /// Dotted key.
+        key: String,
+        /// The keys the section has.
+        expected: &'static str,
+    },
+    /// The `[hdd]` section.
+    #[error(transparent)]
+    Hdd(#[from] HddError),
+    /// The `[flash]` section.
+    #[error("flash: {0}")]
+    Flash(#[from] FlashPresetError),
+    /// Settings refused by validation.
+    #[error(transparent)]
+    Invalid(Box<ConfigError>),
+}
+
 /// Loads SSD preset `name` (a hybrid flash preset or any `ssdlab run` preset) with the
 /// `[flash]` table `user` (keys device, ftl, timing) merged over it.
-pub fn load_flash(name: &str, mut user: toml::Table) -> Result<Config, String> {
+pub fn load_flash(name: &str, mut user: toml::Table) -> Result<Config, FlashPresetError> {
     let (base, overlay) = match FLASH_PRESETS.iter().find(|(n, _)| *n == name) {
         Some((_, text)) => {
             let mut t: toml::Table =
-                toml::from_str(text).map_err(|e| format!("flash preset {name}: {e}"))?;
+                toml::from_str(text).map_err(|e| FlashPresetError::Syntax {
+                    name: name.to_string(),
+                    message: e.to_string(),
+                })?;
             let base = match t.remove("base") {
                 Some(toml::Value::String(b)) => b,
-                _ => return Err(format!("flash preset {name}: expected a base preset")),
+                _ => {
+                    return Err(FlashPresetError::NoBase {
+                        name: name.to_string(),
+                    });
+                }
             };
             (base, t)
         }
@@ -67,12 +156,12 @@ pub fn load_flash(name: &str, mut user: toml::Table) -> Result<Config, String> {
         ConfigError::UnknownPreset { .. } => {
             let mut names: Vec<&str> = FLASH_PRESETS.iter().map(|(n, _)| *n).collect();
             names.extend(crate::config::PRESETS.iter().map(|(n, _)| *n));
-            format!(
-                "unknown flash preset '{name}': expected one of {}",
-                names.join(", ")
-            )
+            FlashPresetError::Unknown {
+                name: name.to_string(),
+                expected: names.join(", "),
+            }
         }
-        e => e.to_string(),
+        e => FlashPresetError::Config(Box::new(e)),
     })?;
     c.device.preset = name.to_string();
     Ok(c)
@@ -362,39 +451,55 @@ impl HybridConfig {
     pub fn load(
         file: Option<(&str, &str)>,
         overrides: toml::Table,
-    ) -> Result<HybridConfig, String> {
+    ) -> Result<HybridConfig, HybridConfigError> {
         let source = file.map(|(s, _)| s).unwrap_or("command line");
+        HybridConfig::load_keys(file, overrides).map_err(|error| HybridConfigError {
+            origin: source.to_string(),
+            error,
+        })
+    }
+
+    /// [`HybridConfig::load`] without the origin on its errors.
+    fn load_keys(
+        file: Option<(&str, &str)>,
+        overrides: toml::Table,
+    ) -> Result<HybridConfig, HybridKeyError> {
+        let syntax = |e: &dyn std::fmt::Display| {
+            HybridKeyError::Syntax(e.to_string().trim_end().to_string())
+        };
         let mut user: toml::Table = match file {
-            Some((source, text)) => toml::from_str(text)
-                .map_err(|e| format!("{source}: {}", e.to_string().trim_end()))?,
+            Some((_, text)) => toml::from_str(text).map_err(|e| syntax(&e))?,
             None => toml::Table::new(),
         };
         merge(&mut user, overrides);
         let mut hdd = match user.remove("hdd") {
             Some(toml::Value::Table(t)) => t,
-            Some(_) => return Err(format!("{source}: hdd: expected a table")),
+            Some(_) => return Err(HybridKeyError::NotATable { key: "hdd" }),
             None => toml::Table::new(),
         };
         let hdd_preset = match hdd.remove("preset") {
             Some(toml::Value::String(s)) => s,
             Some(v) => {
-                return Err(format!(
-                    "{source}: hdd.preset = {v}: expected a preset name"
-                ));
+                return Err(HybridKeyError::Value {
+                    key: "hdd.preset",
+                    value: v.to_string(),
+                    expected: "a preset name",
+                });
             }
             None => DEFAULT_HDD_PRESET.into(),
         };
-        let hdd = HddParams::load(&hdd_preset, hdd).map_err(|e| format!("{source}: {e}"))?;
+        let hdd = HddParams::load(&hdd_preset, hdd)?;
         let flash = match user.remove("flash") {
             Some(toml::Value::Table(t)) => t,
-            Some(_) => return Err(format!("{source}: flash: expected a table")),
+            Some(_) => return Err(HybridKeyError::NotATable { key: "flash" }),
             None => toml::Table::new(),
         };
         for key in flash.keys() {
             if !["device", "ftl", "timing"].contains(&key.as_str()) {
-                return Err(format!(
-                    "{source}: unknown key flash.{key}: expected flash.device, flash.ftl or flash.timing"
-                ));
+                return Err(HybridKeyError::UnknownKey {
+                    key: format!("flash.{key}"),
+                    expected: "flash.device, flash.ftl or flash.timing",
+                });
             }
         }
         let flash_preset = flash
@@ -403,9 +508,8 @@ impl HybridConfig {
             .and_then(|p| p.as_str())
             .unwrap_or(DEFAULT_FLASH_PRESET)
             .to_string();
-        let fc = load_flash(&flash_preset, flash).map_err(|e| format!("{source}: flash: {e}"))?;
-        let rest = Rest::deserialize(user)
-            .map_err(|e| format!("{source}: {}", e.to_string().trim_end()))?;
+        let fc = load_flash(&flash_preset, flash)?;
+        let rest = Rest::deserialize(user).map_err(|e| syntax(&e))?;
         let cfg = HybridConfig {
             seed: rest.seed,
             hdd,
@@ -421,7 +525,8 @@ impl HybridConfig {
             trace: rest.trace,
             host: rest.host,
         };
-        cfg.validate().map_err(|e| format!("{source}: {e}"))?;
+        cfg.validate()
+            .map_err(|e| HybridKeyError::Invalid(Box::new(e)))?;
         Ok(cfg)
     }
 
@@ -528,7 +633,9 @@ mod tests {
             ("[workload]\nruns = 0\n", "runs"),
             ("[workload]\nkind = \"boat\"\n", "boat"),
         ] {
-            let e = HybridConfig::load(Some(("x.toml", text)), toml::Table::new()).unwrap_err();
+            let e = HybridConfig::load(Some(("x.toml", text)), toml::Table::new())
+                .unwrap_err()
+                .to_string();
             assert!(e.starts_with("x.toml") && e.contains(key), "{text}: {e}");
         }
     }

@@ -112,31 +112,95 @@ impl Default for HddParams {
     }
 }
 
+/// Why a disk cannot be built: each variant names the `hdd.` key (or keys) and what was
+/// expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum HddError {
+    /// `hdd.preset` names no built-in preset.
+    #[error("unknown HDD preset '{name}': expected one of {expected}")]
+    UnknownPreset {
+        /// The name given.
+        name: String,
+        /// The presets, comma separated.
+        expected: String,
+    },
+    /// The preset's or the overrides' TOML does not parse (unknown key, wrong type).
+    #[error("{origin}: {message}")]
+    Parse {
+        /// `HDD preset NAME` or `hdd`.
+        origin: String,
+        /// The parser's message (it names the key).
+        message: String,
+    },
+    /// A value outside what its key accepts.
+    #[error("{key} = {value}: expected {expected}")]
+    Value {
+        /// Dotted key, e.g. `hdd.rpm`.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What is accepted.
+        expected: String,
+    },
+    /// Keys that are valid alone but not together.
+    #[error("hdd {what}: expected {expected}")]
+    Inconsistent {
+        /// The settings and their values.
+        what: String,
+        /// The relation they must satisfy.
+        expected: &'static str,
+    },
+    /// Counts that must be at least 1.
+    #[error("{keys} must be at least 1")]
+    Zero {
+        /// The keys.
+        keys: &'static str,
+    },
+    /// The seek curve's equations have no solution.
+    #[error("hdd: the seek curve equations are singular")]
+    SingularSeekCurve,
+    /// More cylinders than the layout's 32-bit counts hold.
+    #[error("hdd: too many cylinders (capacity too large for the track size)")]
+    TooManyCylinders,
+    /// The layout leaves too few cylinders to fit the seek curve.
+    #[error(
+        "hdd: only {cylinders} cylinders; the seek curve needs at least 4 (larger capacity or fewer sectors per track)"
+    )]
+    TooFewCylinders {
+        /// Cylinders of the layout.
+        cylinders: u32,
+    },
+}
+
 impl HddParams {
     /// A built-in preset by name.
-    pub fn preset(name: &str) -> Result<HddParams, String> {
+    pub fn preset(name: &str) -> Result<HddParams, HddError> {
         HddParams::load(name, toml::Table::new())
     }
 
     /// Preset `name` with `overrides` (keys of [`HddParams`]) merged over it.
-    pub fn load(name: &str, overrides: toml::Table) -> Result<HddParams, String> {
+    pub fn load(name: &str, overrides: toml::Table) -> Result<HddParams, HddError> {
         let text = HDD_PRESETS
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, t)| *t)
             .ok_or_else(|| {
                 let names: Vec<&str> = HDD_PRESETS.iter().map(|(n, _)| *n).collect();
-                format!(
-                    "unknown HDD preset '{name}': expected one of {}",
-                    names.join(", ")
-                )
+                HddError::UnknownPreset {
+                    name: name.to_string(),
+                    expected: names.join(", "),
+                }
             })?;
-        let mut table: toml::Table =
-            toml::from_str(text).map_err(|e| format!("HDD preset {name}: {e}"))?;
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| HddError::Parse {
+            origin: format!("HDD preset {name}"),
+            message: e.to_string(),
+        })?;
         crate::config::merge(&mut table, overrides);
         table.insert("preset".into(), toml::Value::String(name.into()));
-        let p = HddParams::deserialize(table)
-            .map_err(|e| format!("hdd: {}", e.to_string().trim_end()))?;
+        let p = HddParams::deserialize(table).map_err(|e| HddError::Parse {
+            origin: "hdd".into(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
         p.validate()?;
         Ok(p)
     }
@@ -152,19 +216,24 @@ impl HddParams {
     }
 
     /// Checks every setting; the error names the key and what was expected.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), HddError> {
+        let value = |name: &str, v: &dyn std::fmt::Display, expected: &str| HddError::Value {
+            key: format!("hdd.{name}"),
+            value: v.to_string(),
+            expected: expected.to_string(),
+        };
         let positive = |name: &str, v: f64| {
             if v > 0.0 && v.is_finite() {
                 Ok(())
             } else {
-                Err(format!("hdd.{name} = {v}: expected a positive number"))
+                Err(value(name, &v, "a positive number"))
             }
         };
         let non_negative = |name: &str, v: f64| {
             if v >= 0.0 && v.is_finite() {
                 Ok(())
             } else {
-                Err(format!("hdd.{name} = {v}: expected a number ≥ 0"))
+                Err(value(name, &v, "a number ≥ 0"))
             }
         };
         positive("rpm", self.rpm)?;
@@ -176,45 +245,57 @@ impl HddParams {
             && self.average_seek_ms < self.full_stroke_seek_ms
             && self.full_stroke_seek_ms.is_finite())
         {
-            return Err(format!(
-                "hdd seek times {} / {} / {} ms: expected track_to_track_seek_ms < average_seek_ms < full_stroke_seek_ms",
-                self.track_to_track_seek_ms, self.average_seek_ms, self.full_stroke_seek_ms
-            ));
+            return Err(HddError::Inconsistent {
+                what: format!(
+                    "seek times {} / {} / {} ms",
+                    self.track_to_track_seek_ms, self.average_seek_ms, self.full_stroke_seek_ms
+                ),
+                expected: "track_to_track_seek_ms < average_seek_ms < full_stroke_seek_ms",
+            });
         }
         if !(self.short_seek_fraction > 0.0 && self.short_seek_fraction < 1.0) {
-            return Err(format!(
-                "hdd.short_seek_fraction = {}: expected a share between 0 and 1, e.g. 0.2",
-                self.short_seek_fraction
+            return Err(value(
+                "short_seek_fraction",
+                &self.short_seek_fraction,
+                "a share between 0 and 1, e.g. 0.2",
             ));
         }
         if self.heads == 0 || self.zones == 0 {
-            return Err("hdd.heads and hdd.zones must be at least 1".into());
+            return Err(HddError::Zero {
+                keys: "hdd.heads and hdd.zones",
+            });
         }
         if self.sectors_per_track_inner == 0
             || self.sectors_per_track_inner > self.sectors_per_track_outer
         {
-            return Err(format!(
-                "hdd sectors per track {} (outer) / {} (inner): expected 1 ≤ inner ≤ outer",
-                self.sectors_per_track_outer, self.sectors_per_track_inner
-            ));
+            return Err(HddError::Inconsistent {
+                what: format!(
+                    "sectors per track {} (outer) / {} (inner)",
+                    self.sectors_per_track_outer, self.sectors_per_track_inner
+                ),
+                expected: "1 ≤ inner ≤ outer",
+            });
         }
         let cap = self.capacity.bytes();
         if cap == 0 || !cap.is_multiple_of(SECTOR_BYTES) {
-            return Err(format!(
-                "hdd.capacity = {}: expected a positive multiple of 512 B",
-                self.capacity
+            return Err(value(
+                "capacity",
+                &self.capacity,
+                "a positive multiple of 512 B",
             ));
         }
         if self.cache_segments > 0 && self.segment_size.bytes() < SECTOR_BYTES {
-            return Err(format!(
-                "hdd.segment_size = {}: expected at least one sector (512 B) when cache_segments > 0",
-                self.segment_size
+            return Err(value(
+                "segment_size",
+                &self.segment_size,
+                "at least one sector (512 B) when cache_segments > 0",
             ));
         }
         if self.cache_segments > 1024 {
-            return Err(format!(
-                "hdd.cache_segments = {}: expected at most 1024",
-                self.cache_segments
+            return Err(value(
+                "cache_segments",
+                &self.cache_segments,
+                "at most 1024",
             ));
         }
         Ok(())
@@ -251,12 +332,10 @@ impl SeekCurve {
 
     /// Fits the curve to datasheet figures over `cylinders` cylinders (see the module
     /// docs for the four equations).
-    pub fn fit(p: &HddParams, cylinders: u32) -> Result<SeekCurve, String> {
+    pub fn fit(p: &HddParams, cylinders: u32) -> Result<SeekCurve, HddError> {
         let n = cylinders as f64;
         if cylinders < 4 {
-            return Err(format!(
-                "hdd: only {cylinders} cylinders; the seek curve needs at least 4 (larger capacity or fewer sectors per track)"
-            ));
+            return Err(HddError::TooFewCylinders { cylinders });
         }
         let boundary = ((n * p.short_seek_fraction) as u32).clamp(2, cylinders - 1);
         let (mut s0, mut s1, mut l0, mut l1) = (0.0, 0.0, 0.0, 0.0);
@@ -295,14 +374,16 @@ impl SeekCurve {
                 c_ns: c,
                 e_ns: e,
             },
-            None => return Err("hdd: the seek curve equations are singular".into()),
+            None => return Err(HddError::SingularSeekCurve),
         };
         if !(curve.b_ns > 0.0 && curve.e_ns >= 0.0 && curve.a_ns >= 0.0) {
-            return Err(format!(
-                "hdd seek times {} / {} / {} ms cannot be fitted by a rising curve (a + b√d, then linear from {} cylinders): \
-                 expected an average seek nearer to a third of the way from track-to-track to full stroke, or another short_seek_fraction",
-                p.track_to_track_seek_ms, p.average_seek_ms, p.full_stroke_seek_ms, boundary
-            ));
+            return Err(HddError::Inconsistent {
+                what: format!(
+                    "seek times {} / {} / {} ms cannot be fitted by a rising curve (a + b√d, then linear from {} cylinders)",
+                    p.track_to_track_seek_ms, p.average_seek_ms, p.full_stroke_seek_ms, boundary
+                ),
+                expected: "an average seek nearer to a third of the way from track-to-track to full stroke, or another short_seek_fraction",
+            });
         }
         Ok(curve)
     }
@@ -444,7 +525,7 @@ pub struct Hdd {
 
 impl Hdd {
     /// Builds the disk `p` describes (validated, seek curve fitted).
-    pub fn new(p: &HddParams) -> Result<Hdd, String> {
+    pub fn new(p: &HddParams) -> Result<Hdd, HddError> {
         p.validate()?;
         let rev_ns = 60e9 / p.rpm;
         let nz = p.zones as u64;
@@ -461,7 +542,7 @@ impl Hdd {
             (0..nz).map(|z| spt(z) as u64).sum::<u64>() * p.heads as u64;
         let cyl_per_zone = capacity_sectors.div_ceil(per_cylinder_all_zones);
         if cyl_per_zone * nz > u32::MAX as u64 / 2 {
-            return Err("hdd: too many cylinders (capacity too large for the track size)".into());
+            return Err(HddError::TooManyCylinders);
         }
         let skew = |ns: f64, spt: u32| ((ns / rev_ns) * spt as f64).ceil() as u32 % spt.max(1);
         let head_switch_ns = p.head_switch_ms * 1e6;
@@ -1005,12 +1086,40 @@ mod tests {
         assert_eq!(d.stats().cache_hit_requests, 1);
         let mut bad = tiny();
         bad.average_seek_ms = 7.0;
-        assert!(Hdd::new(&bad).unwrap_err().contains("average_seek_ms"));
-        let e = HddParams::load("nope", toml::Table::new()).unwrap_err();
+        assert!(
+            Hdd::new(&bad)
+                .unwrap_err()
+                .to_string()
+                .contains("average_seek_ms")
+        );
+        let e = HddParams::load("nope", toml::Table::new())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("desktop-7200"), "{e}");
         let mut o = toml::Table::new();
         o.insert("rmp".into(), toml::Value::Float(1.0));
-        let e = HddParams::load("desktop-7200", o).unwrap_err();
+        let e = HddParams::load("desktop-7200", o).unwrap_err().to_string();
         assert!(e.contains("rmp"), "{e}");
+        // Typed: the variant names the key, the value and the expectation; the message
+        // is the one the string error had.
+        let mut bad = HddParams::preset("desktop-7200").unwrap();
+        bad.cache_segments = 2000;
+        let e = bad.validate().unwrap_err();
+        assert_eq!(
+            e,
+            HddError::Value {
+                key: "hdd.cache_segments".into(),
+                value: "2000".into(),
+                expected: "at most 1024".into(),
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "hdd.cache_segments = 2000: expected at most 1024"
+        );
+        assert!(matches!(
+            HddParams::load("nope", toml::Table::new()),
+            Err(HddError::UnknownPreset { name, .. }) if name == "nope"
+        ));
     }
 }

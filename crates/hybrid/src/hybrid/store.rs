@@ -855,7 +855,7 @@ impl HybridStore {
         hdd: &HddParams,
         cache: Option<(&CacheConfig, &Config)>,
     ) -> Result<HybridStore, SimError> {
-        let hdd = Hdd::new(hdd).map_err(SimError::Config)?;
+        let hdd = Hdd::new(hdd).map_err(|e| SimError::Config(e.to_string()))?;
         let unit = cache.map_or(4096, |(c, _)| c.unit.bytes());
         if unit == 0 || !unit.is_multiple_of(SECTOR_BYTES) {
             return Err(SimError::Config(format!(

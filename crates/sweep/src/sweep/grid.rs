@@ -25,6 +25,7 @@
 //! # where = [{ "ftl.name" = "page" }, { "ftl.gc" = "greedy" }]  # keep only these
 //! ```
 
+use super::error::GridError;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -125,26 +126,31 @@ fn rule(
     i: usize,
     table: &toml::Table,
     axes: &[Axis],
-) -> Result<Rule, String> {
+) -> Result<Rule, GridError> {
     let body: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     let text = format!("{kind} rule {} {{ {} }}", i + 1, body.join(", "));
+    let refuse = |problem: String| GridError::Refused {
+        origin: origin.to_string(),
+        at: text.clone(),
+        problem,
+    };
     if table.is_empty() {
-        return Err(format!(
-            "{origin}: {text}: empty; expected axis keys and values, e.g. {{ \"ftl.name\" = \"dftl\", \"ftl.gc\" = \"fifo\" }}"
+        return Err(refuse(
+            "empty; expected axis keys and values, e.g. { \"ftl.name\" = \"dftl\", \"ftl.gc\" = \"fifo\" }".into(),
         ));
     }
     let mut conds = Vec::new();
     for (k, v) in table {
         let Some(a) = axes.iter().position(|a| a.name == *k) else {
             let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
-            return Err(format!(
-                "{origin}: {text}: `{k}` is not an axis of the grid; expected one of: {}",
+            return Err(refuse(format!(
+                "`{k}` is not an axis of the grid; expected one of: {}",
                 if names.is_empty() {
                     "(no axes)".to_string()
                 } else {
                     names.join(", ")
                 }
-            ));
+            )));
         };
         let axis = &axes[a];
         // A list names several values of the axis, unless the list is itself one of
@@ -157,10 +163,10 @@ fn rule(
         for w in wanted {
             let Some(p) = axis.values.iter().position(|x| same(w, x)) else {
                 let vals: Vec<String> = axis.values.iter().map(|x| x.to_string()).collect();
-                return Err(format!(
-                    "{origin}: {text}: {w} is not a value of axis `{k}`; expected one of: {}",
+                return Err(refuse(format!(
+                    "{w} is not a value of axis `{k}`; expected one of: {}",
                     vals.join(", ")
-                ));
+                )));
             };
             positions.push(p);
         }
@@ -256,50 +262,222 @@ fn show(dir: &Path, p: &Path) -> String {
 }
 
 /// Expands one trace value: a glob (sorted matches; at least one) or a plain path.
-fn expand_trace(dir: &Path, pattern: &str, axis: &str) -> Result<Vec<PathBuf>, String> {
+fn expand_trace(
+    origin: &str,
+    dir: &Path,
+    pattern: &str,
+    axis: &str,
+) -> Result<Vec<PathBuf>, GridError> {
     let full = relative(dir, pattern);
     let text = full.to_string_lossy().to_string();
     if !pattern.contains(['*', '?', '[']) {
         return Ok(vec![full]);
     }
+    let refuse = |problem: String| GridError::Refused {
+        origin: origin.to_string(),
+        at: format!("axis `{axis}`"),
+        problem,
+    };
     let paths = glob::glob(&text)
-        .map_err(|e| format!("axis `{axis}`: pattern {pattern:?}: {e}"))?
+        .map_err(|e| refuse(format!("pattern {pattern:?}: {e}")))?
         .filter_map(Result::ok)
         .filter(|p| p.is_file())
         .collect::<Vec<_>>();
     if paths.is_empty() {
-        return Err(format!(
-            "axis `{axis}`: pattern {pattern:?} matches no file (looked in {})",
+        return Err(refuse(format!(
+            "pattern {pattern:?} matches no file (looked in {})",
             full.parent().unwrap_or(dir).display()
-        ));
+        )));
     }
     let mut paths = paths;
     paths.sort();
     Ok(paths)
 }
 
+/// The base layer of every cell: preset, config file, `set` keys and shorthands.
+fn base_layer(b: BaseFile, origin: &str, dir: &Path, hybrid: bool) -> Result<Base, GridError> {
+    if hybrid && b.preset.is_some() {
+        return Err(GridError::Refused {
+            origin: origin.to_string(),
+            at: "base.preset".into(),
+            problem: "a hybrid grid has no device preset layer; set \"hdd.preset\" or \
+                      \"flash.device.preset\" in base.set or on an axis"
+                .into(),
+        });
+    }
+    let mut base = Base {
+        preset: b.preset,
+        config: None,
+        overlay: toml::Table::new(),
+    };
+    if let Some(c) = &b.config {
+        let p = relative(dir, c);
+        let text = std::fs::read_to_string(&p).map_err(|e| GridError::Refused {
+            origin: origin.to_string(),
+            at: format!("base.config {}", p.display()),
+            problem: format!("cannot read: {e}"),
+        })?;
+        base.config = Some((p.display().to_string(), text));
+    }
+    // The `set` keys first, then the shorthands (which win, as flags do over --set).
+    for (k, v) in b.set {
+        if let toml::Value::Table(t) = v {
+            // A nested table (`[base.set.ftl]`) is the same keys written another way.
+            let mut sub = toml::Table::new();
+            sub.insert(k, toml::Value::Table(t));
+            for (kk, vv) in crate::config::leaves(&sub) {
+                crate::config::set_key(&mut base.overlay, &kk, vv);
+            }
+        } else {
+            crate::config::set_key(&mut base.overlay, &k, v);
+        }
+    }
+    if let Some(w) = b.workload {
+        crate::config::set_key(&mut base.overlay, "workload.kind", w.into());
+    }
+    if let Some(t) = b.trace {
+        let p = trace_path(dir, &t);
+        crate::config::set_key(&mut base.overlay, "trace.path", p.into());
+    }
+    if let Some(s) = b.seed {
+        crate::config::set_key(&mut base.overlay, "seed", s.into());
+    }
+    Ok(base)
+}
+
+/// The axes in file order: keys checked, trace globs expanded, values checked against
+/// the key's kind, each given its zip group.
+fn read_axes(
+    files: Vec<AxisFile>,
+    origin: &str,
+    dir: &Path,
+    zip_all: bool,
+    hybrid: bool,
+) -> Result<Vec<Axis>, GridError> {
+    let mut axes: Vec<Axis> = Vec::new();
+    for (i, a) in files.into_iter().enumerate() {
+        let name = a.key.trim().to_string();
+        let refuse = |problem: String| GridError::Refused {
+            origin: origin.to_string(),
+            at: format!("axis {} (`{name}`)", i + 1),
+            problem,
+        };
+        if name.is_empty() {
+            return Err(refuse(
+                "key is empty; expected a config key such as ftl.gc, or workload, trace, preset, seed".into(),
+            ));
+        }
+        if axes.iter().any(|b| b.name == name) {
+            return Err(refuse("the key appears on two axes".into()));
+        }
+        if a.values.is_empty() {
+            return Err(refuse(
+                "values is empty; expected at least one value".into(),
+            ));
+        }
+        let kind = AxisKind::of(&name);
+        if hybrid && kind == AxisKind::Preset {
+            return Err(refuse(
+                "a hybrid grid has no device preset layer; use the key hdd.preset or \
+                 flash.device.preset"
+                    .into(),
+            ));
+        }
+        let mut values = Vec::new();
+        for v in a.values {
+            match (&kind, v) {
+                (AxisKind::Trace, toml::Value::String(s)) => {
+                    for p in expand_trace(origin, dir, &s, &name)? {
+                        values.push(toml::Value::String(show(dir, &p)));
+                    }
+                }
+                (AxisKind::Preset | AxisKind::Workload | AxisKind::Trace, v) if !v.is_str() => {
+                    return Err(refuse(format!("value {v}: expected a name (a string)")));
+                }
+                (AxisKind::Seed, v) if v.as_integer().is_none_or(|s| s < 0) => {
+                    return Err(refuse(format!(
+                        "value {v}: expected a non-negative integer seed"
+                    )));
+                }
+                (AxisKind::Key(_), toml::Value::Table(_)) => {
+                    return Err(refuse(
+                        "a value is a table; expected one value of the key (a string, number, boolean or array)".into(),
+                    ));
+                }
+                (_, v) => values.push(v),
+            }
+        }
+        let group = match (zip_all, a.group) {
+            (true, _) => "all".to_string(),
+            (false, Some(g)) => g,
+            (false, None) => format!("axis {}", i + 1),
+        };
+        axes.push(Axis {
+            name,
+            kind,
+            values,
+            group,
+        });
+    }
+    Ok(axes)
+}
+
+/// Zipped axes advance together: equal lengths.
+fn check_zipped(axes: &[Axis], origin: &str) -> Result<(), GridError> {
+    for a in axes {
+        if let Some(b) = axes
+            .iter()
+            .find(|b| b.group == a.group && b.values.len() != a.values.len())
+        {
+            return Err(GridError::Zipped {
+                origin: origin.to_string(),
+                a: a.name.clone(),
+                a_len: a.values.len(),
+                b: b.name.clone(),
+                b_len: b.values.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
 impl Grid {
     /// Reads a grid file; paths in it are relative to its directory.
-    pub fn load(path: &Path) -> Result<Grid, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let table: toml::Table =
-            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Grid, GridError> {
+        let text = std::fs::read_to_string(path).map_err(|e| GridError::Read {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        let table: toml::Table = toml::from_str(&text).map_err(|e| GridError::Syntax {
+            origin: path.display().to_string(),
+            message: e.to_string(),
+        })?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
         Grid::from_table(table, &path.display().to_string(), &dir)
     }
 
     /// Builds a grid from its TOML form (a file's, or a Python dict's); `origin` names it
     /// in messages and `dir` anchors relative paths.
-    pub fn from_table(table: toml::Table, origin: &str, dir: &Path) -> Result<Grid, String> {
-        let f = GridFile::deserialize(toml::Value::Table(table))
-            .map_err(|e| format!("{origin}: {}", e.to_string().trim_end()))?;
+    pub fn from_table(table: toml::Table, origin: &str, dir: &Path) -> Result<Grid, GridError> {
+        let f =
+            GridFile::deserialize(toml::Value::Table(table)).map_err(|e| GridError::Syntax {
+                origin: origin.to_string(),
+                message: e.to_string().trim_end().to_string(),
+            })?;
+        let value = |key: &'static str, value: String, expected: &'static str| GridError::Value {
+            origin: origin.to_string(),
+            key,
+            value,
+            expected,
+        };
         let zip_all = match f.mode.as_deref() {
             None | Some("product") => false,
             Some("zip") => true,
             Some(m) => {
-                return Err(format!(
-                    "{origin}: mode = {m:?}: expected \"product\" (every combination) or \"zip\" (the axes advance together)"
+                return Err(value(
+                    "mode",
+                    format!("{m:?}"),
+                    "\"product\" (every combination) or \"zip\" (the axes advance together)",
                 ));
             }
         };
@@ -307,138 +485,28 @@ impl Grid {
             None => 1,
             Some(r) if (1..=100_000).contains(&r) => r as u32,
             Some(r) => {
-                return Err(format!(
-                    "{origin}: repeat = {r}: expected 1..=100000 repetitions of each cell"
+                return Err(value(
+                    "repeat",
+                    r.to_string(),
+                    "1..=100000 repetitions of each cell",
                 ));
             }
         };
         let kind = match f.base.kind.as_deref() {
             None => super::plan::CellKind::Run,
             Some(k) => super::plan::CellKind::parse(k).ok_or_else(|| {
-                format!(
-                    "{origin}: base.kind = {k:?}: expected \"run\" (cells of `ssdlab run`, \
-                     the default) or \"hybrid\" (cells of `ssdlab hybrid`)"
+                value(
+                    "base.kind",
+                    format!("{k:?}"),
+                    "\"run\" (cells of `ssdlab run`, the default) or \"hybrid\" (cells of \
+                     `ssdlab hybrid`)",
                 )
             })?,
         };
         let hybrid = kind == super::plan::CellKind::Hybrid;
-        if hybrid && f.base.preset.is_some() {
-            return Err(format!(
-                "{origin}: base.preset: a hybrid grid has no device preset layer; set \
-                 \"hdd.preset\" or \"flash.device.preset\" in base.set or on an axis"
-            ));
-        }
-        let mut base = Base {
-            preset: f.base.preset,
-            config: None,
-            overlay: toml::Table::new(),
-        };
-        if let Some(c) = &f.base.config {
-            let p = relative(dir, c);
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| format!("{origin}: base.config {}: cannot read: {e}", p.display()))?;
-            base.config = Some((p.display().to_string(), text));
-        }
-        // The `set` keys first, then the shorthands (which win, as flags do over --set).
-        for (k, v) in f.base.set {
-            if let toml::Value::Table(t) = v {
-                // A nested table (`[base.set.ftl]`) is the same keys written another way.
-                let mut sub = toml::Table::new();
-                sub.insert(k, toml::Value::Table(t));
-                for (kk, vv) in crate::config::leaves(&sub) {
-                    crate::config::set_key(&mut base.overlay, &kk, vv);
-                }
-            } else {
-                crate::config::set_key(&mut base.overlay, &k, v);
-            }
-        }
-        if let Some(w) = f.base.workload {
-            crate::config::set_key(&mut base.overlay, "workload.kind", w.into());
-        }
-        if let Some(t) = f.base.trace {
-            let p = trace_path(dir, &t);
-            crate::config::set_key(&mut base.overlay, "trace.path", p.into());
-        }
-        if let Some(s) = f.base.seed {
-            crate::config::set_key(&mut base.overlay, "seed", s.into());
-        }
-        let mut axes: Vec<Axis> = Vec::new();
-        for (i, a) in f.axis.into_iter().enumerate() {
-            let name = a.key.trim().to_string();
-            let what = format!("{origin}: axis {} (`{name}`)", i + 1);
-            if name.is_empty() {
-                return Err(format!(
-                    "{what}: key is empty; expected a config key such as ftl.gc, or workload, trace, preset, seed"
-                ));
-            }
-            if axes.iter().any(|b| b.name == name) {
-                return Err(format!("{what}: the key appears on two axes"));
-            }
-            if a.values.is_empty() {
-                return Err(format!(
-                    "{what}: values is empty; expected at least one value"
-                ));
-            }
-            let kind = AxisKind::of(&name);
-            if hybrid && kind == AxisKind::Preset {
-                return Err(format!(
-                    "{what}: a hybrid grid has no device preset layer; use the key \
-                     hdd.preset or flash.device.preset"
-                ));
-            }
-            let mut values = Vec::new();
-            for v in a.values {
-                match (&kind, v) {
-                    (AxisKind::Trace, toml::Value::String(s)) => {
-                        for p in
-                            expand_trace(dir, &s, &name).map_err(|e| format!("{origin}: {e}"))?
-                        {
-                            values.push(toml::Value::String(show(dir, &p)));
-                        }
-                    }
-                    (AxisKind::Preset | AxisKind::Workload | AxisKind::Trace, v) if !v.is_str() => {
-                        return Err(format!("{what}: value {v}: expected a name (a string)"));
-                    }
-                    (AxisKind::Seed, v) if v.as_integer().is_none_or(|s| s < 0) => {
-                        return Err(format!(
-                            "{what}: value {v}: expected a non-negative integer seed"
-                        ));
-                    }
-                    (AxisKind::Key(_), toml::Value::Table(_)) => {
-                        return Err(format!(
-                            "{what}: a value is a table; expected one value of the key (a string, number, boolean or array)"
-                        ));
-                    }
-                    (_, v) => values.push(v),
-                }
-            }
-            let group = match (zip_all, a.group) {
-                (true, _) => "all".to_string(),
-                (false, Some(g)) => g,
-                (false, None) => format!("axis {}", i + 1),
-            };
-            axes.push(Axis {
-                name,
-                kind,
-                values,
-                group,
-            });
-        }
-        // Zipped axes advance together: equal lengths.
-        for a in &axes {
-            if let Some(b) = axes
-                .iter()
-                .find(|b| b.group == a.group && b.values.len() != a.values.len())
-            {
-                return Err(format!(
-                    "{origin}: axes `{}` ({} values) and `{}` ({} values) are zipped together and must have as many values",
-                    a.name,
-                    a.values.len(),
-                    b.name,
-                    b.values.len()
-                ));
-            }
-        }
+        let base = base_layer(f.base, origin, dir, hybrid)?;
+        let axes = read_axes(f.axis, origin, dir, zip_all, hybrid)?;
+        check_zipped(&axes, origin)?;
         let mut exclude = Vec::new();
         for (i, t) in f.exclude.iter().enumerate() {
             exclude.push(rule(origin, "exclude", i, t, &axes)?);

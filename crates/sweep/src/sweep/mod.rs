@@ -16,6 +16,7 @@
 //!
 //! docs/sweep.md describes the grid file and the outputs.
 
+pub mod error;
 pub mod grid;
 pub mod key;
 pub mod page;
@@ -24,6 +25,7 @@ pub mod runner;
 pub mod store;
 pub mod table;
 
+pub use error::{CellError, GridError, HybridCellError, PlanError, StoreError, SweepError};
 pub use grid::{Axis, AxisKind, Grid, Rule};
 pub use plan::{Cell, CellDesign, CellKind, CellSpec, Plan, RuleCount};
 pub use runner::{Control, run_cell, run_spec};
@@ -65,7 +67,7 @@ pub struct Summary {
 
 impl Sweep {
     /// Opens `dir`'s store for `plan` (creating the directory).
-    pub fn open(plan: Plan, dir: &Path) -> Result<Sweep, String> {
+    pub fn open(plan: Plan, dir: &Path) -> Result<Sweep, StoreError> {
         let store = Store::open(dir)?;
         Ok(Sweep {
             plan,
@@ -85,7 +87,7 @@ impl Sweep {
         jobs: Option<usize>,
         progress: bool,
         retry_failed: bool,
-    ) -> Result<Summary, String> {
+    ) -> Result<Summary, SweepError> {
         self.run_local_with(jobs, progress, retry_failed, &Control::default())
     }
 
@@ -97,7 +99,7 @@ impl Sweep {
         progress: bool,
         retry_failed: bool,
         control: &Control,
-    ) -> Result<Summary, String> {
+    ) -> Result<Summary, SweepError> {
         let distinct = self.plan.keys().len();
         let pending: Vec<Cell> = self.pending(retry_failed).into_iter().cloned().collect();
         let done_before = distinct - pending.len();
@@ -111,14 +113,11 @@ impl Sweep {
     }
 
     /// Records a cell a remote worker ran; refuses a key that is not in the grid.
-    pub fn record(&mut self, r: Record) -> Result<(), String> {
+    pub fn record(&mut self, r: Record) -> Result<(), SweepError> {
         if !self.plan.cells.iter().any(|c| c.spec.key == r.key) {
-            return Err(format!(
-                "a result for key {} which no cell of the grid has",
-                r.key
-            ));
+            return Err(SweepError::UnknownKey { key: r.key });
         }
-        self.store.append(r)
+        Ok(self.store.append(r)?)
     }
 
     /// Counts of the grid's cells.
@@ -154,7 +153,7 @@ impl Sweep {
         &self,
         table: &Table,
         format: JsonFormat,
-    ) -> Result<Vec<(String, Content<'static>)>, String> {
+    ) -> Result<Vec<(String, Content<'static>)>, SweepError> {
         Ok(vec![
             (OUTPUT_FILES[0].into(), table.to_csv().into()),
             (OUTPUT_FILES[1].into(), table.to_parquet()?.into()),

@@ -171,8 +171,115 @@ fn figs<'a>(c: &&CellView<'a>) -> Option<&'a FigureData> {
     c.figures
 }
 
+/// The cells as the page reads them: their factor values, table rows and figures.
+struct View<'a> {
+    table: &'a Table,
+    cells: Vec<CellView<'a>>,
+    /// Axes other than the seed, whose values are replicates.
+    factor_names: Vec<&'a str>,
+    /// Cells per design (seeds and repetitions).
+    replicates: usize,
+}
+
+/// A number of a table cell (finite floats and integers).
+fn num(row: &[Val], i: Option<usize>) -> Option<f64> {
+    match i.map(|i| &row[i]) {
+        Some(Val::Int(v)) => Some(*v as f64),
+        Some(Val::Float(v)) if v.is_finite() => Some(*v),
+        _ => None,
+    }
+}
+
+impl<'a> View<'a> {
+    fn new(sweep: &'a Sweep, table: &'a Table) -> View<'a> {
+        let plan = &sweep.plan;
+        // Factor axes: every axis but the seed, whose values are replicates.
+        let factor_axes: Vec<usize> = (0..plan.grid.axes.len())
+            .filter(|&i| plan.grid.axes[i].kind != AxisKind::Seed)
+            .collect();
+        let factor_names: Vec<&str> = factor_axes
+            .iter()
+            .map(|&i| plan.grid.axes[i].name.as_str())
+            .collect();
+        let cells: Vec<CellView> = plan
+            .cells
+            .iter()
+            .zip(&table.rows)
+            .map(|(c, row)| CellView {
+                factors: factor_axes
+                    .iter()
+                    .map(|&i| value_text(&c.values[i]))
+                    .collect(),
+                row,
+                figures: sweep
+                    .store
+                    .get(&c.spec.key)
+                    .and_then(|r| r.figures.as_ref()),
+            })
+            .collect();
+        let designs = distinct(cells.iter().map(|c| c.factors.clone())).len();
+        let replicates = cells.len().checked_div(designs).unwrap_or(0);
+        View {
+            table,
+            cells,
+            factor_names,
+            replicates,
+        }
+    }
+
+    /// The designs: distinct factor values, in grid order.
+    fn designs(&self) -> Vec<Vec<String>> {
+        distinct(self.cells.iter().map(|c| c.factors.clone()))
+    }
+
+    /// The table column `name`.
+    fn col(&self, name: &str) -> Option<usize> {
+        self.table.columns.iter().position(|c| c == name)
+    }
+
+    /// `metric` of the cells `pick` chooses that have it.
+    fn metric_values(&self, metric: &str, pick: &dyn Fn(&CellView) -> bool) -> Vec<f64> {
+        let mi = self.col(metric);
+        self.cells
+            .iter()
+            .filter(|c| pick(c))
+            .filter_map(|c| num(c.row, mi))
+            .collect()
+    }
+}
+
 /// The page of `sweep` with its `table`, produced by `command`.
 pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
+    let plan = &sweep.plan;
+    let view = View::new(sweep, table);
+    let mut sections = vec![summary_section(sweep, &view)];
+    let changed = plan.actual_warnings();
+    if !changed.is_empty() {
+        sections.push(Section {
+            title: "Values the device changed".into(),
+            blocks: changed.into_iter().map(Block::Para).collect(),
+        });
+    }
+    if let Some(s) = axes_section(&view) {
+        sections.push(s);
+    }
+    sections.push(designs_section(&view));
+    let (lat, wear) = distribution_sections(&view);
+    sections.push(lat);
+    sections.push(wear);
+    sections.push(cells_section(table));
+    if let Some(s) = failed_section(sweep) {
+        sections.push(s);
+    }
+    Page {
+        title: format!("ssdlab sweep — {}", plan.grid.origin),
+        command: command.to_string(),
+        sections,
+    }
+}
+
+/// Counts of cells, designs and replicates, and the factors.
+fn summary_section(sweep: &Sweep, view: &View) -> Section {
     let plan = &sweep.plan;
     let s = sweep.summary();
     let ok = plan
@@ -185,37 +292,8 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 .is_some_and(|r| r.status == Status::Ok)
         })
         .count();
-    // Factor axes: every axis but the seed, whose values are replicates.
-    let factor_axes: Vec<usize> = (0..plan.grid.axes.len())
-        .filter(|&i| plan.grid.axes[i].kind != AxisKind::Seed)
-        .collect();
-    let factor_names: Vec<&str> = factor_axes
-        .iter()
-        .map(|&i| plan.grid.axes[i].name.as_str())
-        .collect();
-    let cells: Vec<CellView> = plan
-        .cells
-        .iter()
-        .zip(&table.rows)
-        .map(|(c, row)| CellView {
-            factors: factor_axes
-                .iter()
-                .map(|&i| value_text(&c.values[i]))
-                .collect(),
-            row,
-            figures: sweep
-                .store
-                .get(&c.spec.key)
-                .and_then(|r| r.figures.as_ref()),
-        })
-        .collect();
-    let designs: Vec<Vec<String>> = distinct(cells.iter().map(|c| c.factors.clone()));
-    let replicates = if designs.is_empty() {
-        0
-    } else {
-        cells.len() / designs.len()
-    };
-    let mut sections = vec![Section {
+    let replicates = view.replicates;
+    Section {
         title: "Summary".into(),
         blocks: vec![Block::Para(format!(
             "{} cells ({} distinct designs) over {} axes{}: {ok} ok, {} failed, {} missing. \
@@ -231,184 +309,188 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
             },
             s.failed,
             s.cells - ok - s.failed,
-            if factor_names.is_empty() {
+            if view.factor_names.is_empty() {
                 "none".to_string()
             } else {
-                factor_names.join(", ")
+                view.factor_names.join(", ")
             },
             replicates,
             if replicates == 1 { "" } else { "s" },
         ))],
-    }];
-    let changed = plan.actual_warnings();
-    if !changed.is_empty() {
-        sections.push(Section {
-            title: "Values the device changed".into(),
-            blocks: changed.into_iter().map(Block::Para).collect(),
-        });
     }
-    let col = |name: &str| table.columns.iter().position(|c| c == name);
-    let num = |row: &[Val], i: Option<usize>| match i.map(|i| &row[i]) {
-        Some(Val::Int(v)) => Some(*v as f64),
-        Some(Val::Float(v)) if v.is_finite() => Some(*v),
+}
+
+/// One bar chart per factor axis and metric; `None` without factor axes.
+fn axes_section(view: &View) -> Option<Section> {
+    let mut axis_figs = Vec::new();
+    for (k, name) in view.factor_names.iter().enumerate() {
+        axis_figs.extend(axis_figures(view, k, name));
+    }
+    if axis_figs.is_empty() {
+        return None;
+    }
+    let mut blocks = vec![Block::Para(format!(
+        "One chart per factor axis and metric. Each bar is the mean of the cells with \
+         that axis value (and, with few enough combinations, those values of the other \
+         axes: one colour each){}. With more than {MAX_SERIES} combinations of the other \
+         axes the bar is the mean over all of them and its error bar their spread.",
+        if view.replicates > 1 {
+            "; error bars are ±1 standard deviation over seeds and repetitions"
+        } else {
+            ""
+        }
+    ))];
+    blocks.extend(axis_figs);
+    Some(Section {
+        title: "Metrics against each axis".into(),
+        blocks,
+    })
+}
+
+/// The labels of factor axis `k`'s values: an axis the device rounds is labelled with
+/// what the cells got, so that two requests that became one device do not read as two
+/// (docs/config.md, "Requested and actual values").
+fn axis_labels(view: &View, k: usize, name: &str, cats: &[String]) -> Vec<String> {
+    let actual_col = match name {
+        "device.op_percent" => view.col("op_percent_actual"),
+        "device.slc_cache_percent" => view.col("slc_cache_percent_actual"),
         _ => None,
     };
-    let metric_values = |metric: &str, pick: &dyn Fn(&CellView) -> bool| -> Vec<f64> {
-        let mi = col(metric);
-        cells
-            .iter()
-            .filter(|c| pick(c))
-            .filter_map(|c| num(c.row, mi))
-            .collect()
-    };
-    let spread_note = if replicates > 1 {
+    cats.iter()
+        .map(|cat| {
+            let Some(ci) = actual_col else {
+                return cat.clone();
+            };
+            let got: Vec<String> = distinct(
+                view.cells
+                    .iter()
+                    .filter(|c| c.factors[k] == *cat)
+                    .filter_map(|c| num(c.row, Some(ci)))
+                    .map(crate::config::actual::fmt_pct),
+            );
+            match got.as_slice() {
+                [one] if one == cat => cat.clone(),
+                [] => cat.clone(),
+                g => format!("{cat} (actual {})", g.join("/")),
+            }
+        })
+        .collect()
+}
+
+/// The metrics against factor axis `k` (`name`): a series per combination of the other
+/// axes when there are few enough, else one series of means over them.
+fn axis_figures(view: &View, k: usize, name: &str) -> Vec<Block> {
+    let spread_note = if view.replicates > 1 {
         "; bars ±1 s.d. over seeds"
     } else {
         ""
     };
-
-    // Metrics against each factor axis.
-    let mut axis_figs = Vec::new();
-    for (k, name) in factor_names.iter().enumerate() {
-        let cats: Vec<String> = distinct(cells.iter().map(|c| c.factors[k].clone()));
-        let rest = |c: &CellView| -> Vec<String> {
-            c.factors
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != k)
-                .map(|(_, v)| v.clone())
-                .collect()
-        };
-        // An axis the device rounds is labelled with what the cells got, so that two
-        // requests that became one device do not read as two (docs/config.md,
-        // "Requested and actual values").
-        let actual_col = match *name {
-            "device.op_percent" => col("op_percent_actual"),
-            "device.slc_cache_percent" => col("slc_cache_percent_actual"),
-            _ => None,
-        };
-        let labels: Vec<String> = cats
-            .iter()
-            .map(|cat| {
-                let Some(ci) = actual_col else {
-                    return cat.clone();
-                };
-                let got: Vec<String> = distinct(
-                    cells
-                        .iter()
-                        .filter(|c| c.factors[k] == *cat)
-                        .filter_map(|c| num(c.row, Some(ci)))
-                        .map(crate::config::actual::fmt_pct),
-                );
-                match got.as_slice() {
-                    [one] if one == cat => cat.clone(),
-                    [] => cat.clone(),
-                    g => format!("{cat} (actual {})", g.join("/")),
-                }
-            })
-            .collect();
-        let combos: Vec<Vec<String>> = distinct(cells.iter().map(rest));
-        let others: Vec<&str> = factor_names
+    let cells = &view.cells;
+    let cats: Vec<String> = distinct(cells.iter().map(|c| c.factors[k].clone()));
+    let rest = |c: &CellView| -> Vec<String> {
+        c.factors
             .iter()
             .enumerate()
             .filter(|(j, _)| *j != k)
-            .map(|(_, n)| *n)
-            .collect();
-        let grouped = combos.len() <= MAX_SERIES;
-        for (metric, what, y) in METRICS {
-            if col(metric).is_none() {
-                continue;
-            }
-            let mut series = Vec::new();
-            let mut errors = Vec::new();
-            if grouped {
-                for combo in &combos {
-                    let (means, sds): (Vec<f64>, Vec<f64>) = cats
-                        .iter()
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    let labels = axis_labels(view, k, name, &cats);
+    let combos: Vec<Vec<String>> = distinct(cells.iter().map(rest));
+    let others: Vec<&str> = view
+        .factor_names
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != k)
+        .map(|(_, n)| *n)
+        .collect();
+    let grouped = combos.len() <= MAX_SERIES;
+    let mut figs = Vec::new();
+    for (metric, what, y) in METRICS {
+        if view.col(metric).is_none() {
+            continue;
+        }
+        let mut series = Vec::new();
+        let mut errors = Vec::new();
+        if grouped {
+            for combo in &combos {
+                let (means, sds): (Vec<f64>, Vec<f64>) =
+                    cats.iter()
                         .map(|cat| {
-                            mean_sd(&metric_values(metric, &|c| {
+                            mean_sd(&view.metric_values(metric, &|c| {
                                 c.factors[k] == *cat && rest(c) == *combo
                             }))
                         })
                         .unzip();
-                    let label = others
-                        .iter()
-                        .zip(combo)
-                        .map(|(n, v)| format!("{n}={v}"))
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    series.push((label, means));
-                    errors.push(sds);
-                }
-            } else {
-                let (means, sds): (Vec<f64>, Vec<f64>) = cats
+                let label = others
                     .iter()
-                    .map(|cat| mean_sd(&metric_values(metric, &|c| c.factors[k] == *cat)))
-                    .unzip();
-                series.push((String::new(), means));
+                    .zip(combo)
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                series.push((label, means));
                 errors.push(sds);
             }
-            let (title, y_label) = if grouped {
-                (
-                    format!("{what} by {name}"),
-                    format!("{y} (mean{spread_note})"),
-                )
-            } else {
-                (
-                    format!("{what} by {name} (mean over the other axes)"),
-                    format!("{y} (mean; bars ±1 s.d. over cells)"),
-                )
-            };
-            axis_figs.push(Block::Figure(svg::bar_chart_with_errors_svg(
-                &title, &y_label, &labels, &series, &errors, false,
-            )));
+        } else {
+            let (means, sds): (Vec<f64>, Vec<f64>) = cats
+                .iter()
+                .map(|cat| mean_sd(&view.metric_values(metric, &|c| c.factors[k] == *cat)))
+                .unzip();
+            series.push((String::new(), means));
+            errors.push(sds);
         }
+        let (title, y_label) = if grouped {
+            (
+                format!("{what} by {name}"),
+                format!("{y} (mean{spread_note})"),
+            )
+        } else {
+            (
+                format!("{what} by {name} (mean over the other axes)"),
+                format!("{y} (mean; bars ±1 s.d. over cells)"),
+            )
+        };
+        figs.push(Block::Figure(svg::bar_chart_with_errors_svg(
+            &title, &y_label, &labels, &series, &errors, false,
+        )));
     }
-    if !axis_figs.is_empty() {
-        let mut blocks = vec![Block::Para(format!(
-            "One chart per factor axis and metric. Each bar is the mean of the cells with \
-             that axis value (and, with few enough combinations, those values of the other \
-             axes: one colour each){}. With more than {MAX_SERIES} combinations of the other \
-             axes the bar is the mean over all of them and its error bar their spread.",
-            if replicates > 1 {
-                "; error bars are ±1 standard deviation over seeds and repetitions"
-            } else {
-                ""
-            }
-        ))];
-        blocks.extend(axis_figs);
-        sections.push(Section {
-            title: "Metrics against each axis".into(),
-            blocks,
-        });
-    }
+    figs
+}
 
-    // Every design with its replicates' mean and spread.
-    let mut columns: Vec<String> = factor_names.iter().map(|n| n.to_string()).collect();
+/// Every design with its replicates' mean and spread.
+fn designs_section(view: &View) -> Section {
+    let mut columns: Vec<String> = view.factor_names.iter().map(|n| n.to_string()).collect();
     columns.push("cells".into());
     let metrics: Vec<&str> = METRICS
         .iter()
         .map(|m| m.0)
-        .filter(|m| col(m).is_some())
+        .filter(|m| view.col(m).is_some())
         .collect();
     for m in &metrics {
         columns.push(format!("{m} mean"));
         columns.push(format!("{m} sd"));
     }
-    let rows = designs
+    let rows = view
+        .designs()
         .iter()
         .map(|d| {
             let mut row = d.clone();
-            row.push(cells.iter().filter(|c| c.factors == *d).count().to_string());
+            row.push(
+                view.cells
+                    .iter()
+                    .filter(|c| c.factors == *d)
+                    .count()
+                    .to_string(),
+            );
             for m in &metrics {
-                let (mean, sd) = mean_sd(&metric_values(m, &|c| c.factors == *d));
+                let (mean, sd) = mean_sd(&view.metric_values(m, &|c| c.factors == *d));
                 row.push(fmt_plain(mean));
                 row.push(fmt_plain(sd));
             }
             row
         })
         .collect();
-    sections.push(Section {
+    Section {
         title: "Designs".into(),
         blocks: vec![
             Block::Para(
@@ -418,16 +500,19 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
             ),
             Block::Table { columns, rows },
         ],
-    });
+    }
+}
 
-    // Distributions pooled per value of each factor axis (one group when there is none).
-    let groupings: Vec<(String, Groups)> = if factor_names.is_empty() {
+/// The cells of each value of each factor axis (one group when there is none).
+fn groupings<'v>(view: &'v View) -> Vec<(String, Groups<'v>)> {
+    let cells = &view.cells;
+    if view.factor_names.is_empty() {
         vec![(
             "all cells".into(),
             vec![("all".into(), cells.iter().collect())],
         )]
     } else {
-        factor_names
+        view.factor_names
             .iter()
             .enumerate()
             .map(|(k, name)| {
@@ -442,7 +527,11 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 (name.to_string(), groups)
             })
             .collect()
-    };
+    }
+}
+
+/// Distributions pooled per value of each factor axis: latency and throughput, and wear.
+fn distribution_sections(view: &View) -> (Section, Section) {
     let mut lat = vec![Block::Para(
         "Per factor axis, one line per value with all its cells pooled (each cell weighted \
          equally): the latency CDF is the mixture of the cells' CDFs, throughput the mean \
@@ -455,125 +544,143 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
             .into(),
     )];
     let all_erases = || {
-        cells
+        view.cells
             .iter()
             .filter_map(|c| c.figures)
             .flat_map(|f| f.erase_counts.iter())
     };
     let lo = all_erases().map(|e| u64::from(e.0)).min();
     let hi = all_erases().map(|e| u64::from(e.0)).max();
-    for (name, groups) in &groupings {
-        let cdfs: Vec<(String, Vec<(f64, f64)>)> = groups
-            .iter()
-            .map(|(v, members)| {
-                let curves: Vec<&[(f64, f64)]> = members
-                    .iter()
-                    .filter_map(figs)
-                    .filter_map(|f| {
-                        // The whole run when the report has it, else its first phase.
-                        f.latency_cdf
-                            .iter()
-                            .find(|(p, _)| p == "all")
-                            .or(f.latency_cdf.first())
-                            .map(|(_, pts)| pts.as_slice())
-                    })
-                    .collect();
-                let label = format!("{v} ({} cells)", curves.len());
-                let pts = if curves.is_empty() {
-                    Vec::new()
-                } else {
-                    pooled_cdf(&curves)
-                };
-                (label, pts)
-            })
-            .collect();
-        lat.push(Block::Figure(svg::latency_cdf_svg(
+    for (name, groups) in &groupings(view) {
+        lat.extend(latency_figures(name, groups));
+        wear.push(erase_figure(name, groups, lo, hi));
+    }
+    (
+        Section {
+            title: "Latency and throughput".into(),
+            blocks: lat,
+        },
+        Section {
+            title: "Wear".into(),
+            blocks: wear,
+        },
+    )
+}
+
+/// The pooled latency CDF and the mean throughput over time of each group.
+fn latency_figures(name: &str, groups: &Groups) -> [Block; 2] {
+    let cdfs: Vec<(String, Vec<(f64, f64)>)> = groups
+        .iter()
+        .map(|(v, members)| {
+            let curves: Vec<&[(f64, f64)]> = members
+                .iter()
+                .filter_map(figs)
+                .filter_map(|f| {
+                    // The whole run when the report has it, else its first phase.
+                    f.latency_cdf
+                        .iter()
+                        .find(|(p, _)| p == "all")
+                        .or(f.latency_cdf.first())
+                        .map(|(_, pts)| pts.as_slice())
+                })
+                .collect();
+            let label = format!("{v} ({} cells)", curves.len());
+            let pts = if curves.is_empty() {
+                Vec::new()
+            } else {
+                pooled_cdf(&curves)
+            };
+            (label, pts)
+        })
+        .collect();
+    let tput: Vec<(String, Vec<(f64, f64)>)> = groups
+        .iter()
+        .map(|(v, members)| {
+            let curves: Vec<&[(f64, f64)]> = members
+                .iter()
+                .filter_map(figs)
+                .map(|f| f.throughput.as_slice())
+                .collect();
+            (v.clone(), mean_curve(&curves))
+        })
+        .collect();
+    [
+        Block::Figure(svg::latency_cdf_svg(
             &cdfs,
             &format!("Latency CDF by {name}"),
-        )));
-        let tput: Vec<(String, Vec<(f64, f64)>)> = groups
-            .iter()
-            .map(|(v, members)| {
-                let curves: Vec<&[(f64, f64)]> = members
-                    .iter()
-                    .filter_map(figs)
-                    .map(|f| f.throughput.as_slice())
-                    .collect();
-                (v.clone(), mean_curve(&curves))
-            })
-            .collect();
-        lat.push(Block::Figure(svg::line_chart_svg(
+        )),
+        Block::Figure(svg::line_chart_svg(
             &format!("Throughput over time by {name} (mean over cells)"),
             "simulated time (s)",
             "throughput (MiB/s)",
             &tput,
             false,
-        )));
-        let title = format!("Erase counts per block by {name}");
-        match (lo, hi) {
-            (Some(lo), Some(hi)) if hi > 0 => {
-                let span = hi - lo + 1;
-                let width = span.div_ceil(ERASE_BINS).max(1);
-                let nbins = span.div_ceil(width) as usize;
-                let series: Vec<(String, Vec<(f64, f64)>)> = groups
-                    .iter()
-                    .map(|(v, members)| {
-                        let mut bins = vec![0u64; nbins];
-                        let mut max = 0u32;
-                        for f in members.iter().filter_map(figs) {
-                            for &(count, blocks) in &f.erase_counts {
-                                bins[((u64::from(count) - lo) / width) as usize] += blocks;
-                                max = max.max(count);
-                            }
-                        }
-                        let total: u64 = bins.iter().sum();
-                        let label = if total > 0 && max == 0 {
-                            format!("{v} ({})", svg::NO_ERASES)
-                        } else {
-                            v.clone()
-                        };
-                        let pts = if total == 0 {
-                            Vec::new()
-                        } else {
-                            bins.iter()
-                                .enumerate()
-                                .map(|(b, &n)| {
-                                    ((lo + b as u64 * width) as f64, n as f64 / total as f64)
-                                })
-                                .collect()
-                        };
-                        (label, pts)
-                    })
-                    .collect();
-                let x_label = if width == 1 {
-                    "erase count".to_string()
-                } else {
-                    format!("erase count (bins of {width}, by first value)")
-                };
-                wear.push(Block::Figure(svg::line_chart_svg(
-                    &title,
-                    &x_label,
-                    "share of blocks",
-                    &series,
-                    false,
-                )));
-            }
-            (Some(_), Some(_)) => wear.push(Block::Figure(svg::note_svg(
-                &title,
-                &format!("{}: no block of any cell was erased", svg::NO_ERASES),
-            ))),
-            _ => wear.push(Block::Figure(svg::note_svg(&title, svg::NO_DATA))),
-        }
-    }
-    sections.push(Section {
-        title: "Latency and throughput".into(),
-        blocks: lat,
-    });
-    sections.push(Section {
-        title: "Wear".into(),
-        blocks: wear,
-    });
+        )),
+    ]
+}
 
+/// The share of blocks per erase count of each group, binned over every cell's range
+/// `lo..=hi`.
+fn erase_figure(name: &str, groups: &Groups, lo: Option<u64>, hi: Option<u64>) -> Block {
+    let title = format!("Erase counts per block by {name}");
+    match (lo, hi) {
+        (Some(lo), Some(hi)) if hi > 0 => {
+            let span = hi - lo + 1;
+            let width = span.div_ceil(ERASE_BINS).max(1);
+            let nbins = span.div_ceil(width) as usize;
+            let series: Vec<(String, Vec<(f64, f64)>)> = groups
+                .iter()
+                .map(|(v, members)| {
+                    let mut bins = vec![0u64; nbins];
+                    let mut max = 0u32;
+                    for f in members.iter().filter_map(figs) {
+                        for &(count, blocks) in &f.erase_counts {
+                            bins[((u64::from(count) - lo) / width) as usize] += blocks;
+                            max = max.max(count);
+                        }
+                    }
+                    let total: u64 = bins.iter().sum();
+                    let label = if total > 0 && max == 0 {
+                        format!("{v} ({})", svg::NO_ERASES)
+                    } else {
+                        v.clone()
+                    };
+                    let pts = if total == 0 {
+                        Vec::new()
+                    } else {
+                        bins.iter()
+                            .enumerate()
+                            .map(|(b, &n)| {
+                                ((lo + b as u64 * width) as f64, n as f64 / total as f64)
+                            })
+                            .collect()
+                    };
+                    (label, pts)
+                })
+                .collect();
+            let x_label = if width == 1 {
+                "erase count".to_string()
+            } else {
+                format!("erase count (bins of {width}, by first value)")
+            };
+            Block::Figure(svg::line_chart_svg(
+                &title,
+                &x_label,
+                "share of blocks",
+                &series,
+                false,
+            ))
+        }
+        (Some(_), Some(_)) => Block::Figure(svg::note_svg(
+            &title,
+            &format!("{}: no block of any cell was erased", svg::NO_ERASES),
+        )),
+        _ => Block::Figure(svg::note_svg(&title, svg::NO_DATA)),
+    }
+}
+
+/// Every cell's row of the table.
+fn cells_section(table: &Table) -> Section {
     let rows = table
         .rows
         .iter()
@@ -586,7 +693,7 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 .collect()
         })
         .collect();
-    sections.push(Section {
+    Section {
         title: "Cells".into(),
         blocks: vec![
             Block::Para("Click a column header to sort.".into()),
@@ -595,8 +702,13 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 rows,
             },
         ],
-    });
-    let errors: Vec<String> = plan
+    }
+}
+
+/// The failed cells' errors; `None` when none failed.
+fn failed_section(sweep: &Sweep) -> Option<Section> {
+    let errors: Vec<String> = sweep
+        .plan
         .cells
         .iter()
         .filter_map(|c| {
@@ -606,17 +718,13 @@ pub fn sweep_page(sweep: &Sweep, table: &Table, command: &str) -> Page {
                 .map(|e| format!("cell {}: {e}", c.index + 1))
         })
         .collect();
-    if !errors.is_empty() {
-        sections.push(Section {
-            title: "Failed cells".into(),
-            blocks: vec![Block::Pre(errors.join("\n"))],
-        });
+    if errors.is_empty() {
+        return None;
     }
-    Page {
-        title: format!("ssdlab sweep — {}", plan.grid.origin),
-        command: command.to_string(),
-        sections,
-    }
+    Some(Section {
+        title: "Failed cells".into(),
+        blocks: vec![Block::Pre(errors.join("\n"))],
+    })
 }
 
 #[cfg(test)]

@@ -5,10 +5,11 @@
 //! (the default) or an `ssdlab hybrid` configuration (an HDD, optionally behind a flash
 //! cache), whose keys are those `ssdlab hybrid --set` takes.
 
+use super::error::{CellError, HybridCellError, PlanError};
 use super::grid::{AxisKind, Grid, trace_path};
 use super::key::{cell_key, hybrid_cell_key};
 use crate::config::{Config, ConfigError, Design, check_memory_together, set_key};
-use crate::hybrid::config::HybridConfig;
+use crate::hybrid::config::{HybridConfig, HybridConfigError, HybridKeyError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -102,9 +103,13 @@ impl CellSpec {
     }
 
     /// The configuration a hybrid cell's spec describes.
-    pub fn hybrid_config(&self) -> Result<HybridConfig, String> {
-        let overlay: toml::Table =
-            toml::from_str(&self.overlay).map_err(|e| format!("sweep cell: {e}"))?;
+    pub fn hybrid_config(&self) -> Result<HybridConfig, HybridCellError> {
+        let overlay: toml::Table = toml::from_str(&self.overlay).map_err(|e| {
+            HybridCellError(HybridConfigError {
+                origin: "sweep cell".into(),
+                error: HybridKeyError::Syntax(e.to_string()),
+            })
+        })?;
         load_hybrid(self.config.as_ref(), overlay)
     }
 }
@@ -114,12 +119,9 @@ impl CellSpec {
 fn load_hybrid(
     file: Option<&(String, String)>,
     overlay: toml::Table,
-) -> Result<HybridConfig, String> {
-    HybridConfig::load(file.map(|(n, t)| (n.as_str(), t.as_str())), overlay).map_err(|e| {
-        e.strip_prefix("command line: ")
-            .map(str::to_string)
-            .unwrap_or(e)
-    })
+) -> Result<HybridConfig, HybridCellError> {
+    HybridConfig::load(file.map(|(n, t)| (n.as_str(), t.as_str())), overlay)
+        .map_err(HybridCellError)
 }
 
 /// One cell of the grid.
@@ -161,9 +163,6 @@ pub struct Plan {
     pub excluded: u64,
 }
 
-/// Errors listed in one message: enough to fix a grid, not a wall of text.
-const MAX_LISTED: usize = 20;
-
 /// What `v` reads as in a message: strings bare.
 pub fn value_text(v: &toml::Value) -> String {
     match v {
@@ -193,18 +192,15 @@ pub const MAX_COMBINATIONS: u64 = 1_000_000;
 impl Plan {
     /// Expands and validates `grid`. `parallel` cells are expected to run at once: the
     /// largest that many designs must fit in memory together.
-    pub fn new(grid: Grid, parallel: usize) -> Result<Plan, String> {
+    pub fn new(grid: Grid, parallel: usize) -> Result<Plan, PlanError> {
         // Counted before anything is built: a grid of four 100-value axes would
         // otherwise exhaust memory while expanding, even for --dry-run.
         let ruled = !(grid.exclude.is_empty() && grid.keep.is_empty());
-        let too_many = |n: Option<u64>, what: &str, max: u64| {
-            format!(
-                "{}: the grid expands to {} {what}; at most {max} are allowed in \
-                 one sweep (split it into several grids, or use mode = \"zip\" or \
-                 groups for axes that advance together)",
-                grid.origin,
-                n.map_or("more than 2^64".to_string(), |n| n.to_string())
-            )
+        let too_many = |count: Option<u64>, what: &'static str, max: u64| PlanError::TooMany {
+            origin: grid.origin.clone(),
+            count,
+            what,
+            max,
         };
         let raw = grid.cell_count();
         if ruled {
@@ -230,10 +226,9 @@ impl Plan {
             let n = all.iter().filter(|c| r.matches(c)).count() as u64;
             if n == 0 {
                 // A typo in a rule must not silently exclude (or keep) nothing.
-                errors.push(format!(
-                    "{}: matches no cell (no combination of the axes has all these values)",
-                    r.text
-                ));
+                errors.push(CellError::RuleMatchesNothing {
+                    rule: r.text.clone(),
+                });
             }
             rules.push(RuleCount {
                 text: r.text.clone(),
@@ -244,11 +239,10 @@ impl Plan {
             return Err(list(&grid.origin, errors));
         }
         if kept.is_empty() {
-            return Err(format!(
-                "{}: the exclude/where rules leave no cell of the {} to run",
-                grid.origin,
-                all.len() as u64 * repeat
-            ));
+            return Err(PlanError::NothingLeft {
+                origin: grid.origin.clone(),
+                cells: all.len() as u64 * repeat,
+            });
         }
         let excluded = (all.len() - kept.len()) as u64 * repeat;
         let n = kept.len() as u64 * repeat;
@@ -267,15 +261,19 @@ impl Plan {
                 if a.values[..i].contains(v) {
                     continue;
                 }
-                if let Err(e) = Plan::overlay_check(&grid, &[(a, v)]) {
-                    errors.push(format!("axis `{}` value {:?}: {e}", a.name, value_text(v),));
+                if let Some(reason) = Plan::overlay_refusal(&grid, &[(a, v)]) {
+                    errors.push(CellError::AxisValue {
+                        axis: a.name.clone(),
+                        value: value_text(v),
+                        reason,
+                    });
                 }
             }
         }
         if errors.is_empty() {
             // The base alone (with no axis it is the whole grid).
-            if let Err(e) = Plan::overlay_check(&grid, &[]) {
-                errors.push(format!("base design: {e}"));
+            if let Some(reason) = Plan::overlay_refusal(&grid, &[]) {
+                errors.push(CellError::Base { reason });
             }
         }
         if !errors.is_empty() {
@@ -312,12 +310,10 @@ impl Plan {
         designs.sort_by_key(|d| std::cmp::Reverse(d.memory.total_bytes()));
         designs.truncate(parallel.max(1));
         let largest: Vec<Design> = designs.into_iter().cloned().collect();
-        check_memory_together(&largest).map_err(|e| {
-            format!(
-                "{}: {} cells at once: {e}; or run fewer at once (--jobs)",
-                grid.origin,
-                largest.len()
-            )
+        check_memory_together(&largest).map_err(|e| PlanError::Memory {
+            origin: grid.origin.clone(),
+            cells: largest.len(),
+            reason: e.to_string(),
         })?;
         Ok(Plan {
             grid,
@@ -380,19 +376,19 @@ impl Plan {
         (preset, overlay)
     }
 
-    /// Whether the base with `chosen` axis values makes a valid configuration of the
-    /// grid's kind; the error in its own words.
-    fn overlay_check(
+    /// Why the base with `chosen` axis values makes no valid configuration of the
+    /// grid's kind, in the configuration's own words; `None` when it makes one.
+    fn overlay_refusal(
         grid: &Grid,
         chosen: &[(&super::grid::Axis, &toml::Value)],
-    ) -> Result<(), String> {
+    ) -> Option<String> {
         match grid.kind {
-            CellKind::Run => Plan::overlay_config(grid, chosen)
-                .map(|_| ())
-                .map_err(|e| reason(&e)),
+            CellKind::Run => Plan::overlay_config(grid, chosen).err().map(|e| reason(&e)),
             CellKind::Hybrid => {
                 let (_, overlay) = Plan::overlay(grid, chosen);
-                load_hybrid(grid.base.config.as_ref(), overlay).map(|_| ())
+                load_hybrid(grid.base.config.as_ref(), overlay)
+                    .err()
+                    .map(|e| e.to_string())
             }
         }
     }
@@ -417,7 +413,7 @@ impl Plan {
         chosen: &[(&super::grid::Axis, &toml::Value)],
         rep: u32,
         index: usize,
-    ) -> Result<Cell, String> {
+    ) -> Result<Cell, CellError> {
         let what = || {
             let mut s = format!("cell {}", index + 1);
             if !chosen.is_empty() || grid.repeat > 1 {
@@ -452,16 +448,22 @@ impl Plan {
                     .find(|(a, _)| a.kind.config_key() == Some(k))
                     .map(|(a, _)| a.name.clone())
             });
-            match axis {
-                Some(a) => format!("{}: axis `{a}`: {}", what(), reason(&e)),
-                None => format!("{}: {}", what(), reason(&e)),
+            CellError::Config {
+                cell: what(),
+                axis,
+                reason: reason(&e),
             }
         };
         let mut cfg = load(overlay.clone()).map_err(blame)?;
         if rep > 0 {
-            let seed = cfg.seed.checked_add(u64::from(rep)).ok_or_else(|| {
-                format!("{}: seed {} + repetition {rep} overflows", what(), cfg.seed)
-            })?;
+            let seed =
+                cfg.seed
+                    .checked_add(u64::from(rep))
+                    .ok_or_else(|| CellError::SeedOverflow {
+                        cell: what(),
+                        seed: cfg.seed,
+                        rep,
+                    })?;
             // Through the overlay, so a worker rebuilding the spec gets the same seed.
             set_key(&mut overlay, "seed", toml::Value::Integer(seed as i64));
             cfg = load(overlay.clone()).map_err(blame)?;
@@ -495,18 +497,26 @@ impl Plan {
         rep: u32,
         index: usize,
         what: &str,
-    ) -> Result<Cell, String> {
+    ) -> Result<Cell, CellError> {
         let (_, mut overlay) = Plan::overlay(grid, chosen);
         let file = grid.base.config.as_ref();
         let load = |overlay: &toml::Table| {
-            load_hybrid(file, overlay.clone()).map_err(|e| format!("{what}: {e}"))
+            load_hybrid(file, overlay.clone()).map_err(|e| CellError::Config {
+                cell: what.to_string(),
+                axis: None,
+                reason: e.to_string(),
+            })
         };
         let mut cfg = load(&overlay)?;
         if rep > 0 {
-            let seed = cfg
-                .seed
-                .checked_add(u64::from(rep))
-                .ok_or_else(|| format!("{what}: seed {} + repetition {rep} overflows", cfg.seed))?;
+            let seed =
+                cfg.seed
+                    .checked_add(u64::from(rep))
+                    .ok_or_else(|| CellError::SeedOverflow {
+                        cell: what.to_string(),
+                        seed: cfg.seed,
+                        rep,
+                    })?;
             set_key(&mut overlay, "seed", toml::Value::Integer(seed as i64));
             cfg = load(&overlay)?;
         }
@@ -541,22 +551,22 @@ impl Plan {
 }
 
 /// Refuses a trace that is not a readable regular file, naming the cell (`what`).
-fn check_trace(what: &str, p: &Path) -> Result<(), String> {
+fn check_trace(what: &str, p: &Path) -> Result<(), CellError> {
+    let refuse = |problem: String| CellError::Trace {
+        cell: what.to_string(),
+        path: p.to_path_buf(),
+        problem,
+    };
     match std::fs::metadata(p) {
         Ok(m) if m.is_file() => Ok(()),
-        Ok(_) => Err(format!("{what}: trace {}: not a regular file", p.display())),
-        Err(e) => Err(format!("{what}: trace {}: cannot read: {e}", p.display())),
+        Ok(_) => Err(refuse("not a regular file".into())),
+        Err(e) => Err(refuse(format!("cannot read: {e}"))),
     }
 }
 
-fn list(origin: &str, errors: Vec<String>) -> String {
-    let n = errors.len();
-    let mut lines: Vec<String> = errors.into_iter().take(MAX_LISTED).collect();
-    if n > MAX_LISTED {
-        lines.push(format!("… and {} more", n - MAX_LISTED));
+fn list(origin: &str, errors: Vec<CellError>) -> PlanError {
+    PlanError::Refused {
+        origin: origin.to_string(),
+        errors,
     }
-    format!(
-        "{origin}: the grid was refused before any cell ran:\n  {}",
-        lines.join("\n  ")
-    )
 }

@@ -11,6 +11,7 @@
 //! of the state it needs ([`crate::sim::run_series`]), so every record is the one the
 //! cell's own run gives, at a fraction of the cost when many cells share an aged drive.
 
+use super::error::SweepError;
 use super::key::{cell_key, hybrid_cell_key};
 use super::plan::{Cell, CellDesign, CellKind, CellSpec, Plan};
 use super::store::{Record, Status, Store};
@@ -172,7 +173,7 @@ pub fn run_spec(spec: &CellSpec) -> Record {
 fn run_hybrid_spec(spec: &CellSpec) -> Record {
     let cfg = match spec.hybrid_config() {
         Ok(c) => c,
-        Err(e) => return Record::failed(&spec.key, e),
+        Err(e) => return Record::failed(&spec.key, e.to_string()),
     };
     let key = hybrid_cell_key(&cfg);
     if key != spec.key {
@@ -244,14 +245,15 @@ pub fn run_local(
     jobs: Option<usize>,
     progress: bool,
     control: &Control,
-) -> Result<usize, String> {
+) -> Result<usize, SweepError> {
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(j) = jobs {
         builder = builder.num_threads(j);
     }
-    let pool = builder
-        .build()
-        .map_err(|e| format!("cannot start {jobs:?} worker threads: {e}"))?;
+    let pool = builder.build().map_err(|e| SweepError::Threads {
+        jobs,
+        message: e.to_string(),
+    })?;
     let bar = progress_bar(cells.len(), progress);
     let groups = series_groups(cells);
     let (tx, rx) = std::sync::mpsc::channel::<Record>();
@@ -294,7 +296,7 @@ pub fn run_local(
     });
     bar.finish_and_clear();
     match write_error {
-        Some(e) => Err(e),
+        Some(e) => Err(SweepError::Store(e)),
         None => Ok(failed),
     }
 }

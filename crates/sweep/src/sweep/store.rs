@@ -6,6 +6,7 @@
 //! sweep looks every cell's key up here and runs only the missing ones. The file is
 //! locked while a sweep holds it, so two sweeps cannot write one store.
 
+use super::error::StoreError;
 use crate::report::fio::FioSource;
 use crate::report::{Figures, Report};
 use serde::{Deserialize, Serialize};
@@ -166,9 +167,16 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens (creating) `dir/store.jsonl`, reads what earlier sweeps finished and drops a
     /// line a kill cut short. Fails if another sweep holds it.
-    pub fn open(dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let io = |path: &Path, action: &'static str| {
+            let path = path.to_path_buf();
+            move |e: std::io::Error| StoreError::Io {
+                path,
+                action,
+                message: e.to_string(),
+            }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir, "cannot create"))?;
         let path = dir.join(STORE_FILE);
         let mut file = OpenOptions::new()
             .read(true)
@@ -176,16 +184,14 @@ impl Store {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-        crate::util::lock_exclusive(&file).map_err(|e| {
-            format!(
-                "{}: another sweep is using this directory ({e}); wait for it or choose another --out",
-                path.display()
-            )
+            .map_err(io(&path, "cannot open"))?;
+        crate::util::lock_exclusive(&file).map_err(|e| StoreError::Locked {
+            path: path.clone(),
+            message: e.to_string(),
         })?;
         let mut text = String::new();
         file.read_to_string(&mut text)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            .map_err(io(&path, "cannot read"))?;
         let mut records = HashMap::new();
         // Only newline-terminated lines were written whole.
         let whole = text.rfind('\n').map_or(0, |i| i + 1);
@@ -193,22 +199,22 @@ impl Store {
             if line.trim().is_empty() {
                 continue;
             }
-            let r: Record = serde_json::from_str(line).map_err(|e| {
-                format!(
-                    "{}:{}: not a sweep record ({e}); the store is damaged: remove the line or the file to run those cells again",
-                    path.display(),
-                    n + 1
-                )
+            let r: Record = serde_json::from_str(line).map_err(|e| StoreError::Damaged {
+                path: path.clone(),
+                line: n + 1,
+                message: e.to_string(),
             })?;
             // A later line (a re-run failed cell) replaces an earlier one.
             records.insert(r.key.clone(), r);
         }
         if whole < text.len() {
             file.set_len(whole as u64)
-                .map_err(|e| format!("{}: cannot drop a partial line: {e}", path.display()))?;
+                .map_err(io(&path, "cannot drop a partial line"))?;
         }
-        file.seek(SeekFrom::End(0))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        file.seek(SeekFrom::End(0)).map_err(|e| StoreError::Seek {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
         Ok(Store {
             path,
             file,
@@ -237,13 +243,17 @@ impl Store {
     }
 
     /// Appends a finished cell: one line, written whole with one call.
-    pub fn append(&mut self, r: Record) -> Result<(), String> {
+    pub fn append(&mut self, r: Record) -> Result<(), StoreError> {
         let mut line = serde_json::to_string(&r).expect("a Record serializes");
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
-            .map_err(|e| format!("{}: cannot write: {e}", self.path.display()))?;
+            .map_err(|e| StoreError::Io {
+                path: self.path.clone(),
+                action: "cannot write",
+                message: e.to_string(),
+            })?;
         self.records.insert(r.key.clone(), r);
         Ok(())
     }

@@ -11,6 +11,7 @@
 //! report are left out of it (they stay in `reports.jsonl`), so a resumed sweep, an
 //! uninterrupted one and a Ray one write the same bytes.
 
+use super::error::SweepError;
 use super::plan::Plan;
 use super::store::{Record, Status, Store};
 use crate::report::fio::{self, JsonFormat};
@@ -315,13 +316,13 @@ impl Table {
     }
 
     /// The table as a Parquet file (one row group, Snappy pages, every column optional).
-    pub fn to_parquet(&self) -> Result<Vec<u8>, String> {
+    pub fn to_parquet(&self) -> Result<Vec<u8>, SweepError> {
         use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
         use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
         use parquet::file::properties::WriterProperties;
         use parquet::file::writer::SerializedFileWriter;
         use parquet::schema::types::Type;
-        let err = |e: parquet::errors::ParquetError| format!("Parquet: {e}");
+        let err = |e: parquet::errors::ParquetError| SweepError::Parquet(e.to_string());
         let types: Vec<ColumnType> = (0..self.columns.len())
             .map(|i| self.column_type(i))
             .collect();
@@ -483,28 +484,21 @@ pub fn cell_name(plan: &Plan, c: &super::plan::Cell) -> String {
 }
 
 /// Why a finished cell cannot be given in fio's shape.
-fn no_fio(c: &super::plan::Cell) -> String {
-    format!(
-        "--json-format fio: cell {} (key {}) was run by an earlier ssdlab, whose store keeps \
-         no fio percentiles; run the sweep into a new --out directory, or use --json-format \
-         ssdlab",
-        c.index + 1,
-        c.spec.key
-    )
+fn no_fio(c: &super::plan::Cell) -> SweepError {
+    SweepError::NoFio {
+        cell: c.index + 1,
+        key: c.spec.key.clone(),
+    }
 }
 
 /// Refuses `format` when a finished cell's record cannot give it (see [`no_fio`]):
 /// checked before any cell runs.
-pub fn check_format(plan: &Plan, store: &Store, format: JsonFormat) -> Result<(), String> {
+pub fn check_format(plan: &Plan, store: &Store, format: JsonFormat) -> Result<(), SweepError> {
     if format == JsonFormat::Ssdlab {
         return Ok(());
     }
     if plan.grid.kind == super::plan::CellKind::Hybrid {
-        return Err(
-            "--json-format fio: the cells of a hybrid grid (base.kind = \"hybrid\") are not \
-             one device's job and have no fio shape; use --json-format ssdlab"
-                .into(),
-        );
+        return Err(SweepError::FioOfHybrid);
     }
     match plan.cells.iter().find(|c| {
         store
@@ -521,7 +515,7 @@ pub fn check_format(plan: &Plan, store: &Store, format: JsonFormat) -> Result<()
 /// [`JsonFormat::Fio`] as `ssdlab run --json-format fio` does (one job, named by
 /// [`cell_name`]). A finished cell whose record lacks fio's figures (stored by an
 /// earlier ssdlab) is an error naming it.
-pub fn reports_jsonl(plan: &Plan, store: &Store, format: JsonFormat) -> Result<String, String> {
+pub fn reports_jsonl(plan: &Plan, store: &Store, format: JsonFormat) -> Result<String, SweepError> {
     let mut out = String::new();
     for c in &plan.cells {
         let rec = store.get(&c.spec.key);

@@ -505,25 +505,7 @@ fn judge(
     ftl: &BTreeMap<Key, Run>,
     yaffs: &BTreeMap<(Pt, i64), Run>,
 ) -> Vec<RowResult> {
-    let mut a1 = Row::new("A1", "the seq-read max/min over the FTLs");
-    let mut a2 = Row::new("A2", "T_FAST/T_PLM (aged seq write)");
-    let mut a3 = Row::new("A3", "T_FAST/T_PLM (aged seq write)");
-    let mut a4 = Row::new("A4", "T_BAST / slowest other FTL (aged seq write)");
-    let mut a5 = Row::new("A5", "GC_FAST/GC_BAST (aged seq write)");
-    let mut a6 = Row::new("A6", "the 5-scheme mean GC share (aged seq write)");
-    let mut a7 = Row::new("A7", "BAST's GC share (random write)");
-    let mut a8 = Row::new("A8", "T_FAST/T_BAST (random write)");
-    let mut a9 = Row::new("A9", "T_FASTer/T_PLM (random write)");
-    let mut a10 = Row::new("A10", "the 5-scheme mean GC share (random write)");
-    let mut a11 = Row::new("A11", "T_PLM / fastest other FTL (random write)");
-    let mut a12 = Row::new("A12", "T_YAFFS2 / fastest FTL (seq read)");
-    let mut a13 = Row::new("A13", "GC_FASTer/GC_BAST (aged seq write)");
-    let mut a14 = Row::new("A14", "nonGC_BAST/nonGC_FAST (aged seq write)");
-    let mut a16 = Row::new("A16", "max/min T over the FTLs (aged seq write)");
-    let mut a17 = Row::new("A17", "T_FASTer/T_BAST (random write)");
-    let mut a18 = Row::new("A18", "spread(random write) / largest other spread");
-    let mut a19 = Row::new("A19", "the smallest |ΔGC|/|ΔnonGC| over the six FTL pairs");
-    let mut a20 = Row::new("A20", "BAST merges per host page (random write, 4 KiB)");
+    let mut rows = Rows::new();
     for pt in pts {
         let at = At {
             ftl: FTLS
@@ -540,6 +522,77 @@ fn judge(
                 .collect(),
             yaffs2: seeds.iter().map(|&s| &yaffs[&(*pt, s)]).collect(),
         };
+        rows.seq_read(pt, &at);
+        rows.aged_seq_write(pt, &at);
+        rows.random_write(pt, &at);
+        rows.yaffs2_and_spread(pt, &at);
+        rows.ftl_pairs(pt, &at);
+        rows.bast_merges(pt, seeds, ftl);
+    }
+    rows.finish()
+}
+
+/// The rows [`judge`] builds, point by point.
+struct Rows {
+    a1: Row,
+    a2: Row,
+    a3: Row,
+    a4: Row,
+    a5: Row,
+    a6: Row,
+    a7: Row,
+    a8: Row,
+    a9: Row,
+    a10: Row,
+    a11: Row,
+    a12: Row,
+    a13: Row,
+    a14: Row,
+    a16: Row,
+    a17: Row,
+    a18: Row,
+    a19: Row,
+    a20: Row,
+}
+
+/// The mean GC share of the four FTLs (and YAFFS2 with `five`) in phase `ph`, per seed.
+fn mean_gc_share(at: &At, ph: &str, five: bool) -> Seeds {
+    at.seeds(|g| {
+        let mut v: Vec<f64> = FTLS.iter().map(|f| g.r(f).phase(ph).gc_share()).collect();
+        if five {
+            v.push(g.r(YAFFS2).phase(ph).gc_share());
+        }
+        v.iter().sum::<f64>() / v.len() as f64
+    })
+}
+
+impl Rows {
+    fn new() -> Rows {
+        Rows {
+            a1: Row::new("A1", "the seq-read max/min over the FTLs"),
+            a2: Row::new("A2", "T_FAST/T_PLM (aged seq write)"),
+            a3: Row::new("A3", "T_FAST/T_PLM (aged seq write)"),
+            a4: Row::new("A4", "T_BAST / slowest other FTL (aged seq write)"),
+            a5: Row::new("A5", "GC_FAST/GC_BAST (aged seq write)"),
+            a6: Row::new("A6", "the 5-scheme mean GC share (aged seq write)"),
+            a7: Row::new("A7", "BAST's GC share (random write)"),
+            a8: Row::new("A8", "T_FAST/T_BAST (random write)"),
+            a9: Row::new("A9", "T_FASTer/T_PLM (random write)"),
+            a10: Row::new("A10", "the 5-scheme mean GC share (random write)"),
+            a11: Row::new("A11", "T_PLM / fastest other FTL (random write)"),
+            a12: Row::new("A12", "T_YAFFS2 / fastest FTL (seq read)"),
+            a13: Row::new("A13", "GC_FASTer/GC_BAST (aged seq write)"),
+            a14: Row::new("A14", "nonGC_BAST/nonGC_FAST (aged seq write)"),
+            a16: Row::new("A16", "max/min T over the FTLs (aged seq write)"),
+            a17: Row::new("A17", "T_FASTer/T_BAST (random write)"),
+            a18: Row::new("A18", "spread(random write) / largest other spread"),
+            a19: Row::new("A19", "the smallest |ΔGC|/|ΔnonGC| over the six FTL pairs"),
+            a20: Row::new("A20", "BAST merges per host page (random write, 4 KiB)"),
+        }
+    }
+
+    /// A1: the sequential read.
+    fn seq_read(&mut self, pt: &Pt, at: &At) {
         // A1.
         let sr = at.spread(SR);
         let want_cr = (FILE_MIB << 20) as f64 / (pt.page_kib << 10) as f64;
@@ -557,7 +610,7 @@ fn judge(
             }
             cr_text.push(format!("{f} {:.0}", at.ftl[f][0].phase(SR).reads()));
         }
-        a1.push(
+        self.a1.push(
             pt,
             sr.mean(),
             format!(
@@ -569,6 +622,10 @@ fn judge(
             ),
             at_most(&sr, 1.05).and(Verdict::of(counts_ok)),
         );
+    }
+
+    /// A2–A6, A13, A14, A16: the aged sequential write.
+    fn aged_seq_write(&mut self, pt: &Pt, at: &At) {
         // Aged sequential write.
         let (tp, tb, tf, tx) = (
             at.t("page", SW),
@@ -579,7 +636,7 @@ fn judge(
         let fp = ratio(&tf, &tp);
         let xp = ratio(&tx, &tp);
         let pb = ratio(&tp, &tb);
-        a2.push(
+        self.a2.push(
             pt,
             fp.mean(),
             format!(
@@ -595,7 +652,8 @@ fn judge(
         } else {
             Verdict::of(fp.mean() > 1.0 && fp.mean() <= 1.10)
         };
-        a3.push(pt, fp.mean(), format!("FAST/PLM {:.3}", fp.mean()), a3v);
+        self.a3
+            .push(pt, fp.mean(), format!("FAST/PLM {:.3}", fp.mean()), a3v);
         let b_over = at.seeds(|g| {
             let b = g.r("bast").phase(SW).elapsed_us;
             let m = ["page", "fast", "faster"]
@@ -604,7 +662,7 @@ fn judge(
                 .fold(0.0, f64::max);
             b / m
         });
-        a4.push(
+        self.a4.push(
             pt,
             b_over.mean(),
             format!("BAST / slowest other {:.3}", b_over.mean()),
@@ -612,43 +670,34 @@ fn judge(
         );
         let gc = |s: &str, ph: &str| at.q(s, ph, |p| p.gc_us);
         let fb = ratio(&gc("fast", SW), &gc("bast", SW));
-        a5.push(
+        self.a5.push(
             pt,
             fb.mean(),
             format!("GC FAST/BAST {:.3}", fb.mean()),
             within(&fb, 0.375, 0.625),
         );
         let xb = ratio(&gc("faster", SW), &gc("bast", SW));
-        a13.push(
+        self.a13.push(
             pt,
             xb.mean(),
             format!("GC FASTer/BAST {:.3}", xb.mean()),
             within(&xb, 0.375, 0.625),
         );
-        let share = |ph: &str, five: bool| {
-            at.seeds(|g| {
-                let mut v: Vec<f64> = FTLS.iter().map(|f| g.r(f).phase(ph).gc_share()).collect();
-                if five {
-                    v.push(g.r(YAFFS2).phase(ph).gc_share());
-                }
-                v.iter().sum::<f64>() / v.len() as f64
-            })
-        };
-        let s6 = share(SW, true);
-        a6.push(
+        let s6 = mean_gc_share(at, SW, true);
+        self.a6.push(
             pt,
             s6.mean(),
             format!(
                 "5-scheme mean {} (4 FTLs {})",
                 pct(s6.mean()),
-                pct(share(SW, false).mean())
+                pct(mean_gc_share(at, SW, false).mean())
             ),
             within(&s6, 0.183, 0.272),
         );
         let ngc = |s: &str| at.q(s, SW, |p| p.non_gc_us());
         let nb = ratio(&ngc("bast"), &ngc("fast"));
         let bf = ratio(&tb, &tf);
-        a14.push(
+        self.a14.push(
             pt,
             nb.mean(),
             format!(
@@ -659,12 +708,16 @@ fn judge(
             within(&nb, 0.95, 1.05).and(at_least(&bf, 1.05)),
         );
         let sw = at.spread(SW);
-        a16.push(
+        self.a16.push(
             pt,
             sw.mean(),
             format!("max/min {:.3}", sw.mean()),
             at_most(&sw, 1.5),
         );
+    }
+
+    /// A7–A11, A17: the random write.
+    fn random_write(&mut self, pt: &Pt, at: &At) {
         // Random write.
         let (rp, rb, rf, rx) = (
             at.t("page", RW),
@@ -673,40 +726,40 @@ fn judge(
             at.t("faster", RW),
         );
         let bs = at.q("bast", RW, |p| p.gc_share());
-        a7.push(
+        self.a7.push(
             pt,
             bs.mean(),
             format!("BAST GC share {}", pct(bs.mean())),
             within(&bs, 0.822, 0.885),
         );
         let f_b = ratio(&rf, &rb);
-        a8.push(
+        self.a8.push(
             pt,
             f_b.mean(),
             format!("FAST/BAST {:.3}", f_b.mean()),
             within(&f_b, 0.1275, 0.2125),
         );
         let x_p = ratio(&rx, &rp);
-        a9.push(
+        self.a9.push(
             pt,
             x_p.mean(),
             format!("FASTer/PLM {:.3}", x_p.mean()),
             within(&x_p, 2.25, 3.75),
         );
-        let s10 = share(RW, true);
-        a10.push(
+        let s10 = mean_gc_share(at, RW, true);
+        self.a10.push(
             pt,
             s10.mean(),
             format!(
                 "5-scheme mean {} (4 FTLs {})",
                 pct(s10.mean()),
-                pct(share(RW, false).mean())
+                pct(mean_gc_share(at, RW, false).mean())
             ),
             within(&s10, 0.488, 0.614),
         );
         let (pb_, pf_, px_) = (ratio(&rp, &rb), ratio(&rp, &rf), ratio(&rp, &rx));
         let worst = pb_.mean().max(pf_.mean()).max(px_.mean());
-        a11.push(
+        self.a11.push(
             pt,
             worst,
             format!(
@@ -722,12 +775,17 @@ fn judge(
             ]),
         );
         let x_b = ratio(&rx, &rb);
-        a17.push(
+        self.a17.push(
             pt,
             x_b.mean(),
             format!("FASTer/BAST {:.3}", x_b.mean()),
             within(&x_b, 0.1275, 0.2125),
         );
+    }
+
+    /// A12 (YAFFS2 against the fastest FTL) and A18 (the spread of the random write).
+    fn yaffs2_and_spread(&mut self, pt: &Pt, at: &At) {
+        let sr = at.spread(SR);
         // A12: YAFFS2 against the fastest FTL on the sequential read.
         let y = at.seeds(|g| {
             let m = FTLS
@@ -736,7 +794,7 @@ fn judge(
                 .fold(f64::MAX, f64::min);
             g.r(YAFFS2).phase(SR).elapsed_us / m
         });
-        a12.push(
+        self.a12.push(
             pt,
             y.mean(),
             format!("YAFFS2/fastest FTL {:.4}", y.mean()),
@@ -751,7 +809,7 @@ fn judge(
         ];
         let rel: Vec<Seeds> = others.iter().map(|(_, s)| ratio(&srw, s)).collect();
         let min_rel = rel.iter().map(Seeds::mean).fold(f64::MAX, f64::min);
-        a18.push(
+        self.a18.push(
             pt,
             min_rel,
             format!(
@@ -763,6 +821,10 @@ fn judge(
             ),
             Verdict::all(rel.iter().map(|r| at_least(r, 1.05))),
         );
+    }
+
+    /// A19: the six FTL pairs.
+    fn ftl_pairs(&mut self, pt: &Pt, at: &At) {
         // A19: the six pairs.
         let mut verdicts = Vec::new();
         let mut min_pair = (f64::INFINITY, String::new());
@@ -790,12 +852,16 @@ fn judge(
         } else {
             format!("{:.2}", min_pair.0)
         };
-        a19.push(
+        self.a19.push(
             pt,
             min_pair.0,
             format!("smallest |ΔGC|/|ΔnonGC| {shown} ({})", min_pair.1),
             Verdict::all(verdicts),
         );
+    }
+
+    /// A20 (4 KiB records only).
+    fn bast_merges(&mut self, pt: &Pt, seeds: &[i64], ftl: &BTreeMap<Key, Run>) {
         // A20: 4 KiB records only; the random-write phase's counters are the suite's
         // minus those of the run that stops after the sequential write.
         if pt.record_kib == 4 {
@@ -825,7 +891,7 @@ fn judge(
             } else {
                 at_most_plain(&f, 0.10)
             };
-            a20.push(
+            self.a20.push(
                 pt,
                 m.mean(),
                 format!(
@@ -837,27 +903,32 @@ fn judge(
             );
         }
     }
-    vec![
-        a1.finish("max/min ≤ 1.05 and the read counts exact"),
-        a2.finish("FAST/PLM > 1, FASTer/PLM > 1, PLM/BAST ≤ 0.95"),
-        a3.finish("(1.00, 1.10]"),
-        a4.finish("≥ 1.05"),
-        a5.finish("[0.375, 0.625]"),
-        a6.finish("[0.183, 0.272]"),
-        a7.finish("[0.822, 0.885]"),
-        a8.finish("[0.1275, 0.2125]"),
-        a9.finish("[2.25, 3.75]"),
-        a10.finish("[0.488, 0.614]"),
-        a11.finish("≤ 0.95 against every other FTL"),
-        a12.finish("[0.80, 0.95]"),
-        a13.finish("[0.375, 0.625]"),
-        a14.finish("[0.95, 1.05] with T_BAST/T_FAST ≥ 1.05"),
-        a16.finish("≤ 1.5"),
-        a17.finish("[0.1275, 0.2125]"),
-        a18.finish("≥ 1.05"),
-        a19.finish("≥ 1.05 for all six pairs"),
-        a20.finish("≥ 0.5 merges per host page and ≤ 10 % of a victim written"),
-    ]
+
+    fn finish(self) -> Vec<RowResult> {
+        vec![
+            self.a1.finish("max/min ≤ 1.05 and the read counts exact"),
+            self.a2
+                .finish("FAST/PLM > 1, FASTer/PLM > 1, PLM/BAST ≤ 0.95"),
+            self.a3.finish("(1.00, 1.10]"),
+            self.a4.finish("≥ 1.05"),
+            self.a5.finish("[0.375, 0.625]"),
+            self.a6.finish("[0.183, 0.272]"),
+            self.a7.finish("[0.822, 0.885]"),
+            self.a8.finish("[0.1275, 0.2125]"),
+            self.a9.finish("[2.25, 3.75]"),
+            self.a10.finish("[0.488, 0.614]"),
+            self.a11.finish("≤ 0.95 against every other FTL"),
+            self.a12.finish("[0.80, 0.95]"),
+            self.a13.finish("[0.375, 0.625]"),
+            self.a14.finish("[0.95, 1.05] with T_BAST/T_FAST ≥ 1.05"),
+            self.a16.finish("≤ 1.5"),
+            self.a17.finish("[0.1275, 0.2125]"),
+            self.a18.finish("≥ 1.05"),
+            self.a19.finish("≥ 1.05 for all six pairs"),
+            self.a20
+                .finish("≥ 0.5 merges per host page and ≤ 10 % of a victim written"),
+        ]
+    }
 }
 
 /// The FTL-path keys of the aged grid (uniform phase 3), A20's extra BAST runs included.
@@ -943,10 +1014,9 @@ mod tests {
         );
     }
 
-    fn config(text: &str) -> Result<crate::config::Design, String> {
+    fn config(text: &str) -> Result<crate::config::Design, crate::config::ConfigError> {
         crate::config::Config::load(Some("android-emmc"), Some(("test", text)))
             .and_then(|c| c.validate())
-            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -956,13 +1026,28 @@ mod tests {
         assert!(config(ok).is_ok(), "{:?}", config(ok).err());
         // 400 % is a volume only for random aging.
         let fill = "precondition = \"fill\"\nfill_percent = 400\n[device]\ncapacity = \"64MiB\"\n";
-        assert!(config(fill).unwrap_err().contains("fill_percent"));
+        assert!(
+            config(fill)
+                .unwrap_err()
+                .to_string()
+                .contains("fill_percent")
+        );
         // A record that is not whole pages (2 KiB) is refused, naming the key.
         let odd = "precondition = \"random\"\nprecondition_record = \"3KiB\"\n\
                    [device]\ncapacity = \"64MiB\"\n";
-        assert!(config(odd).unwrap_err().contains("precondition_record"));
+        assert!(
+            config(odd)
+                .unwrap_err()
+                .to_string()
+                .contains("precondition_record")
+        );
         let unused = "precondition_record = \"4KiB\"\n[device]\ncapacity = \"64MiB\"\n";
-        assert!(config(unused).unwrap_err().contains("precondition_record"));
+        assert!(
+            config(unused)
+                .unwrap_err()
+                .to_string()
+                .contains("precondition_record")
+        );
     }
 
     #[test]

@@ -233,8 +233,8 @@ pub(super) fn capture(
         Fs::Fat => Captured::Fat(Fat::mkfs(&design).map_err(|e| err(e.to_string()))?),
     };
     let cap = crate::fs::run::capacity_bytes(&design);
-    let phases =
-        crate::fs::workload::build_phases(&cfg.fs, &cfg.workload, cap, seed).map_err(err)?;
+    let phases = crate::fs::workload::build_phases(&cfg.fs, &cfg.workload, cap, seed)
+        .map_err(|e| err(e.to_string()))?;
     let page = design.device.geometry.page_size_bytes as u64;
     let mut cached = vec![false; design.device.logical_pages as usize];
     let mut out: Vec<Vec<u32>> = Vec::new();
@@ -652,27 +652,6 @@ pub(super) fn finish(
     }
 }
 
-/// The parameters of one EXP-C2 point.
-fn params(
-    fs: Fs,
-    copies: u32,
-    mfs: u32,
-    hits: u32,
-    period: u32,
-    tp: f64,
-    ts: f64,
-) -> Vec<(String, String)> {
-    vec![
-        ("fs".into(), fs.name().into()),
-        ("copies".into(), copies.to_string()),
-        ("mfs".into(), mfs.to_string()),
-        ("promote_hits".into(), hits.to_string()),
-        ("nur_period".into(), period.to_string()),
-        ("t_probe_ns".into(), format!("{tp}")),
-        ("t_spare_us".into(), format!("{ts}")),
-    ]
-}
-
 /// The variants every trace is replayed into.
 fn variants(quick: bool) -> Vec<Variant> {
     let mut v = vec![Variant::Nftl];
@@ -713,6 +692,237 @@ fn ratio(a: &Seeds, b: &Seeds) -> Seeds {
     a.ratio(b)
 }
 
+/// One point of EXP-C2's grid: the trace (file system, copies), the CFTL settings and the
+/// two lookup costs.
+#[derive(Clone, Copy)]
+struct Setting {
+    fs: Fs,
+    copies: u32,
+    mfs: u32,
+    hits: u32,
+    period: u32,
+    /// Cost of a probe of a mapping table, ns.
+    tp: f64,
+    /// Cost of a spare-area read, µs.
+    ts: f64,
+}
+
+impl Setting {
+    /// The point's parameters, as the rows list them.
+    fn params(&self) -> Vec<(String, String)> {
+        vec![
+            ("fs".into(), self.fs.name().into()),
+            ("copies".into(), self.copies.to_string()),
+            ("mfs".into(), self.mfs.to_string()),
+            ("promote_hits".into(), self.hits.to_string()),
+            ("nur_period".into(), self.period.to_string()),
+            ("t_probe_ns".into(), format!("{}", self.tp)),
+            ("t_spare_us".into(), format!("{}", self.ts)),
+        ]
+    }
+}
+
+/// Judges C3–C5, C10–C15, C17 and C18 at one point; `get(seed, variant)` is that
+/// point's trace replayed by the variant.
+fn judge_point<'r>(
+    rows: &mut BTreeMap<&'static str, Vec<Judged>>,
+    get: &dyn Fn(u64, Variant) -> &'r Replay,
+    at: Setting,
+) {
+    judge_times(rows, get, at);
+    judge_tables(rows, get, at);
+}
+
+/// The variants a point compares: NFTL, AFTL, CFTL, CFTL with one level, CFTL with LRU.
+fn variants_at(at: Setting) -> (Variant, Variant, Variant, Variant, Variant) {
+    let Setting {
+        mfs, hits, period, ..
+    } = at;
+    let c = Variant::cftl(mfs, hits, period);
+    let one = Variant::Cftl {
+        mfs,
+        hits,
+        period,
+        lru: false,
+        one_level: true,
+    };
+    let lru = Variant::Cftl {
+        mfs,
+        hits,
+        period: PERIODS[0],
+        lru: true,
+        one_level: false,
+    };
+    let a = Variant::Aftl { mfs };
+    let n = Variant::Nftl;
+    (n, a, c, one, lru)
+}
+
+/// C3–C5, C10–C12, C18: the elapsed and device times of the three FTLs.
+fn judge_times<'r>(
+    rows: &mut BTreeMap<&'static str, Vec<Judged>>,
+    get: &dyn Fn(u64, Variant) -> &'r Replay,
+    at: Setting,
+) {
+    let (tp, ts) = (at.tp, at.ts);
+    let (n, a, c, _, _) = variants_at(at);
+    let p = || at.params();
+    let t = |v: Variant| seeds(|s| get(s, v).all.t_ns(tp, ts));
+    let t14 = |v: Variant| seeds(|s| get(s, v).p14.t_ns(tp, ts));
+    let d = |v: Variant| {
+        seeds(|s| {
+            let r = &get(s, v).all;
+            r.t_ns(tp, ts) + r.flash_ns
+        })
+    };
+    let (tn, ta, tc) = (t(n), t(a), t(c));
+    let spare = |v: Variant, p14: bool| {
+        let pick = |r: &Replay| if p14 { r.p14 } else { r.all };
+        (
+            seeds(|s| pick(get(s, v)).spare_reads),
+            seeds(|s| pick(get(s, v)).lookups),
+        )
+    };
+    let why = |p14: bool| {
+        let named: Vec<(&str, Seeds, Seeds)> = [("NFTL", n), ("AFTL", a), ("CFTL", c)]
+            .into_iter()
+            .map(|(name, v)| {
+                let (x, l) = spare(v, p14);
+                (name, x, l)
+            })
+            .collect();
+        let share = seeds(|s| {
+            let r = if p14 { get(s, c).p14 } else { get(s, c).all };
+            r.fine_hits / r.lookups.max(1.0)
+        });
+        drivers(&named, &share)
+    };
+    let (why_all, why_14) = (why(false), why(true));
+    let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict| {
+        let detail = match id {
+            "C10" | "C11" => why_14.clone(),
+            "C3" | "C4" | "C5" | "C18" => why_all.clone(),
+            _ => String::new(),
+        };
+        rows.get_mut(id).expect("row").push(Judged {
+            point: Point::new(p(), format!("{name} = {:.3}", x.mean()), v),
+            value: x.mean(),
+            detail,
+        });
+    };
+    let x = ratio(&tn, &tc);
+    judge("C3", x.clone(), "T_NFTL/T_CFTL", at_least(&x, 1.13));
+    let x = ratio(&ta, &tc);
+    judge("C4", x.clone(), "T_AFTL/T_CFTL", at_least(&x, 1.08));
+    let x = ratio(&tn, &ta);
+    judge("C5", x.clone(), "T_NFTL/T_AFTL", at_least(&x, 1.05));
+    judge("C18", x.clone(), "T_NFTL/T_AFTL", at_most(&x, 1.15));
+    let x = ratio(&t14(n), &t14(c));
+    judge(
+        "C10",
+        x.clone(),
+        "phases 1-4 T_NFTL/T_CFTL",
+        at_least(&x, 1.24),
+    );
+    let x = ratio(&t14(a), &t14(c));
+    judge(
+        "C11",
+        x.clone(),
+        "phases 1-4 T_AFTL/T_CFTL",
+        at_least(&x, 1.21),
+    );
+    let (dn, da, dc) = (d(n), d(a), d(c));
+    let (x1, x2) = (ratio(&da, &dn), ratio(&da, &dc));
+    let v = at_least(&x1, 1.06).and(at_least(&x2, 1.05));
+    rows.get_mut("C12").expect("row").push(Judged {
+        point: Point::new(
+            p(),
+            format!(
+                "D_AFTL/D_NFTL = {:.3}, D_AFTL/D_CFTL = {:.3}",
+                x1.mean(),
+                x2.mean()
+            ),
+            v,
+        ),
+        value: x1.mean().min(x2.mean()),
+        detail: format!(
+            "flash operations are {:.1} % of D_AFTL",
+            100.0 * seeds(|s| get(s, a).all.flash_ns).mean() / da.mean()
+        ),
+    });
+}
+
+/// C13–C15, C17: the CFTL's tables (fine-table share, two levels, NUR) and the page
+/// mapping's lower bound.
+fn judge_tables<'r>(
+    rows: &mut BTreeMap<&'static str, Vec<Judged>>,
+    get: &dyn Fn(u64, Variant) -> &'r Replay,
+    at: Setting,
+) {
+    let (tp, ts) = (at.tp, at.ts);
+    let (n, a, c, one, lru) = variants_at(at);
+    let p = || at.params();
+    let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict, detail: String| {
+        rows.get_mut(id).expect("row").push(Judged {
+            point: Point::new(p(), format!("{name} = {:.3}", x.mean()), v),
+            value: x.mean(),
+            detail,
+        });
+    };
+    let share = seeds(|s| {
+        let r = &get(s, c).all;
+        r.fine_hits / r.lookups.max(1.0)
+    });
+    // ≥ 50 %: share / 0.5 ≥ 1 (rule 0.5 on its relative spread).
+    let v = at_least(&Seeds(share.0.iter().map(|x| x / 0.5).collect()), 1.0);
+    judge("C13", share, "fine-table share", v, String::new());
+    let x = seeds(|s| {
+        let (r, o) = (&get(s, c).all, &get(s, one).all);
+        share_ratio(r.coarse_lookups, 1.0, o.coarse_lookups, 1.0)
+    });
+    // Which clusters each variant caches differs only once a
+    // promotion finds a table full: the cause, shown per point.
+    let waits = |v: Variant| seeds(|s| get(s, v).all.waiting).mean();
+    judge(
+        "C14",
+        x.clone(),
+        "coarse 2-level/1-level",
+        at_most(&x, 0.95),
+        format!(
+            "promotions that found a fine table full: 2-level {:.1}, \
+                                             1-level {:.1} (mean of the seeds)",
+            waits(c),
+            waits(one)
+        ),
+    );
+    let x = seeds(|s| {
+        let (r, l) = (&get(s, c).all, &get(s, lru).all);
+        share_ratio(r.fine_hits, r.lookups, l.fine_hits, l.lookups)
+    });
+    judge(
+        "C15",
+        x.clone(),
+        "hit ratio NUR/LRU",
+        at_least(&x, 0.95),
+        String::new(),
+    );
+    let x = seeds(|s| {
+        let page = get(s, n).all.lookups * tp;
+        let m = [n, a, c]
+            .iter()
+            .map(|&v| get(s, v).all.t_ns(tp, ts))
+            .fold(f64::INFINITY, f64::min);
+        page / m
+    });
+    judge(
+        "C17",
+        x.clone(),
+        "T_page/min(T_NFTL, T_AFTL, T_CFTL)",
+        at_most(&x, 0.95),
+        String::new(),
+    );
+}
+
 impl Evaluator for ExpC2 {
     fn experiment(&self) -> &'static str {
         "EXP-C2"
@@ -739,7 +949,8 @@ impl Evaluator for ExpC2 {
         let ids = [
             "C3", "C4", "C5", "C10", "C11", "C12", "C13", "C14", "C15", "C17", "C18",
         ];
-        let mut rows: BTreeMap<&str, Vec<Judged>> = ids.iter().map(|&i| (i, Vec::new())).collect();
+        let mut rows: BTreeMap<&'static str, Vec<Judged>> =
+            ids.iter().map(|&i| (i, Vec::new())).collect();
         for &fs in &Fs::ALL {
             if !traces.iter().any(|t| t.0.0 == fs) {
                 continue;
@@ -750,187 +961,18 @@ impl Evaluator for ExpC2 {
                 for mfs in ends(&MFS, q) {
                     for hits in ends(&THRESHOLDS, q) {
                         for period in ends(&PERIODS, q) {
-                            let c = Variant::cftl(mfs, hits, period);
-                            let one = Variant::Cftl {
-                                mfs,
-                                hits,
-                                period,
-                                lru: false,
-                                one_level: true,
-                            };
-                            let lru = Variant::Cftl {
-                                mfs,
-                                hits,
-                                period: PERIODS[0],
-                                lru: true,
-                                one_level: false,
-                            };
-                            let a = Variant::Aftl { mfs };
-                            let n = Variant::Nftl;
                             for tp in ends(&T_PROBE_NS, q) {
                                 for ts in ends(&T_SPARE_US, q) {
-                                    let p = || params(fs, copies, mfs, hits, period, tp, ts);
-                                    let t = |v: Variant| seeds(|s| get(s, v).all.t_ns(tp, ts));
-                                    let t14 = |v: Variant| seeds(|s| get(s, v).p14.t_ns(tp, ts));
-                                    let d = |v: Variant| {
-                                        seeds(|s| {
-                                            let r = &get(s, v).all;
-                                            r.t_ns(tp, ts) + r.flash_ns
-                                        })
+                                    let at = Setting {
+                                        fs,
+                                        copies,
+                                        mfs,
+                                        hits,
+                                        period,
+                                        tp,
+                                        ts,
                                     };
-                                    let (tn, ta, tc) = (t(n), t(a), t(c));
-                                    let spare = |v: Variant, p14: bool| {
-                                        let pick = |r: &Replay| if p14 { r.p14 } else { r.all };
-                                        (
-                                            seeds(|s| pick(get(s, v)).spare_reads),
-                                            seeds(|s| pick(get(s, v)).lookups),
-                                        )
-                                    };
-                                    let why = |p14: bool| {
-                                        let named: Vec<(&str, Seeds, Seeds)> =
-                                            [("NFTL", n), ("AFTL", a), ("CFTL", c)]
-                                                .into_iter()
-                                                .map(|(name, v)| {
-                                                    let (x, l) = spare(v, p14);
-                                                    (name, x, l)
-                                                })
-                                                .collect();
-                                        let share = seeds(|s| {
-                                            let r = if p14 { get(s, c).p14 } else { get(s, c).all };
-                                            r.fine_hits / r.lookups.max(1.0)
-                                        });
-                                        drivers(&named, &share)
-                                    };
-                                    let (why_all, why_14) = (why(false), why(true));
-                                    let mut judge = |id: &str, x: Seeds, name: &str, v: Verdict| {
-                                        let detail = match id {
-                                            "C10" | "C11" => why_14.clone(),
-                                            "C3" | "C4" | "C5" | "C18" => why_all.clone(),
-                                            _ => String::new(),
-                                        };
-                                        rows.get_mut(id).expect("row").push(Judged {
-                                            point: Point::new(
-                                                p(),
-                                                format!("{name} = {:.3}", x.mean()),
-                                                v,
-                                            ),
-                                            value: x.mean(),
-                                            detail,
-                                        });
-                                    };
-                                    let x = ratio(&tn, &tc);
-                                    judge("C3", x.clone(), "T_NFTL/T_CFTL", at_least(&x, 1.13));
-                                    let x = ratio(&ta, &tc);
-                                    judge("C4", x.clone(), "T_AFTL/T_CFTL", at_least(&x, 1.08));
-                                    let x = ratio(&tn, &ta);
-                                    judge("C5", x.clone(), "T_NFTL/T_AFTL", at_least(&x, 1.05));
-                                    judge("C18", x.clone(), "T_NFTL/T_AFTL", at_most(&x, 1.15));
-                                    let x = ratio(&t14(n), &t14(c));
-                                    judge(
-                                        "C10",
-                                        x.clone(),
-                                        "phases 1-4 T_NFTL/T_CFTL",
-                                        at_least(&x, 1.24),
-                                    );
-                                    let x = ratio(&t14(a), &t14(c));
-                                    judge(
-                                        "C11",
-                                        x.clone(),
-                                        "phases 1-4 T_AFTL/T_CFTL",
-                                        at_least(&x, 1.21),
-                                    );
-                                    let (dn, da, dc) = (d(n), d(a), d(c));
-                                    let (x1, x2) = (ratio(&da, &dn), ratio(&da, &dc));
-                                    let v = at_least(&x1, 1.06).and(at_least(&x2, 1.05));
-                                    rows.get_mut("C12").expect("row").push(Judged {
-                                        point: Point::new(
-                                            p(),
-                                            format!(
-                                                "D_AFTL/D_NFTL = {:.3}, D_AFTL/D_CFTL = {:.3}",
-                                                x1.mean(),
-                                                x2.mean()
-                                            ),
-                                            v,
-                                        ),
-                                        value: x1.mean().min(x2.mean()),
-                                        detail: format!(
-                                            "flash operations are {:.1} % of D_AFTL",
-                                            100.0 * seeds(|s| get(s, a).all.flash_ns).mean()
-                                                / da.mean()
-                                        ),
-                                    });
-                                    let mut judge =
-                                        |id: &str,
-                                         x: Seeds,
-                                         name: &str,
-                                         v: Verdict,
-                                         detail: String| {
-                                            rows.get_mut(id).expect("row").push(Judged {
-                                                point: Point::new(
-                                                    p(),
-                                                    format!("{name} = {:.3}", x.mean()),
-                                                    v,
-                                                ),
-                                                value: x.mean(),
-                                                detail,
-                                            });
-                                        };
-                                    let share = seeds(|s| {
-                                        let r = &get(s, c).all;
-                                        r.fine_hits / r.lookups.max(1.0)
-                                    });
-                                    // ≥ 50 %: share / 0.5 ≥ 1 (rule 0.5 on its relative spread).
-                                    let v = at_least(
-                                        &Seeds(share.0.iter().map(|x| x / 0.5).collect()),
-                                        1.0,
-                                    );
-                                    judge("C13", share, "fine-table share", v, String::new());
-                                    let x = seeds(|s| {
-                                        let (r, o) = (&get(s, c).all, &get(s, one).all);
-                                        share_ratio(r.coarse_lookups, 1.0, o.coarse_lookups, 1.0)
-                                    });
-                                    // Which clusters each variant caches differs only once a
-                                    // promotion finds a table full: the cause, shown per point.
-                                    let waits =
-                                        |v: Variant| seeds(|s| get(s, v).all.waiting).mean();
-                                    judge(
-                                        "C14",
-                                        x.clone(),
-                                        "coarse 2-level/1-level",
-                                        at_most(&x, 0.95),
-                                        format!(
-                                            "promotions that found a fine table full: 2-level {:.1}, \
-                                             1-level {:.1} (mean of the seeds)",
-                                            waits(c),
-                                            waits(one)
-                                        ),
-                                    );
-                                    let x = seeds(|s| {
-                                        let (r, l) = (&get(s, c).all, &get(s, lru).all);
-                                        share_ratio(r.fine_hits, r.lookups, l.fine_hits, l.lookups)
-                                    });
-                                    judge(
-                                        "C15",
-                                        x.clone(),
-                                        "hit ratio NUR/LRU",
-                                        at_least(&x, 0.95),
-                                        String::new(),
-                                    );
-                                    let x = seeds(|s| {
-                                        let page = get(s, n).all.lookups * tp;
-                                        let m = [n, a, c]
-                                            .iter()
-                                            .map(|&v| get(s, v).all.t_ns(tp, ts))
-                                            .fold(f64::INFINITY, f64::min);
-                                        page / m
-                                    });
-                                    judge(
-                                        "C17",
-                                        x.clone(),
-                                        "T_page/min(T_NFTL, T_AFTL, T_CFTL)",
-                                        at_most(&x, 0.95),
-                                        String::new(),
-                                    );
+                                    judge_point(&mut rows, &get, at);
                                 }
                             }
                         }

@@ -52,7 +52,7 @@ pub(crate) fn era_hdd(outer_mb_s: f64) -> HddParams {
 
 /// MB/s of CDM's Seq read of a file starting at `share` of the disk's LBAs.
 fn hdd_seq_mb_s(p: &HddParams, share: f64) -> Result<f64, ExpError> {
-    let mut d = Hdd::new(p).map_err(ExpError::Other)?;
+    let mut d = Hdd::new(p).map_err(|e| ExpError::Other(e.to_string()))?;
     let chunk = (1 << 20) / SECTOR_BYTES;
     let start = (d.capacity_sectors() as f64 * share) as u64 / chunk * chunk;
     let mut t = 0;

@@ -551,6 +551,48 @@ fn finish(id: &str, j: Judged, cause_text: Option<String>) -> RowResult {
     }
 }
 
+/// Per seed, saving `a` minus saving `b` (points).
+fn gap(a: &Seeds, b: &Seeds) -> Seeds {
+    Seeds(a.0.iter().zip(&b.0).map(|(a, b)| a - b).collect())
+}
+
+/// H11–H13: each workload's time on the HDD alone (`setup` is the cause of a miss).
+fn hdd_time_rows(m: &Measured, lv: &Levels, setup: &str) -> Vec<RowResult> {
+    let mut rows = Vec::new();
+    for (id, w, lo, hi) in [
+        ("H11", BOOT, 27.19, 45.31),
+        ("H12", APPS, 29.60, 49.34),
+        ("H13", GAME, 47.05, 78.41),
+    ] {
+        let mut j = Judged::new();
+        for &h in &lv.hdd {
+            for &v in &lv.volume {
+                for &sh in &lv.share {
+                    for &c in &lv.cpu {
+                        let (th, _) = times(m, w, v, sh, c, h, lv.ssd[0]);
+                        let mut p = hdd_params(h);
+                        p.extend(workload_params(w, v, sh, c));
+                        let cpu = WORKLOADS[w].cpu_s[c];
+                        j.push(
+                            p,
+                            format!(
+                                "{:.1} s (cpu {cpu} + I/O {:.1})",
+                                th.mean(),
+                                th.mean() - cpu
+                            ),
+                            within(&th, lo, hi),
+                            th.mean(),
+                        );
+                    }
+                }
+            }
+        }
+        let c = cause(id, &j, "t_HDD", "s", 1.0, setup);
+        rows.push(finish(id, j, c));
+    }
+    rows
+}
+
 /// Every row of EXP-H2 from the measured I/O times.
 fn judge(m: &Measured, lv: &Levels) -> Vec<RowResult> {
     const SETUP: &str = "a setup difference: no recorded traces, so a synthetic mix whose \
@@ -612,22 +654,8 @@ fn judge(m: &Measured, lv: &Levels) -> Vec<RowResult> {
                             worst,
                         );
                         // H4: apps ≥ game + 5 points, game ≥ boot + 5 points.
-                        let d1 = Seeds(
-                            sv[APPS]
-                                .0
-                                .iter()
-                                .zip(&sv[GAME].0)
-                                .map(|(a, b)| a - b)
-                                .collect(),
-                        );
-                        let d2 = Seeds(
-                            sv[GAME]
-                                .0
-                                .iter()
-                                .zip(&sv[BOOT].0)
-                                .map(|(a, b)| a - b)
-                                .collect(),
-                        );
+                        let d1 = gap(&sv[APPS], &sv[GAME]);
+                        let d2 = gap(&sv[GAME], &sv[BOOT]);
                         h4_short[0] += (d1.mean() < 0.05) as usize;
                         h4_short[1] += (d2.mean() < 0.05) as usize;
                         h4.push(
@@ -704,37 +732,7 @@ fn judge(m: &Measured, lv: &Levels) -> Vec<RowResult> {
         let c = cause(id, &j, "the saving", "%", 100.0, SETUP);
         rows.push(finish(id, j, c));
     }
-    for (id, w, lo, hi) in [
-        ("H11", BOOT, 27.19, 45.31),
-        ("H12", APPS, 29.60, 49.34),
-        ("H13", GAME, 47.05, 78.41),
-    ] {
-        let mut j = Judged::new();
-        for &h in &lv.hdd {
-            for &v in &lv.volume {
-                for &sh in &lv.share {
-                    for &c in &lv.cpu {
-                        let (th, _) = times(m, w, v, sh, c, h, lv.ssd[0]);
-                        let mut p = hdd_params(h);
-                        p.extend(workload_params(w, v, sh, c));
-                        let cpu = WORKLOADS[w].cpu_s[c];
-                        j.push(
-                            p,
-                            format!(
-                                "{:.1} s (cpu {cpu} + I/O {:.1})",
-                                th.mean(),
-                                th.mean() - cpu
-                            ),
-                            within(&th, lo, hi),
-                            th.mean(),
-                        );
-                    }
-                }
-            }
-        }
-        let c = cause(id, &j, "t_HDD", "s", 1.0, SETUP);
-        rows.push(finish(id, j, c));
-    }
+    rows.extend(hdd_time_rows(m, lv, SETUP));
     rows
 }
 

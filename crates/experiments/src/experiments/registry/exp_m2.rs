@@ -55,8 +55,8 @@ fn disk(seek_ms: f64) -> Result<Hdd, ExpError> {
     t.insert("average_seek_ms".into(), float(seek_ms));
     t.insert("sectors_per_track_outer".into(), int(SPT_OUTER));
     t.insert("sectors_per_track_inner".into(), int(SPT_INNER));
-    let p = HddParams::load("desktop-7200", t).map_err(ExpError::Other)?;
-    Hdd::new(&p).map_err(ExpError::Other)
+    let p = HddParams::load("desktop-7200", t).map_err(|e| ExpError::Other(e.to_string()))?;
+    Hdd::new(&p).map_err(|e| ExpError::Other(e.to_string()))
 }
 
 /// IOPS of `hdd` for REQUESTS uniform 4 KB reads at queue depth 1.

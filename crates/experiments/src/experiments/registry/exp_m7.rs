@@ -285,6 +285,109 @@ fn m20_point(lat: &[Seeds], ppw: &[Seeds], page_kib: u64) -> (String, Verdict) {
     (measured.join("; "), Verdict::all(parts))
 }
 
+/// The runs of the grid: every design's series at every span and schedule.
+fn grid_keys(spans: &[u64]) -> Vec<Key> {
+    let mut keys: Vec<Key> = Vec::new();
+    for &span in spans {
+        for sched in SCHEDULES {
+            for seed in SEEDS {
+                for s in SERIES_KIB {
+                    keys.push((Design::ByAddress, Cell::Slc, s, span, sched, seed));
+                }
+                for s in [4, 1024] {
+                    keys.push((Design::ByAddress, Cell::Mlc, s, span, sched, seed));
+                }
+                for s in [16, 1024] {
+                    keys.push((Design::WriteOrder, Cell::Slc, s, span, sched, seed));
+                }
+            }
+        }
+    }
+    keys
+}
+
+/// A seed-mean of `f` at one design point.
+fn mean(
+    t: &BTreeMap<Key, Measured>,
+    (d, c, s, span, sched): (Design, Cell, u64, u64, &'static str),
+    f: &dyn Fn(&Measured) -> f64,
+) -> f64 {
+    seeds(t, (d, c, s, span, sched), f).mean()
+}
+
+/// Every (span, schedule) point.
+fn cells(spans: &[u64]) -> impl Iterator<Item = (u64, &'static str)> + '_ {
+    spans
+        .iter()
+        .flat_map(|&x| SCHEDULES.iter().map(move |&g| (x, g)))
+}
+
+/// Why M20 misses: the largest pages-per-write excess at S ≥ 256 KB, and where.
+fn m20_cause(t: &BTreeMap<Key, Measured>, spans: &[u64]) -> String {
+    // Part (i) at S ≥ 256 KB: the largest pages-per-write excess, and where.
+    let (mut worst, mut at) = (0.0f64, String::new());
+    let mut steps_ok = 0;
+    for (x, g) in cells(spans) {
+        for s in [256u64, 1024] {
+            let r = mean(t, (Design::ByAddress, Cell::Slc, s, x, g), &|m| {
+                m.programs_per_write
+            }) / (s / 4) as f64;
+            if r > worst {
+                (worst, at) = (r, format!("S = {s} KB, span {x} GB, {g}"));
+            }
+        }
+        let l: Vec<f64> = SERIES_KIB
+            .iter()
+            .map(|&s| {
+                mean(t, (Design::ByAddress, Cell::Slc, s, x, g), &|m| {
+                    m.mean_latency_ns
+                })
+            })
+            .collect();
+        steps_ok += l.windows(2).all(|w| w[1] >= 1.05 * w[0]) as usize;
+    }
+    format!(
+        "part (i) misses: at S ≥ 256 KB the by-address drive programs up to {worst:.2} × \
+                 S/4 KB pages a write ({at}), GC copies on top of the block rewrite; part (ii) \
+                 (latency up ≥ 5 % a step) holds at {steps_ok} of {} points. A mechanism ssdlab \
+                 lacks: its by-address page FTL spreads a management block's pages over all \
+                 planes and appends them to each plane's open erase block, so an erase block \
+                 holds pages of many management blocks and a GC victim still holds valid pages; \
+                 a management block made of whole erase blocks would be replaced whole (the \
+                 audit's anomaly 4)",
+        cells(spans).count()
+    )
+}
+
+/// Why M54 misses: the MLC/SLC overhead ratios, against the bus time of the rewrite.
+fn m54_cause(t: &BTreeMap<Key, Measured>, spans: &[u64]) -> String {
+    let ratios: Vec<(u64, f64, f64, f64)> = cells(spans)
+        .map(|(x, g)| {
+            let o = |c| {
+                mean(t, (Design::ByAddress, c, 1024, x, g), &|m| {
+                    m.mean_latency_ns
+                }) - mean(t, (Design::ByAddress, c, 4, x, g), &|m| m.mean_latency_ns)
+            };
+            (x, o(Cell::Slc), o(Cell::Mlc), o(Cell::Mlc) / o(Cell::Slc))
+        })
+        .collect();
+    let lo = ratios.iter().map(|r| r.3).fold(f64::INFINITY, f64::min);
+    let hi = ratios.iter().map(|r| r.3).fold(0.0, f64::max);
+    let slc_min = ratios.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+    // Moving 1 MB out of flash and back in over SSD A's four 40 MB/s buses (the
+    // merge passes through controller RAM, no copy-back).
+    let bus_us = 2.0 * (1024 * KIB) as f64 / (4.0 * 40.0);
+    format!(
+        "MLC/SLC overhead ratio {lo:.2}–{hi:.2}, rising with the span; the smallest SLC \
+                 overhead, {:.1} ms, is the {:.1} ms that moving the 1 MB block out of flash and \
+                 back over the four 40 MB/s buses takes, so the rewrite is bus-bound and MLC's \
+                 3.75× longer programs add only the die time beyond the bus time: a \
+                 hardware/setup difference (the paper's 2–3× is the program-time ratio alone)",
+        slc_min / 1e6,
+        bus_us / 1e3
+    )
+}
+
 impl Evaluator for ExpM7 {
     fn experiment(&self) -> &'static str {
         "EXP-M7"
@@ -296,22 +399,7 @@ impl Evaluator for ExpM7 {
 
     fn evaluate(&self, env: &Env) -> Result<Vec<RowResult>, ExpError> {
         let spans = ends(&SPANS_GB, env.quick);
-        let mut keys: Vec<Key> = Vec::new();
-        for &span in &spans {
-            for sched in SCHEDULES {
-                for seed in SEEDS {
-                    for s in SERIES_KIB {
-                        keys.push((Design::ByAddress, Cell::Slc, s, span, sched, seed));
-                    }
-                    for s in [4, 1024] {
-                        keys.push((Design::ByAddress, Cell::Mlc, s, span, sched, seed));
-                    }
-                    for s in [16, 1024] {
-                        keys.push((Design::WriteOrder, Cell::Slc, s, span, sched, seed));
-                    }
-                }
-            }
-        }
+        let keys = grid_keys(&spans);
         let t = runs(env, keys)?;
         let (mut m20, mut m50, mut m54) = (Vec::new(), Vec::new(), Vec::new());
         for &span in &spans {
@@ -370,48 +458,8 @@ impl Evaluator for ExpM7 {
         let mut m20 = RowResult::evaluated("M20", m20);
         let mut m50 = RowResult::evaluated("M50", m50);
         let mut m54 = RowResult::evaluated("M54", m54);
-        let mean = |d, c, s, span, sched, f: &dyn Fn(&Measured) -> f64| {
-            seeds(&t, (d, c, s, span, sched), f).mean()
-        };
-        let cells = || {
-            spans
-                .iter()
-                .flat_map(|&x| SCHEDULES.iter().map(move |&g| (x, g)))
-        };
         if m20.label() != Label::Robust {
-            // Part (i) at S ≥ 256 KB: the largest pages-per-write excess, and where.
-            let (mut worst, mut at) = (0.0f64, String::new());
-            let mut steps_ok = 0;
-            for (x, g) in cells() {
-                for s in [256u64, 1024] {
-                    let r = mean(Design::ByAddress, Cell::Slc, s, x, g, &|m| {
-                        m.programs_per_write
-                    }) / (s / 4) as f64;
-                    if r > worst {
-                        (worst, at) = (r, format!("S = {s} KB, span {x} GB, {g}"));
-                    }
-                }
-                let l: Vec<f64> = SERIES_KIB
-                    .iter()
-                    .map(|&s| {
-                        mean(Design::ByAddress, Cell::Slc, s, x, g, &|m| {
-                            m.mean_latency_ns
-                        })
-                    })
-                    .collect();
-                steps_ok += l.windows(2).all(|w| w[1] >= 1.05 * w[0]) as usize;
-            }
-            m20 = m20.with_cause(format!(
-                "part (i) misses: at S ≥ 256 KB the by-address drive programs up to {worst:.2} × \
-                 S/4 KB pages a write ({at}), GC copies on top of the block rewrite; part (ii) \
-                 (latency up ≥ 5 % a step) holds at {steps_ok} of {} points. A mechanism ssdlab \
-                 lacks: its by-address page FTL spreads a management block's pages over all \
-                 planes and appends them to each plane's open erase block, so an erase block \
-                 holds pages of many management blocks and a GC victim still holds valid pages; \
-                 a management block made of whole erase blocks would be replaced whole (the \
-                 audit's anomaly 4)",
-                cells().count()
-            ));
+            m20 = m20.with_cause(m20_cause(&t, &spans));
         }
         if m50.label() != Label::Robust {
             m50 = m50.with_cause(
@@ -419,30 +467,7 @@ impl Evaluator for ExpM7 {
             );
         }
         if m54.label() != Label::Robust {
-            let ratios: Vec<(u64, f64, f64, f64)> = cells()
-                .map(|(x, g)| {
-                    let o = |c| {
-                        mean(Design::ByAddress, c, 1024, x, g, &|m| m.mean_latency_ns)
-                            - mean(Design::ByAddress, c, 4, x, g, &|m| m.mean_latency_ns)
-                    };
-                    (x, o(Cell::Slc), o(Cell::Mlc), o(Cell::Mlc) / o(Cell::Slc))
-                })
-                .collect();
-            let lo = ratios.iter().map(|r| r.3).fold(f64::INFINITY, f64::min);
-            let hi = ratios.iter().map(|r| r.3).fold(0.0, f64::max);
-            let slc_min = ratios.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
-            // Moving 1 MB out of flash and back in over SSD A's four 40 MB/s buses (the
-            // merge passes through controller RAM, no copy-back).
-            let bus_us = 2.0 * (1024 * KIB) as f64 / (4.0 * 40.0);
-            m54 = m54.with_cause(format!(
-                "MLC/SLC overhead ratio {lo:.2}–{hi:.2}, rising with the span; the smallest SLC \
-                 overhead, {:.1} ms, is the {:.1} ms that moving the 1 MB block out of flash and \
-                 back over the four 40 MB/s buses takes, so the rewrite is bus-bound and MLC's \
-                 3.75× longer programs add only the die time beyond the bus time: a \
-                 hardware/setup difference (the paper's 2–3× is the program-time ratio alone)",
-                slc_min / 1e6,
-                bus_us / 1e3
-            ));
+            m54 = m54.with_cause(m54_cause(&t, &spans));
         }
         let log_area = "by-address + log area is BAST with superblock S, and ssdlab's BAST has \
                         no background schedule (ftl.gc_schedule = background: page FTL only; its \

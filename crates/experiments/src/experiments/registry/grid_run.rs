@@ -114,9 +114,10 @@ pub fn run(
         })
         .collect();
     table.insert("axis".into(), toml::Value::Array(axis_list));
-    let grid = Grid::from_table(table, exp, std::path::Path::new(".")).map_err(err)?;
+    let grid =
+        Grid::from_table(table, exp, std::path::Path::new(".")).map_err(|e| err(e.to_string()))?;
     let jobs = rayon::current_num_threads();
-    let plan = Plan::new(grid, jobs).map_err(err)?;
+    let plan = Plan::new(grid, jobs).map_err(|e| err(e.to_string()))?;
     if plan.cells.len() != points.len() {
         return Err(err(format!(
             "{} cells for {} points",
@@ -128,8 +129,10 @@ pub fn run(
         Some(out) => StoreDir::Kept(out.join("cells").join(exp)),
         None => StoreDir::temp(exp),
     };
-    let mut sweep = Sweep::open(plan, &dir.path()).map_err(err)?;
-    sweep.run_local(None, false, true).map_err(err)?;
+    let mut sweep = Sweep::open(plan, &dir.path()).map_err(|e| err(e.to_string()))?;
+    sweep
+        .run_local(None, false, true)
+        .map_err(|e| err(e.to_string()))?;
     let mut out = Vec::with_capacity(points.len());
     for c in &sweep.plan.cells {
         let r = sweep

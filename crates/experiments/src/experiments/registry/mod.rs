@@ -215,42 +215,98 @@ pub struct Inconsistency {
     pub text: String,
 }
 
+/// Why the claims registry is refused: the TOML, or a cross-reference between claims,
+/// papers and experiments, naming both ends.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RegistryError {
+    /// The text does not parse (the parser names the key).
+    #[error("registry/claims.toml: {message}")]
+    Syntax {
+        /// The parser's message.
+        message: String,
+    },
+    /// A claim is duplicated or names a paper or experiment that is not there.
+    #[error("registry: claim {claim} {problem}")]
+    Claim {
+        /// The claim's id.
+        claim: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A claim's main experiment is not among its experiments.
+    #[error("registry: claim {claim}: experiment {experiment} not in its experiments")]
+    MainNotListed {
+        /// The claim.
+        claim: String,
+        /// Its `experiment`.
+        experiment: String,
+    },
+    /// An experiment a claim names does not list the claim back.
+    #[error("registry: {experiment} does not list claim {claim}")]
+    Unlisted {
+        /// The experiment.
+        experiment: String,
+        /// The claim.
+        claim: String,
+    },
+    /// An experiment lists a claim that is not in the registry.
+    #[error("registry: {experiment} lists unknown claim {claim}")]
+    UnknownClaim {
+        /// The experiment.
+        experiment: String,
+        /// The claim.
+        claim: String,
+    },
+}
+
 impl Registry {
     /// Parses registry text and checks its cross-references.
-    pub fn parse(text: &str) -> Result<Registry, String> {
-        let r: Registry = toml::from_str(text).map_err(|e| format!("registry/claims.toml: {e}"))?;
+    pub fn parse(text: &str) -> Result<Registry, RegistryError> {
+        let r: Registry = toml::from_str(text).map_err(|e| RegistryError::Syntax {
+            message: e.to_string(),
+        })?;
         r.check()?;
         Ok(r)
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), RegistryError> {
         let mut seen = std::collections::BTreeSet::new();
+        let broken = |claim: &str, problem: String| RegistryError::Claim {
+            claim: claim.to_string(),
+            problem,
+        };
         for c in &self.claims {
             if !seen.insert(c.id.as_str()) {
-                return Err(format!("registry: claim {} appears twice", c.id));
+                return Err(broken(&c.id, "appears twice".into()));
             }
             if !self.papers.iter().any(|p| p.prefix == c.paper) {
-                return Err(format!("registry: claim {} names paper {}", c.id, c.paper));
+                return Err(broken(&c.id, format!("names paper {}", c.paper)));
             }
             for e in &c.experiments {
                 let Some(x) = self.experiment(e) else {
-                    return Err(format!("registry: claim {} names unknown {e}", c.id));
+                    return Err(broken(&c.id, format!("names unknown {e}")));
                 };
                 if !x.claims.contains(&c.id) {
-                    return Err(format!("registry: {e} does not list claim {}", c.id));
+                    return Err(RegistryError::Unlisted {
+                        experiment: e.clone(),
+                        claim: c.id.clone(),
+                    });
                 }
             }
             if !c.experiments.contains(&c.experiment) {
-                return Err(format!(
-                    "registry: claim {}: experiment {} not in its experiments",
-                    c.id, c.experiment
-                ));
+                return Err(RegistryError::MainNotListed {
+                    claim: c.id.clone(),
+                    experiment: c.experiment.clone(),
+                });
             }
         }
         for x in &self.experiments {
             for id in &x.claims {
                 if self.claim(id).is_none() {
-                    return Err(format!("registry: {} lists unknown claim {id}", x.id));
+                    return Err(RegistryError::UnknownClaim {
+                        experiment: x.id.clone(),
+                        claim: id.clone(),
+                    });
                 }
             }
         }
@@ -344,7 +400,7 @@ mod tests {
             robust_rule = "r"
             vague = false
         "#;
-        let e = Registry::parse(text).unwrap_err();
+        let e = Registry::parse(text).unwrap_err().to_string();
         assert!(e.contains("M33") && e.contains("EXP-M9"), "{e}");
     }
 }

@@ -14,7 +14,7 @@
 //!          64 KiB writes, fsync, close
 //! ```
 
-use super::{FileOpKind as K, FilePhase, op, phase};
+use super::{FileOpKind as K, FilePhase, FileWorkloadError, op, phase};
 use crate::workload::synth::SynthConfig;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -27,10 +27,14 @@ pub(super) fn phases(
     w: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<FilePhase>, String> {
+) -> Result<Vec<FilePhase>, FileWorkloadError> {
     let files = w.andrew_files as u64;
     if files == 0 {
-        return Err("andrew-file: workload.andrew_files must be at least 1".into());
+        return Err(FileWorkloadError::Bound {
+            workload: "andrew-file",
+            key: "workload.andrew_files".into(),
+            rule: "must be at least 1".into(),
+        });
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0xa4d7_e111);
     let sizes: Vec<u64> = (0..files)
@@ -39,10 +43,14 @@ pub(super) fn phases(
     let total: u64 = sizes.iter().sum();
     // Source, copy, objects (half) and the binary (a quarter).
     if total * 3 > capacity_bytes / 2 {
-        return Err(format!(
-            "andrew-file: workload.andrew_files = {files} needs about {} B, more than half the {capacity_bytes} B file system",
-            total * 3
-        ));
+        return Err(FileWorkloadError::TooLarge {
+            workload: "andrew-file",
+            what: format!(
+                "workload.andrew_files = {files} needs about {} B",
+                total * 3
+            ),
+            capacity_bytes,
+        });
     }
     let dirs = files.div_ceil(FILES_PER_DIR);
     let p = |root: &str, i: u64, ext: &str| -> Arc<str> {

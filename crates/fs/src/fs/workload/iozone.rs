@@ -14,7 +14,7 @@
 //! records are `size`; `count` is file / record unless `requests` is set. Offsets are
 //! drawn from the run's seed, one stream per phase.
 
-use super::{FileOpKind as K, FilePhase, op};
+use super::{FileOpKind as K, FilePhase, FileWorkloadError, op};
 use crate::workload::synth::SynthConfig;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -26,15 +26,17 @@ pub(super) fn phases(
     w: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<FilePhase>, String> {
+) -> Result<Vec<FilePhase>, FileWorkloadError> {
     let file = w
         .span
         .map_or(super::default_file_bytes(capacity_bytes), |s| s.bytes());
     let size = w.size.bytes();
     if file == 0 || size == 0 || size > file {
-        return Err(format!(
-            "iozone-file: workload.span (file size, {file} B) must be at least workload.size ({size} B) and above 0"
-        ));
+        return Err(FileWorkloadError::Bound {
+            workload: "iozone-file",
+            key: format!("workload.span (file size, {file} B)"),
+            rule: format!("must be at least workload.size ({size} B) and above 0"),
+        });
     }
     let seq = if size != 4096 {
         size

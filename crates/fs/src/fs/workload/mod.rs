@@ -15,6 +15,46 @@ use std::sync::Arc;
 // moved: remove after the workspace split
 pub use crate::config::fs::FileWorkloadKind;
 
+/// Why a file workload cannot be built: each names the workload, the key and what it
+/// needs.
+#[derive(Debug, thiserror::Error)]
+pub enum FileWorkloadError {
+    /// Neither `fs.workload` nor `fs.trace` is set.
+    #[error("no file workload: set fs.workload or fs.trace")]
+    NoWorkload,
+    /// A key's value outside what the generator accepts.
+    #[error("{workload}: {key} {rule}")]
+    Bound {
+        /// The generator, e.g. `andrew-file`.
+        workload: &'static str,
+        /// The key (with its value where the message gives it).
+        key: String,
+        /// What it must be.
+        rule: String,
+    },
+    /// The files would take more than half the file system.
+    #[error("{workload}: {what}, more than half the {capacity_bytes} B file system")]
+    TooLarge {
+        /// The generator, e.g. `postmark-file`.
+        workload: &'static str,
+        /// The keys, their values and the bytes they need.
+        what: String,
+        /// The file system's capacity.
+        capacity_bytes: u64,
+    },
+    /// The file trace cannot be opened.
+    #[error("{}: {message}", .path.display())]
+    Open {
+        /// The trace file.
+        path: std::path::PathBuf,
+        /// The system's message.
+        message: String,
+    },
+    /// A line of the file trace does not parse, or it has no operation.
+    #[error(transparent)]
+    Trace(#[from] crate::workload::TraceError),
+}
+
 /// Default IOZone file size: min(1 GiB, half the file system's capacity).
 pub fn default_file_bytes(capacity_bytes: u64) -> u64 {
     (1u64 << 30).min(capacity_bytes / 2)
@@ -26,7 +66,7 @@ pub fn build_phases(
     synth: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<FilePhase>, String> {
+) -> Result<Vec<FilePhase>, FileWorkloadError> {
     if let Some(path) = &fs.trace {
         return Ok(vec![trace::open(path)?]);
     }
@@ -34,7 +74,7 @@ pub fn build_phases(
         Some(FileWorkloadKind::IozoneFile) => iozone::phases(synth, capacity_bytes, seed),
         Some(FileWorkloadKind::PostmarkFile) => postmark::phases(fs, capacity_bytes, seed),
         Some(FileWorkloadKind::AndrewFile) => andrew::phases(synth, capacity_bytes, seed),
-        None => Err("no file workload: set fs.workload or fs.trace".into()),
+        None => Err(FileWorkloadError::NoWorkload),
     }
 }
 

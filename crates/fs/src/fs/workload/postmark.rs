@@ -14,7 +14,7 @@
 //! Files are picked uniformly from the live pool; a transaction that would delete the
 //! last file creates one instead. Everything is drawn from the run's seed.
 
-use super::{FileOpKind as K, FilePhase, op, phase};
+use super::{FileOpKind as K, FilePhase, FileWorkloadError, op, phase};
 use crate::fs::FsConfig;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -24,13 +24,15 @@ pub(super) fn phases(
     fs: &FsConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<FilePhase>, String> {
+) -> Result<Vec<FilePhase>, FileWorkloadError> {
     let (lo, hi) = (fs.postmark_size_min.bytes(), fs.postmark_size_max.bytes());
     let pool_bytes = fs.postmark_files as u64 * hi;
     if pool_bytes > capacity_bytes / 2 {
-        return Err(format!(
-            "postmark-file: fs.postmark_files × fs.postmark_size_max = {pool_bytes} B, more than half the {capacity_bytes} B file system"
-        ));
+        return Err(FileWorkloadError::TooLarge {
+            workload: "postmark-file",
+            what: format!("fs.postmark_files × fs.postmark_size_max = {pool_bytes} B"),
+            capacity_bytes,
+        });
     }
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9057_3a2c);
     let dirs: Vec<Arc<str>> = (0..fs.postmark_dirs)

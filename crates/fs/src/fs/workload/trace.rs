@@ -18,6 +18,7 @@
 //! the simulation with `file:line: expected …, found '…'` (exit code 2), the same
 //! discipline as block traces.
 
+use super::FileWorkloadError;
 use crate::fs::{FileOp, FileOpKind, FilePhase};
 use crate::workload::TraceError;
 use std::io::BufRead;
@@ -26,15 +27,18 @@ use std::sync::Arc;
 
 /// Opens a file trace as one open-loop phase named after the file. The whole trace is
 /// parsed here, so every malformed line is reported before any work starts.
-pub fn open(path: &Path) -> Result<FilePhase, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let ops = parse(std::io::BufReader::new(file), path).map_err(|e| e.to_string())?;
+pub fn open(path: &Path) -> Result<FilePhase, FileWorkloadError> {
+    let file = std::fs::File::open(path).map_err(|e| FileWorkloadError::Open {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let ops = parse(std::io::BufReader::new(file), path)?;
     if ops.is_empty() {
         return Err(TraceError::Empty {
             path: path.to_path_buf(),
             reason: "no operation lines (only blank lines and comments)".into(),
         }
-        .to_string());
+        .into());
     }
     Ok(FilePhase {
         name: path

@@ -37,6 +37,11 @@ const MAGIC: u32 = 0x5941_4632;
 /// Object id in the tags of checkpoint chunks.
 const CHECKPOINT_OBJ: u32 = u32::MAX;
 
+/// Marks chunk `p` live in the scan's bitmap.
+fn set_live(live: &mut [u64], p: u32) {
+    live[p as usize >> 6] |= 1 << (p & 63);
+}
+
 impl Yaffs2 {
     /// Blocks a checkpoint needs now (0 without the option): what YAFFS2 keeps erased
     /// for it on top of the GC reserve.
@@ -118,7 +123,48 @@ impl Yaffs2 {
         let nb = self.blocks.len() as u32;
         let pages = nb as usize * ppb as usize;
         let mut live = vec![0u64; pages.div_ceil(64)];
-        let set_live = |live: &mut Vec<u64>, p: u32| live[p as usize >> 6] |= 1 << (p & 63);
+        let (mut to_scan, any_checkpoint) = self.classify_blocks();
+        to_scan.sort_unstable();
+        self.seq = to_scan.last().map_or(0, |&(s, _)| s);
+        let newest = to_scan.last().map(|&(_, b)| b);
+        for &(_, b) in to_scan.iter().rev() {
+            self.scan_block(b, &mut live);
+            let written = self.mtd.nand.write_ptr(BlockId(b));
+            if written < ppb && Some(b) == newest {
+                self.blocks[b as usize].state = BlockState::Allocating;
+                self.alloc_block = b;
+                self.alloc_page = written;
+            }
+        }
+        self.drop_dead_objects(&mut live);
+        self.attach_orphans();
+        let live_total = self.sync_validity(&live);
+        let ckpt_blocks = self
+            .blocks
+            .iter()
+            .filter(|b| b.state == BlockState::Checkpoint)
+            .count() as u64;
+        self.free_chunks = nb as u64 * ppb as u64 - live_total - ckpt_blocks * ppb as u64;
+        self.erased_blocks = self
+            .blocks
+            .iter()
+            .filter(|b| b.state == BlockState::Empty)
+            .count() as u32;
+        self.checkpointed = any_checkpoint;
+        // Full blocks left with nothing live are erased now.
+        for b in 0..nb {
+            let bi = self.blocks[b as usize];
+            if bi.state == BlockState::Full && bi.in_use == 0 && !bi.has_shrink {
+                self.erase_block(b, Cause::Gc)?;
+            }
+        }
+        Ok((false, to_scan.len() as u64))
+    }
+
+    /// Reads each block's first tags: empty, checkpoint or full. Returns the full blocks
+    /// as (sequence number, block), unsorted, and whether a checkpoint is on flash.
+    fn classify_blocks(&mut self) -> (Vec<(u32, u32)>, bool) {
+        let nb = self.blocks.len() as u32;
         let mut to_scan: Vec<(u32, u32)> = Vec::new();
         let mut any_checkpoint = false;
         for b in 0..nb {
@@ -142,98 +188,99 @@ impl Yaffs2 {
                 }
             }
         }
-        to_scan.sort_unstable();
-        self.seq = to_scan.last().map_or(0, |&(s, _)| s);
-        let newest = to_scan.last().map(|&(_, b)| b);
+        (to_scan, any_checkpoint)
+    }
+
+    /// Scans block `b`'s chunks newest first: the newest copy of each data chunk and
+    /// header wins (and is marked in `live`); older headers give only their shrink
+    /// information.
+    fn scan_block(&mut self, b: u32, live: &mut [u64]) {
+        let ppb = self.ppb();
         let cb = self.chunk_bytes();
-        for &(_, b) in to_scan.iter().rev() {
-            let first = b * ppb;
-            let written = self.mtd.nand.write_ptr(BlockId(b));
-            for c in (0..ppb).rev() {
-                let p = first + c;
-                if c >= written {
-                    // Erased chunk: read to find that it is erased.
-                    self.mtd.nand.charge_read(Ppn(p), Cause::Map);
-                    continue;
-                }
-                self.mtd.nand.read(Ppn(p), Cause::Map);
-                let spare = self.mtd.spare[p as usize];
-                if spare.n_bytes == TORN || spare.obj == CHECKPOINT_OBJ {
-                    continue;
-                }
-                let id = spare.obj;
-                let chunk_id = self.mtd.chunk_id(p);
-                if chunk_id > 0 {
-                    let id = self.find_or_create(id, ObjKind::File);
-                    let o = self.objects[id as usize].as_mut().expect("made");
-                    let base = (chunk_id as u64 - 1) * cb;
-                    if o.kind == ObjKind::File
-                        && base < o.shrink_size
-                        && self.tnodes.get(&o.tree, chunk_id as u64 - 1).is_none()
-                    {
-                        self.tnodes.set(&mut o.tree, chunk_id as u64 - 1, p);
-                        o.data_chunks += 1;
-                        set_live(&mut live, p);
-                        self.blocks[b as usize].in_use += 1;
-                        if !o.valid {
-                            let end = base + spare.n_bytes as u64;
-                            o.scanned_size = o.scanned_size.max(end);
-                            o.size = o.scanned_size;
-                        }
-                    }
-                } else {
-                    let h = self.mtd.headers.get(&p).cloned().expect("header data");
-                    let id = self.find_or_create(id, h.kind);
-                    let valid = self.obj(id).valid;
-                    if valid {
-                        // An older header: only its shrink information matters.
-                        let o = self.obj_mut(id);
-                        if o.kind == ObjKind::File && h.kind == ObjKind::File {
-                            let (mut size, mut shrink) = (h.size, h.shrink);
-                            if h.parent == DELETED || h.parent == UNLINKED {
-                                size = 0;
-                                shrink = true;
-                            }
-                            if shrink {
-                                o.shrink_size = o.shrink_size.min(size);
-                                self.blocks[b as usize].has_shrink = true;
-                            }
-                        }
-                        continue;
-                    }
-                    // The newest header: read its data for the name.
-                    self.mtd.nand.read(Ppn(p), Cause::Map);
-                    if h.parent != id {
-                        self.find_or_create(h.parent, ObjKind::Dir);
-                    }
-                    let o = self.obj_mut(id);
-                    o.valid = true;
-                    o.kind = h.kind;
-                    o.hdr = p;
-                    o.parent = h.parent;
-                    o.name = h.name.clone();
-                    if h.kind == ObjKind::File {
-                        if o.scanned_size < h.size {
-                            o.size = h.size;
-                            o.scanned_size = h.size;
-                        }
-                        o.shrink_size = o.shrink_size.min(h.size);
-                    }
-                    if h.shrink {
-                        self.blocks[b as usize].has_shrink = true;
-                    }
-                    set_live(&mut live, p);
-                    self.blocks[b as usize].in_use += 1;
-                }
+        let first = b * ppb;
+        let written = self.mtd.nand.write_ptr(BlockId(b));
+        for c in (0..ppb).rev() {
+            let p = first + c;
+            if c >= written {
+                // Erased chunk: read to find that it is erased.
+                self.mtd.nand.charge_read(Ppn(p), Cause::Map);
+                continue;
             }
-            if written < ppb && Some(b) == newest {
-                self.blocks[b as usize].state = BlockState::Allocating;
-                self.alloc_block = b;
-                self.alloc_page = written;
+            self.mtd.nand.read(Ppn(p), Cause::Map);
+            let spare = self.mtd.spare[p as usize];
+            if spare.n_bytes == TORN || spare.obj == CHECKPOINT_OBJ {
+                continue;
+            }
+            let id = spare.obj;
+            let chunk_id = self.mtd.chunk_id(p);
+            if chunk_id > 0 {
+                let id = self.find_or_create(id, ObjKind::File);
+                let o = self.objects[id as usize].as_mut().expect("made");
+                let base = (chunk_id as u64 - 1) * cb;
+                if o.kind == ObjKind::File
+                    && base < o.shrink_size
+                    && self.tnodes.get(&o.tree, chunk_id as u64 - 1).is_none()
+                {
+                    self.tnodes.set(&mut o.tree, chunk_id as u64 - 1, p);
+                    o.data_chunks += 1;
+                    set_live(live, p);
+                    self.blocks[b as usize].in_use += 1;
+                    if !o.valid {
+                        let end = base + spare.n_bytes as u64;
+                        o.scanned_size = o.scanned_size.max(end);
+                        o.size = o.scanned_size;
+                    }
+                }
+            } else {
+                let h = self.mtd.headers.get(&p).cloned().expect("header data");
+                let id = self.find_or_create(id, h.kind);
+                let valid = self.obj(id).valid;
+                if valid {
+                    // An older header: only its shrink information matters.
+                    let o = self.obj_mut(id);
+                    if o.kind == ObjKind::File && h.kind == ObjKind::File {
+                        let (mut size, mut shrink) = (h.size, h.shrink);
+                        if h.parent == DELETED || h.parent == UNLINKED {
+                            size = 0;
+                            shrink = true;
+                        }
+                        if shrink {
+                            o.shrink_size = o.shrink_size.min(size);
+                            self.blocks[b as usize].has_shrink = true;
+                        }
+                    }
+                    continue;
+                }
+                // The newest header: read its data for the name.
+                self.mtd.nand.read(Ppn(p), Cause::Map);
+                if h.parent != id {
+                    self.find_or_create(h.parent, ObjKind::Dir);
+                }
+                let o = self.obj_mut(id);
+                o.valid = true;
+                o.kind = h.kind;
+                o.hdr = p;
+                o.parent = h.parent;
+                o.name = h.name.clone();
+                if h.kind == ObjKind::File {
+                    if o.scanned_size < h.size {
+                        o.size = h.size;
+                        o.scanned_size = h.size;
+                    }
+                    o.shrink_size = o.shrink_size.min(h.size);
+                }
+                if h.shrink {
+                    self.blocks[b as usize].has_shrink = true;
+                }
+                set_live(live, p);
+                self.blocks[b as usize].in_use += 1;
             }
         }
-        // Deleted objects go; objects never given a header are dropped with their
-        // chunks; children of a directory that lost its header go to lost+found.
+    }
+
+    /// Deleted objects go; objects never given a header are dropped with their chunks.
+    fn drop_dead_objects(&mut self, live: &mut [u64]) {
+        let ppb = self.ppb();
         let ids: Vec<u32> = (FIRST_USER_ID..self.objects.len() as u32)
             .filter(|&i| self.objects[i as usize].is_some())
             .collect();
@@ -253,6 +300,11 @@ impl Yaffs2 {
                 }
             }
         }
+    }
+
+    /// Builds the directory: children of a directory that lost its header go to
+    /// lost+found; unused object ids become free.
+    fn attach_orphans(&mut self) {
         for id in FIRST_USER_ID..self.objects.len() as u32 {
             let Some(o) = &self.objects[id as usize] else {
                 self.free_ids.push(id);
@@ -275,7 +327,13 @@ impl Yaffs2 {
         }
         self.free_ids.reverse();
         self.objects[ROOT as usize].as_mut().expect("root").valid = true;
-        // Bring the array's validity in line with what the scan found live.
+    }
+
+    /// Brings the array's validity in line with what the scan found live; returns the
+    /// live chunks outside checkpoint blocks.
+    fn sync_validity(&mut self, live: &[u64]) -> u64 {
+        let ppb = self.ppb();
+        let nb = self.blocks.len() as u32;
         let mut live_total = 0u64;
         for b in 0..nb {
             let first = b * ppb;
@@ -294,26 +352,7 @@ impl Yaffs2 {
                 live_total += self.blocks[b as usize].in_use as u64;
             }
         }
-        let ckpt_blocks = self
-            .blocks
-            .iter()
-            .filter(|b| b.state == BlockState::Checkpoint)
-            .count() as u64;
-        self.free_chunks = nb as u64 * ppb as u64 - live_total - ckpt_blocks * ppb as u64;
-        self.erased_blocks = self
-            .blocks
-            .iter()
-            .filter(|b| b.state == BlockState::Empty)
-            .count() as u32;
-        self.checkpointed = any_checkpoint;
-        // Full blocks left with nothing live are erased now.
-        for b in 0..nb {
-            let bi = self.blocks[b as usize];
-            if bi.state == BlockState::Full && bi.in_use == 0 && !bi.has_shrink {
-                self.erase_block(b, Cause::Gc)?;
-            }
-        }
-        Ok((false, to_scan.len() as u64))
+        live_total
     }
 
     /// Serialises the RAM state (see the module docs).
