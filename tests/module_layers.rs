@@ -40,6 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "workload",
             "zns",
             "arbitration",
+            "fdp",
         ],
     ),
     // The configuration that aggregates the sections, the report model and its
@@ -81,6 +82,7 @@ const CRATES: &[(&str, &str, &[&str])] = &[
             "sim",
             "zns",
             "arbitration",
+            "fdp",
         ],
     ),
     ("ssdlab-fs", "crates/fs", &["fs"]),
