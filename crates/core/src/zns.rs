@@ -538,20 +538,20 @@ impl Zones {
         self.set_state(zone, to);
     }
 
+    /// The zone holding `count` (≥ 1) blocks from `lba`, or `LbaOutOfRange` (counted)
+    /// when they run past the namespace's end.
+    fn zone_of_range(&mut self, lba: u64, count: u64) -> Result<u32, ZnsStatus> {
+        let end = lba.checked_add(count).filter(|_| count > 0);
+        match (self.zone_of(lba), end) {
+            (Ok(zone), Some(end)) if end <= self.layout.blocks() => Ok(zone),
+            _ => self.refuse(ZnsStatus::LbaOutOfRange),
+        }
+    }
+
     /// The state and write-pointer checks of a write of `count` blocks at `lba` (or an
     /// append to the zone starting at `lba`), in the specification's order.
     fn check_write(&mut self, lba: u64, count: u64, append: bool) -> Result<u32, ZnsStatus> {
-        let zone = match self.zone_of(lba) {
-            Ok(z) => z,
-            Err(s) => return self.refuse(s),
-        };
-        if count == 0
-            || lba
-                .checked_add(count)
-                .is_none_or(|e| e > self.layout.blocks())
-        {
-            return self.refuse(ZnsStatus::LbaOutOfRange);
-        }
+        let zone = self.zone_of_range(lba, count)?;
         match self.zones[zone as usize].state {
             ZoneState::Full => return self.refuse(ZnsStatus::ZoneFull),
             ZoneState::ReadOnly => return self.refuse(ZnsStatus::ZoneReadOnly),
@@ -604,17 +604,7 @@ impl Zones {
 
     /// Read: `count` blocks at `lba` inside one zone that is not offline.
     pub fn read(&mut self, lba: u64, count: u64) -> Result<(), ZnsStatus> {
-        let zone = match self.zone_of(lba) {
-            Ok(z) => z,
-            Err(s) => return self.refuse(s),
-        };
-        if count == 0
-            || lba
-                .checked_add(count)
-                .is_none_or(|e| e > self.layout.blocks())
-        {
-            return self.refuse(ZnsStatus::LbaOutOfRange);
-        }
+        let zone = self.zone_of_range(lba, count)?;
         if self.zones[zone as usize].state == ZoneState::Offline {
             return self.refuse(ZnsStatus::ZoneOffline);
         }
