@@ -30,7 +30,8 @@ runs its whole grid with seeds 1-3 (fixed by the registry) as one resumable swee
 DIR/cells/, and every selected registry row gets one row in claims.csv with its label
 (robust, conditional, fails, unresolved, not evaluable), the points holding / evaluated /
 registered, the measured values and the paper's; points.csv has every grid point;
-summary.md is generated from those two tables; experiments.md records each experiment's
+isolation.csv the experiments that isolate a miss's cause; summary.md is generated
+from those tables; experiments.md records each experiment's
 setup, grid and every default with its source. A killed run resumes where it stopped
 when given the same --out. Trace samples are looked for in ../shared/traces beside the
 checkout the executable was built in, or --traces DIR.

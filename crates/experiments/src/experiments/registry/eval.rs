@@ -1,7 +1,8 @@
 //! Runs the registry's experiments and writes the verdicts: one evaluator per experiment
 //! (one file each, registered in [`evaluators`]), every registry row in `claims.csv`
-//! whether or not an evaluator covers it, every grid point in `points.csv`, and a
-//! `summary.md` generated from those two tables only.
+//! whether or not an evaluator covers it, every grid point in `points.csv`, the
+//! experiments that isolate a miss's cause in `isolation.csv`, and a `summary.md`
+//! generated from those tables only.
 
 use super::judge::{Label, RowResult};
 use super::{Registry, registry};
@@ -254,12 +255,37 @@ fn why(r: &RowResult) -> String {
         r.not_evaluable.clone(),
         r.holds_where(),
         r.cause.clone(),
+        setup_kind(r),
         paper,
     ]
     .into_iter()
     .flatten()
     .collect();
     parts.join("; ")
+}
+
+/// The kind of cause of a conditional row whose evaluator named none: by the registry's
+/// rules a conditional row holds at some points of its free-parameter grid and not at
+/// others, so what decides it is a setting the paper leaves open, and `points.csv` (the
+/// verdict at every point) is the output that isolates which.
+fn setup_kind(r: &RowResult) -> Option<String> {
+    const KINDS: [&str; 6] = [
+        "setup",
+        "hardware",
+        "mechanism",
+        "vague",
+        "inconsistency",
+        "kind:",
+    ];
+    let named = r
+        .cause
+        .as_deref()
+        .is_some_and(|c| KINDS.iter().any(|k| c.contains(k)));
+    (r.label() == Label::Conditional && !named).then(|| {
+        "kind: setup the paper leaves open — the registry's free parameters decide it \
+         (the verdict at every point is in points.csv)"
+            .to_string()
+    })
 }
 
 /// Writes `claims.csv`, `points.csv` and `summary.md` into `ctx`.
@@ -318,6 +344,16 @@ pub fn write(ev: &Evaluation, ctx: &mut Ctx) {
         &["id", "point", "parameters", "measured", "verdict"],
         points,
     );
+    let isolation: Vec<Vec<String>> = ev
+        .rows
+        .iter()
+        .flat_map(|r| {
+            r.isolation
+                .iter()
+                .map(|(setting, measured)| vec![r.id.clone(), setting.clone(), measured.clone()])
+        })
+        .collect();
+    ctx.csv("isolation", &["id", "setting", "measured"], isolation);
     ctx.markdown("summary", summary(ev));
     ctx.markdown("experiments", designs(ev));
 }
@@ -409,6 +445,22 @@ pub fn summary(ev: &Evaluation) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A conditional row without a named kind of cause gets the registry's: its free
+    /// parameters decide it; a row whose evaluator named one, or a row that is not
+    /// conditional, gets nothing added.
+    #[test]
+    fn a_conditional_row_without_a_kind_is_said_to_depend_on_its_setup() {
+        use super::super::judge::{Point, Verdict};
+        let p = |v| Point::new(vec![("x".into(), "1".into())], "", v);
+        let cond = RowResult::evaluated("M32", vec![p(Verdict::Holds), p(Verdict::Fails)]);
+        assert!(setup_kind(&cond).unwrap().contains("points.csv"));
+        let named = cond.clone().with_cause("a hardware difference: the buses");
+        assert_eq!(setup_kind(&named), None);
+        let fails = RowResult::evaluated("M32", vec![p(Verdict::Fails)]);
+        assert_eq!(setup_kind(&fails), None);
+        assert!(why(&cond).contains("kind: setup the paper leaves open"));
+    }
 
     fn env() -> Env {
         Env {

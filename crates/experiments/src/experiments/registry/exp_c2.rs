@@ -41,6 +41,12 @@
 //! C14 CFTL coarse lookups ≤ 0.95 × one-level CFTL's
 //! C15 CFTL fine hits / lookups with NUR ≥ 0.95 × with LRU (LRU has no period)
 //! C17 T_page ≤ 0.95 × min(T_NFTL, T_AFTL, T_CFTL)     C18 T_NFTL / T_AFTL ≤ 1.15
+//! isolation (C13's cause, `isolation.csv`; not a grid point, judges nothing) the same
+//!          traces taken again with the page cache emptied at the start of every phase
+//!          (file names `…-cold.ascii`), replayed by the two-level NUR CFTL at every MFS
+//!          and threshold with the grid's middle NUR period, beside the registered
+//!          replays of the same settings: the fine-table share, per phase and whole, and
+//!          the pages ScanDir and ReadAll read from the card, with and without the cache
 //! ```
 //! Probe and spare-read counts do not depend on t_probe and t_spare: each cell runs once
 //! per (FTL variant, copies, FS, seed) and the nine time points are computed from its
@@ -212,12 +218,34 @@ impl Captured {
 }
 
 /// The block trace of the Andrew benchmark over `copies` trees on `fs` (`None`: ssdlab
-/// lacks the file system).
+/// lacks the file system), with the registry's page cache.
+#[cfg(test)]
 pub(super) fn capture(
     fs: Fs,
     capacity_mib: u64,
     copies: u32,
     seed: u64,
+) -> Result<Option<Trace>, ExpError> {
+    capture_with(fs, capacity_mib, copies, seed, Cache::KeptAcrossPhases)
+}
+
+/// What the page cache above the card holds when a benchmark phase starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Cache {
+    /// Emptied once, when the benchmark starts (the registry's setup).
+    KeptAcrossPhases,
+    /// Emptied at the start of every phase (C13's isolating experiment: every read the
+    /// benchmark issues reaches the card, as on a system whose cache cannot hold the tree).
+    DroppedEachPhase,
+}
+
+/// [`capture`] with the page cache of `cache`.
+fn capture_with(
+    fs: Fs,
+    capacity_mib: u64,
+    copies: u32,
+    seed: u64,
+    cache: Cache,
 ) -> Result<Option<Trace>, ExpError> {
     let err = |e: String| ExpError::Other(format!("EXP-C2 {} trace: {e}", fs.name()));
     let cfg = config(&card_text(
@@ -241,7 +269,7 @@ pub(super) fn capture(
     let mut names = Vec::new();
     for (i, phase) in phases.into_iter().enumerate() {
         names.push(phase.name.clone());
-        if i == 1 {
+        if i == 1 || (i > 1 && cache == Cache::DroppedEachPhase) {
             // The benchmark starts with an empty page cache.
             cached.fill(false);
         }
@@ -285,8 +313,12 @@ pub(super) fn capture(
         phases: out,
         names,
         file: format!(
-            "andrew-{}-{capacity_mib}MiB-{copies}copies-seed{seed}.ascii",
-            fs.name()
+            "andrew-{}-{capacity_mib}MiB-{copies}copies-seed{seed}{}.ascii",
+            fs.name(),
+            match cache {
+                Cache::KeptAcrossPhases => "",
+                Cache::DroppedEachPhase => "-cold",
+            }
         ),
     }))
 }
@@ -368,6 +400,8 @@ pub(super) struct Tally {
     pub(super) coarse_lookups: f64,
     /// CFTL promotions that found their fine table full and waited (C14's cause).
     pub(super) waiting: f64,
+    /// CFTL clusters promoted from the coarse table into the long one (C13's cause).
+    pub(super) promotions: f64,
     pub(super) flash_ns: f64,
 }
 
@@ -396,6 +430,7 @@ impl Tally {
             t.fine_hits += c(&cftl::SHORT_HITS) + c(&cftl::LONG_HITS);
             t.coarse_lookups += c(&cftl::COARSE_LOOKUPS);
             t.waiting += c(&cftl::PROMOTIONS_WAITING);
+            t.promotions += c(&cftl::PROMOTIONS_LONG);
             t.flash_ns +=
                 reads * READ_NS + n("nand_program_pages") * PROGRAM_NS + n("erases") * ERASE_NS;
         }
@@ -408,11 +443,12 @@ impl Tally {
     }
 }
 
-/// A replay's counts: phases 1–4 and all five.
+/// A replay's counts: phases 1–4, all five, and each of the five.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Replay {
     pub(super) p14: Tally,
     pub(super) all: Tally,
+    pub(super) each: [Tally; 5],
 }
 
 /// Writes `t` as an ASCII trace (docs/traces.md: `time_ns dev lba_sectors size_sectors
@@ -533,6 +569,7 @@ pub(super) fn replay_all<K: Copy + Eq + std::hash::Hash + Send + Sync>(
                 Replay {
                     p14: Tally::of(r, 1..5, nftl),
                     all: Tally::of(r, 1..6, nftl),
+                    each: std::array::from_fn(|i| Tally::of(r, i + 1..i + 2, nftl)),
                 },
             );
         }
@@ -545,6 +582,14 @@ pub(super) fn replay_all<K: Copy + Eq + std::hash::Hash + Send + Sync>(
 pub(super) fn capture_all<K: Copy + Send + Sync>(
     keys: &[(K, Fs, u64, u32)],
 ) -> Result<Vec<(K, u64, u64, Trace)>, ExpError> {
+    capture_all_with(keys, Cache::KeptAcrossPhases)
+}
+
+/// [`capture_all`] with the page cache of `cache`.
+fn capture_all_with<K: Copy + Send + Sync>(
+    keys: &[(K, Fs, u64, u32)],
+    cache: Cache,
+) -> Result<Vec<(K, u64, u64, Trace)>, ExpError> {
     let jobs: Vec<(K, Fs, u64, u32, u64)> = keys
         .iter()
         .flat_map(|&(k, fs, cap, copies)| (1..=SEEDS).map(move |s| (k, fs, cap, copies, s)))
@@ -552,7 +597,7 @@ pub(super) fn capture_all<K: Copy + Send + Sync>(
     let out: Result<Vec<_>, ExpError> = jobs
         .par_iter()
         .map(|&(k, fs, cap, copies, seed)| {
-            Ok(capture(fs, cap, copies, seed)?.map(|t| (k, cap, seed, t)))
+            Ok(capture_with(fs, cap, copies, seed, cache)?.map(|t| (k, cap, seed, t)))
         })
         .collect();
     Ok(out?.into_iter().flatten().collect())
@@ -980,11 +1025,241 @@ impl Evaluator for ExpC2 {
                 }
             }
         }
-        Ok(ids
+        let mut out: Vec<RowResult> = ids
             .iter()
             .map(|&id| finish(id, rows.remove(id).expect("row"), missing, total))
-            .collect())
+            .collect();
+        if missing.is_none() {
+            let iso = page_cache_isolation(env, &keys, &traces, &runs)?;
+            let waits = full_tables(q, &keys, &runs);
+            for r in &mut out {
+                if r.label() == super::judge::Label::Robust {
+                    continue;
+                }
+                let extra = match r.id.as_str() {
+                    "C13" => {
+                        r.isolation = iso.rows.clone();
+                        iso.cause.clone()
+                    }
+                    "C3" | "C4" | "C10" | "C11" | "C16" => iso.follows.clone(),
+                    "C14" => waits.clone(),
+                    _ => continue,
+                };
+                r.cause = Some(match r.cause.take() {
+                    Some(c) => format!("{c}; {extra}"),
+                    None => extra,
+                });
+            }
+        }
+        Ok(out)
     }
+}
+
+/// C13's isolating experiment: the cause text, the rows of `isolation.csv`, and the
+/// sentence the rows whose CFTL cost follows from its share cite.
+struct Isolation {
+    cause: String,
+    rows: Vec<(String, String)>,
+    follows: String,
+}
+
+/// Share of lookups the fine tables answer in a tally, and the lookups.
+fn fine_share(t: &Tally) -> f64 {
+    t.fine_hits / t.lookups.max(1.0)
+}
+
+/// Pages each phase of `t` reads from the card.
+fn read_pages(t: &Trace) -> [f64; 5] {
+    std::array::from_fn(|i| t.phases[i].iter().filter(|&&op| op & WRITE == 0).count() as f64)
+}
+
+/// Replays the Andrew traces taken with the page cache dropped at every phase, by the
+/// two-level NUR CFTL at every MFS and threshold of the grid (NUR period the grid's
+/// middle: the period moves the share least), and sets them beside the registered
+/// replays (the page cache kept across phases) of the same settings.
+fn page_cache_isolation(
+    env: &Env,
+    keys: &[((Fs, u32), Fs, u64, u32)],
+    warm: &[((Fs, u32), u64, u64, Trace)],
+    warm_runs: &HashMap<((Fs, u32), u64, Variant), Replay>,
+) -> Result<Isolation, ExpError> {
+    let q = env.quick;
+    let cold = capture_all_with(keys, Cache::DroppedEachPhase)?;
+    // The grid's middle period (with --quick, whose grid has only the ends, the upper).
+    let periods = ends(&PERIODS, q);
+    let period = periods[periods.len() / 2];
+    let settings: Vec<(u32, u32)> = ends(&MFS, q)
+        .into_iter()
+        .flat_map(|m| ends(&THRESHOLDS, q).into_iter().map(move |h| (m, h)))
+        .collect();
+    let vs: Vec<Variant> = settings
+        .iter()
+        .map(|&(m, h)| Variant::cftl(m, h, period))
+        .collect();
+    let cold_runs = replay_all(env, "EXP-C2", &cold, |_| vs.clone())?;
+    let reads = |traces: &[((Fs, u32), u64, u64, Trace)], k: (Fs, u32)| -> [f64; 5] {
+        let mut sum = [0.0; 5];
+        let mut n = 0.0;
+        for t in traces.iter().filter(|t| t.0 == k) {
+            let r = read_pages(&t.3);
+            for i in 0..5 {
+                sum[i] += r[i];
+            }
+            n += 1.0;
+        }
+        sum.map(|x| x / f64::max(n, 1.0))
+    };
+    let names = ["mkdir", "copy", "scandir", "readall", "make"];
+    let by_phase = |get: &dyn Fn(u64) -> Replay| -> String {
+        let parts: Vec<String> = (0..5)
+            .map(|i| {
+                let l = seeds(|s| get(s).each[i].lookups).mean();
+                let sh = seeds(|s| fine_share(&get(s).each[i])).mean();
+                if l == 0.0 {
+                    format!("{} no lookups", names[i])
+                } else {
+                    format!("{} {:.0} lookups {:.1} %", names[i], l, 100.0 * sh)
+                }
+            })
+            .collect();
+        parts.join(", ")
+    };
+    let mut rows = Vec::new();
+    let (mut warm_share, mut cold_share) = (Vec::new(), Vec::new());
+    // Per threshold: the dropped-cache shares and promotions (mean per trace).
+    let mut by_hits: BTreeMap<u32, (Vec<f64>, f64, f64)> = BTreeMap::new();
+    let (mut warm_reads, mut cold_reads) = (0.0, 0.0);
+    for &(k, fs, _, copies) in keys {
+        let (rw, rc) = (reads(warm, k), reads(&cold, k));
+        warm_reads += rw[2] + rw[3];
+        cold_reads += rc[2] + rc[3];
+        for (&(mfs, hits), &v) in settings.iter().zip(&vs) {
+            let w = |s: u64| warm_runs[&(k, s, v)];
+            let c = |s: u64| cold_runs[&(k, s, v)];
+            let (sw, sc) = (
+                seeds(|s| fine_share(&w(s).all)).mean(),
+                seeds(|s| fine_share(&c(s).all)).mean(),
+            );
+            warm_share.push(sw);
+            cold_share.push(sc);
+            let e = by_hits.entry(hits).or_default();
+            e.0.push(sc);
+            e.1 += seeds(|s| c(s).all.promotions).mean();
+            e.2 += 1.0;
+            rows.push((
+                format!(
+                    "fs={}, copies={copies}, mfs={mfs}, promote_hits={hits}, nur_period={period}",
+                    fs.name()
+                ),
+                format!(
+                    "page cache kept across phases (the registry's setup): fine-table share \
+                     {:.3}, card page reads in scandir+readall {:.0} (by phase: {}); page \
+                     cache dropped at every phase: fine-table share {:.3}, card page reads \
+                     in scandir+readall {:.0} (by phase: {})",
+                    sw,
+                    rw[2] + rw[3],
+                    by_phase(&w),
+                    sc,
+                    rc[2] + rc[3],
+                    by_phase(&c),
+                ),
+            ));
+        }
+    }
+    let range = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{:.1}–{:.1} %", 100.0 * lo, 100.0 * hi)
+    };
+    let n = rows.len();
+    let n_keys = keys.len() as f64;
+    let reaching = cold_share.iter().filter(|&&x| x >= 0.5).count();
+    let verdict = if reaching == n {
+        "so the page cache explains the miss: the registry's setup keeps the benchmark's \
+         reads off the card"
+            .to_string()
+    } else if reaching > 0 {
+        format!(
+            "so the page cache explains the miss at {reaching} of the {n} settings only; at \
+             the others the share stays below 50 % even when every read reaches the card"
+        )
+    } else {
+        "so the page cache does not explain the miss: even with every read of the benchmark \
+         reaching the card, CFTL's fine tables answer fewer than half of its lookups (the \
+         lookups of the benchmark's writes, to pages not looked up before, go to the coarse \
+         table)"
+            .to_string()
+    };
+    let thresholds: Vec<String> = by_hits
+        .iter()
+        .map(|(h, (v, promoted, n))| {
+            format!(
+                "threshold {h}: {} (≥ 50 % at {} of {}), {:.0} clusters promoted a replay",
+                range(v),
+                v.iter().filter(|&&x| x >= 0.5).count(),
+                v.len(),
+                promoted / n.max(1.0)
+            )
+        })
+        .collect();
+    let cause = format!(
+        "kind: setup (the page cache), isolated by experiment — with the page cache kept \
+         across phases (the registry's setup) ScanDir and ReadAll send {:.0} page reads to \
+         the card on average and CFTL's fine tables answer {} of its lookups over {n} \
+         settings (two-level NUR CFTL, every MFS and threshold, NUR period {period}, every \
+         file system and tree size); with the page cache dropped at the start of every phase \
+         they send {:.0} and the share is {} at the same settings (≥ 50 % at {reaching} of \
+         {n}), {verdict}; by promotion threshold, with the cache dropped: {} (a cluster \
+         is promoted after that many separate accesses; with none promoted the fine \
+         tables cannot answer) (isolation.csv)",
+        warm_reads / n_keys,
+        range(&warm_share),
+        cold_reads / n_keys,
+        range(&cold_share),
+        thresholds.join("; "),
+    );
+    let follows = format!(
+        "kind: follows from C13 — CFTL's fine tables answer {} of its lookups in the \
+         registry's setup, so most of its lookups go to the coarse table and its spare-area \
+         reads (the counts per lookup above); C13's isolating experiment is in isolation.csv",
+        range(&warm_share)
+    );
+    Ok(Isolation {
+        cause,
+        rows,
+        follows,
+    })
+}
+
+/// C14's cause: a second fine level can only change which clusters stay cached once a
+/// promotion finds a fine table full; counts the grid's CFTL settings where that ever
+/// happens.
+fn full_tables(
+    q: bool,
+    keys: &[((Fs, u32), Fs, u64, u32)],
+    runs: &HashMap<((Fs, u32), u64, Variant), Replay>,
+) -> String {
+    let (mut never, mut total) = (0, 0);
+    for &(k, _, _, _) in keys {
+        for mfs in ends(&MFS, q) {
+            for hits in ends(&THRESHOLDS, q) {
+                for period in ends(&PERIODS, q) {
+                    let v = Variant::cftl(mfs, hits, period);
+                    total += 1;
+                    if seeds(|s| runs[&(k, s, v)].all.waiting).mean() == 0.0 {
+                        never += 1;
+                    }
+                }
+            }
+        }
+    }
+    format!(
+        "kind: setup (the clusters the trace promotes fit in the fine tables) — at {never} of {total} CFTL settings (file \
+         system × tree size × MFS × threshold × NUR period; the two lookup costs do not \
+         change the counts) no promotion of any seed found a fine table full, and until one \
+         does the two-level and one-level tables cache the same clusters, so their coarse \
+         lookups can only tie there"
+    )
 }
 
 #[cfg(test)]
@@ -1067,6 +1342,30 @@ mod tests {
     fn the_trace_is_taken_below_a_page_cache_and_every_ftl_sees_the_same_lookups() {
         for fs in Fs::ALL {
             page_cache_properties(capture(fs, 256, 1, 1).unwrap().unwrap());
+        }
+    }
+
+    /// C13's isolating experiment changes only what reaches the card: with the cache
+    /// dropped at every phase ReadAll reads every page Copy wrote (the registry's setup
+    /// sends it none), and the phases that read nothing (MkDir, Copy) are identical.
+    #[test]
+    fn dropping_the_page_cache_each_phase_sends_readall_to_the_card() {
+        for fs in Fs::ALL {
+            let warm = capture(fs, 256, 1, 1).unwrap().unwrap();
+            let cold = capture_with(fs, 256, 1, 1, Cache::DroppedEachPhase)
+                .unwrap()
+                .unwrap();
+            let (rw, rc) = (read_pages(&warm), read_pages(&cold));
+            assert_eq!(rw[3], 0.0, "{}: ReadAll is served by the cache", fs.name());
+            let copied = cold.phases[1].iter().filter(|&&op| op & WRITE != 0).count();
+            assert!(
+                rc[3] > 0.0 && rc[3] <= copied as f64,
+                "{}: {rc:?}",
+                fs.name()
+            );
+            assert_eq!(warm.setup, cold.setup);
+            assert_eq!(warm.phases[0..2], cold.phases[0..2]);
+            assert!(cold.file.ends_with("-cold.ascii") && !warm.file.contains("cold"));
         }
     }
 

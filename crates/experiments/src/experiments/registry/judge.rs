@@ -149,6 +149,9 @@ pub struct RowResult {
     /// For a row that is not robust: the cause, computed from the points, and the
     /// output that isolates it (a file of the result directory).
     pub cause: Option<String>,
+    /// Rows of the experiment that isolates the cause (`isolation.csv`): (setting,
+    /// what was measured there), empty when the cause needs no experiment of its own.
+    pub isolation: Vec<(String, String)>,
 }
 
 impl RowResult {
@@ -159,6 +162,7 @@ impl RowResult {
             points,
             not_evaluable: None,
             cause: None,
+            isolation: Vec::new(),
         }
     }
 
@@ -169,12 +173,19 @@ impl RowResult {
             points: Vec::new(),
             not_evaluable: Some(why.into()),
             cause: None,
+            isolation: Vec::new(),
         }
     }
 
     /// The same row with a cause attached.
     pub fn with_cause(mut self, cause: impl Into<String>) -> RowResult {
         self.cause = Some(cause.into());
+        self
+    }
+
+    /// Adds the isolating experiment's rows (written to `isolation.csv`).
+    pub fn with_isolation(mut self, rows: Vec<(String, String)>) -> RowResult {
+        self.isolation = rows;
         self
     }
 
