@@ -1043,6 +1043,11 @@ impl Evaluator for ExpC2 {
                     }
                     "C3" | "C4" | "C10" | "C11" | "C16" => iso.follows.clone(),
                     "C14" => waits.clone(),
+                    "C12" => "kind: the device time D is mostly flash operations (their share \
+                              of D_AFTL at each end of the range is given above), and the \
+                              translation time T, the rest of D, can move a ratio of Ds by at \
+                              most that remainder"
+                        .to_string(),
                     _ => continue,
                 };
                 r.cause = Some(match r.cause.take() {

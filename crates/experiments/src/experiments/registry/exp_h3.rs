@@ -191,8 +191,9 @@ fn h6() -> RowResult {
         r
     } else {
         r.with_cause(
-            "the first lookup of the re-read has no hint yet and pays a full search \
-             (a tree's depth), which lifts the mean just above 2.0 (points.csv)",
+            "kind: the criterion (a question for registry v2, docs/registry-v2.md) — the \
+             first lookup of the re-read has no hint yet and pays a full search (a tree's \
+             depth), which lifts the mean just above 2.0 (points.csv)",
         )
     }
 }

@@ -224,7 +224,8 @@ impl Evaluator for ExpM4 {
         let mut m11 = RowResult::evaluated("M11", m11);
         if m11.label() != super::judge::Label::Robust {
             m11 = m11.with_cause(format!(
-                "(b) gives every chip a private data bus, so with 2–4 chips a channel it has \
+                "kind: hardware (the bus arrangements as the registry draws them) — (b) \
+                 gives every chip a private data bus, so with 2–4 chips a channel it has \
                  2–4× the data buses of (c); a control-bus occupancy of up to 3 µs a command \
                  does not offset that: (c)/(b) ranges {lo:.2}–{hi:.2} over the points"
             ));

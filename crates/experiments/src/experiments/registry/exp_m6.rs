@@ -330,7 +330,7 @@ impl RowStats {
             );
         }
         format!(
-            "{}; controls missing their size: {}; {}",
+            "{}; controls missing their size: {}; kind: {}",
             main.join("; "),
             if ctl.is_empty() {
                 "none".into()
