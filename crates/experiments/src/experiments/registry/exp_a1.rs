@@ -497,14 +497,23 @@ fn a12_cause(r: RowResult, counts: &[(f64, f64, f64)]) -> RowResult {
     let w = counts.iter().map(|c| c.2).fold(0.0, f64::max);
     let extra = if w == 0.0 {
         format!(
-            "kind: the paper's time formula — no scheme programs or erases during the              sequential read at any point, so T = Cr × {TR_US} µs on both paths, and              YAFFS2's page reads over the fastest FTL's range {lo:.4}–{hi:.4}: both read              each page of the file once; the formula has no term for the FTL's address              translation (CPU time), the only place a file system on raw flash could gain"
+            "kind: the paper's time formula — no scheme programs or erases during the \
+             sequential read at any point, so T = Cr × {TR_US} µs on both paths, and \
+             YAFFS2's page reads over the fastest FTL's range {lo:.4}–{hi:.4}: both read \
+             each page of the file once; the formula has no term for the FTL's address \
+             translation (CPU time), so under it YAFFS2 can only gain by reading fewer pages"
         )
     } else {
         format!(
-            "YAFFS2's page reads over the fastest FTL's range {lo:.4}–{hi:.4}; up to {w:.0}              programs + erases in the read phase"
+            "YAFFS2's page reads over the fastest FTL's range {lo:.4}–{hi:.4}; up to {w:.0} \
+             programs + erases in the read phase"
         )
     };
+    // The formula's own reason replaces Row::finish's generic "a mechanism … (or the
+    // paper's number)" when the counts show it.
+    let generic = "; no level of the registered grid";
     let cause = match &r.cause {
+        Some(c) if w == 0.0 => format!("{}; {extra}", c.split(generic).next().unwrap_or(c)),
         Some(c) => format!("{c}; {extra}"),
         None => extra,
     };
