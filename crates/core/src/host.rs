@@ -341,13 +341,7 @@ fn read_ahead(
     gate: &Gate,
 ) {
     // Fills the free slots at the front of a batch until the host moves requests there.
-    const FILLER: IoRequest = IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes: 0,
-        size_bytes: 0,
-        op: OpKind::Flush,
-    };
+    const FILLER: IoRequest = IoRequest::new(OpKind::Flush, 0, 0);
     loop {
         let mut requests = recycled
             .try_recv()
@@ -854,13 +848,7 @@ mod tests {
 
     fn cmd(op: OpKind, first_lpn: u32, pages: u32) -> QueuedCommand {
         QueuedCommand {
-            req: IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: first_lpn as u64 * 4096,
-                size_bytes: pages as u64 * 4096,
-                op,
-            },
+            req: IoRequest::new(op, first_lpn as u64 * 4096, pages as u64 * 4096),
             arrival_ns: 0,
             issue_ns: 0,
             first_lpn,

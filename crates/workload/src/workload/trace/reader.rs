@@ -862,13 +862,7 @@ impl<S: Records> Iterator for Pipeline<S> {
                 }
             }
             self.warn.tick();
-            let mut req = IoRequest {
-                arrival_ns,
-                device: raw.device,
-                offset_bytes: raw.offset,
-                size_bytes: raw.size,
-                op: raw.op,
-            };
+            let mut req = IoRequest::new(raw.op, raw.offset, raw.size).at(arrival_ns).on_device(raw.device);
             // `RawRequest::new` guarantees this does not overflow.
             let end = raw.offset + raw.size;
             match self.fit {
