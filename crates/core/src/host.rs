@@ -1250,6 +1250,81 @@ mod tests {
         }
     }
 
+    /// Two namespaces of 512 KiB each (namespace 1 from byte 512 Ki), `n` 4 KiB reads
+    /// each, in turn, run at depth 1 through `mechanism`: (namespace, device offset) in
+    /// service order, and the refused requests per namespace.
+    fn two_namespaces(
+        mechanism: crate::arbitration::Mechanism,
+        reqs: Vec<IoRequest>,
+    ) -> (Vec<(u32, u64)>, Vec<u64>) {
+        use crate::arbitration::Priority::{High, Low};
+        let arbiter = Arbiter::new(mechanism, 1, &[High, Low], "host").unwrap();
+        let errors: Arc<[AtomicU64]> = (0..2).map(|_| AtomicU64::new(0)).collect();
+        let queues = NamespaceQueues::new(
+            vec![(0, 512 << 10), (512 << 10, 512 << 10)],
+            arbiter,
+            Arc::clone(&errors),
+        );
+        let items: Vec<Result<IoRequest, TraceError>> = reqs.into_iter().map(Ok).collect();
+        let mut target = Parallel {
+            queue: VecDeque::new(),
+        };
+        let mut order = Vec::new();
+        HostQueue::new(Box::new(items.into_iter()), Arrivals::Closed, 0, 1)
+            .namespaces(Some(queues))
+            .run(&mut target, |d| {
+                order.push((d.cmd.req.namespace, d.cmd.req.offset_bytes))
+            })
+            .unwrap();
+        let errors = errors.iter().map(|e| e.load(SeqCst)).collect();
+        (order, errors)
+    }
+
+    fn in_turn(n: u64) -> Vec<IoRequest> {
+        (0..n)
+            .flat_map(|i| {
+                (0..2).map(move |ns| IoRequest::new(OpKind::Read, i * 4096, 4096).in_namespace(ns))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn round_robin_serves_the_namespaces_in_turn_at_their_slices() {
+        let (order, errors) = two_namespaces(crate::arbitration::Mechanism::RoundRobin, in_turn(6));
+        let ns: Vec<u32> = order.iter().map(|o| o.0).collect();
+        assert_eq!(ns, [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+        // Namespace 1's byte 4096 is the drive's 512 Ki + 4096.
+        assert_eq!(order[3], (1, (512 << 10) + 4096));
+        assert_eq!(errors, [0, 0]);
+    }
+
+    #[test]
+    fn weighted_round_robin_serves_high_twice_per_low_once() {
+        // High weight 2, low weight 1, burst 1: a round is high, high, low; once the
+        // high namespace's six requests are served, the low one's rest follow.
+        let wrr = crate::arbitration::Mechanism::WeightedRoundRobin {
+            high: 2,
+            medium: 1,
+            low: 1,
+        };
+        let (order, _) = two_namespaces(wrr, in_turn(6));
+        let ns: Vec<u32> = order.iter().map(|o| o.0).collect();
+        assert_eq!(ns, [0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_request_past_its_namespace_is_counted_and_not_performed() {
+        let reqs = vec![
+            IoRequest::new(OpKind::Read, 0, 4096),
+            // Ends one byte past namespace 1's 512 KiB.
+            IoRequest::new(OpKind::Write, (512 << 10) - 4095, 4096).in_namespace(1),
+            IoRequest::new(OpKind::Read, 4096, 4096).in_namespace(1),
+        ];
+        let (order, errors) = two_namespaces(crate::arbitration::Mechanism::RoundRobin, reqs);
+        assert_eq!(order, [(0, 0), (1, (512 << 10) + 4096)]);
+        assert_eq!(errors, [0, 1]);
+    }
+
     /// Two streams of `n` reads each, in turn (as `workload.streams = 2` yields them):
     /// stream 0 at 0, 4, 8 … KiB, stream 1 at 1 MiB + 0, 4, 8 … KiB. Runs them through
     /// a host of depth `qd` and returns (stream, issue, done) in dispatch order.
