@@ -51,11 +51,22 @@ fn two_namespaces_add_up_to_the_device_totals() {
         r.latency_ns.count
     );
     let wa = db.write_amplification_contribution + logs.write_amplification_contribution;
-    assert!((wa - r.write_amplification).abs() < 1e-9, "{wa} vs {}", r.write_amplification);
+    assert!(
+        (wa - r.write_amplification).abs() < 1e-9,
+        "{wa} vs {}",
+        r.write_amplification
+    );
     assert_eq!(db.errors_lba_out_of_range + logs.errors_lba_out_of_range, 0);
     // The same run without the tables has no namespace section.
-    let one = config("[device]\ncapacity = \"1GiB\"\n[workload]\nkind = \"mixed\"\nrequests = 300\n");
-    assert!(run(&one, RunOptions::default()).unwrap().report.namespaces.is_empty());
+    let one =
+        config("[device]\ncapacity = \"1GiB\"\n[workload]\nkind = \"mixed\"\nrequests = 300\n");
+    assert!(
+        run(&one, RunOptions::default())
+            .unwrap()
+            .report
+            .namespaces
+            .is_empty()
+    );
 }
 
 #[test]

@@ -317,7 +317,9 @@ fn at_resolution(format: TraceFormat, reqs: &[IoRequest]) -> Vec<IoRequest> {
             } else {
                 r.device
             };
-            IoRequest::new(r.op, offset_bytes, size_bytes).at(r.arrival_ns / tick * tick - t0).on_device(device)
+            IoRequest::new(r.op, offset_bytes, size_bytes)
+                .at(r.arrival_ns / tick * tick - t0)
+                .on_device(device)
         })
         .collect()
 }
@@ -353,7 +355,9 @@ fn any_requests(format: TraceFormat) -> impl Strategy<Value = Vec<IoRequest>> {
                 } else {
                     (offset_bytes, size)
                 };
-                IoRequest::new(op, offset_bytes, size_bytes).at(t).on_device(device)
+                IoRequest::new(op, offset_bytes, size_bytes)
+                    .at(t)
+                    .on_device(device)
             })
             .collect()
     })

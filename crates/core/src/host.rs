@@ -580,7 +580,12 @@ impl NamespaceQueues {
     }
 
     /// Reads the next request into its namespace's queue; `false` once the stream ended.
-    fn read(&mut self, requests: &mut Lookahead, arrivals: Arrivals, start_ns: u64) -> Result<bool, SimError> {
+    fn read(
+        &mut self,
+        requests: &mut Lookahead,
+        arrivals: Arrivals,
+        start_ns: u64,
+    ) -> Result<bool, SimError> {
         match requests.next() {
             Some(Ok(r)) => {
                 let n = self.slices.len();
@@ -605,7 +610,13 @@ impl NamespaceQueues {
     }
 
     /// The arrival of namespace `s`'s head request (it has one).
-    fn arrival(&mut self, s: usize, arrivals: Arrivals, start_ns: u64, issued: u64) -> Result<u64, SimError> {
+    fn arrival(
+        &mut self,
+        s: usize,
+        arrivals: Arrivals,
+        start_ns: u64,
+        issued: u64,
+    ) -> Result<u64, SimError> {
         if let Some(a) = self.head_arrival[s] {
             return Ok(a);
         }
@@ -742,7 +753,11 @@ impl HostQueue {
     /// picks among the namespaces whose head request has arrived; a request past its
     /// namespace's end is counted and dropped, and the next one is considered.
     #[inline(never)]
-    fn admit_ns<T: Target>(&mut self, target: &mut T, bound: Option<u64>) -> Result<bool, SimError> {
+    fn admit_ns<T: Target>(
+        &mut self,
+        target: &mut T,
+        bound: Option<u64>,
+    ) -> Result<bool, SimError> {
         let (arrivals, start_ns, qd) = (self.arrivals, self.start_ns, self.qd);
         let open = matches!(arrivals, Arrivals::Open { .. });
         let ns = self.namespaces.as_mut().expect("namespace queues");

@@ -206,7 +206,9 @@ impl Config {
             Err(ConfigError::value(
                 key,
                 value,
-                format!("{why} with [[namespace]] tables (the namespace host queue does not model it)"),
+                format!(
+                    "{why} with [[namespace]] tables (the namespace host queue does not model it)"
+                ),
             ))
         };
         if self.fs.active() {
@@ -265,8 +267,13 @@ impl Config {
                     ));
                 }
                 let w = ns.workload.as_ref().unwrap_or(&self.workload);
-                synth::check(w, slice.size_bytes, namespace_seed(self.seed, i))
-                    .map_err(|e| if ns.workload.is_some() { in_namespace(i, e) } else { e })?;
+                synth::check(w, slice.size_bytes, namespace_seed(self.seed, i)).map_err(|e| {
+                    if ns.workload.is_some() {
+                        in_namespace(i, e)
+                    } else {
+                        e
+                    }
+                })?;
                 if w.kind == synth::SynthKind::Probe {
                     return Err(ConfigError::value(
                         if ns.workload.is_some() {

@@ -229,10 +229,7 @@ mod tests {
     #[test]
     fn bad_namespaces_name_their_key() {
         let key = |v: &[NamespaceConfig]| layout(v, 1 << 20, 4096).unwrap_err();
-        assert_eq!(
-            key(&[ns("a", None, None)]).key(),
-            Some("namespace[0].size")
-        );
+        assert_eq!(key(&[ns("a", None, None)]).key(), Some("namespace[0].size"));
         assert_eq!(
             key(&[ns("a", None, Some(0.7)), ns("b", None, Some(0.7))]).key(),
             Some("namespace[1].share")

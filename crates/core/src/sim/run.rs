@@ -9,8 +9,6 @@ use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
 use crate::ftl::FtlError;
 use crate::host::{Arrivals, Dispatched, HostQueue, NamespaceQueues, Target};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 use crate::host_log::{HostLog, HostLogStats, LogTarget};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
@@ -20,6 +18,8 @@ use crate::workload::trace::Warnings;
 use crate::workload::{IoRequest, OpKind, Phase};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
 /// A finished run.
 pub struct RunOutput {
@@ -443,10 +443,14 @@ fn write_footprint(u: &mut Units, cfg: &Config, filled: u64) -> Result<(u64, u64
     let page = u.bytes();
     let (phases, _) = build_workload(cfg, logical * page)?;
     // A namespace's requests address its slice of the drive.
-    let bases: Vec<u64> = crate::config::namespace::layout(&cfg.namespaces, logical * page, cfg.device.page_size.bytes())?
-        .iter()
-        .map(|s| s.base_bytes)
-        .collect();
+    let bases: Vec<u64> = crate::config::namespace::layout(
+        &cfg.namespaces,
+        logical * page,
+        cfg.device.page_size.bytes(),
+    )?
+    .iter()
+    .map(|s| s.base_bytes)
+    .collect();
     let (mut written, mut reads) = (0u64, 0u64);
     for phase in phases {
         for req in phase.requests {
@@ -945,7 +949,10 @@ fn namespace_queues(
         "host",
     )?;
     Ok(Some(NamespaceQueues::new(
-        slices.iter().map(|s| (s.base_bytes, s.size_bytes)).collect(),
+        slices
+            .iter()
+            .map(|s| (s.base_bytes, s.size_bytes))
+            .collect(),
         arbiter,
         Arc::clone(errors),
     )))

@@ -365,8 +365,12 @@ fn build_namespace_workload(
     let mut per_ns: Vec<std::vec::IntoIter<Phase>> = Vec::new();
     for (i, (ns, slice)) in cfg.namespaces.iter().zip(&slices).enumerate() {
         let w = ns.workload.as_ref().unwrap_or(&cfg.workload);
-        let phases = synth::build_phases(w, slice.size_bytes, crate::config::namespace_seed(cfg.seed, i))
-            .map_err(|e| SimError::Config(format!("namespace {} ({}): workload: {e}", i, ns.name)))?;
+        let phases = synth::build_phases(
+            w,
+            slice.size_bytes,
+            crate::config::namespace_seed(cfg.seed, i),
+        )
+        .map_err(|e| SimError::Config(format!("namespace {} ({}): workload: {e}", i, ns.name)))?;
         per_ns.push(phases.into_iter());
     }
     let mut phases = Vec::new();
@@ -426,7 +430,10 @@ struct Interleave {
 impl Interleave {
     fn new(streams: Vec<(u32, RequestStream)>, open_loop: bool) -> Interleave {
         Interleave {
-            streams: streams.into_iter().map(|(i, s)| (i, s.peekable())).collect(),
+            streams: streams
+                .into_iter()
+                .map(|(i, s)| (i, s.peekable()))
+                .collect(),
             open_loop,
             turn: 0,
             failed: false,

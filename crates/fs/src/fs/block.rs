@@ -65,7 +65,11 @@ impl BlockIo {
 
     /// Queues one request of `count` units from `unit`.
     pub(crate) fn push(&mut self, unit: u64, count: u64, op: OpKind) {
-        self.pending.push(IoRequest::new(op, unit * self.unit_bytes, count * self.unit_bytes));
+        self.pending.push(IoRequest::new(
+            op,
+            unit * self.unit_bytes,
+            count * self.unit_bytes,
+        ));
     }
 
     /// Writes every dirty unit (one request per contiguous run); returns them.

@@ -734,11 +734,17 @@ fn parse_ascii(text: &str) -> Vec<IoRequest> {
         .map(|line| {
             let f: Vec<u64> = line.split(' ').map(|x| x.parse().expect(line)).collect();
             assert_eq!(f.len(), 5, "{line}");
-            IoRequest::new(match f[4] {
+            IoRequest::new(
+                match f[4] {
                     1 => OpKind::Read,
                     0 => OpKind::Write,
                     other => panic!("op {other}"),
-                }, f[2] * 512, f[3] * 512).at(f[0]).on_device(f[1] as u32)
+                },
+                f[2] * 512,
+                f[3] * 512,
+            )
+            .at(f[0])
+            .on_device(f[1] as u32)
         })
         .collect()
 }
@@ -761,9 +767,13 @@ fn ascii_export_round_trips() {
 
     // Extremes of the number formatter and sector widening of unaligned requests.
     let odd = [
-        IoRequest::new(OpKind::Read, 100, 1000).at(u64::MAX).on_device(u32::MAX),
+        IoRequest::new(OpKind::Read, 100, 1000)
+            .at(u64::MAX)
+            .on_device(u32::MAX),
         IoRequest::new(OpKind::Write, 512 * 99, 1).on_device(9),
-        IoRequest::new(OpKind::Write, 512 * 100, 512).at(10).on_device(10),
+        IoRequest::new(OpKind::Write, 512 * 100, 512)
+            .at(10)
+            .on_device(10),
     ];
     let mut out = Vec::new();
     write_ascii(odd.iter().copied(), &mut out).unwrap();

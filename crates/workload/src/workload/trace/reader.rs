@@ -862,7 +862,9 @@ impl<S: Records> Iterator for Pipeline<S> {
                 }
             }
             self.warn.tick();
-            let mut req = IoRequest::new(raw.op, raw.offset, raw.size).at(arrival_ns).on_device(raw.device);
+            let mut req = IoRequest::new(raw.op, raw.offset, raw.size)
+                .at(arrival_ns)
+                .on_device(raw.device);
             // `RawRequest::new` guarantees this does not overflow.
             let end = raw.offset + raw.size;
             match self.fit {

@@ -198,7 +198,9 @@ mod tests {
 
     #[test]
     fn renders_each_format() {
-        let r = IoRequest::new(OpKind::Read, 1024, 4096).at(1_500_123_456).on_device(2064);
+        let r = IoRequest::new(OpKind::Read, 1024, 4096)
+            .at(1_500_123_456)
+            .on_device(2064);
         assert_eq!(line(TraceFormat::Ascii, r), "1500123456 2064 2 8 1\n");
         assert_eq!(line(TraceFormat::Disksim, r), "1500.123456 2064 2 8 1\n");
         assert_eq!(
@@ -243,7 +245,11 @@ mod tests {
 
     #[test]
     fn a_file_numbers_blktrace_events_and_adds_each_fio_file_once() {
-        let r = |t, device| IoRequest::new(OpKind::Write, 0, 512).at(t).on_device(device);
+        let r = |t, device| {
+            IoRequest::new(OpKind::Write, 0, 512)
+                .at(t)
+                .on_device(device)
+        };
         let mut w = TraceWriter::new(TraceFormat::Fio, Vec::new()).unwrap();
         for (t, d) in [(1000, 3), (2000, 3), (3000, 1)] {
             w.write(&r(t, d)).unwrap();
