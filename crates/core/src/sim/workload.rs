@@ -164,140 +164,6 @@ impl Iterator for PhaseCut {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use crate::config::Config;
-    use crate::sim::{RunOptions, run};
-
-    /// 10 one-page writes, then 5 one-page reads of them, as an ASCII trace.
-    fn trace() -> tempfile::NamedTempFile {
-        use std::io::Write;
-        let mut f = tempfile::NamedTempFile::new().unwrap();
-        for i in 0..15u64 {
-            let (lba, op) = if i < 10 {
-                (i * 8, 0)
-            } else {
-                ((i - 10) * 8, 1)
-            };
-            writeln!(f, "{} 0 {lba} 8 {op}", i * 1000).unwrap();
-        }
-        f
-    }
-
-    /// No write buffer: every page reaches the FTL in its own phase.
-    fn config(path: &std::path::Path, phases: &str) -> Config {
-        let text = format!(
-            r#"
-            [device]
-            capacity = "64MiB"
-            channels = 1
-            chips_per_channel = 1
-            [host]
-            qd = 1
-            [buffer]
-            name = "none"
-            [trace]
-            path = "{}"
-            format = "ascii"
-            {phases}
-            "#,
-            path.display()
-        );
-        Config::load(None, Some(("test", &text))).unwrap()
-    }
-
-    #[test]
-    fn a_trace_split_into_phases_reports_each_with_its_own_counters() {
-        let t = trace();
-        let phases = r#"phases = [{ name = "write", requests = 10 }, { name = "idle", requests = 0 },
-                        { name = "read", requests = 5 }]"#;
-        let r = run(&config(t.path(), phases), RunOptions::default())
-            .unwrap()
-            .report;
-        let names: Vec<(&str, u64)> = r
-            .phases
-            .iter()
-            .map(|p| (p.name.as_str(), p.requests))
-            .collect();
-        assert_eq!(names, [("write", 10), ("idle", 0), ("read", 5)]);
-        let (w, idle, rd) = (&r.phases[0], &r.phases[1], &r.phases[2]);
-        let (reads, map_reads) = (crate::nand::READ_PAGES.key, crate::nand::MAP_READ_PAGES.key);
-        assert_eq!(rd.counters[reads], 5);
-        assert_eq!(w.counters[reads], 0);
-        assert_eq!(idle.counters[reads], 0);
-        assert_eq!(w.counters[map_reads], 0);
-        // The phases' counters add up to the run's (every FTL counter that is not a gauge).
-        let gauges: Vec<&str> = crate::ftl::counter_groups()
-            .iter()
-            .flat_map(|l| l.iter())
-            .filter(|c| c.is_gauge())
-            .map(|c| c.key)
-            .collect();
-        let is_gauge = |k: &str| gauges.contains(&k);
-        for (k, &v) in &r.counters {
-            if k.starts_with("ftl.") && !is_gauge(k) {
-                let sum: u64 = r.phases.iter().map(|p| p.counters[k]).sum();
-                assert_eq!(sum, v, "{k}");
-            }
-        }
-        // Without the key: one phase named after the file, no per-phase counters (and
-        // none in the JSON).
-        let r = run(&config(t.path(), ""), RunOptions::default())
-            .unwrap()
-            .report;
-        assert_eq!(r.phases.len(), 1);
-        assert_eq!(r.phases[0].requests, 15);
-        assert!(r.phases[0].counters.is_empty());
-        let json = serde_json::to_value(&r).unwrap();
-        assert!(json["phases"][0].get("counters").is_none());
-    }
-
-    #[test]
-    fn phases_that_do_not_cover_the_trace_exactly_are_refused_naming_the_key() {
-        let t = trace();
-        for (phases, says) in [
-            (
-                r#"phases = [{ name = "a", requests = 10 }, { name = "b", requests = 6 }]"#,
-                "trace ends after 15 (in phase 'b', which expects 1 more)",
-            ),
-            (
-                r#"phases = [{ name = "a", requests = 10 }, { name = "b", requests = 4 }]"#,
-                "lists 14 requests, but the trace has more",
-            ),
-        ] {
-            let Err(e) = run(&config(t.path(), phases), RunOptions::default()) else {
-                panic!("{phases} ran");
-            };
-            let e = e.to_string();
-            assert!(e.contains("trace.phases") && e.contains(says), "{e}");
-        }
-        // Validation: a name for every phase, each once, and only with a trace.
-        let twice = r#"phases = [{ name = "a", requests = 10 }, { name = "a", requests = 5 }]"#;
-        let e = config(t.path(), twice).validate().unwrap_err().to_string();
-        assert!(
-            e.contains("trace.phases") && e.contains("'a' is given twice"),
-            "{e}"
-        );
-        let unnamed = r#"phases = [{ name = "", requests = 15 }]"#;
-        let e = config(t.path(), unnamed)
-            .validate()
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("trace.phases") && e.contains("a name for phase 1"),
-            "{e}"
-        );
-        let mut c = config(t.path(), r#"phases = [{ name = "a", requests = 15 }]"#);
-        c.trace.path = None;
-        c.trace.format = None;
-        let e = c.validate().unwrap_err().to_string();
-        assert!(
-            e.contains("trace.phases") && e.contains("only block-trace replays"),
-            "{e}"
-        );
-    }
-}
-
 /// The workload of a drive with `[[namespace]]` tables, every request tagged with its
 /// namespace and addressed inside it. A trace: each namespace takes the requests of its
 /// `device` (one namespace without one takes them all; other devices' requests are
@@ -452,17 +318,15 @@ impl Iterator for Interleave {
             let mut best: Option<(u64, usize)> = None;
             for (k, (_, s)) in self.streams.iter_mut().enumerate() {
                 match s.peek() {
-                    None => {}
                     // An error goes out at once.
                     Some(Err(_)) => {
                         best = Some((0, k));
                         break;
                     }
-                    Some(Ok(r)) => {
-                        if best.is_none_or(|(t, _)| r.arrival_ns < t) {
-                            best = Some((r.arrival_ns, k));
-                        }
+                    Some(Ok(r)) if best.is_none_or(|(t, _)| r.arrival_ns < t) => {
+                        best = Some((r.arrival_ns, k));
                     }
+                    _ => {}
                 }
             }
             best?.1
@@ -482,5 +346,139 @@ impl Iterator for Interleave {
                 Some(Err(e))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Config;
+    use crate::sim::{RunOptions, run};
+
+    /// 10 one-page writes, then 5 one-page reads of them, as an ASCII trace.
+    fn trace() -> tempfile::NamedTempFile {
+        use std::io::Write;
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        for i in 0..15u64 {
+            let (lba, op) = if i < 10 {
+                (i * 8, 0)
+            } else {
+                ((i - 10) * 8, 1)
+            };
+            writeln!(f, "{} 0 {lba} 8 {op}", i * 1000).unwrap();
+        }
+        f
+    }
+
+    /// No write buffer: every page reaches the FTL in its own phase.
+    fn config(path: &std::path::Path, phases: &str) -> Config {
+        let text = format!(
+            r#"
+            [device]
+            capacity = "64MiB"
+            channels = 1
+            chips_per_channel = 1
+            [host]
+            qd = 1
+            [buffer]
+            name = "none"
+            [trace]
+            path = "{}"
+            format = "ascii"
+            {phases}
+            "#,
+            path.display()
+        );
+        Config::load(None, Some(("test", &text))).unwrap()
+    }
+
+    #[test]
+    fn a_trace_split_into_phases_reports_each_with_its_own_counters() {
+        let t = trace();
+        let phases = r#"phases = [{ name = "write", requests = 10 }, { name = "idle", requests = 0 },
+                        { name = "read", requests = 5 }]"#;
+        let r = run(&config(t.path(), phases), RunOptions::default())
+            .unwrap()
+            .report;
+        let names: Vec<(&str, u64)> = r
+            .phases
+            .iter()
+            .map(|p| (p.name.as_str(), p.requests))
+            .collect();
+        assert_eq!(names, [("write", 10), ("idle", 0), ("read", 5)]);
+        let (w, idle, rd) = (&r.phases[0], &r.phases[1], &r.phases[2]);
+        let (reads, map_reads) = (crate::nand::READ_PAGES.key, crate::nand::MAP_READ_PAGES.key);
+        assert_eq!(rd.counters[reads], 5);
+        assert_eq!(w.counters[reads], 0);
+        assert_eq!(idle.counters[reads], 0);
+        assert_eq!(w.counters[map_reads], 0);
+        // The phases' counters add up to the run's (every FTL counter that is not a gauge).
+        let gauges: Vec<&str> = crate::ftl::counter_groups()
+            .iter()
+            .flat_map(|l| l.iter())
+            .filter(|c| c.is_gauge())
+            .map(|c| c.key)
+            .collect();
+        let is_gauge = |k: &str| gauges.contains(&k);
+        for (k, &v) in &r.counters {
+            if k.starts_with("ftl.") && !is_gauge(k) {
+                let sum: u64 = r.phases.iter().map(|p| p.counters[k]).sum();
+                assert_eq!(sum, v, "{k}");
+            }
+        }
+        // Without the key: one phase named after the file, no per-phase counters (and
+        // none in the JSON).
+        let r = run(&config(t.path(), ""), RunOptions::default())
+            .unwrap()
+            .report;
+        assert_eq!(r.phases.len(), 1);
+        assert_eq!(r.phases[0].requests, 15);
+        assert!(r.phases[0].counters.is_empty());
+        let json = serde_json::to_value(&r).unwrap();
+        assert!(json["phases"][0].get("counters").is_none());
+    }
+
+    #[test]
+    fn phases_that_do_not_cover_the_trace_exactly_are_refused_naming_the_key() {
+        let t = trace();
+        for (phases, says) in [
+            (
+                r#"phases = [{ name = "a", requests = 10 }, { name = "b", requests = 6 }]"#,
+                "trace ends after 15 (in phase 'b', which expects 1 more)",
+            ),
+            (
+                r#"phases = [{ name = "a", requests = 10 }, { name = "b", requests = 4 }]"#,
+                "lists 14 requests, but the trace has more",
+            ),
+        ] {
+            let Err(e) = run(&config(t.path(), phases), RunOptions::default()) else {
+                panic!("{phases} ran");
+            };
+            let e = e.to_string();
+            assert!(e.contains("trace.phases") && e.contains(says), "{e}");
+        }
+        // Validation: a name for every phase, each once, and only with a trace.
+        let twice = r#"phases = [{ name = "a", requests = 10 }, { name = "a", requests = 5 }]"#;
+        let e = config(t.path(), twice).validate().unwrap_err().to_string();
+        assert!(
+            e.contains("trace.phases") && e.contains("'a' is given twice"),
+            "{e}"
+        );
+        let unnamed = r#"phases = [{ name = "", requests = 15 }]"#;
+        let e = config(t.path(), unnamed)
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("trace.phases") && e.contains("a name for phase 1"),
+            "{e}"
+        );
+        let mut c = config(t.path(), r#"phases = [{ name = "a", requests = 15 }]"#);
+        c.trace.path = None;
+        c.trace.format = None;
+        let e = c.validate().unwrap_err().to_string();
+        assert!(
+            e.contains("trace.phases") && e.contains("only block-trace replays"),
+            "{e}"
+        );
     }
 }
