@@ -128,3 +128,31 @@ fn bad_namespace_settings_name_their_key() {
         "namespace[0].workload.requests",
     );
 }
+
+#[test]
+fn an_ascii_traces_sixth_column_is_the_placement_identifier() {
+    use ssdlab::workload::trace::{TraceFormat, TraceOptions, open_trace};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.ascii");
+    std::fs::write(&path, "0 0 0 8 0 3\n1000 0 8 8 0\n2000 0 16 8 1 65535\n").unwrap();
+    let opts = TraceOptions {
+        format: Some(TraceFormat::Ascii),
+        capacity_bytes: 1 << 30,
+        ..TraceOptions::default()
+    };
+    let got: Vec<Option<u16>> = open_trace(&path, &opts)
+        .unwrap()
+        .requests
+        .map(|r| r.unwrap().placement)
+        .collect();
+    assert_eq!(got, [Some(3), None, Some(65535)]);
+    std::fs::write(&path, "0 0 0 8 0 65536\n").unwrap();
+    let e = open_trace(&path, &opts)
+        .unwrap()
+        .requests
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("placement"), "{e}");
+}
