@@ -33,17 +33,17 @@ fn requests() -> impl Iterator<Item = IoRequest> {
         x ^= x >> 7;
         x ^= x << 17;
         t += x % 200_000;
-        IoRequest {
-            arrival_ns: t,
-            device: (x >> 60) as u32 & 3,
-            offset_bytes: (x >> 20) % (1 << 28) * 4096,
-            size_bytes: 4096 * (1 + (x >> 8) % 32),
-            op: if x % 10 < 3 {
+        IoRequest::new(
+            if x % 10 < 3 {
                 OpKind::Read
             } else {
                 OpKind::Write
             },
-        }
+            (x >> 20) % (1 << 28) * 4096,
+            4096 * (1 + (x >> 8) % 32),
+        )
+        .at(t)
+        .on_device((x >> 60) as u32 & 3)
     })
 }
 

@@ -130,16 +130,16 @@ fn the_buffered_command_path_allocates_nothing_per_request() {
         c.buffer.size = Some(Size(8 << 20));
         c.host.qd = 32;
         let mut dev = Device::new(&c).unwrap();
-        let req = |i: u64| IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: lpn(i) as u64 * 4096,
-            size_bytes: 4096 * (1 + i % 3),
-            op: if i.is_multiple_of(4) {
-                OpKind::Read
-            } else {
-                OpKind::Write
-            },
+        let req = |i: u64| {
+            IoRequest::new(
+                if i.is_multiple_of(4) {
+                    OpKind::Read
+                } else {
+                    OpKind::Write
+                },
+                lpn(i) as u64 * 4096,
+                4096 * (1 + i % 3),
+            )
         };
         let mut t = 0;
         let mut run = |dev: &mut Device, range: std::ops::Range<u64>| {

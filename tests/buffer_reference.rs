@@ -95,17 +95,15 @@ fn request(op: OpKind, lpn: u32, pages: u32, partial: u64) -> IoRequest {
     } else {
         (pages as u64 * PAGE - head - tail).max(512)
     };
-    IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes: if op == OpKind::Flush {
+    IoRequest::new(
+        op,
+        if op == OpKind::Flush {
             0
         } else {
             lpn as u64 * PAGE + head
         },
-        size_bytes: size,
-        op,
-    }
+        size,
+    )
 }
 
 fn check_all(dev: &Device, model: &BTreeMap<u32, u32>, when: &str) -> Result<(), TestCaseError> {

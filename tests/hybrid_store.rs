@@ -165,13 +165,7 @@ fn long_random_run_evicts_and_collects_garbage() {
         let mut store = HybridStore::new(&small_hdd(), Some((&cfg, &tiny_flash()))).unwrap();
         let mut t = 0;
         for op in &ops {
-            let req = |s: u64, l: u64, op| ssdlab::workload::IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: s * UNIT,
-                size_bytes: l * UNIT,
-                op,
-            };
+            let req = |s: u64, l: u64, op| ssdlab::workload::IoRequest::new(op, s * UNIT, l * UNIT);
             t = match *op {
                 Op::Write(s, l) => store.submit(&req(s, l, ssdlab::workload::OpKind::Write), t),
                 Op::Read(s, l) => store.submit(&req(s, l, ssdlab::workload::OpKind::Read), t),

@@ -68,13 +68,7 @@ fn check(ftl: FtlKind, buffer: BufferKind, seed: u64) {
             model[o..o + l].copy_from_slice(&buf);
             written += len;
         } else if roll < 78 {
-            let req = IoRequest {
-                arrival_ns: t,
-                device: 0,
-                offset_bytes: off,
-                size_bytes: len,
-                op: OpKind::Trim,
-            };
+            let req = IoRequest::new(OpKind::Trim, off, len).at(t);
             dev.submit(&req, t).unwrap();
             // Only whole pages are discarded: they read zeros; the rest is unchanged.
             let first = off.div_ceil(4096) * 4096;
@@ -83,13 +77,7 @@ fn check(ftl: FtlKind, buffer: BufferKind, seed: u64) {
                 model[first as usize..end as usize].fill(0);
             }
         } else if roll < 80 {
-            let req = IoRequest {
-                arrival_ns: t,
-                device: 0,
-                offset_bytes: 0,
-                size_bytes: 0,
-                op: OpKind::Flush,
-            };
+            let req = IoRequest::new(OpKind::Flush, 0, 0).at(t);
             dev.submit(&req, t).unwrap();
         } else {
             buf.resize(l, 0);

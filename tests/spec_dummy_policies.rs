@@ -337,13 +337,7 @@ fn the_dummies_parse_validate_estimate_and_run() {
     let logical = design.device.logical_pages;
     for i in 0..2 * logical {
         let lpn = i.wrapping_mul(2_654_435_761) % logical;
-        let req = IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: lpn * 4096,
-            size_bytes: 4096,
-            op: OpKind::Write,
-        };
+        let req = IoRequest::new(OpKind::Write, lpn * 4096, 4096);
         dev.submit(&req, 0).unwrap();
     }
     let policy = dev.buffer_policy().unwrap();

@@ -96,13 +96,9 @@ fn file(events: &[Ev], cpu: u32, big: bool) -> Vec<u8> {
 }
 
 fn req(arrival_ns: u64, offset_bytes: u64, size_bytes: u64, op: OpKind) -> IoRequest {
-    IoRequest {
-        arrival_ns,
-        device: 8 * 256 + 16,
-        offset_bytes,
-        size_bytes,
-        op,
-    }
+    IoRequest::new(op, offset_bytes, size_bytes)
+        .at(arrival_ns)
+        .on_device(8 * 256 + 16)
 }
 
 /// CPU 0 and CPU 1 of a small trace, and what the reader must make of them.

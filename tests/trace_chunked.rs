@@ -23,17 +23,16 @@ fn requests() -> Vec<IoRequest> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            IoRequest {
-                arrival_ns: 5_000_000 + i * 7_000 + x % 5 * 1_000,
-                device: 0,
-                offset_bytes: x % (1 << 24) * 4096,
-                size_bytes: 4096 * (1 + x % 16),
-                op: if x.is_multiple_of(3) {
+            IoRequest::new(
+                if x.is_multiple_of(3) {
                     OpKind::Read
                 } else {
                     OpKind::Write
                 },
-            }
+                x % (1 << 24) * 4096,
+                4096 * (1 + x % 16),
+            )
+            .at(5_000_000 + i * 7_000 + x % 5 * 1_000)
         })
         .collect()
 }

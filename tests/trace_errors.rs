@@ -98,8 +98,8 @@ fn error_messages_say_what_was_expected() {
         (
             TraceFormat::Ascii,
             "1 2 3 4",
-            "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1) (the line \
-             has 4 fields)",
+            "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1), and an \
+             optional 6th: placement (the line has 4 fields)",
         ),
         (
             TraceFormat::Ascii,

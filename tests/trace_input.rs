@@ -52,13 +52,7 @@ fn error_of(r: Result<ssdlab::workload::trace::OpenedTrace, TraceError>) -> Stri
 const ASCII: &str = "0 0 8 8 0\n1000000 0 16 16 1\n2000000 0 8 8 0\n";
 
 fn ascii_expected() -> Vec<IoRequest> {
-    let r = |t, o, s, op| IoRequest {
-        arrival_ns: t,
-        device: 0,
-        offset_bytes: o,
-        size_bytes: s,
-        op,
-    };
+    let r = |t, o, s, op| IoRequest::new(op, o, s).at(t);
     vec![
         r(0, 4096, 4096, OpKind::Write),
         r(1_000_000, 8192, 8192, OpKind::Read),

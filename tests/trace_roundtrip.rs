@@ -317,13 +317,9 @@ fn at_resolution(format: TraceFormat, reqs: &[IoRequest]) -> Vec<IoRequest> {
             } else {
                 r.device
             };
-            IoRequest {
-                arrival_ns: r.arrival_ns / tick * tick - t0,
-                device,
-                offset_bytes,
-                size_bytes,
-                op: r.op,
-            }
+            IoRequest::new(r.op, offset_bytes, size_bytes)
+                .at(r.arrival_ns / tick * tick - t0)
+                .on_device(device)
         })
         .collect()
 }
@@ -359,13 +355,9 @@ fn any_requests(format: TraceFormat) -> impl Strategy<Value = Vec<IoRequest>> {
                 } else {
                     (offset_bytes, size)
                 };
-                IoRequest {
-                    arrival_ns: t,
-                    device,
-                    offset_bytes,
-                    size_bytes,
-                    op,
-                }
+                IoRequest::new(op, offset_bytes, size_bytes)
+                    .at(t)
+                    .on_device(device)
             })
             .collect()
     })
@@ -406,13 +398,7 @@ proptest! {
 /// field, and nothing of the request is written.
 #[test]
 fn a_request_a_format_cannot_carry_is_refused_naming_format_and_field() {
-    let base = IoRequest {
-        arrival_ns: 5,
-        device: 0,
-        offset_bytes: 0,
-        size_bytes: 4096,
-        op: OpKind::Read,
-    };
+    let base = IoRequest::new(OpKind::Read, 0, 4096).at(5);
     for f in &FORMATS {
         for op in [OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush] {
             let (offset_bytes, size_bytes) = if op == OpKind::Flush {

@@ -106,13 +106,9 @@ fn every_sample_is_detected() {
 }
 
 fn req(arrival_ns: u64, device: u32, offset_bytes: u64, size_bytes: u64, op: OpKind) -> IoRequest {
-    IoRequest {
-        arrival_ns,
-        device,
-        offset_bytes,
-        size_bytes,
-        op,
-    }
+    IoRequest::new(op, offset_bytes, size_bytes)
+        .at(arrival_ns)
+        .on_device(device)
 }
 
 #[test]

@@ -105,13 +105,9 @@ pub fn quick_run(requests: &str, extra: &[&str]) -> std::process::Output {
 
 /// Request `i` of the sample traces: 4 KiB at `i` × 4 KiB, every millisecond.
 pub fn sample_request(i: u64, op: ssdlab::workload::OpKind) -> ssdlab::workload::IoRequest {
-    ssdlab::workload::IoRequest {
-        arrival_ns: i * 1_000_000,
-        device: 1,
-        offset_bytes: i * 4096,
-        size_bytes: 4096,
-        op,
-    }
+    ssdlab::workload::IoRequest::new(op, i * 4096, 4096)
+        .at(i * 1_000_000)
+        .on_device(1)
 }
 
 /// `n` valid lines of `format`.

@@ -124,6 +124,7 @@ pub fn sample_report() -> Report {
         slc_cache_percent_actual: 0.0,
         simulated_ns: 10_125_000_000,
         counters,
+        namespaces: Vec::new(),
         phases: vec![
             phase("seq-write", 500_000, 150_000.0, 1.0),
             phase("rand-write", 750_000, 98_765.4, 1.75),

@@ -15,6 +15,7 @@
 //! queue; with one, the buffer's front end admits one command at a time, and the
 //! commands still waiting are the future references that QLRU exploits.
 
+use crate::arbitration::Arbiter;
 use crate::ftl::{FtlError, PREFETCH_AHEAD};
 use crate::spec::{ConfigError, Counter};
 use crate::workload::{IoRequest, OpKind, RequestStream, StreamSplit, TraceError};
@@ -23,7 +24,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::thread::{JoinHandle, Thread};
 
@@ -341,13 +342,7 @@ fn read_ahead(
     gate: &Gate,
 ) {
     // Fills the free slots at the front of a batch until the host moves requests there.
-    const FILLER: IoRequest = IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes: 0,
-        size_bytes: 0,
-        op: OpKind::Flush,
-    };
+    const FILLER: IoRequest = IoRequest::new(OpKind::Flush, 0, 0);
     loop {
         let mut requests = recycled
             .try_recv()
@@ -526,6 +521,127 @@ pub struct HostQueue {
     /// Concurrent closed loops, one per stream ([`HostQueue::per_stream`]); `None`: one
     /// loop for the whole phase (boxed: rare, and it keeps the common host small).
     per_stream: Option<Box<PerStream>>,
+    /// The namespaces' submission queues and their arbiter ([`HostQueue::namespaces`]);
+    /// `None`: one queue, the drive's whole space (boxed: rare).
+    namespaces: Option<Box<NamespaceQueues>>,
+}
+
+/// The submission queues of a drive with `[[namespace]]` tables, one per namespace, and
+/// the controller's [`Arbiter`] between them. The phase's stream carries every
+/// namespace's requests (each tagged with its namespace); the host sorts them into the
+/// queues and, each time a queue tag is free, the arbiter picks which queue's oldest
+/// command enters the device among those that have arrived by then. Tags (`qd`) are the
+/// controller's, shared by the namespaces, as the device queue is.
+///
+/// Arrivals: open loop, each request at its own time stamp; closed loop, each namespace
+/// is its own closed loop (its next request arrives when its previous one was issued),
+/// so with every tenant busy the arbiter alone decides the order of service.
+pub struct NamespaceQueues {
+    /// Per namespace: first byte of its slice of the drive, and its size.
+    slices: Vec<(u64, u64)>,
+    /// Per namespace: requests read and not yet fetched.
+    pending: Vec<VecDeque<IoRequest>>,
+    /// Per namespace: the arrival of its head request, once computed.
+    head_arrival: Vec<Option<u64>>,
+    /// Per namespace, closed loop: when its previous request was issued.
+    clock: Vec<u64>,
+    /// Per namespace, open loop: its previous arrival (arrivals never go back in time).
+    last_arrival: Vec<u64>,
+    /// When the previous command was issued (issue times never go back in time).
+    last_issue_ns: u64,
+    /// Open loop: the arrival of the last request read from the stream; no request still
+    /// unread arrives earlier (traces are in time order).
+    last_read_ns: u64,
+    arbiter: Arbiter,
+    /// Per namespace: requests refused with "LBA Out of Range" (never performed).
+    errors: Arc<[AtomicU64]>,
+    /// The phase's stream has no more requests.
+    ended: bool,
+}
+
+impl NamespaceQueues {
+    /// Queues for namespaces at `slices` (first byte, size in bytes), picked by
+    /// `arbiter`; refused requests are counted in `errors` (one per namespace).
+    pub fn new(slices: Vec<(u64, u64)>, arbiter: Arbiter, errors: Arc<[AtomicU64]>) -> Self {
+        let n = slices.len();
+        debug_assert_eq!(errors.len(), n);
+        NamespaceQueues {
+            slices,
+            pending: vec![VecDeque::new(); n],
+            head_arrival: vec![None; n],
+            clock: vec![0; n],
+            last_arrival: vec![0; n],
+            last_issue_ns: 0,
+            last_read_ns: 0,
+            arbiter,
+            errors,
+            ended: false,
+        }
+    }
+
+    /// Reads the next request into its namespace's queue; `false` once the stream ended.
+    fn read(
+        &mut self,
+        requests: &mut Lookahead,
+        arrivals: Arrivals,
+        start_ns: u64,
+    ) -> Result<bool, SimError> {
+        match requests.next() {
+            Some(Ok(r)) => {
+                let n = self.slices.len();
+                let Some(q) = self.pending.get_mut(r.namespace as usize) else {
+                    return Err(SimError::Config(format!(
+                        "a request addresses namespace {} but the drive has {n} ([[namespace]] tables)",
+                        r.namespace
+                    )));
+                };
+                if let Arrivals::Open { speedup } = arrivals {
+                    self.last_read_ns = (start_ns as f64 + r.arrival_ns as f64 / speedup) as u64;
+                }
+                q.push_back(r);
+                Ok(true)
+            }
+            Some(Err(e)) => Err(e.into()),
+            None => {
+                self.ended = true;
+                Ok(false)
+            }
+        }
+    }
+
+    /// The arrival of namespace `s`'s head request (it has one).
+    fn arrival(
+        &mut self,
+        s: usize,
+        arrivals: Arrivals,
+        start_ns: u64,
+        issued: u64,
+    ) -> Result<u64, SimError> {
+        if let Some(a) = self.head_arrival[s] {
+            return Ok(a);
+        }
+        let req = self.pending[s].front().expect("a head request");
+        let a = match arrivals {
+            Arrivals::Open { speedup } => {
+                let rel = req.arrival_ns as f64 / speedup;
+                let at = start_ns as f64 + rel;
+                if at.is_nan() || at > MAX_SIM_TIME_NS as f64 {
+                    return Err(time_overflow(
+                        issued,
+                        format!(
+                            "at {at:.3e} ns (its time stamp {} ns divided by speed-up {speedup})",
+                            req.arrival_ns
+                        ),
+                    ));
+                }
+                (start_ns + rel as u64).max(self.last_arrival[s])
+            }
+            // Think time is not modelled per namespace: each is a closed loop.
+            Arrivals::Closed | Arrivals::Think => self.clock[s],
+        };
+        self.head_arrival[s] = Some(a);
+        Ok(a)
+    }
 }
 
 /// The state of per-stream closed loops (`workload.stream_loop = "per-stream"`): each
@@ -615,6 +731,129 @@ impl HostQueue {
             stop_ns: None,
             stopped: false,
             per_stream: None,
+            namespaces: None,
+        }
+    }
+
+    /// Sorts the phase's requests into the namespaces' submission queues of `queues`
+    /// ([`NamespaceQueues`]); `None` keeps one queue. Not together with per-stream loops.
+    pub fn namespaces(mut self, queues: Option<NamespaceQueues>) -> Self {
+        debug_assert!(queues.is_none() || self.per_stream.is_none());
+        self.namespaces = queues.map(|mut q| {
+            q.clock.fill(self.start_ns);
+            q.last_arrival.fill(self.start_ns);
+            q.last_issue_ns = self.start_ns;
+            q.last_read_ns = self.start_ns;
+            Box::new(q)
+        });
+        self
+    }
+
+    /// [`HostQueue::admit`] for a drive with namespaces: once a tag is free, the arbiter
+    /// picks among the namespaces whose head request has arrived; a request past its
+    /// namespace's end is counted and dropped, and the next one is considered.
+    #[inline(never)]
+    fn admit_ns<T: Target>(
+        &mut self,
+        target: &mut T,
+        bound: Option<u64>,
+    ) -> Result<bool, SimError> {
+        let (arrivals, start_ns, qd) = (self.arrivals, self.start_ns, self.qd);
+        let open = matches!(arrivals, Arrivals::Open { .. });
+        let ns = self.namespaces.as_mut().expect("namespace queues");
+        loop {
+            // Closed loops: every namespace with requests left has its next one at hand.
+            // Open loop: at least one request read.
+            while !ns.ended
+                && if open {
+                    ns.pending.iter().all(VecDeque::is_empty)
+                } else {
+                    ns.pending.iter().any(VecDeque::is_empty)
+                }
+            {
+                ns.read(&mut self.requests, arrivals, start_ns)?;
+            }
+            // The earliest time a command can be issued, and whether it waits for a tag.
+            let (issue, full) = loop {
+                let mut earliest: Option<u64> = None;
+                for s in 0..ns.pending.len() {
+                    if !ns.pending[s].is_empty() {
+                        let a = ns.arrival(s, arrivals, start_ns, self.issued)?;
+                        earliest = Some(earliest.map_or(a, |e: u64| e.min(a)));
+                    }
+                }
+                let Some(earliest) = earliest else {
+                    return Ok(false);
+                };
+                let earliest = earliest.max(ns.last_issue_ns);
+                while self
+                    .completions
+                    .peek()
+                    .is_some_and(|&Reverse(t)| t <= earliest)
+                {
+                    self.completions.pop();
+                }
+                let full = target.queued() + self.completions.len() >= qd;
+                let issue = if full {
+                    match self.completions.peek() {
+                        Some(&Reverse(t)) => earliest.max(t),
+                        // Every tag is held by a waiting command.
+                        None => return Ok(false),
+                    }
+                } else {
+                    earliest
+                };
+                // A request not yet read may arrive by then: read on (open loop).
+                if open && !ns.ended && ns.last_read_ns <= issue {
+                    ns.read(&mut self.requests, arrivals, start_ns)?;
+                    continue;
+                }
+                break (issue, full);
+            };
+            if bound.is_some_and(|b| issue > b) {
+                return Ok(false);
+            }
+            if self.stop_ns.is_some_and(|x| issue >= x) {
+                self.stopped = true;
+                return Ok(false);
+            }
+            let heads = &ns.head_arrival;
+            let q = ns
+                .arbiter
+                .next(&|q| heads[q].is_some_and(|a| a <= issue))
+                .expect("a namespace whose request has arrived");
+            let arrival = ns.head_arrival[q].take().expect("computed");
+            let mut req = ns.pending[q].pop_front().expect("a head request");
+            let (base, size) = ns.slices[q];
+            if req.offset_bytes.saturating_add(req.size_bytes) > size {
+                // NVMe "LBA Out of Range": the command fails; no tag, no flash work.
+                ns.errors[q].fetch_add(1, SeqCst);
+                if open {
+                    ns.last_arrival[q] = arrival;
+                }
+                continue;
+            }
+            if full {
+                self.completions.pop();
+            }
+            req.offset_bytes += base;
+            ns.last_issue_ns = issue;
+            self.issued += 1;
+            let arrival = if open {
+                ns.last_arrival[q] = arrival;
+                arrival
+            } else {
+                ns.clock[q] = issue;
+                issue
+            };
+            target.queue(&req, arrival, issue)?;
+            let next = ns.pending[q].front().map(|r| {
+                let mut r = *r;
+                r.offset_bytes = r.offset_bytes.saturating_add(base);
+                r
+            });
+            target.prefetch(next.as_ref(), None);
+            return Ok(true);
         }
     }
 
@@ -702,6 +941,9 @@ impl HostQueue {
         }
         if self.per_stream.is_some() {
             return self.admit_per_stream(target, bound);
+        }
+        if self.namespaces.is_some() {
+            return self.admit_ns(target, bound);
         }
         if matches!(self.arrivals, Arrivals::Think) && target.queued() > 0 {
             // The next step's arrival depends on this one's completion.
@@ -854,13 +1096,7 @@ mod tests {
 
     fn cmd(op: OpKind, first_lpn: u32, pages: u32) -> QueuedCommand {
         QueuedCommand {
-            req: IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: first_lpn as u64 * 4096,
-                size_bytes: pages as u64 * 4096,
-                op,
-            },
+            req: IoRequest::new(op, first_lpn as u64 * 4096, pages as u64 * 4096),
             arrival_ns: 0,
             issue_ns: 0,
             first_lpn,
@@ -1027,6 +1263,81 @@ mod tests {
         fn free_ns(&self) -> u64 {
             0
         }
+    }
+
+    /// Two namespaces of 512 KiB each (namespace 1 from byte 512 Ki), `n` 4 KiB reads
+    /// each, in turn, run at depth 1 through `mechanism`: (namespace, device offset) in
+    /// service order, and the refused requests per namespace.
+    fn two_namespaces(
+        mechanism: crate::arbitration::Mechanism,
+        reqs: Vec<IoRequest>,
+    ) -> (Vec<(u32, u64)>, Vec<u64>) {
+        use crate::arbitration::Priority::{High, Low};
+        let arbiter = Arbiter::new(mechanism, 1, &[High, Low], "host").unwrap();
+        let errors: Arc<[AtomicU64]> = (0..2).map(|_| AtomicU64::new(0)).collect();
+        let queues = NamespaceQueues::new(
+            vec![(0, 512 << 10), (512 << 10, 512 << 10)],
+            arbiter,
+            Arc::clone(&errors),
+        );
+        let items: Vec<Result<IoRequest, TraceError>> = reqs.into_iter().map(Ok).collect();
+        let mut target = Parallel {
+            queue: VecDeque::new(),
+        };
+        let mut order = Vec::new();
+        HostQueue::new(Box::new(items.into_iter()), Arrivals::Closed, 0, 1)
+            .namespaces(Some(queues))
+            .run(&mut target, |d| {
+                order.push((d.cmd.req.namespace, d.cmd.req.offset_bytes))
+            })
+            .unwrap();
+        let errors = errors.iter().map(|e| e.load(SeqCst)).collect();
+        (order, errors)
+    }
+
+    fn in_turn(n: u64) -> Vec<IoRequest> {
+        (0..n)
+            .flat_map(|i| {
+                (0..2).map(move |ns| IoRequest::new(OpKind::Read, i * 4096, 4096).in_namespace(ns))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn round_robin_serves_the_namespaces_in_turn_at_their_slices() {
+        let (order, errors) = two_namespaces(crate::arbitration::Mechanism::RoundRobin, in_turn(6));
+        let ns: Vec<u32> = order.iter().map(|o| o.0).collect();
+        assert_eq!(ns, [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
+        // Namespace 1's byte 4096 is the drive's 512 Ki + 4096.
+        assert_eq!(order[3], (1, (512 << 10) + 4096));
+        assert_eq!(errors, [0, 0]);
+    }
+
+    #[test]
+    fn weighted_round_robin_serves_high_twice_per_low_once() {
+        // High weight 2, low weight 1, burst 1: a round is high, high, low; once the
+        // high namespace's six requests are served, the low one's rest follow.
+        let wrr = crate::arbitration::Mechanism::WeightedRoundRobin {
+            high: 2,
+            medium: 1,
+            low: 1,
+        };
+        let (order, _) = two_namespaces(wrr, in_turn(6));
+        let ns: Vec<u32> = order.iter().map(|o| o.0).collect();
+        assert_eq!(ns, [0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_request_past_its_namespace_is_counted_and_not_performed() {
+        let reqs = vec![
+            IoRequest::new(OpKind::Read, 0, 4096),
+            // Ends one byte past namespace 1's 512 KiB.
+            IoRequest::new(OpKind::Write, (512 << 10) - 4095, 4096).in_namespace(1),
+            IoRequest::new(OpKind::Read, 4096, 4096).in_namespace(1),
+        ];
+        let (order, errors) = two_namespaces(crate::arbitration::Mechanism::RoundRobin, reqs);
+        assert_eq!(order, [(0, 0), (1, (512 << 10) + 4096)]);
+        assert_eq!(errors, [0, 1]);
     }
 
     /// Two streams of `n` reads each, in turn (as `workload.streams = 2` yields them):

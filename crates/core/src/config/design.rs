@@ -145,6 +145,9 @@ impl Config {
             let capacity = host_log.map_or(device_capacity, |h| h.host_capacity_bytes());
             synth::check(&self.workload, capacity, self.seed)?;
         }
+        if !self.namespaces.is_empty() {
+            self.check_namespaces(device_capacity, geo.page_size_bytes as u64, with_workload)?;
+        }
         let memory = memory::estimate(
             self,
             &ftl_geometry,
@@ -172,7 +175,121 @@ impl Config {
     }
 }
 
+/// The seed of namespace `i`'s generator: the run's seed for the first, so that one
+/// namespace generates what the drive without namespaces would, then distinct seeds so
+/// that two namespaces running the same generator do not send the same addresses.
+pub fn namespace_seed(seed: u64, i: usize) -> u64 {
+    seed.wrapping_add(i as u64)
+}
+
 impl Config {
+    /// `[[namespace]]` and the arbitration keys of `[host]`: the slices fit the drive,
+    /// the arbiter accepts its settings, a trace maps its devices onto the namespaces,
+    /// each namespace's generator fits its slice, and the features the namespace host
+    /// does not model are not asked for together with it.
+    fn check_namespaces(
+        &self,
+        capacity_bytes: u64,
+        page_bytes: u64,
+        with_workload: bool,
+    ) -> Result<(), ConfigError> {
+        use super::namespace::{in_namespace, layout, mechanism};
+        let slices = layout(&self.namespaces, capacity_bytes, page_bytes)?;
+        let priorities: Vec<_> = slices.iter().map(|s| s.priority).collect();
+        crate::arbitration::Arbiter::new(
+            mechanism(&self.host),
+            self.host.arbitration_burst,
+            &priorities,
+            "host",
+        )?;
+        let refuse = |key: &str, value: &dyn std::fmt::Display, why: &str| {
+            Err(ConfigError::value(
+                key,
+                value,
+                format!(
+                    "{why} with [[namespace]] tables (the namespace host queue does not model it)"
+                ),
+            ))
+        };
+        if self.fs.active() {
+            return refuse("fs.name", &self.fs.name.name(), "none");
+        }
+        if self.host_log.name != crate::host_log::HostLogConfig::default().name {
+            return refuse("host_log.name", &self.host_log.name.name(), "none");
+        }
+        if !self.trace.phases.is_empty() {
+            return refuse("trace.phases", &self.trace.phases.len(), "no phases");
+        }
+        if !with_workload {
+            return Ok(());
+        }
+        if self.trace.path.is_some() {
+            if let Some(d) = self.trace.device {
+                return refuse(
+                    "trace.device",
+                    &d,
+                    "unset (each namespace's `device` picks its requests)",
+                );
+            }
+            for (i, ns) in self.namespaces.iter().enumerate() {
+                if ns.workload.is_some() {
+                    return Err(ConfigError::value(
+                        format!("namespace[{i}].workload"),
+                        "(a table)",
+                        "no generator when a trace is replayed (trace.path)",
+                    ));
+                }
+                if self.namespaces.len() > 1 && ns.device.is_none() {
+                    return Err(ConfigError::value(
+                        format!("namespace[{i}].device"),
+                        "(none)",
+                        "the trace's device number whose requests this namespace takes \
+                         (a trace replayed on several namespaces maps each device)",
+                    ));
+                }
+                if let Some(d) = ns.device
+                    && self.namespaces[..i].iter().any(|o| o.device == Some(d))
+                {
+                    return Err(ConfigError::value(
+                        format!("namespace[{i}].device"),
+                        d,
+                        "a device number no other namespace takes",
+                    ));
+                }
+            }
+        } else {
+            for (i, (ns, slice)) in self.namespaces.iter().zip(&slices).enumerate() {
+                if let Some(d) = ns.device {
+                    return Err(ConfigError::value(
+                        format!("namespace[{i}].device"),
+                        d,
+                        "unset without a trace (trace.path): only a trace has device numbers",
+                    ));
+                }
+                let w = ns.workload.as_ref().unwrap_or(&self.workload);
+                synth::check(w, slice.size_bytes, namespace_seed(self.seed, i)).map_err(|e| {
+                    if ns.workload.is_some() {
+                        in_namespace(i, e)
+                    } else {
+                        e
+                    }
+                })?;
+                if w.kind == synth::SynthKind::Probe {
+                    return Err(ConfigError::value(
+                        if ns.workload.is_some() {
+                            format!("namespace[{i}].workload.kind")
+                        } else {
+                            "workload.kind".into()
+                        },
+                        "probe",
+                        "another generator with [[namespace]] tables (the probe measures one drive alone)",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Share of the logical space the preconditioning fills sequentially, percent.
     pub fn fill_share_percent(&self) -> f64 {
         use super::Precondition as P;
@@ -577,6 +694,20 @@ fn generated(c: &Config) -> bool {
 
 /// The table of keys that only some runs read (see [`UnusedKey`]).
 const UNUSED_KEYS: &[UnusedKey] = &[
+    UnusedKey {
+        key: "host.arbitration",
+        set: |c| c.host.arbitration != super::namespace::ArbitrationKind::Rr,
+        used: |c| !c.namespaces.is_empty(),
+        show: |c| format!("{:?}", c.host.arbitration).to_lowercase(),
+        users: "drives with [[namespace]] tables",
+    },
+    UnusedKey {
+        key: "host.arbitration_burst",
+        set: |c| c.host.arbitration_burst != 1,
+        used: |c| !c.namespaces.is_empty(),
+        show: |c| c.host.arbitration_burst.to_string(),
+        users: "drives with [[namespace]] tables",
+    },
     UnusedKey {
         key: "trace.format",
         set: |c| c.trace.format.is_some(),

@@ -9,9 +9,10 @@ mod design;
 mod error;
 pub mod fs;
 mod memory;
+pub mod namespace;
 
 pub use design::{Design, check_memory_together};
-pub use design::{check_trace_workload, generator_changed};
+pub use design::{check_trace_workload, generator_changed, namespace_seed};
 pub use error::{ConfigError, check_f64, check_range};
 pub use memory::{MemoryEstimate, available_memory};
 
@@ -194,6 +195,39 @@ pub struct HostConfig {
         with = "crate::units::wide_u64::option"
     )]
     pub stop_ns: Option<u64>,
+    /// How the controller picks the namespace whose submission queue it fetches the next
+    /// command from (`rr` or `wrr`); read only with `[[namespace]]` tables.
+    #[serde(skip_serializing_if = "is_default")]
+    pub arbitration: namespace::ArbitrationKind,
+    /// Commands one queue's turn may fetch (NVMe Arbitration Burst, as a plain count;
+    /// 0 = no limit).
+    #[serde(skip_serializing_if = "is_one")]
+    pub arbitration_burst: u32,
+    /// Weighted round robin: commands per round for the high class.
+    #[serde(skip_serializing_if = "is_16")]
+    pub weight_high: u32,
+    /// Weighted round robin: commands per round for the medium class.
+    #[serde(skip_serializing_if = "is_8")]
+    pub weight_medium: u32,
+    /// Weighted round robin: commands per round for the low class.
+    #[serde(skip_serializing_if = "is_4")]
+    pub weight_low: u32,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+fn is_16(v: &u32) -> bool {
+    *v == 16
+}
+fn is_8(v: &u32) -> bool {
+    *v == 8
+}
+fn is_4(v: &u32) -> bool {
+    *v == 4
 }
 
 impl Default for HostConfig {
@@ -203,6 +237,16 @@ impl Default for HostConfig {
             speedup: 1.0,
             dispatch: DispatchOrder::Fifo,
             stop_ns: None,
+            // One command per turn: the Arbitration feature's smallest burst (AB = 000b).
+            // A queue here holds every request its tenant will send, so a larger burst
+            // would let one tenant's turn run for as long as the burst, which real
+            // submission queues (as deep as the tenant's outstanding requests) bound.
+            arbitration: namespace::ArbitrationKind::Rr,
+            arbitration_burst: 1,
+            // SPDK's arbitration example (examples/nvme/arbitration): 16, 8, 4.
+            weight_high: 16,
+            weight_medium: 8,
+            weight_low: 4,
         }
     }
 }
@@ -406,6 +450,10 @@ pub struct Config {
     /// Host-side log layer in front of the SSD (`host_log.name = mft`).
     #[serde(skip_serializing_if = "crate::host_log::HostLogConfig::is_default")]
     pub host_log: crate::host_log::HostLogConfig,
+    /// The drive's namespaces (`[[namespace]]` tables; none: one namespace covering the
+    /// whole drive).
+    #[serde(rename = "namespace", skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<namespace::NamespaceConfig>,
 }
 
 impl Default for Config {
@@ -426,6 +474,7 @@ impl Default for Config {
             run: RunConfig::default(),
             fs: fs::FsConfig::default(),
             host_log: crate::host_log::HostLogConfig::default(),
+            namespaces: Vec::new(),
         }
     }
 }

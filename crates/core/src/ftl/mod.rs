@@ -252,6 +252,9 @@ pub trait Ftl: Send + FtlClone {
     /// are issued together. DFTL with `coalesce_misses` lets the misses of one command on
     /// a translation page share one read.
     fn begin_command(&mut self) {}
+    /// Sets the FDP placement identifier (and namespace) of the writes that follow;
+    /// FTLs without FDP ignore it.
+    fn set_placement(&mut self, _namespace: u32, _pid: Option<u16>) {}
     /// Hints that `lpn` will be accessed soon (the simulator passes the next request's
     /// first page), so a large mapping table's cache miss can overlap current work.
     fn prefetch(&self, _lpn: Lpn) {}

@@ -241,6 +241,10 @@ pub struct Report {
     pub counters: std::collections::BTreeMap<String, u64>,
     /// Per-phase results (one per IOZone step, or one for a trace).
     pub phases: Vec<PhaseReport>,
+    /// Per-namespace results, beside the device totals above (only with two or more
+    /// `[[namespace]]` tables).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<NamespaceReport>,
     /// Set when the drive wore out during the measured run: the run stopped there and
     /// every figure covers the requests completed until then (docs/ftls.md, "Bad
     /// blocks").
@@ -254,6 +258,38 @@ pub struct Report {
     /// Wall-clock seconds of the measured phase alone, without building the device and
     /// preconditioning (not deterministic).
     pub wall_clock_measured_s: f64,
+}
+
+/// One namespace's part of a run. Its requests, bytes and errors sum over the
+/// namespaces to the device totals; write amplification is the device's, attributed by
+/// share of host writes (the namespaces share blocks and the garbage collector, so a
+/// copy has no single owner).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NamespaceReport {
+    /// The namespace's name.
+    pub name: String,
+    /// Its size, bytes.
+    pub size_bytes: u64,
+    /// Requests completed.
+    pub requests: u64,
+    /// Requests per simulated second (over the whole measured run).
+    pub iops: f64,
+    /// Bytes read by its completed requests.
+    pub read_bytes: u64,
+    /// Bytes written by its completed requests.
+    pub write_bytes: u64,
+    /// Its reads' latency.
+    pub read_latency_ns: LatencySummary,
+    /// Its writes' latency.
+    pub write_latency_ns: LatencySummary,
+    /// Requests refused because they end past the namespace (NVMe "LBA Out of Range");
+    /// not performed, not in `requests`.
+    pub errors_lba_out_of_range: u64,
+    /// Its share of the host's written bytes.
+    pub host_write_share: f64,
+    /// Its contribution to the device's write amplification: `host_write_share` ×
+    /// `write_amplification` (the contributions sum to the device's figure).
+    pub write_amplification_contribution: f64,
 }
 
 /// Where a run met the end of the drive's life: a result of an endurance experiment,

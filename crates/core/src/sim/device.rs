@@ -116,13 +116,7 @@ pub struct Recovery {
 }
 
 fn data_req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
-    IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes,
-        size_bytes,
-        op,
-    }
+    IoRequest::new(op, offset_bytes, size_bytes)
 }
 
 /// The error for a request that ends past the device's last byte (out of line: the host
@@ -721,6 +715,8 @@ impl Device {
         let mut dram_pages = 0u64;
         match req.op {
             OpKind::Write => {
+                // Once per request, not per page: the FTL tags the pages that follow.
+                ftl.set_placement(req.namespace, req.placement);
                 let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
                 if link > 0 {
                     self.link.prune(t);
@@ -941,13 +937,7 @@ mod tests {
     }
 
     fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
-        IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes,
-            size_bytes,
-            op,
-        }
+        IoRequest::new(op, offset_bytes, size_bytes)
     }
 
     #[test]

@@ -372,6 +372,75 @@ impl Baseline {
     }
 }
 
+/// Accumulates one namespace's results over the run.
+#[derive(Clone)]
+pub struct NamespaceAcc {
+    reads: Histogram<u64>,
+    writes: Histogram<u64>,
+    requests: u64,
+    read_bytes: u64,
+    write_bytes: u64,
+}
+
+impl Default for NamespaceAcc {
+    fn default() -> Self {
+        NamespaceAcc {
+            reads: new_latency_histogram(),
+            writes: new_latency_histogram(),
+            requests: 0,
+            read_bytes: 0,
+            write_bytes: 0,
+        }
+    }
+}
+
+impl NamespaceAcc {
+    /// A completed request of this namespace.
+    pub fn record(&mut self, op: OpKind, size_bytes: u64, latency_ns: u64) {
+        let v = latency_ns.max(1);
+        match op {
+            OpKind::Read => {
+                self.reads.saturating_record(v);
+                self.read_bytes += size_bytes;
+            }
+            OpKind::Write => {
+                self.writes.saturating_record(v);
+                self.write_bytes += size_bytes;
+            }
+            _ => {}
+        }
+        self.requests += 1;
+    }
+
+    /// The namespace's report section, given the run's totals.
+    pub fn finish(
+        &self,
+        slice: &crate::config::namespace::NamespaceSlice,
+        errors: u64,
+        report: &crate::report::Report,
+    ) -> crate::report::NamespaceReport {
+        let secs = report.simulated_ns as f64 / 1e9;
+        let share = ratio(self.write_bytes, report.host_write_bytes);
+        crate::report::NamespaceReport {
+            name: slice.name.clone(),
+            size_bytes: slice.size_bytes,
+            requests: self.requests,
+            iops: if secs > 0.0 {
+                self.requests as f64 / secs
+            } else {
+                0.0
+            },
+            read_bytes: self.read_bytes,
+            write_bytes: self.write_bytes,
+            read_latency_ns: summarize(&self.reads),
+            write_latency_ns: summarize(&self.writes),
+            errors_lba_out_of_range: errors,
+            host_write_share: share,
+            write_amplification_contribution: share * report.write_amplification,
+        }
+    }
+}
+
 /// What the run loop measured, phase by phase.
 pub struct Measured {
     pub now_ns: u64,
@@ -560,6 +629,7 @@ pub fn assemble(
         simulated_ns: now_ns,
         counters: counters.into_map(),
         phases: m.phases,
+        namespaces: Vec::new(),
         end_of_life: m
             .end_of_life
             .map(|(at_ns, reason)| crate::report::EndOfLife {

@@ -4,11 +4,11 @@
 use super::SimError;
 use super::cancel::{Cancel, Watched, check as check_cancel};
 use super::device::Device;
-use super::report::{Baseline, Measured, PhaseAcc, WallClock, assemble};
+use super::report::{Baseline, Measured, NamespaceAcc, PhaseAcc, WallClock, assemble};
 use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
 use crate::ftl::FtlError;
-use crate::host::{Arrivals, Dispatched, HostQueue, Target};
+use crate::host::{Arrivals, Dispatched, HostQueue, NamespaceQueues, Target};
 use crate::host_log::{HostLog, HostLogStats, LogTarget};
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
@@ -18,6 +18,8 @@ use crate::workload::trace::Warnings;
 use crate::workload::{IoRequest, OpKind, Phase};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
 
 /// A finished run.
 pub struct RunOutput {
@@ -440,12 +442,24 @@ fn write_footprint(u: &mut Units, cfg: &Config, filled: u64) -> Result<(u64, u64
     };
     let page = u.bytes();
     let (phases, _) = build_workload(cfg, logical * page)?;
+    // A namespace's requests address its slice of the drive.
+    let bases: Vec<u64> = crate::config::namespace::layout(
+        &cfg.namespaces,
+        logical * page,
+        cfg.device.page_size.bytes(),
+    )?
+    .iter()
+    .map(|s| s.base_bytes)
+    .collect();
     let (mut written, mut reads) = (0u64, 0u64);
     for phase in phases {
         for req in phase.requests {
-            let req = req?;
+            let mut req = req?;
             if req.op == OpKind::Flush || req.size_bytes == 0 {
                 continue;
+            }
+            if let Some(b) = bases.get(req.namespace as usize) {
+                req.offset_bytes += b;
             }
             let first = req.offset_bytes / page;
             let last = (req.offset_bytes + req.size_bytes)
@@ -788,6 +802,10 @@ fn measure(
     });
     let mut m = Measured::new();
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
+    // Namespaces (`[[namespace]]`): their slices, refused-request counts and results.
+    let ns_slices = crate::config::namespace::layout(&cfg.namespaces, capacity, dev.page_bytes())?;
+    let ns_errors: Arc<[AtomicU64]> = ns_slices.iter().map(|_| AtomicU64::new(0)).collect();
+    let mut ns_acc = vec![NamespaceAcc::default(); ns_slices.len()];
     for phase in phases {
         let probing = !probe_starts.is_empty() && phase.name == "probe";
         let start_ns = m.now_ns;
@@ -804,12 +822,17 @@ fn measure(
         };
         let host = HostQueue::new(phase.requests, arrivals, start_ns, qd)
             .stop_at(cfg.host.stop_ns)
-            .per_stream(phase.streams);
+            .per_stream(phase.streams)
+            .namespaces(namespace_queues(cfg, &ns_slices, &ns_errors)?);
+        let ns_acc = &mut ns_acc;
         let (series, samples) = (&mut m.series, &mut m.probe_samples);
         let done = |d: &Dispatched| {
             let req = &d.cmd.req;
             let latency_ns = d.done_ns - d.cmd.arrival_ns;
             acc.record(req.op, latency_ns, d.done_ns);
+            if let Some(a) = ns_acc.get_mut(req.namespace as usize) {
+                a.record(req.op, req.size_bytes, latency_ns);
+            }
             if probing {
                 let p = probe_starts.partition_point(|&s| s <= req.offset_bytes) - 1;
                 samples.push((p as u32, req.offset_bytes - probe_starts[p], latency_ns));
@@ -895,7 +918,44 @@ fn measure(
     if let Some(w) = trace_warnings {
         warnings.extend(w.snapshot());
     }
-    Ok(assemble(cfg, &dev, &base, m, notes, warnings, wall))
+    let mut out = assemble(cfg, &dev, &base, m, notes, warnings, wall);
+    // A section per namespace only with several: one namespace is the device.
+    if ns_slices.len() > 1 {
+        out.report.namespaces = ns_slices
+            .iter()
+            .zip(&ns_acc)
+            .zip(ns_errors.iter())
+            .map(|((slice, a), e)| a.finish(slice, e.load(SeqCst), &out.report))
+            .collect();
+    }
+    Ok(out)
+}
+
+/// The namespaces' submission queues for one phase, or `None` without `[[namespace]]`
+/// tables (the host keeps its one queue).
+fn namespace_queues(
+    cfg: &Config,
+    slices: &[crate::config::namespace::NamespaceSlice],
+    errors: &Arc<[AtomicU64]>,
+) -> Result<Option<NamespaceQueues>, SimError> {
+    if slices.is_empty() {
+        return Ok(None);
+    }
+    let priorities: Vec<_> = slices.iter().map(|s| s.priority).collect();
+    let arbiter = crate::arbitration::Arbiter::new(
+        crate::config::namespace::mechanism(&cfg.host),
+        cfg.host.arbitration_burst,
+        &priorities,
+        "host",
+    )?;
+    Ok(Some(NamespaceQueues::new(
+        slices
+            .iter()
+            .map(|s| (s.base_bytes, s.size_bytes))
+            .collect(),
+        arbiter,
+        Arc::clone(errors),
+    )))
 }
 
 /// Where the management-block probe's partitions start (it needs every probe write's

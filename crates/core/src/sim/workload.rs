@@ -15,6 +15,9 @@ pub fn build_workload(
     cfg: &Config,
     capacity_bytes: u64,
 ) -> Result<(Vec<Phase>, Option<Warnings>), SimError> {
+    if !cfg.namespaces.is_empty() {
+        return build_namespace_workload(cfg, capacity_bytes);
+    }
     if let Some(path) = &cfg.trace.path {
         let opts = TraceOptions {
             format: cfg.trace.format,
@@ -156,6 +159,191 @@ impl Iterator for PhaseCut {
                     self.name,
                     self.left
                 ))))
+            }
+        }
+    }
+}
+
+/// The workload of a drive with `[[namespace]]` tables, every request tagged with its
+/// namespace and addressed inside it. A trace: each namespace takes the requests of its
+/// `device` (one namespace without one takes them all; other devices' requests are
+/// dropped, as `trace.device` drops them). Generators: each namespace runs its own
+/// `[namespace.workload]` (or `[workload]`) on its own space with its own seed
+/// ([`crate::config::namespace_seed`]); phase k of the run is every namespace's phase k,
+/// their requests interleaved (by arrival time in open loop, in turn in closed loop), and
+/// the host sorts them into the namespaces' queues again.
+fn build_namespace_workload(
+    cfg: &Config,
+    capacity_bytes: u64,
+) -> Result<(Vec<Phase>, Option<Warnings>), SimError> {
+    let slices = crate::config::namespace::layout(
+        &cfg.namespaces,
+        capacity_bytes,
+        cfg.device.page_size.bytes(),
+    )?;
+    if let Some(path) = &cfg.trace.path {
+        let opts = TraceOptions {
+            format: cfg.trace.format,
+            device: None,
+            fit: cfg.trace.fit,
+            capacity_bytes,
+            columns: cfg.trace.columns.clone(),
+            blkparse_event: cfg.trace.blkparse_event,
+        };
+        let OpenedTrace {
+            requests, warnings, ..
+        } = open_trace(path, &opts)?;
+        let devices: Vec<Option<u32>> = cfg.namespaces.iter().map(|n| n.device).collect();
+        let requests: RequestStream = Box::new(requests.filter_map(move |r| match r {
+            Ok(r) => {
+                let ns = if devices.len() == 1 && devices[0].is_none() {
+                    Some(0)
+                } else {
+                    devices.iter().position(|&d| d == Some(r.device))
+                };
+                ns.map(|i| Ok(r.in_namespace(i as u32)))
+            }
+            Err(e) => Some(Err(e)),
+        }));
+        let requests: RequestStream = if cfg.trace.writes_only {
+            Box::new(requests.filter(|r| r.as_ref().map_or(true, |r| r.op == OpKind::Write)))
+        } else {
+            requests
+        };
+        let requests: RequestStream = match cfg.workload.requests {
+            Some(n) => Box::new(requests.take(usize::try_from(n).unwrap_or(usize::MAX))),
+            None => requests,
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        return Ok((
+            vec![Phase {
+                name,
+                requests,
+                open_loop: true,
+                streams: None,
+            }],
+            Some(warnings),
+        ));
+    }
+    let mut per_ns: Vec<std::vec::IntoIter<Phase>> = Vec::new();
+    for (i, (ns, slice)) in cfg.namespaces.iter().zip(&slices).enumerate() {
+        let w = ns.workload.as_ref().unwrap_or(&cfg.workload);
+        let phases = synth::build_phases(
+            w,
+            slice.size_bytes,
+            crate::config::namespace_seed(cfg.seed, i),
+        )
+        .map_err(|e| SimError::Config(format!("namespace {} ({}): workload: {e}", i, ns.name)))?;
+        per_ns.push(phases.into_iter());
+    }
+    let mut phases = Vec::new();
+    loop {
+        let parts: Vec<(u32, Phase)> = per_ns
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, it)| it.next().map(|p| (i as u32, p)))
+            .collect();
+        if parts.is_empty() {
+            break;
+        }
+        if let Some((i, _)) = parts.iter().find(|(_, p)| p.streams.is_some()) {
+            return Err(SimError::Config(format!(
+                "namespace {i}: workload.stream_loop = \"per-stream\" is not modelled with \
+                 [[namespace]] tables (each namespace is one submission queue); use \
+                 \"shared\" or one namespace per stream"
+            )));
+        }
+        let open_loop = parts[0].1.open_loop;
+        if parts.iter().any(|(_, p)| p.open_loop != open_loop) {
+            return Err(SimError::Config(format!(
+                "phase {}: the namespaces' generators mix open-loop (arrival times) and \
+                 closed-loop phases; give every namespace's workload the same kind of phase",
+                phases.len() + 1
+            )));
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for (_, p) in &parts {
+            if !names.contains(&p.name.as_str()) {
+                names.push(&p.name);
+            }
+        }
+        let name = names.join("+");
+        let streams: Vec<(u32, RequestStream)> =
+            parts.into_iter().map(|(i, p)| (i, p.requests)).collect();
+        phases.push(Phase {
+            name,
+            requests: Box::new(Interleave::new(streams, open_loop)),
+            open_loop,
+            streams: None,
+        });
+    }
+    Ok((phases, None))
+}
+
+/// Several namespaces' request streams as one, each request tagged with its namespace:
+/// by arrival time (open loop; ties to the lower namespace) or in turn (closed loop).
+/// A stream's error comes out in its place and ends the whole.
+struct Interleave {
+    streams: Vec<(u32, std::iter::Peekable<RequestStream>)>,
+    open_loop: bool,
+    turn: usize,
+    failed: bool,
+}
+
+impl Interleave {
+    fn new(streams: Vec<(u32, RequestStream)>, open_loop: bool) -> Interleave {
+        Interleave {
+            streams: streams
+                .into_iter()
+                .map(|(i, s)| (i, s.peekable()))
+                .collect(),
+            open_loop,
+            turn: 0,
+            failed: false,
+        }
+    }
+}
+
+impl Iterator for Interleave {
+    type Item = Result<IoRequest, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let k = if self.open_loop {
+            let mut best: Option<(u64, usize)> = None;
+            for (k, (_, s)) in self.streams.iter_mut().enumerate() {
+                match s.peek() {
+                    // An error goes out at once.
+                    Some(Err(_)) => {
+                        best = Some((0, k));
+                        break;
+                    }
+                    Some(Ok(r)) if best.is_none_or(|(t, _)| r.arrival_ns < t) => {
+                        best = Some((r.arrival_ns, k));
+                    }
+                    _ => {}
+                }
+            }
+            best?.1
+        } else {
+            let n = self.streams.len();
+            let k = (0..n)
+                .map(|d| (self.turn + d) % n)
+                .find(|&k| self.streams[k].1.peek().is_some())?;
+            self.turn = (k + 1) % n;
+            k
+        };
+        let (ns, s) = &mut self.streams[k];
+        match s.next()? {
+            Ok(r) => Some(Ok(r.in_namespace(*ns))),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
             }
         }
     }

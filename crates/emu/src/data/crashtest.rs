@@ -123,13 +123,7 @@ fn identify(lpn: u64, page: &[u8], scratch: &mut [u8]) -> Option<u64> {
 }
 
 fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
-    IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes,
-        size_bytes,
-        op,
-    }
+    IoRequest::new(op, offset_bytes, size_bytes)
 }
 
 /// The flash pages whose tags name host page `lpn`: (ppn, seq, program_seq), for the

@@ -1130,13 +1130,7 @@ fn perform(
     out: &mut Vec<u8>,
 ) -> Result<(u64, OpKind), SimError> {
     let fua = r.flags & cflag::FUA != 0;
-    let sub = |op: OpKind, offset: u64, len: u64| IoRequest {
-        arrival_ns: issue_ns,
-        device: 0,
-        offset_bytes: offset,
-        size_bytes: len,
-        op,
-    };
+    let sub = |op: OpKind, offset: u64, len: u64| IoRequest::new(op, offset, len).at(issue_ns);
     if r.cmd != Command::Read || !structured {
         out.extend_from_slice(&proto::simple_reply(r.cookie, 0));
     }

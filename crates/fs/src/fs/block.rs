@@ -65,13 +65,11 @@ impl BlockIo {
 
     /// Queues one request of `count` units from `unit`.
     pub(crate) fn push(&mut self, unit: u64, count: u64, op: OpKind) {
-        self.pending.push(IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: unit * self.unit_bytes,
-            size_bytes: count * self.unit_bytes,
+        self.pending.push(IoRequest::new(
             op,
-        });
+            unit * self.unit_bytes,
+            count * self.unit_bytes,
+        ));
     }
 
     /// Writes every dirty unit (one request per contiguous run); returns them.
@@ -89,13 +87,7 @@ impl BlockIo {
     /// fsync: every dirty unit, then a device flush; returns the units written.
     pub(crate) fn fsync(&mut self) -> Vec<u64> {
         let units = self.writeback();
-        self.pending.push(IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: 0,
-            size_bytes: 0,
-            op: OpKind::Flush,
-        });
+        self.pending.push(IoRequest::new(OpKind::Flush, 0, 0));
         units
     }
 
@@ -154,13 +146,7 @@ impl BlockIo {
         self.writeback();
         let t = self.submit(now_ns)?;
         let reads0 = self.dev.nand.counters().total_reads();
-        let r = IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: 0,
-            size_bytes: header_units * self.unit_bytes,
-            op: OpKind::Read,
-        };
+        let r = IoRequest::new(OpKind::Read, 0, header_units * self.unit_bytes);
         let done = self
             .dev
             .submit(&r, t)

@@ -363,13 +363,7 @@ impl FlashCache {
     }
 
     fn req(&self, op: OpKind, f: u64, k: u64) -> IoRequest {
-        IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: f * self.unit_bytes,
-            size_bytes: k * self.unit_bytes,
-            op,
-        }
+        IoRequest::new(op, f * self.unit_bytes, k * self.unit_bytes)
     }
 
     /// The tag the flash holds for unit `f` (checked against the SSD's map and OOB).
@@ -1030,13 +1024,7 @@ impl HybridStore {
         t: u64,
         tag: u64,
     ) -> Result<u64, SimError> {
-        let req = IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes,
-            size_bytes,
-            op: OpKind::Write,
-        };
+        let req = IoRequest::new(OpKind::Write, offset_bytes, size_bytes);
         self.op(&req, t, tag, None)
     }
 
@@ -1050,13 +1038,7 @@ impl HybridStore {
         out: &mut Vec<u64>,
     ) -> Result<u64, SimError> {
         assert!(self.back.tags.is_some(), "read_tagged needs track_tags");
-        let req = IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes,
-            size_bytes,
-            op: OpKind::Read,
-        };
+        let req = IoRequest::new(OpKind::Read, offset_bytes, size_bytes);
         self.op(&req, t, 0, Some(out))
     }
 

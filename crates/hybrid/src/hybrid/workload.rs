@@ -206,13 +206,7 @@ impl Builder {
     fn push_with(&mut self, op: OpKind, offset: u64, size: u64, think_ns: u64) {
         self.steps.push(Step {
             think_ns,
-            req: IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: offset,
-                size_bytes: size,
-                op,
-            },
+            req: IoRequest::new(op, offset, size),
         });
     }
 
@@ -490,13 +484,7 @@ pub fn read_mix(m: &ReadMix, seed: u64) -> Vec<Step> {
         let size = size.min((m.read_bytes - read).next_multiple_of(PAGE));
         steps.push(Step {
             think_ns: 0,
-            req: IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: offset,
-                size_bytes: size,
-                op: OpKind::Read,
-            },
+            req: IoRequest::new(OpKind::Read, offset, size),
         });
         read += size;
     }

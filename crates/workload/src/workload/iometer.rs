@@ -497,13 +497,7 @@ impl Iterator for Stream {
             if o + size > self.span { 0 } else { o }
         };
         self.position = offset + size;
-        Some(IoRequest {
-            arrival_ns: self.clock_ns.round() as u64,
-            device: 0,
-            offset_bytes: offset,
-            size_bytes: size,
-            op,
-        })
+        Some(IoRequest::new(op, offset, size).at(self.clock_ns.round() as u64))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

@@ -25,31 +25,72 @@ pub enum OpKind {
 }
 
 /// One host request, in bytes. `arrival_ns` is meaningful only for open-loop phases.
+///
+/// Build one with [`IoRequest::new`] and the `at`/`on_device`/`in_namespace`/
+/// `with_placement` setters rather than a struct literal, so that a field added later is
+/// one edit here, not one per call site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IoRequest {
     /// Arrival time relative to the start of the trace, in nanoseconds.
     pub arrival_ns: u64,
     /// Device / volume / disk number as the trace names it (0 for generators).
     pub device: u32,
-    /// Byte offset of the first byte.
+    /// Byte offset of the first byte, inside the request's namespace.
     pub offset_bytes: u64,
     /// Length in bytes (0 only for `Flush`).
     pub size_bytes: u64,
     /// The operation.
     pub op: OpKind,
+    /// The namespace the request addresses (its index among the drive's `[[namespace]]`
+    /// tables; 0 = the first, or the only one).
+    pub namespace: u32,
+    /// The FDP placement identifier a write carries (NVMe TP4146 "Placement Identifier"
+    /// in the directive specific field); `None`: no placement directive.
+    pub placement: Option<u16>,
 }
 
 impl IoRequest {
-    /// A request of a closed-loop stream (arrival 0, device 0), as layers below the
-    /// workload issue them (the host log's segment writes, cleaning reads).
-    pub fn new(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+    /// A request of a closed-loop stream (arrival 0, device 0, namespace 0, no placement
+    /// directive), as layers below the workload issue them (the host log's segment
+    /// writes, cleaning reads); the setters below change the rest.
+    pub const fn new(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
         IoRequest {
             arrival_ns: 0,
             device: 0,
             offset_bytes,
             size_bytes,
             op,
+            namespace: 0,
+            placement: None,
         }
+    }
+
+    /// The same request arriving at `arrival_ns`.
+    #[must_use]
+    pub const fn at(mut self, arrival_ns: u64) -> IoRequest {
+        self.arrival_ns = arrival_ns;
+        self
+    }
+
+    /// The same request with the trace's device number `device`.
+    #[must_use]
+    pub const fn on_device(mut self, device: u32) -> IoRequest {
+        self.device = device;
+        self
+    }
+
+    /// The same request addressed to namespace `namespace`.
+    #[must_use]
+    pub const fn in_namespace(mut self, namespace: u32) -> IoRequest {
+        self.namespace = namespace;
+        self
+    }
+
+    /// The same request with FDP placement identifier `placement`.
+    #[must_use]
+    pub const fn with_placement(mut self, placement: Option<u16>) -> IoRequest {
+        self.placement = placement;
+        self
     }
 }
 

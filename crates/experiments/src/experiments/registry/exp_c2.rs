@@ -474,13 +474,12 @@ pub(super) fn write_trace(t: &Trace, path: &std::path::Path) -> Result<toml::Val
             while j < ops.len() && ops[j] == ops[i] + (j - i) as u32 {
                 j += 1;
             }
-            let req = IoRequest {
-                arrival_ns: n * 1_000,
-                device: 0,
-                offset_bytes: first as u64 * PAGE_BYTES,
-                size_bytes: (j - i) as u64 * PAGE_BYTES,
-                op: if write { OpKind::Write } else { OpKind::Read },
-            };
+            let req = IoRequest::new(
+                if write { OpKind::Write } else { OpKind::Read },
+                first as u64 * PAGE_BYTES,
+                (j - i) as u64 * PAGE_BYTES,
+            )
+            .at(n * 1_000);
             write_request(TraceFormat::Ascii, &req, &mut out).map_err(err)?;
             n += 1;
             i = j;

@@ -105,13 +105,7 @@ fn binary_size(sizes: &[u64]) -> u64 {
 }
 
 fn req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
-    IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes,
-        size_bytes,
-        op,
-    }
+    IoRequest::new(op, offset_bytes, size_bytes)
 }
 
 /// `size` bytes from `start` in requests of at most `chunk`.

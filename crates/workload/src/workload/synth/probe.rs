@@ -89,13 +89,7 @@ pub fn fill_requests(cfg: &SynthConfig, starts: &[u64]) -> Vec<IoRequest> {
         let mut off = 0;
         while off < region {
             let len = FILL_CHUNK_BYTES.min(region - off);
-            out.push(IoRequest {
-                arrival_ns: 0,
-                device: 0,
-                offset_bytes: start + off,
-                size_bytes: len,
-                op: OpKind::Write,
-            });
+            out.push(IoRequest::new(OpKind::Write, start + off, len));
             off += len;
         }
     }
@@ -111,13 +105,7 @@ pub fn probe_requests(
     let n = probe_span(cfg) / step;
     let size = cfg.size.bytes();
     starts.into_iter().flat_map(move |start| {
-        (0..n).map(move |i| IoRequest {
-            arrival_ns: 0,
-            device: 0,
-            offset_bytes: start + i * step,
-            size_bytes: size,
-            op: OpKind::Write,
-        })
+        (0..n).map(move |i| IoRequest::new(OpKind::Write, start + i * step, size))
     })
 }
 

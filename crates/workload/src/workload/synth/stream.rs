@@ -200,13 +200,7 @@ impl<P: Placement> Iterator for Generator<P> {
         let offset_bytes = self.placement.offset(&mut self.rng, size_bytes);
         let op = self.ops.sample(&mut self.rng);
         let arrival_ns = self.arrivals.next(&mut self.rng);
-        Some(IoRequest {
-            arrival_ns,
-            device: 0,
-            offset_bytes,
-            size_bytes,
-            op,
-        })
+        Some(IoRequest::new(op, offset_bytes, size_bytes).at(arrival_ns))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

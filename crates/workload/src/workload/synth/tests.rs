@@ -734,17 +734,17 @@ fn parse_ascii(text: &str) -> Vec<IoRequest> {
         .map(|line| {
             let f: Vec<u64> = line.split(' ').map(|x| x.parse().expect(line)).collect();
             assert_eq!(f.len(), 5, "{line}");
-            IoRequest {
-                arrival_ns: f[0],
-                device: f[1] as u32,
-                offset_bytes: f[2] * 512,
-                size_bytes: f[3] * 512,
-                op: match f[4] {
+            IoRequest::new(
+                match f[4] {
                     1 => OpKind::Read,
                     0 => OpKind::Write,
                     other => panic!("op {other}"),
                 },
-            }
+                f[2] * 512,
+                f[3] * 512,
+            )
+            .at(f[0])
+            .on_device(f[1] as u32)
         })
         .collect()
 }
@@ -767,27 +767,13 @@ fn ascii_export_round_trips() {
 
     // Extremes of the number formatter and sector widening of unaligned requests.
     let odd = [
-        IoRequest {
-            arrival_ns: u64::MAX,
-            device: u32::MAX,
-            offset_bytes: 100,
-            size_bytes: 1000,
-            op: OpKind::Read,
-        },
-        IoRequest {
-            arrival_ns: 0,
-            device: 9,
-            offset_bytes: 512 * 99,
-            size_bytes: 1,
-            op: OpKind::Write,
-        },
-        IoRequest {
-            arrival_ns: 10,
-            device: 10,
-            offset_bytes: 512 * 100,
-            size_bytes: 512,
-            op: OpKind::Write,
-        },
+        IoRequest::new(OpKind::Read, 100, 1000)
+            .at(u64::MAX)
+            .on_device(u32::MAX),
+        IoRequest::new(OpKind::Write, 512 * 99, 1).on_device(9),
+        IoRequest::new(OpKind::Write, 512 * 100, 512)
+            .at(10)
+            .on_device(10),
     ];
     let mut out = Vec::new();
     write_ascii(odd.iter().copied(), &mut out).unwrap();
@@ -801,13 +787,7 @@ fn ascii_export_round_trips() {
         )
     );
 
-    let flush = IoRequest {
-        arrival_ns: 0,
-        device: 0,
-        offset_bytes: 0,
-        size_bytes: 0,
-        op: OpKind::Flush,
-    };
+    let flush = IoRequest::new(OpKind::Flush, 0, 0);
     let mut out = Vec::new();
     let err = write_ascii([odd[2], flush].into_iter(), &mut out).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);

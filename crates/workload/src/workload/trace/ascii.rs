@@ -27,8 +27,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
 };
 
 /// The line layout, quoted in errors.
-pub(crate) const LAYOUT: &str =
-    "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1)";
+pub(crate) const LAYOUT: &str = "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1), and an optional 6th: placement";
 
 /// Parser for [`super::TraceFormat::Ascii`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,11 +48,17 @@ impl Ws5Layout for Ascii {
         sectors: true,
     };
     const OP: Op = Op::ZeroOne;
+    /// ssdlab's own format carries an FDP placement identifier (NVMe TP4146) as an
+    /// optional sixth column; lines without it have no placement directive.
+    const PLACEMENT: bool = true;
 }
 
 /// Writes `req` as an ASCII line: nanoseconds, the sectors it touches.
 pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
     let op = read_or_write(TraceFormat::Ascii, req.op, "1", "0")?;
     let (lba, n) = sector_span(req);
-    writeln!(out, "{} {} {lba} {n} {op}", req.arrival_ns, req.device)
+    match req.placement {
+        None => writeln!(out, "{} {} {lba} {n} {op}", req.arrival_ns, req.device),
+        Some(p) => writeln!(out, "{} {} {lba} {n} {op} {p}", req.arrival_ns, req.device),
+    }
 }

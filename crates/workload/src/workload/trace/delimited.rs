@@ -632,7 +632,8 @@ mod tests {
                 device: 3,
                 offset: 9_056_014_336,
                 size: 2048,
-                op: OpKind::Write
+                op: OpKind::Write,
+                placement: None,
             }
         );
     }

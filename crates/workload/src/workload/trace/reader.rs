@@ -90,6 +90,9 @@ pub(crate) struct RawRequest {
     pub size: u64,
     /// Operation.
     pub op: OpKind,
+    /// FDP placement identifier, where the format carries one (ASCII's optional sixth
+    /// column); `None` otherwise.
+    pub placement: Option<u16>,
 }
 
 impl RawRequest {
@@ -112,6 +115,7 @@ impl RawRequest {
             offset,
             size,
             op,
+            placement: None,
         })
     }
 }
@@ -862,13 +866,10 @@ impl<S: Records> Iterator for Pipeline<S> {
                 }
             }
             self.warn.tick();
-            let mut req = IoRequest {
-                arrival_ns,
-                device: raw.device,
-                offset_bytes: raw.offset,
-                size_bytes: raw.size,
-                op: raw.op,
-            };
+            let mut req = IoRequest::new(raw.op, raw.offset, raw.size)
+                .at(arrival_ns)
+                .on_device(raw.device)
+                .with_placement(raw.placement);
             // `RawRequest::new` guarantees this does not overflow.
             let end = raw.offset + raw.size;
             match self.fit {

@@ -198,13 +198,9 @@ mod tests {
 
     #[test]
     fn renders_each_format() {
-        let r = IoRequest {
-            arrival_ns: 1_500_123_456,
-            device: 2064,
-            offset_bytes: 1024,
-            size_bytes: 4096,
-            op: OpKind::Read,
-        };
+        let r = IoRequest::new(OpKind::Read, 1024, 4096)
+            .at(1_500_123_456)
+            .on_device(2064);
         assert_eq!(line(TraceFormat::Ascii, r), "1500123456 2064 2 8 1\n");
         assert_eq!(line(TraceFormat::Disksim, r), "1500.123456 2064 2 8 1\n");
         assert_eq!(
@@ -249,12 +245,10 @@ mod tests {
 
     #[test]
     fn a_file_numbers_blktrace_events_and_adds_each_fio_file_once() {
-        let r = |t, device| IoRequest {
-            arrival_ns: t,
-            device,
-            offset_bytes: 0,
-            size_bytes: 512,
-            op: OpKind::Write,
+        let r = |t, device| {
+            IoRequest::new(OpKind::Write, 0, 512)
+                .at(t)
+                .on_device(device)
         };
         let mut w = TraceWriter::new(TraceFormat::Fio, Vec::new()).unwrap();
         for (t, d) in [(1000, 3), (2000, 3), (3000, 1)] {

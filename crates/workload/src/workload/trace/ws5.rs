@@ -6,7 +6,9 @@
 //! dispatch on the layout).
 
 use super::lex::{WsCursor, parse_scaled};
-use super::reader::{Expected, LineParser, Parsed, RawRequest, ws_field_error, ws_finish};
+use super::reader::{
+    Expected, LineParser, Parsed, RawRequest, field_error, ws_field_error, ws_finish,
+};
 use crate::workload::OpKind;
 
 /// The time column.
@@ -53,12 +55,19 @@ pub(crate) trait Ws5Layout: Copy + Send + 'static {
     const SIZE: Field;
     /// The operation column.
     const OP: Op;
+    /// Whether an optional sixth column may carry an FDP placement identifier.
+    const PLACEMENT: bool = false;
 }
 
 impl<L: Ws5Layout> LineParser for L {
     #[inline]
     fn parse(&mut self, line: &[u8]) -> Result<Parsed, Expected> {
-        let fail = |index, name, must| ws_field_error(line, L::LAYOUT, 5, index, name, must);
+        let fail = |index, name, must| {
+            // A layout with the optional placement column has 5 or 6 fields.
+            let n = super::lex::WsFields::new(line).count();
+            let fields = if L::PLACEMENT && n == 6 { 6 } else { 5 };
+            ws_field_error(line, L::LAYOUT, fields, index, name, must)
+        };
         let mut c = WsCursor::new(line);
         let (time_name, time, time_must) = L::TIME;
         let time_ns = match time {
@@ -96,12 +105,25 @@ impl<L: Ws5Layout> LineParser for L {
                 }
             }
         };
-        ws_finish(
-            line,
-            &c,
-            L::LAYOUT,
-            RawRequest::new(time_ns, device, offset, size, op),
-        )
+        let mut raw = RawRequest::new(time_ns, device, offset, size, op);
+        if L::PLACEMENT && !c.at_end() {
+            let pid = c
+                .int()
+                .ok()
+                .and_then(|v| u16::try_from(v).ok())
+                .ok_or_else(|| {
+                    field_error(
+                        L::LAYOUT,
+                        6,
+                        "placement",
+                        "a placement identifier, 0 to 65535",
+                    )
+                })?;
+            if let Ok(r) = &mut raw {
+                r.placement = Some(pid);
+            }
+        }
+        ws_finish(line, &c, L::LAYOUT, raw)
     }
 
     fn fork(&self) -> Option<Self> {

@@ -1,0 +1,250 @@
+//! `[[namespace]]`: the namespaces a drive carries on the same flash, dies and buffer,
+//! and `[host] arbitration`: how the controller picks the submission queue it fetches
+//! the next command from (NVM Express Base Specification 2.0, "Namespaces" and
+//! "Command Arbitration"; the arbiter itself is `crate::arbitration`).
+//!
+//! ```text
+//! namespace i covers logical bytes [base_i, base_i + size_i) of the FTL's space:
+//!   base_0 = 0, base_{i+1} = base_i + size_i        (in the order of the tables)
+//!   size_i = `size`, or `share` × drive capacity, rounded down to whole flash pages
+//! a request at byte o of namespace i of length n:
+//!   o + n > size_i  -> "LBA Out of Range" (NVMe status 80h), counted for i, not performed
+//!   otherwise       -> device byte base_i + o
+//! ```
+//!
+//! Why one slice of the one map: on a conventional drive the namespaces share the FTL,
+//! as NVMe namespaces do on real drives (a namespace is a range of the controller's
+//! logical space, its pages mixed with the other namespaces' in the same blocks and
+//! collected by the same garbage collector). Separate placement per namespace is FDP's
+//! business, separate zones ZNS's. Slices start on page boundaries so that no flash page
+//! holds two namespaces' sectors (a partial write never reads another tenant's page).
+//!
+//! Without `[[namespace]]` tables the drive is one namespace covering everything, and the
+//! host queue takes today's path: nothing here runs.
+
+use super::ConfigError;
+use crate::arbitration::{Mechanism, Priority};
+use crate::units::Size;
+use crate::workload::synth::SynthConfig;
+use serde::{Deserialize, Serialize};
+
+/// One `[[namespace]]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamespaceConfig {
+    /// Name shown in the report (unique, not empty).
+    pub name: String,
+    /// Size in bytes (rounded down to whole flash pages); exclusive with `share`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Size>,
+    /// Fraction of the drive's logical space (0 < share ≤ 1); exclusive with `size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+    /// Arbitration priority class of the namespace's submission queue (used by
+    /// `host.arbitration = "wrr"`).
+    #[serde(default = "medium")]
+    pub priority: Priority,
+    /// The trace's device number whose requests go to this namespace (a trace replayed on
+    /// several namespaces needs it on each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<u32>,
+    /// The namespace's own generator; absent: the `[workload]` table, run on this
+    /// namespace's space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<SynthConfig>,
+}
+
+/// The class the Linux NVMe driver creates its I/O submission queues in.
+fn medium() -> Priority {
+    Priority::Medium
+}
+
+/// `host.arbitration`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ArbitrationKind {
+    /// Round robin (the arbitration every NVMe controller supports).
+    #[default]
+    Rr,
+    /// Weighted round robin with urgent priority class.
+    Wrr,
+}
+
+/// One namespace as the run uses it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamespaceSlice {
+    /// Its name.
+    pub name: String,
+    /// First byte of its slice of the FTL's logical space.
+    pub base_bytes: u64,
+    /// Its size in bytes (whole pages).
+    pub size_bytes: u64,
+    /// Its submission queue's priority class.
+    pub priority: Priority,
+}
+
+/// The arbitration settings of `[host]`, as the arbiter takes them.
+pub fn mechanism(host: &super::HostConfig) -> Mechanism {
+    match host.arbitration {
+        ArbitrationKind::Rr => Mechanism::RoundRobin,
+        ArbitrationKind::Wrr => Mechanism::WeightedRoundRobin {
+            high: host.weight_high,
+            medium: host.weight_medium,
+            low: host.weight_low,
+        },
+    }
+}
+
+/// The namespaces' slices of a drive of `capacity_bytes` with pages of `page_bytes`;
+/// empty without `[[namespace]]` tables. Errors name the table's key.
+pub fn layout(
+    namespaces: &[NamespaceConfig],
+    capacity_bytes: u64,
+    page_bytes: u64,
+) -> Result<Vec<NamespaceSlice>, ConfigError> {
+    let mut out: Vec<NamespaceSlice> = Vec::with_capacity(namespaces.len());
+    let mut base = 0u64;
+    for (i, ns) in namespaces.iter().enumerate() {
+        let key = |k: &str| format!("namespace[{i}].{k}");
+        if ns.name.trim().is_empty() {
+            return Err(ConfigError::value(key("name"), "\"\"", "a non-empty name"));
+        }
+        if out.iter().any(|o| o.name == ns.name) {
+            return Err(ConfigError::value(
+                key("name"),
+                &ns.name,
+                "a name no other namespace has",
+            ));
+        }
+        let bytes = match (ns.size, ns.share) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::value(
+                    key("share"),
+                    ns.share.unwrap_or_default(),
+                    "either size or share, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(ConfigError::value(
+                    key("size"),
+                    "(none)",
+                    "a size in bytes or a share of the logical space",
+                ));
+            }
+            (Some(s), None) => s.bytes(),
+            (None, Some(f)) => {
+                if !(f > 0.0 && f <= 1.0) {
+                    return Err(ConfigError::value(
+                        key("share"),
+                        f,
+                        "a fraction of the logical space, 0 < share <= 1",
+                    ));
+                }
+                (capacity_bytes as f64 * f) as u64
+            }
+        };
+        let size_bytes = bytes / page_bytes * page_bytes;
+        if size_bytes == 0 {
+            return Err(ConfigError::value(
+                if ns.size.is_some() {
+                    key("size")
+                } else {
+                    key("share")
+                },
+                crate::units::Size(bytes),
+                format!("at least one flash page ({page_bytes} bytes)"),
+            ));
+        }
+        if base + size_bytes > capacity_bytes {
+            return Err(ConfigError::value(
+                if ns.size.is_some() {
+                    key("size")
+                } else {
+                    key("share")
+                },
+                crate::units::Size(size_bytes),
+                format!(
+                    "at most the {} the namespaces before it leave of the drive's {} logical bytes",
+                    crate::units::Size(capacity_bytes - base),
+                    crate::units::Size(capacity_bytes)
+                ),
+            ));
+        }
+        out.push(NamespaceSlice {
+            name: ns.name.clone(),
+            base_bytes: base,
+            size_bytes,
+            priority: ns.priority,
+        });
+        base += size_bytes;
+    }
+    Ok(out)
+}
+
+/// A generator's error for namespace `i`'s own `[namespace.workload]`, its key moved
+/// under the table.
+pub fn in_namespace(i: usize, e: ConfigError) -> ConfigError {
+    match e {
+        ConfigError::Value {
+            key,
+            value,
+            expected,
+        } => ConfigError::Value {
+            key: format!("namespace[{i}].{key}"),
+            value,
+            expected,
+        },
+        ConfigError::Workload(m) => ConfigError::Workload(format!("namespace[{i}]: {m}")),
+        e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ns(name: &str, size: Option<u64>, share: Option<f64>) -> NamespaceConfig {
+        NamespaceConfig {
+            name: name.into(),
+            size: size.map(Size),
+            share,
+            priority: Priority::Medium,
+            device: None,
+            workload: None,
+        }
+    }
+
+    #[test]
+    fn slices_follow_each_other_on_page_boundaries() {
+        let l = layout(
+            &[ns("a", Some(10_000), None), ns("b", None, Some(0.5))],
+            1 << 20,
+            4096,
+        )
+        .unwrap();
+        assert_eq!((l[0].base_bytes, l[0].size_bytes), (0, 8192));
+        assert_eq!((l[1].base_bytes, l[1].size_bytes), (8192, 1 << 19));
+    }
+
+    #[test]
+    fn bad_namespaces_name_their_key() {
+        let key = |v: &[NamespaceConfig]| layout(v, 1 << 20, 4096).unwrap_err();
+        assert_eq!(key(&[ns("a", None, None)]).key(), Some("namespace[0].size"));
+        assert_eq!(
+            key(&[ns("a", None, Some(0.7)), ns("b", None, Some(0.7))]).key(),
+            Some("namespace[1].share")
+        );
+        assert_eq!(
+            key(&[ns("a", None, Some(0.1)), ns("a", None, Some(0.1))]).key(),
+            Some("namespace[1].name")
+        );
+        assert_eq!(
+            key(&[ns("a", Some(100), None)]).key(),
+            Some("namespace[0].size")
+        );
+        assert_eq!(
+            key(&[ns("a", Some(8192), Some(0.1))]).key(),
+            Some("namespace[0].share")
+        );
+    }
+}

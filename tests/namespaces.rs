@@ -1,0 +1,158 @@
+//! Namespaces (`[[namespace]]`) and host arbitration: a drive's namespaces share its
+//! flash, their per-namespace figures add up to the device totals, a trace's device
+//! column maps onto them, a request past its namespace is an error counted for it, and
+//! bad tables are refused naming their key (docs/placement.md).
+
+use ssdlab::config::Config;
+use ssdlab::sim::{RunOptions, run};
+
+fn config(text: &str) -> Config {
+    let t: toml::Table = toml::from_str(text).unwrap();
+    Config::load_with(None, None, t).unwrap()
+}
+
+const TWO: &str = r#"
+[device]
+capacity = "1GiB"
+[host]
+qd = 8
+arbitration = "wrr"
+[workload]
+kind = "mixed"
+requests = 3000
+[[namespace]]
+name = "db"
+share = 0.5
+priority = "high"
+[[namespace]]
+name = "logs"
+share = 0.25
+priority = "low"
+[namespace.workload]
+kind = "seq-write"
+requests = 1000
+"#;
+
+#[test]
+fn two_namespaces_add_up_to_the_device_totals() {
+    let r = run(&config(TWO), RunOptions::default()).unwrap().report;
+    assert_eq!(r.namespaces.len(), 2);
+    let (db, logs) = (&r.namespaces[0], &r.namespaces[1]);
+    assert_eq!((db.name.as_str(), logs.name.as_str()), ("db", "logs"));
+    assert_eq!(db.requests, 3000);
+    assert_eq!(logs.requests, 1000);
+    assert_eq!(db.requests + logs.requests, r.latency_ns.count);
+    assert_eq!(db.read_bytes + logs.read_bytes, r.host_read_bytes);
+    assert_eq!(db.write_bytes + logs.write_bytes, r.host_write_bytes);
+    assert_eq!(logs.read_bytes, 0);
+    assert!(db.read_bytes > 0);
+    assert_eq!(
+        db.read_latency_ns.count + db.write_latency_ns.count + logs.write_latency_ns.count,
+        r.latency_ns.count
+    );
+    let wa = db.write_amplification_contribution + logs.write_amplification_contribution;
+    assert!(
+        (wa - r.write_amplification).abs() < 1e-9,
+        "{wa} vs {}",
+        r.write_amplification
+    );
+    assert_eq!(db.errors_lba_out_of_range + logs.errors_lba_out_of_range, 0);
+    // The same run without the tables has no namespace section.
+    let one =
+        config("[device]\ncapacity = \"1GiB\"\n[workload]\nkind = \"mixed\"\nrequests = 300\n");
+    assert!(
+        run(&one, RunOptions::default())
+            .unwrap()
+            .report
+            .namespaces
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_traces_devices_map_onto_namespaces_and_past_the_end_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.ascii");
+    // ASCII: time_ns dev lba_sectors size_sectors op. Device 0: five 4 KiB requests;
+    // device 1: three, the last ending past its 1 MiB namespace (sector 2047 + 8);
+    // device 2: one, not mapped (dropped).
+    let mut text = String::new();
+    for i in 0..5u64 {
+        text += &format!("{} 0 {} 8 0\n", i * 1000, i * 8);
+    }
+    text += "5000 1 0 8 0\n6000 1 8 8 1\n7000 1 2047 8 0\n8000 2 0 8 0\n";
+    std::fs::write(&path, text).unwrap();
+    let cfg = config(&format!(
+        "[device]\ncapacity = \"1GiB\"\n[trace]\npath = {:?}\nformat = \"ascii\"\n\
+         [[namespace]]\nname = \"a\"\nsize = \"1MiB\"\ndevice = 1\n\
+         [[namespace]]\nname = \"b\"\nsize = \"8MiB\"\ndevice = 0\n",
+        path.display().to_string()
+    ));
+    let r = run(&cfg, RunOptions::default()).unwrap().report;
+    let (a, b) = (&r.namespaces[0], &r.namespaces[1]);
+    assert_eq!((a.requests, a.errors_lba_out_of_range), (2, 1));
+    assert_eq!((b.requests, b.errors_lba_out_of_range), (5, 0));
+    assert_eq!(r.latency_ns.count, 7);
+    assert_eq!(a.read_bytes + a.write_bytes, 2 * 4096);
+    assert_eq!(b.read_bytes + b.write_bytes, 5 * 4096);
+}
+
+#[test]
+fn bad_namespace_settings_name_their_key() {
+    let refused = |extra: &str, key: &str| {
+        let text = format!(
+            "[device]\ncapacity = \"1GiB\"\n[workload]\nkind = \"random-write\"\nrequests = 10\n{extra}"
+        );
+        let t: toml::Table = toml::from_str(&text).unwrap();
+        let e = Config::load_with(None, None, t)
+            .and_then(|c| c.validate().map(drop))
+            .unwrap_err();
+        assert_eq!(e.key(), Some(key), "{extra}: {e}");
+    };
+    refused("[[namespace]]\nname = \"a\"\n", "namespace[0].size");
+    refused(
+        "[[namespace]]\nname = \"a\"\nshare = 0.6\n[[namespace]]\nname = \"b\"\nshare = 0.6\n",
+        "namespace[1].share",
+    );
+    refused(
+        "[[namespace]]\nname = \"a\"\nshare = 0.5\ndevice = 3\n",
+        "namespace[0].device",
+    );
+    refused(
+        "[host]\narbitration = \"wrr\"\nweight_low = 0\n[[namespace]]\nname = \"a\"\nshare = 0.5\n",
+        "host.weight_low",
+    );
+    refused("[host]\narbitration = \"wrr\"\n", "host.arbitration");
+    refused(
+        "[[namespace]]\nname = \"a\"\nshare = 0.5\n[namespace.workload]\nkind = \"random-write\"\nrequests = 0\n",
+        "namespace[0].workload.requests",
+    );
+}
+
+#[test]
+fn an_ascii_traces_sixth_column_is_the_placement_identifier() {
+    use ssdlab::workload::trace::{TraceFormat, TraceOptions, open_trace};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.ascii");
+    std::fs::write(&path, "0 0 0 8 0 3\n1000 0 8 8 0\n2000 0 16 8 1 65535\n").unwrap();
+    let opts = TraceOptions {
+        format: Some(TraceFormat::Ascii),
+        capacity_bytes: 1 << 30,
+        ..TraceOptions::default()
+    };
+    let got: Vec<Option<u16>> = open_trace(&path, &opts)
+        .unwrap()
+        .requests
+        .map(|r| r.unwrap().placement)
+        .collect();
+    assert_eq!(got, [Some(3), None, Some(65535)]);
+    std::fs::write(&path, "0 0 0 8 0 65536\n").unwrap();
+    let e = open_trace(&path, &opts)
+        .unwrap()
+        .requests
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("placement"), "{e}");
+}
