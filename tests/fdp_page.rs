@@ -321,3 +321,100 @@ fn the_reference_model_agrees_with_fdp_on() {
         }
     }
 }
+
+#[test]
+fn fdp_settings_are_checked_before_any_run() {
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "run",
+            "--preset",
+            "android-emmc",
+            "--capacity",
+            "64MiB",
+            "--workload",
+            "random-write",
+            "--requests",
+            "100",
+        ];
+        a.extend_from_slice(extra);
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--ftl", "dftl", "--set", "ftl.fdp.enabled=true"],
+            &["ftl.fdp", "page"],
+        ),
+        (
+            &[
+                "--set",
+                "ftl.fdp.enabled=true",
+                "--set",
+                "ftl.placement=by-address",
+                "--mgmt-block",
+                "16KiB",
+            ],
+            &["ftl.placement", "write-order"],
+        ),
+        (
+            &[
+                "--set",
+                "ftl.fdp.enabled=true",
+                "--set",
+                "ftl.fdp.reclaim_groups=3",
+            ],
+            &["ftl.fdp.reclaim_groups", "divisor"],
+        ),
+        (
+            &["--set", "ftl.fdp.reclaim_groups=0"],
+            &["ftl.fdp.reclaim_groups"],
+        ),
+        (&["--set", "ftl.fdp.handles=[]"], &["ftl.fdp.handles"]),
+        (
+            &["--set", "ftl.fdp.handles=[\"hot\"]"],
+            &["ftl.fdp.handles", "persistently-isolated"],
+        ),
+    ];
+    for (extra, names) in cases {
+        let args = run(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        common::refused(&args, names);
+    }
+}
+
+#[test]
+fn the_report_has_an_fdp_section_only_with_fdp_on() {
+    let section = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("r.json");
+        let json_s = json.display().to_string();
+        let mut a = vec![
+            "run",
+            "--preset",
+            "android-emmc",
+            "--capacity",
+            "64MiB",
+            "--workload",
+            "random-write",
+            "--requests",
+            "2k",
+            "--json",
+            &json_s,
+        ];
+        a.extend_from_slice(extra);
+        let o = common::ssdlab(&a);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (
+            v.get("fdp").cloned(),
+            v["config"]["ftl"].get("fdp").cloned(),
+        )
+    };
+    assert_eq!(section(&[]), (None, None));
+    let (fdp, cfg) = section(&["--set", "ftl.fdp.enabled=true"]);
+    let fdp = fdp.expect("an fdp section");
+    assert_eq!(fdp["handles"].as_array().unwrap().len(), 8);
+    assert!(fdp["host_bytes_written"].as_u64().unwrap() > 0);
+    assert_eq!(fdp["events"]["invalid_placement_identifier"], 0);
+    assert_eq!(cfg.unwrap()["enabled"], true);
+}
