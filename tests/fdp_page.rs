@@ -146,7 +146,7 @@ fn block_owners(handles: Vec<Isolation>, seed: u64) -> Vec<Vec<u32>> {
 fn gc_never_mixes_a_persistently_isolated_handles_data() {
     // Handle 0 persistently isolated, 1 and 2 initially isolated: no block ever holds
     // handle 0's data beside another's, while GC does mix 1's and 2's.
-    let seed = 0x5eed_fd9;
+    let seed = 0x05ee_dfd9;
     println!("seed {seed:#x}");
     let owners = block_owners(vec![PI, II, II], seed);
     for (b, o) in owners.iter().enumerate() {
