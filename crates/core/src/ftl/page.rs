@@ -572,21 +572,18 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 nand.revalidate(Ppn(raw - 1));
             }
         }
-        // With FDP the handles' open units are not resumed: their partly written
-        // blocks are moved out and erased as orphans, and every handle that was filling
-        // a unit starts a fresh one (the "implicit reclaim unit change" event). Which
-        // handle wrote a page is not in its OOB tag here, so the recovered data counts
-        // as handle 0's.
-        let streams: &[Stream] = if let Some(f) = self.fdp.as_deref_mut() {
-            f.drop_frontiers();
-            &[]
-        } else if self.cfg.hot_cold {
+        // With FDP the pools' first two partly written blocks go on as handle 0's host
+        // and GC frontiers, the rest are moved out (page_fdp.rs, `adopt_frontiers`).
+        let streams: &[Stream] = if self.cfg.hot_cold || self.fdp.is_some() {
             &[Stream::Host, Stream::Gc]
         } else {
             &[Stream::Host]
         };
         let err = super::RecoverError::flash("page");
         let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
+        if let Some(f) = self.fdp.as_deref_mut() {
+            f.adopt_frontiers(&mut self.bm);
+        }
         for b in orphans {
             self.reclaim(b, nand).map_err(err)?;
         }

@@ -21,6 +21,7 @@
 //! frontier per persistently isolated handle, each opened only when first written, so
 //! a drive whose host gives no placement identifier opens exactly the host and GC
 //! frontiers of the plain page FTL with the hot/cold split, in the same order.
+//! After a power cut the pools' resumed frontiers become handle 0's (`adopt_frontiers`).
 //! Static wear leveling's moves follow the GC routing (a persistently isolated handle's
 //! cold data stays apart), taking the least-worn free block as GC does.
 
@@ -226,13 +227,28 @@ impl PageFdp {
         (unit * unit_planes / per_group) as u16
     }
 
-    /// After a power cut: the open frontiers are gone (their blocks were reclaimed), so
-    /// every handle that was filling a unit moves to a fresh one (implicitly).
-    pub(super) fn drop_frontiers(&mut self) {
+    /// After a power cut ([`Blocks::remount`] made each pool's first two partly written
+    /// blocks its host and GC frontiers): those become handle 0's host and GC frontiers
+    /// (which handle wrote a page is not in its OOB tag, so recovered data counts as
+    /// handle 0's), and every other handle that was filling a unit starts a fresh one
+    /// (implicitly; its partly written blocks were left to the caller to move out).
+    pub(super) fn adopt_frontiers<V: VictimPolicy>(&mut self, bm: &mut Blocks<V>) {
         self.fronts.iter_mut().for_each(|f| *f = None);
-        for h in 0..self.handles as u16 {
+        for h in 1..self.handles as u16 {
             for g in 0..self.group_planes.len() as u16 {
                 self.fdp.implicit_change(h, g);
+            }
+        }
+        let (gc_slot, gc_tag) = match self.fdp.gc_stream(0) {
+            GcStream::SharedInitiallyIsolated => (self.handles, MIXED_HANDLES),
+            GcStream::Handle(_) => (self.handles + 1, 0),
+        };
+        for (u, unit) in bm.units.iter_mut().enumerate() {
+            for (stream, slot, tag) in [(Stream::Host, 0, 0), (Stream::Gc, gc_slot, gc_tag)] {
+                if let Some(f) = unit.frontier[stream as usize].take() {
+                    self.block_tag[f.block as usize] = tag;
+                    self.fronts[u * self.slots + slot] = Some(f);
+                }
             }
         }
     }
