@@ -814,6 +814,39 @@ mod tests {
     }
 
     #[test]
+    fn statistics_are_kept_per_handle_and_namespace() {
+        let mut fdp = Fdp::new(layout(
+            1,
+            vec![InitiallyIsolated, PersistentlyIsolated],
+            vec![],
+        ))
+        .unwrap();
+        // No namespace list: every namespace has every handle, in order.
+        assert_eq!(fdp.resolve(2, Some(1)), (1, 0));
+        assert_eq!(fdp.resolve(2, Some(2)), (0, 0), "invalid: handle 0");
+        assert_eq!(fdp.event_count(EventKind::InvalidPlacementIdentifier), 1);
+        fdp.host_written(2, 1, 0, 100);
+        fdp.host_written(0, 0, 0, 50);
+        fdp.moved(2, 1, 30);
+        let r = fdp.report();
+        assert_eq!((r.host_bytes_written, r.media_bytes_written), (150, 180));
+        assert_eq!(r.handles[1].host_bytes_written, 100);
+        assert_eq!(r.handles[1].media_bytes_written, 130);
+        assert!((r.handles[1].waf - 1.3).abs() < 1e-12);
+        assert_eq!(r.handles[0].waf, 1.0);
+        assert_eq!(r.namespaces.len(), 3);
+        assert_eq!(r.namespaces[2].index, 3, "NSID");
+        assert_eq!(r.namespaces[2].media_bytes_written, 130);
+        assert_eq!(r.namespaces[1].host_bytes_written, 0);
+        // The drive moving both handles on: two partly written units, then none.
+        fdp.implicit_change(1, 0);
+        fdp.implicit_change(0, 0);
+        fdp.implicit_change(1, 0);
+        assert_eq!(fdp.event_count(EventKind::ImplicitRuChange), 2);
+        assert_eq!(fdp.report().events["implicit_ru_change"], 2);
+    }
+
+    #[test]
     fn layouts_are_checked_with_the_key_named() {
         let cases = [
             (

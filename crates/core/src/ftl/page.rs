@@ -211,8 +211,26 @@ impl<V: VictimPolicy> PageFtl<V> {
         })
     }
 
+    /// [`Ftl::write`] without FDP: the layout's plane, the host frontier.
+    #[inline]
+    fn write_plain(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let old = self.l2p[lpn.0 as usize];
+        if old != 0 {
+            // Invalidate first so GC below never copies data that is being replaced.
+            self.bm.invalidate(Ppn(old - 1), nand);
+        }
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
+        nand.program(ppn, lpn, Cause::Host);
+        self.l2p[lpn.0 as usize] = ppn.0 + 1;
+        if self.bm.needs_gc(unit) {
+            self.collect_on_write(unit, nand)?;
+        }
+        Ok(())
+    }
+
     /// [`Ftl::write`] with FDP: the current handle's plane and frontier.
-    #[inline(never)]
+    #[inline]
     fn write_placed(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = self.l2p[lpn.0 as usize];
         if old != 0 {
@@ -390,23 +408,18 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         if self.fdp.is_some() {
             return self.write_placed(lpn, nand);
         }
-        let old = self.l2p[lpn.0 as usize];
-        if old != 0 {
-            // Invalidate first so GC below never copies data that is being replaced.
-            self.bm.invalidate(Ppn(old - 1), nand);
-        }
-        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
-        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
-        nand.program(ppn, lpn, Cause::Host);
-        self.l2p[lpn.0 as usize] = ppn.0 + 1;
-        if self.bm.needs_gc(unit) {
-            self.collect_on_write(unit, nand)?;
-        }
-        Ok(())
+        self.write_plain(lpn, nand)
     }
 
     fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let end = first.0 + count;
+        if self.fdp.is_some() {
+            // Checked once per command, so the plain loop below adds nothing per page.
+            for lpn in first.0..end {
+                self.write_placed(Lpn(lpn), nand)?;
+            }
+            return Ok(());
+        }
         if !self.layout.rewrites_units() {
             // The simulator prefetched the first page's old location; the others' map
             // entries share its cache lines, but their old pages lie anywhere.
@@ -415,7 +428,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 if lpn + AHEAD < end {
                     self.prefetch_next(Lpn(lpn + AHEAD), nand);
                 }
-                self.write(Lpn(lpn), nand)?;
+                self.write_plain(Lpn(lpn), nand)?;
             }
             return Ok(());
         }
@@ -428,7 +441,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             let unit_end = (unit_first + m).min(self.logical_pages);
             for lpn in unit_first..unit_end {
                 if (first.0..end).contains(&lpn) {
-                    self.write(Lpn(lpn), nand)?;
+                    self.write_plain(Lpn(lpn), nand)?;
                 } else if self.l2p[lpn as usize] != 0 {
                     self.rewrite(Lpn(lpn), nand)?;
                 }
@@ -439,6 +452,12 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     fn write_each(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
+        if self.fdp.is_some() {
+            for &lpn in lpns {
+                self.write_placed(lpn, nand)?;
+            }
+            return Ok(());
+        }
         if self.layout.rewrites_units() {
             for &lpn in lpns {
                 self.write_range(lpn, 1, nand)?;
@@ -455,7 +474,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             if let Some(&l) = lpns.get(i + 2) {
                 self.prefetch_next(l, nand);
             }
-            self.write(lpn, nand)?;
+            self.write_plain(lpn, nand)?;
         }
         Ok(())
     }
