@@ -87,6 +87,8 @@ fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
     random_writes(&["--ftl", "page", "--set", "ftl.gc_schedule=background"]);
     random_writes(&["--ftl", "dftl", "--set", "ftl.dftl.coalesce_misses=true"]);
     random_writes(&["--ftl", "nftl", "--set", "ftl.nftl.variant=log"]);
+    // FDP's statistics and events (reported only with it on).
+    random_writes(&["--ftl", "page", "--set", "ftl.fdp.enabled=true"]);
     // Every file system over every FTL (YAFFS2 runs on raw flash), with its mount phase.
     let mut args = small.to_vec();
     args.extend([

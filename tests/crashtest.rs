@@ -338,6 +338,31 @@ fn block_mapped_ftls_keep_every_durable_write_across_cuts_inside_merges() {
     }
 }
 
+/// The page FTL with FDP on: a mount drops the handles' open reclaim units (their
+/// partly written blocks are moved out and erased) and every durable write survives.
+/// The stream carries no placement identifiers, so handle 0 (persistently isolated)
+/// takes every write and its own GC frontier every move.
+#[test]
+fn the_page_ftl_with_fdp_keeps_every_durable_write_across_cuts() {
+    use ssdlab::fdp::Isolation;
+    let mut cfg = ssdlab::ftl::FtlConfig::default();
+    cfg.fdp.enabled = true;
+    cfg.fdp.handles = vec![
+        Isolation::PersistentlyIsolated,
+        Isolation::InitiallyIsolated,
+    ];
+    cut_campaign(
+        "page+fdp",
+        &cfg,
+        common::one_plane(48, 8),
+        256,
+        32,
+        0..10,
+        8,
+        400,
+    );
+}
+
 /// FASTer's second-chance reclaim opens the new tail before it erases its victim; a cut
 /// in between leaves one RW block more than the log holds, and the mount finishes the
 /// reclaim. The victim is the block holding the sources of the tail's copies — not the

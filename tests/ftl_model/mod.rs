@@ -18,6 +18,8 @@ pub enum Op {
     Write(u32),
     Read(u32),
     Trim(u32),
+    /// The FDP placement (namespace, identifier) of the writes that follow.
+    Place(u32, Option<u16>),
 }
 
 pub fn ops(logical: u32) -> impl Strategy<Value = Vec<Op>> {
@@ -160,6 +162,7 @@ pub fn run(cfg: &FtlConfig, geo: &Geometry, logical: u32, ops: &[Op]) -> Result<
                     .unwrap_or_else(|e| panic!("{cfg:?} on {geo:?}: op {i}: {e}"));
                 model.remove(&l);
             }
+            Op::Place(ns, pid) => ftl.set_placement(ns, pid),
             Op::Read(l) => {
                 let got = ftl
                     .read(Lpn(l), &mut nand)

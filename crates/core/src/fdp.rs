@@ -35,9 +35,16 @@
 //! identifier is written through placement handle 0 of reclaim group 0 and logged (QEMU's
 //! and FEMU's emulations write it there; the event is the specification's); the event log
 //! keeps the latest [`EVENT_LOG_CAPACITY`] events (a log page is finite) while the
-//! counts per kind keep every one.
+//! counts per kind keep every one. A layout with no namespace list gives every
+//! namespace all the drive's handles in order (placement handle i is RUH i), which is
+//! what a drive configured with one namespace per tenant and no handle list does.
+//!
+//! The statistics are kept per handle and per namespace too (host and media bytes, so a
+//! handle's WAF), as the FDP statistics log page keeps them per endurance group: data GC
+//! moves is charged to the handle and namespace that wrote it.
 
 use crate::spec::{ConfigError, Counter, Counters};
+use crate::units::Size;
 
 /// Reported as `fdp.host_bytes_written` (Host Bytes with Metadata Written, HBMW).
 pub const HOST_BYTES: Counter = Counter::total(
@@ -61,6 +68,66 @@ pub const ERASED_BYTES: Counter = Counter::total(
 /// Most events the event log keeps (older ones drop out; the counts keep them).
 pub const EVENT_LOG_CAPACITY: usize = 64;
 
+/// The handle an event names for a reclaim unit that holds the GC data of several
+/// initially isolated handles.
+pub const MIXED_HANDLES: u16 = u16::MAX;
+
+/// Reclaim unit handles a drive has by default: FEMU's FDP mode and the FDP drives
+/// the CacheLib work ran on expose 8, all initially isolated, in one reclaim group.
+pub const DEFAULT_HANDLES: usize = 8;
+
+/// `[ftl.fdp]`: Flexible Data Placement in the page FTL (docs/fdp.md).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FdpConfig {
+    /// Whether the drive has FDP enabled (off: one write frontier, as without FDP).
+    pub enabled: bool,
+    /// Reclaim groups: the dies split into this many equal groups (1, as FEMU's FDP mode
+    /// and published FDP drives have).
+    pub reclaim_groups: u16,
+    /// The reclaim unit handles, each with its isolation type.
+    pub handles: Vec<Isolation>,
+    /// Bytes of a reclaim unit: a multiple of one erase block on every plane of a
+    /// reclaim group (a superblock of the group); 0 = one such superblock.
+    pub ru_size: Size,
+}
+
+impl Default for FdpConfig {
+    fn default() -> Self {
+        FdpConfig {
+            enabled: false,
+            reclaim_groups: 1,
+            handles: vec![Isolation::InitiallyIsolated; DEFAULT_HANDLES],
+            ru_size: Size(0),
+        }
+    }
+}
+
+impl FdpConfig {
+    /// Whether nothing was changed (left out of a report's config then).
+    pub fn is_default(&self) -> bool {
+        *self == FdpConfig::default()
+    }
+
+    /// The drive's layout with reclaim units of `ru_bytes` (every namespace sees all
+    /// handles).
+    pub fn layout(&self, ru_bytes: u64) -> FdpLayout {
+        FdpLayout {
+            reclaim_groups: self.reclaim_groups,
+            ru_bytes,
+            handles: self.handles.clone(),
+            namespaces: Vec::new(),
+        }
+    }
+
+    /// Checks what does not depend on the device; `key` is the section (`ftl.fdp`).
+    pub fn validate(&self, key: &str) -> Result<(), ConfigError> {
+        // The unit size is checked against the geometry when the FTL is built; any
+        // non-zero placeholder lets the layout check the rest.
+        self.layout(1).validate(key)
+    }
+}
+
 /// How a reclaim unit handle's data is kept apart when GC moves it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -80,15 +147,30 @@ pub enum EventKind {
     InvalidPlacementIdentifier,
     /// The drive moved valid data of a reclaim unit elsewhere (GC or media trouble).
     MediaReallocated,
+    /// The drive moved a handle to a new reclaim unit on its own before the old one was
+    /// full (TP4146's "implicitly modified reclaim unit handle"; here: after a power cut
+    /// the open units are not written further).
+    ImplicitRuChange,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 3] = [
+    pub const ALL: [EventKind; 4] = [
         EventKind::RuNotFullyWritten,
         EventKind::InvalidPlacementIdentifier,
         EventKind::MediaReallocated,
+        EventKind::ImplicitRuChange,
     ];
+
+    /// The name the report gives the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::RuNotFullyWritten => "ru_not_fully_written",
+            EventKind::InvalidPlacementIdentifier => "invalid_placement_identifier",
+            EventKind::MediaReallocated => "media_reallocated",
+            EventKind::ImplicitRuChange => "implicit_ru_change",
+        }
+    }
 
     /// The counter of events of this kind.
     pub fn counter(self) -> &'static Counter {
@@ -97,7 +179,7 @@ impl EventKind {
 }
 
 /// One running total per event kind, in the order of [`EventKind::ALL`].
-pub const EVENT_COUNTERS: [Counter; 3] = [
+pub const EVENT_COUNTERS: [Counter; 4] = [
     Counter::total(
         "fdp.events.ru_not_fully_written",
         "events",
@@ -112,6 +194,11 @@ pub const EVENT_COUNTERS: [Counter; 3] = [
         "fdp.events.media_reallocated",
         "events",
         "reclaim units whose valid data the drive moved",
+    ),
+    Counter::total(
+        "fdp.events.implicit_ru_change",
+        "events",
+        "handles the drive moved to a new reclaim unit before theirs was full",
     ),
 ];
 
@@ -220,6 +307,42 @@ fn bits_for(n: usize) -> u32 {
     }
 }
 
+/// The report's `fdp` section: the FDP statistics over the drive's life so far (as the
+/// log page keeps them), per handle and per namespace, and the events by kind.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FdpReport {
+    /// Host bytes written (HBMW).
+    pub host_bytes_written: u64,
+    /// Media bytes written (MBMW).
+    pub media_bytes_written: u64,
+    /// Media bytes erased (MBE).
+    pub media_bytes_erased: u64,
+    /// MBMW / HBMW.
+    pub waf: f64,
+    /// Per reclaim unit handle.
+    pub handles: Vec<FdpUsage>,
+    /// Per namespace (that wrote), by NSID.
+    pub namespaces: Vec<FdpUsage>,
+    /// Events by kind, every one counted.
+    pub events: std::collections::BTreeMap<String, u64>,
+}
+
+/// One handle's or namespace's bytes.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FdpUsage {
+    /// Handle index, or the namespace's NSID (1-based).
+    pub index: u32,
+    /// A handle's isolation type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<Isolation>,
+    /// Host bytes written.
+    pub host_bytes_written: u64,
+    /// Media bytes written: the host's and what GC moved.
+    pub media_bytes_written: u64,
+    /// Media over host bytes.
+    pub waf: f64,
+}
+
 /// Where a write goes: the handle and reclaim group it was placed in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Placement {
@@ -250,7 +373,31 @@ pub struct Fdp {
     media_bytes: u64,
     erased_bytes: u64,
     events: std::collections::VecDeque<Event>,
-    event_counts: [u64; 3],
+    event_counts: [u64; 4],
+    /// Host and media bytes per reclaim unit handle.
+    per_handle: Vec<Bytes>,
+    /// Host and media bytes per namespace (0-based), grown as namespaces write.
+    per_namespace: Vec<Bytes>,
+}
+
+/// Host and media bytes written through one handle or by one namespace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Bytes {
+    /// Bytes the host wrote (HBMW).
+    pub host: u64,
+    /// Bytes written to the media: the host's and what GC moved (MBMW).
+    pub media: u64,
+}
+
+impl Bytes {
+    /// Media over host bytes (1 before any host write).
+    pub fn waf(&self) -> f64 {
+        if self.host == 0 {
+            1.0
+        } else {
+            self.media as f64 / self.host as f64
+        }
+    }
 }
 
 impl Fdp {
@@ -258,6 +405,7 @@ impl Fdp {
     pub fn new(layout: FdpLayout) -> Result<Fdp, ConfigError> {
         layout.validate("fdp")?;
         let slots = layout.handles.len() * layout.reclaim_groups as usize;
+        let handles = layout.handles.len();
         Ok(Fdp {
             left_bytes: vec![layout.ru_bytes; slots],
             layout,
@@ -265,7 +413,9 @@ impl Fdp {
             media_bytes: 0,
             erased_bytes: 0,
             events: Default::default(),
-            event_counts: [0; 3],
+            event_counts: [0; 4],
+            per_handle: vec![Bytes::default(); handles],
+            per_namespace: Vec::new(),
         })
     }
 
@@ -288,19 +438,43 @@ impl Fdp {
 
     /// (placement handle, reclaim group) of `pid` in namespace `ns` (0-based), if valid.
     pub fn parse(&self, ns: usize, pid: u16) -> Option<(u16, u16)> {
-        let phs = self.layout.namespaces.get(ns)?;
+        let phs = self.placement_handles(ns)?;
         let rg_bits = self.layout.rg_bits();
         let (rg, ph) = if rg_bits == 0 {
             (0, pid)
         } else {
             (pid >> (16 - rg_bits), pid & ((1u16 << (16 - rg_bits)) - 1))
         };
-        (rg < self.layout.reclaim_groups && (ph as usize) < phs.len()).then_some((ph, rg))
+        (rg < self.layout.reclaim_groups && (ph as usize) < phs).then_some((ph, rg))
     }
 
-    /// A host write of `bytes` to namespace `ns` (0-based) with placement identifier
-    /// `pid` (`None`: the write carried none, and goes through placement handle 0).
-    pub fn place(&mut self, ns: usize, pid: Option<u16>, bytes: u64) -> Placement {
+    /// How many placement handles namespace `ns` has (`None`: no such namespace). With
+    /// no namespace list every namespace has all the drive's handles.
+    fn placement_handles(&self, ns: usize) -> Option<usize> {
+        if self.layout.namespaces.is_empty() {
+            Some(self.layout.handles.len())
+        } else {
+            self.layout.namespaces.get(ns).map(Vec::len)
+        }
+    }
+
+    /// The reclaim unit handle behind placement handle `ph` of namespace `ns`.
+    fn handle_of(&self, ns: usize, ph: u16) -> u16 {
+        if self.layout.namespaces.is_empty() {
+            ph
+        } else {
+            self.layout
+                .namespaces
+                .get(ns)
+                .map_or(0, |phs| phs[ph as usize])
+        }
+    }
+
+    /// The handle and reclaim group the writes of namespace `ns` (0-based) with
+    /// placement identifier `pid` go to (`None`: no identifier, placement handle 0 of
+    /// group 0). An invalid identifier goes there too and is logged: call this once per
+    /// command, as a drive checks the command's identifier once.
+    pub fn resolve(&mut self, ns: usize, pid: Option<u16>) -> (u16, u16) {
         let (ph, rg) = match pid {
             None => (0, 0),
             Some(p) => self.parse(ns, p).unwrap_or_else(|| {
@@ -314,13 +488,20 @@ impl Fdp {
                 (0, 0)
             }),
         };
-        let handle = self
-            .layout
-            .namespaces
-            .get(ns)
-            .map_or(0, |phs| phs[ph as usize]);
+        (self.handle_of(ns, ph), rg)
+    }
+
+    /// `bytes` the host wrote through `handle` in `rg` for namespace `ns`: the
+    /// statistics, and the reclaim units the write filled (each moved the handle on).
+    pub fn host_written(&mut self, ns: usize, handle: u16, rg: u16, bytes: u64) -> u32 {
         self.host_bytes += bytes;
         self.media_bytes += bytes;
+        let h = &mut self.per_handle[handle as usize];
+        h.host += bytes;
+        h.media += bytes;
+        let n = self.namespace_mut(ns);
+        n.host += bytes;
+        n.media += bytes;
         let slot = self.slot(handle, rg);
         let mut rest = bytes;
         let mut new_units = 0;
@@ -330,9 +511,123 @@ impl Fdp {
             new_units += 1;
         }
         self.left_bytes[slot] -= rest;
+        new_units
+    }
+
+    fn namespace_mut(&mut self, ns: usize) -> &mut Bytes {
+        if ns >= self.per_namespace.len() {
+            self.per_namespace.resize(ns + 1, Bytes::default());
+        }
+        &mut self.per_namespace[ns]
+    }
+
+    /// GC (or wear leveling) moved `bytes` that namespace `ns` wrote through `handle`:
+    /// media bytes, charged to both.
+    pub fn moved(&mut self, ns: usize, handle: u16, bytes: u64) {
+        self.media_bytes += bytes;
+        self.per_handle[handle as usize].media += bytes;
+        self.namespace_mut(ns).media += bytes;
+    }
+
+    /// The drive moved the valid data of a reclaim unit of `handle` in `rg` (`handle`
+    /// is [`MIXED_HANDLES`] for a unit holding several initially isolated handles' GC
+    /// data): the "media reallocated" event.
+    pub fn reallocated(&mut self, handle: u16, rg: u16) {
+        self.log(Event {
+            kind: EventKind::MediaReallocated,
+            pid: 0,
+            nsid: 0,
+            reclaim_group: rg,
+            handle,
+        });
+    }
+
+    /// The drive moved `handle` in `rg` to a fresh reclaim unit on its own: logged when
+    /// the unit was partly written.
+    pub fn implicit_change(&mut self, handle: u16, rg: u16) {
+        let slot = self.slot(handle, rg);
+        if self.left_bytes[slot] != self.layout.ru_bytes {
+            self.log(Event {
+                kind: EventKind::ImplicitRuChange,
+                pid: 0,
+                nsid: 0,
+                reclaim_group: rg,
+                handle,
+            });
+            self.left_bytes[slot] = self.layout.ru_bytes;
+        }
+    }
+
+    /// Host and media bytes per reclaim unit handle.
+    pub fn per_handle(&self) -> &[Bytes] {
+        &self.per_handle
+    }
+
+    /// Host and media bytes per namespace (0-based; namespaces that never wrote may be
+    /// missing at the end).
+    pub fn per_namespace(&self) -> &[Bytes] {
+        &self.per_namespace
+    }
+
+    /// Events of `kind` so far (the log may have dropped some; this count has not).
+    pub fn event_count(&self, kind: EventKind) -> u64 {
+        self.event_counts[kind as usize]
+    }
+
+    /// The report's `fdp` section.
+    pub fn report(&self) -> FdpReport {
+        let row = |b: &Bytes| (b.host, b.media, b.waf());
+        FdpReport {
+            host_bytes_written: self.host_bytes,
+            media_bytes_written: self.media_bytes,
+            media_bytes_erased: self.erased_bytes,
+            waf: self.waf(),
+            handles: self
+                .per_handle
+                .iter()
+                .zip(&self.layout.handles)
+                .enumerate()
+                .map(|(i, (b, iso))| {
+                    let (host, media, waf) = row(b);
+                    FdpUsage {
+                        index: i as u32,
+                        isolation: Some(*iso),
+                        host_bytes_written: host,
+                        media_bytes_written: media,
+                        waf,
+                    }
+                })
+                .collect(),
+            namespaces: self
+                .per_namespace
+                .iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let (host, media, waf) = row(b);
+                    FdpUsage {
+                        index: i as u32 + 1,
+                        isolation: None,
+                        host_bytes_written: host,
+                        media_bytes_written: media,
+                        waf,
+                    }
+                })
+                .collect(),
+            events: EventKind::ALL
+                .iter()
+                .map(|&k| (k.name().to_string(), self.event_counts[k as usize]))
+                .collect(),
+        }
+    }
+
+    /// A host write of `bytes` to namespace `ns` (0-based) with placement identifier
+    /// `pid` (`None`: the write carried none, and goes through placement handle 0).
+    pub fn place(&mut self, ns: usize, pid: Option<u16>, bytes: u64) -> Placement {
+        let (handle, reclaim_group) = self.resolve(ns, pid);
+        let new_units = self.host_written(ns, handle, reclaim_group, bytes);
         Placement {
             handle,
-            reclaim_group: rg,
+            reclaim_group,
             new_units,
         }
     }
@@ -344,7 +639,7 @@ impl Fdp {
         let Some((ph, rg)) = self.parse(ns, pid) else {
             return false;
         };
-        let handle = self.layout.namespaces[ns][ph as usize];
+        let handle = self.handle_of(ns, ph);
         let slot = self.slot(handle, rg);
         if self.left_bytes[slot] != self.layout.ru_bytes {
             self.log(Event {
@@ -369,15 +664,9 @@ impl Fdp {
 
     /// GC moved `bytes` of valid data out of a reclaim unit of `handle` in `rg`.
     pub fn gc_moved(&mut self, handle: u16, rg: u16, bytes: u64) {
-        self.media_bytes += bytes;
+        self.moved(0, handle, bytes);
         if bytes > 0 {
-            self.log(Event {
-                kind: EventKind::MediaReallocated,
-                pid: 0,
-                nsid: 0,
-                reclaim_group: rg,
-                handle,
-            });
+            self.reallocated(handle, rg);
         }
     }
 
@@ -522,6 +811,39 @@ mod tests {
             c.value(EventKind::InvalidPlacementIdentifier.counter()),
             100
         );
+    }
+
+    #[test]
+    fn statistics_are_kept_per_handle_and_namespace() {
+        let mut fdp = Fdp::new(layout(
+            1,
+            vec![InitiallyIsolated, PersistentlyIsolated],
+            vec![],
+        ))
+        .unwrap();
+        // No namespace list: every namespace has every handle, in order.
+        assert_eq!(fdp.resolve(2, Some(1)), (1, 0));
+        assert_eq!(fdp.resolve(2, Some(2)), (0, 0), "invalid: handle 0");
+        assert_eq!(fdp.event_count(EventKind::InvalidPlacementIdentifier), 1);
+        fdp.host_written(2, 1, 0, 100);
+        fdp.host_written(0, 0, 0, 50);
+        fdp.moved(2, 1, 30);
+        let r = fdp.report();
+        assert_eq!((r.host_bytes_written, r.media_bytes_written), (150, 180));
+        assert_eq!(r.handles[1].host_bytes_written, 100);
+        assert_eq!(r.handles[1].media_bytes_written, 130);
+        assert!((r.handles[1].waf - 1.3).abs() < 1e-12);
+        assert_eq!(r.handles[0].waf, 1.0);
+        assert_eq!(r.namespaces.len(), 3);
+        assert_eq!(r.namespaces[2].index, 3, "NSID");
+        assert_eq!(r.namespaces[2].media_bytes_written, 130);
+        assert_eq!(r.namespaces[1].host_bytes_written, 0);
+        // The drive moving both handles on: two partly written units, then none.
+        fdp.implicit_change(1, 0);
+        fdp.implicit_change(0, 0);
+        fdp.implicit_change(1, 0);
+        assert_eq!(fdp.event_count(EventKind::ImplicitRuChange), 2);
+        assert_eq!(fdp.report().events["implicit_ru_change"], 2);
     }
 
     #[test]

@@ -166,6 +166,18 @@ pub(super) trait Owner<V: VictimPolicy> {
     fn after_gc(&mut self, _unit: u32, _nand: &mut Nand) -> Result<(), FtlError> {
         Ok(())
     }
+    /// Up to `want` pages for data [`relocate`] moves to `stream` in `unit`: the
+    /// stream's frontier ([`Blocks::next_run`]). An FTL with more frontiers than the
+    /// streams (the page FTL's FDP handles) routes the moves here.
+    #[inline]
+    fn next_run(
+        &mut self,
+        unit: u32,
+        stream: Stream,
+        want: u32,
+    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
+        self.blocks().next_run(unit, stream, want)
+    }
 }
 
 impl<V: VictimPolicy> Blocks<V> {
@@ -314,6 +326,18 @@ impl<V: VictimPolicy> Blocks<V> {
     /// they get the most-worn free block, every other stream the least-worn one.
     #[cold]
     pub(super) fn open_block(&mut self, unit: u32, stream: Stream) -> Result<BlockId, FtlError> {
+        let block = self.take_free(unit, stream)?;
+        self.units[unit as usize].frontier[stream as usize] = Some(Frontier {
+            block,
+            next_page: 0,
+        });
+        Ok(BlockId(block))
+    }
+
+    /// A free block of `unit` opened for `stream` (the most worn for wear leveling,
+    /// else the least worn), not yet any frontier's.
+    #[cold]
+    fn take_free(&mut self, unit: u32, stream: Stream) -> Result<u32, FtlError> {
         let ps = &mut self.units[unit as usize];
         let entry = if stream == Stream::Wl {
             ps.free.pop_last()
@@ -325,11 +349,53 @@ impl<V: VictimPolicy> Blocks<V> {
         };
         self.role[block as usize] = Role::Open;
         self.opened_for[block as usize] = stream;
-        self.units[unit as usize].frontier[stream as usize] = Some(Frontier {
-            block,
-            next_page: 0,
-        });
-        Ok(BlockId(block))
+        Ok(block)
+    }
+
+    /// [`Self::next_run`] on a frontier the caller keeps (`slot`: the page FTL's FDP
+    /// frontiers), opening a block of `unit` for `stream` when it is empty. A run that
+    /// starts a block's first page opened it.
+    pub(super) fn next_run_on(
+        &mut self,
+        slot: &mut Option<Frontier>,
+        unit: u32,
+        stream: Stream,
+        want: u32,
+    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
+        let np = self.geo.pages_per_block;
+        let f = match slot {
+            Some(f) => f,
+            None => slot.insert(Frontier {
+                block: self.take_free(unit, stream)?,
+                next_page: 0,
+            }),
+        };
+        let first = Ppn(f.block * np + f.next_page);
+        let n = want.min(np - f.next_page);
+        self.clock += n as u64;
+        f.next_page += n;
+        let mut filled = None;
+        if f.next_page == np {
+            filled = Some(BlockId(f.block));
+            *slot = None;
+        }
+        Ok((first, n, filled))
+    }
+
+    /// [`Self::next_page`] on a frontier the caller keeps (see [`Self::next_run_on`]).
+    pub(super) fn next_page_on(
+        &mut self,
+        slot: &mut Option<Frontier>,
+        unit: u32,
+        stream: Stream,
+        nand: &Nand,
+    ) -> Result<Ppn, FtlError> {
+        let (ppn, _, filled) = self.next_run_on(slot, unit, stream, 1)?;
+        if let Some(b) = filled {
+            // As `next_page`: the page is programmed right after this returns.
+            self.close(b, nand.valid_count(b) + 1);
+        }
+        Ok(ppn)
     }
 
     /// Next page of `stream`'s frontier in `unit`, opening a new block when needed.
@@ -589,9 +655,7 @@ pub(super) fn relocate<V: VictimPolicy, O: Owner<V>>(
     }
     let mut i = 0;
     while i < pages.len() {
-        let (dst, n, filled) = o
-            .blocks()
-            .next_run(unit, stream, (pages.len() - i) as u32)?;
+        let (dst, n, filled) = o.next_run(unit, stream, (pages.len() - i) as u32)?;
         nand.relocate_run(&pages[i..i + n as usize], dst, cause);
         for k in 0..n {
             if let Some(&next) = pages.get(i + k as usize + AHEAD) {

@@ -139,9 +139,14 @@ pub fn check_kind(
 }
 
 /// Frontiers the page FTL keeps open per unit: host, GC (hot/cold split), WL (static
-/// wear leveling on).
+/// wear leveling on); with FDP a host frontier per handle and the GC frontiers its
+/// isolation needs instead of the first two (ftl/page_fdp.rs).
 fn page_frontiers(cfg: &FtlConfig) -> u64 {
-    1 + cfg.hot_cold as u64 + (cfg.static_wl_threshold > 0) as u64
+    let wl = (cfg.static_wl_threshold > 0) as u64;
+    if cfg.fdp.enabled {
+        return super::page_fdp::PageFdp::max_frontiers(cfg) + wl;
+    }
+    1 + cfg.hot_cold as u64 + wl
 }
 
 /// The page FTL's organisation on `geo`: per-plane units when a plane has room for its

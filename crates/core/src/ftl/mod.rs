@@ -29,6 +29,7 @@ pub mod logblock;
 pub mod nftl;
 pub mod nftl_log;
 pub mod page;
+mod page_fdp;
 mod recovery;
 #[doc(hidden)]
 pub use recovery::check_read_back;
@@ -321,6 +322,14 @@ pub trait Ftl: Send + FtlClone {
             self.write_range(lpn, 1, nand)?;
         }
         Ok(())
+    }
+    /// Sets the FDP placement identifier (and namespace) of the writes that follow;
+    /// FTLs without FDP ignore it.
+    fn set_placement(&mut self, _namespace: u32, _pid: Option<u16>) {}
+    /// The FDP statistics and event counts (the report's `fdp` section): `None` unless
+    /// the FTL has FDP enabled (`ftl.fdp.enabled`).
+    fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
+        None
     }
 }
 
@@ -710,6 +719,10 @@ pub struct FtlConfig {
     pub cftl: cftl::CftlConfig,
     /// `[ftl.dftl]` settings.
     pub dftl: dftl::DftlConfig,
+    /// `[ftl.fdp]`: Flexible Data Placement (page FTL only; docs/fdp.md). Left out of a
+    /// report's config when untouched, so reports from before it existed stay equal.
+    #[serde(skip_serializing_if = "crate::fdp::FdpConfig::is_default")]
+    pub fdp: crate::fdp::FdpConfig,
     /// The values defaults and preset gave (set by `config::Config::load`), to
     /// tell a preset's settings for its own FTL from a user's: not configuration itself.
     #[serde(skip)]
@@ -752,6 +765,7 @@ impl Default for FtlConfig {
             aftl: aftl::AftlConfig::default(),
             cftl: cftl::CftlConfig::default(),
             dftl: dftl::DftlConfig::default(),
+            fdp: crate::fdp::FdpConfig::default(),
             preset: PresetFtl::default(),
         }
     }

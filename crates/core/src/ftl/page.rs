@@ -19,15 +19,20 @@
 //!
 //! Mapping memory: `logical_pages × 4 B` (the L2P array). The reverse map lives in the
 //! pages' OOB area on flash, as in a real device, and costs no RAM there.
+//!
+//! With `[ftl.fdp] enabled` the host's placement identifier (set once per command with
+//! [`Ftl::set_placement`]) picks the handle whose frontier a write goes to, and GC moves
+//! a victim's data as its handle's isolation allows: page_fdp.rs.
 
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
 use super::gc::{GcSchedule, PolicyParams, VictimPolicy};
-use super::layout::Layout;
-use super::spec::{self, Caps, FtlSpec};
+use super::layout::{ChannelPlacement, Layout, Placement};
+use super::page_fdp::PageFdp;
+use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 
 /// Reported as `ftl.wl.relocations`.
 pub const WL_RELOCATIONS: Counter = Counter::total(
@@ -63,16 +68,53 @@ pub const SPEC: FtlSpec = FtlSpec {
         writes_at_offsets: false,
         tags_beyond_logical_only: false,
     },
-    sections: &[],
-    validate: spec::no_section,
+    sections: &[Section {
+        key: "fdp",
+        what: "Flexible Data Placement",
+    }],
+    validate: validate_fdp,
     need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, false),
     // The L2P array.
     memory_bytes: |_, _, logical_pages| logical_pages * spec::ENTRY_BYTES,
-    counters: &[COUNTERS, blocks::COUNTERS],
+    counters: &[
+        COUNTERS,
+        blocks::COUNTERS,
+        &[
+            crate::fdp::HOST_BYTES,
+            crate::fdp::MEDIA_BYTES,
+            crate::fdp::ERASED_BYTES,
+        ],
+        &crate::fdp::EVENT_COUNTERS,
+    ],
     build: |cfg, geo, logical_pages, params| {
         spec::built("page", build(cfg, geo, logical_pages, params))
     },
 };
+
+/// `[ftl.fdp]`: its values, and with FDP on a write-order, striped layout (a handle's
+/// pages rotate over its reclaim group's planes, so a placement by address or by
+/// channel has nothing left to choose).
+fn validate_fdp(cfg: &FtlConfig) -> Result<(), ConfigError> {
+    cfg.fdp.validate("ftl.fdp")?;
+    if !cfg.fdp.enabled {
+        return Ok(());
+    }
+    if cfg.placement != Placement::WriteOrder {
+        return Err(ConfigError::value(
+            "ftl.placement",
+            "by-address",
+            "write-order with ftl.fdp.enabled (placement handles choose where data goes)",
+        ));
+    }
+    if cfg.channel_placement != ChannelPlacement::Striped {
+        return Err(ConfigError::value(
+            "ftl.channel_placement",
+            cfg.channel_placement.name(),
+            "striped with ftl.fdp.enabled (a handle's pages rotate over its reclaim group)",
+        ));
+    }
+    Ok(())
+}
 
 /// Builds a page FTL with the configured victim policy (monomorphised per policy so the
 /// per-write path has no dynamic dispatch).
@@ -120,6 +162,8 @@ pub struct PageFtl<V: VictimPolicy> {
     background: bool,
     /// Where the next background GC step starts looking for a unit (round robin).
     idle_cursor: u32,
+    /// Flexible Data Placement (`ftl.fdp.enabled`), else `None`.
+    fdp: Option<Box<PageFdp>>,
 }
 
 impl<V: VictimPolicy> PageFtl<V> {
@@ -131,6 +175,16 @@ impl<V: VictimPolicy> PageFtl<V> {
         params: PolicyParams,
     ) -> Result<Self, String> {
         let plan = feasible::page_plan(cfg, geo, logical_pages).map_err(|e| e.to_string())?;
+        let fdp = if cfg.fdp.enabled {
+            Some(Box::new(PageFdp::new(
+                cfg,
+                geo,
+                plan.unit_planes,
+                logical_pages,
+            )?))
+        } else {
+            None
+        };
         Ok(PageFtl {
             cfg: cfg.clone(),
             logical_pages: logical_pages as u32,
@@ -153,7 +207,66 @@ impl<V: VictimPolicy> PageFtl<V> {
             rmw_pages: 0,
             background: cfg.gc_schedule == GcSchedule::Background,
             idle_cursor: 0,
+            fdp,
         })
+    }
+
+    /// [`Ftl::write`] without FDP: the layout's plane, the host frontier.
+    #[inline]
+    fn write_plain(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let old = self.l2p[lpn.0 as usize];
+        if old != 0 {
+            // Invalidate first so GC below never copies data that is being replaced.
+            self.bm.invalidate(Ppn(old - 1), nand);
+        }
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
+        nand.program(ppn, lpn, Cause::Host);
+        self.l2p[lpn.0 as usize] = ppn.0 + 1;
+        if self.bm.needs_gc(unit) {
+            self.collect_on_write(unit, nand)?;
+        }
+        Ok(())
+    }
+
+    /// [`Ftl::write`] with FDP: the current handle's plane and frontier.
+    #[inline]
+    fn write_placed(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
+        let old = self.l2p[lpn.0 as usize];
+        if old != 0 {
+            self.bm.invalidate(Ppn(old - 1), nand);
+        }
+        let f = self.fdp.as_deref_mut().expect("FDP is on");
+        let unit = self.bm.unit_of_plane(f.next_plane());
+        let ppn = f.host_page(&mut self.bm, unit, lpn, nand)?;
+        nand.program(ppn, lpn, Cause::Host);
+        self.l2p[lpn.0 as usize] = ppn.0 + 1;
+        if self.bm.needs_gc(unit) {
+            self.collect_on_write(unit, nand)?;
+        }
+        Ok(())
+    }
+
+    /// Moves `victim`'s valid data out and erases it: to `stream`'s frontier, or with
+    /// FDP to the frontier its handle's isolation allows.
+    fn move_out(
+        &mut self,
+        victim: BlockId,
+        stream: Stream,
+        cause: Cause,
+        nand: &mut Nand,
+    ) -> Result<(), FtlError> {
+        let Some(f) = self.fdp.as_deref_mut() else {
+            return self.evacuate(victim, stream, cause, nand);
+        };
+        let rg = f.group_of_unit(self.bm.unit_of(victim), self.bm.unit_planes);
+        f.route_victim(victim, rg, nand.valid_count(victim));
+        // The stream only has to be an internal one: `next_run` routes every move.
+        self.evacuate(victim, Stream::Gc, cause, nand)?;
+        if let Some(f) = self.fdp.as_deref_mut() {
+            f.erased();
+        }
+        Ok(())
     }
 
     /// The GC stream: a separate frontier for (colder) GC copies with the hot/cold split.
@@ -221,11 +334,28 @@ impl<V: VictimPolicy> Owner<V> for PageFtl<V> {
 
     #[inline]
     fn moved(&mut self, nand: &Nand, to: Ppn) {
-        self.l2p[nand.oob_lpn_raw(to) as usize] = to.0 + 1;
+        let lpn = nand.oob_lpn_raw(to);
+        self.l2p[lpn as usize] = to.0 + 1;
+        if let Some(f) = self.fdp.as_deref_mut() {
+            f.moved(lpn);
+        }
     }
 
     fn reclaim(&mut self, victim: BlockId, nand: &mut Nand) -> Result<(), FtlError> {
-        self.evacuate(victim, self.gc_stream(), Cause::Gc, nand)
+        self.move_out(victim, self.gc_stream(), Cause::Gc, nand)
+    }
+
+    #[inline]
+    fn next_run(
+        &mut self,
+        unit: u32,
+        stream: Stream,
+        want: u32,
+    ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
+        match self.fdp.as_deref_mut() {
+            Some(f) => f.gc_run(&mut self.bm, unit, want),
+            None => self.bm.next_run(unit, stream, want),
+        }
     }
 
     /// Static wear leveling every `static_wl_check_erases` erases of the unit.
@@ -240,7 +370,7 @@ impl<V: VictimPolicy> Owner<V> for PageFtl<V> {
                 .wear_level_victim(unit, self.cfg.static_wl_threshold, nand)
             {
                 self.wl_relocations += 1;
-                self.evacuate(cold, Stream::Wl, Cause::Wl, nand)?;
+                self.move_out(cold, Stream::Wl, Cause::Wl, nand)?;
             }
         }
         Ok(())
@@ -275,23 +405,21 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
 
     #[inline]
     fn write(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
-        let old = self.l2p[lpn.0 as usize];
-        if old != 0 {
-            // Invalidate first so GC below never copies data that is being replaced.
-            self.bm.invalidate(Ppn(old - 1), nand);
+        if self.fdp.is_some() {
+            return self.write_placed(lpn, nand);
         }
-        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
-        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
-        nand.program(ppn, lpn, Cause::Host);
-        self.l2p[lpn.0 as usize] = ppn.0 + 1;
-        if self.bm.needs_gc(unit) {
-            self.collect_on_write(unit, nand)?;
-        }
-        Ok(())
+        self.write_plain(lpn, nand)
     }
 
     fn write_range(&mut self, first: Lpn, count: u32, nand: &mut Nand) -> Result<(), FtlError> {
         let end = first.0 + count;
+        if self.fdp.is_some() {
+            // Checked once per command, so the plain loop below adds nothing per page.
+            for lpn in first.0..end {
+                self.write_placed(Lpn(lpn), nand)?;
+            }
+            return Ok(());
+        }
         if !self.layout.rewrites_units() {
             // The simulator prefetched the first page's old location; the others' map
             // entries share its cache lines, but their old pages lie anywhere.
@@ -300,7 +428,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 if lpn + AHEAD < end {
                     self.prefetch_next(Lpn(lpn + AHEAD), nand);
                 }
-                self.write(Lpn(lpn), nand)?;
+                self.write_plain(Lpn(lpn), nand)?;
             }
             return Ok(());
         }
@@ -313,7 +441,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             let unit_end = (unit_first + m).min(self.logical_pages);
             for lpn in unit_first..unit_end {
                 if (first.0..end).contains(&lpn) {
-                    self.write(Lpn(lpn), nand)?;
+                    self.write_plain(Lpn(lpn), nand)?;
                 } else if self.l2p[lpn as usize] != 0 {
                     self.rewrite(Lpn(lpn), nand)?;
                 }
@@ -324,6 +452,12 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     fn write_each(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
+        if self.fdp.is_some() {
+            for &lpn in lpns {
+                self.write_placed(lpn, nand)?;
+            }
+            return Ok(());
+        }
         if self.layout.rewrites_units() {
             for &lpn in lpns {
                 self.write_range(lpn, 1, nand)?;
@@ -340,7 +474,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             if let Some(&l) = lpns.get(i + 2) {
                 self.prefetch_next(l, nand);
             }
-            self.write(lpn, nand)?;
+            self.write_plain(lpn, nand)?;
         }
         Ok(())
     }
@@ -400,6 +534,20 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             );
         }
         out.set(&MGMT_RMW_PAGES, self.rmw_pages);
+        if let Some(f) = &self.fdp {
+            // Only with FDP on, so other reports keep their keys.
+            f.fdp.counters(out);
+        }
+    }
+
+    fn set_placement(&mut self, namespace: u32, pid: Option<u16>) {
+        if let Some(f) = self.fdp.as_deref_mut() {
+            f.set_placement(namespace, pid);
+        }
+    }
+
+    fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
+        self.fdp.as_ref().map(|f| f.fdp.report())
     }
 
     fn collect_idle(&mut self, nand: &mut Nand) -> Result<bool, FtlError> {
@@ -413,7 +561,11 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     fn reserved_blocks(&self) -> u64 {
-        let frontiers = if self.cfg.hot_cold { 2 } else { 1 };
+        let frontiers = match self.fdp {
+            Some(_) => PageFdp::max_frontiers(&self.cfg),
+            None if self.cfg.hot_cold => 2,
+            None => 1,
+        };
         self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
     }
 
@@ -439,13 +591,18 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 nand.revalidate(Ppn(raw - 1));
             }
         }
-        let streams: &[Stream] = if self.cfg.hot_cold {
+        // With FDP the pools' first two partly written blocks go on as handle 0's host
+        // and GC frontiers, the rest are moved out (page_fdp.rs, `adopt_frontiers`).
+        let streams: &[Stream] = if self.cfg.hot_cold || self.fdp.is_some() {
             &[Stream::Host, Stream::Gc]
         } else {
             &[Stream::Host]
         };
         let err = super::RecoverError::flash("page");
         let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
+        if let Some(f) = self.fdp.as_deref_mut() {
+            f.adopt_frontiers(&mut self.bm);
+        }
         for b in orphans {
             self.reclaim(b, nand).map_err(err)?;
         }
@@ -481,6 +638,9 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
             .sum();
         assert_eq!(mapped, valid, "mapped pages != valid pages");
         self.bm.check_invariants(nand);
+        if let Some(f) = &self.fdp {
+            f.check_invariants(&self.bm, nand);
+        }
         nand.check_invariants();
     }
 }

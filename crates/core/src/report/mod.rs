@@ -253,6 +253,10 @@ pub struct Report {
     /// Management-block probe result (`--workload probe` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<ProbeReport>,
+    /// Flexible Data Placement statistics and events (`ftl.fdp.enabled` only; over the
+    /// drive's life, preconditioning included, as the FDP log pages count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<crate::fdp::FdpReport>,
     /// Wall-clock seconds the simulation took (not deterministic; ignore when comparing).
     pub wall_clock_s: f64,
     /// Wall-clock seconds of the measured phase alone, without building the device and

@@ -36,6 +36,10 @@ pub trait Measure {
     }
     /// Counters of the stages between host and layer (buffer, device queue).
     fn stage_counters(&self, _out: &mut Counters) {}
+    /// The FDP section (FTLs with FDP enabled only).
+    fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
+        None
+    }
 }
 
 impl Measure for Device {
@@ -56,6 +60,9 @@ impl Measure for Device {
     }
     fn mapping_bytes(&self) -> u64 {
         self.ftl.mapping_bytes()
+    }
+    fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
+        self.ftl.fdp_report()
     }
     fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
         buffer_report(self, host_writes, host_reads, programs)
@@ -639,6 +646,7 @@ pub fn assemble(
                 reason,
             }),
         probe: probing.then(|| probe_report(cfg, &m.probe_samples)),
+        fdp: dev.fdp_report(),
         wall_clock_s: wall.start.elapsed().as_secs_f64(),
         wall_clock_measured_s: wall.measured.elapsed().as_secs_f64(),
     };
