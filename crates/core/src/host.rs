@@ -225,6 +225,8 @@ pub struct Dispatched {
     pub dispatch_ns: u64,
     /// When it completed.
     pub done_ns: u64,
+    /// A Zone Append's completion: the LBA (logical page) it wrote; `None` otherwise.
+    pub append_lba: Option<u64>,
 }
 
 /// What a [`HostQueue`] feeds: something with a command queue that performs commands.
@@ -1005,6 +1007,7 @@ mod tests {
 
         fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
             Ok(self.queue.pop_front().map(|cmd| Dispatched {
+                append_lba: None,
                 cmd,
                 dispatch_ns: cmd.issue_ns,
                 done_ns: cmd.issue_ns

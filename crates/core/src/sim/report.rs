@@ -53,6 +53,10 @@ impl Measure for Device {
     }
     fn layer_counters(&self, out: &mut Counters) {
         self.ftl.counters(out);
+        // Only a drive that was sent zone commands reports their refusal.
+        if self.invalid_zone_commands() > 0 {
+            out.set(&crate::zns::INVALID_OPCODE, self.invalid_zone_commands());
+        }
     }
     fn mapping_bytes(&self) -> u64 {
         self.ftl.mapping_bytes()
