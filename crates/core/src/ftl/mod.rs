@@ -397,6 +397,8 @@ impl FtlKind {
     pub const Cftl: FtlKind = FtlKind(&cftl::SPEC);
     /// Demand-based page mapping (cached mapping table).
     pub const Dftl: FtlKind = FtlKind(&dftl::SPEC);
+    /// Zoned namespace drive (zones, no page map, no GC).
+    pub const Zoned: FtlKind = FtlKind(&zoned::SPEC);
 }
 
 impl Default for FtlKind {
@@ -470,6 +472,13 @@ impl FtlKind {
     /// The FTL's name as `--ftl` takes it.
     pub fn name(self) -> &'static str {
         self.0.name
+    }
+
+    /// Whether the FTL is a zoned drive (`ftl/zoned.rs`): written only at its zones'
+    /// write pointers, so the random-write tests and workloads of a conventional drive
+    /// do not apply to it (tests/zoned.rs checks it against a model of its zones).
+    pub fn is_zoned(self) -> bool {
+        self.0.name == zoned::SPEC.name
     }
 
     /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
