@@ -11,6 +11,8 @@
 //!   all dies for the same writes (the striped zone finishes sooner); a conventional
 //!   drive refusing zone commands with a counted status.
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::buffer::BufferKind;
@@ -347,4 +349,59 @@ fn a_zoned_drive_refuses_a_write_buffer() {
     c.buffer.size = Some(Size(16 * PAGE));
     let e = Device::new(&c).err().expect("refused");
     assert!(e.to_string().contains("write buffer"), "{e}");
+}
+
+#[test]
+fn zone_operations_from_an_ascii_trace_run_end_to_end_and_are_reported() {
+    // The default preset's zone: one 1 MiB block on each of 32 dies, 32 MiB = 65536
+    // sectors, 8192 pages.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let trace = dir.path().join("z.ascii");
+    std::fs::write(
+        &trace,
+        "0 0 0 64 0\n\
+         1000 0 0 64 ZA\n\
+         2000 0 0 0 ZF\n\
+         3000 0 0 0 ZR\n\
+         4000 0 65536 0 ZO\n\
+         5000 0 65536 0 ZC\n\
+         6000 0 8 8 0\n",
+    )
+    .expect("trace written");
+    let trace = trace.display().to_string();
+    let o = common::ssdlab(&[
+        "run",
+        "--ftl",
+        "zoned",
+        "--buffer",
+        "none",
+        "--capacity",
+        "256MiB",
+        "--trace",
+        &trace,
+        "--format",
+        "ascii",
+        "--json",
+        "-",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    let k = |key: &str| {
+        r["counters"][key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key} in {}", r["counters"]))
+    };
+    assert_eq!(k("host.requests"), 7);
+    // The append is a write request beside the two writes.
+    assert_eq!(r["phases"][0]["write_requests"].as_u64(), Some(3));
+    assert_eq!(k("zns.appends"), 1);
+    assert_eq!(k("zns.finishes"), 1);
+    assert_eq!(k("zns.finish_pad_blocks"), 8192 - 16);
+    assert_eq!(k("zns.resets"), 1);
+    assert_eq!(k("zns.reset_erased_blocks"), 32);
+    assert_eq!(k("zns.errors.invalid_write"), 1);
+    assert_eq!(k("zns.opens"), 2);
+    assert_eq!(r["host_write_pages"].as_u64(), Some(16));
+    assert_eq!(r["nand_program_pages"].as_u64(), Some(8192));
+    assert_eq!(r["write_amplification"].as_f64(), Some(512.0));
 }

@@ -202,7 +202,8 @@ impl PhaseAcc {
                 self.reads.saturating_record(v);
                 self.read_requests += 1;
             }
-            OpKind::Write => {
+            // An append carries data like a write (its address chosen by the drive).
+            OpKind::Write | OpKind::ZoneAppend => {
                 self.writes.saturating_record(v);
                 self.write_requests += 1;
             }
