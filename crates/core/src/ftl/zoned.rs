@@ -233,7 +233,7 @@ impl Shape {
             if s.0 == 0 {
                 return Ok(default);
             }
-            if s.0 % page != 0 {
+            if !s.0.is_multiple_of(page) {
                 return Err(ConfigError::value(
                     key,
                     s.0,
