@@ -1,11 +1,11 @@
 //! A zoned drive (NVMe Zoned Namespaces): the host writes each zone sequentially at its
 //! write pointer and resets whole zones, so the drive keeps no page map and runs no GC.
 //!
-//! NVM Express Zoned Namespace Command Set 1.0 (TP4053, 2020): §2.1 the zone model (zone
-//! size, zone capacity, write pointer), §2.1.1 the zone states and their transitions, §2.1.2
-//! the Max Open / Max Active Resources, §3.4.1 Zone Append, §3.4.3 Zone Management Send
-//! (Open, Close, Finish, Reset), §3.3.1.1 the write checks and their statuses
-//! (0xB8–0xBF). The state machine, the limits with the controller's auto-close and the
+//! NVM Express Zoned Namespace Command Set 1.0 (TP4053, 2020), in its sections on the zone
+//! model (zone size, zone capacity, write pointer), the zone states and their
+//! transitions, the Max Open / Max Active Resources, Zone Append, Zone Management Send
+//! (Open, Close, Finish, Reset) and the write checks with their statuses (0xB8–0xBF). The
+//! state machine, the limits with the controller's auto-close and the
 //! statuses live in `zns.rs` ([`Zones`]); this file puts zones on flash. Bjørling et al.,
 //! "ZNS: Avoiding the Block Interface Tax for Flash-based SSDs" (USENIX ATC 2021) §2–§3
 //! describe the same mapping: a zone is a set of erase blocks written in order, spread
