@@ -334,7 +334,8 @@ fn every_trace_sample_replays_through_the_simulator() {
 #[test]
 fn every_ftl_replays_every_trace_sample() {
     for (kind, name, _) in ssdlab::ftl::FtlKind::all() {
-        if *kind != ssdlab::ftl::FtlKind::Page {
+        // A zoned drive refuses a block trace's writes off its pointers (tests/zoned.rs).
+        if *kind != ssdlab::ftl::FtlKind::Page && !kind.is_zoned() {
             replay_every_sample(name);
         }
     }

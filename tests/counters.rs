@@ -61,7 +61,8 @@ fn report_keys(args: &[&str], seen: &mut BTreeMap<String, BTreeSet<String>>) {
 /// The counter keys of runs covering every FTL × buffer policy and every file system
 /// over every FTL, on small devices, plus the settings that add conditional keys.
 fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
-    let ftls = all(ssdlab::ftl::FtlKind::all());
+    // The zoned drive takes no write buffer and no random writes: its own runs below.
+    let ftls = all(ssdlab::ftl::FtlKind::all()).replace(",zoned", "");
     let buffers = all(ssdlab::buffer::BufferKind::all());
     let fss = all(ssdlab::fs::FsKind::all()).replace("none,", "");
     let mut seen = BTreeMap::new();
@@ -129,6 +130,26 @@ fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
     let config = config.display().to_string();
     let mut args = small.to_vec();
     args.extend(["--config", &config, "--ftl", "dftl,nftl"]);
+    report_keys(&args, &mut seen);
+    // The zoned drive under its log-on-zones generator; a conventional drive sent a zone
+    // reset (a trace line with op ZR) reports the refusal.
+    let mut args = small.to_vec();
+    args.extend([
+        "--ftl",
+        "zoned",
+        "--buffer",
+        "none",
+        "--workload",
+        "zoned-seq",
+        "--requests",
+        "20k",
+    ]);
+    report_keys(&args, &mut seen);
+    let zr = dir.path().join("zr.ascii");
+    std::fs::write(&zr, "0 0 0 8 0\n1000 0 0 0 ZR\n").expect("trace written");
+    let zr = zr.display().to_string();
+    let mut args = small.to_vec();
+    args.extend(["--trace", &zr, "--format", "ascii", "--ftl", "page"]);
     report_keys(&args, &mut seen);
     seen
 }

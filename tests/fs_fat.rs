@@ -270,6 +270,7 @@ fn replay(
                 }
                 OpKind::Read => reads.push(s),
                 OpKind::Flush => {}
+                op => panic!("FAT issued a zone operation {op:?}"),
             }
         }
     }

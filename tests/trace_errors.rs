@@ -94,12 +94,17 @@ fn corrupted_line_is_named_with_path_and_line() {
 
 #[test]
 fn error_messages_say_what_was_expected() {
-    let cases: [(TraceFormat, &str, &str); 9] = [
+    let cases: [(TraceFormat, &str, &str); 10] = [
         (
             TraceFormat::Ascii,
             "1 2 3 4",
-            "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1), and an \
-             optional 6th: placement (the line has 4 fields)",
+            "5 space-separated fields: time_ns dev lba_sectors size_sectors \
+             op(0|1|ZA|ZR|ZF|ZO|ZC), and an optional 6th: placement (the line has 4 fields)",
+        ),
+        (
+            TraceFormat::Ascii,
+            "1 2 3 4 ZX",
+            "(field 5, op, must be 1 (read), 0 (write) or a zone operation ZA, ZR, ZF, ZO, ZC)",
         ),
         (
             TraceFormat::Ascii,

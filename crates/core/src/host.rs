@@ -226,6 +226,8 @@ pub struct Dispatched {
     pub dispatch_ns: u64,
     /// When it completed.
     pub done_ns: u64,
+    /// A Zone Append's completion: the LBA (logical page) it wrote; `None` otherwise.
+    pub append_lba: Option<u64>,
 }
 
 /// What a [`HostQueue`] feeds: something with a command queue that performs commands.
@@ -1241,6 +1243,7 @@ mod tests {
 
         fn dispatch(&mut self) -> Result<Option<Dispatched>, SimError> {
             Ok(self.queue.pop_front().map(|cmd| Dispatched {
+                append_lba: None,
                 cmd,
                 dispatch_ns: cmd.issue_ns,
                 done_ns: cmd.issue_ns

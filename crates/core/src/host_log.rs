@@ -621,6 +621,13 @@ impl HostLog {
             OpKind::Read => self.read(dev, r.offset_bytes, r.size_bytes, None, t),
             OpKind::Trim => Ok(self.trim(r.offset_bytes, r.size_bytes, t)),
             OpKind::Flush => self.flush(dev, t),
+            // The layer exports a conventional block device over its own log: a zone
+            // command has no meaning for it, and the run stops with the reason.
+            op => Err(SimError::Config(format!(
+                "the host log layer exports a conventional block device: {} is a zone \
+                 operation, which only ftl.name = \"zoned\" without a host log takes",
+                op.name()
+            ))),
         }
     }
 
@@ -935,6 +942,7 @@ impl<D: LogDevice> Target for LogTarget<'_, D> {
             cmd,
             dispatch_ns: t,
             done_ns,
+            append_lba: None,
         }))
     }
 

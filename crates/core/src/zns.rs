@@ -61,6 +61,24 @@ pub const IMPLICIT_CLOSES: Counter = Counter::total(
 /// Reported as `zns.resets`.
 pub const RESETS: Counter =
     Counter::total("zns.resets", "zones", "zone resets that emptied a zone");
+/// Reported as `zns.opens`.
+pub const OPENS: Counter = Counter::total(
+    "zns.opens",
+    "zones",
+    "zones opened, explicitly or by a write (a closed zone reopened counts again)",
+);
+/// Reported as `zns.finishes`.
+pub const FINISHES: Counter = Counter::total(
+    "zns.finishes",
+    "zones",
+    "Finish Zone commands that made a zone full",
+);
+/// Reported as `zns.errors.invalid_opcode` by a conventional drive.
+pub const INVALID_OPCODE: Counter = Counter::total(
+    "zns.errors.invalid_opcode",
+    "commands",
+    "zone commands refused by a drive without zones: Invalid Command Opcode (0x01)",
+);
 /// Reported as `zns.open_zones`.
 pub const OPEN_ZONES: Counter = Counter::gauge("zns.open_zones", "zones", "zones open now");
 /// Reported as `zns.active_zones`.
@@ -118,17 +136,18 @@ pub const ERROR_COUNTERS: [Counter; 10] = [
         "zone actions refused from the zone's state (0xBF)",
     ),
 ];
-/// The counters this module reports.
-pub const COUNTERS: &[&[Counter]] = &[
-    &[
-        FINISH_PAD_BLOCKS,
-        IMPLICIT_CLOSES,
-        RESETS,
-        OPEN_ZONES,
-        ACTIVE_ZONES,
-    ],
-    &ERROR_COUNTERS,
+/// The running totals and gauges of the zones.
+pub const ZONE_COUNTERS: &[Counter] = &[
+    FINISH_PAD_BLOCKS,
+    IMPLICIT_CLOSES,
+    RESETS,
+    OPENS,
+    FINISHES,
+    OPEN_ZONES,
+    ACTIVE_ZONES,
 ];
+/// The counters this module reports.
+pub const COUNTERS: &[&[Counter]] = &[ZONE_COUNTERS, &ERROR_COUNTERS];
 
 /// The state of a zone (the Zone State field of a zone descriptor).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -396,6 +415,8 @@ pub struct Zones {
     finish_pad_blocks: u64,
     implicit_closes: u64,
     resets: u64,
+    opens: u64,
+    finishes: u64,
     errors: [u64; ZnsStatus::ALL.len()],
 }
 
@@ -418,6 +439,8 @@ impl Zones {
             finish_pad_blocks: 0,
             implicit_closes: 0,
             resets: 0,
+            opens: 0,
+            finishes: 0,
             errors: [0; ZnsStatus::ALL.len()],
         })
     }
@@ -498,6 +521,9 @@ impl Zones {
         }
         if to.is_open() {
             self.open += 1;
+            if !from.is_open() {
+                self.opens += 1;
+            }
         }
         if to.is_active() {
             self.active += 1;
@@ -614,6 +640,19 @@ impl Zones {
         Ok(())
     }
 
+    /// The zone starting at `lba`, for a zone management command: past the namespace
+    /// is `LbaOutOfRange`, an address inside a zone `InvalidField` (both counted).
+    pub fn zone_start(&mut self, lba: u64) -> Result<u32, ZnsStatus> {
+        let zone = match self.zone_of(lba) {
+            Ok(z) => z,
+            Err(s) => return self.refuse(s),
+        };
+        if lba != self.start(zone) {
+            return self.refuse(ZnsStatus::InvalidField);
+        }
+        Ok(zone)
+    }
+
     fn zone_index(&mut self, zone: u32) -> Result<u32, ZnsStatus> {
         if zone >= self.layout.zones {
             return self.refuse(ZnsStatus::LbaOutOfRange);
@@ -663,6 +702,7 @@ impl Zones {
                 self.zones[zone as usize].write_pointer = end;
                 self.set_state(zone, ZoneState::Full);
                 self.finish_pad_blocks += pad;
+                self.finishes += 1;
                 Ok(pad)
             }
             _ => self.refuse(ZnsStatus::InvalidTransition),
@@ -718,6 +758,8 @@ impl Zones {
         out.set(&FINISH_PAD_BLOCKS, self.finish_pad_blocks);
         out.set(&IMPLICIT_CLOSES, self.implicit_closes);
         out.set(&RESETS, self.resets);
+        out.set(&OPENS, self.opens);
+        out.set(&FINISHES, self.finishes);
         out.set(&OPEN_ZONES, self.open as u64);
         out.set(&ACTIVE_ZONES, self.active as u64);
         for s in ZnsStatus::ALL {

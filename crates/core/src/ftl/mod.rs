@@ -37,6 +37,7 @@ pub mod spec;
 pub mod superblock;
 mod twolevel;
 mod twolevel_ftl;
+pub mod zoned;
 pub use spec::{FTLS, FtlSpec, Section, register};
 
 use crate::nand::{Geometry, Lpn, Nand, Ppn};
@@ -118,6 +119,36 @@ pub fn counter_groups() -> Vec<&'static [Counter]> {
 /// and often a page walk (~100-200 ns here); a request without GC takes ~50 ns, so one
 /// request ahead is too late and a few are needed.
 pub const PREFETCH_AHEAD: usize = 4;
+
+/// A command a zoned FTL takes ([`Ftl::zone_command`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ZoneCommand {
+    /// Write at the zone's write pointer.
+    Write,
+    /// Zone Append: write at the write pointer of the zone starting at the address.
+    Append,
+    /// Reset Zone.
+    Reset,
+    /// Finish Zone.
+    Finish,
+    /// Open Zone.
+    Open,
+    /// Close Zone.
+    Close,
+}
+
+/// How a zoned command completed ([`Ftl::zone_command`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneReply {
+    /// Performed.
+    Done,
+    /// An append performed: the first logical page it wrote (the completion's LBA).
+    Appended(u64),
+    /// Refused with the specification's status; nothing changed.
+    Refused(crate::zns::ZnsStatus),
+    /// The FTL has no zones (a conventional drive: Invalid Command Opcode).
+    NotZoned,
+}
 
 /// Errors an FTL can report (everything else is a bug and panics).
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -314,6 +345,26 @@ pub trait Ftl: Send + FtlClone {
         }
         Ok(())
     }
+    /// The zones of a zoned FTL (NVMe ZNS, `ftl/zoned.rs`); `None` for a conventional
+    /// FTL, which refuses every zone command.
+    fn zones(&self) -> Option<&crate::zns::Zones> {
+        None
+    }
+    /// A command of a zoned drive on the `pages` logical pages from `first` (one logical
+    /// block is one flash page): a write at the write pointer, an append, or a zone
+    /// management action on the zone starting at `first` (`pages` 0). A refusal is the
+    /// specification's status, counted by the FTL, with nothing changed; a conventional
+    /// FTL answers [`ZoneReply::NotZoned`] (the device counts it as Invalid Command
+    /// Opcode) and takes writes through [`Ftl::write_range`] instead.
+    fn zone_command(
+        &mut self,
+        _cmd: ZoneCommand,
+        _first: Lpn,
+        _pages: u32,
+        _nand: &mut Nand,
+    ) -> Result<ZoneReply, FtlError> {
+        Ok(ZoneReply::NotZoned)
+    }
     /// Writes each page of `lpns` as its own one-page command ([`Ftl::write_range`] with
     /// a count of 1), in order: a write buffer's victims, which need not be consecutive.
     /// FTLs override this only to fetch the coming pages' map entries ahead.
@@ -323,9 +374,6 @@ pub trait Ftl: Send + FtlClone {
         }
         Ok(())
     }
-    /// Sets the FDP placement identifier (and namespace) of the writes that follow;
-    /// FTLs without FDP ignore it.
-    fn set_placement(&mut self, _namespace: u32, _pid: Option<u16>) {}
     /// The FDP statistics and event counts (the report's `fdp` section): `None` unless
     /// the FTL has FDP enabled (`ftl.fdp.enabled`).
     fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
@@ -358,6 +406,8 @@ impl FtlKind {
     pub const Cftl: FtlKind = FtlKind(&cftl::SPEC);
     /// Demand-based page mapping (cached mapping table).
     pub const Dftl: FtlKind = FtlKind(&dftl::SPEC);
+    /// Zoned namespace drive (zones, no page map, no GC).
+    pub const Zoned: FtlKind = FtlKind(&zoned::SPEC);
 }
 
 impl Default for FtlKind {
@@ -431,6 +481,13 @@ impl FtlKind {
     /// The FTL's name as `--ftl` takes it.
     pub fn name(self) -> &'static str {
         self.0.name
+    }
+
+    /// Whether the FTL is a zoned drive (`ftl/zoned.rs`): written only at its zones'
+    /// write pointers, so the random-write tests and workloads of a conventional drive
+    /// do not apply to it (tests/zoned.rs checks it against a model of its zones).
+    pub fn is_zoned(self) -> bool {
+        self.0.name == zoned::SPEC.name
     }
 
     /// Whether the FTL uses the `gc` victim policy (the block-mapped ones fold instead).
@@ -723,6 +780,10 @@ pub struct FtlConfig {
     /// report's config when untouched, so reports from before it existed stay equal.
     #[serde(skip_serializing_if = "crate::fdp::FdpConfig::is_default")]
     pub fdp: crate::fdp::FdpConfig,
+    /// `[ftl.zoned]`: the zoned drive's zones (left out of the config echo while
+    /// default, so reports of other designs stay as they were).
+    #[serde(skip_serializing_if = "zoned::ZonedConfig::is_default")]
+    pub zoned: zoned::ZonedConfig,
     /// The values defaults and preset gave (set by `config::Config::load`), to
     /// tell a preset's settings for its own FTL from a user's: not configuration itself.
     #[serde(skip)]
@@ -766,6 +827,7 @@ impl Default for FtlConfig {
             cftl: cftl::CftlConfig::default(),
             dftl: dftl::DftlConfig::default(),
             fdp: crate::fdp::FdpConfig::default(),
+            zoned: zoned::ZonedConfig::default(),
             preset: PresetFtl::default(),
         }
     }

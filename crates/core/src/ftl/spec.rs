@@ -143,6 +143,7 @@ pub const FTLS: &[&FtlSpec] = &[
     &super::aftl::SPEC,
     &super::cftl::SPEC,
     &super::dftl::SPEC,
+    &super::zoned::SPEC,
 ];
 
 /// FTLs added at run time by [`register`], after the built-ins.

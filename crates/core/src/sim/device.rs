@@ -11,7 +11,7 @@ use super::stage::{BufferStage, BufferStats};
 use crate::buffer::WriteBuffer;
 use crate::config::{Config, Design, ResolvedDevice, TimingMode};
 use crate::ftl::layout::Placement;
-use crate::ftl::{Ftl, FtlError, build_ftl};
+use crate::ftl::{Ftl, FtlError, ZoneCommand, ZoneReply, build_ftl};
 use crate::host::{Dispatched, Ncq, QueuedCommand};
 use crate::nand::{Cause, Lpn, Nand};
 use crate::timing::{
@@ -54,6 +54,13 @@ pub struct Device {
     idle_gc: bool,
     /// When the last flash work placed so far ends (the idle detection of background GC).
     flash_busy_until_ns: u64,
+    /// The FTL has zones (`ftl/zoned.rs`): writes go through its zone checks.
+    zoned: bool,
+    /// Zone commands refused because the FTL has no zones (Invalid Command Opcode).
+    invalid_zone_commands: u64,
+    /// The LBA (logical page) the last completed Zone Append wrote, as its completion
+    /// carries it.
+    last_append_lba: Option<u64>,
 }
 
 /// Page counters kept by the host side of the simulator.
@@ -189,6 +196,14 @@ impl Device {
         } else {
             1
         };
+        let zoned = ftl.zones().is_some();
+        if zoned && resolved.buffer.is_some() {
+            return Err(SimError::Config(
+                "ftl.name = \"zoned\" takes no write buffer: a buffer reorders writes off the \
+                 zones' write pointers (set buffer.size = 0)"
+                    .into(),
+            ));
+        }
         let time = time_model(design);
         let page_bytes = geo.page_size_bytes as u64;
         let buffer = resolved
@@ -212,6 +227,9 @@ impl Device {
             ctrl_free_ns: 0,
             idle_gc: cfg.ftl.gc_schedule == crate::ftl::gc::GcSchedule::Background,
             flash_busy_until_ns: 0,
+            zoned,
+            invalid_zone_commands: 0,
+            last_append_lba: None,
         })
     }
 
@@ -239,6 +257,9 @@ impl Device {
             ctrl_free_ns,
             idle_gc,
             flash_busy_until_ns,
+            zoned,
+            invalid_zone_commands,
+            last_append_lba,
         } = self;
         Some(Device {
             resolved: resolved.clone(),
@@ -257,7 +278,21 @@ impl Device {
             ctrl_free_ns: *ctrl_free_ns,
             idle_gc: *idle_gc,
             flash_busy_until_ns: *flash_busy_until_ns,
+            zoned: *zoned,
+            invalid_zone_commands: *invalid_zone_commands,
+            last_append_lba: *last_append_lba,
         })
+    }
+
+    /// The LBA (logical page) the last performed Zone Append wrote: what its completion
+    /// carries (`None` before any, or when the last append was refused).
+    pub fn last_append_lba(&self) -> Option<u64> {
+        self.last_append_lba
+    }
+
+    /// Zone commands refused because the drive has no zones (Invalid Command Opcode).
+    pub fn invalid_zone_commands(&self) -> u64 {
+        self.invalid_zone_commands
     }
 
     /// Page size in bytes.
@@ -635,10 +670,16 @@ impl Device {
         }
         let t = self.front_free_ns().max(ready_ns);
         let done_ns = self.exec(&cmd, t)? + self.resolved.controller_latency_ns;
+        let append_lba = if cmd.req.op == OpKind::ZoneAppend {
+            self.last_append_lba
+        } else {
+            None
+        };
         Ok(Some(Dispatched {
             cmd,
             dispatch_ns: t,
             done_ns,
+            append_lba,
         }))
     }
 
@@ -724,18 +765,29 @@ impl Device {
                 }
                 let head_partial = !ps.divides(req.offset_bytes);
                 let tail_partial = !ps.divides(end_bytes);
-                match self.buffer.as_deref_mut() {
-                    Some(b) => {
-                        let partial = |lpn: u64| {
-                            (lpn == first && head_partial) || (lpn + 1 == last && tail_partial)
-                        };
-                        b.write(first, last, partial, ftl, nand)?;
-                        dram_pages = last - first;
+                if self.zoned {
+                    // The zones check the write before anything changes; a refused one
+                    // writes no host data.
+                    let r =
+                        ftl.zone_command(ZoneCommand::Write, Lpn(first as u32), cmd.pages, nand)?;
+                    if r == ZoneReply::Done {
+                        self.host.write_pages += last - first;
+                        self.host.write_bytes += req.size_bytes;
                     }
-                    None => write_through(ftl, nand, first, last, head_partial, tail_partial)?,
+                } else {
+                    match self.buffer.as_deref_mut() {
+                        Some(b) => {
+                            let partial = |lpn: u64| {
+                                (lpn == first && head_partial) || (lpn + 1 == last && tail_partial)
+                            };
+                            b.write(first, last, partial, ftl, nand)?;
+                            dram_pages = last - first;
+                        }
+                        None => write_through(ftl, nand, first, last, head_partial, tail_partial)?,
+                    }
+                    self.host.write_pages += last - first;
+                    self.host.write_bytes += req.size_bytes;
                 }
-                self.host.write_pages += last - first;
-                self.host.write_bytes += req.size_bytes;
             }
             OpKind::Read => {
                 if per_page_reads {
@@ -778,6 +830,37 @@ impl Device {
             OpKind::Flush => {
                 if let Some(b) = self.buffer.as_deref_mut() {
                     b.host_flush(ftl, nand)?;
+                }
+            }
+            OpKind::ZoneAppend
+            | OpKind::ZoneReset
+            | OpKind::ZoneFinish
+            | OpKind::ZoneOpen
+            | OpKind::ZoneClose => {
+                let zc = match req.op {
+                    OpKind::ZoneAppend => ZoneCommand::Append,
+                    OpKind::ZoneReset => ZoneCommand::Reset,
+                    OpKind::ZoneFinish => ZoneCommand::Finish,
+                    OpKind::ZoneOpen => ZoneCommand::Open,
+                    _ => ZoneCommand::Close,
+                };
+                if zc == ZoneCommand::Append {
+                    self.last_append_lba = None;
+                    // An append's data crosses the link like a write's.
+                    let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
+                    if link > 0 {
+                        self.link.prune(t);
+                        ready_ns = self.link.reserve(t, link) + link;
+                    }
+                }
+                match ftl.zone_command(zc, Lpn(first as u32), cmd.pages, nand)? {
+                    ZoneReply::Appended(lba) => {
+                        self.last_append_lba = Some(lba);
+                        self.host.write_pages += last - first;
+                        self.host.write_bytes += req.size_bytes;
+                    }
+                    ZoneReply::NotZoned => self.invalid_zone_commands += 1,
+                    ZoneReply::Done | ZoneReply::Refused(_) => {}
                 }
             }
         }
@@ -834,6 +917,12 @@ impl Device {
             }
             OpKind::Trim => (placed.flash_done_ns, t),
             OpKind::Flush => (placed.flash_done_ns, placed.host_data_out_ns),
+            // An append completes when its programs end, as an unbuffered write; the
+            // zone management actions when their programs (finish) or erases (reset) do.
+            OpKind::ZoneAppend => (ready_ns.max(placed.flash_done_ns), t),
+            OpKind::ZoneReset | OpKind::ZoneFinish | OpKind::ZoneOpen | OpKind::ZoneClose => {
+                (placed.flash_done_ns, t)
+            }
         };
         if let Some(b) = self.buffer.as_deref_mut() {
             b.free_ns = front_free;

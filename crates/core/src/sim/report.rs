@@ -57,6 +57,10 @@ impl Measure for Device {
     }
     fn layer_counters(&self, out: &mut Counters) {
         self.ftl.counters(out);
+        // Only a drive that was sent zone commands reports their refusal.
+        if self.invalid_zone_commands() > 0 {
+            out.set(&crate::zns::INVALID_OPCODE, self.invalid_zone_commands());
+        }
     }
     fn mapping_bytes(&self) -> u64 {
         self.ftl.mapping_bytes()
@@ -205,7 +209,8 @@ impl PhaseAcc {
                 self.reads.saturating_record(v);
                 self.read_requests += 1;
             }
-            OpKind::Write => {
+            // An append carries data like a write (its address chosen by the drive).
+            OpKind::Write | OpKind::ZoneAppend => {
                 self.writes.saturating_record(v);
                 self.write_requests += 1;
             }

@@ -57,10 +57,41 @@ pub fn build_workload(
         };
         Ok((phases, Some(warnings)))
     } else {
-        let phases = synth::build_phases(&cfg.workload, capacity_bytes, cfg.seed)
+        let zoned;
+        let workload = if cfg.workload.kind == synth::SynthKind::ZonedSeq {
+            zoned = with_drive_zones(cfg)?;
+            &zoned
+        } else {
+            &cfg.workload
+        };
+        let phases = synth::build_phases(workload, capacity_bytes, cfg.seed)
             .map_err(|e| SimError::Config(format!("workload: {e}")))?;
         Ok((phases, None))
     }
+}
+
+/// `zoned-seq`'s settings with the zone size and capacity it leaves unset taken from the
+/// zoned drive (`[ftl.zoned]`); a conventional drive has none to give.
+fn with_drive_zones(cfg: &Config) -> Result<synth::SynthConfig, SimError> {
+    let mut w = cfg.workload.clone();
+    if w.zone_size.is_some() && w.zone_capacity.is_some() {
+        return Ok(w);
+    }
+    if cfg.ftl.name.name() != crate::ftl::zoned::SPEC.name {
+        if w.zone_size.is_none() {
+            return Err(SimError::Config(format!(
+                "workload.zone_size: zoned-seq on a drive without zones (ftl.name = \"{}\") \
+                 needs the zone size in bytes",
+                cfg.ftl.name.name()
+            )));
+        }
+        return Ok(w);
+    }
+    let design = cfg.validate_device()?;
+    let (size, cap) = crate::ftl::zoned::zone_bytes(&cfg.ftl.zoned, &design.ftl_geometry);
+    w.zone_size.get_or_insert(crate::units::Size(size));
+    w.zone_capacity.get_or_insert(crate::units::Size(cap));
+    Ok(w)
 }
 
 /// One stream cut into the consecutive phases of `trace.phases`: phase i takes the next

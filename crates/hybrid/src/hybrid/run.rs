@@ -239,6 +239,7 @@ impl Target for StoreTarget<'_> {
             cmd,
             dispatch_ns: cmd.issue_ns,
             done_ns,
+            append_lba: None,
         }))
     }
 

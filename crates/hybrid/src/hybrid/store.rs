@@ -969,6 +969,9 @@ impl HybridStore {
         tag: u64,
         out: Option<&mut Vec<u64>>,
     ) -> Result<u64, SimError> {
+        if req.op.is_zone_op() {
+            return Err(zone_op_refused(req.op));
+        }
         let (a, e) = self.units(req)?;
         if a == e {
             return Ok(t);
@@ -1008,6 +1011,15 @@ impl HybridStore {
                 Ok(t)
             }
             (OpKind::Flush, _) => Ok(t),
+            // The store is a conventional block device: the run stops with the reason.
+            (
+                OpKind::ZoneAppend
+                | OpKind::ZoneReset
+                | OpKind::ZoneFinish
+                | OpKind::ZoneOpen
+                | OpKind::ZoneClose,
+                _,
+            ) => Err(zone_op_refused(req.op)),
         }
     }
 
@@ -1057,4 +1069,14 @@ impl HybridStore {
             c.dev.ftl.check_invariants(&c.dev.nand);
         }
     }
+}
+
+/// The error for a zone operation sent to the hybrid store (a conventional device).
+#[cold]
+fn zone_op_refused(op: OpKind) -> SimError {
+    SimError::Config(format!(
+        "the hybrid store is a conventional block device: {} is a zone operation, which \
+         only ftl.name = \"zoned\" takes",
+        op.name()
+    ))
 }

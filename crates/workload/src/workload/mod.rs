@@ -22,6 +22,97 @@ pub enum OpKind {
     Trim,
     /// Flush volatile caches (no range).
     Flush,
+    /// Zone Append (NVMe ZNS): `size_bytes` of data at the write pointer of the zone
+    /// starting at `offset_bytes`; the completion carries the address written.
+    #[serde(rename = "zone-append")]
+    ZoneAppend,
+    /// Reset Zone: the zone starting at `offset_bytes` becomes empty (no size).
+    #[serde(rename = "zone-reset")]
+    ZoneReset,
+    /// Finish Zone: the zone starting at `offset_bytes` becomes full (no size).
+    #[serde(rename = "zone-finish")]
+    ZoneFinish,
+    /// Open Zone: the zone starting at `offset_bytes` is opened explicitly (no size).
+    #[serde(rename = "zone-open")]
+    ZoneOpen,
+    /// Close Zone: the open zone starting at `offset_bytes` is closed (no size).
+    #[serde(rename = "zone-close")]
+    ZoneClose,
+}
+
+impl OpKind {
+    /// The zone operations (append and the four zone management actions), which only a
+    /// zoned drive accepts; a conventional one refuses them with a counted status.
+    pub const ZONE_OPS: [OpKind; 5] = [
+        OpKind::ZoneAppend,
+        OpKind::ZoneReset,
+        OpKind::ZoneFinish,
+        OpKind::ZoneOpen,
+        OpKind::ZoneClose,
+    ];
+
+    /// Whether this is a zone operation ([`OpKind::ZONE_OPS`]).
+    #[inline]
+    pub fn is_zone_op(self) -> bool {
+        matches!(
+            self,
+            OpKind::ZoneAppend
+                | OpKind::ZoneReset
+                | OpKind::ZoneFinish
+                | OpKind::ZoneOpen
+                | OpKind::ZoneClose
+        )
+    }
+
+    /// The zone operations' codes in the ASCII trace layout's op column (`ZA` append,
+    /// `ZR` reset, `ZF` finish, `ZO` open, `ZC` close; docs/traces.md); `None` for the
+    /// others (`1` read, `0` write).
+    pub fn zone_code(self) -> Option<&'static str> {
+        match self {
+            OpKind::ZoneAppend => Some("ZA"),
+            OpKind::ZoneReset => Some("ZR"),
+            OpKind::ZoneFinish => Some("ZF"),
+            OpKind::ZoneOpen => Some("ZO"),
+            OpKind::ZoneClose => Some("ZC"),
+            OpKind::Read | OpKind::Write | OpKind::Trim | OpKind::Flush => None,
+        }
+    }
+
+    /// The zone operation whose [`OpKind::zone_code`] is `code` (upper case).
+    pub fn from_zone_code(code: &[u8]) -> Option<OpKind> {
+        OpKind::ZONE_OPS
+            .into_iter()
+            .find(|op| op.zone_code().map(str::as_bytes) == Some(code))
+    }
+
+    /// The name the CSV layout and reports give the operation (`Read`, …, `ZoneAppend`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "Read",
+            OpKind::Write => "Write",
+            OpKind::Trim => "Trim",
+            OpKind::Flush => "Flush",
+            OpKind::ZoneAppend => "ZoneAppend",
+            OpKind::ZoneReset => "ZoneReset",
+            OpKind::ZoneFinish => "ZoneFinish",
+            OpKind::ZoneOpen => "ZoneOpen",
+            OpKind::ZoneClose => "ZoneClose",
+        }
+    }
+
+    /// Whether the operation carries no data range, only an address (flush, and the four
+    /// zone management actions).
+    #[inline]
+    pub fn is_sizeless(self) -> bool {
+        matches!(
+            self,
+            OpKind::Flush
+                | OpKind::ZoneReset
+                | OpKind::ZoneFinish
+                | OpKind::ZoneOpen
+                | OpKind::ZoneClose
+        )
+    }
 }
 
 /// One host request, in bytes. `arrival_ns` is meaningful only for open-loop phases.

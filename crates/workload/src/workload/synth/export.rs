@@ -20,10 +20,17 @@ pub fn write_ascii<W: Write>(requests: impl Iterator<Item = IoRequest>, w: W) ->
     // Five u64 fields of at most 20 digits, four spaces and a newline fit in 105 bytes.
     let mut line = [0u8; 112];
     for r in requests {
-        let op = match r.op {
-            OpKind::Read => b'1',
-            OpKind::Write => b'0',
-            OpKind::Trim | OpKind::Flush => {
+        let op: &[u8] = match r.op {
+            OpKind::Read => b"1",
+            OpKind::Write => b"0",
+            op if op.is_zone_op() => op.zone_code().unwrap_or("?").as_bytes(),
+            OpKind::Trim
+            | OpKind::Flush
+            | OpKind::ZoneAppend
+            | OpKind::ZoneReset
+            | OpKind::ZoneFinish
+            | OpKind::ZoneOpen
+            | OpKind::ZoneClose => {
                 out.flush()?;
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
@@ -42,9 +49,10 @@ pub fn write_ascii<W: Write>(requests: impl Iterator<Item = IoRequest>, w: W) ->
             line[n] = b' ';
             n += 1;
         }
-        line[n] = op;
-        line[n + 1] = b'\n';
-        out.write_all(&line[..n + 2])?;
+        line[n..n + op.len()].copy_from_slice(op);
+        n += op.len();
+        line[n] = b'\n';
+        out.write_all(&line[..n + 1])?;
         lines += 1;
     }
     out.flush()?;

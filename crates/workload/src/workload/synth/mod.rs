@@ -25,6 +25,7 @@ pub(crate) mod stream;
 pub mod streams;
 mod uniform;
 mod zipf;
+pub mod zonedseq;
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +70,8 @@ impl SynthKind {
     pub const Compile: SynthKind = SynthKind(compile::SPEC.name);
     /// IOZone-like suite (`iozone.rs`), the default.
     pub const Iozone: SynthKind = SynthKind(iozone::SPEC.name);
+    /// A log on zones (`zonedseq.rs`).
+    pub const ZonedSeq: SynthKind = SynthKind(zonedseq::SPEC.name);
     /// Management-block probe (`probe.rs`).
     pub const Probe: SynthKind = SynthKind(probe::SPEC.name);
     /// Andrew-benchmark-like small files (`andrew.rs`).
@@ -166,7 +169,7 @@ impl GeneratorSpec {
 /// The registry of built-in generators, in the order `ssdlab list` shows them: one line
 /// per generator, whose file exports its spec. The names, `ssdlab list`, `--help` and
 /// config parsing come from it.
-pub const GENERATORS: [&GeneratorSpec; 13] = [
+pub const GENERATORS: [&GeneratorSpec; 14] = [
     &sequential::SEQ_WRITE,
     &sequential::SEQ_READ,
     &uniform::RANDOM_WRITE,
@@ -180,6 +183,7 @@ pub const GENERATORS: [&GeneratorSpec; 13] = [
     &probe::SPEC,
     &andrew::SPEC,
     &iometer::SPEC,
+    &zonedseq::SPEC,
 ];
 
 /// Generators added at run time by [`register`].
@@ -289,6 +293,14 @@ pub struct SynthConfig {
     /// How the streams are issued: one shared loop, or a closed loop each.
     #[serde(skip_serializing_if = "StreamLoop::is_shared")]
     pub stream_loop: StreamLoop,
+    /// `zoned-seq`: bytes between zone starts; `None` = the zoned drive's
+    /// (`[ftl.zoned]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_size: Option<Size>,
+    /// `zoned-seq`: writable bytes of each zone; `None` = the zoned drive's, or the zone
+    /// size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_capacity: Option<Size>,
     /// `[[workload.phase]]`: generators run one after another on the same device, each
     /// reported as its own phase; each inherits every key of `[workload]` it does not
     /// set ([`phases`]). Empty: the `[workload]` table is the workload.
@@ -341,6 +353,8 @@ impl Default for SynthConfig {
             offset: Size(0),
             streams: 1,
             stream_loop: StreamLoop::Shared,
+            zone_size: None,
+            zone_capacity: None,
             phase: Vec::new(),
         }
     }
@@ -948,6 +962,9 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
                 Size(max)
             ));
         }
+    }
+    if cfg.kind == SynthKind::ZonedSeq {
+        zonedseq::check(cfg, span)?;
     }
     Ok(())
 }

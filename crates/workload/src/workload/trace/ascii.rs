@@ -1,6 +1,8 @@
 //! The ASCII layout several SSD simulators use (and the SPC/UMass conversions):
 //! `time_ns dev lba_sectors size_sectors op`, blank-separated, 512 B sectors, op `1` = read
-//! and `0` = write.
+//! and `0` = write. ssdlab adds the zone operations of a zoned drive (NVMe ZNS): `ZA` zone
+//! append (the offset is the zone's start, the size its data), `ZR` reset, `ZF` finish,
+//! `ZO` open and `ZC` close (the offset is the zone's start, the size 0).
 //!
 //! ```text
 //! 0 0 303567 7 0
@@ -9,7 +11,7 @@
 
 use super::write::{WriteState, read_or_write, sector_span};
 use super::ws5::{Field, Op, Time, Ws5Layout};
-use super::{FormatSpec, RW, Reader, TraceFormat};
+use super::{FormatSpec, RW_ZONES, Reader, TraceFormat};
 use crate::workload::IoRequest;
 use std::io::{self, Write};
 
@@ -17,7 +19,7 @@ use std::io::{self, Write};
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "ascii",
     summary: "SSD-simulator ASCII: time_ns dev lba_sectors size_sectors op (1 = read)",
-    ops: RW,
+    ops: RW_ZONES,
     resolution: "time in ns; offset and size in 512 B sectors (a request is widened to \
                  the sectors it touches)",
     header: "",
@@ -27,7 +29,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
 };
 
 /// The line layout, quoted in errors.
-pub(crate) const LAYOUT: &str = "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1), and an optional 6th: placement";
+pub(crate) const LAYOUT: &str = "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1|ZA|ZR|ZF|ZO|ZC), and an optional 6th: placement";
 
 /// Parser for [`super::TraceFormat::Ascii`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -51,11 +53,15 @@ impl Ws5Layout for Ascii {
     /// ssdlab's own format carries an FDP placement identifier (NVMe TP4146) as an
     /// optional sixth column; lines without it have no placement directive.
     const PLACEMENT: bool = true;
+    const ZONE_CODES: bool = true;
 }
 
 /// Writes `req` as an ASCII line: nanoseconds, the sectors it touches.
 pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
-    let op = read_or_write(TraceFormat::Ascii, req.op, "1", "0")?;
+    let op = match req.op.zone_code() {
+        Some(code) => code,
+        None => read_or_write(TraceFormat::Ascii, req.op, "1", "0")?,
+    };
     let (lba, n) = sector_span(req);
     match req.placement {
         None => writeln!(out, "{} {} {lba} {n} {op}", req.arrival_ns, req.device),

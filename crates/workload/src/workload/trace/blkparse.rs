@@ -229,6 +229,12 @@ pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) ->
         OpKind::Write => "W",
         OpKind::Trim => "D",
         OpKind::Flush => return writeln!(out, "{head} FWS [ssdlab]"),
+        op => {
+            return Err(super::write::zone_unsupported(
+                super::TraceFormat::Blkparse,
+                op,
+            ));
+        }
     };
     let (sector, n) = sector_span(req);
     writeln!(out, "{head} {rwbs} {sector} + {n} [ssdlab]")

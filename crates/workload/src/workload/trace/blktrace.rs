@@ -442,6 +442,7 @@ pub(crate) fn write(
         OpKind::Write => TC_WRITE,
         OpKind::Trim => TC_WRITE | TC_DISCARD,
         OpKind::Flush => TC_FLUSH,
+        op => return Err(super::write::zone_unsupported(format, op)),
     };
     let sector = req.offset_bytes / 512;
     let bytes =

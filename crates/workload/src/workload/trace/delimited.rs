@@ -586,12 +586,7 @@ impl LineParser for Delimited {
 /// Writes `req` in the canonical columns [`CSV_CANONICAL_COLUMNS`]: nanoseconds, device,
 /// bytes, the operation's name.
 pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
-    let op = match req.op {
-        OpKind::Read => "Read",
-        OpKind::Write => "Write",
-        OpKind::Trim => "Trim",
-        OpKind::Flush => "Flush",
-    };
+    let op = req.op.name();
     writeln!(
         out,
         "{},{},{},{},{op}",

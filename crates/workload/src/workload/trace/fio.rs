@@ -202,6 +202,7 @@ pub(crate) fn write(req: &IoRequest, st: &mut WriteState, out: &mut dyn Write) -
         OpKind::Write => "write",
         OpKind::Trim => "trim",
         OpKind::Flush => "sync",
+        op => return Err(super::write::zone_unsupported(super::TraceFormat::Fio, op)),
     };
     writeln!(
         out,

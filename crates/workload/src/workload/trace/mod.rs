@@ -194,6 +194,16 @@ type ReadFn = for<'c, 'a> fn(&'c mut Ctx<'a>, Vec<PathBuf>) -> Result<RequestStr
 
 /// Reads and writes.
 const RW: &[OpKind] = &[OpKind::Read, OpKind::Write];
+/// Reads, writes and the zone operations (the ASCII layout's op codes).
+const RW_ZONES: &[OpKind] = &[
+    OpKind::Read,
+    OpKind::Write,
+    OpKind::ZoneAppend,
+    OpKind::ZoneReset,
+    OpKind::ZoneFinish,
+    OpKind::ZoneOpen,
+    OpKind::ZoneClose,
+];
 /// Reads, writes, trims and flushes.
 const ALL_OPS: &[OpKind] = &[OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];
 

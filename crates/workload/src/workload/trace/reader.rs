@@ -849,14 +849,15 @@ impl<S: Records> Iterator for Pipeline<S> {
                 }
                 continue;
             }
-            if raw.size == 0 && raw.op != OpKind::Flush {
+            // Flushes and zone management actions have no size; other ops need one.
+            if raw.size == 0 && !raw.op.is_sizeless() {
                 self.stats.zero_size += 1;
                 self.warn.count(Kind::ZeroSize, line_no, String::new);
                 continue;
             }
             let arrival_ns = self.arrival(raw.time_ns, line_no);
             self.stats.requests += 1;
-            if raw.op != OpKind::Flush {
+            if !raw.op.is_sizeless() {
                 self.stats.data_requests += 1;
                 self.stats.min_size = self.stats.min_size.min(raw.size);
                 self.stats.max_size = self.stats.max_size.max(raw.size);

@@ -85,7 +85,20 @@ pub(crate) fn read_or_write<'a>(
             format,
             "flush requests (its operation field holds a read or a write)".into(),
         )),
+        op => Err(zone_unsupported(format, op)),
     }
+}
+
+/// The refusal of a zone operation by a format without codes for them (only `ascii`
+/// and `csv` carry them).
+pub(crate) fn zone_unsupported(format: TraceFormat, op: OpKind) -> io::Error {
+    unsupported(
+        format,
+        format!(
+            "{} requests (zone operations are carried by the ascii and csv formats)",
+            op.name()
+        ),
+    )
 }
 
 /// The 512 B sectors `req` touches: (first sector, count), the count at least 1 for a

@@ -57,6 +57,9 @@ pub(crate) trait Ws5Layout: Copy + Send + 'static {
     const OP: Op;
     /// Whether an optional sixth column may carry an FDP placement identifier.
     const PLACEMENT: bool = false;
+    /// Whether the op column also takes the zone operations' letter codes
+    /// ([`OpKind::zone_code`]).
+    const ZONE_CODES: bool = false;
 }
 
 impl<L: Ws5Layout> LineParser for L {
@@ -92,6 +95,14 @@ impl<L: Ws5Layout> LineParser for L {
             Op::ZeroOne => match c.int() {
                 Ok(1) => OpKind::Read,
                 Ok(0) => OpKind::Write,
+                // The zone operations' letter codes (ssdlab's addition to the layout).
+                Err(f) if L::ZONE_CODES => OpKind::from_zone_code(f).ok_or_else(|| {
+                    fail(
+                        5,
+                        "op",
+                        "1 (read), 0 (write) or a zone operation ZA, ZR, ZF, ZO, ZC",
+                    )
+                })?,
                 _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
             },
             Op::Flags => {
