@@ -14,6 +14,7 @@
 pub mod aging;
 pub mod andrew;
 mod compile;
+mod error;
 pub mod export;
 mod hotcold;
 mod iozone;
@@ -29,6 +30,7 @@ mod zipf;
 #[cfg(test)]
 mod tests;
 
+pub use error::SynthError;
 pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
@@ -399,7 +401,7 @@ pub fn build_phases(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<Phase>, String> {
+) -> Result<Vec<Phase>, SynthError> {
     Ok(generate(cfg, capacity_bytes, seed)?
         .into_iter()
         .map(|p| Phase {
@@ -419,17 +421,17 @@ pub fn generate(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<SynthPhase>, String> {
+) -> Result<Vec<SynthPhase>, SynthError> {
     if !cfg.phase.is_empty() {
-        return phases::generate(cfg, capacity_bytes, seed).map_err(|e| e.to_string());
+        return Ok(phases::generate(cfg, capacity_bytes, seed)?);
     }
     if cfg.kind == SynthKind::Andrew {
         return andrew::phases(cfg, capacity_bytes, seed);
     }
     if cfg.kind == SynthKind::Iometer {
         let span = resolve_span(cfg, capacity_bytes);
-        check_iometer(cfg, capacity_bytes).map_err(|e| e.to_string())?;
-        let lines = iometer::lines(&cfg.iometer).map_err(|e| e.to_string())?;
+        check_iometer(cfg, capacity_bytes)?;
+        let lines = iometer::lines(&cfg.iometer)?;
         let count = cfg
             .requests
             .unwrap_or(span / iometer::mean_size_bytes(&lines));
@@ -453,10 +455,10 @@ pub fn generate(
             },
         ]);
     }
-    check_offset(cfg, capacity_bytes).map_err(|e| e.to_string())?;
+    check_offset(cfg, capacity_bytes)?;
     let span = resolve_span(cfg, capacity_bytes);
     validate(cfg, capacity_bytes, span)?;
-    check_streams(cfg, span).map_err(|e| e.to_string())?;
+    check_streams(cfg, span)?;
     let align = cfg.align.bytes();
     let size = cfg.size.bytes();
     if cfg.kind == SynthKind::Iozone {
@@ -710,10 +712,10 @@ pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), Co
         }
         SynthKind::Probe => probe::partition_starts(cfg, capacity_bytes)
             .map(|_| ())
-            .map_err(ConfigError::Workload),
+            .map_err(ConfigError::from),
         SynthKind::Iometer => check_iometer(cfg, capacity_bytes),
         _ => validate(cfg, capacity_bytes, resolve_span(cfg, capacity_bytes))
-            .map_err(ConfigError::Workload),
+            .map_err(ConfigError::from),
     }
 }
 
@@ -815,95 +817,73 @@ fn check_iometer(cfg: &SynthConfig, capacity_bytes: u64) -> Result<(), ConfigErr
 }
 
 /// Checks a config against a device; the error says what was expected.
-fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), String> {
+fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), SynthError> {
     let (size, align) = (cfg.size.bytes(), cfg.align.bytes());
     if span > capacity_bytes {
-        return Err(format!(
-            "workload span {} is larger than the device's logical capacity {}: expected span <= capacity",
-            cfg.span.unwrap_or(Size(span)),
-            Size(capacity_bytes)
-        ));
+        return Err(SynthError::SpanOverCapacity {
+            span: cfg.span.unwrap_or(Size(span)),
+            capacity: Size(capacity_bytes),
+        });
     }
     if size == 0 {
-        return Err("workload size is 0: expected a request size > 0, e.g. 4KiB".into());
+        return Err(SynthError::ZeroSize);
     }
     if align == 0 {
-        return Err("workload align is 0: expected an alignment > 0, e.g. 4KiB".into());
+        return Err(SynthError::ZeroAlign);
     }
     if size % align != 0 {
-        return Err(format!(
-            "workload size {} is not a multiple of align {}: expected align to divide size",
-            cfg.size, cfg.align
-        ));
+        return Err(SynthError::SizeNotAligned {
+            size: cfg.size,
+            align: cfg.align,
+        });
     }
     if size > span {
-        return Err(format!(
-            "workload size {} is larger than the span {}: expected size <= span",
-            cfg.size,
-            Size(span)
-        ));
+        return Err(SynthError::SizeOverSpan {
+            size: cfg.size,
+            span: Size(span),
+        });
     }
     if cfg.kind != SynthKind::Iozone && (cfg.iozone_record.is_some() || cfg.iozone_reads_first) {
-        return Err(
-            "workload iozone_record and iozone_reads_first apply to kind = \"iozone\" only: \
-             expected neither with another generator"
-                .into(),
-        );
+        return Err(SynthError::IozoneKeysElsewhere);
     }
     if let Some(r) = cfg.iozone_record
         && (r.bytes() == 0 || r.bytes() % align != 0 || r.bytes() > span)
     {
-        return Err(format!(
-            "workload iozone_record {r} must be a non-zero multiple of align {} no larger \
-             than the span {}",
-            cfg.align,
-            Size(span)
-        ));
+        return Err(SynthError::IozoneRecord {
+            record: r,
+            align: cfg.align,
+            span: Size(span),
+        });
     }
     if let Some(max) = cfg.size_max {
         if cfg.kind == SynthKind::Iozone {
-            return Err(
-                "workload size_max is not supported by iozone (it runs fixed record sizes): \
-                 expected no size_max, or a single generator such as random-write"
-                    .into(),
-            );
+            return Err(SynthError::IozoneSizeMax);
         }
         if max < cfg.size || max.bytes() > span {
-            return Err(format!(
-                "workload size_max {} is outside [size, span] = [{}, {}]: expected size <= size_max <= span",
+            return Err(SynthError::SizeMaxRange {
                 max,
-                cfg.size,
-                Size(span)
-            ));
+                size: cfg.size,
+                span: Size(span),
+            });
         }
     }
     if cfg.requests == Some(0) {
-        return Err(
-            "workload requests is 0: expected at least 1 (or omit it for span / size)".into(),
-        );
+        return Err(SynthError::ZeroRequests);
     }
-    for (name, value) in [
+    for (key, value) in [
         ("read_percent", cfg.read_percent),
         ("hot_span_percent", cfg.hot_span_percent),
         ("hot_access_percent", cfg.hot_access_percent),
     ] {
         if !(0.0..=100.0).contains(&value) {
-            return Err(format!(
-                "workload {name} is {value}: expected a percentage from 0 to 100"
-            ));
+            return Err(SynthError::Percent { key, value });
         }
     }
     if !(cfg.zipf_theta > 0.0 && cfg.zipf_theta.is_finite()) {
-        return Err(format!(
-            "workload zipf_theta is {}: expected a finite exponent > 0, e.g. 0.99",
-            cfg.zipf_theta
-        ));
+        return Err(SynthError::ZipfTheta(cfg.zipf_theta));
     }
     if cfg.mean_gap_ns == Some(0) {
-        return Err(
-            "workload mean_gap_ns is 0: expected a mean gap > 0 ns (omit it for a closed loop)"
-                .into(),
-        );
+        return Err(SynthError::ZeroMeanGap);
     }
     if cfg.kind == SynthKind::HotCold
         || (cfg.kind == SynthKind::Iozone && cfg.iozone_random == IozoneRandom::HotCold)
@@ -911,71 +891,59 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
         validate_hot_cold(cfg, span)?;
     }
     if cfg.kind != SynthKind::Iozone && cfg.iozone_random != IozoneRandom::Uniform {
-        return Err(format!(
-            "workload iozone_random is {:?}: expected \"uniform\" (the default) unless \
-             workload kind is iozone (the only generator that reads it; hot-cold and zipf \
-             are generators of their own)",
-            cfg.iozone_random
-        ));
+        return Err(SynthError::IozoneRandomElsewhere(cfg.iozone_random));
     }
     let max = effective_size_max(cfg).unwrap_or(size);
     if cfg.kind == SynthKind::Oltp {
         let (data, log) = oltp::regions(span, align, max);
         if data < max || log < max {
-            return Err(format!(
-                "oltp: span {} leaves {} of data and {} of log, each must hold a {} request: expected a larger span",
-                Size(span),
-                Size(data),
-                Size(log),
-                Size(max)
-            ));
+            return Err(SynthError::OltpRegions {
+                span: Size(span),
+                data: Size(data),
+                log: Size(log),
+                max: Size(max),
+            });
         }
     }
     if cfg.kind == SynthKind::Compile {
         let (meta_end, sources_end) = compile::regions(span, align);
         if max > span {
-            return Err(format!(
-                "compile: size_max (default 16 × size) = {} is larger than the span {}: expected a larger span or a size_max",
-                Size(max),
-                Size(span)
-            ));
+            return Err(SynthError::CompileSizeMax {
+                max: Size(max),
+                span: Size(span),
+            });
         }
         if meta_end < size || sources_end - meta_end < max || span - sources_end < max {
-            return Err(format!(
-                "compile: span {} is too small for its regions (2% metadata ≥ {}, 25% sources and the rest output ≥ {}): expected a larger span",
-                Size(span),
-                Size(size),
-                Size(max)
-            ));
+            return Err(SynthError::CompileRegions {
+                span: Size(span),
+                size: Size(size),
+                max: Size(max),
+            });
         }
     }
     Ok(())
 }
 
 /// Each region that receives requests must hold the largest request.
-fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), String> {
+fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
     let align = cfg.align.bytes();
     let max = SizeDist::new(cfg.size.bytes(), cfg.size_max.map(Size::bytes), align).max();
     let hot_end = hotcold::HotCold::hot_end(span, align, cfg.hot_span_percent);
     if cfg.hot_access_percent > 0.0 && hot_end < max {
-        return Err(format!(
-            "hot-cold: the hot region ({}% of span {} = {} after rounding down to align {}) \
-             cannot hold a {} request: expected a larger span or hot_span_percent",
-            cfg.hot_span_percent,
-            Size(span),
-            Size(hot_end),
-            cfg.align,
-            Size(max)
-        ));
+        return Err(SynthError::HotRegion {
+            hot_span_percent: cfg.hot_span_percent,
+            span: Size(span),
+            hot: Size(hot_end),
+            align: cfg.align,
+            max: Size(max),
+        });
     }
     if cfg.hot_access_percent < 100.0 && span - hot_end < max {
-        return Err(format!(
-            "hot-cold: the cold region (span {} minus the hot {}) cannot hold a {} request: \
-             expected a larger span or a smaller hot_span_percent",
-            Size(span),
-            Size(hot_end),
-            Size(max)
-        ));
+        return Err(SynthError::ColdRegion {
+            span: Size(span),
+            hot: Size(hot_end),
+            max: Size(max),
+        });
     }
     Ok(())
 }

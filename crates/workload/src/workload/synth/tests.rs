@@ -604,7 +604,7 @@ fn bad_configs_are_rejected_with_expectations() {
         ),
     ];
     for (c, needle) in cases {
-        let err = generate(&c, GIB, 1).expect_err(needle);
+        let err = generate(&c, GIB, 1).expect_err(needle).to_string();
         assert!(err.contains(needle), "'{err}' should mention {needle}");
         assert!(
             err.contains("expected"),
