@@ -31,10 +31,9 @@ use super::{SynthConfig, SynthError, SynthPhase};
 use crate::workload::{IoRequest, OpKind};
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "andrew",
     "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
-    false,
 );
 
 const SECTOR: u64 = 512;

@@ -34,7 +34,7 @@ pub use error::SynthError;
 pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
-use super::{IoRequest, OpKind, Phase, StreamSplit};
+use super::{IoRequest, Phase, StreamSplit};
 use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
 use rand::RngCore;
@@ -121,10 +121,56 @@ pub struct GeneratorSpec {
     /// A single generator (one phase over `[offset, offset + span)`), not a suite that
     /// expands into its own phases or lays out its own addresses.
     pub single: bool,
-    /// How its requests are made: `None` for the built-in ones (made in this file by
-    /// their placement and operation mix), else the constructor of a generator added
-    /// with [`register`].
-    build: Option<BuildFn>,
+    /// How its requests are made.
+    build: Build,
+}
+
+/// How a generator's requests are made.
+#[derive(Clone, Copy)]
+enum Build {
+    /// A suite: [`generate`] expands it into its own phases.
+    Suite,
+    /// A built-in single generator, made in its file from the phase's parts.
+    Own(MakeFn),
+    /// A single generator defined outside this crate ([`register`]).
+    External(BuildFn),
+}
+
+/// The requests of a phase, computed lazily.
+pub(crate) type Requests = Box<dyn Iterator<Item = IoRequest> + Send>;
+
+/// A built-in single generator's requests from the parts of its phase.
+pub(crate) type MakeFn = fn(Single) -> Requests;
+
+/// What a single generator's phase is made from: the validated config, the span
+/// (`[0, span)`; `workload.offset` is added after), the request sizes, how many requests,
+/// the phase's random source and its arrival times.
+pub(crate) struct Single<'a> {
+    pub cfg: &'a SynthConfig,
+    pub span: u64,
+    pub sizes: SizeDist,
+    pub count: u64,
+    pub rng: SynthRng,
+    pub arrivals: Arrivals,
+}
+
+impl Single<'_> {
+    /// `count` requests at the offsets `placement` draws, operations from `ops`.
+    pub(crate) fn placed<P: Placement + 'static>(self, placement: P, ops: OpMix) -> Requests {
+        Box::new(Generator::new(
+            self.rng,
+            placement,
+            self.sizes,
+            ops,
+            self.arrivals,
+            self.count,
+        ))
+    }
+
+    /// Reads and writes, `read_percent` of them reads.
+    pub(crate) fn reads(&self) -> OpMix {
+        OpMix::Reads(self.cfg.read_percent / 100.0)
+    }
 }
 
 /// The requests of a generator defined outside this crate, for `count` requests over
@@ -138,13 +184,23 @@ pub type BuildFn = fn(
 ) -> Box<dyn Iterator<Item = IoRequest> + Send>;
 
 impl GeneratorSpec {
-    /// A built-in generator's spec.
-    pub(crate) const fn builtin(name: &'static str, summary: &'static str, single: bool) -> Self {
+    /// A built-in suite's spec (it expands into its own phases in [`generate`]).
+    pub(crate) const fn suite(name: &'static str, summary: &'static str) -> Self {
         GeneratorSpec {
             name,
             summary,
-            single,
-            build: None,
+            single: false,
+            build: Build::Suite,
+        }
+    }
+
+    /// A built-in single generator's spec: `make` builds its requests.
+    pub(crate) const fn own(name: &'static str, summary: &'static str, make: MakeFn) -> Self {
+        GeneratorSpec {
+            name,
+            summary,
+            single: true,
+            build: Build::Own(make),
         }
     }
 
@@ -155,7 +211,7 @@ impl GeneratorSpec {
             name,
             summary,
             single: true,
-            build: Some(build),
+            build: Build::External(build),
         }
     }
 
@@ -538,6 +594,7 @@ fn resolve_span(cfg: &SynthConfig, capacity_bytes: u64) -> u64 {
 }
 
 /// One phase of a single (non-suite) generator `kind`; `cfg` is already validated.
+/// The generator's spec makes its requests.
 fn single(
     cfg: &SynthConfig,
     kind: SynthKind,
@@ -546,80 +603,18 @@ fn single(
     count: u64,
     mut rng: SynthRng,
 ) -> SynthPhase {
-    let align = cfg.align.bytes();
-    let reads = OpMix::Reads(cfg.read_percent / 100.0);
     let arrivals = Arrivals::new(cfg.mean_gap_ns);
-    fn boxed<P: Placement + 'static>(
-        rng: SynthRng,
-        placement: P,
-        sizes: SizeDist,
-        ops: OpMix,
-        arrivals: Arrivals,
-        count: u64,
-    ) -> Box<dyn Iterator<Item = IoRequest> + Send> {
-        Box::new(Generator::new(rng, placement, sizes, ops, arrivals, count))
-    }
-    let seq = || sequential::Sequential::new(span);
-    let uni = || uniform::Uniform::new(span, align);
-    let requests = match kind {
-        SynthKind::SeqWrite | SynthKind::SeqRead => {
-            let op = OpMix::Fixed(if kind == SynthKind::SeqWrite {
-                OpKind::Write
-            } else {
-                OpKind::Read
-            });
-            if cfg.streams > 1 {
-                let region = streams::region_bytes(span, cfg.streams, align);
-                let placement = streams::Streams::new(cfg.streams, region);
-                boxed(rng, placement, sizes, op, arrivals, count)
-            } else {
-                boxed(rng, seq(), sizes, op, arrivals, count)
-            }
-        }
-        SynthKind::RandomWrite | SynthKind::RandomRead => {
-            let op = OpMix::Fixed(if kind == SynthKind::RandomWrite {
-                OpKind::Write
-            } else {
-                OpKind::Read
-            });
-            // Only the iozone suite reads `iozone_random` (validated).
-            match cfg.iozone_random {
-                IozoneRandom::Uniform => boxed(rng, uni(), sizes, op, arrivals, count),
-                IozoneRandom::HotCold => {
-                    let placement = hotcold::HotCold::new(
-                        span,
-                        align,
-                        cfg.hot_span_percent,
-                        cfg.hot_access_percent,
-                    );
-                    boxed(rng, placement, sizes, op, arrivals, count)
-                }
-                IozoneRandom::Zipf => {
-                    let placement =
-                        zipf::ZipfSlots::new(span, align, sizes.max(), cfg.zipf_theta, &mut rng);
-                    boxed(rng, placement, sizes, op, arrivals, count)
-                }
-            }
-        }
-        SynthKind::Mixed => boxed(rng, uni(), sizes, reads, arrivals, count),
-        SynthKind::Zipf => {
-            let placement =
-                zipf::ZipfSlots::new(span, align, sizes.max(), cfg.zipf_theta, &mut rng);
-            boxed(rng, placement, sizes, reads, arrivals, count)
-        }
-        SynthKind::HotCold => {
-            let placement =
-                hotcold::HotCold::new(span, align, cfg.hot_span_percent, cfg.hot_access_percent);
-            boxed(rng, placement, sizes, reads, arrivals, count)
-        }
-        SynthKind::Oltp => Box::new(oltp::Oltp::new(rng, cfg, span, sizes, arrivals, count)),
-        SynthKind::Compile => Box::new(compile::Compile::new(
-            rng, cfg, span, sizes, arrivals, count,
-        )),
-        _ => match kind.spec().build {
-            Some(build) => build(cfg, span, count, rng.next_u64()),
-            None => unreachable!("suites are expanded into single phases by generate"),
-        },
+    let requests = match kind.spec().build {
+        Build::Own(make) => make(Single {
+            cfg,
+            span,
+            sizes,
+            count,
+            rng,
+            arrivals,
+        }),
+        Build::External(build) => build(cfg, span, count, rng.next_u64()),
+        Build::Suite => unreachable!("suites are expanded into single phases by generate"),
     };
     SynthPhase {
         name: kind.name().to_string(),

@@ -31,10 +31,9 @@ use super::{SynthConfig, SynthError};
 use crate::workload::{IoRequest, OpKind};
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "probe",
     "management-block probe: size writes at offsets rising by probe_step; infers the size",
-    false,
 );
 
 /// Bytes written per fill request.

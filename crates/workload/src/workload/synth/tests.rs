@@ -3,6 +3,7 @@
 
 use super::stream::rng_from_seed;
 use super::*;
+use crate::workload::OpKind;
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
