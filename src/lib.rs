@@ -11,7 +11,9 @@
 //! before. It must not hold code: a module belongs in the lowest crate that can hold it.
 
 pub use ssdlab_base::{spec, units, util};
-pub use ssdlab_core::{buffer, config, ftl, host, host_log, mqsim, nand, report, sim, timing, zns};
+pub use ssdlab_core::{
+    buffer, config, ftl, host, host_log, mqsim, nand, prelude, report, sim, timing, zns,
+};
 pub use ssdlab_emu::{data, nbd};
 pub use ssdlab_experiments::{experiments, names};
 pub use ssdlab_fs::fs;

@@ -63,7 +63,7 @@ fn report_keys(args: &[&str], seen: &mut BTreeMap<String, BTreeSet<String>>) {
 fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
     let ftls = all(ssdlab::ftl::FtlKind::all());
     let buffers = all(ssdlab::buffer::BufferKind::all());
-    let fss = all(ssdlab::fs::FsKind::all()).replace("none,", "");
+    let fss = all(ssdlab::config::fs::FsKind::all()).replace("none,", "");
     let mut seen = BTreeMap::new();
     let small = ["--preset", "android-emmc", "--capacity", "64MiB"];
     // Random writes after a fill, so GC and merges run and the report subtracts the fill.

@@ -1082,6 +1082,7 @@ mod tests {
         assert!(
             generate(&bad, 1 << 30, 1)
                 .unwrap_err()
+                .to_string()
                 .contains("iozone_random")
         );
     }
