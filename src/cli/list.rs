@@ -1,6 +1,5 @@
 //! `ssdlab list`: every registry with its descriptions.
 
-use super::registry;
 use ssdlab::names::{self, Named};
 
 /// The listing.
