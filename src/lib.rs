@@ -12,7 +12,7 @@
 
 pub use ssdlab_base::{spec, units, util};
 pub use ssdlab_core::{
-    buffer, config, fdp, ftl, host, host_log, mqsim, nand, report, sim, timing, zns,
+    buffer, config, fdp, ftl, host, host_log, mqsim, nand, prelude, report, sim, timing, zns,
 };
 pub use ssdlab_emu::{data, nbd};
 pub use ssdlab_experiments::{experiments, names};

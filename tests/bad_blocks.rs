@@ -6,8 +6,9 @@
 
 use ssdlab::config::Config;
 use ssdlab::ftl::{FtlConfig, FtlError, FtlKind, build_ftl};
+use ssdlab::host::SimError;
 use ssdlab::nand::{BlockId, Geometry, Lpn, Nand};
-use ssdlab::sim::{RunOptions, SimError, run};
+use ssdlab::sim::{RunOptions, run};
 use std::collections::BTreeMap;
 
 /// A two-plane, 32 MiB device of 64-page blocks rated for 40 P/E cycles, counting mode.

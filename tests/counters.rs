@@ -64,7 +64,7 @@ fn keys_of_all_designs() -> BTreeMap<String, BTreeSet<String>> {
     // The zoned drive takes no write buffer and no random writes: its own runs below.
     let ftls = all(ssdlab::ftl::FtlKind::all()).replace(",zoned", "");
     let buffers = all(ssdlab::buffer::BufferKind::all());
-    let fss = all(ssdlab::fs::FsKind::all()).replace("none,", "");
+    let fss = all(ssdlab::config::fs::FsKind::all()).replace("none,", "");
     let mut seen = BTreeMap::new();
     let small = ["--preset", "android-emmc", "--capacity", "64MiB"];
     // Random writes after a fill, so GC and merges run and the report subtracts the fill.

@@ -237,8 +237,8 @@ fn cut_campaign(
 ) {
     use rand::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
-    use ssdlab::data::FlashData;
     use ssdlab::ftl::build_ftl;
+    use ssdlab::nand::FlashData;
     use ssdlab::nand::{Lpn, Nand};
 
     let ps = g.page_size_bytes as usize;

@@ -6,9 +6,10 @@
 mod common;
 
 use common::{json_designs, ssdlab, stderr};
+use ssdlab::config::fs::FsKind;
 use ssdlab::config::{Config, TimingMode};
 use ssdlab::fs::ext2::Ext2;
-use ssdlab::fs::{FileOp, FileOpKind as K, FileSystem, FsKind};
+use ssdlab::fs::{FileOp, FileOpKind as K, FileSystem};
 use ssdlab::units::Size;
 use std::sync::Arc;
 

@@ -5,9 +5,10 @@
 
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use ssdlab::config::fs::FsKind;
 use ssdlab::config::{Config, TimingMode};
 use ssdlab::fs::yaffs2::Yaffs2;
-use ssdlab::fs::{FileOp, FileOpKind as K, FileSystem, FsError, FsKind};
+use ssdlab::fs::{FileOp, FileOpKind as K, FileSystem, FsError};
 use ssdlab::units::Size;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;

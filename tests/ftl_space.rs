@@ -16,8 +16,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::config::{Config, PRESETS};
 use ssdlab::ftl::gc::GcPolicyKind;
-use ssdlab::ftl::superblock::Superblock;
 use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl, feasible};
+use ssdlab::nand::Superblock;
 use ssdlab::nand::{Geometry, Lpn, Nand};
 
 const GIB: u64 = 1 << 30;

@@ -7,8 +7,8 @@
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::config::{Config, TimingMode};
-use ssdlab::data::FlashData;
 use ssdlab::host_log::{HostLog, HostLogConfig, HostLogKind};
+use ssdlab::nand::FlashData;
 use ssdlab::sim::{Device, RunOptions, run};
 use ssdlab::units::Size;
 use ssdlab::workload::synth::SynthKind;

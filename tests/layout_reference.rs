@@ -5,8 +5,8 @@ mod common;
 
 use proptest::prelude::*;
 use ssdlab::ftl::layout::{ChannelPlacement, Placement};
-use ssdlab::ftl::superblock::Superblock;
 use ssdlab::ftl::{FtlConfig, FtlKind, build_ftl};
+use ssdlab::nand::Superblock;
 use ssdlab::nand::{Cause, Geometry, Lpn, Nand};
 use ssdlab::units::Size;
 use std::collections::BTreeMap;

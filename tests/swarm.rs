@@ -14,7 +14,8 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use ssdlab::config::Config;
-use ssdlab::sim::{RunOptions, SimError, run};
+use ssdlab::host::SimError;
+use ssdlab::sim::{RunOptions, run};
 
 const PRESETS: &[&str] = &[
     "default",

@@ -6,6 +6,7 @@
 use super::CliError;
 use super::registry;
 use clap::Args;
+use ssdlab::names;
 use ssdlab::units::{Size, parse_count, wide_u64};
 use std::path::PathBuf;
 
@@ -104,27 +105,27 @@ fn int<T: Into<i64>>(v: Option<T>) -> Option<i64> {
 #[command(next_help_heading = "Design")]
 pub struct SsdArgs {
     /// Device preset (`ssdlab list` describes each).
-    #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::presets()))]
+    #[arg(long, value_name = "NAME", value_parser = registry::one_of(names::presets()))]
     pub preset: Option<String>,
     /// File system for a file workload (`yaffs2` on raw NAND, `ext2` or `fat` over the
     /// FTL); a comma list runs each side by side, e.g. --fs yaffs2,ext2,fat --ftl page,bast.
-    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::file_systems()))]
+    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(names::file_systems()))]
     pub fs: Option<List>,
     /// FTL; a comma list runs each side by side.
-    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::ftls()))]
+    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(names::ftls()))]
     pub ftl: Option<List>,
     /// GC victim policy; a comma list compares.
-    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::gc_policies()))]
+    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(names::gc_policies()))]
     pub gc: Option<List>,
     /// Write-buffer policy; a comma list compares.
-    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(registry::buffers()))]
+    #[arg(long, value_name = "NAME[,NAME…]", value_parser = registry::list_of(names::buffers()))]
     pub buffer: Option<List>,
     /// Write-buffer size, e.g. 256MiB (default: the device's DRAM); a comma list
     /// compares, e.g. --buffer-size 32MiB,64MiB.
     #[arg(long, value_name = "SIZE[,SIZE…]", value_parser = parse_sizes)]
     pub buffer_size: Option<Sizes>,
     /// Device queue dispatch order with a buffer.
-    #[arg(long, value_name = "ORDER", value_parser = registry::one_of(registry::dispatch_orders()))]
+    #[arg(long, value_name = "ORDER", value_parser = registry::one_of(names::dispatch_orders()))]
     pub dispatch: Option<String>,
     /// Over-provisioning percent: (physical − logical) / logical.
     #[arg(long, value_name = "PERCENT", value_parser = real(0.0, f64::MAX, false))]
@@ -133,7 +134,7 @@ pub struct SsdArgs {
     #[arg(long, value_name = "SIZE[,SIZE…]", value_parser = parse_sizes)]
     pub capacity: Option<Sizes>,
     /// Chip organisation.
-    #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::organisations()))]
+    #[arg(long, value_name = "NAME", value_parser = registry::one_of(names::organisations()))]
     pub organisation: Option<String>,
     /// SSD management block size, e.g. 1MiB. Page FTL: the unit a by-address placement
     /// rewrites (default one page). Block-mapped FTLs: a superblock of k whole erase
@@ -142,14 +143,14 @@ pub struct SsdArgs {
     pub mgmt_block: Option<Sizes>,
     /// Placement inside a management block: write-order (log structured) or by-address
     /// (fixed position; smaller writes rewrite the whole management block).
-    #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::placements()))]
+    #[arg(long, value_name = "NAME", value_parser = registry::one_of(names::placements()))]
     pub placement: Option<String>,
     /// Placement of a management block's pages (or a superblock's member blocks) over
     /// channels.
-    #[arg(long, value_name = "NAME", value_parser = registry::one_of(registry::channel_placements()))]
+    #[arg(long, value_name = "NAME", value_parser = registry::one_of(names::channel_placements()))]
     pub channel_placement: Option<String>,
     /// Timing model.
-    #[arg(long, value_name = "MODE", value_parser = registry::one_of(registry::timing_modes()))]
+    #[arg(long, value_name = "MODE", value_parser = registry::one_of(names::timing_modes()))]
     pub timing: Option<String>,
 }
 
@@ -212,13 +213,13 @@ pub struct TraceArgs {
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
     /// Trace format (default: detect).
-    #[arg(long, value_name = "NAME", ignore_case = true, value_parser = registry::one_of(registry::trace_formats()))]
+    #[arg(long, value_name = "NAME", ignore_case = true, value_parser = registry::one_of(names::trace_formats()))]
     pub format: Option<String>,
     /// Keep only this device / volume number of the trace.
     #[arg(long, value_name = "N", value_parser = whole::<u32>(0, u32::MAX.into()))]
     pub trace_device: Option<u32>,
     /// Trace requests past the end of the device (the disk, for `hybrid`).
-    #[arg(long, value_name = "POLICY", value_parser = registry::one_of(registry::trace_fits()))]
+    #[arg(long, value_name = "POLICY", value_parser = registry::one_of(names::trace_fits()))]
     pub trace_fit: Option<String>,
     /// Column spec of the generic csv format (see docs/traces.md).
     #[arg(long, value_name = "SPEC")]

@@ -8,6 +8,7 @@ use super::args::{
 use super::registry;
 use clap::Args;
 use ssdlab::config::{Config, Design as ValidDesign, ResolvedDevice};
+use ssdlab::names;
 use std::path::Path;
 
 /// Everything that makes an SSD run: design, workload, trace, host, configuration.
@@ -18,7 +19,7 @@ pub struct DesignArgs {
     pub ssd: SsdArgs,
     /// Workload generator (`ssdlab list` describes each).
     #[arg(long, value_name = "NAME", help_heading = "Workload",
-          value_parser = registry::one_of(registry::generators()))]
+          value_parser = registry::one_of(names::generators()))]
     pub workload: Option<String>,
     /// Iometer access specification (implies --workload iometer): a built-in name
     /// (`ssdlab list`: 4k-random-read, file-server, database, …), compact lines such as
@@ -34,7 +35,7 @@ pub struct DesignArgs {
     /// host_log.space;
     /// docs/host-log.md)
     #[arg(long, value_name = "NAME[,NAME…]", help_heading = "Host",
-          value_parser = registry::list_of(registry::host_logs()))]
+          value_parser = registry::list_of(names::host_logs()))]
     pub host_log: Option<List>,
     /// Generator settings.
     #[command(flatten)]
@@ -56,7 +57,7 @@ pub struct DesignArgs {
     /// trace reads before writing it, in a first pass; docs/traces.md)
     #[arg(long, value_name = "NAME", help_heading = "Workload",
           conflicts_with = "steady",
-          value_parser = registry::one_of(registry::preconditions()))]
+          value_parser = registry::one_of(names::preconditions()))]
     pub precondition: Option<String>,
     /// Host queue and seed.
     #[command(flatten)]
@@ -200,7 +201,7 @@ impl DesignArgs {
         self.ssd.apply(&mut t);
         if let Some(w) = &self.workload {
             // File-level workloads are the file system's (`[fs] workload`).
-            let key = if ssdlab::fs::workload::FileWorkloadKind::parse(w).is_some() {
+            let key = if ssdlab::config::fs::FileWorkloadKind::parse(w).is_some() {
                 "fs.workload"
             } else {
                 "workload.kind"

@@ -6,6 +6,7 @@ use super::design::{Check, DesignArgs};
 use super::output;
 use super::registry;
 use clap::Args;
+use ssdlab::names;
 use ssdlab::report::output::{Batch, Content};
 use ssdlab::workload::RequestStream;
 use ssdlab::workload::synth;
@@ -35,7 +36,7 @@ pub struct GenTraceArgs {
     /// Requests are written to the format's resolution (docs/traces.md); one the format
     /// cannot carry (a trim in msr) is refused, naming it.
     #[arg(long, value_name = "NAME", default_value = "ascii", ignore_case = true,
-          value_parser = registry::one_of(registry::trace_formats()), help_heading = "Output")]
+          value_parser = registry::one_of(names::trace_formats()), help_heading = "Output")]
     pub out_format: String,
 }
 

@@ -15,6 +15,7 @@ use ssdlab::hybrid::config::HybridConfig;
 use ssdlab::hybrid::hdd::DEFAULT_HDD_PRESET;
 use ssdlab::hybrid::run::{HybridReport, design_label, run, workload_label};
 use ssdlab::hybrid::workload::DesktopWorkload;
+use ssdlab::names;
 use ssdlab::report::output::Batch;
 use ssdlab::units::Size;
 use std::fmt::Write as _;
@@ -40,7 +41,7 @@ pub struct HybridArgs {
     /// Workload: a desktop workload or a generator; a comma list runs each [default:
     /// the desktop workloads].
     #[arg(long, value_name = "NAME[,NAME…]", help_heading = "Workload",
-          value_parser = registry::list_of(registry::hybrid_workloads()))]
+          value_parser = registry::list_of(names::hybrid_workloads()))]
     pub workload: Option<List>,
     /// Generator settings (for a generator workload).
     #[command(flatten)]
@@ -54,40 +55,40 @@ pub struct HybridArgs {
     pub runs: Option<u32>,
     /// HDD preset [default: desktop-7200].
     #[arg(long, value_name = "NAME", help_heading = "Design",
-          value_parser = registry::one_of(registry::hdd_presets()))]
+          value_parser = registry::one_of(names::hdd_presets()))]
     pub hdd: Option<String>,
     /// Flash cache size, `none` = HDD alone; a comma list compares [default: none,16GiB].
     #[arg(long, value_name = "SIZE[,SIZE…]", help_heading = "Design", value_parser = parse_cache_list)]
     pub cache: Option<List>,
     /// Write policy; a comma list compares [default: write-through].
     #[arg(long, value_name = "NAME[,NAME…]", help_heading = "Design",
-          value_parser = registry::list_of(registry::write_policies()))]
+          value_parser = registry::list_of(names::write_policies()))]
     pub write_policy: Option<List>,
     /// Cache control table; a comma list compares [default: btree].
     #[arg(long, value_name = "NAME[,NAME…]", help_heading = "Design",
-          value_parser = registry::list_of(registry::tables()))]
+          value_parser = registry::list_of(names::tables()))]
     pub table: Option<List>,
     /// Do not check the last-read record first.
     #[arg(long, help_heading = "Design")]
     pub no_hint: bool,
     /// Eviction policy [default: lru].
     #[arg(long, value_name = "NAME", help_heading = "Design",
-          value_parser = registry::one_of(registry::evictions()))]
+          value_parser = registry::one_of(names::evictions()))]
     pub eviction: Option<String>,
     /// Do not cache a sequential stream once it has run this far (e.g. 8MiB).
     #[arg(long, value_name = "SIZE", help_heading = "Design", value_parser = super::args::parse_size)]
     pub bypass_seq: Option<Size>,
     /// SSD of the cache [default: sata-mlc-2011].
     #[arg(long, value_name = "NAME", help_heading = "Design",
-          value_parser = registry::one_of(registry::flash_presets()))]
+          value_parser = registry::one_of(names::flash_presets()))]
     pub flash_preset: Option<String>,
     /// FTL of the cache SSD.
     #[arg(long, value_name = "NAME", help_heading = "Design",
-          value_parser = registry::one_of(registry::ftls()))]
+          value_parser = registry::one_of(names::ftls()))]
     pub ftl: Option<String>,
     /// GC victim policy of the cache SSD.
     #[arg(long, value_name = "NAME", help_heading = "Design",
-          value_parser = registry::one_of(registry::gc_policies()))]
+          value_parser = registry::one_of(names::gc_policies()))]
     pub gc: Option<String>,
     /// Host queue depth (traces and generators; desktop workloads run at 1) and seed.
     #[command(flatten)]
@@ -248,29 +249,26 @@ fn list_text() -> String {
     let sections = [
         (
             format!("HDD presets (--hdd; default {DEFAULT_HDD_PRESET})"),
-            registry::hdd_presets(),
+            names::hdd_presets(),
         ),
         (
             "Flash presets (--flash-preset; any `ssdlab run` preset works too)".into(),
-            registry::flash_presets(),
+            names::flash_presets(),
         ),
         (
             "Workloads (--workload; generators from `ssdlab list` work too)".into(),
-            registry::hybrid_own_workloads(),
+            names::hybrid_own_workloads(),
         ),
         (
             "Write policies (--write-policy)".into(),
-            registry::write_policies(),
+            names::write_policies(),
         ),
-        ("Cache control tables (--table)".into(), registry::tables()),
-        (
-            "Eviction policies (--eviction)".into(),
-            registry::evictions(),
-        ),
+        ("Cache control tables (--table)".into(), names::tables()),
+        ("Eviction policies (--eviction)".into(), names::evictions()),
     ];
     sections
         .iter()
-        .map(|(title, named)| format!("{title}:\n{}", registry::lines(named, 16)))
+        .map(|(title, named)| format!("{title}:\n{}", names::lines(named, 16)))
         .collect::<Vec<_>>()
         .join("\n")
 }

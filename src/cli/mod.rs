@@ -24,7 +24,7 @@ mod serve;
 mod sweep;
 
 use clap::{Parser, Subcommand};
-use ssdlab::sim::SimError;
+use ssdlab::host::SimError;
 
 /// Errors the binary maps to exit codes.
 #[derive(Debug, thiserror::Error)]

@@ -15,12 +15,12 @@ pub fn print(text: &str) -> Result<(), CliError> {
 
 /// Checks a single-file output flag (`-` = standard output).
 pub fn file(flag: &str, path: &Path) -> Result<OutputPath, CliError> {
-    output::check(flag, path, Expect::File).map_err(CliError::Input)
+    output::check(flag, path, Expect::File).map_err(|e| CliError::Input(e.to_string()))
 }
 
 /// Checks a directory output flag.
 pub fn dir(flag: &str, path: &Path) -> Result<OutputPath, CliError> {
-    output::check(flag, path, Expect::Dir).map_err(CliError::Input)
+    output::check(flag, path, Expect::Dir).map_err(|e| CliError::Input(e.to_string()))
 }
 
 /// Rejects outputs sharing a file with each other or with an input (see
@@ -30,7 +30,7 @@ pub fn distinct(
     inputs: &[(&str, &Path)],
 ) -> Result<(), CliError> {
     file_not_on_dir(outputs).map_err(CliError::Input)?;
-    output::check_distinct(outputs, inputs).map_err(CliError::Input)
+    output::check_distinct(outputs, inputs).map_err(|e| CliError::Input(e.to_string()))
 }
 
 /// A file output at (or above) the path of a directory output: `--svg D --json D`

@@ -6,8 +6,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::error::ErrorKind;
 use std::ffi::OsStr;
 
-// moved: remove after the workspace split
-pub use ssdlab::names::*;
+use ssdlab::names::*;
 
 /// Choices as clap possible values (shown by `--help`, checked by the parser, with
 /// "a similar value exists" tips on typos).

@@ -7,6 +7,7 @@ use super::registry;
 use clap::Args;
 use ssdlab::experiments;
 use ssdlab::experiments::registry::{eval, paper_prefix};
+use ssdlab::names;
 use ssdlab::report::html;
 use ssdlab::report::output::{Batch, OutputPath};
 use std::path::PathBuf;
@@ -45,7 +46,7 @@ pub struct ReproduceArgs {
     /// A paper by name: its registry rows (mgmt-block = M, ncq-buffer = N, cftl = C,
     /// android-ftl = A, hdd-cache = H; see --list).
     #[arg(value_name = "PAPER", conflicts_with_all = ["all", "paper"],
-          value_parser = registry::one_of(registry::papers()))]
+          value_parser = registry::one_of(names::papers()))]
     pub name: Option<String>,
     /// Every row of the registry (with --paper or --experiment: only theirs).
     #[arg(long)]
@@ -87,7 +88,7 @@ fn list() -> String {
     let mut s = format!(
         "Papers (ssdlab reproduce PAPER --out DIR, or --paper PREFIX):\n{}\n\
          Experiments (ssdlab reproduce --experiment ID --out DIR):\n",
-        registry::lines(&registry::papers(), 12)
+        names::lines(&names::papers(), 12)
     );
     let exps: Vec<(&str, String)> = reg
         .experiments

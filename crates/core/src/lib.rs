@@ -29,3 +29,17 @@ pub mod report;
 pub mod sim;
 pub mod timing;
 pub mod zns;
+
+/// The names most users of the core need, in one import (`use ssdlab_core::prelude::*`):
+/// a configuration and its validated design, the run entry points and their output, the
+/// report, the FTL trait and handle, the NAND array and the size unit. Everything else
+/// stays at its module path, so a wider API is a deliberate choice, not a leak.
+pub mod prelude {
+    pub use crate::config::{Config, ConfigError, Design};
+    pub use crate::ftl::{Ftl, FtlKind};
+    pub use crate::host::SimError;
+    pub use crate::nand::Nand;
+    pub use crate::report::Report;
+    pub use crate::sim::{RunOptions, RunOutput, run, run_design};
+    pub use crate::units::Size;
+}

@@ -9,9 +9,10 @@
 //! lists into clap parsers (`src/cli/registry.rs`), the Python module uses them as they are.
 
 use crate::buffer::BufferKind;
+use crate::config::fs::FileWorkloadKind;
+use crate::config::fs::FsKind;
 use crate::config::{Config, PRESETS, Precondition, TimingMode};
-use crate::fs::workload::FileWorkloadKind;
-use crate::fs::{FileOpKind, FsKind};
+use crate::fs::FileOpKind;
 use crate::ftl::FtlKind;
 use crate::ftl::gc::GcPolicyKind;
 use crate::ftl::layout::{ChannelPlacement, Placement};

@@ -7,7 +7,8 @@
 //! this, not `sim::run_design`, whenever a design may name a file system.
 
 use crate::config::{Config, Design};
-use crate::sim::{RunOptions, RunOutput, SimError};
+use crate::host::SimError;
+use crate::sim::{RunOptions, RunOutput};
 
 /// Runs the workload `cfg` describes and reports.
 pub fn run(cfg: &Config, opts: RunOptions) -> Result<RunOutput, SimError> {

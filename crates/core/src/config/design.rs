@@ -7,9 +7,9 @@
 use super::memory::{self, MemoryEstimate};
 use super::{Config, ConfigError, ResolvedDevice, TimingMode};
 use crate::ftl::layout::ChannelPlacement;
-use crate::ftl::superblock::Superblock;
 use crate::ftl::{FtlConfig, build_ftl, gc::gc_policies, knob, unit_pages};
 use crate::nand::Geometry;
+use crate::nand::Superblock;
 use crate::units::Size;
 use crate::workload::synth;
 use std::collections::BTreeMap;

@@ -17,8 +17,7 @@ use crate::nand::Geometry;
 use crate::units::Size;
 use crate::workload::synth::SynthKind;
 
-// moved: remove after the workspace split
-pub use crate::units::approx;
+use crate::units::approx;
 
 /// `bytes` rounded down to a whole number of GiB (MiB below 1 GiB), as a size a user
 /// would type.

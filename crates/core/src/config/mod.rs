@@ -6,14 +6,13 @@
 
 pub mod actual;
 mod design;
-mod error;
 pub mod fs;
 mod memory;
 pub mod namespace;
 
+pub use crate::spec::{ConfigError, check_f64, check_range};
 pub use design::{Design, check_memory_together};
 pub use design::{check_trace_workload, generator_changed, namespace_seed};
-pub use error::{ConfigError, check_f64, check_range};
 pub use memory::{MemoryEstimate, available_memory};
 
 use crate::buffer::{BufferConfig, BufferShape};

@@ -70,7 +70,7 @@
 //! FASTer's isolation `ftl.log.isolation_reclaims`.
 
 use super::feasible;
-use super::logblock::{Bits, Blocks, NIL, Role, RwLog, log_budget};
+use super::logblock::{Bits, Blocks, NIL, Role, RwLog, Scan, log_budget};
 use super::spec::{self, Caps, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
@@ -535,7 +535,10 @@ impl FastCore {
         }
     }
 
-    /// Rebuilds everything from the mount scan (the recovery notes at the top).
+    /// Rebuilds everything from the mount scan (the recovery notes at the top): the data
+    /// and SW blocks ([`Self::recover_data_blocks`]), merges for the logical blocks no
+    /// state fits, the RW log in opening order ([`Self::recover_rw_log`]), and the log's
+    /// shape as FAST or FASTer keeps it ([`Self::recover_log_shape`]).
     fn recover(
         &mut self,
         nand: &mut Nand,
@@ -545,7 +548,6 @@ impl FastCore {
         let err = super::RecoverError::flash(name);
         let mut scan = self.b.scan(nand, tags);
         let bl = self.b.data.len();
-        let np = self.b.np;
         let mut own: Vec<Vec<u32>> = vec![Vec::new(); bl];
         let mut rw = Vec::new();
         for b in 0..self.b.geo.blocks() {
@@ -561,9 +563,46 @@ impl FastCore {
             }
         }
         self.b.remount_pool(nand);
+        let broken = self.recover_data_blocks(nand, &mut scan, &own, &rw);
+        // RW blocks without a newest copy first: erased, their blocks can take the
+        // recovery merges below.
+        rw.retain(|&b| {
+            nand.valid_count(crate::nand::BlockId(b)) > 0 || {
+                self.b.release(b, nand);
+                false
+            }
+        });
+        for lbn in broken {
+            self.b
+                .settle(lbn, &own[lbn as usize], &mut scan, nand)
+                .map_err(err)?;
+        }
+        self.recover_rw_log(nand, tags, &scan, rw)?;
+        self.mapped = Bits::new(self.b.logical_pages as usize);
+        for (l, &w) in scan.newest.iter().enumerate() {
+            if w != 0 {
+                self.mapped.set(l as u32);
+            }
+        }
+        self.recovery_merges += scan.merges;
+        self.recover_log_shape(nand).map_err(err)
+    }
+
+    /// Recovery: each logical block's data block and the SW block from the blocks
+    /// holding its pages in place (`own`), given the offsets whose newest copy is in an
+    /// RW block. Returns the logical blocks no such state fits (to merge).
+    fn recover_data_blocks(
+        &mut self,
+        nand: &mut Nand,
+        scan: &mut Scan,
+        own: &[Vec<u32>],
+        rw: &[u32],
+    ) -> Vec<u32> {
+        let bl = self.b.data.len();
+        let np = self.b.np;
         // Offsets whose newest copy is in an RW block, per logical block.
         let mut in_rw: Vec<Vec<u32>> = vec![Vec::new(); bl];
-        for &b in &rw {
+        for &b in rw {
             for page in 0..np {
                 let p = self.b.page(b, page);
                 if nand.is_valid(p) {
@@ -581,7 +620,7 @@ impl FastCore {
                 [d] => Some((d, NIL)),
                 [x, y] if self.sw.is_none() => [(x, y), (y, x)]
                     .into_iter()
-                    .find(|&(d, s)| self.data_and_sw(d, s, &scan, nand)),
+                    .find(|&(d, s)| self.data_and_sw(d, s, scan, nand)),
                 _ => None,
             };
             let ok = state.is_some_and(|(d, _)| d != NIL || offs.is_empty());
@@ -618,20 +657,21 @@ impl FastCore {
                 _ => broken.push(lbn as u32),
             }
         }
-        // RW blocks without a newest copy first: erased, their blocks can take the
-        // recovery merges below.
-        rw.retain(|&b| {
-            nand.valid_count(crate::nand::BlockId(b)) > 0 || {
-                self.b.release(b, nand);
-                false
-            }
-        });
-        for lbn in broken {
-            self.b
-                .settle(lbn, &own[lbn as usize], &mut scan, nand)
-                .map_err(err)?;
-        }
-        // The RW log, oldest block first; blocks left with no valid page are erased.
+        broken
+    }
+
+    /// Recovery: the RW log from the RW blocks still holding valid pages, oldest block
+    /// first (blocks left with no valid page are erased), with a cut FASTer reclaim's
+    /// victim put first. `Err` when more blocks hold valid pages than the log has.
+    fn recover_rw_log(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::nand::StoredTag>],
+        scan: &Scan,
+        mut rw: Vec<u32>,
+    ) -> Result<(), super::RecoverError> {
+        let np = self.b.np;
+        let bl = self.b.data.len();
         rw.sort_unstable_by_key(|&b| scan.opened[b as usize]);
         rw.retain(|&b| {
             nand.valid_count(crate::nand::BlockId(b)) > 0 || {
@@ -641,7 +681,7 @@ impl FastCore {
         });
         if rw.len() as u32 > self.rw.capacity() {
             return Err(super::RecoverError::Foreign {
-                ftl: name,
+                ftl: self.b_name(),
                 what: format!(
                     "{} random log blocks hold valid pages, more than the {} the log has",
                     rw.len(),
@@ -680,13 +720,14 @@ impl FastCore {
             self.rw
                 .restore_fill(HOT, nand.write_ptr(crate::nand::BlockId(tail)));
         }
-        self.mapped = Bits::new(self.b.logical_pages as usize);
-        for (l, &w) in scan.newest.iter().enumerate() {
-            if w != 0 {
-                self.mapped.set(l as u32);
-            }
-        }
-        self.recovery_merges += scan.merges;
+        Ok(())
+    }
+
+    /// Recovery, last step: the RW log (all in the main stream so far) back to the shape
+    /// the FTL keeps — a cut FASTer reclaim finished, the isolation log formed again,
+    /// and no more blocks in the main log than it holds.
+    fn recover_log_shape(&mut self, nand: &mut Nand) -> Result<(), FtlError> {
+        let np = self.b.np;
         // A FASTer reclaim cut short after it opened the new tail and before it erased
         // the victim leaves one block more than the log holds: finish it as it was
         // going, the victim's remaining pages to the tail when they fit (no free block
@@ -703,7 +744,7 @@ impl FastCore {
                 }
                 self.erase_oldest_log(HOT, nand);
             } else {
-                self.reclaim_merging(HOT, nand).map_err(err)?;
+                self.reclaim_merging(HOT, nand)?;
             }
         }
         // Which blocks formed FASTer's isolation log is not on flash: the oldest ones
@@ -717,7 +758,7 @@ impl FastCore {
                 .move_oldest(HOT, COLD, nand.write_ptr(crate::nand::BlockId(b)));
         }
         while self.rw.len(HOT) as u32 > self.cap[HOT] {
-            self.reclaim_merging(HOT, nand).map_err(err)?;
+            self.reclaim_merging(HOT, nand)?;
         }
         Ok(())
     }

@@ -32,8 +32,7 @@ use crate::nand::Geometry;
 use crate::spec::ConfigError;
 use crate::units::Size;
 
-// moved: remove after the workspace split
-pub use crate::nand::Superblock;
+use crate::nand::Superblock;
 
 /// `ftl.superblock` resolved: the FTL's side of the layout in [`crate::nand::Superblock`].
 // An inherent impl outside the type's module: at the crate split this becomes a free

@@ -195,6 +195,16 @@ struct Shape {
     prefix: bool,
 }
 
+/// What the mount's pass over the tags found ([`Blocks::scan_tags`]).
+struct TagScan {
+    /// Per logical page: the physical page of its winning copy ([`NIL`]: none).
+    win: Vec<u32>,
+    /// Per logical page: the winning copy's sequence number.
+    win_seq: Vec<u32>,
+    /// Per block: what its tags say.
+    shape: Vec<Shape>,
+}
+
 /// Roles for one logical block's blocks that keep its live pages in place.
 #[derive(Clone)]
 struct Fit {
@@ -613,6 +623,11 @@ impl Blocks {
     /// module header. `detached_ok`: the FTL keeps detached blocks (AFTL). `name` is the
     /// FTL's, for messages. `Err` when the flash holds pages this FTL cannot have written
     /// (another FTL's or geometry's), or a fold it needs finds no free block.
+    ///
+    /// Four steps: read the tags ([`Self::scan_tags`]), rebuild the free and retired
+    /// pools ([`Self::reset_pools`]), give each logical block's blocks the roles that keep
+    /// its live pages in place ([`Self::adopt_fitting`]), and fold the logical blocks no
+    /// roles fit ([`Self::fold_unfit`]).
     pub fn mount(
         &mut self,
         nand: &mut Nand,
@@ -621,11 +636,35 @@ impl Blocks {
         detached_ok: bool,
         name: &'static str,
     ) -> Result<Mounted, super::RecoverError> {
+        let lp = logical_pages;
+        let scan = self.scan_tags(tags, lp, name)?;
+        let lbns = lp.div_ceil(self.np);
+        let mut by_lbn: Vec<Vec<u32>> = vec![Vec::new(); lbns as usize];
+        for (b, sh) in scan.shape.iter().enumerate() {
+            if sh.owner != NIL {
+                by_lbn[sh.owner as usize].push(b as u32);
+            }
+        }
+        self.reset_pools(nand, &scan.shape);
+        let mut m = Mounted::default();
+        let unfit = self.adopt_fitting(nand, tags, lp, &scan, &by_lbn, detached_ok, &mut m);
+        self.fold_unfit(nand, lp, &scan.win, &by_lbn, unfit, name, &mut m)?;
+        m.logged.sort_unstable();
+        m.stats.detached_blocks = m.detached.len() as u64;
+        Ok(m)
+    }
+
+    /// The mount's one pass over the tags: the winning copy of each logical page and
+    /// each block's owner and shape. `Err` on a tag this FTL never writes, or a block
+    /// holding two logical blocks' pages.
+    fn scan_tags(
+        &self,
+        tags: &[Option<StoredTag>],
+        lp: u32,
+        name: &'static str,
+    ) -> Result<TagScan, super::RecoverError> {
         let np = self.np;
         let nb = self.geo.blocks();
-        let lp = logical_pages;
-        // One pass over the tags: the winner per logical page, each block's owner and
-        // shape.
         let mut win = vec![NIL; lp as usize];
         let mut win_seq = vec![0u32; lp as usize];
         let mut shape = vec![
@@ -682,14 +721,16 @@ impl Blocks {
                 }
             }
         }
-        let lbns = lp.div_ceil(np);
-        let mut by_lbn: Vec<Vec<u32>> = vec![Vec::new(); lbns as usize];
-        for (b, sh) in shape.iter().enumerate() {
-            if sh.owner != NIL {
-                by_lbn[sh.owner as usize].push(b as u32);
-            }
-        }
-        // Pools from scratch: erased blocks are free, or retired when worn out.
+        Ok(TagScan {
+            win,
+            win_seq,
+            shape,
+        })
+    }
+
+    /// Pools from scratch: erased blocks are free, or retired when worn out; every
+    /// other block is unowned until a role is adopted for it.
+    fn reset_pools(&mut self, nand: &Nand, shape: &[Shape]) {
         self.endurance = nand.endurance_cycles();
         for set in &mut self.free {
             set.clear();
@@ -700,7 +741,7 @@ impl Blocks {
         self.retired = 0;
         self.role.fill(Role::Free);
         self.owner.fill(NIL);
-        for b in 0..nb {
+        for b in 0..self.geo.blocks() {
             if shape[b as usize].pages == 0 {
                 let erases = nand.erase_count(BlockId(b));
                 if erases >= self.endurance {
@@ -710,7 +751,24 @@ impl Blocks {
                 }
             }
         }
-        let mut m = Mounted::default();
+    }
+
+    /// Adopts the roles [`Self::fit`] finds for each logical block's blocks, marks their
+    /// live pages valid, completes folds cut short, queues the replacements in their
+    /// original order and erases the blocks left stale. Returns the logical blocks no
+    /// roles fit (to fold).
+    #[allow(clippy::too_many_arguments)]
+    fn adopt_fitting(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<StoredTag>],
+        lp: u32,
+        scan: &TagScan,
+        by_lbn: &[Vec<u32>],
+        detached_ok: bool,
+        m: &mut Mounted,
+    ) -> Vec<u32> {
+        let np = self.np;
         let mut unfit = Vec::new();
         let mut stale = Vec::new();
         let mut replacements = Vec::new();
@@ -724,10 +782,10 @@ impl Blocks {
                 tags,
                 lbn,
                 blocks,
-                &win,
-                &win_seq,
+                &scan.win,
+                &scan.win_seq,
                 lp,
-                &shape,
+                &scan.shape,
                 detached_ok,
             ) else {
                 unfit.push(lbn);
@@ -750,7 +808,7 @@ impl Blocks {
             for &(l, w) in &f.live {
                 nand.revalidate(Ppn(w));
                 if w / np != f.p {
-                    m.logged.push((win_seq[l as usize], l, w));
+                    m.logged.push((scan.win_seq[l as usize], l, w));
                 }
             }
             // A fold cut short: its remaining pages go to their offsets in the new
@@ -774,6 +832,23 @@ impl Blocks {
             self.erase(b, nand);
             m.stats.erased_blocks += 1;
         }
+        unfit
+    }
+
+    /// Folds each logical block in `unfit` into a fresh primary: its winning pages to
+    /// their offsets, its old blocks erased. `Err` when no free block is left.
+    #[allow(clippy::too_many_arguments)]
+    fn fold_unfit(
+        &mut self,
+        nand: &mut Nand,
+        lp: u32,
+        win: &[u32],
+        by_lbn: &[Vec<u32>],
+        unfit: Vec<u32>,
+        name: &'static str,
+        m: &mut Mounted,
+    ) -> Result<(), super::RecoverError> {
+        let np = self.np;
         for lbn in unfit {
             let n =
                 self.alloc(Role::Primary, lbn)
@@ -796,9 +871,7 @@ impl Blocks {
             m.stats.folds += 1;
             m.lbns.push((lbn, n, NIL));
         }
-        m.logged.sort_unstable();
-        m.stats.detached_blocks = m.detached.len() as u64;
-        Ok(m)
+        Ok(())
     }
 
     /// Roles for the blocks of logical block `lbn` (see the module header): the first

@@ -342,10 +342,75 @@ pub fn render(page: &Page) -> String {
     })
 }
 
+/// One design of a run page: its name, report and figures.
+type RunDesign<'a> = (&'a str, &'a Report, &'a Figures);
+
 /// The page of `ssdlab run`: a summary table of the designs, the latency CDFs, the
 /// throughput over time and the erase histograms of each, and their warnings.
-pub fn run_page(command: &str, designs: &[(&str, &Report, &Figures)]) -> Page {
+pub fn run_page(command: &str, designs: &[RunDesign<'_>]) -> Page {
     use super::svg;
+    let several = designs.len() > 1;
+    let mut sections = vec![designs_section(designs), latency_section(designs)];
+    let title = |what: &str, n: &str| {
+        if several {
+            format!("{what} — {n}")
+        } else {
+            what.to_string()
+        }
+    };
+    sections.push(Section {
+        title: "Throughput over time".into(),
+        blocks: designs
+            .iter()
+            .map(|(n, _, f)| {
+                Block::Figure(svg::throughput_svg(
+                    &f.throughput_series,
+                    &title("Throughput", n),
+                ))
+            })
+            .collect(),
+    });
+    sections.push(Section {
+        title: "Wear".into(),
+        blocks: designs
+            .iter()
+            .map(|(n, _, f)| {
+                Block::Figure(svg::erase_histogram_svg(
+                    &f.erase_counts,
+                    &title("Erase counts", n),
+                ))
+            })
+            .collect(),
+    });
+    let notes: Vec<String> = designs
+        .iter()
+        .flat_map(|(n, r, _)| {
+            r.notes
+                .iter()
+                .map(move |x| format!("{n}: note: {x}"))
+                .chain(r.warnings.iter().map(move |x| format!("{n}: warning: {x}")))
+        })
+        .collect();
+    if !notes.is_empty() {
+        sections.push(Section {
+            title: "Notes and warnings".into(),
+            blocks: vec![Block::Pre(notes.join("\n"))],
+        });
+    }
+    Page {
+        title: if several {
+            format!("ssdlab run — {} designs", designs.len())
+        } else {
+            "ssdlab run".into()
+        },
+        command: command.to_string(),
+        sections,
+    }
+}
+
+/// The run page's summary table: one row per design, its configuration and headline
+/// results under the report's JSON key names.
+fn designs_section(designs: &[RunDesign<'_>]) -> Section {
     let columns: Vec<String> = [
         "design",
         "ftl",
@@ -403,12 +468,16 @@ pub fn run_page(command: &str, designs: &[(&str, &Report, &Figures)]) -> Page {
             ]
         })
         .collect();
-    let mut sections = vec![Section {
+    Section {
         title: "Designs".into(),
         blocks: vec![Block::Table { columns, rows }],
-    }];
+    }
+}
+
+/// The run page's latency CDFs: one figure per phase, each design a line (or, with one
+/// design, the line named for the phase).
+fn latency_section(designs: &[RunDesign<'_>]) -> Section {
     let several = designs.len() > 1;
-    // One CDF per phase, each design a line.
     let mut phases: Vec<&str> = Vec::new();
     for (_, _, f) in designs {
         for (p, _) in &f.latency_cdf {
@@ -434,69 +503,14 @@ pub fn run_page(command: &str, designs: &[(&str, &Report, &Figures)]) -> Page {
                 })
             })
             .collect();
-        figs.push(Block::Figure(svg::latency_cdf_svg(
+        figs.push(Block::Figure(super::svg::latency_cdf_svg(
             &series,
             &format!("Latency CDF — {p}"),
         )));
     }
-    sections.push(Section {
+    Section {
         title: "Latency".into(),
         blocks: figs,
-    });
-    let title = |what: &str, n: &str| {
-        if several {
-            format!("{what} — {n}")
-        } else {
-            what.to_string()
-        }
-    };
-    sections.push(Section {
-        title: "Throughput over time".into(),
-        blocks: designs
-            .iter()
-            .map(|(n, _, f)| {
-                Block::Figure(svg::throughput_svg(
-                    &f.throughput_series,
-                    &title("Throughput", n),
-                ))
-            })
-            .collect(),
-    });
-    sections.push(Section {
-        title: "Wear".into(),
-        blocks: designs
-            .iter()
-            .map(|(n, _, f)| {
-                Block::Figure(svg::erase_histogram_svg(
-                    &f.erase_counts,
-                    &title("Erase counts", n),
-                ))
-            })
-            .collect(),
-    });
-    let notes: Vec<String> = designs
-        .iter()
-        .flat_map(|(n, r, _)| {
-            r.notes
-                .iter()
-                .map(move |x| format!("{n}: note: {x}"))
-                .chain(r.warnings.iter().map(move |x| format!("{n}: warning: {x}")))
-        })
-        .collect();
-    if !notes.is_empty() {
-        sections.push(Section {
-            title: "Notes and warnings".into(),
-            blocks: vec![Block::Pre(notes.join("\n"))],
-        });
-    }
-    Page {
-        title: if several {
-            format!("ssdlab run — {} designs", designs.len())
-        } else {
-            "ssdlab run".into()
-        },
-        command: command.to_string(),
-        sections,
     }
 }
 

@@ -77,9 +77,109 @@ impl OutputPath {
         self.dest == Dest::Stdout
     }
 
-    fn err(&self, what: impl std::fmt::Display) -> String {
-        format!("{} {}: {what}", self.flag, self.path.display())
+    fn err(&self, problem: PathProblem) -> OutputPathError {
+        OutputPathError {
+            flag: self.flag.clone(),
+            path: self.path.clone(),
+            problem,
+        }
     }
+}
+
+/// An output path refused by [`check`]: the flag, the path as given, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{flag} {}: {problem}", .path.display())]
+pub struct OutputPathError {
+    /// The flag, e.g. `--json`.
+    pub flag: String,
+    /// The path as the user gave it.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub problem: PathProblem,
+}
+
+/// Why [`check`] refuses an output path (each message says what was expected).
+#[derive(Debug, thiserror::Error)]
+pub enum PathProblem {
+    /// `-` where a directory is expected.
+    #[error("expected a directory; `-` (standard output) only works for single-file outputs")]
+    StdoutForDir,
+    /// An empty path.
+    #[error("expected a path")]
+    Empty,
+    /// A file output ending in `/`.
+    #[error("ends with `/`, so it names a directory; expected a file")]
+    TrailingSlash,
+    /// The path cannot be resolved.
+    #[error("invalid path: {0}")]
+    Invalid(io::Error),
+    /// A directory where a file is expected.
+    #[error("is a directory; expected a file")]
+    IsDir,
+    /// A file where a directory is expected.
+    #[error("is not a directory; expected a directory for the files")]
+    NotDir,
+    /// A stream that cannot be written.
+    #[error("not writable: {0}")]
+    NotWritable(io::Error),
+    /// An existing directory that takes no new files.
+    #[error("cannot write into it: {0}")]
+    CannotWriteInto(io::Error),
+    /// The path cannot be inspected.
+    #[error("cannot inspect: {0}")]
+    CannotInspect(io::Error),
+    /// The file's parent (or the nearest existing ancestor) is not a directory.
+    #[error("{} is not a directory", .0.display())]
+    ParentNotDir(PathBuf),
+    /// The file's directory does not exist.
+    #[error("directory {} does not exist", .0.display())]
+    NoParent(PathBuf),
+    /// The file's directory takes no new files.
+    #[error("cannot create files in {}: {error}", .dir.display())]
+    CannotCreateFiles {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        error: io::Error,
+    },
+    /// The nearest existing ancestor takes no new directories.
+    #[error("cannot create directories in {}: {error}", .dir.display())]
+    CannotCreateDirs {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        error: io::Error,
+    },
+}
+
+/// Outputs refused by [`check_distinct`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OutputClash {
+    /// More than one output names standard output.
+    #[error("{} all name `-` (standard output); only one output can go there", .flags.join(", "))]
+    TwoOnStdout {
+        /// Their flags.
+        flags: Vec<String>,
+    },
+    /// An output on the same file as another output or an input.
+    #[error(
+        "{flag} {}: {} is the same file as {what}{other}; each output needs its own file, \
+         and an output cannot overwrite an input",
+        .path.display(),
+        .file.display()
+    )]
+    SameFile {
+        /// The output's flag.
+        flag: String,
+        /// The output's path as given.
+        path: PathBuf,
+        /// The file it would write.
+        file: PathBuf,
+        /// The other output or input ("the --json output", "the --trace file").
+        what: String,
+        /// The other's spelling, with a leading space, when it differs; else empty.
+        other: String,
+    },
 }
 
 /// Resolves `path` to the absolute path of the file it names: symlinks followed (also
@@ -175,7 +275,7 @@ fn existing_ancestor(p: &Path) -> Option<&Path> {
 }
 
 /// Checks an output path before the run; see the module documentation.
-pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, String> {
+pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, OutputPathError> {
     let mut out = OutputPath {
         flag: flag.to_string(),
         path: path.to_path_buf(),
@@ -184,40 +284,38 @@ pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, Stri
     if path.as_os_str() == "-" {
         return match expect {
             Expect::File => Ok(out),
-            Expect::Dir => Err(out.err(
-                "expected a directory; `-` (standard output) only works for single-file outputs",
-            )),
+            Expect::Dir => Err(out.err(PathProblem::StdoutForDir)),
         };
     }
     if path.as_os_str().is_empty() {
-        return Err(out.err("expected a path"));
+        return Err(out.err(PathProblem::Empty));
     }
     // `--json newdir/` names a directory; writing a file called `newdir` would hide the
     // mistake.
     if expect == Expect::File && path.as_os_str().as_encoded_bytes().ends_with(b"/") {
-        return Err(out.err("ends with `/`, so it names a directory; expected a file"));
+        return Err(out.err(PathProblem::TrailingSlash));
     }
-    let target = resolve(path).map_err(|e| out.err(format!("invalid path: {e}")))?;
+    let target = resolve(path).map_err(|e| out.err(PathProblem::Invalid(e)))?;
     match (fs::metadata(path), expect) {
         (Ok(m), Expect::File) if m.is_dir() => {
-            return Err(out.err("is a directory; expected a file"));
+            return Err(out.err(PathProblem::IsDir));
         }
         (Ok(m), Expect::Dir) if !m.is_dir() => {
-            return Err(out.err("is not a directory; expected a directory for the files"));
+            return Err(out.err(PathProblem::NotDir));
         }
         (Ok(m), Expect::File) if is_stream(&m) => {
-            access_writable(path).map_err(|e| out.err(format!("not writable: {e}")))?;
+            access_writable(path).map_err(|e| out.err(PathProblem::NotWritable(e)))?;
             out.dest = Dest::Stream;
             return Ok(out);
         }
         (Ok(_), Expect::Dir) => {
-            probe_dir(&target).map_err(|e| out.err(format!("cannot write into it: {e}")))?;
+            probe_dir(&target).map_err(|e| out.err(PathProblem::CannotWriteInto(e)))?;
             out.dest = Dest::Dir { target };
             return Ok(out);
         }
         (Ok(_), Expect::File) => {}
         (Err(e), _) if e.kind() != io::ErrorKind::NotFound => {
-            return Err(out.err(format!("cannot inspect: {e}")));
+            return Err(out.err(PathProblem::CannotInspect(e)));
         }
         (Err(_), _) => {}
     }
@@ -228,13 +326,14 @@ pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, Stri
             // would hide a typo in the path.
             match fs::metadata(parent) {
                 Ok(m) if m.is_dir() => {}
-                Ok(_) => return Err(out.err(format!("{} is not a directory", parent.display()))),
-                Err(_) => {
-                    return Err(out.err(format!("directory {} does not exist", parent.display())));
-                }
+                Ok(_) => return Err(out.err(PathProblem::ParentNotDir(parent.to_path_buf()))),
+                Err(_) => return Err(out.err(PathProblem::NoParent(parent.to_path_buf()))),
             }
-            probe_dir(parent).map_err(|e| {
-                out.err(format!("cannot create files in {}: {e}", parent.display()))
+            probe_dir(parent).map_err(|error| {
+                out.err(PathProblem::CannotCreateFiles {
+                    dir: parent.to_path_buf(),
+                    error,
+                })
             })?;
             out.dest = Dest::File { target };
         }
@@ -243,13 +342,13 @@ pub fn check(flag: &str, path: &Path, expect: Expect) -> Result<OutputPath, Stri
             // created at commit; the nearest existing ancestor must take them now.
             let base = existing_ancestor(parent).unwrap_or(Path::new("/"));
             if !base.is_dir() {
-                return Err(out.err(format!("{} is not a directory", base.display())));
+                return Err(out.err(PathProblem::ParentNotDir(base.to_path_buf())));
             }
-            probe_dir(base).map_err(|e| {
-                out.err(format!(
-                    "cannot create directories in {}: {e}",
-                    base.display()
-                ))
+            probe_dir(base).map_err(|error| {
+                out.err(PathProblem::CannotCreateDirs {
+                    dir: base.to_path_buf(),
+                    error,
+                })
             })?;
             out.dest = Dest::Dir { target };
         }
@@ -298,17 +397,16 @@ fn is_char_device(_path: &Path) -> bool {
 pub fn check_distinct(
     outputs: &[(&OutputPath, Vec<String>)],
     inputs: &[(&str, &Path)],
-) -> Result<(), String> {
+) -> Result<(), OutputClash> {
     let stdout: Vec<&str> = outputs
         .iter()
         .filter(|(o, _)| o.is_stdout())
         .map(|(o, _)| o.flag.as_str())
         .collect();
     if stdout.len() > 1 {
-        return Err(format!(
-            "{} all name `-` (standard output); only one output can go there",
-            stdout.join(", ")
-        ));
+        return Err(OutputClash::TwoOnStdout {
+            flags: stdout.into_iter().map(str::to_string).collect(),
+        });
     }
     // (what it is, its identity) of every file involved.
     let mut files: Vec<(String, PathBuf, Identity)> = Vec::new();
@@ -333,13 +431,13 @@ pub fn check_distinct(
                 } else {
                     format!(" {}", other.display())
                 };
-                return Err(format!(
-                    "{} {}: {} is the same file as {what}{other}; each output needs its \
-                     own file, and an output cannot overwrite an input",
-                    o.flag,
-                    o.path.display(),
-                    p.display(),
-                ));
+                return Err(OutputClash::SameFile {
+                    flag: o.flag.clone(),
+                    path: o.path.clone(),
+                    file: p,
+                    what: what.clone(),
+                    other,
+                });
             }
             files.push((format!("the {} output", o.flag), p, id));
         }
@@ -790,23 +888,31 @@ mod tests {
     #[test]
     fn checks_name_the_flag_and_what_is_wrong() {
         let dir = tempfile::tempdir().unwrap();
-        let e = check("--json", dir.path(), Expect::File).unwrap_err();
+        let e = check("--json", dir.path(), Expect::File)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("--json ") && e.contains("is a directory"),
             "{e}"
         );
         let f = dir.path().join("f");
         fs::write(&f, "").unwrap();
-        let e = check("--svg", &f, Expect::Dir).unwrap_err();
+        let e = check("--svg", &f, Expect::Dir).unwrap_err().to_string();
         assert!(e.contains("not a directory"), "{e}");
-        let e = check("--csv", &dir.path().join("no/x.csv"), Expect::File).unwrap_err();
+        let e = check("--csv", &dir.path().join("no/x.csv"), Expect::File)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("does not exist"), "{e}");
         assert!(check("--svg", Path::new("-"), Expect::Dir).is_err());
         let a = check("--json", &f, Expect::File).unwrap();
         let b = check("--csv", &dir.path().join("./f"), Expect::File).unwrap();
-        let e = check_distinct(&[(&a, vec![]), (&b, vec![])], &[]).unwrap_err();
+        let e = check_distinct(&[(&a, vec![]), (&b, vec![])], &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--csv") && e.contains("--json"), "{e}");
-        let e = check_distinct(&[(&a, vec![])], &[("--trace", &f)]).unwrap_err();
+        let e = check_distinct(&[(&a, vec![])], &[("--trace", &f)])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--trace"), "{e}");
     }
 }

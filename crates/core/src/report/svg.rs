@@ -700,71 +700,19 @@ pub fn bar_chart_with_errors_svg(
     stacked: bool,
 ) -> String {
     let n = categories.len();
-    let value = |s: &(String, Vec<f64>), i: usize| s.1.get(i).copied().filter(|v| v.is_finite());
-    let error = |j: usize, i: usize| {
-        errors
-            .get(j)
-            .and_then(|e| e.get(i))
-            .copied()
-            .filter(|e| e.is_finite() && *e > 0.0 && !stacked)
+    let bars = Bars {
+        series,
+        errors,
+        stacked,
+        n,
     };
-    let values = || {
-        series
-            .iter()
-            .flat_map(|s| (0..n).filter_map(move |i| value(s, i)))
-    };
-    if values().next().is_none() {
+    if bars.values().next().is_none() {
         return message_svg(title, NO_DATA);
     }
-    // The y range must cover the stacks' totals and the error bars, not just values.
-    let (lo, hi) = if stacked {
-        (0..n).fold((0.0f64, 0.0f64), |(lo, hi), i| {
-            let (neg, pos) =
-                series
-                    .iter()
-                    .filter_map(|s| value(s, i))
-                    .fold(
-                        (0.0, 0.0),
-                        |(n, p), v| {
-                            if v < 0.0 { (n + v, p) } else { (n, p + v) }
-                        },
-                    );
-            (lo.min(neg), hi.max(pos))
-        })
-    } else {
-        let ends = series.iter().enumerate().flat_map(|(j, s)| {
-            (0..n).flat_map(move |i| {
-                value(s, i).map_or(vec![], |v| {
-                    let e = error(j, i).unwrap_or(0.0);
-                    vec![v - e, v + e]
-                })
-            })
-        });
-        min_max(ends).unwrap_or((0.0, 0.0))
-    };
-    // Level labels when each fits its slot of the plot's width, else upright ones.
-    let plot_w = f64::from(SIZE.0) - 15.0 - 30.0 - 70.0;
-    let widest = categories
-        .iter()
-        .map(|c| text_px(c, LABEL_FONT))
-        .fold(0.0, f64::max);
-    let upright = n > 0 && widest + 10.0 > plot_w / n as f64;
-    let shown: Vec<String> = categories
-        .iter()
-        .map(|c| {
-            if upright {
-                fit(c, CATEGORY_LABEL_MAX_PX)
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    let label_band = if upright {
-        (widest.min(CATEGORY_LABEL_MAX_PX) + 16.0).ceil() as u32
-    } else {
-        45
-    };
-    let main_h = SIZE.1 + label_band.saturating_sub(45);
+    let (lo, hi) = bars.y_extent();
+    let labels = CategoryLabels::new(categories);
+    let (upright, shown) = (labels.upright, &labels.shown);
+    let main_h = SIZE.1 + labels.band.saturating_sub(45);
     let entries: Vec<LegendEntry> = series
         .iter()
         .enumerate()
@@ -782,7 +730,7 @@ pub fn bar_chart_with_errors_svg(
             .margin(15)
             .margin_top(4)
             .margin_right(30)
-            .x_label_area_size(label_band)
+            .x_label_area_size(labels.band)
             .y_label_area_size(70)
             .build_cartesian_2d(CategoryAxis { n }, y_range)?;
         chart
@@ -815,18 +763,93 @@ pub fn bar_chart_with_errors_svg(
                 plot.draw_text(label, &style, (x - base.0, y - base.1 + 8))?;
             }
         }
-        let m = series.len().max(1);
+        for (rects, whiskers) in bars.shapes() {
+            chart.draw_series(rects)?;
+            chart.draw_series(whiskers)?;
+        }
+        Ok(())
+    })
+}
+
+/// The data of a bar chart ([`bar_chart_with_errors_svg`]): `n` categories, the series'
+/// values and their error bars.
+struct Bars<'a> {
+    series: &'a [(String, Vec<f64>)],
+    errors: &'a [Vec<f64>],
+    stacked: bool,
+    n: usize,
+}
+
+/// One series' bars and error-bar strokes, in plot coordinates.
+type SeriesShapes = (Vec<Rectangle<(f64, f64)>>, Vec<PathElement<(f64, f64)>>);
+
+impl Bars<'_> {
+    /// Series `j`'s value for category `i`, when finite.
+    fn value(&self, j: usize, i: usize) -> Option<f64> {
+        self.series[j].1.get(i).copied().filter(|v| v.is_finite())
+    }
+
+    /// The half-length of the error bar over series `j`'s bar of category `i`, if one
+    /// is drawn (stacked bars get none).
+    fn error(&self, j: usize, i: usize) -> Option<f64> {
+        self.errors
+            .get(j)
+            .and_then(|e| e.get(i))
+            .copied()
+            .filter(|e| e.is_finite() && *e > 0.0 && !self.stacked)
+    }
+
+    /// Every finite value.
+    fn values(&self) -> impl Iterator<Item = f64> + '_ {
+        (0..self.series.len()).flat_map(move |j| (0..self.n).filter_map(move |i| self.value(j, i)))
+    }
+
+    /// The y range must cover the stacks' totals and the error bars, not just values.
+    fn y_extent(&self) -> (f64, f64) {
+        let (n, m) = (self.n, self.series.len());
+        if self.stacked {
+            (0..n).fold((0.0f64, 0.0f64), |(lo, hi), i| {
+                let (neg, pos) =
+                    (0..m)
+                        .filter_map(|j| self.value(j, i))
+                        .fold(
+                            (0.0, 0.0),
+                            |(n, p), v| {
+                                if v < 0.0 { (n + v, p) } else { (n, p + v) }
+                            },
+                        );
+                (lo.min(neg), hi.max(pos))
+            })
+        } else {
+            let ends = (0..m).flat_map(|j| {
+                (0..n).flat_map(move |i| {
+                    self.value(j, i).map_or(vec![], |v| {
+                        let e = self.error(j, i).unwrap_or(0.0);
+                        vec![v - e, v + e]
+                    })
+                })
+            });
+            min_max(ends).unwrap_or((0.0, 0.0))
+        }
+    }
+
+    /// Each series' bars and error bars, series by series: side by side in 80 % of a
+    /// category's slot, or stacked (negative values below 0, positive above).
+    fn shapes(&self) -> Vec<SeriesShapes> {
+        let n = self.n;
+        let m = self.series.len().max(1);
         let mut neg_base = vec![0.0f64; n];
         let mut pos_base = vec![0.0f64; n];
         let ink = RGBColor(40, 40, 40);
-        for (j, s) in series.iter().enumerate() {
+        let mut out = Vec::with_capacity(self.series.len());
+        for j in 0..self.series.len() {
             let c = color(j);
             let mut bars = Vec::new();
             let mut whiskers = Vec::new();
             for i in 0..n {
-                let Some(v) = value(s, i) else { continue };
+                let Some(v) = self.value(j, i) else { continue };
                 let centre = i as f64;
-                let (x0, x1, y0, y1) = if stacked {
+                let (x0, x1, y0, y1) = if self.stacked {
                     let base = if v < 0.0 {
                         &mut neg_base[i]
                     } else {
@@ -844,7 +867,7 @@ pub fn bar_chart_with_errors_svg(
                 let mut r = Rectangle::new([(x0, y0), (x1, y1)], c.filled());
                 r.set_margin(0, 0, 0, 1);
                 bars.push(r);
-                if let Some(e) = error(j, i) {
+                if let Some(e) = self.error(j, i) {
                     let (mid, cap) = ((x0 + x1) / 2.0, (x1 - x0) / 4.0);
                     whiskers.push(PathElement::new(
                         vec![(mid, v - e), (mid, v + e)],
@@ -858,11 +881,53 @@ pub fn bar_chart_with_errors_svg(
                     }
                 }
             }
-            chart.draw_series(bars)?;
-            chart.draw_series(whiskers)?;
+            out.push((bars, whiskers));
         }
-        Ok(())
-    })
+        out
+    }
+}
+
+/// How a bar chart's category labels are written: level when each fits its slot of the
+/// plot's width, else upright (cut to [`CATEGORY_LABEL_MAX_PX`]) in a band as deep as
+/// the longest.
+struct CategoryLabels {
+    upright: bool,
+    /// The labels as drawn.
+    shown: Vec<String>,
+    /// Height of the x label area, px.
+    band: u32,
+}
+
+impl CategoryLabels {
+    fn new(categories: &[String]) -> CategoryLabels {
+        let n = categories.len();
+        let plot_w = f64::from(SIZE.0) - 15.0 - 30.0 - 70.0;
+        let widest = categories
+            .iter()
+            .map(|c| text_px(c, LABEL_FONT))
+            .fold(0.0, f64::max);
+        let upright = n > 0 && widest + 10.0 > plot_w / n as f64;
+        let shown: Vec<String> = categories
+            .iter()
+            .map(|c| {
+                if upright {
+                    fit(c, CATEGORY_LABEL_MAX_PX)
+                } else {
+                    c.clone()
+                }
+            })
+            .collect();
+        let band = if upright {
+            (widest.min(CATEGORY_LABEL_MAX_PX) + 16.0).ceil() as u32
+        } else {
+            45
+        };
+        CategoryLabels {
+            upright,
+            shown,
+            band,
+        }
+    }
 }
 
 /// The figures of one design as (file name, SVG): `latency_cdf.svg`, `throughput.svg`,

@@ -48,5 +48,4 @@ pub use run::{
 pub use stage::BufferStats;
 pub use workload::build_workload;
 
-// moved: remove after the workspace split
-pub use crate::host::SimError;
+use crate::host::SimError;

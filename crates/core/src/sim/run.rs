@@ -981,7 +981,8 @@ fn probe_plan(
         && cfg.workload.phase.is_empty()
         && cfg.workload.kind == SynthKind::Probe
     {
-        probe::partition_starts(&cfg.workload, capacity).map_err(SimError::Config)?
+        probe::partition_starts(&cfg.workload, capacity)
+            .map_err(|e| SimError::Config(e.to_string()))?
     } else {
         Vec::new()
     };

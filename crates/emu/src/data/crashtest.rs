@@ -20,7 +20,8 @@
 
 use super::FlashData;
 use crate::config::Design;
-use crate::sim::{Device, SimError};
+use crate::host::SimError;
+use crate::sim::Device;
 use crate::workload::{IoRequest, OpKind};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

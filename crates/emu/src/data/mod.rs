@@ -27,5 +27,4 @@ mod file;
 
 pub use file::FileStore;
 
-// moved: remove after the workspace split
-pub use crate::nand::{FlashData, MemoryStore, PageStore, StoredTag};
+use crate::nand::{FlashData, PageStore, StoredTag};

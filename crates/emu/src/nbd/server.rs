@@ -22,7 +22,8 @@
 
 use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
 use crate::config::Config;
-use crate::sim::{Device, LiveStats, SimError};
+use crate::host::SimError;
+use crate::sim::{Device, LiveStats};
 use crate::workload::{IoRequest, OpKind};
 use std::collections::BinaryHeap;
 use std::io::{self, Read, Write};

@@ -11,9 +11,10 @@
 pub mod registry;
 
 use crate::config::Config;
+use crate::host::SimError;
 use crate::report::output;
 use crate::run::run;
-use crate::sim::{RunOptions, RunOutput, SimError};
+use crate::sim::{RunOptions, RunOutput};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 

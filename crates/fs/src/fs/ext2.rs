@@ -37,8 +37,7 @@ use crate::workload::{IoRequest, OpKind};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-// moved: remove after the workspace split
-pub use crate::config::fs::Ext2Config;
+use crate::config::fs::Ext2Config;
 use crate::spec::{Counter, Counters};
 
 /// Reported as `fs.ext2.data_block_writes`.

@@ -182,8 +182,7 @@ const MAX_CLUST_32: u64 = 268_435_446;
 /// mkfs.fat's default root directory entries on FAT16.
 const ROOT_ENTRIES_16: u64 = 512;
 
-// moved: remove after the workspace split
-pub use crate::config::fs::{FatConfig, FatTypeChoice};
+use crate::config::fs::{FatConfig, FatTypeChoice};
 
 /// FAT16 or FAT32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,8 +28,7 @@ use crate::sim::Measure;
 use serde::Serialize;
 use std::sync::Arc;
 
-// moved: remove after the workspace split
-pub use crate::config::fs::{FsConfig, FsKind};
+use crate::config::fs::{FsConfig, FsKind};
 use crate::spec::{Counter, Counters};
 
 /// The counters the file systems report, each file system's own.
@@ -86,9 +85,9 @@ pub enum FsError {
     PowerCut,
 }
 
-impl From<FsError> for crate::sim::SimError {
-    fn from(e: FsError) -> crate::sim::SimError {
-        crate::sim::SimError::Fs(Box::new(e))
+impl From<FsError> for crate::host::SimError {
+    fn from(e: FsError) -> crate::host::SimError {
+        crate::host::SimError::Fs(Box::new(e))
     }
 }
 

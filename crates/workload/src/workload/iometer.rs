@@ -43,10 +43,9 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 /// The generator's entry in the registry ([`super::synth::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "iometer",
     "Iometer access specification: weighted lines of size, read %, random %, alignment (--access-spec)",
-    false,
 );
 
 /// Sector size: Iometer sizes and alignments are whole sectors.

@@ -1135,6 +1135,7 @@ mod tests {
         assert!(
             generate(&bad, 1 << 30, 1)
                 .unwrap_err()
+                .to_string()
                 .contains("iozone_random")
         );
     }

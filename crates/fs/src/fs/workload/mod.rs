@@ -12,8 +12,7 @@ use super::{FileOp, FileOpKind, FilePhase, FsConfig};
 use crate::workload::synth::SynthConfig;
 use std::sync::Arc;
 
-// moved: remove after the workspace split
-pub use crate::config::fs::FileWorkloadKind;
+use crate::config::fs::FileWorkloadKind;
 
 /// Why a file workload cannot be built: each names the workload, the key and what it
 /// needs.

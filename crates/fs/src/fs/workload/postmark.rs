@@ -15,7 +15,7 @@
 //! last file creates one instead. Everything is drawn from the run's seed.
 
 use super::{FileOpKind as K, FilePhase, FileWorkloadError, op, phase};
-use crate::fs::FsConfig;
+use crate::config::fs::FsConfig;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::Arc;

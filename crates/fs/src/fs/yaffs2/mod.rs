@@ -51,8 +51,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use tnode::{Tnodes, Tree};
 
-// moved: remove after the workspace split
-pub use crate::config::fs::Yaffs2Config;
+use crate::config::fs::Yaffs2Config;
 use crate::spec::{Counter, Counters};
 
 /// Reported as `fs.yaffs2.chunk_writes`.

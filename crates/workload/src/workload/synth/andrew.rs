@@ -27,14 +27,13 @@
 
 use super::GeneratorSpec;
 use super::stream::{SynthRng, below};
-use super::{SynthConfig, SynthPhase};
+use super::{SynthConfig, SynthError, SynthPhase};
 use crate::workload::{IoRequest, OpKind};
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "andrew",
     "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
-    false,
 );
 
 const SECTOR: u64 = 512;
@@ -133,17 +132,18 @@ pub fn phases(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<SynthPhase>, String> {
+) -> Result<Vec<SynthPhase>, SynthError> {
     let files = cfg.andrew_files as u64;
     if files == 0 {
-        return Err("workload andrew_files is 0: expected at least 1".into());
+        return Err(SynthError::AndrewNoFiles);
     }
     let l = Layout::new(files, &mut super::stream::rng_from_seed(seed));
     if l.end > capacity_bytes {
-        return Err(format!(
-            "andrew: {files} files need {} bytes but the device has {capacity_bytes}: expected fewer andrew_files or a larger capacity",
-            l.end
-        ));
+        return Err(SynthError::AndrewFootprint {
+            files,
+            need_bytes: l.end,
+            capacity_bytes,
+        });
     }
     let n = files as usize;
     let dir_of = |f: usize| f as u64 / FILES_PER_DIR;

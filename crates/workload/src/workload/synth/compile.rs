@@ -20,18 +20,24 @@
 //! ```
 //! The shares, region sizes and file lengths are modelling choices, not measurements.
 
-use super::GeneratorSpec;
 use super::SynthConfig;
 use super::stream::{Arrivals, SizeDist, SynthRng, below};
+use super::{GeneratorSpec, Requests, Single};
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "compile",
     "compile-like: parallel jobs writing object files into fresh space, hot metadata, source reads",
-    true,
+    make,
 );
+
+fn make(a: Single) -> Requests {
+    Box::new(Compile::new(
+        a.rng, a.cfg, a.span, a.sizes, a.arrivals, a.count,
+    ))
+}
 
 /// Parallel compile jobs.
 const JOBS: usize = 4;

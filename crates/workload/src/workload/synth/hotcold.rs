@@ -1,15 +1,28 @@
 //! Hot/cold access: a share of the requests go to a small region at the start of the span.
 
-use super::GeneratorSpec;
 use super::stream::{Placement, SynthRng, below};
+use super::{GeneratorSpec, Requests, Single};
 use rand::Rng;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "hot-cold",
     "hot_access_percent of requests to the first hot_span_percent of the span",
-    true,
+    make,
 );
+
+/// `read_percent` reads, `hot_access_percent` of them to the hot region.
+fn make(a: Single) -> Requests {
+    let ops = a.reads();
+    let c = a.cfg;
+    let placement = HotCold::new(
+        a.span,
+        c.align.bytes(),
+        c.hot_span_percent,
+        c.hot_access_percent,
+    );
+    a.placed(placement, ops)
+}
 
 /// `hot_share` of requests land uniformly in `[0, hot_end)`, the rest uniformly in
 /// `[hot_end, span)`; each request lies wholly inside its region.

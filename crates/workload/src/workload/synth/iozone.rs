@@ -19,10 +19,9 @@ use super::SynthKind;
 use crate::units::Size;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "iozone",
     "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
-    false,
 );
 
 /// Default span of the suite when `span` is not set.

@@ -14,6 +14,7 @@
 pub mod aging;
 pub mod andrew;
 mod compile;
+mod error;
 pub mod export;
 mod hotcold;
 mod iozone;
@@ -30,10 +31,11 @@ pub mod zonedseq;
 #[cfg(test)]
 mod tests;
 
+pub use error::SynthError;
 pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
-use super::{IoRequest, OpKind, Phase, StreamSplit};
+use super::{IoRequest, Phase, StreamSplit};
 use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
 use rand::RngCore;
@@ -122,10 +124,56 @@ pub struct GeneratorSpec {
     /// A single generator (one phase over `[offset, offset + span)`), not a suite that
     /// expands into its own phases or lays out its own addresses.
     pub single: bool,
-    /// How its requests are made: `None` for the built-in ones (made in this file by
-    /// their placement and operation mix), else the constructor of a generator added
-    /// with [`register`].
-    build: Option<BuildFn>,
+    /// How its requests are made.
+    build: Build,
+}
+
+/// How a generator's requests are made.
+#[derive(Clone, Copy)]
+enum Build {
+    /// A suite: [`generate`] expands it into its own phases.
+    Suite,
+    /// A built-in single generator, made in its file from the phase's parts.
+    Own(MakeFn),
+    /// A single generator defined outside this crate ([`register`]).
+    External(BuildFn),
+}
+
+/// The requests of a phase, computed lazily.
+pub(crate) type Requests = Box<dyn Iterator<Item = IoRequest> + Send>;
+
+/// A built-in single generator's requests from the parts of its phase.
+pub(crate) type MakeFn = fn(Single) -> Requests;
+
+/// What a single generator's phase is made from: the validated config, the span
+/// (`[0, span)`; `workload.offset` is added after), the request sizes, how many requests,
+/// the phase's random source and its arrival times.
+pub(crate) struct Single<'a> {
+    pub cfg: &'a SynthConfig,
+    pub span: u64,
+    pub sizes: SizeDist,
+    pub count: u64,
+    pub rng: SynthRng,
+    pub arrivals: Arrivals,
+}
+
+impl Single<'_> {
+    /// `count` requests at the offsets `placement` draws, operations from `ops`.
+    pub(crate) fn placed<P: Placement + 'static>(self, placement: P, ops: OpMix) -> Requests {
+        Box::new(Generator::new(
+            self.rng,
+            placement,
+            self.sizes,
+            ops,
+            self.arrivals,
+            self.count,
+        ))
+    }
+
+    /// Reads and writes, `read_percent` of them reads.
+    pub(crate) fn reads(&self) -> OpMix {
+        OpMix::Reads(self.cfg.read_percent / 100.0)
+    }
 }
 
 /// The requests of a generator defined outside this crate, for `count` requests over
@@ -139,13 +187,23 @@ pub type BuildFn = fn(
 ) -> Box<dyn Iterator<Item = IoRequest> + Send>;
 
 impl GeneratorSpec {
-    /// A built-in generator's spec.
-    pub(crate) const fn builtin(name: &'static str, summary: &'static str, single: bool) -> Self {
+    /// A built-in suite's spec (it expands into its own phases in [`generate`]).
+    pub(crate) const fn suite(name: &'static str, summary: &'static str) -> Self {
         GeneratorSpec {
             name,
             summary,
-            single,
-            build: None,
+            single: false,
+            build: Build::Suite,
+        }
+    }
+
+    /// A built-in single generator's spec: `make` builds its requests.
+    pub(crate) const fn own(name: &'static str, summary: &'static str, make: MakeFn) -> Self {
+        GeneratorSpec {
+            name,
+            summary,
+            single: true,
+            build: Build::Own(make),
         }
     }
 
@@ -156,7 +214,7 @@ impl GeneratorSpec {
             name,
             summary,
             single: true,
-            build: Some(build),
+            build: Build::External(build),
         }
     }
 
@@ -413,7 +471,7 @@ pub fn build_phases(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<Phase>, String> {
+) -> Result<Vec<Phase>, SynthError> {
     Ok(generate(cfg, capacity_bytes, seed)?
         .into_iter()
         .map(|p| Phase {
@@ -433,17 +491,17 @@ pub fn generate(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
-) -> Result<Vec<SynthPhase>, String> {
+) -> Result<Vec<SynthPhase>, SynthError> {
     if !cfg.phase.is_empty() {
-        return phases::generate(cfg, capacity_bytes, seed).map_err(|e| e.to_string());
+        return Ok(phases::generate(cfg, capacity_bytes, seed)?);
     }
     if cfg.kind == SynthKind::Andrew {
         return andrew::phases(cfg, capacity_bytes, seed);
     }
     if cfg.kind == SynthKind::Iometer {
         let span = resolve_span(cfg, capacity_bytes);
-        check_iometer(cfg, capacity_bytes).map_err(|e| e.to_string())?;
-        let lines = iometer::lines(&cfg.iometer).map_err(|e| e.to_string())?;
+        check_iometer(cfg, capacity_bytes)?;
+        let lines = iometer::lines(&cfg.iometer)?;
         let count = cfg
             .requests
             .unwrap_or(span / iometer::mean_size_bytes(&lines));
@@ -467,10 +525,10 @@ pub fn generate(
             },
         ]);
     }
-    check_offset(cfg, capacity_bytes).map_err(|e| e.to_string())?;
+    check_offset(cfg, capacity_bytes)?;
     let span = resolve_span(cfg, capacity_bytes);
     validate(cfg, capacity_bytes, span)?;
-    check_streams(cfg, span).map_err(|e| e.to_string())?;
+    check_streams(cfg, span)?;
     let align = cfg.align.bytes();
     let size = cfg.size.bytes();
     if cfg.kind == SynthKind::Iozone {
@@ -550,6 +608,7 @@ fn resolve_span(cfg: &SynthConfig, capacity_bytes: u64) -> u64 {
 }
 
 /// One phase of a single (non-suite) generator `kind`; `cfg` is already validated.
+/// The generator's spec makes its requests.
 fn single(
     cfg: &SynthConfig,
     kind: SynthKind,
@@ -558,80 +617,18 @@ fn single(
     count: u64,
     mut rng: SynthRng,
 ) -> SynthPhase {
-    let align = cfg.align.bytes();
-    let reads = OpMix::Reads(cfg.read_percent / 100.0);
     let arrivals = Arrivals::new(cfg.mean_gap_ns);
-    fn boxed<P: Placement + 'static>(
-        rng: SynthRng,
-        placement: P,
-        sizes: SizeDist,
-        ops: OpMix,
-        arrivals: Arrivals,
-        count: u64,
-    ) -> Box<dyn Iterator<Item = IoRequest> + Send> {
-        Box::new(Generator::new(rng, placement, sizes, ops, arrivals, count))
-    }
-    let seq = || sequential::Sequential::new(span);
-    let uni = || uniform::Uniform::new(span, align);
-    let requests = match kind {
-        SynthKind::SeqWrite | SynthKind::SeqRead => {
-            let op = OpMix::Fixed(if kind == SynthKind::SeqWrite {
-                OpKind::Write
-            } else {
-                OpKind::Read
-            });
-            if cfg.streams > 1 {
-                let region = streams::region_bytes(span, cfg.streams, align);
-                let placement = streams::Streams::new(cfg.streams, region);
-                boxed(rng, placement, sizes, op, arrivals, count)
-            } else {
-                boxed(rng, seq(), sizes, op, arrivals, count)
-            }
-        }
-        SynthKind::RandomWrite | SynthKind::RandomRead => {
-            let op = OpMix::Fixed(if kind == SynthKind::RandomWrite {
-                OpKind::Write
-            } else {
-                OpKind::Read
-            });
-            // Only the iozone suite reads `iozone_random` (validated).
-            match cfg.iozone_random {
-                IozoneRandom::Uniform => boxed(rng, uni(), sizes, op, arrivals, count),
-                IozoneRandom::HotCold => {
-                    let placement = hotcold::HotCold::new(
-                        span,
-                        align,
-                        cfg.hot_span_percent,
-                        cfg.hot_access_percent,
-                    );
-                    boxed(rng, placement, sizes, op, arrivals, count)
-                }
-                IozoneRandom::Zipf => {
-                    let placement =
-                        zipf::ZipfSlots::new(span, align, sizes.max(), cfg.zipf_theta, &mut rng);
-                    boxed(rng, placement, sizes, op, arrivals, count)
-                }
-            }
-        }
-        SynthKind::Mixed => boxed(rng, uni(), sizes, reads, arrivals, count),
-        SynthKind::Zipf => {
-            let placement =
-                zipf::ZipfSlots::new(span, align, sizes.max(), cfg.zipf_theta, &mut rng);
-            boxed(rng, placement, sizes, reads, arrivals, count)
-        }
-        SynthKind::HotCold => {
-            let placement =
-                hotcold::HotCold::new(span, align, cfg.hot_span_percent, cfg.hot_access_percent);
-            boxed(rng, placement, sizes, reads, arrivals, count)
-        }
-        SynthKind::Oltp => Box::new(oltp::Oltp::new(rng, cfg, span, sizes, arrivals, count)),
-        SynthKind::Compile => Box::new(compile::Compile::new(
-            rng, cfg, span, sizes, arrivals, count,
-        )),
-        _ => match kind.spec().build {
-            Some(build) => build(cfg, span, count, rng.next_u64()),
-            None => unreachable!("suites are expanded into single phases by generate"),
-        },
+    let requests = match kind.spec().build {
+        Build::Own(make) => make(Single {
+            cfg,
+            span,
+            sizes,
+            count,
+            rng,
+            arrivals,
+        }),
+        Build::External(build) => build(cfg, span, count, rng.next_u64()),
+        Build::Suite => unreachable!("suites are expanded into single phases by generate"),
     };
     SynthPhase {
         name: kind.name().to_string(),
@@ -724,10 +721,10 @@ pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), Co
         }
         SynthKind::Probe => probe::partition_starts(cfg, capacity_bytes)
             .map(|_| ())
-            .map_err(ConfigError::Workload),
+            .map_err(ConfigError::from),
         SynthKind::Iometer => check_iometer(cfg, capacity_bytes),
         _ => validate(cfg, capacity_bytes, resolve_span(cfg, capacity_bytes))
-            .map_err(ConfigError::Workload),
+            .map_err(ConfigError::from),
     }
 }
 
@@ -829,95 +826,73 @@ fn check_iometer(cfg: &SynthConfig, capacity_bytes: u64) -> Result<(), ConfigErr
 }
 
 /// Checks a config against a device; the error says what was expected.
-fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), String> {
+fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), SynthError> {
     let (size, align) = (cfg.size.bytes(), cfg.align.bytes());
     if span > capacity_bytes {
-        return Err(format!(
-            "workload span {} is larger than the device's logical capacity {}: expected span <= capacity",
-            cfg.span.unwrap_or(Size(span)),
-            Size(capacity_bytes)
-        ));
+        return Err(SynthError::SpanOverCapacity {
+            span: cfg.span.unwrap_or(Size(span)),
+            capacity: Size(capacity_bytes),
+        });
     }
     if size == 0 {
-        return Err("workload size is 0: expected a request size > 0, e.g. 4KiB".into());
+        return Err(SynthError::ZeroSize);
     }
     if align == 0 {
-        return Err("workload align is 0: expected an alignment > 0, e.g. 4KiB".into());
+        return Err(SynthError::ZeroAlign);
     }
     if size % align != 0 {
-        return Err(format!(
-            "workload size {} is not a multiple of align {}: expected align to divide size",
-            cfg.size, cfg.align
-        ));
+        return Err(SynthError::SizeNotAligned {
+            size: cfg.size,
+            align: cfg.align,
+        });
     }
     if size > span {
-        return Err(format!(
-            "workload size {} is larger than the span {}: expected size <= span",
-            cfg.size,
-            Size(span)
-        ));
+        return Err(SynthError::SizeOverSpan {
+            size: cfg.size,
+            span: Size(span),
+        });
     }
     if cfg.kind != SynthKind::Iozone && (cfg.iozone_record.is_some() || cfg.iozone_reads_first) {
-        return Err(
-            "workload iozone_record and iozone_reads_first apply to kind = \"iozone\" only: \
-             expected neither with another generator"
-                .into(),
-        );
+        return Err(SynthError::IozoneKeysElsewhere);
     }
     if let Some(r) = cfg.iozone_record
         && (r.bytes() == 0 || r.bytes() % align != 0 || r.bytes() > span)
     {
-        return Err(format!(
-            "workload iozone_record {r} must be a non-zero multiple of align {} no larger \
-             than the span {}",
-            cfg.align,
-            Size(span)
-        ));
+        return Err(SynthError::IozoneRecord {
+            record: r,
+            align: cfg.align,
+            span: Size(span),
+        });
     }
     if let Some(max) = cfg.size_max {
         if cfg.kind == SynthKind::Iozone {
-            return Err(
-                "workload size_max is not supported by iozone (it runs fixed record sizes): \
-                 expected no size_max, or a single generator such as random-write"
-                    .into(),
-            );
+            return Err(SynthError::IozoneSizeMax);
         }
         if max < cfg.size || max.bytes() > span {
-            return Err(format!(
-                "workload size_max {} is outside [size, span] = [{}, {}]: expected size <= size_max <= span",
+            return Err(SynthError::SizeMaxRange {
                 max,
-                cfg.size,
-                Size(span)
-            ));
+                size: cfg.size,
+                span: Size(span),
+            });
         }
     }
     if cfg.requests == Some(0) {
-        return Err(
-            "workload requests is 0: expected at least 1 (or omit it for span / size)".into(),
-        );
+        return Err(SynthError::ZeroRequests);
     }
-    for (name, value) in [
+    for (key, value) in [
         ("read_percent", cfg.read_percent),
         ("hot_span_percent", cfg.hot_span_percent),
         ("hot_access_percent", cfg.hot_access_percent),
     ] {
         if !(0.0..=100.0).contains(&value) {
-            return Err(format!(
-                "workload {name} is {value}: expected a percentage from 0 to 100"
-            ));
+            return Err(SynthError::Percent { key, value });
         }
     }
     if !(cfg.zipf_theta > 0.0 && cfg.zipf_theta.is_finite()) {
-        return Err(format!(
-            "workload zipf_theta is {}: expected a finite exponent > 0, e.g. 0.99",
-            cfg.zipf_theta
-        ));
+        return Err(SynthError::ZipfTheta(cfg.zipf_theta));
     }
     if cfg.mean_gap_ns == Some(0) {
-        return Err(
-            "workload mean_gap_ns is 0: expected a mean gap > 0 ns (omit it for a closed loop)"
-                .into(),
-        );
+        return Err(SynthError::ZeroMeanGap);
     }
     if cfg.kind == SynthKind::HotCold
         || (cfg.kind == SynthKind::Iozone && cfg.iozone_random == IozoneRandom::HotCold)
@@ -925,42 +900,34 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
         validate_hot_cold(cfg, span)?;
     }
     if cfg.kind != SynthKind::Iozone && cfg.iozone_random != IozoneRandom::Uniform {
-        return Err(format!(
-            "workload iozone_random is {:?}: expected \"uniform\" (the default) unless \
-             workload kind is iozone (the only generator that reads it; hot-cold and zipf \
-             are generators of their own)",
-            cfg.iozone_random
-        ));
+        return Err(SynthError::IozoneRandomElsewhere(cfg.iozone_random));
     }
     let max = effective_size_max(cfg).unwrap_or(size);
     if cfg.kind == SynthKind::Oltp {
         let (data, log) = oltp::regions(span, align, max);
         if data < max || log < max {
-            return Err(format!(
-                "oltp: span {} leaves {} of data and {} of log, each must hold a {} request: expected a larger span",
-                Size(span),
-                Size(data),
-                Size(log),
-                Size(max)
-            ));
+            return Err(SynthError::OltpRegions {
+                span: Size(span),
+                data: Size(data),
+                log: Size(log),
+                max: Size(max),
+            });
         }
     }
     if cfg.kind == SynthKind::Compile {
         let (meta_end, sources_end) = compile::regions(span, align);
         if max > span {
-            return Err(format!(
-                "compile: size_max (default 16 × size) = {} is larger than the span {}: expected a larger span or a size_max",
-                Size(max),
-                Size(span)
-            ));
+            return Err(SynthError::CompileSizeMax {
+                max: Size(max),
+                span: Size(span),
+            });
         }
         if meta_end < size || sources_end - meta_end < max || span - sources_end < max {
-            return Err(format!(
-                "compile: span {} is too small for its regions (2% metadata ≥ {}, 25% sources and the rest output ≥ {}): expected a larger span",
-                Size(span),
-                Size(size),
-                Size(max)
-            ));
+            return Err(SynthError::CompileRegions {
+                span: Size(span),
+                size: Size(size),
+                max: Size(max),
+            });
         }
     }
     if cfg.kind == SynthKind::ZonedSeq {
@@ -970,29 +937,25 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Str
 }
 
 /// Each region that receives requests must hold the largest request.
-fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), String> {
+fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
     let align = cfg.align.bytes();
     let max = SizeDist::new(cfg.size.bytes(), cfg.size_max.map(Size::bytes), align).max();
     let hot_end = hotcold::HotCold::hot_end(span, align, cfg.hot_span_percent);
     if cfg.hot_access_percent > 0.0 && hot_end < max {
-        return Err(format!(
-            "hot-cold: the hot region ({}% of span {} = {} after rounding down to align {}) \
-             cannot hold a {} request: expected a larger span or hot_span_percent",
-            cfg.hot_span_percent,
-            Size(span),
-            Size(hot_end),
-            cfg.align,
-            Size(max)
-        ));
+        return Err(SynthError::HotRegion {
+            hot_span_percent: cfg.hot_span_percent,
+            span: Size(span),
+            hot: Size(hot_end),
+            align: cfg.align,
+            max: Size(max),
+        });
     }
     if cfg.hot_access_percent < 100.0 && span - hot_end < max {
-        return Err(format!(
-            "hot-cold: the cold region (span {} minus the hot {}) cannot hold a {} request: \
-             expected a larger span or a smaller hot_span_percent",
-            Size(span),
-            Size(hot_end),
-            Size(max)
-        ));
+        return Err(SynthError::ColdRegion {
+            span: Size(span),
+            hot: Size(hot_end),
+            max: Size(max),
+        });
     }
     Ok(())
 }

@@ -14,20 +14,26 @@
 //! The shares and region sizes are modelling choices, not measurements of any trace; the
 //! locality comes from `zipf_theta` (0.99 by default).
 
-use super::GeneratorSpec;
 use super::SynthConfig;
 use super::stream::Placement;
 use super::stream::{Arrivals, OpMix, SizeDist, SynthRng};
 use super::zipf::ZipfSlots;
+use super::{GeneratorSpec, Requests, Single};
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "oltp",
     "OLTP-like: small requests to Zipf-ranked database pages plus sequential log appends",
-    true,
+    make,
 );
+
+fn make(a: Single) -> Requests {
+    Box::new(Oltp::new(
+        a.rng, a.cfg, a.span, a.sizes, a.arrivals, a.count,
+    ))
+}
 
 /// Share of requests that are redo-log appends.
 const LOG_SHARE: f64 = 0.10;

@@ -102,7 +102,7 @@ pub fn generate(
     for i in 0..cfg.phase.len() {
         let (name, p) = resolve(cfg, i)?;
         let mut one = generate_one(&p, capacity_bytes, seed.wrapping_add(i as u64))
-            .map_err(|e| in_phase(ConfigError::Workload(e), i))?;
+            .map_err(|e| in_phase(ConfigError::Workload(e.to_string()), i))?;
         debug_assert_eq!(one.len(), 1, "a single generator is one phase");
         let mut ph = one.remove(0);
         ph.name = name;

@@ -27,38 +27,31 @@
 //! than a sector-aligned fraction of it.
 
 use super::GeneratorSpec;
-use super::SynthConfig;
+use super::{SynthConfig, SynthError};
 use crate::workload::{IoRequest, OpKind};
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "probe",
     "management-block probe: size writes at offsets rising by probe_step; infers the size",
-    false,
 );
 
 /// Bytes written per fill request.
 const FILL_CHUNK_BYTES: u64 = 1 << 20;
 
 /// Where the probe's partitions start on a device of `capacity_bytes`.
-pub fn partition_starts(cfg: &SynthConfig, capacity_bytes: u64) -> Result<Vec<u64>, String> {
+pub fn partition_starts(cfg: &SynthConfig, capacity_bytes: u64) -> Result<Vec<u64>, SynthError> {
     let parts = cfg.probe_partitions as u64;
     if parts == 0 {
-        return Err("workload probe_partitions is 0: expected at least 1".into());
+        return Err(SynthError::ProbeNoPartitions);
     }
     let step = cfg.probe_step.bytes();
     if step == 0 || !step.is_multiple_of(512) {
-        return Err(format!(
-            "workload probe_step = {}: expected a positive multiple of 512 B",
-            cfg.probe_step
-        ));
+        return Err(SynthError::ProbeStep(cfg.probe_step));
     }
     let size = cfg.size.bytes();
     if !size.is_multiple_of(512) {
-        return Err(format!(
-            "workload size = {} for the probe: expected a multiple of 512 B",
-            cfg.size
-        ));
+        return Err(SynthError::ProbeSize(cfg.size));
     }
     let region = probe_span(cfg) + size;
     let share = capacity_bytes / parts;
@@ -68,10 +61,11 @@ pub fn partition_starts(cfg: &SynthConfig, capacity_bytes: u64) -> Result<Vec<u6
         1u64 << (63 - share.leading_zeros())
     };
     if g < region {
-        return Err(format!(
-            "the probe needs {parts} partitions of {} bytes (span + size) but the device only has room for {parts} of {g}: expected a smaller span or fewer probe_partitions",
-            region
-        ));
+        return Err(SynthError::ProbeRoom {
+            parts,
+            region_bytes: region,
+            room_bytes: g,
+        });
     }
     Ok((0..parts).map(|p| p * g).collect())
 }

@@ -1,21 +1,44 @@
 //! Sequential access: offsets 0, size, 2·size … wrapping to 0 at the end of the span.
 
-use super::GeneratorSpec;
-use super::stream::{Placement, SynthRng};
+use super::stream::{OpMix, Placement, SynthRng};
+use super::{GeneratorSpec, Requests, Single, streams};
+use crate::workload::OpKind;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SEQ_WRITE: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SEQ_WRITE: GeneratorSpec = GeneratorSpec::own(
     "seq-write",
     "sequential writes over the span, one pass by default",
-    true,
+    seq_write,
 );
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SEQ_READ: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SEQ_READ: GeneratorSpec = GeneratorSpec::own(
     "seq-read",
     "sequential reads over the span, one pass by default",
-    true,
+    seq_read,
 );
+
+fn seq_write(a: Single) -> Requests {
+    sequential(a, OpKind::Write)
+}
+
+fn seq_read(a: Single) -> Requests {
+    sequential(a, OpKind::Read)
+}
+
+/// One pass of `op` over the span, or with `streams` > 1 one over each stream's region,
+/// a request of each in turn ([`streams`]).
+fn sequential(a: Single, op: OpKind) -> Requests {
+    let op = OpMix::Fixed(op);
+    if a.cfg.streams > 1 {
+        let region = streams::region_bytes(a.span, a.cfg.streams, a.cfg.align.bytes());
+        let placement = streams::Streams::new(a.cfg.streams, region);
+        a.placed(placement, op)
+    } else {
+        let placement = Sequential::new(a.span);
+        a.placed(placement, op)
+    }
+}
 
 /// Walks the span from offset 0 in request-sized steps.
 #[derive(Clone, Debug)]

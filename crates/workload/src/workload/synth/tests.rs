@@ -3,6 +3,7 @@
 
 use super::stream::rng_from_seed;
 use super::*;
+use crate::workload::OpKind;
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -458,14 +459,33 @@ fn build_phases_wraps_generated_requests() {
     );
 }
 
-#[test]
-fn bad_configs_are_rejected_with_expectations() {
-    let base = SynthConfig {
+/// The config the rejection tests spoil one key of: 1 MiB of random writes.
+fn rejection_base() -> SynthConfig {
+    SynthConfig {
         kind: SynthKind::RandomWrite,
         span: Some(Size(MIB)),
         ..SynthConfig::default()
-    };
-    let cases: Vec<(SynthConfig, &str)> = vec![
+    }
+}
+
+/// Each config is refused by [`generate`] and [`build_phases`], with a message naming
+/// `needle` and saying what was expected.
+fn assert_rejected_with_expectations(cases: Vec<(SynthConfig, &str)>) {
+    for (c, needle) in cases {
+        let err = generate(&c, GIB, 1).expect_err(needle).to_string();
+        assert!(err.contains(needle), "'{err}' should mention {needle}");
+        assert!(
+            err.contains("expected"),
+            "'{err}' should say what was expected"
+        );
+        assert!(build_phases(&c, GIB, 1).is_err());
+    }
+}
+
+#[test]
+fn bad_shared_keys_are_rejected_with_expectations() {
+    let base = rejection_base();
+    assert_rejected_with_expectations(vec![
         (
             SynthConfig {
                 span: Some(Size(2 * GIB)),
@@ -578,6 +598,13 @@ fn bad_configs_are_rejected_with_expectations() {
             },
             "mean_gap_ns",
         ),
+    ]);
+}
+
+#[test]
+fn bad_generator_keys_are_rejected_with_expectations() {
+    let base = rejection_base();
+    assert_rejected_with_expectations(vec![
         (
             SynthConfig {
                 kind: SynthKind::Iozone,
@@ -602,16 +629,7 @@ fn bad_configs_are_rejected_with_expectations() {
             },
             "cold region",
         ),
-    ];
-    for (c, needle) in cases {
-        let err = generate(&c, GIB, 1).expect_err(needle);
-        assert!(err.contains(needle), "'{err}' should mention {needle}");
-        assert!(
-            err.contains("expected"),
-            "'{err}' should say what was expected"
-        );
-        assert!(build_phases(&c, GIB, 1).is_err());
-    }
+    ]);
     // A hot-cold region that receives no requests may be too small.
     let all_hot = SynthConfig {
         kind: SynthKind::HotCold,

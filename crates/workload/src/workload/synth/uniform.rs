@@ -1,22 +1,67 @@
 //! Uniform random access over the span.
 
-use super::GeneratorSpec;
-use super::stream::{Placement, SynthRng, below};
+use super::stream::{OpMix, Placement, SynthRng, below};
+use super::{GeneratorSpec, IozoneRandom, Requests, Single, hotcold, zipf};
+use crate::workload::OpKind;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const RANDOM_WRITE: GeneratorSpec =
-    GeneratorSpec::builtin("random-write", "uniform random writes over the span", true);
+pub(crate) const RANDOM_WRITE: GeneratorSpec = GeneratorSpec::own(
+    "random-write",
+    "uniform random writes over the span",
+    random_write,
+);
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const RANDOM_READ: GeneratorSpec =
-    GeneratorSpec::builtin("random-read", "uniform random reads over the span", true);
+pub(crate) const RANDOM_READ: GeneratorSpec = GeneratorSpec::own(
+    "random-read",
+    "uniform random reads over the span",
+    random_read,
+);
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const MIXED: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const MIXED: GeneratorSpec = GeneratorSpec::own(
     "mixed",
     "uniform random reads and writes, read_percent reads",
-    true,
+    mixed,
 );
+
+fn random_write(a: Single) -> Requests {
+    random(a, OpKind::Write)
+}
+
+fn random_read(a: Single) -> Requests {
+    random(a, OpKind::Read)
+}
+
+/// Random `op`s: uniform over the span, or as the iozone suite's `iozone_random` asks
+/// for its random phases (only the suite sets it; validated).
+fn random(mut a: Single, op: OpKind) -> Requests {
+    let op = OpMix::Fixed(op);
+    let (span, align) = (a.span, a.cfg.align.bytes());
+    match a.cfg.iozone_random {
+        IozoneRandom::Uniform => a.placed(Uniform::new(span, align), op),
+        IozoneRandom::HotCold => {
+            let placement = hotcold::HotCold::new(
+                span,
+                align,
+                a.cfg.hot_span_percent,
+                a.cfg.hot_access_percent,
+            );
+            a.placed(placement, op)
+        }
+        IozoneRandom::Zipf => {
+            let placement =
+                zipf::ZipfSlots::new(span, align, a.sizes.max(), a.cfg.zipf_theta, &mut a.rng);
+            a.placed(placement, op)
+        }
+    }
+}
+
+fn mixed(a: Single) -> Requests {
+    let ops = a.reads();
+    let placement = Uniform::new(a.span, a.cfg.align.bytes());
+    a.placed(placement, ops)
+}
 
 /// Draws every aligned offset with `offset + size <= span` with equal probability.
 #[derive(Clone, Debug)]

@@ -1,16 +1,24 @@
 //! Zipf-distributed access: a few slots get most of the requests.
 
-use super::GeneratorSpec;
 use super::stream::{Placement, SynthRng};
+use super::{GeneratorSpec, Requests, Single};
 use rand::Rng;
 use rand_distr::Zipf;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
-pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::builtin(
+pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "zipf",
     "Zipf-distributed offsets (zipf_theta), hot slots scattered over the span",
-    true,
+    make,
 );
+
+/// `read_percent` reads at Zipf-ranked slots.
+fn make(mut a: Single) -> Requests {
+    let ops = a.reads();
+    let (span, align) = (a.span, a.cfg.align.bytes());
+    let placement = ZipfSlots::new(span, align, a.sizes.max(), a.cfg.zipf_theta, &mut a.rng);
+    a.placed(placement, ops)
+}
 
 /// Draws a popularity rank from Zipf(n, θ) (rank 1 hottest) and maps it to a slot with a
 /// fixed affine bijection, so the hot slots are scattered over the span instead of packed

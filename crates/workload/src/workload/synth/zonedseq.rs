@@ -19,6 +19,7 @@
 //! drive refuses the resets (Invalid Command Opcode). Requests arrive in closed loop;
 //! `requests` counts every request, resets included (default: one pass, span / size).
 
+use super::SynthError;
 use super::{GeneratorSpec, SynthConfig};
 use crate::workload::{IoRequest, OpKind};
 
@@ -55,27 +56,24 @@ fn build(
 
 /// The settings `zoned-seq` needs: both zone sizes known, the capacity within the zone,
 /// at least one zone in the span.
-pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), String> {
+pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
     // Unset, the simulator takes the zoned drive's (and refuses a conventional drive).
     let Some(zone) = cfg.zone_size else {
         return Ok(());
     };
     if zone.bytes() == 0 || zone.bytes() > span_bytes {
-        return Err(format!(
-            "workload.zone_size: expected between 1 byte and the span ({span_bytes} bytes), \
-             found {}",
-            zone.bytes()
-        ));
+        return Err(SynthError::ZoneSize {
+            zone_bytes: zone.bytes(),
+            span_bytes,
+        });
     }
     if let Some(cap) = cfg.zone_capacity
         && (cap.bytes() == 0 || cap.bytes() > zone.bytes())
     {
-        return Err(format!(
-            "workload.zone_capacity: expected between 1 byte and workload.zone_size = {}, \
-             found {}",
-            zone.bytes(),
-            cap.bytes()
-        ));
+        return Err(SynthError::ZoneCapacity {
+            capacity_bytes: cap.bytes(),
+            zone_bytes: zone.bytes(),
+        });
     }
     Ok(())
 }

@@ -50,7 +50,9 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
                 "the csv format needs a column spec (--columns), e.g. {COLUMNS_EXAMPLE}"
             ))
         })?;
-        let spec: ColumnSpec = text.parse().map_err(TraceError::Option)?;
+        let spec: ColumnSpec = text
+            .parse()
+            .map_err(|e: ColumnSpecError| TraceError::Option(e.to_string()))?;
         ctx.lines(Delimited::new(spec))
     }),
     write: Some(write),
@@ -130,13 +132,80 @@ pub struct ColumnSpec {
 const OP_KINDS: [OpKind; 4] = [OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];
 const OP_KEYS: [&str; 4] = ["read", "write", "trim", "flush"];
 
-/// A spec error with the syntax lesson attached.
-fn spec_error(spec: &str, detail: impl std::fmt::Display) -> String {
-    format!("bad column spec '{spec}': {detail}. Syntax: {SYNTAX}. Example: {COLUMNS_EXAMPLE}")
+/// A column spec that cannot be read: the spec as given and what is wrong with it, with
+/// the syntax lesson attached (the CLI prints it as is, exit 2).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad column spec '{spec}': {detail}. Syntax: {SYNTAX}. Example: {COLUMNS_EXAMPLE}")]
+pub struct ColumnSpecError {
+    /// The whole spec, as given.
+    pub spec: String,
+    /// The item that is wrong, naming its key and what was expected.
+    pub detail: ColumnItemError,
+}
+
+/// What is wrong in one item of a column spec; each message names the key and what the
+/// item should have said.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ColumnItemError {
+    /// A `'` or `"` opened and never closed.
+    #[error("a quote {0} is not closed")]
+    UnclosedQuote(char),
+    /// An item without `=`.
+    #[error("'{0}' is not key=value")]
+    NotKeyValue(String),
+    /// A key the syntax does not have.
+    #[error(
+        "unknown key '{0}' (keys: time, offset, size, op, dev, delim, skip, read, write, \
+         trim, flush)"
+    )]
+    UnknownKey(String),
+    /// A column that is not a number.
+    #[error("{key}={text}: the column must be a number counted from 0")]
+    ColumnNotANumber { key: &'static str, text: String },
+    /// A column beyond [`MAX_COLUMN`].
+    #[error("{key}={text}: columns above {MAX_COLUMN} are not supported")]
+    ColumnTooHigh { key: &'static str, text: String },
+    /// `time`, `offset` or `size` without `:UNIT`.
+    #[error("{key}={value} needs a unit: {key}={}:UNIT with UNIT one of {units}", .value.trim())]
+    UnitMissing {
+        key: &'static str,
+        value: String,
+        units: &'static str,
+    },
+    /// `op` or `dev` with a `:UNIT`.
+    #[error("{key}={value}: {key} takes a column without unit")]
+    UnitNotTaken { key: &'static str, value: String },
+    /// A time unit the syntax does not have.
+    #[error("{key}: unknown time unit '{unit}' (use s, ms, us, ns or 100ns)")]
+    TimeUnit { key: &'static str, unit: String },
+    /// A size unit the syntax does not have.
+    #[error(
+        "{key}: unknown unit '{unit}' (use bytes, sectors, kib, 4k or a number of bytes per \
+         unit)"
+    )]
+    SizeUnit { key: &'static str, unit: String },
+    /// A delimiter that is not one punctuation character or a name.
+    #[error(
+        "delim={0}: use one ASCII punctuation character, quoted if it is a comma \
+         (delim=','), or tab, space, comma, semicolon, pipe"
+    )]
+    Delim(String),
+    /// `skip` that is not a number.
+    #[error("skip={0}: skip takes a number of header lines")]
+    Skip(String),
+    /// `read=`, `write=`, `trim=` or `flush=` with no value.
+    #[error("{0}= needs at least one value, e.g. {0}=R")]
+    NoOpValue(String),
+    /// A required column the spec does not name.
+    #[error("it does not say where the {key} is: add {key}={hint}")]
+    Missing {
+        key: &'static str,
+        hint: &'static str,
+    },
 }
 
 /// Splits on commas that are not inside quotes.
-fn split_items(spec: &str) -> Result<Vec<&str>, String> {
+fn split_items(spec: &str) -> Result<Vec<&str>, ColumnItemError> {
     let mut items = Vec::new();
     let mut quote: Option<char> = None;
     let mut start = 0;
@@ -153,7 +222,7 @@ fn split_items(spec: &str) -> Result<Vec<&str>, String> {
         }
     }
     if let Some(q) = quote {
-        return Err(format!("a quote {q} is not closed"));
+        return Err(ColumnItemError::UnclosedQuote(q));
     }
     items.push(&spec[start..]);
     Ok(items
@@ -174,20 +243,24 @@ fn unquote(s: &str) -> &str {
     s
 }
 
-fn parse_column(key: &str, text: &str) -> Result<usize, String> {
+fn parse_column(key: &'static str, text: &str) -> Result<usize, ColumnItemError> {
     let col: usize = text
         .trim()
         .parse()
-        .map_err(|_| format!("{key}={text}: the column must be a number counted from 0"))?;
+        .map_err(|_| ColumnItemError::ColumnNotANumber {
+            key,
+            text: text.to_string(),
+        })?;
     if col > MAX_COLUMN {
-        return Err(format!(
-            "{key}={text}: columns above {MAX_COLUMN} are not supported"
-        ));
+        return Err(ColumnItemError::ColumnTooHigh {
+            key,
+            text: text.to_string(),
+        });
     }
     Ok(col)
 }
 
-fn time_unit(key: &str, unit: &str) -> Result<TimeUnit, String> {
+fn time_unit(key: &'static str, unit: &str) -> Result<TimeUnit, ColumnItemError> {
     let decimal = |frac_digits, name| TimeUnit::Decimal { frac_digits, name };
     Ok(match unit.to_ascii_lowercase().as_str() {
         "s" | "sec" | "seconds" => decimal(9, "s"),
@@ -196,14 +269,15 @@ fn time_unit(key: &str, unit: &str) -> Result<TimeUnit, String> {
         "ns" | "nsec" => decimal(0, "ns"),
         "100ns" | "filetime" | "ticks" => TimeUnit::Ticks100ns,
         _ => {
-            return Err(format!(
-                "{key}: unknown time unit '{unit}' (use s, ms, us, ns or 100ns)"
-            ));
+            return Err(ColumnItemError::TimeUnit {
+                key,
+                unit: unit.to_string(),
+            });
         }
     })
 }
 
-fn size_unit(key: &str, unit: &str) -> Result<u64, String> {
+fn size_unit(key: &'static str, unit: &str) -> Result<u64, ColumnItemError> {
     Ok(match unit.to_ascii_lowercase().as_str() {
         "bytes" | "byte" | "b" => 1,
         "sectors" | "sector" | "sec" => 512,
@@ -212,16 +286,16 @@ fn size_unit(key: &str, unit: &str) -> Result<u64, String> {
         n => match n.parse::<u64>() {
             Ok(v) if v > 0 => v,
             _ => {
-                return Err(format!(
-                    "{key}: unknown unit '{unit}' (use bytes, sectors, kib, 4k or a number \
-                     of bytes per unit)"
-                ));
+                return Err(ColumnItemError::SizeUnit {
+                    key,
+                    unit: unit.to_string(),
+                });
             }
         },
     })
 }
 
-fn parse_delim(value: &str) -> Result<Delim, String> {
+fn parse_delim(value: &str) -> Result<Delim, ColumnItemError> {
     let raw = value.trim();
     let named = match raw.to_ascii_lowercase().as_str() {
         "comma" => Some(Delim::Byte(b',')),
@@ -239,18 +313,18 @@ fn parse_delim(value: &str) -> Result<Delim, String> {
         b"\\t" | b"\t" => Ok(Delim::Byte(b'\t')),
         b" " => Ok(Delim::Blanks),
         [b] if b.is_ascii_punctuation() => Ok(Delim::Byte(*b)),
-        _ => Err(format!(
-            "delim={value}: use one ASCII punctuation character, quoted if it is a comma \
-             (delim=','), or tab, space, comma, semicolon, pipe"
-        )),
+        _ => Err(ColumnItemError::Delim(value.to_string())),
     }
 }
 
 impl FromStr for ColumnSpec {
-    type Err = String;
+    type Err = ColumnSpecError;
 
-    fn from_str(spec: &str) -> Result<Self, String> {
-        let err = |detail: String| spec_error(spec, detail);
+    fn from_str(spec: &str) -> Result<Self, ColumnSpecError> {
+        let err = |detail: ColumnItemError| ColumnSpecError {
+            spec: spec.to_string(),
+            detail,
+        };
         let mut time = None;
         let mut offset = None;
         let mut size = None;
@@ -261,19 +335,20 @@ impl FromStr for ColumnSpec {
         let mut ops: [Option<Vec<Vec<u8>>>; 4] = Default::default();
         for item in split_items(spec).map_err(err)? {
             let Some((key, value)) = item.split_once('=') else {
-                return Err(err(format!("'{item}' is not key=value")));
+                return Err(err(ColumnItemError::NotKeyValue(item.to_string())));
             };
             let key = key.trim().to_ascii_lowercase();
             let (col_text, unit) = match value.split_once(':') {
                 Some((c, u)) => (c, Some(u.trim())),
                 None => (value, None),
             };
-            let needs_unit = |k: &str, units: &str| {
+            let needs_unit = |key: &'static str, units: &'static str| {
                 unit.ok_or_else(|| {
-                    err(format!(
-                        "{k}={value} needs a unit: {k}={}:UNIT with UNIT one of {units}",
-                        value.trim()
-                    ))
+                    err(ColumnItemError::UnitMissing {
+                        key,
+                        value: value.to_string(),
+                        units,
+                    })
                 })
             };
             match key.as_str() {
@@ -309,7 +384,10 @@ impl FromStr for ColumnSpec {
                         "dev"
                     };
                     if unit.is_some() {
-                        return Err(err(format!("{k}={value}: {k} takes a column without unit")));
+                        return Err(err(ColumnItemError::UnitNotTaken {
+                            key: k,
+                            value: value.to_string(),
+                        }));
                     }
                     let c = parse_column(k, col_text).map_err(err)?;
                     if k == "op" {
@@ -322,9 +400,10 @@ impl FromStr for ColumnSpec {
                     delim = parse_delim(value).map_err(err)?;
                 }
                 "skip" | "header" => {
-                    skip = value.trim().parse().map_err(|_| {
-                        err(format!("skip={value}: skip takes a number of header lines"))
-                    })?;
+                    skip = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| err(ColumnItemError::Skip(value.to_string())))?;
                 }
                 k if OP_KEYS.contains(&k) => {
                     let i = OP_KEYS.iter().position(|x| *x == k).unwrap_or(0);
@@ -334,20 +413,17 @@ impl FromStr for ColumnSpec {
                         .filter(|v| !v.is_empty())
                         .collect();
                     if values.is_empty() {
-                        return Err(err(format!("{k}= needs at least one value, e.g. {k}=R")));
+                        return Err(err(ColumnItemError::NoOpValue(k.to_string())));
                     }
                     ops[i] = Some(values);
                 }
                 other => {
-                    return Err(err(format!(
-                        "unknown key '{other}' (keys: time, offset, size, op, dev, delim, \
-                         skip, read, write, trim, flush)"
-                    )));
+                    return Err(err(ColumnItemError::UnknownKey(other.to_string())));
                 }
             }
         }
         let missing =
-            |k: &str, hint: &str| err(format!("it does not say where the {k} is: add {k}={hint}"));
+            |key: &'static str, hint: &'static str| err(ColumnItemError::Missing { key, hint });
         let time = time.ok_or_else(|| missing("time", "COL:ms (or s, us, ns, 100ns)"))?;
         let offset = offset.ok_or_else(|| missing("offset", "COL:bytes (or sectors, kib, 4k)"))?;
         let size = size.ok_or_else(|| missing("size", "COL:bytes (or sectors, kib, 4k)"))?;
@@ -598,13 +674,11 @@ pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) ->
 mod tests {
     use super::*;
 
-    fn parse_line(spec: &str, line: &str) -> Result<Parsed, String> {
-        Delimited::new(spec.parse().unwrap())
-            .parse(line.as_bytes())
-            .map_err(|e| e.to_string())
+    fn parse_line(spec: &str, line: &str) -> Result<Parsed, Expected> {
+        Delimited::new(spec.parse().unwrap()).parse(line.as_bytes())
     }
 
-    fn req(p: Result<Parsed, String>) -> RawRequest {
+    fn req(p: Result<Parsed, Expected>) -> RawRequest {
         match p {
             Ok(Parsed::Request(r)) => r,
             Ok(_) => panic!("not a request"),
@@ -660,20 +734,28 @@ mod tests {
     fn spec_errors_teach() {
         let e = "time=0,offset=1:bytes,size=2:bytes,op=3"
             .parse::<ColumnSpec>()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("time=0 needs a unit"), "{e}");
         assert!(e.contains("Example: time=0:ms"), "{e}");
         let e = "time=0:ms,offset=1:bytes,size=2:bytes"
             .parse::<ColumnSpec>()
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("add op=COL"), "{e}");
-        let e = "tme=0:ms".parse::<ColumnSpec>().unwrap_err();
+        let e = "tme=0:ms".parse::<ColumnSpec>().unwrap_err().to_string();
         assert!(e.contains("unknown key 'tme'"), "{e}");
-        let e = "time=0:fortnights".parse::<ColumnSpec>().unwrap_err();
+        let e = "time=0:fortnights"
+            .parse::<ColumnSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown time unit 'fortnights'"), "{e}");
-        let e = "time=0:ms,delim='".parse::<ColumnSpec>().unwrap_err();
+        let e = "time=0:ms,delim='"
+            .parse::<ColumnSpec>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not closed"), "{e}");
-        let e = "time=x:ms".parse::<ColumnSpec>().unwrap_err();
+        let e = "time=x:ms".parse::<ColumnSpec>().unwrap_err().to_string();
         assert!(e.contains("counted from 0"), "{e}");
         assert!(
             "time=0:ms,offset=1:bytes,size=2:bytes,op=3,delim=abc"
@@ -685,17 +767,17 @@ mod tests {
     #[test]
     fn line_errors_name_the_column() {
         let spec = "time=0:ms,offset=1:bytes,size=2:bytes,op=3,read=1,write=0";
-        let e = parse_line(spec, "1,2,3,7").err().unwrap();
+        let e = parse_line(spec, "1,2,3,7").err().unwrap().to_string();
         assert!(
             e.contains("column 3, op, must be one of read=1, write=0"),
             "{e}"
         );
-        let e = parse_line(spec, "1,2").err().unwrap();
+        let e = parse_line(spec, "1,2").err().unwrap().to_string();
         assert!(
             e.contains("the line has 2 fields, column 3 is needed"),
             "{e}"
         );
-        let e = parse_line(spec, "1,x,3,1").err().unwrap();
+        let e = parse_line(spec, "1,x,3,1").err().unwrap().to_string();
         assert!(e.contains("column 1, offset"), "{e}");
     }
 

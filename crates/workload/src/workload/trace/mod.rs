@@ -38,7 +38,9 @@ mod warn;
 mod write;
 mod ws5;
 
-pub use delimited::{COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnSpec};
+pub use delimited::{
+    COLUMNS_EXAMPLE, CSV_CANONICAL_COLUMNS, ColumnItemError, ColumnSpec, ColumnSpecError,
+};
 pub use input::{Compression, blktrace_files};
 pub use reader::Expected;
 pub use write::{TraceWriter, write_header, write_request};
