@@ -1,6 +1,7 @@
-//! docs/nbd.md runs as written (issue 31 item 7): its first shell block — a server, a
-//! client, nbdfuse and mkfs.ext4 — is executed by bash with this build's `ssdlab` first
-//! on PATH. Skipped, with the reason printed, when a tool it needs is missing.
+//! docs/nbd.md runs as written (issue 31 item 7): its first shell block (a server, a
+//! client, nbdfuse and mkfs.ext4) and its namespaces' block (two exports) are executed
+//! by bash with this build's `ssdlab` first on PATH. Skipped, with the reason printed,
+//! when a tool it needs is missing.
 
 use std::process::Command;
 
@@ -12,7 +13,7 @@ fn have(tool: &str) -> bool {
 }
 
 #[test]
-fn the_first_shell_block_of_nbd_md_runs_as_written() {
+fn the_shell_blocks_of_nbd_md_run_as_written() {
     let missing: Vec<&str> = ["nbdfuse", "mkfs.ext4", "qemu-io", "nbdinfo", "fusermount3"]
         .into_iter()
         .filter(|t| !have(t))
@@ -22,12 +23,19 @@ fn the_first_shell_block_of_nbd_md_runs_as_written() {
         return;
     }
     let doc = include_str!("../docs/nbd.md");
-    let block = doc
+    let blocks: Vec<&str> = doc
         .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("a sh block");
-    assert!(block.contains("mkfs.ext4") && block.contains("mkdir -p /tmp/mnt"));
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert!(blocks[0].contains("mkfs.ext4") && blocks[0].contains("mkdir -p /tmp/mnt"));
+    // The namespaces' block: one export per namespace. (The later blocks are the
+    // crashtest's and a real device's probe, run elsewhere or not at all.)
+    let namespaces = blocks
+        .iter()
+        .find(|b| b.contains("nbd+unix:///logs"))
+        .expect("the namespaces' block");
+    let blocks = [blocks[0], namespaces];
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ssdlab"))
         .parent()
         .unwrap()
@@ -37,6 +45,13 @@ fn the_first_shell_block_of_nbd_md_runs_as_written() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    for block in blocks {
+        run_block(block, &path);
+    }
+}
+
+/// Runs one shell block of docs/nbd.md with `path` as PATH; fails with its stderr.
+fn run_block(block: &str, path: &str) {
     let script = format!("set -e\n{block}");
     let mut child = Command::new("timeout")
         .args(["120", "bash", "-c", &script])
@@ -58,6 +73,9 @@ fn the_first_shell_block_of_nbd_md_runs_as_written() {
     let _ = Command::new("fusermount3")
         .args(["-u", "/tmp/mnt"])
         .output();
-    assert!(out.success(), "docs/nbd.md's block failed ({out}): {err}");
+    assert!(
+        out.success(),
+        "a block of docs/nbd.md failed ({out}): {err}\n{block}"
+    );
     assert!(!err.contains("does not exist"), "{err}");
 }

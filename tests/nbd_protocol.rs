@@ -555,3 +555,94 @@ fn a_power_cut_over_nbd_keeps_acknowledged_writes_across_the_restart() {
     assert_eq!(simple_reply(&mut c), (0, 600));
     assert_eq!(read_n(&mut c, 4096), vec![0u8; 4096], "never written");
 }
+
+/// Opens export `name` by EXPORT_NAME (simple replies); returns its size.
+fn open_export(c: &mut UnixStream, name: &[u8]) -> u64 {
+    read_n(c, 18);
+    c.write_all(&3u32.to_be_bytes()).unwrap();
+    send_option(c, opt::EXPORT_NAME, name);
+    let x = read_n(c, 10);
+    u64::from_be_bytes(x[0..8].try_into().unwrap())
+}
+
+/// Writes `len` bytes of `byte` at `offset`, then reads them back; returns what was read.
+fn write_then_read(c: &mut UnixStream, offset: u64, len: u32, byte: u8, cookie: u64) -> Vec<u8> {
+    request(c, Command::Write, 0, offset, len, cookie);
+    c.write_all(&vec![byte; len as usize]).unwrap();
+    assert_eq!(simple_reply(c), (0, cookie));
+    read_back(c, offset, len, cookie + 1)
+}
+
+fn read_back(c: &mut UnixStream, offset: u64, len: u32, cookie: u64) -> Vec<u8> {
+    request(c, Command::Read, 0, offset, len, cookie);
+    assert_eq!(simple_reply(c), (0, cookie));
+    read_n(c, len as usize)
+}
+
+/// A drive with `[[namespace]]` tables exports each namespace under its own name, on its
+/// own slice: LIST names them all, the default export is the first, offsets are the
+/// namespace's own (byte 0 of one is not byte 0 of another), a request past a
+/// namespace's end is refused, and `--export-name` beside the tables is refused (exit 2).
+#[test]
+fn each_namespace_is_its_own_export_on_its_own_slice() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("ns.toml");
+    std::fs::write(
+        &cfg,
+        "[device]\ncapacity = \"16MiB\"\n[[namespace]]\nname = \"db\"\nshare = 0.5\n\
+         [[namespace]]\nname = \"logs\"\nshare = 0.25\n",
+    )
+    .unwrap();
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_ssdlab"))
+        .args(["serve", "--config"])
+        .arg(&cfg)
+        .args(["--export-name", "x", "--socket"])
+        .arg(dir.path().join("bad.sock"))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        e.contains("--export-name x") && e.contains("db, logs"),
+        "{e}"
+    );
+    let cfg_arg = cfg.to_str().unwrap();
+    let s = Serve::with(dir.path(), "ns", &["--config", cfg_arg, "--buffer", "none"]);
+    // LIST: both, in order.
+    let mut l = connect(&s);
+    read_n(&mut l, 18);
+    l.write_all(&3u32.to_be_bytes()).unwrap();
+    send_option(&mut l, opt::LIST, &[]);
+    let mut names = Vec::new();
+    loop {
+        let (_, t, d) = option_reply(&mut l);
+        if t == rep::ACK {
+            break;
+        }
+        assert_eq!(t, rep::SERVER);
+        names.push(String::from_utf8(d[4..].to_vec()).unwrap());
+    }
+    assert_eq!(names, ["db", "logs"]);
+    let mut logs = connect(&s);
+    assert_eq!(open_export(&mut logs, b"logs"), 4 << 20);
+    let mut db = connect(&s);
+    assert_eq!(
+        open_export(&mut db, b""),
+        8 << 20,
+        "the default export is the first"
+    );
+    assert_eq!(
+        write_then_read(&mut logs, 0, 4096, 0xbb, 10),
+        vec![0xbb; 4096]
+    );
+    // Byte 0 of db is another flash page than byte 0 of logs.
+    assert_eq!(read_back(&mut db, 0, 4096, 20), vec![0; 4096]);
+    assert_eq!(
+        write_then_read(&mut db, 0, 4096, 0xaa, 30),
+        vec![0xaa; 4096]
+    );
+    assert_eq!(read_back(&mut logs, 0, 4096, 40), vec![0xbb; 4096]);
+    // Past logs' end (still inside the drive): refused, nothing performed.
+    request(&mut logs, Command::Read, 0, 4 << 20, 4096, 50);
+    assert_eq!(simple_reply(&mut logs), (err::EINVAL, 50));
+}

@@ -82,15 +82,14 @@ pub struct ServeArgs {
     /// Power-loss protection: at a cut the write buffer still reaches flash.
     #[arg(long, help_heading = "Power loss")]
     pub plp: bool,
-    /// Export name.
-    #[arg(
-        long,
-        value_name = "NAME",
-        default_value = "ssdlab",
-        help_heading = "Server"
-    )]
-    pub export_name: String,
+    /// Export name [default: ssdlab]. A drive with [[namespace]] tables exports each
+    /// namespace under its own name instead (the first is also the default export).
+    #[arg(long, value_name = "NAME", help_heading = "Server")]
+    pub export_name: Option<String>,
 }
+
+/// The export name without namespaces when `--export-name` is not given.
+const DEFAULT_EXPORT: &str = "ssdlab";
 
 /// Longest statistics period, seconds (a year: beyond it no line would ever appear, and
 /// 2^64 s overflowed the timer's `Duration`).
@@ -342,6 +341,49 @@ fn stats_json(r: &ssdlab::report::Report, c: &ssdlab::nbd::Clocks) -> serde_json
     v
 }
 
+/// The exports: one per `[[namespace]]` table, named after it, on its slice of the
+/// drive; without tables the whole drive under `--export-name`.
+fn exports(
+    a: &ServeArgs,
+    cfg: &ssdlab::config::Config,
+    capacity_bytes: u64,
+    page_bytes: u32,
+) -> Result<Vec<ssdlab::nbd::ExportSpec>, CliError> {
+    if cfg.namespaces.is_empty() {
+        return Ok(vec![ssdlab::nbd::ExportSpec {
+            name: a
+                .export_name
+                .as_deref()
+                .unwrap_or(DEFAULT_EXPORT)
+                .to_string(),
+            base_bytes: 0,
+            size_bytes: capacity_bytes,
+            namespace: 0,
+        }]);
+    }
+    if let Some(n) = &a.export_name {
+        let names: Vec<&str> = cfg.namespaces.iter().map(|n| n.name.as_str()).collect();
+        return Err(CliError::Input(format!(
+            "--export-name {n}: the drive has [[namespace]] tables, and each is exported \
+             under its own name ({}); leave --export-name out",
+            names.join(", ")
+        )));
+    }
+    let slices =
+        ssdlab::config::namespace::layout(&cfg.namespaces, capacity_bytes, page_bytes as u64)
+            .map_err(|e| CliError::Input(e.to_string()))?;
+    Ok(slices
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| ssdlab::nbd::ExportSpec {
+            name: s.name,
+            base_bytes: s.base_bytes,
+            size_bytes: s.size_bytes,
+            namespace: i as u32,
+        })
+        .collect())
+}
+
 /// Runs `ssdlab serve`.
 pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     check_args(a)?;
@@ -356,39 +398,51 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         serde_json::to_string(&cfg.ftl).expect("config serializes"),
         valid.device.logical_pages
     );
+    let exports = exports(
+        a,
+        &cfg,
+        valid.device.logical_pages * page_bytes as u64,
+        page_bytes,
+    )?;
     let mut dev = open_device(a, &valid, &fingerprint)?;
     let listen = listen_on(a);
     let max_bytes = 32 << 20;
-    let server = Server::bind(
-        &listen,
-        &a.export_name,
-        dev.capacity_bytes(),
-        page_bytes,
-        max_bytes,
-    )
-    .map_err(|e| {
+    let server = Server::bind_exports(&listen, &exports, page_bytes, max_bytes).map_err(|e| {
         let on = match &listen {
             Listen::Unix(p) => format!("--socket {}", p.display()),
             Listen::Tcp(a) => format!("--port {} ({a})", a.port()),
         };
         CliError::Input(format!("cannot listen on {on}: {e}"))
     })?;
-    let where_ = match &listen {
-        Listen::Unix(p) => format!("nbd+unix:///{}?socket={}", a.export_name, p.display()),
+    let where_ = |name: &str| match &listen {
+        Listen::Unix(p) => format!("nbd+unix:///{name}?socket={}", p.display()),
         Listen::Tcp(addr) => format!(
-            "nbd://{}:{}/{}",
+            "nbd://{}:{}/{name}",
             addr.ip(),
             server.local_port().unwrap_or(addr.port()),
-            a.export_name
         ),
     };
-    eprintln!(
-        "ssdlab serve: {where_} ({} bytes, {} B pages, ftl {}, latency {})",
-        dev.capacity_bytes(),
-        page_bytes,
-        dev.ftl.name(),
-        latency_text(a.latency)
-    );
+    if let [one] = &exports[..] {
+        eprintln!(
+            "ssdlab serve: {} ({} bytes, {} B pages, ftl {}, latency {})",
+            where_(&one.name),
+            one.size_bytes,
+            page_bytes,
+            dev.ftl.name(),
+            latency_text(a.latency)
+        );
+    } else {
+        eprintln!(
+            "ssdlab serve: {} namespaces ({} B pages, ftl {}, latency {}):",
+            exports.len(),
+            page_bytes,
+            dev.ftl.name(),
+            latency_text(a.latency)
+        );
+        for e in &exports {
+            eprintln!("  {} ({} bytes)", where_(&e.name), e.size_bytes);
+        }
+    }
     let (stop, stats_now) = watch_signals();
     let (cut_command, cut_ops) = match a.power_cut_after {
         None => (None, 0),
@@ -403,7 +457,7 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     };
     let opts = ServeOptions {
         latency: a.latency,
-        export_name: a.export_name.clone(),
+        export_name: exports[0].name.clone(),
         max_request_bytes: max_bytes,
         stats_every: a.stats_every.map(Duration::from_secs_f64),
         power_cut_at_command: cut_command,

@@ -122,8 +122,21 @@ pub struct Recovery {
     pub recovery_ns: u64,
 }
 
-fn data_req(op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
+fn data_req(tag: HostTag, op: OpKind, offset_bytes: u64, size_bytes: u64) -> IoRequest {
     IoRequest::new(op, offset_bytes, size_bytes)
+        .in_namespace(tag.namespace)
+        .with_placement(tag.placement)
+}
+
+/// Who a command with data comes from, as NVMe carries it beside the addresses: the
+/// namespace (whose slice the offset already lies in: the caller translated it) and the
+/// FDP placement identifier of a write. The default is namespace 0 without a directive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostTag {
+    /// The namespace index (0 = the first, or the only one).
+    pub namespace: u32,
+    /// The FDP placement identifier of a write; `None`: no directive.
+    pub placement: Option<u16>,
 }
 
 /// The error for a request that ends past the device's last byte (out of line: the host
@@ -418,11 +431,23 @@ impl Device {
         bytes: &[u8],
         issue_ns: u64,
     ) -> Result<u64, SimError> {
+        self.write_data_as(HostTag::default(), offset_bytes, bytes, issue_ns)
+    }
+
+    /// [`Device::write_data`] for the namespace and placement of `tag` (`offset_bytes` is
+    /// a device byte: the namespace's slice already added).
+    pub fn write_data_as(
+        &mut self,
+        tag: HostTag,
+        offset_bytes: u64,
+        bytes: &[u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError> {
         let ps = self.page.get();
         let end = offset_bytes + bytes.len() as u64;
         if end > self.capacity_bytes() || bytes.is_empty() {
             return self.submit(
-                &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
+                &data_req(tag, OpKind::Write, offset_bytes, bytes.len() as u64),
                 issue_ns,
             );
         }
@@ -448,7 +473,7 @@ impl Device {
                 .pend(lpn as u32, page);
         }
         self.submit(
-            &data_req(OpKind::Write, offset_bytes, bytes.len() as u64),
+            &data_req(tag, OpKind::Write, offset_bytes, bytes.len() as u64),
             issue_ns,
         )
     }
@@ -461,8 +486,19 @@ impl Device {
         out: &mut [u8],
         issue_ns: u64,
     ) -> Result<u64, SimError> {
+        self.read_data_as(HostTag::default(), offset_bytes, out, issue_ns)
+    }
+
+    /// [`Device::read_data`] for the namespace of `tag` (`offset_bytes` a device byte).
+    pub fn read_data_as(
+        &mut self,
+        tag: HostTag,
+        offset_bytes: u64,
+        out: &mut [u8],
+        issue_ns: u64,
+    ) -> Result<u64, SimError> {
         let done = self.submit(
-            &data_req(OpKind::Read, offset_bytes, out.len() as u64),
+            &data_req(tag, OpKind::Read, offset_bytes, out.len() as u64),
             issue_ns,
         )?;
         let ps = self.page.get();

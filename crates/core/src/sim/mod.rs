@@ -40,7 +40,7 @@ mod workload;
 
 pub use crate::host::Dispatched;
 pub use cancel::Cancel;
-pub use device::{Device, HostCounters, Recovery, time_model};
+pub use device::{Device, HostCounters, HostTag, Recovery, time_model};
 pub use report::{LiveStats, Measure, erase_summary};
 pub use run::{
     RunOptions, RunOutput, SeriesKey, run, run_design, run_design_phases, run_series, series_key,

@@ -4,5 +4,6 @@ pub mod proto;
 pub mod server;
 
 pub use server::{
-    Clocks, Ending, LATE_TOLERANCE_NS, Latency, Listen, ServeOptions, Server, TimelinessSummary,
+    Clocks, Ending, ExportSpec, LATE_TOLERANCE_NS, Latency, Listen, ServeOptions, Server,
+    TimelinessSummary,
 };

@@ -23,6 +23,7 @@
 use super::proto::{self, Command, Request, Verdict, cflag, err, opt, rep, tflag};
 use crate::config::Config;
 use crate::host::SimError;
+use crate::sim::HostTag;
 use crate::sim::{Device, LiveStats};
 use crate::workload::{IoRequest, OpKind};
 use std::collections::BinaryHeap;
@@ -195,13 +196,38 @@ impl Ord for Outgoing {
     }
 }
 
+/// One export: a namespace of the drive (or the whole drive), by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportSpec {
+    /// The name a client asks for (`nbd-client -N NAME`, `nbd://host/NAME`).
+    pub name: String,
+    /// First byte of its slice of the device's logical space.
+    pub base_bytes: u64,
+    /// Its size in bytes.
+    pub size_bytes: u64,
+    /// The namespace index its commands carry (reports, FDP statistics).
+    pub namespace: u32,
+}
+
 /// What the handshake settles, and the export.
 #[derive(Clone)]
 struct Export {
     name: String,
+    base_bytes: u64,
     size_bytes: u64,
+    namespace: u32,
     page_bytes: u32,
     max_bytes: u32,
+}
+
+impl Export {
+    /// The tag of the export's commands.
+    fn tag(&self) -> HostTag {
+        HostTag {
+            namespace: self.namespace,
+            placement: None,
+        }
+    }
 }
 
 const TRANSMISSION_FLAGS: u16 = tflag::HAS_FLAGS
@@ -215,7 +241,8 @@ const TRANSMISSION_FLAGS: u16 = tflag::HAS_FLAGS
 /// The server's shared state.
 pub struct Server {
     listener: Listener,
-    export: Export,
+    /// The exports, the first being the default one (the empty name).
+    exports: Vec<Export>,
 }
 
 /// The pid of the process at the other end of a Unix socket (`SO_PEERCRED`).
@@ -253,7 +280,7 @@ enum Listener {
 }
 
 impl Server {
-    /// Binds `listen` for a device of `size_bytes` with `page_bytes` pages.
+    /// Binds `listen` for a device of `size_bytes` with `page_bytes` pages, as one export.
     pub fn bind(
         listen: &Listen,
         export_name: &str,
@@ -261,6 +288,29 @@ impl Server {
         page_bytes: u32,
         max_bytes: u32,
     ) -> io::Result<Server> {
+        let one = ExportSpec {
+            name: export_name.into(),
+            base_bytes: 0,
+            size_bytes,
+            namespace: 0,
+        };
+        Server::bind_exports(listen, &[one], page_bytes, max_bytes)
+    }
+
+    /// Binds `listen` for the exports `exports` (one per namespace; the first is also
+    /// the default export, the empty name), on a device with `page_bytes` pages.
+    pub fn bind_exports(
+        listen: &Listen,
+        exports: &[ExportSpec],
+        page_bytes: u32,
+        max_bytes: u32,
+    ) -> io::Result<Server> {
+        if exports.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "no export to serve",
+            ));
+        }
         let listener = match listen {
             Listen::Unix(p) => {
                 if std::fs::symlink_metadata(p)
@@ -289,12 +339,17 @@ impl Server {
         };
         Ok(Server {
             listener,
-            export: Export {
-                name: export_name.into(),
-                size_bytes,
-                page_bytes,
-                max_bytes,
-            },
+            exports: exports
+                .iter()
+                .map(|e| Export {
+                    name: e.name.clone(),
+                    base_bytes: e.base_bytes,
+                    size_bytes: e.size_bytes,
+                    namespace: e.namespace,
+                    page_bytes,
+                    max_bytes,
+                })
+                .collect(),
         })
     }
 
@@ -331,7 +386,7 @@ impl Server {
             conns: Mutex::new(Vec::new()),
             timeliness: Timeliness::default(),
         };
-        let export = self.export.clone();
+        let exports = self.exports.clone();
         let listener = self.listener;
         let timed = opts.latency != Latency::None;
         let clocks = |sim: &Sim| Clocks {
@@ -342,7 +397,7 @@ impl Server {
         };
         std::thread::scope(|scope| -> io::Result<()> {
             let shared = &shared;
-            let export = &export;
+            let exports = &exports[..];
             match listener {
                 Listener::Unix(l, path) => {
                     l.set_nonblocking(true)?;
@@ -351,7 +406,7 @@ impl Server {
                             || l.accept().map(|(s, _)| Conn::Unix(s)),
                             scope,
                             shared,
-                            export,
+                            exports,
                         );
                         let _ = std::fs::remove_file(path);
                     });
@@ -368,7 +423,7 @@ impl Server {
                             },
                             scope,
                             shared,
-                            export,
+                            exports,
                         )
                     });
                 }
@@ -470,6 +525,7 @@ impl<'d> Shared<'d, '_> {
     fn execute(
         &self,
         sim: &mut Sim,
+        export: &Export,
         req: &Request,
         data: &[u8],
         structured: bool,
@@ -494,6 +550,7 @@ impl<'d> Shared<'d, '_> {
         let reply_at = out.len();
         let result = perform(
             sim.dev,
+            export,
             req,
             data,
             structured,
@@ -658,7 +715,7 @@ fn accept_loop<'scope, 'env, 'd: 'scope, 'o: 'scope>(
     accept: impl Fn() -> io::Result<Conn>,
     scope: &'scope std::thread::Scope<'scope, 'env>,
     shared: &'scope Shared<'d, 'o>,
-    export: &'scope Export,
+    exports: &'scope [Export],
 ) {
     let mut next_id = 0u64;
     while !shared.opts.stop.load(Ordering::SeqCst) {
@@ -682,7 +739,7 @@ fn accept_loop<'scope, 'env, 'd: 'scope, 'o: 'scope>(
                     }
                 }
                 scope.spawn(move || {
-                    if let Err(e) = connection(c, shared, export)
+                    if let Err(e) = connection(c, shared, exports)
                         && e.kind() != io::ErrorKind::UnexpectedEof
                     {
                         eprintln!("ssdlab serve: connection closed: {e}");
@@ -706,9 +763,9 @@ fn protocol_error(what: impl Into<String>) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what.into())
 }
 
-/// Negotiates; returns whether structured replies were chosen, or `None` when the
-/// client ended the session during negotiation.
-fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
+/// Negotiates; returns whether structured replies were chosen and the export the client
+/// chose, or `None` when the client ended the session during negotiation.
+fn negotiate<'e>(c: &mut Conn, exports: &'e [Export]) -> io::Result<Option<(bool, &'e Export)>> {
     c.write_all(&proto::greeting())?;
     let mut f = [0u8; 4];
     c.read_exact(&mut f)?;
@@ -732,18 +789,25 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
         }
         let mut d = vec![0u8; oh.length as usize];
         c.read_exact(&mut d)?;
-        let known = |name: &[u8]| name.is_empty() || name == export.name.as_bytes();
+        // The empty name is the default export, the first.
+        let known = |name: &[u8]| {
+            if name.is_empty() {
+                exports.first()
+            } else {
+                exports.iter().find(|e| e.name.as_bytes() == name)
+            }
+        };
         match oh.option {
             opt::EXPORT_NAME => {
-                if !known(&d) {
+                let Some(export) = known(&d) else {
                     return Err(protocol_error("unknown export name"));
-                }
+                };
                 c.write_all(&export.size_bytes.to_be_bytes())?;
                 c.write_all(&TRANSMISSION_FLAGS.to_be_bytes())?;
                 if !no_zeroes {
                     c.write_all(&[0u8; 124])?;
                 }
-                return Ok(Some(structured));
+                return Ok(Some((structured, export)));
             }
             opt::ABORT => {
                 c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
@@ -754,9 +818,11 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
                     c.write_all(&proto::option_reply(oh.option, rep::ERR_INVALID, &[]))?;
                     continue;
                 }
-                let mut s = (export.name.len() as u32).to_be_bytes().to_vec();
-                s.extend_from_slice(export.name.as_bytes());
-                c.write_all(&proto::option_reply(oh.option, rep::SERVER, &s))?;
+                for export in exports {
+                    let mut s = (export.name.len() as u32).to_be_bytes().to_vec();
+                    s.extend_from_slice(export.name.as_bytes());
+                    c.write_all(&proto::option_reply(oh.option, rep::SERVER, &s))?;
+                }
                 c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
             }
             opt::STRUCTURED_REPLY => {
@@ -772,10 +838,10 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
                     c.write_all(&proto::option_reply(oh.option, rep::ERR_INVALID, &[]))?;
                     continue;
                 };
-                if !known(&ir.name) {
+                let Some(export) = known(&ir.name) else {
                     c.write_all(&proto::option_reply(oh.option, rep::ERR_UNKNOWN, &[]))?;
                     continue;
-                }
+                };
                 c.write_all(&proto::option_reply(
                     oh.option,
                     rep::INFO,
@@ -790,7 +856,7 @@ fn negotiate(c: &mut Conn, export: &Export) -> io::Result<Option<bool>> {
                 }
                 c.write_all(&proto::option_reply(oh.option, rep::ACK, &[]))?;
                 if oh.option == opt::GO {
-                    return Ok(Some(structured));
+                    return Ok(Some((structured, export)));
                 }
             }
             _ => {
@@ -932,8 +998,8 @@ impl Replies {
 
 /// One connection: negotiation, then requests until DISC, EOF or a protocol error, read
 /// and performed on this thread; with simulated timing a timer thread sends the replies.
-fn connection(mut c: Conn, shared: &Shared, export: &Export) -> io::Result<()> {
-    let Some(structured) = negotiate(&mut c, export)? else {
+fn connection(mut c: Conn, shared: &Shared, exports: &[Export]) -> io::Result<()> {
+    let Some((structured, export)) = negotiate(&mut c, exports)? else {
         return Ok(());
     };
     let result = if shared.opts.latency == Latency::None {
@@ -1026,7 +1092,7 @@ fn serve_requests(
                 Verdict::Run => {
                     let g = sim.get_or_insert_with(|| shared.lock());
                     let data = &rb.data()[proto::REQUEST_BYTES..whole];
-                    match shared.execute(g, &req, data, structured, replies.buffer()) {
+                    match shared.execute(g, export, &req, data, structured, replies.buffer()) {
                         Some(due) => {
                             g.order += 1;
                             replies.due(due, g.order);
@@ -1119,10 +1185,12 @@ fn power_cut(dev: &mut Device, plp: bool) {
     }
 }
 
-/// Performs one request and appends its reply to `out`; returns the completion time
-/// and its kind.
+/// Performs one request of `export` (its offsets are the export's; the device sees
+/// them past the export's base) and appends its reply to `out`; returns the completion
+/// time and its kind.
 fn perform(
     dev: &mut Device,
+    export: &Export,
     r: &Request,
     data: &[u8],
     structured: bool,
@@ -1131,7 +1199,14 @@ fn perform(
     out: &mut Vec<u8>,
 ) -> Result<(u64, OpKind), SimError> {
     let fua = r.flags & cflag::FUA != 0;
-    let sub = |op: OpKind, offset: u64, len: u64| IoRequest::new(op, offset, len).at(issue_ns);
+    let tag = export.tag();
+    let sub = |op: OpKind, offset: u64, len: u64| {
+        IoRequest::new(op, offset, len)
+            .at(issue_ns)
+            .in_namespace(tag.namespace)
+    };
+    // The request was checked against the export's size: the device byte cannot overflow.
+    let at = export.base_bytes + r.offset;
     if r.cmd != Command::Read || !structured {
         out.extend_from_slice(&proto::simple_reply(r.cookie, 0));
     }
@@ -1157,7 +1232,7 @@ fn perform(
             }
             let data_at = out.len();
             out.resize(data_at + r.length as usize, 0);
-            let done = dev.read_data(r.offset, &mut out[data_at..], issue_ns)?;
+            let done = dev.read_data_as(tag, at, &mut out[data_at..], issue_ns)?;
             Ok((done, OpKind::Read))
         }
         Command::Write | Command::WriteZeroes => {
@@ -1166,7 +1241,7 @@ fn perform(
             }
             let mut done = issue_ns;
             if r.cmd == Command::Write {
-                done = dev.write_data(r.offset, data, issue_ns)?;
+                done = dev.write_data_as(tag, at, data, issue_ns)?;
             } else {
                 // Zeros are written (never a hole: a trim is not durable across a power
                 // cut, a write is), in pieces of at most the largest request.
@@ -1174,12 +1249,12 @@ fn perform(
                 if zeros.len() < chunk as usize {
                     zeros.resize(chunk as usize, 0);
                 }
-                let mut at = r.offset;
-                let end = r.offset + r.length as u64;
-                while at < end {
-                    let n = chunk.min(end - at);
-                    done = done.max(dev.write_data(at, &zeros[..n as usize], issue_ns)?);
-                    at += n;
+                let mut pos = at;
+                let end = at + r.length as u64;
+                while pos < end {
+                    let n = chunk.min(end - pos);
+                    done = done.max(dev.write_data_as(tag, pos, &zeros[..n as usize], issue_ns)?);
+                    pos += n;
                 }
             }
             if fua {
@@ -1191,7 +1266,7 @@ fn perform(
             if r.length == 0 {
                 return Ok((issue_ns, OpKind::Trim));
             }
-            let mut done = dev.submit(&sub(OpKind::Trim, r.offset, r.length as u64), issue_ns)?;
+            let mut done = dev.submit(&sub(OpKind::Trim, at, r.length as u64), issue_ns)?;
             if fua {
                 done = done.max(flush(dev, &sub(OpKind::Flush, 0, 0), done)?);
             }
