@@ -28,7 +28,7 @@ import shlex
 import sys
 import tempfile
 import time
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _native
 from ._native import ConfigError, OutputError, SimulationError, SsdlabError
@@ -178,6 +178,55 @@ def _settings(
     return preset, config, keys
 
 
+# The ASCII trace's op codes (docs/traces.md): reads, writes and the zone operations.
+_OPS = {
+    "read": "1",
+    "write": "0",
+    "zone-append": "ZA",
+    "zone-reset": "ZR",
+    "zone-finish": "ZF",
+    "zone-open": "ZO",
+    "zone-close": "ZC",
+}
+_SECTOR = 512
+
+
+def _request_line(i: int, r: Mapping[str, Any]) -> str:
+    """One request of ``run(requests=...)`` as an ASCII trace line."""
+    unknown = set(r) - {"op", "offset", "size", "time_ns", "device", "placement"}
+    if unknown:
+        raise ConfigError(
+            f"requests[{i}]: unknown key(s) {sorted(unknown)}: expected op, offset, size, "
+            "time_ns, device, placement"
+        )
+    op = r.get("op")
+    if op not in _OPS:
+        raise ConfigError(f"requests[{i}].op = {op!r}: expected one of {', '.join(_OPS)}")
+    fields = {}
+    for key, default in (("offset", None), ("size", 0), ("time_ns", 0), ("device", 0)):
+        v = r.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ConfigError(f"requests[{i}].{key} = {v!r}: expected an integer >= 0")
+        fields[key] = v
+    for key in ("offset", "size"):
+        if fields[key] % _SECTOR:
+            raise ConfigError(
+                f"requests[{i}].{key} = {fields[key]}: expected a multiple of {_SECTOR} bytes"
+            )
+    if op in ("read", "write", "zone-append") and fields["size"] == 0:
+        raise ConfigError(f"requests[{i}].size = 0: a {op} needs a size > 0")
+    line = (
+        f"{fields['time_ns']} {fields['device']} {fields['offset'] // _SECTOR} "
+        f"{fields['size'] // _SECTOR} {_OPS[op]}"
+    )
+    pid = r.get("placement")
+    if pid is not None:
+        if not isinstance(pid, int) or isinstance(pid, bool) or not 0 <= pid <= 0xFFFF:
+            raise ConfigError(f"requests[{i}].placement = {pid!r}: expected 0 to 65535")
+        line += f" {pid}"
+    return line + "\n"
+
+
 def run(
     design: Union[None, str, PathLike, Mapping[str, Any]] = None,
     workload: Optional[str] = None,
@@ -186,6 +235,7 @@ def run(
     seed: Optional[int] = None,
     settings: Optional[Mapping[str, Any]] = None,
     check: bool = False,
+    requests: Optional[Iterable[Mapping[str, Any]]] = None,
 ) -> Result:
     """Simulate one SSD design and return its report.
 
@@ -197,14 +247,34 @@ def run(
     seed: the random seed.
     settings: more dotted keys, as ``ssdlab run --set`` takes them.
     check: verify the device against a reference model at the end (slower).
+    requests: the host commands themselves, instead of a workload or a trace: dicts with
+        ``op`` (``read``, ``write``, ``zone-append``, ``zone-reset``, ``zone-finish``,
+        ``zone-open``, ``zone-close``), ``offset`` and ``size`` in bytes (multiples of
+        512; a zone operation's offset is its zone's start), and optionally ``time_ns``
+        (arrival, default 0), ``device`` (a trace device number, mapped to a namespace by
+        its ``device`` key) and ``placement`` (an FDP placement identifier, 0–65535).
+        They are replayed as an ASCII trace (docs/traces.md), in order.
 
     The design is validated before anything runs; a refusal raises ``ConfigError`` with
     the message ``ssdlab run`` prints. The GIL is released while simulating, and Ctrl-C
     stops the run within a fraction of a second (KeyboardInterrupt).
     """
-    preset, config, keys = _settings(design, workload, trace, seed, settings)
-    report, phases, fio = _native.run(preset, config, json.dumps(keys), check)
-    return Result(json.loads(report), json.loads(phases), fio)
+    if requests is None:
+        preset, config, keys = _settings(design, workload, trace, seed, settings)
+        report, phases, fio = _native.run(preset, config, json.dumps(keys), check)
+        return Result(json.loads(report), json.loads(phases), fio)
+    if workload is not None or trace is not None:
+        raise ConfigError("requests: expected either requests, a workload or a trace, not two")
+    lines = [_request_line(i, r) for i, r in enumerate(requests)]
+    if not lines:
+        raise ConfigError("requests: expected at least one request")
+    with tempfile.TemporaryDirectory(prefix="ssdlab-requests-") as d:
+        path = os.path.join(d, "requests.ascii")
+        with open(path, "w") as f:
+            f.writelines(lines)
+        extra = dict(settings or {})
+        extra.setdefault("trace.format", "ascii")
+        return run(design, trace=path, seed=seed, settings=extra, check=check)
 
 
 def list() -> Dict[str, "list[Tuple[str, str]]"]:  # noqa: A001 - the CLI's name

@@ -1,7 +1,7 @@
 """Type stubs of the ssdlab package (docs/python.md)."""
 
 import os
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 import pandas
 
@@ -39,6 +39,7 @@ def run(
     seed: Optional[int] = None,
     settings: Optional[Mapping[str, Any]] = None,
     check: bool = False,
+    requests: Optional[Iterable[Mapping[str, Any]]] = None,
 ) -> Result:
     """Simulate one SSD design and return its report."""
 

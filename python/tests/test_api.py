@@ -156,3 +156,35 @@ def test_a_bad_grid_names_the_axis_before_any_cell_runs(tmp_path):
     with pytest.raises(ssdlab.ConfigError, match=r"axis `device.op_percent` value \"lots\""):
         ssdlab.sweep(g, out=tmp_path / "bad")
     assert not (tmp_path / "bad" / "store.jsonl").exists()
+
+
+def test_requests_carry_placement_identifiers_to_fdp():
+    design = {"device.capacity": "64MiB", "buffer.name": "none", "ftl.name": "page",
+              "ftl.fdp.enabled": True}
+    reqs = [{"op": "write", "offset": i * 4096, "size": 4096, "placement": i % 2}
+            for i in range(64)]
+    r = ssdlab.run(design, requests=reqs)
+    by = {h["index"]: h["host_bytes_written"] for h in r["fdp"]["handles"]}
+    assert by[0] == by[1] == 32 * 4096
+    assert r["latency_ns"]["count"] == 64
+
+
+def test_requests_issue_zone_operations():
+    design = {"device.capacity": "256MiB", "buffer.name": "none", "ftl.name": "zoned"}
+    reqs = [{"op": "write", "offset": i * 4096, "size": 4096} for i in range(8)]
+    reqs.append({"op": "write", "offset": 64 * 4096, "size": 4096})  # off the pointer
+    reqs.append({"op": "zone-reset", "offset": 0})
+    c = ssdlab.run(design, requests=reqs)["counters"]
+    assert c["zns.resets"] == 1
+    assert c["zns.errors.invalid_write"] == 1
+
+
+def test_bad_requests_name_the_item_and_key():
+    with pytest.raises(ssdlab.ConfigError, match=r"requests\[1\]\.op = 'trim'"):
+        ssdlab.run(None, requests=[{"op": "read", "offset": 0, "size": 512},
+                                   {"op": "trim", "offset": 0, "size": 512}])
+    with pytest.raises(ssdlab.ConfigError, match=r"requests\[0\]\.offset = 100"):
+        ssdlab.run(None, requests=[{"op": "read", "offset": 100, "size": 512}])
+    with pytest.raises(ssdlab.ConfigError, match="not two"):
+        ssdlab.run(None, workload="random-write", requests=[{"op": "read", "offset": 0,
+                                                             "size": 512}])
