@@ -548,16 +548,14 @@ impl<'d> Shared<'d, '_> {
         let scale = opts.latency.scale();
         let issue_ns = (self.start.elapsed().as_nanos() as f64 / scale) as u64;
         let reply_at = out.len();
-        let result = perform(
-            sim.dev,
+        let cmd = Cmd {
             export,
-            req,
+            r: req,
             data,
             structured,
             issue_ns,
-            &mut sim.zeros,
-            out,
-        );
+        };
+        let result = perform(sim.dev, &cmd, &mut sim.zeros, out);
         if sim.dev.nand.data().is_some_and(|d| d.is_cut()) || cut_now {
             sim.power_cut = true;
             opts.stop.store(true, Ordering::SeqCst);
@@ -1185,19 +1183,34 @@ fn power_cut(dev: &mut Device, plp: bool) {
     }
 }
 
-/// Performs one request of `export` (its offsets are the export's; the device sees
-/// them past the export's base) and appends its reply to `out`; returns the completion
-/// time and its kind.
-fn perform(
-    dev: &mut Device,
-    export: &Export,
-    r: &Request,
-    data: &[u8],
+/// One request as [`perform`] takes it.
+struct Cmd<'a> {
+    /// The export it came on: its offsets are the export's, the device sees them past
+    /// the export's base.
+    export: &'a Export,
+    r: &'a Request,
+    /// A write's payload.
+    data: &'a [u8],
+    /// Structured replies negotiated.
     structured: bool,
     issue_ns: u64,
+}
+
+/// Performs one request and appends its reply to `out`; returns the completion time and
+/// its kind.
+fn perform(
+    dev: &mut Device,
+    cmd: &Cmd,
     zeros: &mut Vec<u8>,
     out: &mut Vec<u8>,
 ) -> Result<(u64, OpKind), SimError> {
+    let &Cmd {
+        export,
+        r,
+        data,
+        structured,
+        issue_ns,
+    } = cmd;
     let fua = r.flags & cflag::FUA != 0;
     let tag = export.tag();
     let sub = |op: OpKind, offset: u64, len: u64| {
