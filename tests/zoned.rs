@@ -405,3 +405,24 @@ fn zone_operations_from_an_ascii_trace_run_end_to_end_and_are_reported() {
     assert_eq!(r["nand_program_pages"].as_u64(), Some(8192));
     assert_eq!(r["write_amplification"].as_f64(), Some(512.0));
 }
+
+#[test]
+fn a_drive_too_small_for_one_zone_is_refused_with_the_capacity_that_fits() {
+    // The default preset's smallest zone is one 1 MiB block on each of 32 dies.
+    let o = common::ssdlab(&[
+        "run",
+        "--ftl",
+        "zoned",
+        "--buffer",
+        "none",
+        "--capacity",
+        "7MiB",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("zones of the configured shape do not fit") && e.contains("needs a capacity"),
+        "{e}"
+    );
+    assert!(!e.contains(&u64::MAX.to_string()), "{e}");
+}

@@ -54,11 +54,21 @@ impl std::fmt::Display for Infeasible {
             1 => "each plane".to_string(),
             k => format!("each pool of {k} planes"),
         };
-        write!(
-            f,
-            "impossible geometry for the {} FTL: {pool} needs {} blocks ({}) but has {}",
-            self.ftl, self.need_blocks, self.what, self.have_blocks
-        )?;
+        if self.need_blocks == u64::MAX {
+            // A shape that does not fit at all (a spec's `need` says so with u64::MAX):
+            // no block count to quote.
+            write!(
+                f,
+                "impossible geometry for the {} FTL: {} do not fit on {pool} ({} blocks)",
+                self.ftl, self.what, self.have_blocks
+            )?;
+        } else {
+            write!(
+                f,
+                "impossible geometry for the {} FTL: {pool} needs {} blocks ({}) but has {}",
+                self.ftl, self.need_blocks, self.what, self.have_blocks
+            )?;
+        }
         let cap = self.min_capacity_bytes.map(|b| format!("≥ {}", Size(b)));
         let op = self
             .min_op_percent

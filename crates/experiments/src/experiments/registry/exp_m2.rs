@@ -184,7 +184,7 @@ mod tests {
         assert_eq!(r.label(), Label::Conditional);
         assert_eq!(
             r.holds_where().unwrap(),
-            "holds at 1 of 2 points, only with slc_page_kib ∈ {4}"
+            "holds at 1 of 2 points, only with slc_page_kib ∈ {4} (points.csv)"
         );
     }
 }

@@ -256,7 +256,10 @@ impl RowResult {
             };
             format!("holds at {n}, with no single parameter deciding (points.csv){listed}")
         } else {
-            format!("holds at {n}, only with {}", limits.join(" and "))
+            format!(
+                "holds at {n}, only with {} (points.csv)",
+                limits.join(" and ")
+            )
         })
     }
 
@@ -390,7 +393,7 @@ mod tests {
         );
         assert_eq!(
             r.holds_where().unwrap(),
-            "holds at 2 of 3 points, only with t_io_us ∈ {150, 300}"
+            "holds at 2 of 3 points, only with t_io_us ∈ {150, 300} (points.csv)"
         );
         assert_eq!(row(&[Verdict::Holds]).holds_where(), None);
     }
