@@ -426,3 +426,27 @@ fn a_drive_too_small_for_one_zone_is_refused_with_the_capacity_that_fits() {
     );
     assert!(!e.contains(&u64::MAX.to_string()), "{e}");
 }
+
+/// NBD cannot carry zone commands or statuses: serving a zoned drive is refused before
+/// anything listens (a refused write would otherwise be acknowledged to the client).
+#[test]
+fn a_zoned_drive_is_not_served_over_nbd() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let sock = dir.path().join("z.sock");
+    let o = common::ssdlab(&[
+        "serve",
+        "--ftl",
+        "zoned",
+        "--buffer",
+        "none",
+        "--socket",
+        sock.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("cannot be served over NBD"),
+        "{}",
+        common::stderr(&o)
+    );
+    assert!(!sock.exists());
+}

@@ -391,6 +391,17 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
     let design = designs.remove(0);
     let valid = design.valid.expect("checked for a run");
     let cfg = valid.config.clone();
+    // NBD has no zone commands and no zone statuses: a write off a zone's write pointer
+    // would be refused by the drive while the client is told it succeeded.
+    if cfg.ftl.name.is_zoned() {
+        return Err(CliError::Input(
+            "--ftl zoned cannot be served over NBD: the protocol has no zone commands or \
+             zone statuses, so a write the zoned drive refuses would be acknowledged to the \
+             client; replay zone operations with `ssdlab run --trace` (ascii op codes ZA ZR \
+             ZF ZO ZC, docs/zns.md) or Python's `ssdlab.run(requests=...)`"
+                .into(),
+        ));
+    }
     let geo = valid.ftl_geometry;
     let page_bytes = geo.page_size_bytes;
     let fingerprint = format!(
