@@ -96,6 +96,30 @@ pub(super) struct Frontier {
     pub(super) next_page: u32,
 }
 
+/// Up to `want` consecutive pages of the open frontier in `slot` (advancing the
+/// allocation `clock`): the first page, how many, and the block if they fill it, in
+/// which case the frontier is emptied. Shared by the streams' frontiers and the ones a
+/// caller keeps (FDP's).
+#[inline]
+fn take_run(
+    clock: &mut u64,
+    slot: &mut Option<Frontier>,
+    np: u32,
+    want: u32,
+) -> (Ppn, u32, Option<BlockId>) {
+    let f = slot.as_mut().expect("an open frontier");
+    let first = Ppn(f.block * np + f.next_page);
+    let n = want.min(np - f.next_page);
+    *clock += n as u64;
+    f.next_page += n;
+    let mut filled = None;
+    if f.next_page == np {
+        filled = Some(BlockId(f.block));
+        *slot = None;
+    }
+    (first, n, filled)
+}
+
 /// A unit's free pool and open frontiers.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Unit {
@@ -362,24 +386,18 @@ impl<V: VictimPolicy> Blocks<V> {
         stream: Stream,
         want: u32,
     ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
-        let np = self.geo.pages_per_block;
-        let f = match slot {
-            Some(f) => f,
-            None => slot.insert(Frontier {
+        if slot.is_none() {
+            *slot = Some(Frontier {
                 block: self.take_free(unit, stream)?,
                 next_page: 0,
-            }),
-        };
-        let first = Ppn(f.block * np + f.next_page);
-        let n = want.min(np - f.next_page);
-        self.clock += n as u64;
-        f.next_page += n;
-        let mut filled = None;
-        if f.next_page == np {
-            filled = Some(BlockId(f.block));
-            *slot = None;
+            });
         }
-        Ok((first, n, filled))
+        Ok(take_run(
+            &mut self.clock,
+            slot,
+            self.geo.pages_per_block,
+            want,
+        ))
     }
 
     /// [`Self::next_page`] on a frontier the caller keeps (see [`Self::next_run_on`]).
@@ -443,17 +461,7 @@ impl<V: VictimPolicy> Blocks<V> {
             self.open_block(unit, stream)?;
         }
         let slot = &mut self.units[unit as usize].frontier[stream as usize];
-        let f = slot.as_mut().expect("frontier just opened");
-        let first = Ppn(f.block * np + f.next_page);
-        let n = want.min(np - f.next_page);
-        self.clock += n as u64;
-        f.next_page += n;
-        let mut filled = None;
-        if f.next_page == np {
-            filled = Some(BlockId(f.block));
-            *slot = None;
-        }
-        Ok((first, n, filled))
+        Ok(take_run(&mut self.clock, slot, np, want))
     }
 
     /// Makes fully programmed block `b`, holding `valid` valid pages, a GC candidate.
