@@ -256,6 +256,7 @@ fn why(r: &RowResult) -> String {
         r.holds_where(),
         r.cause.clone(),
         setup_kind(r),
+        level_note(r),
         paper,
     ]
     .into_iter()
@@ -286,6 +287,28 @@ fn setup_kind(r: &RowResult) -> Option<String> {
          (the verdict at every point is in points.csv)"
             .to_string()
     })
+}
+
+/// Where a conditional row's isolating output is its grid's main effects (it has no
+/// experiment of its own): the parameter that moves it most, and the pointer to the
+/// table of every level's holding points in `isolation.csv`.
+fn level_note(r: &RowResult) -> Option<String> {
+    if !r.isolation.is_empty() {
+        return None;
+    }
+    r.deciding_parameter().map(|d| {
+        format!("{d} (isolation.csv: the points holding at each level of every free parameter)")
+    })
+}
+
+/// The rows a result contributes to `isolation.csv`: its own isolating experiment's, or
+/// for a conditional row without one, its free parameters' main effects.
+fn isolation_rows(r: &RowResult) -> Vec<(String, String)> {
+    if r.isolation.is_empty() {
+        r.level_table()
+    } else {
+        r.isolation.clone()
+    }
 }
 
 /// Writes `claims.csv`, `points.csv` and `summary.md` into `ctx`.
@@ -348,9 +371,9 @@ pub fn write(ev: &Evaluation, ctx: &mut Ctx) {
         .rows
         .iter()
         .flat_map(|r| {
-            r.isolation
-                .iter()
-                .map(|(setting, measured)| vec![r.id.clone(), setting.clone(), measured.clone()])
+            isolation_rows(r)
+                .into_iter()
+                .map(|(setting, measured)| vec![r.id.clone(), setting, measured])
         })
         .collect();
     ctx.csv("isolation", &["id", "setting", "measured"], isolation);
@@ -460,6 +483,50 @@ mod tests {
         let fails = RowResult::evaluated("M32", vec![p(Verdict::Fails)]);
         assert_eq!(setup_kind(&fails), None);
         assert!(why(&cond).contains("kind: setup the paper leaves open"));
+    }
+
+    /// A conditional row's main effects, hand-counted: x=1 holds at both of its points,
+    /// x=2 at none, y holds at one of two at each level; so x decides it, and a row with
+    /// an isolating experiment of its own keeps that experiment's rows.
+    #[test]
+    fn a_conditional_row_gets_its_main_effects_in_isolation_csv() {
+        use super::super::judge::{Point, Verdict};
+        let p = |x: &str, y: &str, v| {
+            Point::new(vec![("x".into(), x.into()), ("y".into(), y.into())], "", v)
+        };
+        let r = RowResult::evaluated(
+            "M32",
+            vec![
+                p("1", "a", Verdict::Holds),
+                p("1", "b", Verdict::Holds),
+                p("2", "a", Verdict::Fails),
+                p("2", "b", Verdict::Fails),
+            ],
+        );
+        let t = isolation_rows(&r);
+        let want = [
+            ("x=1", "holds at 2 of 2 points (100 %)"),
+            ("x=2", "holds at 0 of 2 points (0 %)"),
+            ("y=a", "holds at 1 of 2 points (50 %)"),
+            ("y=b", "holds at 1 of 2 points (50 %)"),
+        ];
+        assert_eq!(t.len(), 4);
+        for (got, (s, m)) in t.iter().zip(want) {
+            assert_eq!((got.0.as_str(), got.1.as_str()), (s, m));
+        }
+        let w = why(&r);
+        assert!(
+            w.contains("decided most by x: 0 % of points hold with x=2, 100 % with x=1"),
+            "{w}"
+        );
+        let own = r.clone().with_isolation(vec![("s".into(), "m".into())]);
+        assert_eq!(
+            isolation_rows(&own),
+            vec![("s".to_string(), "m".to_string())]
+        );
+        assert!(!why(&own).contains("decided most"));
+        let fails = RowResult::evaluated("M32", vec![p("1", "a", Verdict::Fails)]);
+        assert!(isolation_rows(&fails).is_empty());
     }
 
     fn env() -> Env {

@@ -263,6 +263,112 @@ impl RowResult {
         })
     }
 
+    /// The free parameters' main effects, for a conditional row: at each level of each
+    /// parameter, the points that hold there out of the points at that level. In a full
+    /// grid each level is crossed with every level of the others, so a parameter whose
+    /// levels go from none holding to all holding decides the row on its own, and one
+    /// whose levels hold alike does not move it. Rows for `isolation.csv`: (`name=value`,
+    /// "holds at k of n points (p %)"); empty for a row that is not conditional.
+    pub fn level_table(&self) -> Vec<(String, String)> {
+        if self.label() != Label::Conditional {
+            return Vec::new();
+        }
+        let mut levels: Vec<(String, String, usize, usize)> = Vec::new();
+        for p in &self.points {
+            for (k, v) in &p.params {
+                let i = match levels.iter().position(|(n, x, ..)| n == k && x == v) {
+                    Some(i) => i,
+                    None => {
+                        levels.push((k.clone(), v.clone(), 0, 0));
+                        levels.len() - 1
+                    }
+                };
+                levels[i].3 += 1;
+                if p.verdict == Verdict::Holds {
+                    levels[i].2 += 1;
+                }
+            }
+        }
+        // Grouped by parameter, in the order the parameters first appear.
+        let mut names: Vec<&str> = Vec::new();
+        for (k, ..) in &levels {
+            if !names.contains(&k.as_str()) {
+                names.push(k);
+            }
+        }
+        names
+            .iter()
+            .flat_map(|k| levels.iter().filter(move |l| l.0 == *k))
+            .map(|(k, v, h, n)| {
+                (
+                    format!("{k}={v}"),
+                    format!(
+                        "holds at {h} of {n} points ({:.0} %)",
+                        100.0 * *h as f64 / (*n).max(1) as f64
+                    ),
+                )
+            })
+            .collect()
+    }
+
+    /// The parameter whose levels' holding shares differ most (from [`Self::level_table`]),
+    /// with its lowest and highest share: "decided most by fs: 0 % of points hold with
+    /// fs=FAT, 100 % with fs=ext2". `None` when the row is not conditional or has no
+    /// parameters.
+    pub fn deciding_parameter(&self) -> Option<String> {
+        if self.label() != Label::Conditional {
+            return None;
+        }
+        let mut best: Option<(f64, String)> = None;
+        let mut names: Vec<&str> = Vec::new();
+        for p in &self.points {
+            for (k, _) in &p.params {
+                if !names.contains(&k.as_str()) {
+                    names.push(k);
+                }
+            }
+        }
+        for k in names {
+            let mut shares: Vec<(f64, String)> = Vec::new();
+            let mut values: Vec<&str> = Vec::new();
+            for p in &self.points {
+                if let Some((_, v)) = p.params.iter().find(|(n, _)| n == k)
+                    && !values.contains(&v.as_str())
+                {
+                    values.push(v);
+                }
+            }
+            if values.len() < 2 {
+                continue;
+            }
+            for v in values {
+                let at: Vec<&Point> = self
+                    .points
+                    .iter()
+                    .filter(|p| p.params.iter().any(|(n, x)| n == k && x == v))
+                    .collect();
+                let h = at.iter().filter(|p| p.verdict == Verdict::Holds).count();
+                shares.push((h as f64 / at.len().max(1) as f64, format!("{k}={v}")));
+            }
+            let lo = shares.iter().min_by(|a, b| a.0.total_cmp(&b.0))?;
+            let hi = shares.iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+            let spread = hi.0 - lo.0;
+            if best.as_ref().is_none_or(|b| spread > b.0) {
+                best = Some((
+                    spread,
+                    format!(
+                        "decided most by {k}: {:.0} % of points hold with {}, {:.0} % with {}",
+                        100.0 * lo.0,
+                        lo.1,
+                        100.0 * hi.0,
+                        hi.1
+                    ),
+                ));
+            }
+        }
+        best.map(|b| b.1)
+    }
+
     /// The label, from the points alone.
     pub fn label(&self) -> Label {
         if self.not_evaluable.is_some() || self.points.is_empty() {
