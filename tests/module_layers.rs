@@ -22,7 +22,7 @@ use std::path::Path;
 /// still have no cycle) and of lower layers.
 const LAYERS: &[(&str, &[&str])] = &[
     // Shared vocabulary: sizes, helpers, the validation error every section returns.
-    ("L0 base", &["units", "util", "spec"]),
+    ("L0 base", &["units", "util", "spec", "registry"]),
     // The physical model: the NAND array (state, payloads, superblock layout) and its
     // time model; MQSim's XML read into TOML text (it names nothing but units).
     ("L1 flash", &["nand", "timing", "mqsim"]),
@@ -64,7 +64,11 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// crates before it; the layers above run through them in order (L1–L3 are all in
 /// ssdlab-core, whose hot path must stay in one crate to be inlined).
 const CRATES: &[(&str, &str, &[&str])] = &[
-    ("ssdlab-base", "crates/base", &["units", "util", "spec"]),
+    (
+        "ssdlab-base",
+        "crates/base",
+        &["units", "util", "spec", "registry"],
+    ),
     ("ssdlab-workload", "crates/workload", &["workload"]),
     (
         "ssdlab-core",

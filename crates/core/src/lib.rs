@@ -13,7 +13,7 @@
 
 // The lower crates' modules at this crate's root, so `crate::units::…` and the like
 // resolve here as they did in the single crate.
-pub use ssdlab_base::{spec, units, util};
+pub use ssdlab_base::{registry, spec, units, util};
 pub use ssdlab_workload::workload;
 
 pub mod arbitration;

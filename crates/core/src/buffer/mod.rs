@@ -40,6 +40,7 @@ pub use lru::Lru;
 pub use qlru::QLru;
 
 use crate::nand::Lpn;
+use crate::registry::{Named, Registry};
 use crate::spec::{ConfigError, Counter, Counters, check_range};
 use crate::units::Size;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -267,32 +268,36 @@ pub fn block_level_bytes(shape: &BufferShape) -> u64 {
     page_level_bytes(shape) + key_map_bytes(n) + n * (4 + 16 + 4 + 8 * words)
 }
 
-/// Policies registered at run time (test code adds a dummy one), consulted after
-/// [`BUFFER_POLICIES`]; and the leaked `(kind, name, description)` table of all choices,
+/// The policies: [`BUFFER_POLICIES`], then those registered at run time (test code adds
+/// a dummy one); and the leaked `(kind, name, description)` table of all choices,
 /// rebuilt on each registration so [`BufferKind::all`] can hand out a `'static` slice.
-static REGISTERED: RwLock<Vec<&'static BufferPolicySpec>> = RwLock::new(Vec::new());
+static REGISTRY: Registry<BufferPolicySpec> = Registry::new(BUFFER_POLICIES);
 type Described = &'static [(BufferKind, &'static str, &'static str)];
 static ALL: RwLock<Option<Described>> = RwLock::new(None);
 
+impl Named for BufferPolicySpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.description
+    }
+}
+
 /// Adds `spec` after the built-in policies, for the rest of the process. Refused (`Err`
-/// with the name) when a choice of that name exists.
+/// with the name) when a choice of that name exists (`none` included).
 pub fn register_buffer_policy(spec: &'static BufferPolicySpec) -> Result<(), &'static str> {
-    if BufferKind::from_name(spec.name).is_some() {
+    if spec.name == "none" {
         return Err(spec.name);
     }
-    REGISTERED.write().expect("registry lock").push(spec);
-    *ALL.write().expect("registry lock") = None;
+    REGISTRY.register(spec).map_err(|t| t.0)?;
+    *ALL.write().unwrap_or_else(|e| e.into_inner()) = None;
     Ok(())
 }
 
 /// Every policy: the built-in ones, then the registered ones.
 pub fn buffer_policies() -> Vec<&'static BufferPolicySpec> {
-    let extra = REGISTERED.read().expect("registry lock");
-    BUFFER_POLICIES
-        .iter()
-        .copied()
-        .chain(extra.iter().copied())
-        .collect()
+    REGISTRY.all()
 }
 
 /// The `name` of `[buffer]` / `--buffer`: no buffer, or a policy by its spec. Compared,
@@ -402,7 +407,7 @@ impl<'de> Deserialize<'de> for BufferKind {
         let name = String::deserialize(d)?;
         BufferKind::from_name(&name).ok_or_else(|| {
             let names: Vec<&str> = BufferKind::all().iter().map(|e| e.1).collect();
-            serde::de::Error::custom(crate::ftl::gc::unknown_variant(&name, &names))
+            serde::de::Error::custom(crate::registry::unknown_variant(&name, &names))
         })
     }
 }

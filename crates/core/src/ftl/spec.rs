@@ -18,8 +18,9 @@ use super::feasible::Need;
 use super::gc::{GcSchedule, PolicyParams};
 use super::{Ftl, FtlConfig, FtlKind};
 use crate::nand::Geometry;
+use crate::registry::{Named, Registry};
 use crate::spec::{ConfigError, Counter};
-use std::sync::{Mutex, RwLock};
+use std::sync::Mutex;
 
 /// A `[ftl]` sub-table (or a dotted key inside one) an FTL reads, with what it sets for
 /// the knob check's message ("the page FTL does not use {what}").
@@ -146,30 +147,35 @@ pub const FTLS: &[&FtlSpec] = &[
     &super::zoned::SPEC,
 ];
 
-/// FTLs added at run time by [`register`], after the built-ins.
-static REGISTERED: RwLock<Vec<&'static FtlSpec>> = RwLock::new(Vec::new());
+/// The FTLs: [`FTLS`], then those added at run time by [`register`].
+static REGISTRY: Registry<FtlSpec> = Registry::new(FTLS);
+
+impl Named for FtlSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.description
+    }
+}
 
 /// Adds `spec` to the registry of this process (after the built-ins) and returns its
-/// handle. Registering a spec again under the same name is a no-op; a different spec
-/// under a taken name panics (a programming error).
+/// handle. Registering the same spec again is a no-op; a different spec under a taken
+/// name panics (a programming error).
 pub fn register(spec: &'static FtlSpec) -> FtlKind {
-    assert!(
-        !FTLS.iter().any(|s| s.name == spec.name),
-        "FTL name {} is taken by a built-in FTL",
-        spec.name
-    );
-    if let Some(k) = FtlKind::from_name(spec.name) {
-        return k;
+    if REGISTRY.holds(spec) {
+        return FtlKind::of(spec);
     }
-    REGISTERED.write().expect("FTL registry").push(spec);
-    *TABLES.lock().expect("FTL tables") = None;
+    if let Err(t) = REGISTRY.register(spec) {
+        panic!("FTL name {} is taken by another FTL", t.0);
+    }
+    *TABLES.lock().unwrap_or_else(|e| e.into_inner()) = None;
     FtlKind::of(spec)
 }
 
 /// Every registered FTL: the built-ins, then those added by [`register`].
 pub fn specs() -> Vec<&'static FtlSpec> {
-    let extra = REGISTERED.read().expect("FTL registry");
-    FTLS.iter().copied().chain(extra.iter().copied()).collect()
+    REGISTRY.all()
 }
 
 /// The registry as the tables older callers take (`FtlKind::all()`, serde's list of

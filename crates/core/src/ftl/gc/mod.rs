@@ -20,6 +20,7 @@ pub use greedy::Greedy;
 pub use schedule::{GcSchedule, MAX_SUSPEND_NS, SuspendConfig};
 
 use crate::nand::{BlockId, Geometry, Nand};
+use crate::registry::{Named, Registry};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::RwLock;
 
@@ -74,32 +75,33 @@ impl GcPolicySpec {
     }
 }
 
-/// Policies registered at run time (test code adds a dummy one), consulted after
-/// [`GC_POLICIES`]; and the leaked `(kind, name, description)` table of all of them, rebuilt
+/// The policies: [`GC_POLICIES`], then those registered at run time (test code adds a
+/// dummy one); and the leaked `(kind, name, description)` table of all of them, rebuilt
 /// on each registration so [`GcPolicyKind::all`] can hand out a `'static` slice.
-static REGISTERED: RwLock<Vec<&'static GcPolicySpec>> = RwLock::new(Vec::new());
+static REGISTRY: Registry<GcPolicySpec> = Registry::new(GC_POLICIES);
 type Described<K> = &'static [(K, &'static str, &'static str)];
 static ALL: RwLock<Option<Described<GcPolicyKind>>> = RwLock::new(None);
+
+impl Named for GcPolicySpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.description
+    }
+}
 
 /// Adds `spec` after the built-in policies, for the rest of the process. Refused (`Err`
 /// with the name) when a policy of that name is already registered.
 pub fn register_gc_policy(spec: &'static GcPolicySpec) -> Result<(), &'static str> {
-    if GcPolicyKind::from_name(spec.name).is_some() {
-        return Err(spec.name);
-    }
-    REGISTERED.write().expect("registry lock").push(spec);
-    *ALL.write().expect("registry lock") = None;
+    REGISTRY.register(spec).map_err(|t| t.0)?;
+    *ALL.write().unwrap_or_else(|e| e.into_inner()) = None;
     Ok(())
 }
 
 /// Every policy: the built-in ones, then the registered ones.
 pub fn gc_policies() -> Vec<&'static GcPolicySpec> {
-    let extra = REGISTERED.read().expect("registry lock");
-    GC_POLICIES
-        .iter()
-        .copied()
-        .chain(extra.iter().copied())
-        .collect()
+    REGISTRY.all()
 }
 
 /// A victim policy, by its spec: the `gc` key / `--gc` flag. Compared, printed and
@@ -138,10 +140,7 @@ impl GcPolicyKind {
 
     /// The registered policy called `name`.
     pub fn from_name(name: &str) -> Option<Self> {
-        gc_policies()
-            .into_iter()
-            .find(|s| s.name == name)
-            .map(GcPolicyKind)
+        REGISTRY.get(name).map(GcPolicyKind)
     }
 
     /// Every policy with a one-line description, for `ssdlab list`.
@@ -189,24 +188,9 @@ impl Serialize for GcPolicyKind {
 impl<'de> Deserialize<'de> for GcPolicyKind {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        GcPolicyKind::from_name(&name).ok_or_else(|| {
-            let names: Vec<&str> = gc_policies().iter().map(|s| s.name).collect();
-            serde::de::Error::custom(unknown_variant(&name, &names))
-        })
+        GcPolicyKind::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(REGISTRY.unknown(&name)))
     }
-}
-
-/// Serde's message for an unknown enum variant, word for word, so a mistyped name reads
-/// as it did when the registries were enums.
-pub fn unknown_variant(name: &str, names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    let expected = match quoted.len() {
-        0 => "there are no variants".to_string(),
-        1 => format!("expected {}", quoted[0]),
-        2 => format!("expected {} or {}", quoted[0], quoted[1]),
-        _ => format!("expected one of {}", quoted.join(", ")),
-    };
-    format!("unknown variant `{name}`, {expected}")
 }
 
 /// Parameters a policy may use.

@@ -36,6 +36,7 @@ pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
 use super::{IoRequest, Phase, StreamSplit};
+use crate::registry::{Named, Registry};
 use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
 use rand::RngCore;
@@ -104,13 +105,9 @@ impl<'de> Deserialize<'de> for SynthKind {
     /// By exact name; the message is serde's own for an unknown variant.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        lookup(&s).map(GeneratorSpec::kind).ok_or_else(|| {
-            let known: Vec<String> = specs().iter().map(|g| format!("`{}`", g.name)).collect();
-            serde::de::Error::custom(format!(
-                "unknown variant `{s}`, expected one of {}",
-                known.join(", ")
-            ))
-        })
+        lookup(&s)
+            .map(GeneratorSpec::kind)
+            .ok_or_else(|| serde::de::Error::custom(REGISTRY.unknown(&s)))
     }
 }
 
@@ -244,47 +241,35 @@ pub const GENERATORS: [&GeneratorSpec; 14] = [
     &zonedseq::SPEC,
 ];
 
-/// Generators added at run time by [`register`].
-static REGISTERED: std::sync::RwLock<Vec<&'static GeneratorSpec>> =
-    std::sync::RwLock::new(Vec::new());
+/// The generators: the built-ins, then those added at run time by [`register`].
+static REGISTRY: Registry<GeneratorSpec> = Registry::new(&GENERATORS);
+
+impl Named for GeneratorSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+}
 
 /// Adds a generator defined outside this crate: from then on it is listed, parsed by
 /// name (`workload.kind`, `--workload`) and run like a built-in one. Refuses a name
 /// already taken.
 pub fn register(spec: &'static GeneratorSpec) -> Result<SynthKind, ConfigError> {
-    let mut extra = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
-    if GENERATORS
-        .iter()
-        .chain(extra.iter())
-        .any(|g| g.name == spec.name)
-    {
-        return Err(ConfigError::value(
+    REGISTRY.register(spec).map_err(|_| {
+        ConfigError::value(
             "workload.kind",
             spec.name,
             "a generator name not yet registered",
-        ));
-    }
-    extra.push(spec);
+        )
+    })?;
     Ok(spec.kind())
-}
-
-/// Every spec: the built-in ones, then the registered ones.
-fn specs() -> Vec<&'static GeneratorSpec> {
-    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    GENERATORS
-        .iter()
-        .copied()
-        .chain(extra.iter().copied())
-        .collect()
 }
 
 /// The spec named `name` exactly.
 fn lookup(name: &str) -> Option<&'static GeneratorSpec> {
-    if let Some(g) = GENERATORS.iter().find(|g| g.name == name) {
-        return Some(g);
-    }
-    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    extra.iter().find(|g| g.name == name).copied()
+    REGISTRY.get(name)
 }
 
 /// Settings of a generator (the `[workload]` table of a config file).
@@ -421,7 +406,7 @@ impl Default for SynthConfig {
 /// Every generator's name (kebab-case, as in config files) and a one-line description, in
 /// the order `ssdlab list` shows them (the registry's).
 pub fn names() -> Vec<(&'static str, &'static str)> {
-    specs().iter().map(|g| (g.name, g.summary)).collect()
+    REGISTRY.described()
 }
 
 impl SynthKind {

@@ -46,6 +46,7 @@ pub use reader::Expected;
 pub use write::{TraceWriter, write_header, write_request};
 
 use super::{IoRequest, OpKind, RequestStream, TraceError};
+use crate::registry::{Named, Registry};
 use input::ByteStream;
 use reader::{Fit, LineParser, Pipeline, Records};
 use serde::{Deserialize, Serialize};
@@ -53,7 +54,7 @@ use std::fmt;
 use std::io::{BufRead, Cursor, Seek};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use warn::Collector;
 
 /// A trace format: a handle on its entry in the registry ([`FORMATS`], or one added by
@@ -225,45 +226,40 @@ pub const FORMATS: [&FormatSpec; 9] = [
     &fio::SPEC,
 ];
 
-/// Formats added at run time by [`register`] (a plug-in, a test).
-static REGISTERED: RwLock<Vec<&'static FormatSpec>> = RwLock::new(Vec::new());
+/// The formats: the built-ins, then those added at run time by [`register`] (a plug-in,
+/// a test).
+static REGISTRY: Registry<FormatSpec> = Registry::new(&FORMATS);
+
+impl Named for FormatSpec {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn summary(&self) -> &'static str {
+        self.summary
+    }
+}
 
 /// Adds a format defined outside this crate to the registry: from then on it is listed,
 /// parsed by name (`--format NAME`, configs) and read by [`open_trace`] like a built-in
 /// one. Refuses a name already taken. Detection never guesses it: name it.
 pub fn register(spec: &'static FormatSpec) -> Result<TraceFormat, TraceError> {
-    let mut extra = REGISTERED.write().unwrap_or_else(|e| e.into_inner());
-    if FORMATS
-        .iter()
-        .chain(extra.iter())
-        .any(|f| f.name == spec.name)
-    {
-        return Err(TraceError::Option(format!(
+    REGISTRY.register(spec).map_err(|_| {
+        TraceError::Option(format!(
             "trace format '{}' is already registered",
             spec.name
-        )));
-    }
-    extra.push(spec);
+        ))
+    })?;
     Ok(spec.format())
 }
 
 /// Every spec: the built-in ones, then the registered ones.
 fn specs() -> Vec<&'static FormatSpec> {
-    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    FORMATS
-        .iter()
-        .copied()
-        .chain(extra.iter().copied())
-        .collect()
+    REGISTRY.all()
 }
 
 /// The spec named `name` exactly.
 fn lookup(name: &str) -> Option<&'static FormatSpec> {
-    if let Some(f) = FORMATS.iter().find(|f| f.name == name) {
-        return Some(f);
-    }
-    let extra = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
-    extra.iter().find(|f| f.name == name).copied()
+    REGISTRY.get(name)
 }
 
 /// The names of every format, `a, b or c`, for detection's messages: csv last, as the one
@@ -287,13 +283,9 @@ impl<'de> Deserialize<'de> for TraceFormat {
     /// By exact name, as the derived enum did; the message is serde's own.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        lookup(&s).map(FormatSpec::format).ok_or_else(|| {
-            let known: Vec<String> = specs().iter().map(|f| format!("`{}`", f.name)).collect();
-            serde::de::Error::custom(format!(
-                "unknown variant `{s}`, expected one of {}",
-                known.join(", ")
-            ))
-        })
+        lookup(&s)
+            .map(FormatSpec::format)
+            .ok_or_else(|| serde::de::Error::custom(REGISTRY.unknown(&s)))
     }
 }
 
