@@ -264,3 +264,26 @@ fn dftl_keeps_running_with_every_policy_on_small_blocks() {
         }
     }
 }
+
+/// A constructor's refusal of one key keeps the key (a typed `ConfigError::Value`, so a
+/// sweep can name the axis it came from); a refusal of the whole fit names the FTL.
+/// Before the constructors returned `ConfigError`, both were flattened into a string and
+/// `key()` was `None`.
+#[test]
+fn a_constructor_refusal_keeps_its_key_or_names_the_ftl() {
+    let (cfg, geo, logical) = device("ssd-a", Some(GIB));
+    let mut nftl = cfg.ftl.clone();
+    nftl.name = FtlKind::from_name("nftl").unwrap();
+    nftl.nftl.fold_free_blocks = 0;
+    let e = build_ftl(&nftl, &geo, logical, 1).err().expect("refused");
+    assert_eq!(e.key(), Some("ftl.nftl.fold_free_blocks"), "{e}");
+    let mut bast = cfg.ftl.clone();
+    bast.name = FtlKind::from_name("bast").unwrap();
+    bast.log.log_blocks = u32::MAX;
+    let e = build_ftl(&bast, &geo, logical, 1).err().expect("refused");
+    assert!(
+        matches!(e, ssdlab::config::ConfigError::Ftl { ftl: "bast", .. }),
+        "{e:?}"
+    );
+    assert_eq!(e.key(), None, "{e}");
+}

@@ -481,10 +481,7 @@ impl Config {
 fn ftl_feasible(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<(), ConfigError> {
     // Capacity first, by arithmetic alone (it names the smallest capacity and OP that
     // work); then the constructor's remaining checks (log-area sizes, page counts).
-    crate::ftl::feasible::check(cfg, geo, logical_pages).map_err(|e| ConfigError::Ftl {
-        ftl: e.ftl,
-        message: e.to_string(),
-    })?;
+    crate::ftl::feasible::check(cfg, geo, logical_pages)?;
     build_ftl(cfg, geo, logical_pages, 0).map(drop)
 }
 

@@ -45,7 +45,7 @@
 
 use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
-use super::spec::{self, Caps, FtlSpec, Section};
+use super::spec::{Caps, FtlSpec, Section};
 use super::twolevel::{Mounted, Role};
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
@@ -129,7 +129,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         feasible::logical_blocks(geo, logical_pages) * 8 + cfg.aftl.fine_slots as u64 * 16
     },
     counters: &[COUNTERS, super::twolevel::COUNTERS],
-    build: |cfg, geo, logical_pages, _| spec::built("aftl", build(cfg, geo, logical_pages)),
+    build: |cfg, geo, logical_pages, _| build(cfg, geo, logical_pages),
 };
 
 /// `[ftl.aftl]`: AFTL settings.
@@ -166,7 +166,11 @@ impl AftlConfig {
 pub type Aftl = TwoLevelFtl<AftlFine>;
 
 /// Builds an AFTL.
-pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<dyn Ftl>, String> {
+pub fn build(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+) -> Result<Box<dyn Ftl>, ConfigError> {
     Ok(Box::new(Aftl::new(cfg, geo, logical_pages)?))
 }
 

@@ -59,7 +59,7 @@ use super::logblock::{Bits, Blocks, LogVictim, NIL, Role, log_budget};
 use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 
 /// Reported as `ftl.bast.victim_merges`.
 pub const VICTIM_MERGES: Counter = Counter::total(
@@ -96,10 +96,7 @@ pub const SPEC: FtlSpec = FtlSpec {
     memory_bytes: super::logblock::log_area_memory_bytes,
     counters: &[COUNTERS, super::logblock::COUNTERS],
     build: |cfg, geo, logical_pages, _| {
-        spec::built(
-            "bast",
-            Bast::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
-        )
+        Bast::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
     },
 };
 
@@ -151,15 +148,17 @@ pub struct Bast {
 
 impl Bast {
     /// A BAST FTL over an erased array.
-    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Bast, String> {
+    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Bast, ConfigError> {
         if geo.pages_per_block > u16::MAX as u32 {
-            return Err(format!(
-                "bast: pages_per_block = {} exceeds the 2-byte log page map",
-                geo.pages_per_block
+            return Err(super::spec::unfit(
+                "bast",
+                format!(
+                    "bast: pages_per_block = {} exceeds the 2-byte log page map",
+                    geo.pages_per_block
+                ),
             ));
         }
-        super::feasible::check_kind(super::FtlKind::Bast, cfg, geo, logical_pages)
-            .map_err(|e| e.to_string())?;
+        super::feasible::check_kind(super::FtlKind::Bast, cfg, geo, logical_pages)?;
         let nlog = log_budget(geo, logical_pages, &cfg.log, 1, "bast")?;
         let b = Blocks::new("bast", geo, logical_pages, cfg.dynamic_wl);
         let bl = b.data.len();

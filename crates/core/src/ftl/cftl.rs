@@ -68,7 +68,7 @@
 use super::feasible;
 use super::hash::{ChainedHash, LruList, NIL, WORD_BYTES};
 use super::logblock::Bits;
-use super::spec::{self, Caps, FtlSpec, Section};
+use super::spec::{Caps, FtlSpec, Section};
 use super::twolevel::Mounted;
 use super::twolevel_ftl::{Core, FineMap, TwoLevelFtl};
 use super::{Ftl, FtlConfig, FtlError};
@@ -180,7 +180,7 @@ pub const SPEC: FtlSpec = FtlSpec {
             + (cfg.cftl.short_slots as u64 + cfg.cftl.long_slots as u64) * 16
     },
     counters: &[COUNTERS, super::twolevel::COUNTERS],
-    build: |cfg, geo, logical_pages, _| spec::built("cftl", build(cfg, geo, logical_pages)),
+    build: |cfg, geo, logical_pages, _| build(cfg, geo, logical_pages),
 };
 
 /// What a promotion does when the target table has no free node.
@@ -509,7 +509,11 @@ pub enum Level {
 pub type Cftl = TwoLevelFtl<CftlFine>;
 
 /// Builds a CFTL.
-pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<dyn Ftl>, String> {
+pub fn build(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+) -> Result<Box<dyn Ftl>, ConfigError> {
     Ok(Box::new(Cftl::new(cfg, geo, logical_pages)?))
 }
 

@@ -225,9 +225,7 @@ pub const SPEC: FtlSpec = FtlSpec {
             + logical_pages.div_ceil(per_tpage) * 32
     },
     counters: &[COUNTERS, blocks::COUNTERS],
-    build: |cfg, geo, logical_pages, params| {
-        spec::built("dftl", build(cfg, geo, logical_pages, params))
-    },
+    build: |cfg, geo, logical_pages, params| build(cfg, geo, logical_pages, params),
 };
 
 /// CMT replacement policy.
@@ -378,7 +376,7 @@ pub fn build(
     geo: &Geometry,
     logical_pages: u64,
     params: PolicyParams,
-) -> Result<Box<dyn Ftl>, String> {
+) -> Result<Box<dyn Ftl>, ConfigError> {
     (cfg.gc.spec().dftl)(cfg, geo, logical_pages, params)
 }
 
@@ -389,7 +387,7 @@ pub(crate) fn build_over<V: VictimPolicy>(
     geo: &Geometry,
     logical_pages: u64,
     params: PolicyParams,
-) -> Result<Box<dyn Ftl>, String> {
+) -> Result<Box<dyn Ftl>, ConfigError> {
     Ok(Box::new(Dftl::<V>::new(cfg, geo, logical_pages, params)?))
 }
 
@@ -471,15 +469,15 @@ impl<V: VictimPolicy> Dftl<V> {
         geo: &Geometry,
         logical_pages: u64,
         params: PolicyParams,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ConfigError> {
         let d = &cfg.dftl;
-        d.validate().map_err(|e| e.to_string())?;
+        d.validate()?;
         let epp = geo.page_size_bytes / WORD_BYTES as u32;
         let tpages = logical_pages.div_ceil(epp as u64);
         if logical_pages + tpages + 2 >= NIL as u64 {
-            return Err("dftl: too many logical pages".into());
+            return Err(super::spec::unfit("dftl", "dftl: too many logical pages"));
         }
-        let plan = feasible::dftl_plan(cfg, geo, logical_pages).map_err(|e| e.to_string())?;
+        let plan = feasible::dftl_plan(cfg, geo, logical_pages)?;
         let ncmt = d.cmt_size(logical_pages) as u32;
         let protected_cap = match d.cmt_policy {
             CmtPolicy::Lru => 0,

@@ -74,7 +74,7 @@ use super::logblock::{Bits, Blocks, NIL, Role, RwLog, Scan, log_budget};
 use super::spec::{self, Caps, FtlSpec};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 
 /// Reported as `ftl.log.reclaims`.
 pub const LOG_RECLAIMS: Counter = Counter::total(
@@ -108,10 +108,7 @@ pub const SPEC: FtlSpec = FtlSpec {
     memory_bytes: super::logblock::log_area_memory_bytes,
     counters: &[COUNTERS, super::logblock::COUNTERS],
     build: |cfg, geo, logical_pages, _| {
-        spec::built(
-            "fast",
-            build_fast(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
-        )
+        build_fast(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
     },
 };
 
@@ -190,13 +187,13 @@ impl FastCore {
         cold_percent: u32,
         flags: bool,
         ftl: &'static str,
-    ) -> Result<FastCore, String> {
+    ) -> Result<FastCore, ConfigError> {
         let kind = if flags {
             super::FtlKind::Faster
         } else {
             super::FtlKind::Fast
         };
-        super::feasible::check_kind(kind, cfg, geo, logical_pages).map_err(|e| e.to_string())?;
+        super::feasible::check_kind(kind, cfg, geo, logical_pages)?;
         let min = 2 + (cold_percent > 0) as u32;
         let logs = log_budget(geo, logical_pages, &cfg.log, min, ftl)?;
         let rw_blocks = logs - 1;
@@ -207,8 +204,11 @@ impl FastCore {
         };
         let hot = rw_blocks - cold;
         if hot == 0 {
-            return Err(format!(
-                "{ftl}: {rw_blocks} random log blocks leave none outside the isolation area (raise ftl.log.log_blocks or lower ftl.faster.isolation_percent)"
+            return Err(super::spec::unfit(
+                ftl,
+                format!(
+                    "{ftl}: {rw_blocks} random log blocks leave none outside the isolation area (raise ftl.log.log_blocks or lower ftl.faster.isolation_percent)"
+                ),
             ));
         }
         let b = Blocks::new(ftl, geo, logical_pages, cfg.dynamic_wl);
@@ -877,7 +877,7 @@ pub fn build_fast(
     cfg: &FtlConfig,
     geo: &Geometry,
     logical_pages: u64,
-) -> Result<Fast<MergeAll>, String> {
+) -> Result<Fast<MergeAll>, ConfigError> {
     Ok(Fast {
         core: FastCore::new(cfg, geo, logical_pages, 0, false, "fast")?,
         policy: MergeAll,

@@ -47,7 +47,7 @@ use super::Ftl;
 use super::fast::{COLD, Fast, FastCore, HOT, RwReclaim};
 use super::feasible;
 use super::logblock::NIL;
-use super::spec::{self, Caps, FtlSpec, Section};
+use super::spec::{Caps, FtlSpec, Section};
 use super::{FtlConfig, FtlError};
 use crate::nand::{Geometry, Lpn, Nand};
 use crate::spec::{ConfigError, Counter, Counters};
@@ -94,10 +94,7 @@ pub const SPEC: FtlSpec = FtlSpec {
     memory_bytes: super::logblock::log_area_memory_bytes,
     counters: &[COUNTERS, super::fast::COUNTERS, super::logblock::COUNTERS],
     build: |cfg, geo, logical_pages, _| {
-        spec::built(
-            "faster",
-            build(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>),
-        )
+        build(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
     },
 };
 
@@ -148,8 +145,8 @@ pub fn build(
     cfg: &FtlConfig,
     geo: &Geometry,
     logical_pages: u64,
-) -> Result<Fast<SecondChance>, String> {
-    cfg.faster.validate().map_err(|e| e.to_string())?;
+) -> Result<Fast<SecondChance>, ConfigError> {
+    cfg.faster.validate()?;
     Ok(Fast {
         core: FastCore::new(
             cfg,

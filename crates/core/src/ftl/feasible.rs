@@ -47,6 +47,14 @@ pub struct Infeasible {
     pub min_op_percent: Option<f64>,
 }
 
+impl From<Infeasible> for crate::spec::ConfigError {
+    /// The FTL does not fit the device: the message names the capacity and
+    /// over-provisioning that would.
+    fn from(e: Infeasible) -> Self {
+        super::spec::unfit(e.ftl, e.to_string())
+    }
+}
+
 impl std::fmt::Display for Infeasible {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let pool = match self.unit_planes {

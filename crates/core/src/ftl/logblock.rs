@@ -35,7 +35,7 @@
 
 use super::FtlError;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use crate::util::FastDiv;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -114,23 +114,30 @@ pub(crate) fn log_budget(
     logical_pages: u64,
     cfg: &LogConfig,
     min_blocks: u32,
-    ftl: &str,
-) -> Result<u32, String> {
+    ftl: &'static str,
+) -> Result<u32, ConfigError> {
     let bl = logical_pages.div_ceil(geo.pages_per_block as u64);
     let total = geo.blocks() as u64;
     let max = total.saturating_sub(bl + 1);
     if max < min_blocks as u64 {
-        return Err(format!(
-            "impossible geometry for {ftl}: {total} blocks hold {bl} data blocks + 1 merge reserve + at least {min_blocks} log blocks (raise over-provisioning)"
+        return Err(super::spec::unfit(
+            ftl,
+            format!(
+                "impossible geometry for {ftl}: {total} blocks hold {bl} data blocks + 1 merge reserve + at least {min_blocks} log blocks (raise over-provisioning)"
+            ),
         ));
     }
     match cfg.log_blocks {
         0 => Ok(max.min(u32::MAX as u64 - 1) as u32),
-        n if (n as u64) > max => Err(format!(
-            "ftl.log.log_blocks = {n}: at most {max} fit ({total} blocks − {bl} data blocks − 1 merge reserve)"
+        n if (n as u64) > max => Err(super::spec::unfit(
+            ftl,
+            format!(
+                "ftl.log.log_blocks = {n}: at most {max} fit ({total} blocks − {bl} data blocks − 1 merge reserve)"
+            ),
         )),
-        n if n < min_blocks => Err(format!(
-            "ftl.log.log_blocks = {n}: {ftl} needs at least {min_blocks}"
+        n if n < min_blocks => Err(super::spec::unfit(
+            ftl,
+            format!("ftl.log.log_blocks = {n}: {ftl} needs at least {min_blocks}"),
         )),
         n => Ok(n),
     }

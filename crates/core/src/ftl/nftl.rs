@@ -63,7 +63,7 @@
 
 use super::feasible::{self, Need};
 use super::logblock::{Bits, Blocks, NIL, Role};
-use super::spec::{self, Caps, FtlSpec, Section};
+use super::spec::{Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
 use crate::spec::{ConfigError, Counter, Counters};
@@ -120,14 +120,11 @@ pub const SPEC: FtlSpec = FtlSpec {
         super::twolevel::COUNTERS,
     ],
     build: |cfg, geo, logical_pages, _| {
-        spec::built(
-            "nftl",
-            if cfg.nftl.variant == NftlVariant::Log {
-                super::nftl_log::build(cfg, geo, logical_pages)
-            } else {
-                Nftl::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
-            },
-        )
+        if cfg.nftl.variant == NftlVariant::Log {
+            super::nftl_log::build(cfg, geo, logical_pages)
+        } else {
+            Nftl::new(cfg, geo, logical_pages).map(|f| Box::new(f) as Box<dyn Ftl>)
+        }
     },
 };
 
@@ -351,18 +348,20 @@ pub struct Nftl {
 
 impl Nftl {
     /// An NFTL over an erased array.
-    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Nftl, String> {
-        cfg.nftl.validate().map_err(|e| e.to_string())?;
-        super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)
-            .map_err(|e| e.to_string())?;
+    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Nftl, ConfigError> {
+        cfg.nftl.validate()?;
+        super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)?;
         let b = Blocks::new("nftl", geo, logical_pages, cfg.dynamic_wl);
         let bl = b.data.len() as u64;
         let need = bl + cfg.nftl.fold_free_blocks as u64;
         if (geo.blocks() as u64) < need {
-            return Err(format!(
-                "impossible geometry for nftl: {} blocks, but {bl} primary units + ftl.nftl.fold_free_blocks = {} free units need {need} (raise over-provisioning)",
-                geo.blocks(),
-                cfg.nftl.fold_free_blocks
+            return Err(super::spec::unfit(
+                "nftl",
+                format!(
+                    "impossible geometry for nftl: {} blocks, but {bl} primary units + ftl.nftl.fold_free_blocks = {} free units need {need} (raise over-provisioning)",
+                    geo.blocks(),
+                    cfg.nftl.fold_free_blocks
+                ),
             ));
         }
         Ok(Nftl {

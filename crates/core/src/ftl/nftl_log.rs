@@ -32,7 +32,7 @@ use super::hash::NIL;
 use super::twolevel::{Blocks, Placement};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 
 /// Reported as `ftl.nftl.fold_copies`.
 pub const FOLD_COPIES: Counter =
@@ -67,18 +67,25 @@ pub struct NftlLog {
 }
 
 /// Builds a log-style NFTL.
-pub fn build(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Box<dyn Ftl>, String> {
+pub fn build(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+) -> Result<Box<dyn Ftl>, ConfigError> {
     Ok(Box::new(NftlLog::new(cfg, geo, logical_pages)?))
 }
 
 impl NftlLog {
     /// A log-style NFTL over an erased array of shape `geo`.
-    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<NftlLog, String> {
-        cfg.nftl.validate().map_err(|e| e.to_string())?;
-        super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)
-            .map_err(|e| e.to_string())?;
+    pub fn new(
+        cfg: &FtlConfig,
+        geo: &Geometry,
+        logical_pages: u64,
+    ) -> Result<NftlLog, ConfigError> {
+        cfg.nftl.validate()?;
+        super::feasible::check_kind(super::FtlKind::Nftl, cfg, geo, logical_pages)?;
         if logical_pages >= (NIL - 1) as u64 {
-            return Err("nftl: too many logical pages".into());
+            return Err(super::spec::unfit("nftl", "nftl: too many logical pages"));
         }
         let lbns = logical_pages.div_ceil(geo.pages_per_block as u64) as usize;
         Ok(NftlLog {

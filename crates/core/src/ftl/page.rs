@@ -86,9 +86,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         ],
         &crate::fdp::EVENT_COUNTERS,
     ],
-    build: |cfg, geo, logical_pages, params| {
-        spec::built("page", build(cfg, geo, logical_pages, params))
-    },
+    build: |cfg, geo, logical_pages, params| build(cfg, geo, logical_pages, params),
 };
 
 /// `[ftl.fdp]`: its values, and with FDP on a write-order, striped layout (a handle's
@@ -123,7 +121,7 @@ pub fn build(
     geo: &Geometry,
     logical_pages: u64,
     params: PolicyParams,
-) -> Result<Box<dyn Ftl>, String> {
+) -> Result<Box<dyn Ftl>, ConfigError> {
     (cfg.gc.spec().page_ftl)(cfg, geo, logical_pages, params)
 }
 
@@ -134,7 +132,7 @@ pub(crate) fn build_over<V: VictimPolicy>(
     geo: &Geometry,
     logical_pages: u64,
     params: PolicyParams,
-) -> Result<Box<dyn Ftl>, String> {
+) -> Result<Box<dyn Ftl>, ConfigError> {
     Ok(Box::new(PageFtl::<V>::new(
         cfg,
         geo,
@@ -173,8 +171,8 @@ impl<V: VictimPolicy> PageFtl<V> {
         geo: &Geometry,
         logical_pages: u64,
         params: PolicyParams,
-    ) -> Result<Self, String> {
-        let plan = feasible::page_plan(cfg, geo, logical_pages).map_err(|e| e.to_string())?;
+    ) -> Result<Self, ConfigError> {
+        let plan = feasible::page_plan(cfg, geo, logical_pages)?;
         let fdp = if cfg.fdp.enabled {
             Some(Box::new(PageFdp::new(
                 cfg,

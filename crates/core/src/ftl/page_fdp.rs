@@ -31,6 +31,7 @@ use super::layout::channel_first_order;
 use super::{FtlConfig, FtlError};
 use crate::fdp::{Fdp, GcStream, MIXED_HANDLES};
 use crate::nand::{BlockId, Geometry, Lpn, Nand, Ppn};
+use crate::spec::ConfigError;
 
 /// The page FTL's FDP state.
 #[derive(Clone)]
@@ -67,22 +68,26 @@ impl PageFdp {
         geo: &Geometry,
         unit_planes: u32,
         logical_pages: u64,
-    ) -> Result<PageFdp, String> {
+    ) -> Result<PageFdp, ConfigError> {
         let f = &cfg.fdp;
-        f.validate("ftl.fdp").map_err(|e| e.to_string())?;
+        f.validate("ftl.fdp")?;
         let dies = geo.channels * geo.chips_per_channel * geo.dies_per_chip;
         let groups = f.reclaim_groups as u32;
         if !dies.is_multiple_of(groups) {
-            return Err(format!(
-                "ftl.fdp.reclaim_groups = {groups}: expected a divisor of the {dies} dies"
+            return Err(super::spec::unfit(
+                "page",
+                format!("ftl.fdp.reclaim_groups = {groups}: expected a divisor of the {dies} dies"),
             ));
         }
         let planes_per_group = geo.planes() / groups;
         if !planes_per_group.is_multiple_of(unit_planes) {
-            return Err(format!(
-                "ftl.fdp.reclaim_groups = {groups}: each group's {planes_per_group} planes \
+            return Err(super::spec::unfit(
+                "page",
+                format!(
+                    "ftl.fdp.reclaim_groups = {groups}: each group's {planes_per_group} planes \
                  must hold whole GC pools of {unit_planes} planes (a device this small \
                  pools planes; fewer reclaim groups)"
+                ),
             ));
         }
         let page_bytes = geo.page_size_bytes as u64;
@@ -92,15 +97,18 @@ impl PageFdp {
             0 => superblock,
             b if b.is_multiple_of(superblock) => b,
             b => {
-                return Err(format!(
-                    "ftl.fdp.ru_size = {}: expected a multiple of {} (one erase block on \
+                return Err(super::spec::unfit(
+                    "page",
+                    format!(
+                        "ftl.fdp.ru_size = {}: expected a multiple of {} (one erase block on \
                      each of a reclaim group's {planes_per_group} planes)",
-                    crate::units::Size(b),
-                    crate::units::Size(superblock)
+                        crate::units::Size(b),
+                        crate::units::Size(superblock)
+                    ),
                 ));
             }
         };
-        let fdp = Fdp::new(f.layout(ru_bytes)).map_err(|e| e.to_string())?;
+        let fdp = Fdp::new(f.layout(ru_bytes))?;
         let order = channel_first_order(geo);
         let group_planes = (0..groups)
             .map(|g| {

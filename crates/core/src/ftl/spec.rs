@@ -207,8 +207,13 @@ pub(super) fn tables() -> &'static Tables {
     built
 }
 
-/// A constructor's `String` error as the [`ConfigError`] `build_ftl` returns for FTL
-/// `ftl`.
-pub fn built<T>(ftl: &'static str, r: Result<T, String>) -> Result<T, ConfigError> {
-    r.map_err(|message| ConfigError::Ftl { ftl, message })
+/// A constructor's refusal that no single key's range explains — the FTL does not fit
+/// the device as configured (the message names the keys to change). Errors of one key
+/// (`ConfigError::Value`) pass through constructors as they are, so a sweep can still
+/// name the axis whose value the FTL refused.
+pub fn unfit(ftl: &'static str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Ftl {
+        ftl,
+        message: message.into(),
+    }
 }

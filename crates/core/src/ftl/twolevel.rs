@@ -59,7 +59,7 @@ use super::hash::NIL;
 use super::{FtlConfig, FtlError};
 use crate::nand::StoredTag;
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::Counter;
+use crate::spec::{ConfigError, Counter};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -1057,28 +1057,34 @@ impl Blocks {
 
 /// Checks the device can hold every logical block plus the reclaim reserve.
 pub fn check_capacity(
-    name: &str,
+    name: &'static str,
     cfg: &FtlConfig,
     geo: &Geometry,
     logical_pages: u64,
-) -> Result<u32, String> {
+) -> Result<u32, ConfigError> {
     let kind = if name == "aftl" {
         super::FtlKind::Aftl
     } else {
         super::FtlKind::Cftl
     };
-    super::feasible::check_kind(kind, cfg, geo, logical_pages).map_err(|e| e.to_string())?;
+    super::feasible::check_kind(kind, cfg, geo, logical_pages)?;
     let lbns = logical_pages.div_ceil(geo.pages_per_block as u64);
     let need = lbns + cfg.gc_high_free_blocks as u64 + 1;
     if (geo.blocks() as u64) < need {
-        return Err(format!(
-            "impossible geometry for {name}: {lbns} logical blocks + {} free blocks for folds + 1 replacement block = {need} blocks, but the device has {} (raise over-provisioning or lower ftl.gc_high_free_blocks)",
-            cfg.gc_high_free_blocks,
-            geo.blocks()
+        return Err(super::spec::unfit(
+            name,
+            format!(
+                "impossible geometry for {name}: {lbns} logical blocks + {} free blocks for folds + 1 replacement block = {need} blocks, but the device has {} (raise over-provisioning or lower ftl.gc_high_free_blocks)",
+                cfg.gc_high_free_blocks,
+                geo.blocks()
+            ),
         ));
     }
     if logical_pages >= (NIL - 1) as u64 {
-        return Err(format!("{name}: too many logical pages"));
+        return Err(super::spec::unfit(
+            name,
+            format!("{name}: too many logical pages"),
+        ));
     }
     Ok(lbns as u32)
 }

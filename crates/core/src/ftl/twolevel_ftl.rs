@@ -32,7 +32,7 @@ use super::hash::{ChainedHash, NIL, WORD_BYTES};
 use super::twolevel::{self, Blocks, Folded, Mounted, Placement, check_mapping};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{Cause, Geometry, Lpn, Nand, Ppn};
-use crate::spec::{Counter, Counters};
+use crate::spec::{ConfigError, Counter, Counters};
 use std::cell::Cell;
 
 /// What an FTL puts in front of the coarse table: its fine-grained map and what its
@@ -299,8 +299,8 @@ pub struct TwoLevelFtl<F: FineMap> {
 
 impl<F: FineMap> TwoLevelFtl<F> {
     /// An FTL over an erased array of shape `geo`.
-    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Self, String> {
-        F::validate(cfg).map_err(|e| e.to_string())?;
+    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Self, ConfigError> {
+        F::validate(cfg)?;
         let lbns = twolevel::check_capacity(F::NAME, cfg, geo, logical_pages)?;
         let fine = F::new(cfg, geo, lbns);
         let core = Core::new(cfg, geo, logical_pages, lbns, fine.coarse_cluster());

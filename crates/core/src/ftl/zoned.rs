@@ -105,10 +105,7 @@ pub const SPEC: FtlSpec = FtlSpec {
     },
     counters: &[COUNTERS, zns::ZONE_COUNTERS, &zns::ERROR_COUNTERS],
     build: |cfg, geo, logical_pages, _| {
-        spec::built(
-            "zoned",
-            ZonedFtl::new(cfg, geo, logical_pages).map(|f| Box::new(f) as _),
-        )
+        ZonedFtl::new(cfg, geo, logical_pages).map(|f| Box::new(f) as _)
     },
 };
 
@@ -323,19 +320,26 @@ pub struct ZonedFtl {
 
 impl ZonedFtl {
     /// A zoned FTL over an erased array of shape `geo`, exporting `logical_pages`.
-    pub fn new(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<ZonedFtl, String> {
-        let shape = Shape::new(&cfg.zoned, geo, logical_pages).map_err(|e| e.to_string())?;
+    pub fn new(
+        cfg: &FtlConfig,
+        geo: &Geometry,
+        logical_pages: u64,
+    ) -> Result<ZonedFtl, ConfigError> {
+        let shape = Shape::new(&cfg.zoned, geo, logical_pages)?;
         let per_die_blocks = geo.blocks_per_plane as u64 * geo.planes_per_die as u64;
         if shape.die_need() > per_die_blocks {
-            return Err(format!(
-                "ftl.zoned: {} zones of {} blocks on {} of {} dies need {} blocks on a die, \
+            return Err(super::spec::unfit(
+                "zoned",
+                format!(
+                    "ftl.zoned: {} zones of {} blocks on {} of {} dies need {} blocks on a die, \
                  which has {per_die_blocks} (smaller zones, more dies per zone or less \
                  logical capacity)",
-                shape.layout.zones,
-                shape.blocks_per_zone(),
-                shape.dies_per_zone,
-                shape.dies,
-                shape.die_need()
+                    shape.layout.zones,
+                    shape.blocks_per_zone(),
+                    shape.dies_per_zone,
+                    shape.dies,
+                    shape.die_need()
+                ),
             ));
         }
         let mut free = vec![Vec::new(); shape.dies as usize];
@@ -343,7 +347,7 @@ impl ZonedFtl {
             let die = geo.die_of_plane(geo.plane_of(BlockId(b)));
             free[die as usize].push(b);
         }
-        let zones = Zones::new(shape.layout).map_err(|e| e.to_string())?;
+        let zones = Zones::new(shape.layout)?;
         Ok(ZonedFtl {
             shape,
             logical_pages,

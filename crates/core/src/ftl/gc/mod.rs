@@ -38,8 +38,12 @@ pub const GC_POLICIES: &[&GcPolicySpec] = &[
 /// Builds one FTL family (page FTL, DFTL) over a policy: a plain function pointer,
 /// instantiated per policy by [`GcPolicySpec::new`], so the FTL is monomorphised over its
 /// policy and the per-write path has no dynamic dispatch.
-pub type FtlBuild =
-    fn(&super::FtlConfig, &Geometry, u64, PolicyParams) -> Result<Box<dyn super::Ftl>, String>;
+pub type FtlBuild = fn(
+    &super::FtlConfig,
+    &Geometry,
+    u64,
+    PolicyParams,
+) -> Result<Box<dyn super::Ftl>, crate::spec::ConfigError>;
 
 /// Everything the simulator knows about a victim policy: its name (the `gc` key's value),
 /// its one-line description, the `[ftl]` keys it reads and how to build the FTLs that
