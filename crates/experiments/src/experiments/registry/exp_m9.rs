@@ -1010,7 +1010,10 @@ mod tests {
             assert!(iso.cause[id].ends_with("(isolation.csv)"), "{id}");
         }
         // Buffer off at 4 KiB: design 2 (√4), hardware 400/900.
-        assert!(iso.cause["M3"].contains("C/A 0.89 = design 2.00 × hardware 0.44 = hardware 0.44 × design 2.00"));
+        assert!(
+            iso.cause["M3"]
+                .contains("C/A 0.89 = design 2.00 × hardware 0.44 = hardware 0.44 × design 2.00")
+        );
         assert!(iso.cause["M3"].contains("the hardware factor moves C/A more"));
         assert!(
             iso.cause["M8"]
