@@ -140,6 +140,40 @@ fn grid(quick: bool) -> Vec<Grid> {
     g
 }
 
+/// One run's keys: `preset` at `capacity` bytes, grid point `g`, the drive `fill`
+/// percent written beforehand, record `r` KiB, `seed`, and random phases of
+/// min(span, `run_bytes`).
+fn point_keys(
+    preset: &'static str,
+    capacity: u64,
+    g: &Grid,
+    fill: f64,
+    r: u64,
+    seed: i64,
+    run_bytes: u64,
+) -> Vec<(&'static str, toml::Value)> {
+    let span = g.span_mib << 20;
+    vec![
+        ("preset", text(preset)),
+        ("device.capacity", text(&format!("{capacity}B"))),
+        ("device.controller_latency_ns", int(g.overhead_us * 1000)),
+        (
+            "buffer.name",
+            text(if g.buffer == "off" { "none" } else { "lru" }),
+        ),
+        ("workload.span", text(&format!("{span}B"))),
+        ("fill_percent", float(fill)),
+        ("ftl.gc_schedule", text(g.gc)),
+        ("workload.size", text(&format!("{r}KiB"))),
+        ("workload.align", text(&format!("{r}KiB"))),
+        (
+            "workload.requests",
+            int((span.min(run_bytes) / (r << 10)) as i64),
+        ),
+        ("seed", int(seed)),
+    ]
+}
+
 fn runs(env: &Env, points: &[Grid]) -> Result<BTreeMap<(char, Grid), Rates>, ExpError> {
     let mut pts = Vec::new();
     let mut index = Vec::new();
@@ -158,27 +192,10 @@ fn runs(env: &Env, points: &[Grid]) -> Result<BTreeMap<(char, Grid), Rates>, Exp
             } else {
                 100.0 * span as f64 / capacity as f64
             };
-            for (ri, r) in RECORDS_KIB.iter().enumerate() {
+            for (ri, &r) in RECORDS_KIB.iter().enumerate() {
                 for &seed in seeds {
-                    pts.push(RunPoint::new(vec![
-                        ("preset", text(preset)),
-                        ("device.capacity", text(&format!("{capacity}B"))),
-                        ("device.controller_latency_ns", int(g.overhead_us * 1000)),
-                        (
-                            "buffer.name",
-                            text(if g.buffer == "off" { "none" } else { "lru" }),
-                        ),
-                        ("workload.span", text(&format!("{span}B"))),
-                        ("fill_percent", float(fill)),
-                        ("ftl.gc_schedule", text(g.gc)),
-                        ("workload.size", text(&format!("{r}KiB"))),
-                        ("workload.align", text(&format!("{r}KiB"))),
-                        (
-                            "workload.requests",
-                            int((span.min(run_bytes) / (r << 10)) as i64),
-                        ),
-                        ("seed", int(seed)),
-                    ]));
+                    let keys = point_keys(preset, capacity, g, fill, r, seed, run_bytes);
+                    pts.push(RunPoint::new(keys));
                     index.push((drive, *g, ri));
                 }
             }
@@ -593,29 +610,15 @@ fn corner_runs(env: &Env) -> Result<Corners, ExpError> {
             for buffer in BUFFERS {
                 let g = iso_point(env.quick, buffer);
                 let span = g.span_mib << 20;
-                for (ri, r) in RECORDS_KIB.iter().enumerate() {
+                let fill = 100.0 * span as f64 / capacity as f64;
+                for (ri, &r) in RECORDS_KIB.iter().enumerate() {
                     for &seed in seeds {
-                        pts.push(RunPoint::new(vec![
-                            ("preset", text(preset)),
-                            ("device.capacity", text(&format!("{capacity}B"))),
-                            ("device.controller_latency_ns", int(g.overhead_us * 1000)),
-                            (
-                                "buffer.name",
-                                text(if buffer == "off" { "none" } else { "lru" }),
-                            ),
-                            ("workload.span", text(&format!("{span}B"))),
-                            ("fill_percent", float(100.0 * span as f64 / capacity as f64)),
-                            ("ftl.gc_schedule", text(g.gc)),
+                        let mut keys = point_keys(preset, capacity, &g, fill, r, seed, run_bytes);
+                        keys.extend([
                             ("ftl.mgmt_block", text(mgmt)),
                             ("ftl.placement", text(placement)),
-                            ("workload.size", text(&format!("{r}KiB"))),
-                            ("workload.align", text(&format!("{r}KiB"))),
-                            (
-                                "workload.requests",
-                                int((span.min(run_bytes) / (r << 10)) as i64),
-                            ),
-                            ("seed", int(seed)),
-                        ]));
+                        ]);
+                        pts.push(RunPoint::new(keys));
                         index.push(((hw, design, buffer), ri));
                     }
                 }
