@@ -32,6 +32,13 @@
 //!          W2 write order × state = 108 points
 //! M14      T(write-order + one-channel) ≥ 1.05 × T(write-order + striped) on W2
 //! M12, M13 not evaluable (see `missing`)
+//! isolation (M14's cause, `isolation.csv`; not a grid point, judges nothing) the fresh
+//!          points again with SSD B's buses faster, everything else the same:
+//!          device.channel_mb_s = 4 × and 8 × the preset's 40 MB/s (a 2 KB page on the
+//!          bus in 12.8 and 6.4 µs instead of 51 µs), and 8 × with the 300 MB/s host
+//!          link lifted too (host_link_mb_s = 0, a second factor, said so in the
+//!          output) — one-channel against striped at every S, R, k and write order,
+//!          seed 1, set beside the registered fresh points
 //! ```
 //!
 //! Time. Aging a 32 GB drive (2 × 32 GB of random writes) costs seconds, so the aged
@@ -212,6 +219,220 @@ fn runs(
         .collect()
 }
 
+/// The isolating runs' bus speeds: (name, channel MB/s, host link MB/s; 0 = no limit).
+/// SSD B's buses are 40 MB/s (25 ns a byte, the preset's SLC t_RC) and its host link
+/// 300 MB/s (SATA 3 Gb/s).
+const BUS_ARMS: [(&str, f64, f64); 3] = [
+    (
+        "bus ×4 (160 MB/s a channel), host link 300 MB/s",
+        160.0,
+        300.0,
+    ),
+    (
+        "bus ×8 (320 MB/s a channel), host link 300 MB/s",
+        320.0,
+        300.0,
+    ),
+    (
+        "bus ×8 (320 MB/s a channel), host link unlimited",
+        320.0,
+        0.0,
+    ),
+];
+/// SSD B's channels, chips, page and t_R, and the preset's bus and host link.
+const B_CHANNELS: f64 = 4.0;
+const B_CHIPS: f64 = 16.0;
+const B_PAGE_BYTES: f64 = 2048.0;
+const B_READ_US: f64 = 25.0;
+const B_BUS_MB_S: f64 = 40.0;
+const B_HOST_LINK_MB_S: f64 = 300.0;
+
+/// The most any placement can read (the closed form the isolating runs move): the
+/// lowest of the channels' buses together, the chips (each reads a page in t_R, then
+/// sends it over its bus: one page per t_R + transfer) and the host link (0 = no limit).
+fn read_ceiling_mb_s(channels: f64, bus_mb_s: f64, host_link_mb_s: f64) -> f64 {
+    let buses = channels * bus_mb_s;
+    let chips = B_CHIPS * B_PAGE_BYTES / (B_READ_US + B_PAGE_BYTES / bus_mb_s);
+    let inside = buses.min(chips);
+    if host_link_mb_s > 0.0 {
+        inside.min(host_link_mb_s)
+    } else {
+        inside
+    }
+}
+
+/// The fresh points with the buses (and in the last arm the host link) faster: MB/s
+/// per (arm, session, load).
+fn bus_runs(env: &Env) -> Result<BTreeMap<(usize, Session, Load), f64>, ExpError> {
+    let sz = sizes(env.quick);
+    let mut keys = Vec::new();
+    let mut points = Vec::new();
+    for (arm, &(_, bus, host)) in BUS_ARMS.iter().enumerate() {
+        for s in ends(&S_KIB, env.quick) {
+            for c in CHANNELS {
+                for l in loads(env.quick) {
+                    keys.push((arm, (s, c, State::Fresh, 1), l));
+                    points.push(RunPoint::new(vec![
+                        ("seed", int(1)),
+                        ("ftl.mgmt_block", text(&format!("{s}KiB"))),
+                        ("ftl.channel_placement", text(c)),
+                        ("device.channel_mb_s", float(bus)),
+                        ("device.host_link_mb_s", float(host)),
+                        ("workload.phase", w2(l, sz.file_bytes)),
+                    ]));
+                }
+            }
+        }
+    }
+    let exp = "EXP-M12-isolation";
+    let reports = grid_run::run(env, exp, base(&sz, State::Fresh), &points)?;
+    keys.into_iter()
+        .zip(&reports)
+        .map(|((arm, s, l), r)| {
+            let read = r["phases"]
+                .as_array()
+                .and_then(|v| v.iter().find(|p| p["name"] == READ))
+                .ok_or_else(|| ExpError::Other(format!("{exp}: a report without phase {READ}")))?;
+            Ok((
+                (arm, s, l),
+                mb_s(l.1 * sz.file_bytes, num(read, "simulated_ns")),
+            ))
+        })
+        .collect()
+}
+
+/// One arm of M14's isolation over its points: (lowest, highest one-channel /
+/// striped, points with one-channel ≥ 1.05 × striped, points, fastest striped MB/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ArmSummary {
+    lo: f64,
+    hi: f64,
+    wins: usize,
+    points: usize,
+    best_striped: f64,
+}
+
+fn arm_summary(pairs: &[(f64, f64)]) -> ArmSummary {
+    let mut a = ArmSummary {
+        lo: f64::INFINITY,
+        hi: 0.0,
+        wins: 0,
+        points: pairs.len(),
+        best_striped: 0.0,
+    };
+    for &(one, striped) in pairs {
+        let r = one / striped;
+        a.lo = a.lo.min(r);
+        a.hi = a.hi.max(r);
+        a.wins += usize::from(r >= 1.05);
+        a.best_striped = a.best_striped.max(striped);
+    }
+    a
+}
+
+/// M14's isolating experiment: its rows and cause sentence, from the registered fresh
+/// points `t` and the faster-bus runs `b`.
+fn bus_isolation(
+    quick: bool,
+    t: &BTreeMap<(Session, Load), f64>,
+    b: &BTreeMap<(usize, Session, Load), f64>,
+) -> (Vec<(String, String)>, String) {
+    let fresh = |s: u64, c: &'static str| (s, c, State::Fresh, 1);
+    let mut rows = Vec::new();
+    let mut arms: Vec<(String, f64, ArmSummary)> = Vec::new();
+    let registered: Vec<(f64, f64)> = ends(&S_KIB, quick)
+        .into_iter()
+        .flat_map(|s| loads(quick).into_iter().map(move |l| (s, l)))
+        .map(|(s, l)| {
+            (
+                t[&(fresh(s, "one-channel"), l)],
+                t[&(fresh(s, "striped"), l)],
+            )
+        })
+        .collect();
+    arms.push((
+        "registered bus (40 MB/s a channel), host link 300 MB/s".into(),
+        read_ceiling_mb_s(B_CHANNELS, B_BUS_MB_S, B_HOST_LINK_MB_S),
+        arm_summary(&registered),
+    ));
+    for (arm, &(name, bus, host)) in BUS_ARMS.iter().enumerate() {
+        let mut pairs = Vec::new();
+        for s in ends(&S_KIB, quick) {
+            for r in ends(&R_KIB, quick) {
+                let mut cells = Vec::new();
+                for l in loads(quick).into_iter().filter(|l| l.0 == r) {
+                    let (one, striped) = (
+                        b[&(arm, fresh(s, "one-channel"), l)],
+                        b[&(arm, fresh(s, "striped"), l)],
+                    );
+                    let reg = (
+                        t[&(fresh(s, "one-channel"), l)],
+                        t[&(fresh(s, "striped"), l)],
+                    );
+                    pairs.push((one, striped));
+                    cells.push(format!(
+                        "k={} {}: one-channel {:.1} / striped {:.1} MB/s (×{:.2}; registered \
+                            bus ×{:.2})",
+                        l.1,
+                        l.2,
+                        one,
+                        striped,
+                        one / striped,
+                        reg.0 / reg.1
+                    ));
+                }
+                rows.push((
+                    format!(
+                        "{name}, mgmt_block_kib={s}, request_kib={r}, state=fresh, seed=1, \
+                            placement=write-order, W2"
+                    ),
+                    format!(
+                        "read ceiling {:.0} MB/s (closed form: min(4 × bus, 16 chips × 2 KB / (t_R + \
+                         transfer), host link)); {}",
+                        read_ceiling_mb_s(B_CHANNELS, bus, host),
+                        cells.join("; ")
+                    ),
+                ));
+            }
+        }
+        arms.push((
+            name.to_string(),
+            read_ceiling_mb_s(B_CHANNELS, bus, host),
+            arm_summary(&pairs),
+        ));
+    }
+    let parts: Vec<String> = arms
+        .iter()
+        .map(|(name, ceiling, a)| {
+            format!(
+                "{name}: ceiling {ceiling:.0} MB/s, striped up to {:.1} MB/s, one-channel / \
+                    striped {:.2}–{:.2} (≥ 1.05 at {} of {})",
+                a.best_striped, a.lo, a.hi, a.wins, a.points
+            )
+        })
+        .collect();
+    let faster = &arms[1..];
+    let wins: usize = faster.iter().map(|a| a.2.wins).sum();
+    let verdict = if wins == 0 {
+        "so the bus does not explain the miss: with the bus no longer the bottleneck one \
+            channel still never reads 5 % faster than striping"
+            .to_string()
+    } else {
+        let n: usize = faster.iter().map(|a| a.2.points).sum();
+        format!(
+            "so the bus explains the miss where one channel then helps: at {wins} of the \
+                faster arms' {n} points"
+        )
+    };
+    let cause = format!(
+        "kind: hardware/setup, isolated by experiment — the fresh points again with SSD B's \
+         buses faster and nothing else changed (the last arm also lifts the host link, a \
+            second factor): {}; {verdict} (isolation.csv)",
+        parts.join("; ")
+    );
+    (rows, cause)
+}
+
 /// Bytes over simulated nanoseconds in MB/s (10^6 B/s).
 fn mb_s(bytes: u64, ns: f64) -> f64 {
     bytes as f64 / ns.max(1.0) * 1e3
@@ -298,13 +519,14 @@ impl Evaluator for ExpM12 {
                 }
             }
             // Four 40 MB/s buses (SSD B): the most any placement can read.
-            let buses_mb_s = 4.0 * 40.0;
+            let buses_mb_s = read_ceiling_mb_s(B_CHANNELS, B_BUS_MB_S, 0.0);
+            let faster = bus_runs(env)?;
+            let (iso_rows, iso_cause) = bus_isolation(quick, &t, &faster);
+            m14 = m14.with_isolation(iso_rows);
             m14 = m14.with_cause(format!(
                 "one-channel / striped ranges {lo:.2}–{hi:.2}; striped reads reach {best:.1} MB/s, \
                  the {buses_mb_s:.0} MB/s of SSD B's four 40 MB/s buses (a 2 KB page crosses a \
-                 bus in 51 µs, twice t_R), so the k streams are bus-bound and keeping a \
-                 management block on one bus can only lose parallelism, never add it: a \
-                 hardware/setup difference{}",
+                 bus in 51 µs, twice t_R), so the k streams are bus-bound{}; {iso_cause}",
                 if same {
                     "; aged and fresh drives give the same throughput at every point (the files \
                      are written after the aging, and write-order placement lays them out the \
@@ -321,6 +543,64 @@ impl Evaluator for ExpM12 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_faster_bus_moves_the_read_ceiling_as_the_closed_form_says() {
+        // The registered drive: four 40 MB/s buses bind (the chips could give 430).
+        assert!((read_ceiling_mb_s(B_CHANNELS, B_BUS_MB_S, B_HOST_LINK_MB_S) - 160.0).abs() < 1e-9);
+        // Bus ×4: the buses give 640, the chips 1,000: the host link binds.
+        assert!((read_ceiling_mb_s(B_CHANNELS, 160.0, 300.0) - 300.0).abs() < 1e-9);
+        // Bus ×8, no host link: the chips bind, 16 × 2048 B / 31.4 µs (the full run's
+        // striped reads reached 1,043.5 MB/s).
+        let chips = read_ceiling_mb_s(B_CHANNELS, 320.0, 0.0);
+        assert!((chips - 16.0 * 2048.0 / 31.4).abs() < 1e-9, "{chips}");
+        assert!(chips < 4.0 * 320.0);
+    }
+
+    #[test]
+    fn the_isolation_says_whether_one_channel_then_helps() {
+        let q = true;
+        let mut t = BTreeMap::new();
+        let mut b = BTreeMap::new();
+        for s in ends(&S_KIB, q) {
+            for l in loads(q) {
+                t.insert(((s, "one-channel", State::Fresh, 1), l), 100.0);
+                t.insert(((s, "striped", State::Fresh, 1), l), 160.0);
+                for arm in 0..BUS_ARMS.len() {
+                    b.insert((arm, (s, "one-channel", State::Fresh, 1), l), 290.0);
+                    b.insert((arm, (s, "striped", State::Fresh, 1), l), 300.0);
+                }
+            }
+        }
+        let (rows, cause) = bus_isolation(q, &t, &b);
+        assert_eq!(rows.len(), BUS_ARMS.len() * 2 * 2);
+        assert!(
+            cause.contains("the bus does not explain the miss"),
+            "{cause}"
+        );
+        assert!(
+            cause.contains("one-channel / striped 0.97–0.97 (≥ 1.05 at 0 of 16)"),
+            "{cause}"
+        );
+        // One point of one faster arm where one channel reads 10 % faster.
+        let l = loads(q)[0];
+        b.insert((2, (16, "one-channel", State::Fresh, 1), l), 330.0);
+        let (_, cause) = bus_isolation(q, &t, &b);
+        assert!(
+            cause.contains("the bus explains the miss where one channel then helps: at 1 of"),
+            "{cause}"
+        );
+        assert_eq!(
+            arm_summary(&[(110.0, 100.0), (90.0, 100.0)]),
+            ArmSummary {
+                lo: 0.9,
+                hi: 1.1,
+                wins: 1,
+                points: 2,
+                best_striped: 100.0
+            }
+        );
+    }
 
     #[test]
     fn m14_is_a_five_percent_win_of_one_channel_over_striped() {
