@@ -193,7 +193,12 @@ fn c1_isolation(rows: &[Bytes]) -> Vec<(String, String)> {
             (
                 format!("mfs={slots} (short {s}, long {l})"),
                 format!(
-                    "paper's bytes (AFTL {a_paper} B/slot = key, next, address, 2 LRU links;                      CFTL {c_paper} B/node of 8 slots = key, next, 8 addresses): AFTL {},                      CFTL {:.1} KB, CFTL/AFTL {:.3}; ssdlab's bytes (AFTL {a_ours} B/slot =                      + a {WORD_BYTES} B bucket head; CFTL {c_ours} B/node = + a                      {WORD_BYTES} B bucket head + 1 B NUR/hit bits; {nodes} nodes): AFTL {},                      CFTL {}, CFTL/AFTL {:.3}; ssdlab's sum equals the FTLs' counters: {}",
+                    "paper's bytes (AFTL {a_paper} B/slot = key, next, address, 2 LRU links; \
+                     CFTL {c_paper} B/node of 8 slots = key, next, 8 addresses): AFTL {}, \
+                     CFTL {:.1} KB, CFTL/AFTL {:.3}; ssdlab's bytes (AFTL {a_ours} B/slot = \
+                     the same + a {WORD_BYTES} B bucket head; CFTL {c_ours} B/node = the same \
+                     + a {WORD_BYTES} B bucket head + 1 B NUR/hit bits; {nodes} nodes): AFTL \
+                     {}, CFTL {}, CFTL/AFTL {:.3}; ssdlab's sum equals the FTLs' counters: {}",
                     kb(paper_a),
                     paper_c / 1024.0,
                     paper_c / paper_a as f64,
