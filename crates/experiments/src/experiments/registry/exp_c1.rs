@@ -364,6 +364,11 @@ mod tests {
         assert_eq!(paper, 0.25);
         let c1 = c1(&rows);
         assert_eq!(c1.isolation.len(), MFS.len());
-        assert!(c1.cause.as_deref().unwrap_or("").ends_with("(isolation.csv)"));
+        assert!(
+            c1.cause
+                .as_deref()
+                .unwrap_or("")
+                .ends_with("(isolation.csv)")
+        );
     }
 }

@@ -1125,7 +1125,11 @@ fn c12_isolation(
             let ([dn, dc, tn, tc], share) = d_and_t(&get, at);
             t_lo = t_lo.min(tn.min(tc));
             t_hi = t_hi.max(tn.max(tc));
-            let setting: Vec<String> = at.params().iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let setting: Vec<String> = at
+                .params()
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
             rows.push((
                 setting.join(", "),
                 format!(
@@ -1442,7 +1446,11 @@ mod tests {
             ts: 1.0,
         };
         let (n, a, c, _, _) = variants_at(at);
-        let (rn, ra, rc) = (tally(50.0, 9_000.0), tally(100.0, 9_000.0), tally(66.0, 9_000.0));
+        let (rn, ra, rc) = (
+            tally(50.0, 9_000.0),
+            tally(100.0, 9_000.0),
+            tally(66.0, 9_000.0),
+        );
         let get = |_s: u64, v: Variant| -> &Replay {
             if v == n {
                 &rn

@@ -643,7 +643,9 @@ fn ssd_reads(rep: &serde_json::Value) -> f64 {
         .and_then(|n| {
             let i = n.find(" SSD reads")?;
             let head = &n[..i];
-            let start = head.rfind(|c: char| !c.is_ascii_digit()).map_or(0, |j| j + 1);
+            let start = head
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |j| j + 1);
             head[start..].parse().ok()
         })
         .unwrap_or(0.0)
@@ -681,9 +683,9 @@ fn m56_counts(env: &Env, sc: &Scale) -> Result<(Vec<(String, String)>, String), 
     let rr_requests = (sc.phase / SMALL) as f64;
     let mut rows = Vec::new();
     let (mut lat, mut pages) = (Vec::new(), Vec::new());
-    let page_bytes = full
-        .first()
-        .map_or(0.0, |r| grid_run::num(&r["config"]["resolved"]["geometry"], "page_size_bytes"));
+    let page_bytes = full.first().map_or(0.0, |r| {
+        grid_run::num(&r["config"]["resolved"]["geometry"], "page_size_bytes")
+    });
     for (a, arm) in arms.iter().enumerate() {
         let idx = a * seeds.len()..(a + 1) * seeds.len();
         let n = seeds.len() as f64;

@@ -309,7 +309,10 @@ fn m20_isolation(
             let gc = mean(t, at, &|m| m.gc_copies_per_write);
             let per_erase = mean(t, at, &|m| m.gc_copies_per_erase);
             rows.push((
-                format!("S={s}KiB, {}, by-address striped (registered)", setting(x, g)),
+                format!(
+                    "S={s}KiB, {}, by-address striped (registered)",
+                    setting(x, g)
+                ),
                 format!(
                     "an erase block holds pages of {:.0} management blocks; pages programmed \
                      per host write {ppw:.2} = rewrite {:.2} (S/4 KB = {}) + GC copies \
@@ -374,8 +377,8 @@ fn m20_isolation(
     let text = format!(
         "isolated: the same S = 1 MB runs with only the channel placement changed to \
          one-channel, where a management block fills one erase block on each plane it uses, \
-         program at most {worst:.3} × S/4 KB pages a write (isolation.csv, with the split of \
-         every registered run into rewrite and GC copies)"
+         program at most {worst:.3} × S/4 KB pages a write, beside the split of every \
+         registered run into rewrite and GC copies (isolation.csv)"
     );
     Ok((rows, text))
 }

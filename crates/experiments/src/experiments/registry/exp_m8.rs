@@ -263,11 +263,7 @@ fn m36_isolation(env: &Env) -> Result<(Vec<(String, String)>, [f64; 3]), ExpErro
     for (i, chunk) in keys.chunks(SEEDS.len()).enumerate() {
         let (ftl, l, x, _) = chunk[0];
         let seeds = i * SEEDS.len()..(i + 1) * SEEDS.len();
-        let (r2, r3, r4) = (
-            &upto2[seeds.clone()],
-            &upto3[seeds.clone()],
-            &all[seeds],
-        );
+        let (r2, r3, r4) = (&upto2[seeds.clone()], &upto3[seeds.clone()], &all[seeds]);
         let n = SEEDS.len() as f64;
         let mut by_phase = [[0.0; 4]; 3];
         for s in 0..SEEDS.len() {
@@ -292,10 +288,7 @@ fn m36_isolation(env: &Env) -> Result<(Vec<(String, String)>, [f64; 3]), ExpErro
             format!("{name} CV {cv:.2}, max {:.2} ms", mx / 1e6)
         };
         let kinds = |m: &[f64; 4]| {
-            let mut t = format!(
-                "full {:.0}, partial {:.0}, switch {:.0}",
-                m[0], m[1], m[2]
-            );
+            let mut t = format!("full {:.0}, partial {:.0}, switch {:.0}", m[0], m[1], m[2]);
             if ftl == "fast" {
                 t.push_str(&format!(", log reclaims {:.0}", m[3]));
             }
