@@ -226,6 +226,9 @@ fn merges_by_phase(upto2: [f64; 4], upto3: [f64; 4], all: [f64; 4]) -> [[f64; 4]
     ]
 }
 
+/// Rows of `isolation.csv`: (setting, what was measured there).
+type IsoRows = Vec<(String, String)>;
+
 /// Erase blocks beyond the data blocks, from a report's resolved geometry.
 fn spare_blocks(resolved: &serde_json::Value) -> f64 {
     let g = &resolved["geometry"];
@@ -243,7 +246,7 @@ fn spare_blocks(resolved: &serde_json::Value) -> f64 {
 /// and each phase's CV and maximum latency, per FTL at the ends of L and X. Rows of
 /// `isolation.csv`, and the largest number of merges any read phase ran, the smallest
 /// any burst ran and the smallest any 64 KB write phase ran.
-fn m36_isolation(env: &Env) -> Result<(Vec<(String, String)>, [f64; 3]), ExpError> {
+fn m36_isolation(env: &Env) -> Result<(IsoRows, [f64; 3]), ExpError> {
     let mut keys: Vec<Key> = Vec::new();
     for l in ends(&LOG_PERCENT, true) {
         for x in ends(&SPAN_PERCENT, true) {
