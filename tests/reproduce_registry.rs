@@ -77,6 +77,23 @@ fn reproduce_all_writes_one_row_per_registry_claim() {
             .lines()
             .any(|l| l.starts_with("H7,") && l.contains("t_io_us=0"))
     );
+    // Isolating experiments: every id with rows in isolation.csv is a row that misses
+    // and whose cause cites the file; these rows, when they miss, always have rows.
+    let mut iso = csv::Reader::from_path(out.join("isolation.csv")).unwrap();
+    let iso_ids: std::collections::BTreeSet<String> =
+        iso.records().map(|r| r.unwrap()[0].to_string()).collect();
+    for id in &iso_ids {
+        assert_ne!(rows[id]["label"], "robust", "{id}");
+        assert!(rows[id]["why"].contains("(isolation.csv)"), "{id}");
+    }
+    for id in ["M20", "M36", "M56", "N16", "C1", "C12", "C13"] {
+        if rows[id]["label"] != "robust" && rows[id]["label"] != "not evaluable" {
+            assert!(
+                iso_ids.contains(id),
+                "{id} misses but isolation.csv has no rows"
+            );
+        }
+    }
 }
 
 #[test]

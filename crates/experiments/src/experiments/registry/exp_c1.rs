@@ -11,6 +11,10 @@
 //! C8 rows 2–6 CFTL ≥ 1.05 NFTL, AFTL ≥ 1.05 CFTL; row 1 CFTL/NFTL ∈ [0.95, 1.05], AFTL ≥ 1.05 NFTL
 //! C9 plain hash node (tag + next) / address ∈ [1.9, 2.1]; AFTL bytes per slot ≥ 3 × address
 //! ```
+//! isolation (C1's cause, `isolation.csv`; judges nothing) both tables recomputed at every
+//!          MFS with the paper's per-entry bytes (AFTL 20 B a slot, CFTL 40 B a node of 8
+//!          slots) and with ssdlab's (24 B and 45 B, each summed from the fields of its
+//!          data structure and checked against the FTLs' own counters), side by side
 //! Static byte counts: no randomness, one evaluation per row. Over-provisioning is the
 //! card's only parameter the registry does not fix; it is the crate's default (7 %) and
 //! does not enter any of these tables (NFTL maps logical units).
@@ -147,6 +151,67 @@ fn unless_robust(r: RowResult, cause: impl FnOnce() -> String) -> RowResult {
     }
 }
 
+/// Slots of a CFTL node (the subblock factor the card uses, CFTL's default).
+const NODE_SLOTS: u64 = 8;
+
+/// Bytes of one AFTL slot: (ssdlab, paper). ssdlab's fine table is a chained hash whose
+/// bucket array has one 4 B head per slot, each slot a node of key + next link, with its
+/// physical address and the two links of the LRU list; the paper's 20 B counts the
+/// node, the address and the LRU links but no bucket head.
+fn aftl_slot_bytes() -> (u64, u64) {
+    let node = 2 * WORD_BYTES; // key, next
+    let fields = node + WORD_BYTES + 2 * WORD_BYTES; // + address, LRU prev/next
+    (WORD_BYTES + fields, fields)
+}
+
+/// Bytes of one CFTL node of [`NODE_SLOTS`] slots: (ssdlab, paper). ssdlab's node is a
+/// bucket head, key and next link, eight addresses and one byte holding the NUR (R, M)
+/// bits and, in the long table, the 4-bit hit count (2 + 4 bits round up to 1 B); the
+/// paper's 40 B is key, next and eight addresses.
+fn cftl_node_bytes_split() -> (u64, u64) {
+    let fields = 2 * WORD_BYTES + NODE_SLOTS * WORD_BYTES;
+    (WORD_BYTES + fields + 1, fields)
+}
+
+/// C1's isolating table: AFTL and CFTL fine bytes at every MFS with the paper's
+/// per-entry bytes (on the paper's own count, MFS / 8 nodes) and with ssdlab's (whole
+/// nodes per table, as the FTLs allocate them), and whether ssdlab's sum equals the
+/// FTLs' counters. Judges nothing.
+fn c1_isolation(rows: &[Bytes]) -> Vec<(String, String)> {
+    let (a_ours, a_paper) = aftl_slot_bytes();
+    let (c_ours, c_paper) = cftl_node_bytes_split();
+    MFS.iter()
+        .zip(rows)
+        .map(|(&(s, l), b)| {
+            let slots = u64::from(s + l);
+            let paper_a = slots * a_paper;
+            let paper_c = slots as f64 / NODE_SLOTS as f64 * c_paper as f64;
+            let nodes = u64::from(s).div_ceil(NODE_SLOTS) + u64::from(l).div_ceil(NODE_SLOTS);
+            let ours_a = slots * a_ours;
+            let ours_c = nodes * c_ours;
+            let same = ours_a == b.aftl_fine && ours_c == b.cftl_fine;
+            (
+                format!("mfs={slots} (short {s}, long {l})"),
+                format!(
+                    "paper's bytes (AFTL {a_paper} B/slot = key, next, address, 2 LRU links; \
+                     CFTL {c_paper} B/node of 8 slots = key, next, 8 addresses): AFTL {}, \
+                     CFTL {:.1} KB, CFTL/AFTL {:.3}; ssdlab's bytes (AFTL {a_ours} B/slot = \
+                     the same + a {WORD_BYTES} B bucket head; CFTL {c_ours} B/node = the same \
+                     + a {WORD_BYTES} B bucket head + 1 B NUR/hit bits; {nodes} nodes): AFTL \
+                     {}, CFTL {}, CFTL/AFTL {:.3}; ssdlab's sum equals the FTLs' counters: {}",
+                    kb(paper_a),
+                    paper_c / 1024.0,
+                    paper_c / paper_a as f64,
+                    kb(ours_a),
+                    kb(ours_c),
+                    ours_c as f64 / ours_a as f64,
+                    if same { "yes" } else { "NO" }
+                ),
+            )
+        })
+        .collect()
+}
+
 fn c1(rows: &[Bytes]) -> RowResult {
     let r = single(
         "C1",
@@ -160,15 +225,26 @@ fn c1(rows: &[Bytes]) -> RowResult {
             })
             .collect(),
     );
-    unless_robust(r, || {
+    let (a_ours, a_paper) = aftl_slot_bytes();
+    let (c_ours, c_paper) = cftl_node_bytes_split();
+    let paper = c_paper as f64 / NODE_SLOTS as f64 / a_paper as f64;
+    let ours = c_ours as f64 / NODE_SLOTS as f64 / a_ours as f64;
+    let r = unless_robust(r, || {
         format!(
             "accounting: ssdlab counts {:.1} B per AFTL slot and {:.1} B per CFTL node of 8 \
              slots (bucket head, key, link, 8 addresses, NUR/hit bits), where the paper's \
-             Table 3 implies 20 B and 40 B",
+             Table 3 implies {a_paper} B and {c_paper} B; the same tables recomputed with \
+             the paper's per-entry bytes give CFTL/AFTL {paper:.3} at every MFS, with \
+             ssdlab's {ours:.3} (isolation.csv)",
             rows[0].aftl_fine as f64 / rows[0].slots as f64,
             cftl_node_bytes(&rows[0])
         )
-    })
+    });
+    if r.cause.is_some() {
+        r.with_isolation(c1_isolation(rows))
+    } else {
+        r
+    }
 }
 
 fn c2(rows: &[Bytes]) -> RowResult {
@@ -263,4 +339,36 @@ fn c9(rows: &[Bytes]) -> RowResult {
             ),
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paper_bytes_give_a_quarter_and_ours_match_the_counters() {
+        let (a_ours, a_paper) = aftl_slot_bytes();
+        let (c_ours, c_paper) = cftl_node_bytes_split();
+        assert_eq!((a_ours, a_paper, c_ours, c_paper), (24, 20, 45, 40));
+        let rows = measure().expect("card builds");
+        let iso = c1_isolation(&rows);
+        assert_eq!(iso.len(), MFS.len());
+        for (_, m) in &iso {
+            // The paper's bytes give exactly a quarter, ssdlab's 0.234, and ssdlab's sum of
+            // fields is exactly what the FTLs count.
+            assert!(m.contains("CFTL/AFTL 0.250;"), "{m}");
+            assert!(m.contains("CFTL/AFTL 0.234;"), "{m}");
+            assert!(m.ends_with("counters: yes"), "{m}");
+        }
+        let paper = c_paper as f64 / NODE_SLOTS as f64 / a_paper as f64;
+        assert_eq!(paper, 0.25);
+        let c1 = c1(&rows);
+        assert_eq!(c1.isolation.len(), MFS.len());
+        assert!(
+            c1.cause
+                .as_deref()
+                .unwrap_or("")
+                .ends_with("(isolation.csv)")
+        );
+    }
 }

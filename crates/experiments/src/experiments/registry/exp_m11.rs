@@ -39,6 +39,12 @@
 //! M16      SR(MFT) / SR(without) ≤ 0.95
 //! M55      RW(MFT) / SW(MFT) ≥ 0.5
 //! M56      RR(MFT) / RR(without) ≤ 0.95
+//! counts   (M56, `isolation.csv`; judges nothing) at G = 1 MiB, U = 50 %, burst, L = 1 %,
+//!          seeds 1–3, with and without MFT: the same cells run again stopped after SR
+//!          and after RR (nothing else changed), so the differences give RR's flash page
+//!          reads and MFT's SSD reads and host-RAM reads per host read; beside them RR's
+//!          mean and maximum latency from the registered cells, and MFT's map lookups on
+//!          RR's path (one per 4 KiB block) with the time ssdlab charges for them (none)
 //! ```
 //!
 //! Decided before the first run, with reasons:
@@ -224,12 +230,19 @@ fn phase(kind: &str, size: u64, requests: u64) -> toml::Value {
 /// The four phases in run order; phase i draws its offsets from seed + i (RW and RR
 /// from different streams, so RR does not replay RW's offsets).
 fn phases(sc: &Scale) -> toml::Value {
-    toml::Value::Array(vec![
+    phases_upto(sc, 4)
+}
+
+/// The first `n` of the four phases (M56's counting runs stop after SR or RR).
+fn phases_upto(sc: &Scale, n: usize) -> toml::Value {
+    let mut v = vec![
         phase(PHASES[RW], SMALL, sc.phase / SMALL),
         phase(PHASES[SR], LARGE, sc.span / LARGE),
         phase(PHASES[RR], SMALL, sc.phase / SMALL),
         phase(PHASES[SW], LARGE, sc.phase / LARGE),
-    ])
+    ];
+    v.truncate(n);
+    toml::Value::Array(v)
 }
 
 /// The number after `key` in the layer's report note.
@@ -580,16 +593,201 @@ impl Evaluator for ExpM11 {
             table: tabulate(&runs, measured),
             sc,
         };
-        Ok(["M15", "M16", "M55", "M56"]
+        let mut rows: Vec<RowResult> = ["M15", "M16", "M55", "M56"]
             .iter()
             .map(|id| an.row(id))
-            .collect())
+            .collect();
+        if let Some(m56) = rows.iter_mut().find(|r| r.id == "M56")
+            && m56.label() != Label::Robust
+        {
+            let (iso, text) = m56_counts(env, &an.sc)?;
+            m56.isolation = iso;
+            m56.cause = Some(match m56.cause.take() {
+                Some(c) => format!("{c}; {text}"),
+                None => text,
+            });
+        }
+        Ok(rows)
     }
+}
+
+/// A report's notes.
+fn notes_of(rep: &serde_json::Value) -> Vec<String> {
+    rep["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str().map(String::from))
+        .collect()
+}
+
+/// RR's reads by difference of a cell stopped after SR (`upto_sr`) and after RR
+/// (`upto_rr`): (flash page reads, MFT's SSD reads, MFT's block reads from host RAM)
+/// per host read of RR (`requests`).
+fn rr_reads(upto_sr: &serde_json::Value, upto_rr: &serde_json::Value, requests: f64) -> [f64; 3] {
+    let pages = |r: &serde_json::Value| grid_run::num(r, "nand_read_pages");
+    let note = |r: &serde_json::Value, k: &str| note_number(&notes_of(r), k).unwrap_or(0.0);
+    let n = requests.max(1.0);
+    [
+        (pages(upto_rr) - pages(upto_sr)) / n,
+        (ssd_reads(upto_rr) - ssd_reads(upto_sr)) / n,
+        (note(upto_rr, "SSD reads, ") - note(upto_sr, "SSD reads, ")) / n,
+    ]
+}
+
+/// MFT's "N SSD reads" from a report's host-log note (0 without the layer).
+fn ssd_reads(rep: &serde_json::Value) -> f64 {
+    notes_of(rep)
+        .iter()
+        .find(|n| n.starts_with("host log"))
+        .and_then(|n| {
+            let i = n.find(" SSD reads")?;
+            let head = &n[..i];
+            let start = head
+                .rfind(|c: char| !c.is_ascii_digit())
+                .map_or(0, |j| j + 1);
+            head[start..].parse().ok()
+        })
+        .unwrap_or(0.0)
+}
+
+/// M56's counts (judges nothing): RR's device reads per host read with and without MFT
+/// (cells stopped after SR and after RR), RR's latency, MFT's map lookups on RR's path
+/// and their modelled cost. Rows of `isolation.csv` and a sentence for the cause.
+fn m56_counts(env: &Env, sc: &Scale) -> Result<(Vec<(String, String)>, String), ExpError> {
+    let seeds: &[u64] = if env.quick { &SEEDS[..1] } else { &SEEDS };
+    let arms = [Arm::Without, Arm::Mft(0, 0)];
+    let (w, l) = (0, 0);
+    let mut keys = Vec::new();
+    for arm in arms {
+        for &seed in seeds {
+            keys.push((arm, w, l, seed));
+        }
+    }
+    let with_phases = |n: usize| -> Result<Vec<RunPoint>, ExpError> {
+        keys.iter()
+            .map(|r| {
+                let mut p = point(r, sc)?;
+                for (k, v) in &mut p.keys {
+                    if k == "workload.phase" {
+                        *v = phases_upto(sc, n);
+                    }
+                }
+                Ok(p)
+            })
+            .collect()
+    };
+    let upto_sr = grid_run::run(env, "EXP-M11", base(sc), &with_phases(2)?)?;
+    let upto_rr = grid_run::run(env, "EXP-M11", base(sc), &with_phases(3)?)?;
+    let full = grid_run::run(env, "EXP-M11", base(sc), &with_phases(4)?)?;
+    let rr_requests = (sc.phase / SMALL) as f64;
+    let mut rows = Vec::new();
+    let (mut lat, mut pages) = (Vec::new(), Vec::new());
+    let page_bytes = full.first().map_or(0.0, |r| {
+        grid_run::num(&r["config"]["resolved"]["geometry"], "page_size_bytes")
+    });
+    for (a, arm) in arms.iter().enumerate() {
+        let idx = a * seeds.len()..(a + 1) * seeds.len();
+        let n = seeds.len() as f64;
+        let mut per = [0.0; 3];
+        let (mut mean, mut max) = (0.0, 0.0f64);
+        for i in idx {
+            let r = rr_reads(&upto_sr[i], &upto_rr[i], rr_requests);
+            for j in 0..3 {
+                per[j] += r[j] / n;
+            }
+            let p = full[i]["phases"]
+                .as_array()
+                .and_then(|v| v.iter().find(|p| p["name"] == PHASES[RR]))
+                .cloned()
+                .unwrap_or_default();
+            mean += grid_run::num(&p, "latency_ns.mean") / n;
+            max = max.max(grid_run::num(&p, "latency_ns.max"));
+        }
+        lat.push(mean);
+        pages.push(per[0]);
+        let name = match arm {
+            Arm::Without => "without MFT".to_string(),
+            Arm::Mft(g, u) => format!(
+                "MFT, segment {} MiB, U {} %",
+                SEGMENT_MIB[*g] / sc.divide.max(1),
+                UTIL_PERCENT[*u]
+            ),
+        };
+        let mft = matches!(arm, Arm::Mft(..));
+        rows.push((
+            format!(
+                "{name}, window {}, b_log_area_percent {}, seeds 1-{} (mean); RR = {} reads \
+                 of 4 KiB at QD 1",
+                WINDOWS[w],
+                B_LOG_PERMILLE[l] as f64 / 10.0,
+                seeds.len(),
+                rr_requests
+            ),
+            format!(
+                "flash page reads per host read {:.3} ({page_bytes} B pages); {}RR latency mean \
+                 {:.1} µs, max {:.1} µs (counts by difference of the cell stopped after SR and \
+                 after RR)",
+                per[0],
+                if mft {
+                    format!(
+                        "MFT's SSD reads per host read {:.3}, host-RAM block reads per host \
+                         read {:.3}, map lookups per host read 1 (one 4 KiB block), time \
+                         charged for them 0 ns; ",
+                        per[1], per[2]
+                    )
+                } else {
+                    String::new()
+                },
+                mean / 1e3,
+                max / 1e3
+            ),
+        ));
+    }
+    let need_ns = lat[0] / 0.95 - lat[0];
+    let text = format!(
+        "counted (isolation.csv): a 4 KiB random read at QD 1 reads {:.2} flash pages \
+         without MFT and {:.2} with it, and takes {:.1} µs without, {:.1} µs with MFT on \
+         average; MFT's read path charges nothing for its map lookup, and RR(MFT) ≤ 0.95 × \
+         RR(without) would need {:.1} µs more per read",
+        pages[0],
+        pages[1],
+        lat[0] / 1e3,
+        lat[1] / 1e3,
+        need_ns / 1e3
+    );
+    Ok((rows, text))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rr_reads_are_differences_of_the_stopped_cells_and_read_the_layer_note() {
+        let rep = |pages: f64, ssd: u64, ram: u64| {
+            serde_json::json!({"nand_read_pages": pages, "notes": [
+                "preconditioned: …",
+                format!("host log (mft): 1048576 blocks of 4KiB over 8192 segments of 1MiB \
+                         (4GiB visible to the host); measured phase: 81920 blocks written by \
+                         the host, 0 moved by the cleaner (0 segments cleaned; log write \
+                         amplification 1.000), 320 segment writes (320MiB to the SSD), {ssd} \
+                         SSD reads, {ram} block reads from host RAM, 318 waits for host RAM")
+            ]})
+        };
+        assert_eq!(ssd_reads(&rep(0.0, 150148, 0)), 150148.0);
+        let r = rr_reads(&rep(1000.0, 500, 3), &rep(1200.0, 600, 5), 100.0);
+        assert_eq!(r, [2.0, 1.0, 0.02]);
+        // Without the layer: no note, no SSD reads of its own.
+        let plain = |p: f64| serde_json::json!({"nand_read_pages": p, "notes": []});
+        assert_eq!(rr_reads(&plain(10.0), &plain(30.0), 10.0), [2.0, 0.0, 0.0]);
+        // The stopped cells keep the phases before the stop and nothing else.
+        let sc = scale(true);
+        let all = phases(&sc);
+        let two = phases_upto(&sc, 2);
+        assert_eq!(two.as_array().map(Vec::len), Some(2));
+        assert_eq!(two.as_array().unwrap()[..], all.as_array().unwrap()[..2]);
+    }
 
     /// A table where every MFT cell has `mft` and the drive without `without` (RW, SR,
     /// RR, SW MB/s, the same at every seed), except that `steady_mft` replaces the

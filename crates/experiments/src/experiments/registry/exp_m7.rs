@@ -29,6 +29,15 @@
 //! M53      not evaluable: ssdlab's only map cache is DFTL's CMT, and DFTL maps pages
 //!          on demand (it refuses mgmt_block and placement); a by-address drive keeps
 //!          its whole map in memory at no cost
+//! isolation (M20's cause, `isolation.csv`; judges nothing) at every S of the series:
+//!          how many management blocks one erase block holds pages of (each rewrite
+//!          appends a block's pages on a plane to that plane's open erase block: the
+//!          layout's own plane function, counted), and the registered by-address runs'
+//!          pages programmed per host write split into the rewrite (S/4 KB) and GC
+//!          copies, with the valid pages GC copied per erase (per victim); then one
+//!          isolating run that changes only `ftl.channel_placement` to one-channel at
+//!          S = 1 MB, where a management block fills exactly one erase block on each of
+//!          its channel's four planes, at every span and schedule, seeds 1–3 (18 runs)
 //! ```
 //!
 //! Run length. The registry writes 2 X (up to 16 M requests at X = 32 GB; at S = 1 MB
@@ -54,6 +63,8 @@ use super::grid_run::{self, RunPoint, ends, int, num, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least, within};
 use crate::config::Config;
 use crate::experiments::ExpError;
+use crate::ftl::layout::{ChannelPlacement, Layout, Placement};
+use crate::nand::Geometry;
 use std::collections::BTreeMap;
 
 /// The registry's EXP-M7.
@@ -115,6 +126,10 @@ struct Measured {
     mean_latency_ns: f64,
     throughput_mb_s: f64,
     programs_per_write: f64,
+    /// Of those, pages GC copied (the rest is the host write's own rewrite).
+    gc_copies_per_write: f64,
+    /// Valid pages GC copied per erase block it erased: what its victims still held.
+    gc_copies_per_erase: f64,
 }
 
 /// The cell's timings: the registry's MLC twin (same geometry, 000 Fig. 2's MLC
@@ -236,7 +251,140 @@ fn measured(report: &serde_json::Value) -> Measured {
         mean_latency_ns: num(phase, "latency_ns.mean"),
         throughput_mb_s: n * WRITE_BYTES as f64 / num(phase, "simulated_ns").max(1.0) * 1e3,
         programs_per_write: num(phase, "nand_program_pages") / n,
+        gc_copies_per_write: num(phase, "gc_copy_pages") / n,
+        gc_copies_per_erase: num(phase, "gc_copy_pages") / num(phase, "erases").max(1.0),
     }
+}
+
+/// Management blocks whose pages one erase block holds, under the page FTL's layout of
+/// `geo` with management blocks of `s_kib`: a rewrite appends the block's pages on a
+/// plane to that plane's open erase block, so an erase block holds pages of
+/// pages_per_block / (pages per plane of one management block) blocks. The pages per
+/// plane are counted with the layout's own plane function over one management block.
+fn blocks_per_erase_block(geo: &Geometry, s_kib: u64, channels: ChannelPlacement) -> f64 {
+    let unit = ((s_kib * KIB) / geo.page_size_bytes as u64).max(1) as u32;
+    let mut layout = Layout::new(geo, unit, Placement::ByAddress, channels);
+    let mut per_plane: BTreeMap<u32, u32> = BTreeMap::new();
+    // Management block 1 (block 0 would do; 1 shows the function of the address).
+    for lpn in unit..2 * unit {
+        *per_plane.entry(layout.plane_for(lpn)).or_default() += 1;
+    }
+    let most = per_plane.values().copied().max().unwrap_or(1);
+    (geo.pages_per_block as f64 / most as f64).max(1.0)
+}
+
+/// SSD A's geometry at `capacity_gib`.
+fn ssd_a_geometry(capacity_gib: u64) -> Result<Geometry, ExpError> {
+    Ok(config(
+        "ssd-a",
+        &[("device.capacity", text(&format!("{capacity_gib}GiB")))],
+    )?
+    .validate_device()
+    .map_err(|e| ExpError::Other(format!("EXP-M7 ssd-a: {e}")))?
+    .device
+    .geometry)
+}
+
+/// M20's isolating output (judges nothing): per S and (span, schedule), the split of
+/// pages per write and GC's copies per erase from the registered runs, the management
+/// blocks an erase block holds; then the S = 1 MB runs with one-channel placement (the
+/// one factor changed) beside the registered striped ones. Returns the rows of
+/// `isolation.csv` and a sentence for the cause.
+fn m20_isolation(
+    env: &Env,
+    t: &BTreeMap<Key, Measured>,
+    spans: &[u64],
+) -> Result<(Vec<(String, String)>, String), ExpError> {
+    let capacity_gib = if env.quick {
+        QUICK_CAPACITY_GIB
+    } else {
+        CAPACITY_GIB
+    };
+    let geo = ssd_a_geometry(capacity_gib)?;
+    let mut rows = Vec::new();
+    for (x, g) in cells(spans) {
+        for s in SERIES_KIB {
+            let at = (Design::ByAddress, Cell::Slc, s, x, g);
+            let ppw = mean(t, at, &|m| m.programs_per_write);
+            let gc = mean(t, at, &|m| m.gc_copies_per_write);
+            let per_erase = mean(t, at, &|m| m.gc_copies_per_erase);
+            rows.push((
+                format!(
+                    "S={s}KiB, {}, by-address striped (registered)",
+                    setting(x, g)
+                ),
+                format!(
+                    "an erase block holds pages of {:.0} management blocks; pages programmed \
+                     per host write {ppw:.2} = rewrite {:.2} (S/4 KB = {}) + GC copies \
+                     {gc:.2}; GC copied {per_erase:.1} valid pages per erase block erased \
+                     (of {})",
+                    blocks_per_erase_block(&geo, s, ChannelPlacement::Striped),
+                    ppw - gc,
+                    (s / 4).max(1),
+                    geo.pages_per_block
+                ),
+            ));
+        }
+    }
+    // The isolating run: S = 1 MB, one-channel placement, nothing else changed.
+    let s = 1024;
+    let mut points = Vec::new();
+    let mut keys = Vec::new();
+    for (x, g) in cells(spans) {
+        for seed in SEEDS {
+            let k: Key = (Design::ByAddress, Cell::Slc, s, x, g, seed);
+            let mut p = keys_of(&k, capacity_gib)?;
+            let span = x * GIB * capacity_gib / CAPACITY_GIB;
+            let n = requests(&k, &p, span)?;
+            p.push(("ftl.channel_placement", text("one-channel")));
+            p.push(("workload.span", text(&format!("{span}B"))));
+            p.push(("workload.requests", int(n as i64)));
+            points.push(RunPoint::new(p));
+            keys.push(k);
+        }
+    }
+    let reports = grid_run::run(env, "EXP-M7", base(), &points)?;
+    let one: BTreeMap<Key, Measured> = keys
+        .into_iter()
+        .zip(&reports)
+        .map(|(k, r)| (k, measured(r)))
+        .collect();
+    let mut worst = 0.0f64;
+    for (x, g) in cells(spans) {
+        let at = (Design::ByAddress, Cell::Slc, s, x, g);
+        let ppw = mean(&one, at, &|m| m.programs_per_write);
+        let gc = mean(&one, at, &|m| m.gc_copies_per_write);
+        let per_erase = mean(&one, at, &|m| m.gc_copies_per_erase);
+        let striped = mean(t, at, &|m| m.programs_per_write);
+        worst = worst.max(ppw / (s / 4) as f64);
+        rows.push((
+            format!(
+                "S={s}KiB, {}, by-address one-channel (isolating run: only \
+                 ftl.channel_placement changed)",
+                setting(x, g)
+            ),
+            format!(
+                "an erase block holds pages of {:.0} management block(s); pages programmed per \
+                 host write {ppw:.2} = rewrite {:.2} + GC copies {gc:.2} ({:.3} × S/4 KB; \
+                 striped, registered: {striped:.2}); GC copied {per_erase:.1} valid pages per \
+                 erase block erased",
+                blocks_per_erase_block(&geo, s, ChannelPlacement::OneChannel),
+                ppw - gc,
+                ppw / (s / 4) as f64
+            ),
+        ));
+    }
+    let text = format!(
+        "isolated: the same S = 1 MB runs with only the channel placement changed to \
+         one-channel, where a management block fills one erase block on each plane it uses, \
+         program at most {worst:.3} × S/4 KB pages a write, beside the split of every \
+         registered run into rewrite and GC copies (isolation.csv)"
+    );
+    Ok((rows, text))
+}
+
+fn setting(span: u64, sched: &str) -> String {
+    format!("span_gb={span}, gc_schedule={sched}")
 }
 
 /// Per-seed values of `f` at (design, cell, S, span, schedule).
@@ -349,12 +497,13 @@ fn m20_cause(t: &BTreeMap<Key, Measured>, spans: &[u64]) -> String {
     format!(
         "part (i) misses: at S ≥ 256 KB the by-address drive programs up to {worst:.2} × \
                  S/4 KB pages a write ({at}), GC copies on top of the block rewrite; part (ii) \
-                 (latency up ≥ 5 % a step) holds at {steps_ok} of {} points. A mechanism ssdlab \
-                 lacks: its by-address page FTL spreads a management block's pages over all \
-                 planes and appends them to each plane's open erase block, so an erase block \
-                 holds pages of many management blocks and a GC victim still holds valid pages; \
-                 a management block made of whole erase blocks would be replaced whole (the \
-                 audit's anomaly 4)",
+                 (latency up ≥ 5 % a step) holds at {steps_ok} of {} points. The cause is the \
+                 layout: the by-address page FTL (striped, its default) spreads a management \
+                 block's pages over all planes and appends them to each plane's open erase \
+                 block, so at every S of the series an erase block holds pages of several \
+                 management blocks (4 at S = 1 MB, whose 256 pages are 16 on each of the 16 \
+                 planes) and a GC victim still holds valid pages; a management block that \
+                 fills whole erase blocks is replaced whole (the audit's anomaly 4)",
         cells(spans).count()
     )
 }
@@ -459,7 +608,10 @@ impl Evaluator for ExpM7 {
         let mut m50 = RowResult::evaluated("M50", m50);
         let mut m54 = RowResult::evaluated("M54", m54);
         if m20.label() != Label::Robust {
-            m20 = m20.with_cause(m20_cause(&t, &spans));
+            let (rows, iso) = m20_isolation(env, &t, &spans)?;
+            m20 = m20
+                .with_cause(format!("{}; {iso}", m20_cause(&t, &spans)))
+                .with_isolation(rows);
         }
         if m50.label() != Label::Robust {
             m50 = m50.with_cause(
@@ -528,5 +680,32 @@ mod tests {
         let steps = [1000.0, 1100.0, 1133.0, 1300.0, 1500.0];
         let flat: Vec<Seeds> = steps.iter().map(|&x| Seeds::one(x)).collect();
         assert_eq!(m20_point(&flat, &ppw, 4).1, Verdict::Fails);
+    }
+
+    #[test]
+    fn m20_split_adds_back_and_an_erase_block_holds_whole_blocks_only_one_channel() {
+        // The split of a report's phase: rewrite + GC copies = pages programmed.
+        let report = serde_json::json!({"phases": [{
+            "requests": 100.0, "latency_ns": {"mean": 1.0}, "simulated_ns": 1.0,
+            "nand_program_pages": 6_900.0, "gc_copy_pages": 500.0, "erases": 20.0
+        }]});
+        let m = measured(&report);
+        assert_eq!(m.programs_per_write, 69.0);
+        assert_eq!(m.gc_copies_per_write, 5.0);
+        assert_eq!(m.programs_per_write - m.gc_copies_per_write, 64.0);
+        assert_eq!(m.gc_copies_per_erase, 25.0);
+        // SSD A: 16 planes, 64-page erase blocks. Striped, a management block of S/4 KB
+        // pages puts ⌈S/64 KB⌉ pages on each plane, so an erase block holds pages of 64,
+        // 64, 64, 16 and 4 blocks; one-channel at 1 MB fills one erase block per plane.
+        let geo = ssd_a_geometry(CAPACITY_GIB).expect("ssd-a");
+        let striped: Vec<f64> = SERIES_KIB
+            .iter()
+            .map(|&s| blocks_per_erase_block(&geo, s, ChannelPlacement::Striped))
+            .collect();
+        assert_eq!(striped, vec![64.0, 64.0, 64.0, 16.0, 4.0]);
+        assert_eq!(
+            blocks_per_erase_block(&geo, 1024, ChannelPlacement::OneChannel),
+            1.0
+        );
     }
 }

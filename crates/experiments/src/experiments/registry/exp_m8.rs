@@ -27,6 +27,12 @@
 //! M35      sustained T(N:1) ≥ 1.05 × T(1:1) at each (L, X)
 //! M36      CV(N:1) ≥ 1.05 × CV(1:1) and max(N:1) ≥ 1.05 × max(1:1) at each
 //!          (L, X, phase-3 workload)
+//! isolation (M36's cause, `isolation.csv`; judges nothing) at L and X at the ends of
+//!          their ranges, seeds 1–3, both FTLs: the same cell run again stopped after
+//!          phase 2 and after the phase-3 reads (nothing else changed; the runs are
+//!          deterministic), so the differences of the run counters give the merges by
+//!          kind (full, partial, switch) of each phase; beside them the log area in
+//!          blocks and each phase's latency CV and maximum from the registered cells
 //! ```
 //!
 //! Run length. The registry writes 2 X in phase 2 (16 M requests at X = 100 %; BAST
@@ -102,8 +108,10 @@ fn phase(name: &str, kind: &str, size: u64, span: u64, requests: u64) -> toml::V
 }
 
 /// The point's keys: the drive and FTL, and its four phases (phase 2 as two halves, so
-/// the sustained half is a phase of its own; phase i draws from seed + i).
-fn point(k: &Key, quick: bool) -> Result<RunPoint, ExpError> {
+/// the sustained half is a phase of its own; phase i draws from seed + i), of which the
+/// first `phases` (the registered cells run all 4; M36's isolating runs stop after
+/// phase 2, i.e. 2 phases, or after the reads, 3).
+fn point_upto(k: &Key, quick: bool, phases: usize) -> Result<RunPoint, ExpError> {
     let (ftl, log_pct, span_pct, seed) = *k;
     let capacity_gib = if quick { 1 } else { 32 };
     let mut keys = vec![
@@ -130,15 +138,14 @@ fn point(k: &Key, quick: bool) -> Result<RunPoint, ExpError> {
     } else {
         PHASE3_REQUESTS
     };
-    keys.push((
-        "workload.phase",
-        toml::Value::Array(vec![
-            phase(BURST, "random-write", ps, span, n / 2),
-            phase(SUSTAINED, "random-write", ps, span, n - n / 2),
-            phase(READS, "random-read", ps, span, m),
-            phase(WRITES, "seq-write", SEQ_BYTES, logical * ps, m),
-        ]),
-    ));
+    let mut all_phases = vec![
+        phase(BURST, "random-write", ps, span, n / 2),
+        phase(SUSTAINED, "random-write", ps, span, n - n / 2),
+        phase(READS, "random-read", ps, span, m),
+        phase(WRITES, "seq-write", SEQ_BYTES, logical * ps, m),
+    ];
+    all_phases.truncate(phases);
+    keys.push(("workload.phase", toml::Value::Array(all_phases)));
     Ok(RunPoint::new(keys))
 }
 
@@ -166,24 +173,155 @@ fn measured(report: &serde_json::Value) -> Measured {
     }
 }
 
-fn runs(env: &Env, keys: &[Key]) -> Result<BTreeMap<Key, Measured>, ExpError> {
-    let points = keys
-        .iter()
-        .map(|k| point(k, env.quick))
-        .collect::<Result<Vec<_>, _>>()?;
-    let base = vec![
+/// Keys every cell shares.
+fn base() -> Vec<(&'static str, toml::Value)> {
+    vec![
         ("preset", text("ssd-a")),
         ("buffer.name", text("none")),
         ("ftl.log.log_blocks", int(0)),
         ("precondition", text("fill")),
         ("host.qd", int(1)),
-    ];
-    let reports = grid_run::run(env, "EXP-M8", base, &points)?;
+    ]
+}
+
+/// The registered cells' reports.
+fn reports(env: &Env, keys: &[Key], phases: usize) -> Result<Vec<serde_json::Value>, ExpError> {
+    let points = keys
+        .iter()
+        .map(|k| point_upto(k, env.quick, phases))
+        .collect::<Result<Vec<_>, _>>()?;
+    grid_run::run(env, "EXP-M8", base(), &points)
+}
+
+fn runs(env: &Env, keys: &[Key]) -> Result<BTreeMap<Key, Measured>, ExpError> {
+    let reports = reports(env, keys, 4)?;
     Ok(keys
         .iter()
         .zip(&reports)
         .map(|(k, r)| (*k, measured(r)))
         .collect())
+}
+
+/// Merge counters of a run: full, partial, switch (BAST and FAST), and FAST's log-block
+/// reclaims.
+const MERGE_KEYS: [&str; 4] = [
+    "ftl.merge.full",
+    "ftl.merge.partial",
+    "ftl.merge.switch",
+    "ftl.log.reclaims",
+];
+
+/// The run counters `MERGE_KEYS` of a report.
+fn merges(report: &serde_json::Value) -> [f64; 4] {
+    MERGE_KEYS.map(|k| report["counters"][k].as_f64().unwrap_or(0.0))
+}
+
+/// Merges of each stretch from the counters of the runs stopped after phase 2, after the
+/// reads, and the whole run: (phases 1–2, reads, 64 KB writes).
+fn merges_by_phase(upto2: [f64; 4], upto3: [f64; 4], all: [f64; 4]) -> [[f64; 4]; 3] {
+    [
+        upto2,
+        std::array::from_fn(|i| upto3[i] - upto2[i]),
+        std::array::from_fn(|i| all[i] - upto3[i]),
+    ]
+}
+
+/// Rows of `isolation.csv`: (setting, what was measured there).
+type IsoRows = Vec<(String, String)>;
+
+/// Erase blocks beyond the data blocks, from a report's resolved geometry.
+fn spare_blocks(resolved: &serde_json::Value) -> f64 {
+    let g = &resolved["geometry"];
+    let f = |k: &str| g[k].as_f64().unwrap_or(0.0);
+    let blocks = f("channels")
+        * f("chips_per_channel")
+        * f("dies_per_chip")
+        * f("planes_per_die")
+        * f("blocks_per_plane");
+    let per = f("pages_per_block").max(1.0);
+    blocks - (resolved["logical_pages"].as_f64().unwrap_or(0.0) / per).ceil()
+}
+
+/// M36's isolating output (judges nothing): merges by kind in each phase, the log area
+/// and each phase's CV and maximum latency, per FTL at the ends of L and X. Rows of
+/// `isolation.csv`, and the largest number of merges any read phase ran, the smallest
+/// any burst ran and the smallest any 64 KB write phase ran.
+fn m36_isolation(env: &Env) -> Result<(IsoRows, [f64; 3]), ExpError> {
+    let mut keys: Vec<Key> = Vec::new();
+    for l in ends(&LOG_PERCENT, true) {
+        for x in ends(&SPAN_PERCENT, true) {
+            for ftl in FTLS {
+                for seed in SEEDS {
+                    keys.push((ftl, l, x, seed));
+                }
+            }
+        }
+    }
+    let upto2 = reports(env, &keys, 2)?;
+    let upto3 = reports(env, &keys, 3)?;
+    let all = reports(env, &keys, 4)?;
+    let mut rows = Vec::new();
+    let mut read_merges = 0.0f64;
+    let (mut burst_least, mut writes_least) = (f64::INFINITY, f64::INFINITY);
+    for (i, chunk) in keys.chunks(SEEDS.len()).enumerate() {
+        let (ftl, l, x, _) = chunk[0];
+        let seeds = i * SEEDS.len()..(i + 1) * SEEDS.len();
+        let (r2, r3, r4) = (&upto2[seeds.clone()], &upto3[seeds.clone()], &all[seeds]);
+        let n = SEEDS.len() as f64;
+        let mut by_phase = [[0.0; 4]; 3];
+        for s in 0..SEEDS.len() {
+            let m = merges_by_phase(merges(&r2[s]), merges(&r3[s]), merges(&r4[s]));
+            for (p, row) in m.iter().enumerate() {
+                for (j, v) in row.iter().enumerate() {
+                    by_phase[p][j] += v / n;
+                }
+            }
+        }
+        // Merges of any kind (FAST's reclaims are counted in its full merges).
+        let total = |m: &[f64; 4]| m[0] + m[1] + m[2];
+        read_merges = read_merges.max(total(&by_phase[1]));
+        burst_least = burst_least.min(total(&by_phase[0]));
+        writes_least = writes_least.min(total(&by_phase[2]));
+        let log_blocks = spare_blocks(&r4[0]["config"]["resolved"]);
+        let lat = |name: &str| {
+            let (cv, mx): (f64, f64) = r4
+                .iter()
+                .map(|r| cv_max(phase_of(r, name)))
+                .fold((0.0, 0.0), |a, b| (a.0 + b.0 / n, a.1 + b.1 / n));
+            format!("{name} CV {cv:.2}, max {:.2} ms", mx / 1e6)
+        };
+        let kinds = |m: &[f64; 4]| {
+            let mut t = format!("full {:.0}, partial {:.0}, switch {:.0}", m[0], m[1], m[2]);
+            if ftl == "fast" {
+                t.push_str(&format!(", log reclaims {:.0}", m[3]));
+            }
+            t
+        };
+        let log = format!(
+            "{log_blocks:.0} blocks beyond the data blocks (the log area and one merge reserve); "
+        );
+        rows.push((
+            format!(
+                "ftl={} ({}), log_area_percent={l}, span_percent={x}, seeds 1-3 (mean)",
+                ftl,
+                if ftl == "bast" { "1:1" } else { "N:1" }
+            ),
+            format!(
+                "{log}merges in phases 1-2 (the burst): {}; in the 10,000 4 KB reads after \
+                 it: {}; in the 64 KB sequential writes: {}; latency per phase: {}; {}; {}; {} \
+                 (merges per phase from the same cell run again stopped after phase 2 and \
+                 after the reads)",
+                kinds(&by_phase[0]),
+                kinds(&by_phase[1]),
+                kinds(&by_phase[2]),
+                lat(BURST),
+                lat(SUSTAINED),
+                lat(READS),
+                lat(WRITES)
+            ),
+        ));
+    }
+    Ok((rows, [read_merges, burst_least, writes_least]))
 }
 
 /// M36 at one point: both parts, on per-seed N:1 / 1:1 ratios.
@@ -296,6 +434,7 @@ impl Evaluator for ExpM8 {
         }
         let mut m36 = RowResult::evaluated("M36", m36);
         if m36.label() != Label::Robust {
+            let (iso_rows, [read_merges, burst_least, writes_least]) = m36_isolation(env)?;
             let range = |ftl, f: &dyn Fn(&Measured) -> f64| {
                 let v: Vec<f64> = logs
                     .iter()
@@ -325,7 +464,11 @@ impl Evaluator for ExpM8 {
                  {:.2}–{:.2}, max 1:1 {:.1}–{:.1} ms vs N:1 {:.1}–{:.1} ms — 1:1 is the more \
                  erratic, since N:1 takes sequential writes into its sequential log block. The \
                  row's measure (CV and maximum) is the registry's choice for the paper's vague \
-                 \"irregular\"",
+                 \"irregular\"; isolated: the log blocks the burst leaves are merged by neither \
+                 FTL while the reads run ({read_merges:.0} merges of any kind in the read \
+                 phase at the ends of L and X, against at least {burst_least:.0} in the burst \
+                 and {writes_least:.0} in the 64 KB sequential writes), so the reads meet no \
+                 merge (isolation.csv)",
                 rcv.0.0,
                 rcv.0.1,
                 rcv.1.0,
@@ -342,7 +485,8 @@ impl Evaluator for ExpM8 {
                 wmx.0.1 / 1e6,
                 wmx.1.0 / 1e6,
                 wmx.1.1 / 1e6,
-            ));
+            ))
+            .with_isolation(iso_rows);
         }
         Ok(vec![m35, m36])
     }
@@ -371,5 +515,42 @@ mod tests {
         // tested only the CV would hold here).
         assert_eq!(m36_verdict(&s(1.2), &s(1.01)), Verdict::Fails);
         assert_eq!(m36_verdict(&s(1.04), &s(2.0)), Verdict::Fails);
+    }
+
+    #[test]
+    fn merges_per_phase_are_differences_of_the_truncated_runs() {
+        let m = merges_by_phase(
+            [100.0, 20.0, 3.0, 7.0],
+            [100.0, 20.0, 3.0, 7.0],
+            [150.0, 21.0, 40.0, 9.0],
+        );
+        assert_eq!(m[0], [100.0, 20.0, 3.0, 7.0]);
+        assert_eq!(m[1], [0.0; 4]);
+        assert_eq!(m[2], [50.0, 1.0, 37.0, 2.0]);
+        // The truncated points are the registered point's first phases, nothing else.
+        let k = ("bast", 1, 10, 1);
+        let full = point_upto(&k, true, 4).expect("point");
+        let two = point_upto(&k, true, 2).expect("point");
+        let phases = |p: &RunPoint| {
+            p.keys
+                .iter()
+                .find(|(n, _)| n == "workload.phase")
+                .and_then(|(_, v)| v.as_array().cloned())
+                .expect("phases")
+        };
+        assert_eq!(phases(&full).len(), 4);
+        assert_eq!(phases(&two)[..], phases(&full)[..2]);
+        let others = |p: &RunPoint| {
+            p.keys
+                .iter()
+                .filter(|(n, _)| n != "workload.phase")
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(others(&two), others(&full));
+        let resolved = serde_json::json!({"logical_pages": 640.0, "geometry": {
+            "channels": 1, "chips_per_channel": 1, "dies_per_chip": 1, "planes_per_die": 1,
+            "blocks_per_plane": 12, "pages_per_block": 64}});
+        assert_eq!(spare_blocks(&resolved), 2.0);
     }
 }

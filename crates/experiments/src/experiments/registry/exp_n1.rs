@@ -30,6 +30,11 @@
 //! N12  mean gain of the cells with LRU hit < 10 % ≤ 0.95 × that of cells with LRU hit
 //!      in [10 %, 50 %]; unresolved when a class is empty
 //! N16  largest mean gain over the 25 cells ∈ [5.5, 9.1] points
+//! isolation (N16's cause, `isolation.csv`; judges nothing) the grid's best cell (its
+//!          request size, random share, buffer and Q) with only the region changed, to
+//!          1/16, 1/8, 1/4, 1/2 and 1 × its region (below the grid's smallest region
+//!          but the last), LRU and QLRU, seeds 1–3: the gain against the buffer's share
+//!          of the region and LRU's hit ratio
 //! ```
 //! Run length: the registry's run is 4 × the region written, 4–64 GiB a run, 17 × 10^9
 //! page writes for the whole grid (about 40 minutes of two cores at the ~7 million
@@ -399,18 +404,131 @@ impl Evaluator for ExpN1 {
             RowResult::evaluated("N12", n12),
             RowResult::evaluated("N16", n16),
         ];
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                if r.label() == Label::Robust {
-                    r
-                } else {
-                    let c = cause(&r.id, &all);
-                    r.with_cause(c)
-                }
-            })
-            .collect())
+        let mut out = Vec::new();
+        for r in rows {
+            if r.label() == Label::Robust {
+                out.push(r);
+                continue;
+            }
+            let c = cause(&r.id, &all);
+            if r.id == "N16" {
+                let (iso, text) = n16_isolation(env, &all)?;
+                out.push(r.with_cause(format!("{c}; {text}")).with_isolation(iso));
+            } else {
+                out.push(r.with_cause(c));
+            }
+        }
+        Ok(out)
     }
+}
+
+/// Fractions of the best cell's region N16's isolating sweep runs (the last is the
+/// registered region itself).
+const REGION_FRACTIONS: [i64; 5] = [16, 8, 4, 2, 1];
+
+/// N16's isolating sweep (judges nothing): the best cell of the grid with only the
+/// region changed, LRU and QLRU, seeds 1–3. Rows of `isolation.csv` and a sentence for
+/// the cause.
+fn n16_isolation(
+    env: &Env,
+    all: &[(At, Vec<Cell>)],
+) -> Result<(Vec<(String, String)>, String), ExpError> {
+    let Some((at, best)) = all
+        .iter()
+        .flat_map(|(at, cs)| cs.iter().map(move |c| (*at, c)))
+        .max_by(|x, y| x.1.gain().mean().total_cmp(&y.1.gain().mean()))
+    else {
+        return Ok((Vec::new(), String::new()));
+    };
+    let bytes = run_bytes(env.quick);
+    let spec = format!(
+        "{}KiB read=0 random={} align=4KiB",
+        at.request_kib, at.random_percent
+    );
+    let requests = bytes / (at.request_kib * 1024);
+    let regions: Vec<i64> = REGION_FRACTIONS
+        .iter()
+        .map(|f| at.region_gib * 1024 / f)
+        .collect();
+    let mut points = Vec::new();
+    let mut index = Vec::new();
+    for &region_mib in &regions {
+        for (q, policy) in [(LRU_QUEUE, "lru"), (best.queue, "qlru")] {
+            for seed in SEEDS {
+                points.push(RunPoint::new(vec![
+                    ("workload.iometer.spec", text(&spec)),
+                    ("workload.span", text(&format!("{region_mib}MiB"))),
+                    ("workload.requests", int(requests)),
+                    ("buffer.name", text(policy)),
+                    ("buffer.size", text(&format!("{}MiB", best.buffer_mib))),
+                    ("host.qd", int(q)),
+                    ("seed", int(seed)),
+                ]));
+                index.push((region_mib, policy));
+            }
+        }
+    }
+    let mut base = drive();
+    base.push(("workload", text("iometer")));
+    let reports = grid_run::run(env, "EXP-N1", base, &points)?;
+    let mut hits: BTreeMap<(i64, &str), Seeds> = BTreeMap::new();
+    for (k, r) in index.into_iter().zip(&reports) {
+        hits.entry(k)
+            .or_insert_with(|| Seeds(Vec::new()))
+            .0
+            .push(hit_percent(r));
+    }
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    for &region_mib in &regions {
+        let (lru, qlru) = (&hits[&(region_mib, "lru")], &hits[&(region_mib, "qlru")]);
+        let gain = minus(qlru, lru);
+        series.push((region_mib, lru.mean(), gain.mean()));
+        rows.push((
+            format!(
+                "request {} KiB, random {} %, buffer {} MiB, Q {}, region {region_mib} MiB \
+                 (only the region changed from the grid's best cell, region {} GiB)",
+                at.request_kib, at.random_percent, best.buffer_mib, best.queue, at.region_gib
+            ),
+            format!(
+                "buffer / region {:.3}; LRU hit {:.2} %, QLRU hit {:.2} %, gain {:.2} points \
+                 (seeds {})",
+                best.buffer_mib as f64 / region_mib as f64,
+                lru.mean(),
+                qlru.mean(),
+                gain.mean(),
+                gain.0
+                    .iter()
+                    .map(|g| format!("{g:.2}"))
+                    .collect::<Vec<_>>()
+                    .join("/")
+            ),
+        ));
+    }
+    let (top_region, top_lru, top_gain) = series
+        .iter()
+        .copied()
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .expect("regions");
+    let text = format!(
+        "isolated: the best cell with only the region changed ({} → {} MiB, buffer {} MiB) \
+         gives gains {} points at LRU hit ratios {} % (largest {top_gain:.2} at region \
+         {top_region} MiB, LRU hit {top_lru:.1} %) (isolation.csv)",
+        regions[0],
+        regions[regions.len() - 1],
+        best.buffer_mib,
+        series
+            .iter()
+            .map(|x| format!("{:.2}", x.2))
+            .collect::<Vec<_>>()
+            .join("/"),
+        series
+            .iter()
+            .map(|x| format!("{:.1}", x.1))
+            .collect::<Vec<_>>()
+            .join("/"),
+    );
+    Ok((rows, text))
 }
 
 /// Why a series of gains over the queue lengths misses N2 (`None` when it holds).
