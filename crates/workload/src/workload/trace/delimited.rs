@@ -28,7 +28,7 @@
 use super::lex::{is_blank, parse_scaled, parse_u32, parse_u64, trim};
 use super::reader::{Expected, LineParser, Parsed, RawRequest};
 use super::write::WriteState;
-use super::{ALL_OPS_ZONES, FormatSpec, Reader};
+use super::{ALL_OPS, FormatSpec, Reader};
 use crate::workload::IoRequest;
 use crate::workload::OpKind;
 use crate::workload::TraceError;
@@ -40,7 +40,7 @@ use std::str::FromStr;
 pub(crate) const SPEC: FormatSpec = FormatSpec {
     name: "csv",
     summary: "any delimited text; name the columns with --columns",
-    ops: ALL_OPS_ZONES,
+    ops: ALL_OPS,
     resolution: "time in ns; offset and size in bytes; columns as CSV_CANONICAL_COLUMNS \
                  (read back with that --columns spec)",
     header: "",

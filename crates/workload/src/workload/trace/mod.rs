@@ -208,19 +208,6 @@ const RW_ZONES: &[OpKind] = &[
 ];
 /// Reads, writes, trims and flushes.
 const ALL_OPS: &[OpKind] = &[OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];
-/// Every operation, the zone ones included (the `csv` format: its writer names them and
-/// its reader's default op values take them back).
-const ALL_OPS_ZONES: &[OpKind] = &[
-    OpKind::Read,
-    OpKind::Write,
-    OpKind::Trim,
-    OpKind::Flush,
-    OpKind::ZoneAppend,
-    OpKind::ZoneReset,
-    OpKind::ZoneFinish,
-    OpKind::ZoneOpen,
-    OpKind::ZoneClose,
-];
 
 /// The registry of built-in trace formats, in documentation order: one line per format,
 /// whose file exports its spec. The readers (`open_source`), the writers
