@@ -473,15 +473,7 @@ fn fdp_section(designs: &[RunDesign<'_>]) -> Option<Section> {
             f.media_bytes_written.to_string(),
             format!("{:.4}", f.waf),
         ]);
-        let rows = f
-            .handles
-            .iter()
-            .map(|u| (format!("handle {}", u.index), u))
-            .chain(
-                f.namespaces
-                    .iter()
-                    .map(|u| (format!("namespace {}", u.index), u)),
-            );
+        let rows = f.usage_rows();
         for (what, u) in rows {
             usage.push(vec![
                 d.to_string(),

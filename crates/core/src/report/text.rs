@@ -444,15 +444,7 @@ fn render_fdp(report: &Report, out: &mut String) {
             .map(String::from)
             .to_vec(),
     );
-    let rows = f
-        .handles
-        .iter()
-        .map(|u| (format!("handle {}", u.index), u))
-        .chain(
-            f.namespaces
-                .iter()
-                .map(|u| (format!("namespace {}", u.index), u)),
-        );
+    let rows = f.usage_rows();
     for (what, u) in rows {
         t.lines.push(Line::Cells(vec![
             what,
