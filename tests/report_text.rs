@@ -122,3 +122,85 @@ fn the_end_of_run_flush_is_said_to_be_outside_the_phases() {
         "{t}"
     );
 }
+
+/// The `namespaces` and `fdp` sections, JSON-only before, are in the text report and on
+/// the HTML run page (through the page template) when the report has them, and absent
+/// when it does not.
+#[test]
+fn namespaces_and_fdp_sections_are_rendered_when_present() {
+    use ssdlab::fdp::{FdpReport, FdpUsage, Isolation};
+    use ssdlab::report::{Figures, NamespaceReport, html};
+    let plain = sample_report();
+    let t = render_text(&plain, &[]);
+    assert!(!t.contains("Namespaces") && !t.contains("FDP"), "{t}");
+    let mut r = plain.clone();
+    let mut ns = NamespaceReport {
+        name: "db".into(),
+        size_bytes: 1 << 30,
+        requests: 4242,
+        iops: 1234.5,
+        write_bytes: 3 << 20,
+        write_amplification_contribution: 0.725,
+        ..Default::default()
+    };
+    ns.write_latency_ns.count = 10;
+    ns.write_latency_ns.p99 = 77_000;
+    r.namespaces = vec![
+        ns.clone(),
+        NamespaceReport {
+            name: "logs".into(),
+            ..ns
+        },
+    ];
+    r.fdp = Some(FdpReport {
+        host_bytes_written: 8 << 20,
+        media_bytes_written: 12 << 20,
+        media_bytes_erased: 4 << 20,
+        waf: 1.5,
+        handles: vec![FdpUsage {
+            index: 1,
+            isolation: Some(Isolation::PersistentlyIsolated),
+            host_bytes_written: 8 << 20,
+            media_bytes_written: 12 << 20,
+            waf: 1.5,
+        }],
+        namespaces: vec![],
+        events: [("media_reallocated".to_string(), 17u64)]
+            .into_iter()
+            .collect(),
+    });
+    let t = render_text(&r, &[]);
+    for needle in [
+        "Namespaces",
+        "db",
+        "logs",
+        "1.00 GiB",
+        "4,242",
+        "77.0 µs",
+        "0.725",
+        "FDP: host bytes written 8.00 MiB, media bytes written 12.0 MiB",
+        "handle 1",
+        "persistently",
+        "1.500",
+        "media_reallocated",
+        "17",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+    for line in t.lines() {
+        assert_eq!(line, line.trim_end(), "trailing blanks in {line:?}");
+    }
+    let f = Figures::default();
+    let page = html::render(&html::run_page("ssdlab run", &[("page", &r, &f)]));
+    for needle in [
+        "<h2>Namespaces</h2>",
+        "<td class=\"t\">logs</td>",
+        "<h2>Flexible Data Placement</h2>",
+        "persistently-isolated",
+        "media_reallocated",
+    ] {
+        assert!(page.contains(needle), "missing {needle:?} in the page");
+    }
+    let page = html::render(&html::run_page("ssdlab run", &[("page", &plain, &f)]));
+    assert!(!page.contains("<h2>Namespaces</h2>") && !page.contains("Flexible Data"));
+}

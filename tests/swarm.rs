@@ -2,7 +2,8 @@
 //! policy × buffer × timing model × queue depth × workload × preconditioning. Every
 //! combination must either be refused before any work (a configuration error naming
 //! what to change) or run to the end with the FTL, NAND and buffer invariants and the
-//! host-side presence model checked ([`RunOptions::check`]). Running out of space, a
+//! host-side presence model checked ([`RunOptions::check`]). Some cases turn on FDP (page
+//! FTL), a zoned drive or two to three namespaces (issue 33). Running out of space, a
 //! panic, or any other failure mid-run is a bug; the case's seed and design are printed.
 //!
 //! CI runs a bounded number of small cases. More, and larger devices:
@@ -88,6 +89,41 @@ fn design(seed: u64, big: bool) -> (&'static str, Vec<(String, toml::Value)>) {
         _ => {}
     }
     o.push(("seed".into(), toml::Value::Integer(seed as i64 & 0xffff)));
+    // Issue 33's interfaces, drawn after everything above so earlier seeds keep their
+    // designs: FDP on the page FTL, a zoned drive, two or three namespaces.
+    if ftl == "page" && rng.gen_bool(0.4) {
+        o.push(("ftl.fdp.enabled".into(), toml::Value::Boolean(true)));
+        let kinds = ["initially-isolated", "persistently-isolated"];
+        let handles = (0..rng.gen_range(1..=4))
+            .map(|_| s(kinds.choose(&mut rng).unwrap()))
+            .collect();
+        o.push(("ftl.fdp.handles".into(), toml::Value::Array(handles)));
+    }
+    if rng.gen_bool(0.1) {
+        // A zoned drive takes no write buffer; its own workload writes at the pointers,
+        // the others' writes are refused and counted.
+        o.retain(|(k, _)| !k.starts_with("buffer.") && k != "ftl.name" && k != "ftl.gc");
+        o.push(("ftl.name".into(), s("zoned")));
+        if rng.gen_bool(0.5) {
+            o.retain(|(k, _)| k != "workload.kind" && k != "precondition");
+            o.push(("workload.kind".into(), s("zoned-seq")));
+        }
+        if rng.gen_bool(0.5) {
+            let d = *[1i64, 2, 4].choose(&mut rng).unwrap();
+            o.push(("ftl.zoned.dies_per_zone".into(), toml::Value::Integer(d)));
+        }
+    } else if rng.gen_bool(0.2) {
+        let n = rng.gen_range(2..=3);
+        let namespaces = (0..n)
+            .map(|i| {
+                let mut t = toml::Table::new();
+                t.insert("name".into(), s(&format!("ns{i}")));
+                t.insert("share".into(), toml::Value::Float(1.0 / n as f64));
+                toml::Value::Table(t)
+            })
+            .collect();
+        o.push(("namespace".into(), toml::Value::Array(namespaces)));
+    }
     (preset, o)
 }
 
@@ -108,16 +144,18 @@ fn case(seed: u64, big: bool) -> Result<bool, String> {
     let (preset, o) = design(seed, big);
     let mut t = toml::Table::new();
     for (k, v) in &o {
-        let (table, key) = k.split_once('.').unwrap_or(("", k));
-        if table.is_empty() {
-            t.insert(key.into(), v.clone());
-        } else {
-            t.entry(table)
+        // Dotted keys nest (`ftl.fdp.enabled`), as `--set` reads them.
+        let mut parts: Vec<&str> = k.split('.').collect();
+        let last = parts.pop().unwrap();
+        let mut at = &mut t;
+        for p in parts {
+            at = at
+                .entry(p)
                 .or_insert_with(|| toml::Value::Table(toml::Table::new()))
                 .as_table_mut()
-                .unwrap()
-                .insert(key.into(), v.clone());
+                .unwrap();
         }
+        at.insert(last.into(), v.clone());
     }
     let cfg = match Config::load_with(Some(preset), None, t) {
         Ok(c) => c,
@@ -189,6 +227,18 @@ fn every_design_runs_checked_or_is_refused_up_front() {
     let base = 0x5_3a2d_u64;
     let (mut ran, mut refused) = (0, 0);
     let mut failures = Vec::new();
+    // Cases drawing FDP, a zoned drive or namespaces (issue 33).
+    let placement = (0..n)
+        .filter(|&i| {
+            design(base + i, big).1.iter().any(|(k, v)| {
+                k == "namespace"
+                    || k == "ftl.fdp.enabled"
+                    || (k == "ftl.name" && v.as_str() == Some("zoned"))
+            })
+        })
+        .count();
+    assert!(placement > 0, "no case drew FDP, ZNS or namespaces");
+    println!("swarm: {placement} of the cases use FDP, a zoned drive or namespaces");
     for i in 0..n {
         match case(base + i, big) {
             Ok(true) => ran += 1,

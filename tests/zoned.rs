@@ -406,6 +406,67 @@ fn zone_operations_from_an_ascii_trace_run_end_to_end_and_are_reported() {
     assert_eq!(r["write_amplification"].as_f64(), Some(512.0));
 }
 
+/// Report Zones in the JSON report: one descriptor per zone (start, capacity, write
+/// pointer in logical blocks, state by the specification's abbreviation), after a trace
+/// that leaves zones open, full and empty; a conventional drive's report has no `zones`.
+#[test]
+fn the_json_report_lists_every_zone_as_report_zones_returns_it() {
+    // The default preset's zone: 8192 pages (one 1 MiB block on each of 32 dies).
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let trace = dir.path().join("z.ascii");
+    std::fs::write(
+        &trace,
+        "0 0 0 64 0\n\
+         1000 0 65536 64 ZA\n\
+         2000 0 131072 0 ZF\n\
+         3000 0 196608 0 ZO\n",
+    )
+    .expect("trace written");
+    let trace = trace.display().to_string();
+    let run = |ftl: &str| {
+        let o = common::ssdlab(&[
+            "run",
+            "--ftl",
+            ftl,
+            "--buffer",
+            "none",
+            "--capacity",
+            "256MiB",
+            "--trace",
+            &trace,
+            "--format",
+            "ascii",
+            "--json",
+            "-",
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("JSON report")
+    };
+    let r = run("zoned");
+    let zones = r["zones"].as_array().expect("a zones list");
+    assert_eq!(zones.len(), 8, "{}", r["zones"]);
+    let zone = |i: usize| {
+        let z = &zones[i];
+        (
+            z["start_lba"].as_u64().unwrap(),
+            z["capacity_blocks"].as_u64().unwrap(),
+            z["write_pointer_lba"].as_u64().unwrap(),
+            z["state"].as_str().unwrap().to_string(),
+        )
+    };
+    let zs = 8192;
+    assert_eq!(zone(0), (0, zs, 8, "ZSIO".into()));
+    assert_eq!(zone(1), (zs, zs, zs + 8, "ZSIO".into()));
+    assert_eq!(zone(2), (2 * zs, zs, 3 * zs, "ZSF".into()));
+    assert_eq!(zone(3), (3 * zs, zs, 3 * zs, "ZSEO".into()));
+    for i in 4..8 {
+        assert_eq!(zone(i), (i as u64 * zs, zs, i as u64 * zs, "ZSE".into()));
+    }
+    // The page FTL refuses the zone commands and reports no zones.
+    let r = run("page");
+    assert!(r.get("zones").is_none(), "{}", r["zones"]);
+}
+
 #[test]
 fn a_drive_too_small_for_one_zone_is_refused_with_the_capacity_that_fits() {
     // The default preset's smallest zone is one 1 MiB block on each of 32 dies.

@@ -132,6 +132,7 @@ pub fn sample_report() -> Report {
         end_of_life: None,
         probe: None,
         fdp: None,
+        zones: Vec::new(),
         wall_clock_s: 1.5,
         wall_clock_measured_s: 1.0,
     }

@@ -327,6 +327,21 @@ pub struct FdpReport {
     pub events: std::collections::BTreeMap<String, u64>,
 }
 
+impl FdpReport {
+    /// The per-handle rows then the per-namespace rows, each named (`handle 1`,
+    /// `namespace 2`): what the text and HTML reports list.
+    pub fn usage_rows(&self) -> impl Iterator<Item = (String, &FdpUsage)> {
+        self.handles
+            .iter()
+            .map(|u| (format!("handle {}", u.index), u))
+            .chain(
+                self.namespaces
+                    .iter()
+                    .map(|u| (format!("namespace {}", u.index), u)),
+            )
+    }
+}
+
 /// One handle's or namespace's bytes.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FdpUsage {

@@ -725,6 +725,35 @@ impl Zones {
         }
     }
 
+    /// Power-up: the zone's write pointer is `written` blocks past its start, as the
+    /// drive found it on flash. The zone is Empty with nothing written, Full at its
+    /// capacity, else Closed: open states do not survive the power going (QEMU's ZNS
+    /// emulation likewise closes every open zone at shutdown, `nvme_zoned_ns_shutdown`,
+    /// and a zone with nothing written is Empty). Called once per zone on freshly built zones (all Empty); `Err`
+    /// names what the flash held that the limits forbid.
+    pub fn restore(&mut self, zone: u32, written: u64) -> Result<(), String> {
+        let cap = self.layout.zone_capacity_blocks;
+        if written > cap {
+            return Err(format!(
+                "zone {zone} holds {written} blocks, beyond its capacity of {cap}"
+            ));
+        }
+        let to = match written {
+            0 => ZoneState::Empty,
+            w if w == cap => ZoneState::Full,
+            _ => ZoneState::Closed,
+        };
+        if to == ZoneState::Closed && self.active >= self.layout.active_limit() {
+            return Err(format!(
+                "zone {zone} is partly written but {} zones are active already (the limit)",
+                self.active
+            ));
+        }
+        self.zones[zone as usize].write_pointer = self.start(zone) + written;
+        self.set_state(zone, to);
+        Ok(())
+    }
+
     /// A media failure: the drive makes `zone` read-only (from any state but Offline).
     pub fn fail_to_read_only(&mut self, zone: u32) -> Result<(), ZnsStatus> {
         let zone = self.zone_index(zone)?;

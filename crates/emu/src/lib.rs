@@ -9,7 +9,7 @@
 // resolve here as they did in the single crate.
 pub use ssdlab_core::{
     buffer, config, ftl, host, host_log, mqsim, nand, report, sim, spec, timing, units, util,
-    workload,
+    workload, zns,
 };
 
 pub mod data;

@@ -144,25 +144,26 @@ pub fn layout(
             }
         };
         let size_bytes = bytes / page_bytes * page_bytes;
+        // The key at fault and its value as the user gave it; a share also shows the
+        // bytes it came to (`namespace[1].share = 0.75 (768MiB)`).
+        let (at, given) = match ns.share {
+            Some(f) if ns.size.is_none() => (
+                key("share"),
+                format!("{f} ({})", crate::units::Size(size_bytes)),
+            ),
+            _ => (key("size"), crate::units::Size(bytes).to_string()),
+        };
         if size_bytes == 0 {
             return Err(ConfigError::value(
-                if ns.size.is_some() {
-                    key("size")
-                } else {
-                    key("share")
-                },
-                crate::units::Size(bytes),
+                at,
+                given,
                 format!("at least one flash page ({page_bytes} bytes)"),
             ));
         }
         if base + size_bytes > capacity_bytes {
             return Err(ConfigError::value(
-                if ns.size.is_some() {
-                    key("size")
-                } else {
-                    key("share")
-                },
-                crate::units::Size(size_bytes),
+                at,
+                given,
                 format!(
                     "at most the {} the namespaces before it leave of the drive's {} logical bytes",
                     crate::units::Size(capacity_bytes - base),
@@ -246,5 +247,19 @@ mod tests {
             key(&[ns("a", Some(8192), Some(0.1))]).key(),
             Some("namespace[0].share")
         );
+    }
+
+    /// A share that does not fit says the share and the bytes it came to (it used to
+    /// print the bytes alone, so the user could not see which number was wrong).
+    #[test]
+    fn a_share_that_does_not_fit_prints_the_share_and_its_bytes() {
+        let e = layout(
+            &[ns("a", None, Some(0.5)), ns("b", None, Some(0.75))],
+            1 << 30,
+            4096,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("namespace[1].share = 0.75 (768MiB)"), "{e}");
     }
 }

@@ -27,6 +27,11 @@
 //! reset(z):    Zones.reset; invalidate the zone's data; erase its programmed blocks;
 //!              every block back to its die's free pool
 //! read(lpn):   below the zone's last host-written page: its page; else deallocated
+//! mount:       block → (zone, slot) from its first OOB tag (a pad page's tag is its
+//!              slot, above every logical page); a zone's pages on flash are a prefix:
+//!              its length is the write pointer, its first pad page the data's end;
+//!              not a prefix = a reset cut short (finished now); padding short of the
+//!              capacity = a finish cut short (padded now); state Empty/Closed/Full
 //! ```
 //!
 //! Choices the specification leaves open, with the one taken:
@@ -65,6 +70,10 @@ pub const APPENDS: Counter = Counter::total(
     "commands",
     "Zone Append commands performed (each completion carries its LBA)",
 );
+/// The highest padding tag ([`ZonedFtl::pad_tag`]); `u32::MAX` itself would wrap the
+/// NAND's stored `lpn + 1` to its "no tag" value.
+const PAD_TAG_TOP: u32 = u32::MAX - 1;
+
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[RESET_ERASED_BLOCKS, APPENDS, zns::INVALID_OPCODE];
 
@@ -280,6 +289,23 @@ impl Shape {
         })
     }
 
+    /// Where page `k` of a zone lies: the index of its block in the zone's block list
+    /// and the page in that block.
+    #[inline]
+    fn slot(&self, k: u64) -> (u64, u64) {
+        let d = self.dies_per_zone as u64;
+        let ppb = self.pages_per_block as u64;
+        let (stripe, r) = (k / (d * ppb), k % (d * ppb));
+        (stripe * d + r % d, r / d)
+    }
+
+    /// The zone page at `page` of the block in list position `slot` (inverse of
+    /// [`Shape::slot`]).
+    fn page_of(&self, slot: u64, page: u64) -> u64 {
+        let d = self.dies_per_zone as u64;
+        (slot / d) * d * self.pages_per_block as u64 + page * d + slot % d
+    }
+
     fn blocks_per_zone(&self) -> u64 {
         self.per_die as u64 * self.dies_per_zone as u64
     }
@@ -342,6 +368,15 @@ impl ZonedFtl {
                 ),
             ));
         }
+        // Padding tags count down from PAD_TAG_TOP, one per zone block slot; they
+        // must stay above every logical page.
+        let slots = shape.layout.zones as u64 * shape.blocks_per_zone();
+        if logical_pages + slots >= PAD_TAG_TOP as u64 {
+            return Err(format!(
+                "ftl.zoned: {logical_pages} logical pages and {slots} zone blocks do not fit \
+                 the 32-bit OOB tags"
+            ));
+        }
         let mut free = vec![Vec::new(); shape.dies as usize];
         for b in 0..geo.blocks() {
             let die = geo.die_of_plane(geo.plane_of(BlockId(b)));
@@ -367,11 +402,18 @@ impl ZonedFtl {
     /// The physical page of page `k` of `zone` (its blocks allocated).
     #[inline]
     fn ppn(&self, zone: u32, k: u64) -> Ppn {
-        let d = self.shape.dies_per_zone as u64;
-        let ppb = self.shape.pages_per_block as u64;
-        let (stripe, r) = (k / (d * ppb), k % (d * ppb));
-        let block = self.blocks[zone as usize][(stripe * d + r % d) as usize];
-        Ppn((block as u64 * ppb + r / d) as u32)
+        let (slot, page) = self.shape.slot(k);
+        let block = self.blocks[zone as usize][slot as usize];
+        Ppn((block as u64 * self.shape.pages_per_block as u64 + page) as u32)
+    }
+
+    /// The OOB tag of page `k` of `zone` when a finish pads it: not a logical block (the
+    /// tags from `u32::MAX - 1` down are above every logical page, checked at build) but
+    /// the zone's block slot, so a mount tells padding from data and knows the zone of a
+    /// block that holds padding only.
+    fn pad_tag(&self, zone: u32, k: u64) -> Lpn {
+        let slot = zone as u64 * self.shape.blocks_per_zone() + self.shape.slot(k).0;
+        Lpn(PAD_TAG_TOP - slot as u32)
     }
 
     /// Where `lpn`'s host data is, if it has any.
@@ -440,12 +482,11 @@ impl ZonedFtl {
             return Ok(());
         }
         self.allocate(zone, nand)?;
-        let start = zone as u64 * self.zone_size();
         let from = self.shape.layout.zone_capacity_blocks - pad;
         debug_assert_eq!(from, self.data_end[zone as usize]);
         for k in from..from + pad {
             let ppn = self.ppn(zone, k);
-            nand.program(ppn, Lpn((start + k) as u32), Cause::Rmw);
+            nand.program(ppn, self.pad_tag(zone, k), Cause::Rmw);
             nand.invalidate(ppn);
         }
         Ok(())
@@ -536,6 +577,163 @@ impl Ftl for ZonedFtl {
 
     fn zones(&self) -> Option<&Zones> {
         Some(&self.zones)
+    }
+
+    /// Power-up from the OOB tags alone. A programmed block belongs to the zone and
+    /// list slot its first tag names (a data page: its logical block; a padding page:
+    /// the slot itself, [`ZonedFtl::pad_tag`]). A zone writes its pages in order, so
+    /// what it holds is a prefix of its pages: its length is the write pointer, the
+    /// first padding page (if any) the end of its host data. Pages that are not a prefix
+    /// are a reset the cut interrupted (a reset erases the slot holding page 0 first):
+    /// the mount finishes it. A prefix with padding but short of the capacity is a
+    /// finish the cut interrupted: the mount pads the rest. Neither was acknowledged, so
+    /// either outcome is one the host may see. Zones partly written come back Closed
+    /// ([`Zones::restore`]); their empty slots take the least-erased free blocks of
+    /// their dies, as at a first write.
+    fn recover(
+        &mut self,
+        nand: &mut Nand,
+        tags: &[Option<crate::nand::StoredTag>],
+    ) -> Result<(), super::RecoverError> {
+        let foreign = |what: String| super::RecoverError::Foreign { ftl: "zoned", what };
+        let geo = *nand.geometry();
+        let ppb = geo.pages_per_block as u64;
+        let bpz = self.shape.blocks_per_zone();
+        let zones = self.shape.layout.zones as u64;
+        let size = self.zone_size();
+        let nz = zones as usize;
+        // Per zone: its slots' blocks, pages on flash, one past the highest page, the
+        // first padding page.
+        let mut slots: Vec<Vec<Option<u32>>> = vec![Vec::new(); nz];
+        let mut held = vec![0u64; nz];
+        let mut reach = vec![0u64; nz];
+        let mut first_pad = vec![u64::MAX; nz];
+        for f in &mut self.free {
+            f.clear();
+        }
+        for b in 0..geo.blocks() {
+            let first = geo.first_page(BlockId(b)).0 as usize;
+            let page_tags = &tags[first..first + ppb as usize];
+            let die = geo.die_of_plane(geo.plane_of(BlockId(b)));
+            // Where a tag says its page lies: (zone, slot, zone page, padding).
+            let place = |p: u64, lpn: u32| -> Option<(u64, u64, u64, bool)> {
+                let l = lpn as u64;
+                if l < zones * size {
+                    let (zone, k) = (l / size, l % size);
+                    let (slot, page) = self.shape.slot(k);
+                    (page == p).then_some((zone, slot, k, false))
+                } else if lpn <= PAD_TAG_TOP && ((PAD_TAG_TOP - lpn) as u64) < zones * bpz {
+                    let g = (PAD_TAG_TOP - lpn) as u64;
+                    let (zone, slot) = (g / bpz, g % bpz);
+                    Some((zone, slot, self.shape.page_of(slot, p), true))
+                } else {
+                    None
+                }
+            };
+            let mut owner: Option<(u64, u64)> = None;
+            for (p, t) in page_tags.iter().enumerate() {
+                let Some(t) = t else { continue };
+                let bad = || foreign(format!("block {b} page {p} holds tag {}", t.lpn));
+                if t.meta {
+                    return Err(bad());
+                }
+                let (zone, slot, k, pad) = place(p as u64, t.lpn).ok_or_else(bad)?;
+                match owner {
+                    None => {
+                        if self
+                            .shape
+                            .die(zone as u32, (slot % self.shape.dies_per_zone as u64) as u32)
+                            != die
+                        {
+                            return Err(foreign(format!(
+                                "block {b} holds zone {zone}'s slot {slot}, which lies on another die"
+                            )));
+                        }
+                        let list = &mut slots[zone as usize];
+                        if list.is_empty() {
+                            list.resize(bpz as usize, None);
+                        }
+                        if list[slot as usize].replace(b).is_some() {
+                            return Err(foreign(format!(
+                                "two blocks hold zone {zone}'s slot {slot} (one is block {b})"
+                            )));
+                        }
+                        owner = Some((zone, slot));
+                    }
+                    Some(o) if o != (zone, slot) => return Err(bad()),
+                    Some(_) => {}
+                }
+                let z = zone as usize;
+                held[z] += 1;
+                reach[z] = reach[z].max(k + 1);
+                if pad {
+                    first_pad[z] = first_pad[z].min(k);
+                }
+            }
+            if owner.is_none() {
+                self.free[die as usize].push(b);
+            }
+        }
+        let err = super::RecoverError::flash("zoned");
+        let cap = self.shape.layout.zone_capacity_blocks;
+        for zone in 0..nz {
+            if held[zone] == 0 {
+                continue;
+            }
+            let z = zone as u32;
+            if held[zone] != reach[zone] {
+                // A reset cut short: erase what it left.
+                for b in slots[zone].iter().flatten() {
+                    nand.erase(BlockId(*b), Cause::Host);
+                    self.reset_erased_blocks += 1;
+                    let die = geo.die_of_plane(geo.plane_of(BlockId(*b)));
+                    self.free[die as usize].push(*b);
+                }
+                continue;
+            }
+            // Slots the zone has not reached yet take fresh blocks, as `allocate`
+            // would have given it.
+            let mut list = Vec::with_capacity(bpz as usize);
+            for (i, slot) in slots[zone].iter().enumerate() {
+                let b = match slot {
+                    Some(b) => *b,
+                    None => {
+                        let die = self
+                            .shape
+                            .die(z, (i as u64 % self.shape.dies_per_zone as u64) as u32);
+                        let pool = &mut self.free[die as usize];
+                        let best = pool
+                            .iter()
+                            .enumerate()
+                            .min_by_key(|&(_, &b)| (nand.erase_count(BlockId(b)), b))
+                            .map(|(j, _)| j)
+                            .ok_or(FtlError::NoFreeBlock { ftl: "zoned" })
+                            .map_err(err)?;
+                        pool.swap_remove(best)
+                    }
+                };
+                list.push(b);
+            }
+            self.blocks[zone] = list;
+            let wp = held[zone];
+            let end = wp.min(first_pad[zone]);
+            self.data_end[zone] = end;
+            for k in 0..end {
+                nand.revalidate(self.ppn(z, k));
+            }
+            if first_pad[zone] != u64::MAX && wp < cap {
+                // A finish cut short: pad the rest (the zone ends Full).
+                for k in wp..cap {
+                    let ppn = self.ppn(z, k);
+                    nand.program(ppn, self.pad_tag(z, k), Cause::Rmw);
+                    nand.invalidate(ppn);
+                }
+                self.zones.restore(z, cap).map_err(foreign)?;
+            } else {
+                self.zones.restore(z, wp).map_err(foreign)?;
+            }
+        }
+        Ok(())
     }
 
     fn zone_command(

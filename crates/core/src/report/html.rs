@@ -382,6 +382,8 @@ pub fn run_page(command: &str, designs: &[RunDesign<'_>]) -> Page {
             })
             .collect(),
     });
+    sections.extend(namespaces_section(designs));
+    sections.extend(fdp_section(designs));
     let notes: Vec<String> = designs
         .iter()
         .flat_map(|(n, r, _)| {
@@ -406,6 +408,118 @@ pub fn run_page(command: &str, designs: &[RunDesign<'_>]) -> Page {
         command: command.to_string(),
         sections,
     }
+}
+
+/// The designs' per-namespace results (only those with two or more namespaces): one row
+/// per design and namespace, under the JSON report's key names.
+fn namespaces_section(designs: &[RunDesign<'_>]) -> Option<Section> {
+    let columns = [
+        "design",
+        "name",
+        "size_bytes",
+        "requests",
+        "iops",
+        "read_bytes",
+        "write_bytes",
+        "read_latency_ns_p99",
+        "write_latency_ns_p99",
+        "errors_lba_out_of_range",
+        "host_write_share",
+        "write_amplification_contribution",
+    ];
+    let rows: Vec<Vec<String>> = designs
+        .iter()
+        .flat_map(|(d, r, _)| {
+            r.namespaces.iter().map(move |n| {
+                vec![
+                    d.to_string(),
+                    n.name.clone(),
+                    n.size_bytes.to_string(),
+                    n.requests.to_string(),
+                    format!("{:.1}", n.iops),
+                    n.read_bytes.to_string(),
+                    n.write_bytes.to_string(),
+                    n.read_latency_ns.p99.to_string(),
+                    n.write_latency_ns.p99.to_string(),
+                    n.errors_lba_out_of_range.to_string(),
+                    format!("{:.4}", n.host_write_share),
+                    format!("{:.4}", n.write_amplification_contribution),
+                ]
+            })
+        })
+        .collect();
+    (!rows.is_empty()).then(|| Section {
+        title: "Namespaces".into(),
+        blocks: vec![Block::Table {
+            columns: columns.map(String::from).to_vec(),
+            rows,
+        }],
+    })
+}
+
+/// The designs' FDP statistics (only those with `ftl.fdp` on): a row per design for the
+/// drive, per handle and per namespace, then the event counts, under the JSON report's
+/// key names.
+fn fdp_section(designs: &[RunDesign<'_>]) -> Option<Section> {
+    let mut usage = Vec::new();
+    let mut events = Vec::new();
+    for (d, r, _) in designs {
+        let Some(f) = &r.fdp else { continue };
+        usage.push(vec![
+            d.to_string(),
+            "drive".into(),
+            String::new(),
+            f.host_bytes_written.to_string(),
+            f.media_bytes_written.to_string(),
+            format!("{:.4}", f.waf),
+        ]);
+        let rows = f.usage_rows();
+        for (what, u) in rows {
+            usage.push(vec![
+                d.to_string(),
+                what,
+                u.isolation
+                    .map(|i| match i {
+                        crate::fdp::Isolation::InitiallyIsolated => "initially-isolated",
+                        crate::fdp::Isolation::PersistentlyIsolated => "persistently-isolated",
+                    })
+                    .unwrap_or_default()
+                    .to_string(),
+                u.host_bytes_written.to_string(),
+                u.media_bytes_written.to_string(),
+                format!("{:.4}", u.waf),
+            ]);
+        }
+        for (k, v) in &f.events {
+            events.push(vec![d.to_string(), k.clone(), v.to_string()]);
+        }
+    }
+    if usage.is_empty() {
+        return None;
+    }
+    let mut blocks = vec![Block::Table {
+        columns: [
+            "design",
+            "of",
+            "isolation",
+            "host_bytes_written",
+            "media_bytes_written",
+            "waf",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: usage,
+    }];
+    if !events.is_empty() {
+        blocks.push(Block::Table {
+            columns: ["design", "event", "count"].map(String::from).to_vec(),
+            rows: events,
+        });
+    }
+    Some(Section {
+        title: "Flexible Data Placement".into(),
+        blocks,
+    })
 }
 
 /// The run page's summary table: one row per design, its configuration and headline

@@ -257,11 +257,31 @@ pub struct Report {
     /// drive's life, preconditioning included, as the FDP log pages count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fdp: Option<crate::fdp::FdpReport>,
+    /// Report Zones at the end of the run: one descriptor per zone (`ftl.name =
+    /// "zoned"` only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<ZoneReport>,
     /// Wall-clock seconds the simulation took (not deterministic; ignore when comparing).
     pub wall_clock_s: f64,
     /// Wall-clock seconds of the measured phase alone, without building the device and
     /// preconditioning (not deterministic).
     pub wall_clock_measured_s: f64,
+}
+
+/// One zone's descriptor as the NVMe Report Zones command returns it (ZNS 1.0, Zone
+/// Descriptor: ZSLBA, ZCAP, WP, ZS), in logical blocks (one flash page each).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ZoneReport {
+    /// First logical block of the zone (ZSLBA).
+    pub start_lba: u64,
+    /// Writable logical blocks from the start (ZCAP).
+    pub capacity_blocks: u64,
+    /// Write pointer (WP): the next logical block a write must start at.
+    pub write_pointer_lba: u64,
+    /// Zone state (ZS), by the specification's abbreviation: `ZSE` (empty), `ZSIO`
+    /// and `ZSEO` (implicitly and explicitly opened), `ZSC` (closed), `ZSF` (full),
+    /// `ZSRO` (read only), `ZSO` (offline).
+    pub state: String,
 }
 
 /// One namespace's part of a run. Its requests, bytes and errors sum over the

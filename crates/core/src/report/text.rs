@@ -375,6 +375,101 @@ fn render_phases(report: &Report, out: &mut String) {
     }
 }
 
+/// The per-namespace table (only with two or more namespaces, as in the JSON report).
+fn render_namespaces(report: &Report, out: &mut String) {
+    if report.namespaces.is_empty() {
+        return;
+    }
+    let mut t = Table::new(
+        std::iter::once(Align::Left)
+            .chain([Align::Right; 9])
+            .collect(),
+    );
+    t.header = Some(
+        [
+            "Namespace",
+            "Size",
+            "Requests",
+            "IOPS",
+            "Read",
+            "Written",
+            "Read p99",
+            "Write p99",
+            "WA share",
+            "Out of range",
+        ]
+        .map(String::from)
+        .to_vec(),
+    );
+    for n in &report.namespaces {
+        t.lines.push(Line::Cells(vec![
+            n.name.clone(),
+            fmt_bytes(n.size_bytes),
+            group_thousands(n.requests),
+            fmt_number(n.iops),
+            fmt_bytes(n.read_bytes),
+            fmt_bytes(n.write_bytes),
+            lat_if(&n.read_latency_ns, |l| lat(l.p99)),
+            lat_if(&n.write_latency_ns, |l| lat(l.p99)),
+            fmt_ratio(n.write_amplification_contribution),
+            group_thousands(n.errors_lba_out_of_range),
+        ]));
+    }
+    out.push_str("\nNamespaces\n");
+    t.render(out);
+}
+
+/// The FDP statistics, per handle and per namespace, and the event counts (`ftl.fdp`
+/// only, as in the JSON report).
+fn render_fdp(report: &Report, out: &mut String) {
+    let Some(f) = &report.fdp else {
+        return;
+    };
+    out.push_str(&format!(
+        "\nFDP: host bytes written {}, media bytes written {}, media bytes erased {}, WAF {}\n",
+        fmt_bytes(f.host_bytes_written),
+        fmt_bytes(f.media_bytes_written),
+        fmt_bytes(f.media_bytes_erased),
+        fmt_ratio(f.waf)
+    ));
+    let mut t = Table::new(vec![
+        Align::Left,
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+    ]);
+    t.header = Some(
+        ["", "Isolation", "Host written", "Media written", "WAF"]
+            .map(String::from)
+            .to_vec(),
+    );
+    let rows = f.usage_rows();
+    for (what, u) in rows {
+        t.lines.push(Line::Cells(vec![
+            what,
+            match u.isolation {
+                Some(crate::fdp::Isolation::InitiallyIsolated) => "initially".into(),
+                Some(crate::fdp::Isolation::PersistentlyIsolated) => "persistently".into(),
+                None => String::new(),
+            },
+            fmt_bytes(u.host_bytes_written),
+            fmt_bytes(u.media_bytes_written),
+            fmt_ratio(u.waf),
+        ]));
+    }
+    t.render(out);
+    if !f.events.is_empty() {
+        let mut t = Table::new(vec![Align::Left, Align::Right]);
+        for (k, v) in &f.events {
+            t.lines
+                .push(Line::Cells(vec![format!("  {k}"), group_thousands(*v)]));
+        }
+        out.push_str("FDP events\n");
+        t.render(out);
+    }
+}
+
 fn render_list(title: &str, items: &[String], out: &mut String) {
     if items.is_empty() {
         return;
@@ -538,6 +633,8 @@ pub fn render_text(report: &Report, comparison: &[(&str, &Report)]) -> String {
         out.push('\n');
         render_phases(report, &mut out);
     }
+    render_namespaces(report, &mut out);
+    render_fdp(report, &mut out);
     render_list("Notes", &report.notes, &mut out);
     render_list("Warnings", &report.warnings, &mut out);
     if !comparison.is_empty() {

@@ -149,6 +149,24 @@ fn past_the_end(req: &IoRequest, capacity: u64) -> SimError {
     ))
 }
 
+/// A zoned drive's write or append takes its whole payload into DRAM (no buffer: the
+/// pages are programmed before the command completes). Only with page payloads.
+fn admit_payload(nand: &mut Nand) {
+    if let Some(d) = nand.data_mut() {
+        d.admit_all();
+    }
+}
+
+/// A refused zoned write's payload (pages `first..last`) leaves DRAM: it was never
+/// programmed and must not be read back.
+fn drop_payload(nand: &mut Nand, first: u64, last: u64) {
+    if let Some(d) = nand.data_mut() {
+        for lpn in first..last {
+            d.unstage(lpn as u32);
+        }
+    }
+}
+
 /// The flash side of an unbuffered write of pages `first..last` (timed or not): the
 /// untouched sectors of a partly written first or last page come from the old page
 /// (read-modify-write), then the whole range goes to the FTL as one command.
@@ -478,6 +496,37 @@ impl Device {
         )
     }
 
+    /// Performs a Zone Append of `bytes` (whole pages) to the zone starting at
+    /// `zone_start_bytes`, with its data: the controller puts the payload at the zone's
+    /// write pointer, which the completion reports. Returns the completion time and the
+    /// first logical block written (`None` when the drive refused the append, or is not
+    /// zoned).
+    pub fn append_data(
+        &mut self,
+        zone_start_bytes: u64,
+        bytes: &[u8],
+        issue_ns: u64,
+    ) -> Result<(u64, Option<u64>), SimError> {
+        let ps = self.page.get();
+        let req = IoRequest::new(OpKind::ZoneAppend, zone_start_bytes, bytes.len() as u64);
+        let wp = self.ftl.zones().and_then(|z| {
+            z.zone_of(self.page.div(zone_start_bytes))
+                .ok()
+                .map(|i| z.descriptor(i).write_pointer)
+        });
+        if let Some(wp) = wp
+            && self.page.divides(bytes.len() as u64)
+            && self.nand.data().is_some()
+        {
+            let d = self.nand.data_mut().expect("checked");
+            for (i, c) in bytes.chunks(ps as usize).enumerate() {
+                d.pend((wp + i as u64) as u32, Box::from(c));
+            }
+        }
+        let done = self.submit(&req, issue_ns)?;
+        Ok((done, self.last_append_lba))
+    }
+
     /// Performs a host read of `out.len()` bytes at `offset_bytes`, issued at `issue_ns`
     /// ([`Device::submit`]), and fills `out` with the data. Returns the completion time.
     pub fn read_data(
@@ -803,12 +852,15 @@ impl Device {
                 let tail_partial = !ps.divides(end_bytes);
                 if self.zoned {
                     // The zones check the write before anything changes; a refused one
-                    // writes no host data.
+                    // writes no host data (and its payload, if any, leaves DRAM).
+                    admit_payload(nand);
                     let r =
                         ftl.zone_command(ZoneCommand::Write, Lpn(first as u32), cmd.pages, nand)?;
                     if r == ZoneReply::Done {
                         self.host.write_pages += last - first;
                         self.host.write_bytes += req.size_bytes;
+                    } else {
+                        drop_payload(nand, first, last);
                     }
                 } else {
                     match self.buffer.as_deref_mut() {
@@ -889,7 +941,24 @@ impl Device {
                         ready_ns = self.link.reserve(t, link) + link;
                     }
                 }
-                match ftl.zone_command(zc, Lpn(first as u32), cmd.pages, nand)? {
+                if zc == ZoneCommand::Append {
+                    admit_payload(nand);
+                }
+                let reply = ftl.zone_command(zc, Lpn(first as u32), cmd.pages, nand)?;
+                if zc == ZoneCommand::Append
+                    && let ZoneReply::Refused(_) = reply
+                    && let Some(d) = nand.data_mut()
+                {
+                    // `append_data` staged the payload at the write pointer.
+                    let wp = ftl.zones().map_or(first, |z| {
+                        z.zone_of(first)
+                            .map_or(first, |i| z.descriptor(i).write_pointer)
+                    });
+                    for lpn in wp..wp + cmd.pages as u64 {
+                        d.unstage(lpn as u32);
+                    }
+                }
+                match reply {
                     ZoneReply::Appended(lba) => {
                         self.last_append_lba = Some(lba);
                         self.host.write_pages += last - first;

@@ -40,6 +40,10 @@ pub trait Measure {
     fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
         None
     }
+    /// Report Zones (zoned FTLs only).
+    fn zone_report(&self) -> Vec<crate::report::ZoneReport> {
+        Vec::new()
+    }
 }
 
 impl Measure for Device {
@@ -67,6 +71,20 @@ impl Measure for Device {
     }
     fn fdp_report(&self) -> Option<crate::fdp::FdpReport> {
         self.ftl.fdp_report()
+    }
+    fn zone_report(&self) -> Vec<crate::report::ZoneReport> {
+        let Some(z) = self.ftl.zones() else {
+            return Vec::new();
+        };
+        z.report(0, crate::zns::ReportFilter::All)
+            .into_iter()
+            .map(|d| crate::report::ZoneReport {
+                start_lba: d.start,
+                capacity_blocks: d.capacity,
+                write_pointer_lba: d.write_pointer,
+                state: d.state.name().into(),
+            })
+            .collect()
     }
     fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
         buffer_report(self, host_writes, host_reads, programs)
@@ -652,6 +670,7 @@ pub fn assemble(
             }),
         probe: probing.then(|| probe_report(cfg, &m.probe_samples)),
         fdp: dev.fdp_report(),
+        zones: dev.zone_report(),
         wall_clock_s: wall.start.elapsed().as_secs_f64(),
         wall_clock_measured_s: wall.measured.elapsed().as_secs_f64(),
     };

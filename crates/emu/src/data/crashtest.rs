@@ -17,6 +17,11 @@
 //! ```
 //! Between cuts, reads compare with the last acknowledged version (live mismatches: a
 //! data-path bug shows up even in an FTL without recovery).
+//!
+//! A zoned drive gets zone commands instead (writes at the write pointer, appends,
+//! finishes, resets, reads of one zone) and one more check after each mount: every
+//! zone's write pointer and state are those the acknowledged commands (and the one in
+//! flight, part way or not at all) allow, and pages above a zone's data read zeros.
 
 use super::FlashData;
 use crate::config::Design;
@@ -63,6 +68,11 @@ pub struct CrashReport {
     pub host_commands: u64,
     /// Block erases over the whole test (GC, merges, folds: the data was moved).
     pub erases: u64,
+    /// A zoned drive only: zones whose write pointer or state after a restart is not
+    /// one the host's acknowledged commands (and the one in flight) allow, appends whose
+    /// completion named another address, and pages above a zone's data that read
+    /// anything but zeros.
+    pub zone_mismatches: u64,
     /// Why the test stopped early (the FTL cannot recover, ran out of space…).
     pub error: Option<String>,
 }
@@ -74,6 +84,7 @@ impl CrashReport {
             && self.torn_or_foreign_reads == 0
             && self.live_read_mismatches == 0
             && self.invariant_failures == 0
+            && self.zone_mismatches == 0
             && self.error.is_none()
     }
 }
@@ -221,6 +232,7 @@ fn run_inner(
         buf: Vec::new(),
         scratch: vec![0u8; ps as usize],
     };
+    let mut zoned = dev.ftl.zones().map(|z| ZoneHost::new(z.layout()));
     let mut page = vec![0u8; ps as usize];
     let mut recovery_ns = 0u64;
     let mut scanned = 0u64;
@@ -236,7 +248,11 @@ fn run_inner(
             if trace {
                 trace_missing(&dev, &host.model, rep.cuts, op);
             }
-            if host_command(&mut dev, &mut host, &mut rng, rep)? {
+            let cut = match zoned.as_mut() {
+                Some(zh) => zone_command(&mut dev, &mut host, zh, &mut rng, rep)?,
+                None => host_command(&mut dev, &mut host, &mut rng, rep)?,
+            };
+            if cut {
                 break;
             }
         }
@@ -273,9 +289,267 @@ fn run_inner(
         if ok.is_err() {
             rep.invariant_failures += 1;
         }
+        if let Some(zh) = zoned.as_mut() {
+            check_zones_after_mount(&dev, &mut host, zh, rep);
+        }
         check_after_mount(&dev, &mut host, rep, &before, debug, &mut page);
+        if let Some(zh) = zoned.as_ref() {
+            check_zeros_above_data(&dev, &mut host, zh, rep, &mut page);
+        }
     }
     Ok(())
+}
+
+/// A zone command the power cut may have caught: it was never acknowledged, so the
+/// zone may be found before it or after it (a write also part way).
+#[derive(Clone, Copy, Debug)]
+enum InFlight {
+    /// A write or append of this many pages at the write pointer.
+    Write(u64),
+    Finish,
+    Reset,
+}
+
+/// The host's view of a zoned drive: each zone's write pointer and the end of its host
+/// data as the acknowledged commands left them (a finish moves the pointer to the
+/// capacity, not the data's end).
+struct ZoneHost {
+    size: u64,
+    cap: u64,
+    active_limit: usize,
+    wp: Vec<u64>,
+    data_end: Vec<u64>,
+    in_flight: Option<(usize, InFlight)>,
+}
+
+impl ZoneHost {
+    fn new(l: &crate::zns::ZoneLayout) -> ZoneHost {
+        let n = l.zones as usize;
+        ZoneHost {
+            size: l.zone_size_blocks,
+            cap: l.zone_capacity_blocks,
+            active_limit: if l.max_active == 0 {
+                n
+            } else {
+                l.max_active as usize
+            },
+            wp: vec![0; n],
+            data_end: vec![0; n],
+            in_flight: None,
+        }
+    }
+
+    fn is_active(&self, z: usize) -> bool {
+        self.wp[z] > 0 && self.wp[z] < self.cap
+    }
+}
+
+/// The device's write pointer of zone `z`, from its start.
+fn device_wp(dev: &Device, z: usize, size: u64) -> (u64, crate::zns::ZoneState) {
+    let d = dev.ftl.zones().expect("zoned").descriptor(z as u32);
+    (d.write_pointer - z as u64 * size, d.state)
+}
+
+/// One random command on a zoned drive (a write at the write pointer, an append, a
+/// finish, a reset or a read of one zone) and what it changes in the model once
+/// acknowledged; `true` when the power was cut during it. A drive without a write
+/// buffer (the only kind a zoned one is) programs a write before completing it, so an
+/// acknowledged write is durable at once.
+fn zone_command(
+    dev: &mut Device,
+    host: &mut Host,
+    zh: &mut ZoneHost,
+    rng: &mut Xoshiro256PlusPlus,
+    rep: &mut CrashReport,
+) -> Result<bool, SimError> {
+    let ps = host.ps;
+    host.t += 10_000;
+    let t = host.t;
+    rep.host_commands += 1;
+    let zones = zh.wp.len();
+    let active: Vec<usize> = (0..zones).filter(|&z| zh.is_active(z)).collect();
+    // Mostly the zones already open, as a log-structured host writes; a new zone only
+    // while the drive has an active resource left.
+    let z = if !active.is_empty() && (active.len() >= zh.active_limit || rng.gen_bool(0.8)) {
+        active[rng.gen_range(0..active.len())]
+    } else {
+        rng.gen_range(0..zones)
+    };
+    let start = z as u64 * zh.size;
+    let wp = zh.wp[z];
+    let roll = rng.gen_range(0..100);
+    if roll < 65 && wp < zh.cap {
+        // A write at the pointer, or (one in four) an append.
+        let n = rng.gen_range(1..=8u64).min(zh.cap - wp);
+        host.buf.resize((n * ps) as usize, 0);
+        let v0 = host.next_version;
+        host.next_version += n;
+        for k in 0..n {
+            let lpn = start + wp + k;
+            pattern(
+                lpn,
+                v0 + k,
+                &mut host.buf[(k * ps) as usize..((k + 1) * ps) as usize],
+            );
+            host.model[lpn as usize].history.push(v0 + k);
+        }
+        zh.in_flight = Some((z, InFlight::Write(n)));
+        let append = rng.gen_range(0..4) == 0;
+        let lba = if append {
+            dev.append_data(start * ps, &host.buf, t)?.1
+        } else {
+            dev.write_data((start + wp) * ps, &host.buf, t)?;
+            None
+        };
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        zh.in_flight = None;
+        let (now, _) = device_wp(dev, z, zh.size);
+        if now == wp {
+            // Refused (the drive's active limit): nothing was written.
+            return Ok(false);
+        }
+        if now != wp + n || (append && lba != Some(start + wp)) {
+            rep.zone_mismatches += 1;
+        }
+        for k in 0..n {
+            let m = &mut host.model[(start + wp + k) as usize];
+            m.last = Some(Last::Write(v0 + k));
+            m.floor = Some(v0 + k);
+        }
+        zh.wp[z] = wp + n;
+        zh.data_end[z] = wp + n;
+    } else if roll < 72 && zh.is_active(z) {
+        zh.in_flight = Some((z, InFlight::Finish));
+        dev.submit(&req(OpKind::ZoneFinish, start * ps, 0), t)?;
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        zh.in_flight = None;
+        zh.wp[z] = zh.cap;
+        if device_wp(dev, z, zh.size).0 != zh.cap {
+            rep.zone_mismatches += 1;
+        }
+    } else if roll < 82 && wp > 0 {
+        zh.in_flight = Some((z, InFlight::Reset));
+        dev.submit(&req(OpKind::ZoneReset, start * ps, 0), t)?;
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        zh.in_flight = None;
+        reset_model(host, zh, z);
+        if device_wp(dev, z, zh.size).0 != 0 {
+            rep.zone_mismatches += 1;
+        }
+    } else {
+        // A read inside the zone: its data reads the last version, above it zeros.
+        let k0 = rng.gen_range(0..zh.size);
+        let n = rng.gen_range(1..=8u64).min(zh.size - k0);
+        host.buf.resize((n * ps) as usize, 0);
+        dev.read_data((start + k0) * ps, &mut host.buf, t)?;
+        if is_cut(dev) {
+            return Ok(true);
+        }
+        for k in k0..k0 + n {
+            let lpn = start + k;
+            let got = identify(
+                lpn,
+                &host.buf[((k - k0) * ps) as usize..((k - k0 + 1) * ps) as usize],
+                &mut host.scratch,
+            );
+            let want = match host.model[lpn as usize].last {
+                Some(Last::Write(v)) if k < zh.data_end[z] => Some(v),
+                _ if k >= zh.data_end[z] => Some(0),
+                _ => continue,
+            };
+            if got != want {
+                rep.live_read_mismatches += 1;
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The host reset zone `z`: its data is given up.
+fn reset_model(host: &mut Host, zh: &mut ZoneHost, z: usize) {
+    let start = z as u64 * zh.size;
+    for lpn in start..start + zh.cap {
+        let m = &mut host.model[lpn as usize];
+        m.last = Some(Last::Trim);
+        m.floor = None;
+    }
+    zh.wp[z] = 0;
+    zh.data_end[z] = 0;
+}
+
+/// After a mount: every zone's write pointer is where the acknowledged commands put it
+/// (or, for the zone of the command in flight, where that command would have got to),
+/// and its state follows from it (Empty at the start, Full at the capacity, else
+/// Closed: open zones do not survive the power). The model then takes the device's
+/// pointers.
+fn check_zones_after_mount(
+    dev: &Device,
+    host: &mut Host,
+    zh: &mut ZoneHost,
+    rep: &mut CrashReport,
+) {
+    use crate::zns::ZoneState;
+    let in_flight = zh.in_flight.take();
+    for z in 0..zh.wp.len() {
+        let (now, state) = device_wp(dev, z, zh.size);
+        let wp = zh.wp[z];
+        let flight = in_flight.filter(|&(fz, _)| fz == z).map(|(_, f)| f);
+        let allowed = match flight {
+            None => now == wp,
+            Some(InFlight::Write(n)) => now >= wp && now <= wp + n,
+            Some(InFlight::Finish) => now == wp || now == zh.cap,
+            Some(InFlight::Reset) => now == wp || now == 0,
+        };
+        let want_state = match now {
+            0 => ZoneState::Empty,
+            w if w == zh.cap => ZoneState::Full,
+            _ => ZoneState::Closed,
+        };
+        if !allowed || state != want_state {
+            if std::env::var_os("SSDLAB_CRASH_DEBUG").is_some() {
+                eprintln!(
+                    "cut {}: zone {z} write pointer {now} ({}), host expected {wp} \
+                     (in flight {flight:?})",
+                    rep.cuts,
+                    state.name()
+                );
+            }
+            rep.zone_mismatches += 1;
+        }
+        match flight {
+            Some(InFlight::Reset) if now == 0 => reset_model(host, zh, z),
+            Some(InFlight::Write(_)) => {
+                zh.wp[z] = now;
+                zh.data_end[z] = now;
+            }
+            _ => zh.wp[z] = now,
+        }
+    }
+}
+
+/// After a mount: pages above a zone's host data read zeros.
+fn check_zeros_above_data(
+    dev: &Device,
+    host: &mut Host,
+    zh: &ZoneHost,
+    rep: &mut CrashReport,
+    page: &mut [u8],
+) {
+    for z in 0..zh.wp.len() {
+        let start = z as u64 * zh.size;
+        for k in zh.data_end[z]..zh.size {
+            dev.page_payload(start + k, page);
+            if identify(start + k, page, &mut host.scratch) != Some(0) {
+                rep.zone_mismatches += 1;
+            }
+        }
+    }
 }
 
 /// One random host command (write, trim, flush or read) and what it changes in the

@@ -125,12 +125,34 @@ pub struct ColumnSpec {
     dev: Option<usize>,
     delim: Delim,
     skip: u64,
-    /// Accepted op values, in the order read, write, trim, flush.
-    ops: [Vec<Vec<u8>>; 4],
+    /// Accepted op values, in the order of [`OP_KEYS`].
+    ops: [Vec<Vec<u8>>; 9],
 }
 
-const OP_KINDS: [OpKind; 4] = [OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];
-const OP_KEYS: [&str; 4] = ["read", "write", "trim", "flush"];
+const OP_KINDS: [OpKind; 9] = [
+    OpKind::Read,
+    OpKind::Write,
+    OpKind::Trim,
+    OpKind::Flush,
+    OpKind::ZoneAppend,
+    OpKind::ZoneReset,
+    OpKind::ZoneFinish,
+    OpKind::ZoneOpen,
+    OpKind::ZoneClose,
+];
+/// The op keys of a column spec; the zone ones are ssdlab's, as in the `ascii` layout
+/// (docs/traces.md, "Zone operations").
+const OP_KEYS: [&str; 9] = [
+    "read",
+    "write",
+    "trim",
+    "flush",
+    "zone-append",
+    "zone-reset",
+    "zone-finish",
+    "zone-open",
+    "zone-close",
+];
 
 /// A column spec that cannot be read: the spec as given and what is wrong with it, with
 /// the syntax lesson attached (the CLI prints it as is, exit 2).
@@ -156,7 +178,7 @@ pub enum ColumnItemError {
     /// A key the syntax does not have.
     #[error(
         "unknown key '{0}' (keys: time, offset, size, op, dev, delim, skip, read, write, \
-         trim, flush)"
+         trim, flush, zone-append, zone-reset, zone-finish, zone-open, zone-close)"
     )]
     UnknownKey(String),
     /// A column that is not a number.
@@ -332,7 +354,7 @@ impl FromStr for ColumnSpec {
         let mut dev = None;
         let mut delim = Delim::Byte(b',');
         let mut skip = 0;
-        let mut ops: [Option<Vec<Vec<u8>>>; 4] = Default::default();
+        let mut ops: [Option<Vec<Vec<u8>>>; 9] = Default::default();
         for item in split_items(spec).map_err(err)? {
             let Some((key, value)) = item.split_once('=') else {
                 return Err(err(ColumnItemError::NotKeyValue(item.to_string())));
@@ -435,6 +457,13 @@ impl FromStr for ColumnSpec {
                 list(&["write", "w"]),
                 list(&["trim", "discard", "d"]),
                 list(&["flush", "f"]),
+                // What the csv writer writes (`OpKind::name`), the ascii layout's codes
+                // and the trace names of the operations.
+                list(&["ZoneAppend", "ZA", "zone-append"]),
+                list(&["ZoneReset", "ZR", "zone-reset"]),
+                list(&["ZoneFinish", "ZF", "zone-finish"]),
+                list(&["ZoneOpen", "ZO", "zone-open"]),
+                list(&["ZoneClose", "ZC", "zone-close"]),
             ]
         } else {
             ops.map(Option::unwrap_or_default)
@@ -683,6 +712,41 @@ mod tests {
             Ok(Parsed::Request(r)) => r,
             Ok(_) => panic!("not a request"),
             Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The zone operations the csv writer names (and the ascii layout's codes) read back
+    /// with the default op values; before, `ZoneAppend` was "not one of read=…".
+    #[test]
+    fn zone_operations_read_back_with_the_default_op_values() {
+        for (text, op) in [
+            ("ZoneAppend", OpKind::ZoneAppend),
+            ("ZA", OpKind::ZoneAppend),
+            ("ZoneReset", OpKind::ZoneReset),
+            ("zr", OpKind::ZoneReset),
+            ("ZoneFinish", OpKind::ZoneFinish),
+            ("ZF", OpKind::ZoneFinish),
+            ("ZoneOpen", OpKind::ZoneOpen),
+            ("zone-open", OpKind::ZoneOpen),
+            ("ZoneClose", OpKind::ZoneClose),
+            ("ZC", OpKind::ZoneClose),
+        ] {
+            let size = if op == OpKind::ZoneAppend { 8192 } else { 0 };
+            let r = req(parse_line(
+                CSV_CANONICAL_COLUMNS,
+                &format!("5,0,1048576,{size},{text}"),
+            ));
+            assert_eq!((r.op, r.offset, r.size), (op, 1 << 20, size), "{text}");
+        }
+        // The writer's line for each reads back as itself.
+        for op in OpKind::ZONE_OPS {
+            let size = if op == OpKind::ZoneAppend { 4096 } else { 0 };
+            let w = IoRequest::new(op, 1 << 20, size);
+            let mut out = Vec::new();
+            write(&w, &mut WriteState::default(), &mut out).unwrap();
+            let line = String::from_utf8(out).unwrap();
+            let r = req(parse_line(CSV_CANONICAL_COLUMNS, line.trim_end()));
+            assert_eq!(r.op, op, "{line}");
         }
     }
 
