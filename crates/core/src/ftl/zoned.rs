@@ -372,9 +372,12 @@ impl ZonedFtl {
         // must stay above every logical page.
         let slots = shape.layout.zones as u64 * shape.blocks_per_zone();
         if logical_pages + slots >= PAD_TAG_TOP as u64 {
-            return Err(format!(
-                "ftl.zoned: {logical_pages} logical pages and {slots} zone blocks do not fit \
-                 the 32-bit OOB tags"
+            return Err(super::spec::unfit(
+                "zoned",
+                format!(
+                    "ftl.zoned: {logical_pages} logical pages and {slots} zone blocks do not \
+                     fit the 32-bit OOB tags"
+                ),
             ));
         }
         let mut free = vec![Vec::new(); shape.dies as usize];
