@@ -428,3 +428,185 @@ impl Iterator for Cachelib {
         Some(self.write())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn cfg(c: CachelibConfig, zones: Option<(u64, u64)>, size: u64) -> SynthConfig {
+        SynthConfig {
+            kind: SPEC.kind(),
+            size: Size(size),
+            zone_size: zones.map(|z| Size(z.0)),
+            zone_capacity: zones.map(|z| Size(z.1)),
+            cachelib: Some(c),
+            ..SynthConfig::default()
+        }
+    }
+
+    /// Checks a stream against the layout: SOC writes are whole buckets inside the SOC,
+    /// LOC writes continue the log exactly where it is (sequential, regions in FIFO
+    /// order from their start, wrapping to the first), zones are reset before they are
+    /// rewritten and never written off their pointer, reads fall on written data, and
+    /// the SOC's share of the bytes is kept. Returns (SOC bytes, LOC bytes, resets).
+    fn model(c: &SynthConfig, span: u64, reqs: &[IoRequest]) -> Result<(u64, u64, u64), String> {
+        let l = layout(c, span);
+        let by_lifetime = c.cachelib.as_ref().unwrap().placement == LifetimePlacement::ByLifetime;
+        let (mut region, mut offset, mut wrapped, mut reset_ok) = (0u64, 0u64, false, false);
+        let (mut soc, mut loc, mut resets) = (0u64, 0u64, 0u64);
+        // Bytes written into each region since its last reset (reads must stay below).
+        let mut filled = vec![0u64; l.regions as usize];
+        for r in reqs {
+            let end = r.offset_bytes + r.size_bytes;
+            match r.op {
+                OpKind::Write if r.offset_bytes < l.soc_bytes => {
+                    if !r.offset_bytes.is_multiple_of(l.bucket_bytes)
+                        || r.size_bytes != l.bucket_bytes
+                        || end > l.soc_bytes
+                    {
+                        return Err(format!("{r:?}: not one bucket inside the SOC"));
+                    }
+                    if r.placement != by_lifetime.then_some(SOC_PLACEMENT) {
+                        return Err(format!("{r:?}: SOC write with the wrong identifier"));
+                    }
+                    soc += r.size_bytes;
+                }
+                OpKind::Write => {
+                    let want = l.loc_start + region * l.region_stride + offset;
+                    if r.offset_bytes != want || offset + r.size_bytes > l.region_cap {
+                        return Err(format!("{r:?}: the log is at {want} (region {region})"));
+                    }
+                    if l.zoned && wrapped && offset == 0 && !reset_ok {
+                        return Err(format!("{r:?}: zone {region} rewritten without a reset"));
+                    }
+                    if r.placement != by_lifetime.then_some(LOC_PLACEMENT) {
+                        return Err(format!("{r:?}: LOC write with the wrong identifier"));
+                    }
+                    reset_ok = false;
+                    loc += r.size_bytes;
+                    offset += r.size_bytes;
+                    filled[region as usize] = offset;
+                    if offset == l.region_cap {
+                        (region, offset) = ((region + 1) % l.regions, 0);
+                        wrapped |= region == 0;
+                    }
+                }
+                OpKind::ZoneReset => {
+                    let want = l.loc_start + region * l.region_stride;
+                    if !l.zoned || r.offset_bytes != want || offset != 0 || !wrapped {
+                        return Err(format!("{r:?}: a reset other than the oldest region's"));
+                    }
+                    reset_ok = true;
+                    filled[region as usize] = 0;
+                    resets += 1;
+                }
+                OpKind::Read if r.offset_bytes < l.soc_bytes => {
+                    if end > l.soc_bytes || !r.offset_bytes.is_multiple_of(l.bucket_bytes) {
+                        return Err(format!("{r:?}: not a bucket"));
+                    }
+                }
+                OpKind::Read => {
+                    let k = (r.offset_bytes - l.loc_start) / l.region_stride;
+                    let rel = r.offset_bytes - l.loc_start - k * l.region_stride;
+                    if k >= l.regions || rel + r.size_bytes > filled[k as usize] {
+                        return Err(format!("{r:?}: reads unwritten bytes of region {k}"));
+                    }
+                }
+                _ => return Err(format!("unexpected {r:?}")),
+            }
+        }
+        Ok((soc, loc, resets))
+    }
+
+    #[test]
+    fn conventional_stream_keeps_the_soc_buckets_and_the_fifo_log() {
+        let c = cfg(
+            CachelibConfig {
+                region_size: Some(Size(1 << 20)),
+                get_percent: 30.0,
+                placement: LifetimePlacement::ByLifetime,
+                ..CachelibConfig::default()
+            },
+            None,
+            64 << 10,
+        );
+        let span = 64 << 20;
+        check(&c, span).unwrap();
+        let reqs: Vec<IoRequest> = Cachelib::new(&c, span, 200_000, 5).collect();
+        let (soc, loc, resets) = model(&c, span, &reqs).unwrap();
+        assert_eq!(resets, 0);
+        // Half of the bytes each (within one request), and the log went round.
+        let share = soc as f64 / (soc + loc) as f64;
+        assert!((share - 0.5).abs() < 0.01, "SOC share {share}");
+        assert!(loc > 2 * (64 << 20), "the log went round twice: {loc}");
+        assert!(reqs.iter().filter(|r| r.op == OpKind::Read).count() > 50_000);
+    }
+
+    #[test]
+    fn on_zones_each_region_is_a_zone_reset_before_it_is_rewritten() {
+        let c = cfg(CachelibConfig::default(), Some((4 << 20, 3 << 20)), 128 << 10);
+        let span = 64 << 20;
+        check(&c, span).unwrap();
+        let l = layout(&c, span);
+        assert_eq!((l.soc_bytes, l.region_cap, l.regions), (0, 3 << 20, 16));
+        let reqs: Vec<IoRequest> = Cachelib::new(&c, span, 2000, 5).collect();
+        let (soc, loc, resets) = model(&c, span, &reqs).unwrap();
+        assert_eq!(soc, 0);
+        assert!(loc > 0 && resets >= 16, "{loc} {resets}");
+        assert!(reqs.iter().all(|r| r.placement.is_none()));
+        // A SOC on zones is refused, naming the key.
+        let c = cfg(
+            CachelibConfig {
+                soc_percent: Some(4.0),
+                ..CachelibConfig::default()
+            },
+            Some((4 << 20, 3 << 20)),
+            128 << 10,
+        );
+        let e = check(&c, span).unwrap_err().to_string();
+        assert!(e.contains("workload.cachelib.soc_percent"), "{e}");
+    }
+
+    /// Random layouts, conventional and zoned, against the model; the seed is printed on
+    /// failure.
+    #[test]
+    fn swarm_of_caches_keeps_the_model() {
+        let mut tried = 0;
+        for seed in 0..60u64 {
+            let mut r = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let zones = r.gen_bool(0.4).then(|| {
+                let z = [1u64 << 20, 2 << 20][r.gen_range(0..2)];
+                (z, z - r.gen_range(0..3) * (256 << 10))
+            });
+            let c = cfg(
+                CachelibConfig {
+                    soc_percent: zones.is_none().then(|| r.gen_range(0.0..60.0)),
+                    soc_write_percent: r.gen_range(0.0..=100.0),
+                    bucket_size: Size([4096u64, 8192][r.gen_range(0..2)]),
+                    region_size: zones
+                        .is_none()
+                        .then(|| Size([256u64 << 10, 1 << 20][r.gen_range(0..2)])),
+                    get_percent: [0.0, 20.0, 70.0][r.gen_range(0..3)],
+                    placement: if r.gen_bool(0.5) {
+                        LifetimePlacement::ByLifetime
+                    } else {
+                        LifetimePlacement::None
+                    },
+                },
+                zones,
+                [4096u64, 64 << 10, 256 << 10][r.gen_range(0..3)],
+            );
+            let span = [8u64 << 20, 32 << 20][r.gen_range(0..2)];
+            if check(&c, span).is_err() {
+                continue;
+            }
+            tried += 1;
+            let reqs: Vec<IoRequest> = Cachelib::new(&c, span, 20_000, seed).collect();
+            if let Err(e) = model(&c, span, &reqs) {
+                panic!("swarm seed {seed}: {e}\nconfig: {c:?}");
+            }
+        }
+        assert!(tried >= 30, "only {tried} of the drawn caches were valid");
+    }
+}
