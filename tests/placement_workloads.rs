@@ -15,7 +15,11 @@ fn run(example: &str, extra: &[&str]) -> Value {
     let mut args = vec!["run", "--config", &path, "--json", "-"];
     args.extend_from_slice(extra);
     let o = common::ssdlab(&args);
-    assert!(o.status.success(), "{example} {extra:?}: {}", common::stderr(&o));
+    assert!(
+        o.status.success(),
+        "{example} {extra:?}: {}",
+        common::stderr(&o)
+    );
     serde_json::from_slice(&o.stdout).expect("JSON report")
 }
 
@@ -29,9 +33,16 @@ fn nothing_refused(r: &Value, what: &str) {
         }
     }
     for ns in r["namespaces"].as_array().into_iter().flatten() {
-        assert_eq!(ns["errors_lba_out_of_range"].as_u64(), Some(0), "{what}: {ns}");
+        assert_eq!(
+            ns["errors_lba_out_of_range"].as_u64(),
+            Some(0),
+            "{what}: {ns}"
+        );
     }
-    assert!(r["host_write_bytes"].as_u64().unwrap_or(0) > 0, "{what}: wrote nothing");
+    assert!(
+        r["host_write_bytes"].as_u64().unwrap_or(0) > 0,
+        "{what}: wrote nothing"
+    );
 }
 
 fn lsm_note(r: &Value) -> String {
@@ -75,7 +86,10 @@ fn lsm_runs_on_the_page_ftl_with_fdp_and_on_zones_without_a_refused_command() {
         let what = format!("{example} {extra:?}");
         nothing_refused(&r, &what);
         let note = lsm_note(&r);
-        assert!(note.contains("host-side write amplification"), "{what}: {note}");
+        assert!(
+            note.contains("host-side write amplification"),
+            "{what}: {note}"
+        );
         assert!(!note.contains("ran out of space"), "{what}: {note}");
         if example == "lsm-zoned.toml" {
             // Zone resets, no trims; the device writes host data only.
@@ -101,7 +115,10 @@ fn tenants_run_beside_each_other_and_with_fdp_each_keeps_its_handle() {
     let ns = r["fdp"]["namespaces"].as_array().expect("fdp namespaces");
     assert_eq!(ns.len(), 2);
     for (n, handle) in ns.iter().zip(h) {
-        assert_eq!(n["host_bytes_written"], handle["host_bytes_written"], "{n} {handle}");
+        assert_eq!(
+            n["host_bytes_written"], handle["host_bytes_written"],
+            "{n} {handle}"
+        );
     }
 }
 
@@ -117,12 +134,24 @@ fn the_generators_keys_are_refused_outside_their_generator_and_out_of_range() {
     };
     let f = cfg("[workload]\nkind = \"zipf\"\n[workload.lsm]\nfanout = 4\n");
     common::refused(
-        &["run", "--config", &f.path().display().to_string(), "--capacity", "256MiB"],
+        &[
+            "run",
+            "--config",
+            &f.path().display().to_string(),
+            "--capacity",
+            "256MiB",
+        ],
         &["workload.lsm", "zipf"],
     );
     let f = cfg("[workload]\nkind = \"cachelib\"\n[workload.cachelib]\nsoc_percent = 120\n");
     common::refused(
-        &["run", "--config", &f.path().display().to_string(), "--capacity", "256MiB"],
+        &[
+            "run",
+            "--config",
+            &f.path().display().to_string(),
+            "--capacity",
+            "256MiB",
+        ],
         &["workload.cachelib.soc_percent", "between 0 and 100"],
     );
     let f = cfg("[workload]\nkind = \"lsm\"\n[workload.lsm]\nfanoot = 4\n");
@@ -136,7 +165,13 @@ fn the_generators_keys_are_refused_outside_their_generator_and_out_of_range() {
          [workload.cachelib]\nsoc_percent = 4\n",
     );
     common::refused(
-        &["run", "--config", &f.path().display().to_string(), "--capacity", "256MiB"],
+        &[
+            "run",
+            "--config",
+            &f.path().display().to_string(),
+            "--capacity",
+            "256MiB",
+        ],
         &["workload.cachelib.soc_percent", "zoned"],
     );
 }

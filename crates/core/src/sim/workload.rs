@@ -85,8 +85,7 @@ fn uses_zones(cfg: &Config) -> bool {
 /// without a drive, so it covers the whole stream it was asked for).
 pub fn lsm_note(cfg: &Config, capacity_bytes: u64) -> Result<Option<String>, SimError> {
     let w = &cfg.workload;
-    if w.kind != synth::SynthKind::Lsm || !cfg.namespaces.is_empty() || cfg.trace.path.is_some()
-    {
+    if w.kind != synth::SynthKind::Lsm || !cfg.namespaces.is_empty() || cfg.trace.path.is_some() {
         return Ok(None);
     }
     let w = if uses_zones(cfg) {
@@ -94,7 +93,9 @@ pub fn lsm_note(cfg: &Config, capacity_bytes: u64) -> Result<Option<String>, Sim
     } else {
         w.clone()
     };
-    Ok(Some(synth::lsm::run_tally(&w, capacity_bytes, cfg.seed).note()))
+    Ok(Some(
+        synth::lsm::run_tally(&w, capacity_bytes, cfg.seed).note(),
+    ))
 }
 
 /// `zoned-seq`'s settings with the zone size and capacity it leaves unset taken from the

@@ -42,8 +42,8 @@
 //!        inside the written part of a random region
 //! ```
 
-use super::{LifetimePlacement, SynthConfig, SynthError};
 use super::{GeneratorSpec, stream::rng_from_seed};
+use super::{LifetimePlacement, SynthConfig, SynthError};
 use crate::spec::ConfigError;
 use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
@@ -136,7 +136,10 @@ pub fn layout(cfg: &SynthConfig, span_bytes: u64) -> Layout {
             (z, cap, soc.div_ceil(z) * z)
         }
         None => {
-            let r = c.region_size.map_or(DEFAULT_REGION_SIZE, |r| r.bytes()).max(1);
+            let r = c
+                .region_size
+                .map_or(DEFAULT_REGION_SIZE, |r| r.bytes())
+                .max(1);
             (r, r, soc)
         }
     };
@@ -337,7 +340,9 @@ impl Cachelib {
     }
 
     fn soc_bucket(&mut self) -> u64 {
-        self.rng.gen_range(0..self.l.soc_bytes / self.l.bucket_bytes) * self.l.bucket_bytes
+        self.rng
+            .gen_range(0..self.l.soc_bytes / self.l.bucket_bytes)
+            * self.l.bucket_bytes
     }
 
     fn region_start(&self, r: u64) -> u64 {
@@ -386,7 +391,8 @@ impl Cachelib {
         }
         let start = self.region_start(self.region);
         let n = self.size.min(self.l.region_cap - self.offset);
-        let req = IoRequest::new(OpKind::Write, start + self.offset, n).with_placement(self.pid(false));
+        let req =
+            IoRequest::new(OpKind::Write, start + self.offset, n).with_placement(self.pid(false));
         self.offset += n;
         self.loc_written += n;
         if self.offset == self.l.region_cap {
@@ -545,7 +551,11 @@ mod tests {
 
     #[test]
     fn on_zones_each_region_is_a_zone_reset_before_it_is_rewritten() {
-        let c = cfg(CachelibConfig::default(), Some((4 << 20, 3 << 20)), 128 << 10);
+        let c = cfg(
+            CachelibConfig::default(),
+            Some((4 << 20, 3 << 20)),
+            128 << 10,
+        );
         let span = 64 << 20;
         check(&c, span).unwrap();
         let l = layout(&c, span);

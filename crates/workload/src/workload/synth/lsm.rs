@@ -546,10 +546,9 @@ impl Lsm {
 
     fn empty_zones(&self) -> usize {
         match &self.space {
-            Space::Zoned { zones, .. } => zones
-                .iter()
-                .filter(|z| z.written == 0 && !z.open)
-                .count(),
+            Space::Zoned { zones, .. } => {
+                zones.iter().filter(|z| z.written == 0 && !z.open).count()
+            }
             Space::Block(_) => 0,
         }
     }
@@ -619,9 +618,21 @@ impl Lsm {
             let in_victim = |t: &Table| (start..end).contains(&t.at);
             let mut moving: Vec<(Option<usize>, usize)> = Vec::new();
             for (l, ts) in self.levels.iter().enumerate() {
-                moving.extend(ts.iter().enumerate().filter(|(_, t)| in_victim(t)).map(|(k, _)| (Some(l), k)));
+                moving.extend(
+                    ts.iter()
+                        .enumerate()
+                        .filter(|(_, t)| in_victim(t))
+                        .map(|(k, _)| (Some(l), k)),
+                );
             }
-            moving.extend(self.writing.1.iter().enumerate().filter(|(_, t)| in_victim(t)).map(|(k, _)| (None, k)));
+            moving.extend(
+                self.writing
+                    .1
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| in_victim(t))
+                    .map(|(k, _)| (None, k)),
+            );
             for (l, k) in moving {
                 let Some(z) = self.zone_for(None) else {
                     return;
@@ -876,7 +887,8 @@ mod tests {
         }
 
         fn blocks(r: &IoRequest) -> std::ops::Range<usize> {
-            (r.offset_bytes / BLOCK) as usize..(r.offset_bytes + r.size_bytes).div_ceil(BLOCK) as usize
+            (r.offset_bytes / BLOCK) as usize
+                ..(r.offset_bytes + r.size_bytes).div_ceil(BLOCK) as usize
         }
 
         fn apply(&mut self, r: &IoRequest) -> Result<(), String> {
@@ -900,7 +912,9 @@ mod tests {
                 OpKind::Trim => {
                     for b in Self::blocks(r) {
                         if !self.live[b] {
-                            return Err(format!("{r:?} trims dead block {b} (twice, or never written)"));
+                            return Err(format!(
+                                "{r:?} trims dead block {b} (twice, or never written)"
+                            ));
                         }
                         self.live[b] = false;
                     }
@@ -917,7 +931,7 @@ mod tests {
                         return Err(format!("{r:?} on a block drive"));
                     };
                     let k = (r.offset_bytes / *z) as usize;
-                    if r.offset_bytes % *z != 0 {
+                    if !r.offset_bytes.is_multiple_of(*z) {
                         return Err(format!("{r:?} not at a zone start"));
                     }
                     if r.op == OpKind::ZoneFinish {
@@ -957,7 +971,9 @@ mod tests {
     /// given back once, by a trim or a reset).
     fn run(c: &SynthConfig, span: u64, requests: u64, seed: u64) -> Result<Lsm, String> {
         let mut g = Lsm::new(c, span, u64::MAX, seed);
-        let zones = c.zone_size.map(|z| (z.bytes(), c.zone_capacity.unwrap_or(z).bytes()));
+        let zones = c
+            .zone_size
+            .map(|z| (z.bytes(), c.zone_capacity.unwrap_or(z).bytes()));
         let mut m = Model::new(span, zones);
         let fanout = u64::from(c.lsm.as_ref().unwrap().fanout);
         let mut n = 0;
@@ -974,17 +990,28 @@ mod tests {
                 }
                 for i in 1..t.len() {
                     if t[i] > b[i] {
-                        return Err(format!("L{i} holds {} tables over its budget {}", t[i], b[i]));
+                        return Err(format!(
+                            "L{i} holds {} tables over its budget {}",
+                            t[i], b[i]
+                        ));
                     }
                     if i >= 2 && b[i] > fanout * b[i - 1] {
-                        return Err(format!("L{i}'s budget {} over fanout × L{}'s {}", b[i], i - 1, b[i - 1]));
+                        return Err(format!(
+                            "L{i}'s budget {} over fanout × L{}'s {}",
+                            b[i],
+                            i - 1,
+                            b[i - 1]
+                        ));
                     }
                 }
                 let _ = last;
                 // No live table lost (a reset of a zone holding one would show here).
                 for tb in g.levels.iter().flatten() {
                     let first = (tb.at / BLOCK) as usize;
-                    if !m.live[first..first + (g.table_bytes / BLOCK) as usize].iter().all(|&l| l) {
+                    if !m.live[first..first + (g.table_bytes / BLOCK) as usize]
+                        .iter()
+                        .all(|&l| l)
+                    {
                         return Err(format!("table {tb:?} is not all on the drive"));
                     }
                 }
@@ -1016,7 +1043,10 @@ mod tests {
         check(&c, 128 << 20).unwrap();
         let g = run(&c, 128 << 20, 20_000, 7).unwrap();
         let t = g.tally;
-        assert!(t.trims > 100 && t.compaction_write_bytes > t.flush_bytes, "{t:?}");
+        assert!(
+            t.trims > 100 && t.compaction_write_bytes > t.flush_bytes,
+            "{t:?}"
+        );
         assert_eq!(t.gc_write_bytes + t.zone_resets, 0, "{t:?}");
         assert!(t.get_bytes > 0, "{t:?}");
         // The levels grew past L1: a compaction chain ran.
@@ -1038,7 +1068,10 @@ mod tests {
         let t = g.tally;
         assert_eq!(t.trims, 0, "{t:?}");
         assert!(t.zone_resets > 10 && t.zone_finishes > 10, "{t:?}");
-        assert!(t.gc_write_bytes > 0 && t.gc_write_bytes == t.gc_read_bytes, "{t:?}");
+        assert!(
+            t.gc_write_bytes > 0 && t.gc_write_bytes == t.gc_read_bytes,
+            "{t:?}"
+        );
         assert!(t.host_write_amplification() > 1.0);
     }
 
@@ -1056,11 +1089,25 @@ mod tests {
             .filter(|r| r.op == OpKind::Write)
             .map(|r| r.placement)
             .collect();
-        assert!(pids.contains(&Some(0)) && pids.contains(&Some(2)), "{pids:?}");
+        assert!(
+            pids.contains(&Some(0)) && pids.contains(&Some(2)),
+            "{pids:?}"
+        );
         assert!(!pids.contains(&None));
-        assert!(reqs.iter().filter(|r| r.op != OpKind::Write).all(|r| r.placement.is_none()));
+        assert!(
+            reqs.iter()
+                .filter(|r| r.op != OpKind::Write)
+                .all(|r| r.placement.is_none())
+        );
         // Without the key: no identifiers at all.
-        let c = cfg(LsmConfig { table_size: Size(1 << 20), ..LsmConfig::default() }, None, 1 << 20);
+        let c = cfg(
+            LsmConfig {
+                table_size: Size(1 << 20),
+                ..LsmConfig::default()
+            },
+            None,
+            1 << 20,
+        );
         assert!(Lsm::new(&c, 128 << 20, 5000, 1).all(|r| r.placement.is_none()));
     }
 
@@ -1071,7 +1118,9 @@ mod tests {
             live_percent: 90.0,
             ..LsmConfig::default()
         };
-        let e = check(&cfg(lsm, None, 4096), 64 << 20).unwrap_err().to_string();
+        let e = check(&cfg(lsm, None, 4096), 64 << 20)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("workload.lsm.live_percent"), "{e}");
         let lsm = LsmConfig {
             table_size: Size(8 << 20),
@@ -1080,7 +1129,10 @@ mod tests {
         let e = check(&cfg(lsm, Some((8 << 20, 6 << 20)), 4096), 256 << 20)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("workload.lsm.table_size") && e.contains("zone capacity"), "{e}");
+        assert!(
+            e.contains("workload.lsm.table_size") && e.contains("zone capacity"),
+            "{e}"
+        );
     }
 
     /// Random valid stores, block and zoned, each checked against the model; the seed is
