@@ -159,6 +159,23 @@ fn the_generators_keys_are_refused_outside_their_generator_and_out_of_range() {
         &["run", "--config", &f.path().display().to_string()],
         &["fanoot"],
     );
+    // Closed loops only; a default store too large for the drive names its key.
+    common::refused(
+        &[
+            "run",
+            "--workload",
+            "lsm",
+            "--capacity",
+            "4GiB",
+            "--mean-gap-ns",
+            "1000",
+        ],
+        &["workload.mean_gap_ns", "lsm"],
+    );
+    common::refused(
+        &["run", "--workload", "lsm", "--capacity", "256MiB"],
+        &["workload.lsm.live_percent", "table_size"],
+    );
     // The SOC cannot live on zones.
     let f = cfg(
         "[ftl]\nname = \"zoned\"\n[buffer]\nname = \"none\"\n[workload]\nkind = \"cachelib\"\n\

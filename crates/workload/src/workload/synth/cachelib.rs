@@ -156,24 +156,14 @@ pub fn layout(cfg: &SynthConfig, span_bytes: u64) -> Layout {
 
 /// `[workload.cachelib]`'s keys, each error naming its key and what was expected.
 pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
-    let Some(c) = &cfg.cachelib else {
+    super::check_own_table(cfg, SPEC.name, cfg.cachelib.is_some())?;
+    if cfg.kind != SPEC.kind() {
         return Ok(());
-    };
+    }
+    let c = &cfg.cachelib.clone().unwrap_or_default();
     let bad = |key: &str, v: &dyn std::fmt::Display, want: String| -> SynthError {
         ConfigError::value(format!("workload.cachelib.{key}"), v, want).into()
     };
-    if cfg.kind != SPEC.kind() {
-        return Err(ConfigError::value(
-            "workload.cachelib",
-            "a table",
-            format!(
-                "no [workload.cachelib] table with workload.kind = \"{}\" (its keys are \
-                 the cachelib generator's)",
-                cfg.kind.name()
-            ),
-        )
-        .into());
-    }
     for (key, v) in [
         ("soc_write_percent", Some(c.soc_write_percent)),
         ("get_percent", Some(c.get_percent)),
@@ -252,14 +242,6 @@ pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
                 Size(l.soc_bytes)
             ),
         ));
-    }
-    if cfg.mean_gap_ns.is_some() {
-        return Err(ConfigError::value(
-            "workload.mean_gap_ns",
-            cfg.mean_gap_ns.unwrap_or_default(),
-            "unset with kind = \"cachelib\" (its requests are a closed loop)",
-        )
-        .into());
     }
     Ok(())
 }
@@ -576,6 +558,42 @@ mod tests {
         );
         let e = check(&c, span).unwrap_err().to_string();
         assert!(e.contains("workload.cachelib.soc_percent"), "{e}");
+    }
+
+    #[test]
+    fn placement_id_tags_the_writes_that_carry_none() {
+        let mut c = cfg(
+            CachelibConfig {
+                get_percent: 50.0,
+                region_size: Some(Size(1 << 20)),
+                ..CachelibConfig::default()
+            },
+            None,
+            64 << 10,
+        );
+        c.placement_id = Some(5);
+        c.requests = Some(2000);
+        let reqs = |c: &SynthConfig| -> Vec<IoRequest> {
+            super::super::generate(c, 64 << 20, 1)
+                .unwrap()
+                .into_iter()
+                .flat_map(|p| p.requests)
+                .collect()
+        };
+        let r = reqs(&c);
+        assert!(r.iter().any(|r| r.op == OpKind::Read));
+        for q in &r {
+            let want = (q.op == OpKind::Write).then_some(5);
+            assert_eq!(q.placement, want, "{q:?}");
+        }
+        // The generator's own identifiers win.
+        c.cachelib.as_mut().unwrap().placement = LifetimePlacement::ByLifetime;
+        let pids: std::collections::BTreeSet<Option<u16>> = reqs(&c)
+            .iter()
+            .filter(|q| q.op == OpKind::Write)
+            .map(|q| q.placement)
+            .collect();
+        assert_eq!(pids, [Some(SOC_PLACEMENT), Some(LOC_PLACEMENT)].into());
     }
 
     /// Random layouts, conventional and zoned, against the model; the seed is printed on

@@ -223,24 +223,14 @@ pub fn shape(cfg: &SynthConfig, span_bytes: u64) -> Shape {
 
 /// `[workload.lsm]`'s keys, each error naming its key and what was expected.
 pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
-    let Some(c) = &cfg.lsm else {
+    super::check_own_table(cfg, SPEC.name, cfg.lsm.is_some())?;
+    if cfg.kind != SPEC.kind() {
         return Ok(());
-    };
+    }
+    let c = &cfg.lsm.clone().unwrap_or_default();
     let bad = |key: &str, v: &dyn std::fmt::Display, want: String| -> SynthError {
         ConfigError::value(format!("workload.lsm.{key}"), v, want).into()
     };
-    if cfg.kind != SPEC.kind() {
-        return Err(ConfigError::value(
-            "workload.lsm",
-            "a table",
-            format!(
-                "no [workload.lsm] table with workload.kind = \"{}\" (its keys are \
-                 the lsm generator's)",
-                cfg.kind.name()
-            ),
-        )
-        .into());
-    }
     for (key, v) in [
         ("live_percent", c.live_percent),
         ("get_percent", c.get_percent),
@@ -313,14 +303,6 @@ pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
                 s.slots
             ),
         ));
-    }
-    if cfg.mean_gap_ns.is_some() {
-        return Err(ConfigError::value(
-            "workload.mean_gap_ns",
-            cfg.mean_gap_ns.unwrap_or_default(),
-            "unset with kind = \"lsm\" (its requests are a closed loop)",
-        )
-        .into());
     }
     Ok(())
 }

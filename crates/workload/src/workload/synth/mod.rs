@@ -996,6 +996,34 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Syn
     Ok(())
 }
 
+/// What every generator with its own `[workload.NAME]` table checks first: the table
+/// only with its generator, and the generator a closed loop (no `mean_gap_ns`).
+fn check_own_table(cfg: &SynthConfig, name: &str, present: bool) -> Result<(), SynthError> {
+    if present && cfg.kind.name() != name {
+        return Err(ConfigError::value(
+            format!("workload.{name}"),
+            "a table",
+            format!(
+                "no [workload.{name}] table with workload.kind = \"{}\" (its keys are the \
+                 {name} generator's)",
+                cfg.kind.name()
+            ),
+        )
+        .into());
+    }
+    if cfg.kind.name() == name
+        && let Some(g) = cfg.mean_gap_ns
+    {
+        return Err(ConfigError::value(
+            "workload.mean_gap_ns",
+            g,
+            format!("unset with kind = \"{name}\" (its requests are a closed loop)"),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Each region that receives requests must hold the largest request.
 fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
     let align = cfg.align.bytes();
