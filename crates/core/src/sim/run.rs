@@ -802,6 +802,7 @@ fn measure(
     // A preset's knob that the chosen FTL ignores is information, not a problem with
     // the run: the preset describes its drive for every FTL.
     notes.extend(design.notes.iter().cloned());
+    notes.extend(super::workload::lsm_note(cfg, capacity)?);
     let (probe_starts, qd) = probe_plan(cfg, capacity, &mut notes)?;
     // With a host log the device holds the log's layout, not the host's pages; the
     // layer checks its own maps instead.

@@ -58,7 +58,7 @@ pub fn build_workload(
         Ok((phases, Some(warnings)))
     } else {
         let zoned;
-        let workload = if cfg.workload.kind == synth::SynthKind::ZonedSeq {
+        let workload = if uses_zones(cfg) {
             zoned = with_drive_zones(cfg)?;
             &zoned
         } else {
@@ -68,6 +68,34 @@ pub fn build_workload(
             .map_err(|e| SimError::Config(format!("workload: {e}")))?;
         Ok((phases, None))
     }
+}
+
+/// The generator lays itself out on zones: `zoned-seq` always, `cachelib` and `lsm` on a
+/// zoned drive (on a conventional one they use a block layout unless
+/// `workload.zone_size` is set).
+fn uses_zones(cfg: &Config) -> bool {
+    let k = cfg.workload.kind;
+    k == synth::SynthKind::ZonedSeq
+        || ((k == synth::SynthKind::Cachelib || k == synth::SynthKind::Lsm)
+            && cfg.ftl.name.name() == crate::ftl::zoned::SPEC.name)
+}
+
+/// The note of a run of the `lsm` generator: the bytes of its flushes, compactions and
+/// host GC, and the host-side write amplification they give (the generator replayed
+/// without a drive, so it covers the whole stream it was asked for).
+pub fn lsm_note(cfg: &Config, capacity_bytes: u64) -> Result<Option<String>, SimError> {
+    let w = &cfg.workload;
+    if w.kind != synth::SynthKind::Lsm || !cfg.namespaces.is_empty() || cfg.trace.path.is_some() {
+        return Ok(None);
+    }
+    let w = if uses_zones(cfg) {
+        with_drive_zones(cfg)?
+    } else {
+        w.clone()
+    };
+    Ok(Some(
+        synth::lsm::run_tally(&w, capacity_bytes, cfg.seed).note(),
+    ))
 }
 
 /// `zoned-seq`'s settings with the zone size and capacity it leaves unset taken from the

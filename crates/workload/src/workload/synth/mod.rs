@@ -13,11 +13,13 @@
 
 pub mod aging;
 pub mod andrew;
+pub mod cachelib;
 mod compile;
 mod error;
 pub mod export;
 mod hotcold;
 mod iozone;
+pub mod lsm;
 mod oltp;
 pub mod phases;
 pub mod probe;
@@ -35,7 +37,7 @@ pub use error::SynthError;
 pub use export::write_ascii;
 
 use super::iometer::{self, IometerConfig};
-use super::{IoRequest, Phase, StreamSplit};
+use super::{IoRequest, OpKind, Phase, StreamSplit};
 use crate::registry::{Named, Registry};
 use crate::spec::{ConfigError, check_range};
 use crate::units::Size;
@@ -81,6 +83,10 @@ impl SynthKind {
     pub const Andrew: SynthKind = SynthKind(andrew::SPEC.name);
     /// Iometer access specification (`../iometer.rs`).
     pub const Iometer: SynthKind = SynthKind(iometer::SPEC.name);
+    /// CacheLib-like flash cache (`cachelib.rs`).
+    pub const Cachelib: SynthKind = SynthKind(cachelib::SPEC.name);
+    /// Log-structured-merge key-value store (`lsm.rs`).
+    pub const Lsm: SynthKind = SynthKind(lsm::SPEC.name);
 }
 
 impl Default for SynthKind {
@@ -224,7 +230,7 @@ impl GeneratorSpec {
 /// The registry of built-in generators, in the order `ssdlab list` shows them: one line
 /// per generator, whose file exports its spec. The names, `ssdlab list`, `--help` and
 /// config parsing come from it.
-pub const GENERATORS: [&GeneratorSpec; 14] = [
+pub const GENERATORS: [&GeneratorSpec; 16] = [
     &sequential::SEQ_WRITE,
     &sequential::SEQ_READ,
     &uniform::RANDOM_WRITE,
@@ -239,6 +245,8 @@ pub const GENERATORS: [&GeneratorSpec; 14] = [
     &andrew::SPEC,
     &iometer::SPEC,
     &zonedseq::SPEC,
+    &cachelib::SPEC,
+    &lsm::SPEC,
 ];
 
 /// The generators: the built-ins, then those added at run time by [`register`].
@@ -344,11 +352,34 @@ pub struct SynthConfig {
     /// size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zone_capacity: Option<Size>,
+    /// The FDP placement identifier every write of a single generator carries (a
+    /// tenant's handle); `None`: none, unless the generator sets its own
+    /// (`placement = "by-lifetime"` of `cachelib` and `lsm`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement_id: Option<u16>,
+    /// `[workload.cachelib]`: the flash cache's keys ([`cachelib::CachelibConfig`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cachelib: Option<cachelib::CachelibConfig>,
+    /// `[workload.lsm]`: the LSM store's keys ([`lsm::LsmConfig`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lsm: Option<lsm::LsmConfig>,
     /// `[[workload.phase]]`: generators run one after another on the same device, each
     /// reported as its own phase; each inherits every key of `[workload]` it does not
     /// set ([`phases`]). Empty: the `[workload]` table is the workload.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub phase: Vec<toml::Table>,
+}
+
+/// `placement` of `[workload.cachelib]` and `[workload.lsm]`: whether writes carry an FDP
+/// placement identifier by lifetime class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum LifetimePlacement {
+    /// No identifiers: the drive places the writes as it does today.
+    #[default]
+    None,
+    /// One identifier per lifetime class (the generator's file says which).
+    ByLifetime,
 }
 
 /// Offsets of the iozone suite's random phases (`workload.iozone_random`). IOzone itself
@@ -398,6 +429,9 @@ impl Default for SynthConfig {
             stream_loop: StreamLoop::Shared,
             zone_size: None,
             zone_capacity: None,
+            placement_id: None,
+            cachelib: None,
+            lsm: None,
             phase: Vec::new(),
         }
     }
@@ -473,6 +507,30 @@ pub fn build_phases(
 /// A single generator's phase is seeded with `seed`; the iozone suite's phase `i`
 /// (0-based) with `seed + i`, so its phases do not replay each other's offsets.
 pub fn generate(
+    cfg: &SynthConfig,
+    capacity_bytes: u64,
+    seed: u64,
+) -> Result<Vec<SynthPhase>, SynthError> {
+    let mut phases = generate_unplaced(cfg, capacity_bytes, seed)?;
+    // A tenant's placement identifier goes on the writes that carry none (a generator's
+    // own by-lifetime identifiers win); without the key the requests are untouched.
+    if let Some(pid) = cfg.placement_id {
+        for p in &mut phases {
+            let requests = std::mem::replace(&mut p.requests, Box::new(std::iter::empty()));
+            p.requests = Box::new(requests.map(move |r| {
+                if r.placement.is_none() && matches!(r.op, OpKind::Write | OpKind::ZoneAppend) {
+                    r.with_placement(Some(pid))
+                } else {
+                    r
+                }
+            }));
+        }
+    }
+    Ok(phases)
+}
+
+/// [`generate`] before `placement_id` is applied.
+fn generate_unplaced(
     cfg: &SynthConfig,
     capacity_bytes: u64,
     seed: u64,
@@ -917,6 +975,36 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Syn
     }
     if cfg.kind == SynthKind::ZonedSeq {
         zonedseq::check(cfg, span)?;
+    }
+    cachelib::check(cfg, span)?;
+    lsm::check(cfg, span)?;
+    Ok(())
+}
+
+/// What every generator with its own `[workload.NAME]` table checks first: the table
+/// only with its generator, and the generator a closed loop (no `mean_gap_ns`).
+fn check_own_table(cfg: &SynthConfig, name: &str, present: bool) -> Result<(), SynthError> {
+    if present && cfg.kind.name() != name {
+        return Err(ConfigError::value(
+            format!("workload.{name}"),
+            "a table",
+            format!(
+                "no [workload.{name}] table with workload.kind = \"{}\" (its keys are the \
+                 {name} generator's)",
+                cfg.kind.name()
+            ),
+        )
+        .into());
+    }
+    if cfg.kind.name() == name
+        && let Some(g) = cfg.mean_gap_ns
+    {
+        return Err(ConfigError::value(
+            "workload.mean_gap_ns",
+            g,
+            format!("unset with kind = \"{name}\" (its requests are a closed loop)"),
+        )
+        .into());
     }
     Ok(())
 }
