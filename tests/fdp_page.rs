@@ -369,6 +369,20 @@ fn fdp_settings_are_checked_before_any_run() {
             &["ftl.fdp.reclaim_groups"],
         ),
         (&["--set", "ftl.fdp.handles=[]"], &["ftl.fdp.handles"]),
+        // The buffer keeps no placement identifier per page: its write-backs would land
+        // under the arriving request's handle (found by the cachelib example: FDP WAF
+        // 1.81 with the LRU buffer, 1.007 without).
+        (
+            &[
+                "--set",
+                "ftl.fdp.enabled=true",
+                "--buffer",
+                "lru",
+                "--set",
+                "buffer.size=1MiB",
+            ],
+            &["ftl.fdp.enabled", "write buffer", "buffer.name"],
+        ),
         (
             &["--set", "ftl.fdp.handles=[\"hot\"]"],
             &["ftl.fdp.handles", "persistently-isolated"],

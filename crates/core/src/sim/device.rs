@@ -235,6 +235,17 @@ impl Device {
                     .into(),
             ));
         }
+        if cfg.ftl.fdp.enabled && resolved.buffer.is_some() {
+            // The FTL learns a request's placement identifier when the request arrives,
+            // but the buffer writes back pages of earlier requests then: they would land
+            // in the arriving request's reclaim unit and mix the handles' data.
+            return Err(SimError::Config(
+                "ftl.fdp.enabled takes no write buffer: the buffer keeps no placement \
+                 identifier per page, so its write-backs would mix the handles' data (set \
+                 buffer.name = \"none\")"
+                    .into(),
+            ));
+        }
         let time = time_model(design);
         let page_bytes = geo.page_size_bytes as u64;
         let buffer = resolved
