@@ -297,7 +297,7 @@ fn level_note(r: &RowResult) -> Option<String> {
         return None;
     }
     r.deciding_parameter().map(|d| {
-        format!("{d} (isolation.csv: the points holding at each level of every free parameter)")
+        format!("{d}; the points holding at each level of every free parameter (isolation.csv)")
     })
 }
 
