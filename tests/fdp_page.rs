@@ -432,3 +432,87 @@ fn the_report_has_an_fdp_section_only_with_fdp_on() {
     assert_eq!(fdp["events"]["invalid_placement_identifier"], 0);
     assert_eq!(cfg.unwrap()["enabled"], true);
 }
+
+/// `[[namespace]] placement_handles` and `placement`: a namespace's writes without an
+/// identifier take its default, which indexes its own handle list. Two namespaces write
+/// the same amount; `a` lists handles [2, 0] with default 0 (→ handle 2), `b` has every
+/// handle and default 1 (→ handle 1), so handles 2 and 1 carry all host bytes, half each.
+/// Before these keys existed the run was refused (unknown field) and, with the keys
+/// ignored, every write went to handle 0.
+#[test]
+fn a_namespace_default_placement_indexes_its_handle_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("ns.toml");
+    let json = dir.path().join("r.json");
+    let design = |a_extra: &str, b_extra: &str| {
+        format!(
+            "seed = 1\n[device]\ncapacity = \"256MiB\"\n[buffer]\nname = \"none\"\n\
+             [ftl]\nname = \"page\"\n[ftl.fdp]\nenabled = true\n\
+             handles = [\"initially-isolated\", \"initially-isolated\", \"persistently-isolated\"]\n\
+             [workload]\nkind = \"seq-write\"\nrequests = 1000\nsize = \"16KiB\"\n\
+             [[namespace]]\nname = \"a\"\nshare = 0.5\n{a_extra}\n\
+             [[namespace]]\nname = \"b\"\nshare = 0.5\n{b_extra}\n"
+        )
+    };
+    std::fs::write(
+        &toml,
+        design("placement_handles = [2, 0]\nplacement = 0", "placement = 1"),
+    )
+    .unwrap();
+    let (t, j) = (toml.display().to_string(), json.display().to_string());
+    let o = common::ssdlab(&["run", "--config", &t, "--json", &j]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let by: Vec<u64> = r["fdp"]["handles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host_bytes_written"].as_u64().unwrap())
+        .collect();
+    assert_eq!(by[0], 0, "{by:?}");
+    assert!(by[1] > 0 && by[1] == by[2], "{by:?}");
+    assert_eq!(
+        r["fdp"]["events"]["invalid_placement_identifier"]
+            .as_u64()
+            .unwrap_or(0),
+        0
+    );
+    // Refused before any work, naming the key.
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "placement_handles = [3]",
+            "",
+            &["namespace[0].placement_handles", "below 3"],
+        ),
+        (
+            "placement_handles = [1, 1]",
+            "",
+            &["namespace[0].placement_handles", "distinct"],
+        ),
+        (
+            "placement_handles = []",
+            "",
+            &["namespace[0].placement_handles"],
+        ),
+        (
+            "placement_handles = [2]\nplacement = 1",
+            "",
+            &["namespace[0].placement", "1 placement"],
+        ),
+        ("", "placement = 3", &["namespace[1].placement"]),
+    ];
+    for (a, b, names) in cases {
+        std::fs::write(&toml, design(a, b)).unwrap();
+        common::refused(&["run", "--config", &t], names);
+    }
+    std::fs::write(
+        &toml,
+        design("placement = 0", "").replace("enabled = true", "enabled = false"),
+    )
+    .unwrap();
+    common::refused(
+        &["run", "--config", &t],
+        &["namespace[0].placement", "ftl.fdp.enabled"],
+    );
+}

@@ -90,6 +90,11 @@ pub struct FdpConfig {
     /// Bytes of a reclaim unit: a multiple of one erase block on every plane of a
     /// reclaim group (a superblock of the group); 0 = one such superblock.
     pub ru_size: Size,
+    /// Per namespace, its placement handles (indices into `handles`): filled from the
+    /// `[[namespace]] placement_handles` keys when the drive is built, not a key of its
+    /// own; empty: every namespace has every handle.
+    #[serde(skip)]
+    pub namespace_handles: Vec<Vec<u16>>,
 }
 
 impl Default for FdpConfig {
@@ -99,6 +104,7 @@ impl Default for FdpConfig {
             reclaim_groups: 1,
             handles: vec![Isolation::InitiallyIsolated; DEFAULT_HANDLES],
             ru_size: Size(0),
+            namespace_handles: Vec::new(),
         }
     }
 }
@@ -109,14 +115,14 @@ impl FdpConfig {
         *self == FdpConfig::default()
     }
 
-    /// The drive's layout with reclaim units of `ru_bytes` (every namespace sees all
-    /// handles).
+    /// The drive's layout with reclaim units of `ru_bytes` (each namespace sees its
+    /// placement handles, or all of them).
     pub fn layout(&self, ru_bytes: u64) -> FdpLayout {
         FdpLayout {
             reclaim_groups: self.reclaim_groups,
             ru_bytes,
             handles: self.handles.clone(),
-            namespaces: Vec::new(),
+            namespaces: self.namespace_handles.clone(),
         }
     }
 

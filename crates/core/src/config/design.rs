@@ -220,6 +220,7 @@ impl Config {
         if !self.trace.phases.is_empty() {
             return refuse("trace.phases", &self.trace.phases.len(), "no phases");
         }
+        super::namespace::fdp_placement(&self.namespaces, &self.ftl.fdp)?;
         if !with_workload {
             return Ok(());
         }

@@ -52,6 +52,14 @@ pub struct NamespaceConfig {
     /// namespace's space.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload: Option<SynthConfig>,
+    /// FDP: the namespace's placement-handle list, indices into `ftl.fdp.handles` (a
+    /// write's placement identifier picks one of them); absent: every handle, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_handles: Option<Vec<u16>>,
+    /// FDP: the placement identifier of the namespace's writes that carry none (a
+    /// per-namespace default, as a host driver sets one per namespace); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<u16>,
 }
 
 /// The class the Linux NVMe driver creates its I/O submission queues in.
@@ -182,6 +190,89 @@ pub fn layout(
     Ok(out)
 }
 
+/// The namespaces' FDP keys against `[ftl.fdp]`: they need FDP on, a handle list names
+/// handles the drive has (each once), and a default placement identifier is one the
+/// namespace accepts (its reclaim group and placement handle exist). Returns the
+/// per-namespace handle lists for [`crate::fdp::FdpConfig::namespace_handles`] (empty
+/// when no namespace has one: then every namespace has every handle).
+pub fn fdp_placement(
+    namespaces: &[NamespaceConfig],
+    fdp: &crate::fdp::FdpConfig,
+) -> Result<Vec<Vec<u16>>, ConfigError> {
+    let handles = fdp.handles.len();
+    let all: Vec<u16> = (0..handles as u16).collect();
+    for (i, ns) in namespaces.iter().enumerate() {
+        let key = |k: &str| format!("namespace[{i}].{k}");
+        let given = |k: &str| match k {
+            "placement_handles" => ns.placement_handles.as_ref().map(|v| format!("{v:?}")),
+            _ => ns.placement.map(|p| p.to_string()),
+        };
+        for k in ["placement_handles", "placement"] {
+            if let Some(v) = given(k)
+                && !fdp.enabled
+            {
+                return Err(ConfigError::value(
+                    key(k),
+                    v,
+                    "no FDP key without ftl.fdp.enabled = true",
+                ));
+            }
+        }
+        if let Some(list) = &ns.placement_handles {
+            let mut seen = vec![false; handles];
+            let ok = !list.is_empty()
+                && list.iter().all(|&h| {
+                    let fresh = (h as usize) < handles && !seen[h as usize];
+                    if fresh {
+                        seen[h as usize] = true;
+                    }
+                    fresh
+                });
+            if !ok {
+                return Err(ConfigError::value(
+                    key("placement_handles"),
+                    format!("{list:?}"),
+                    format!(
+                        "a non-empty list of distinct reclaim unit handles below {handles} \
+                         (ftl.fdp.handles)"
+                    ),
+                ));
+            }
+        }
+    }
+    let lists: Vec<Vec<u16>> = if namespaces.iter().all(|ns| ns.placement_handles.is_none()) {
+        Vec::new()
+    } else {
+        namespaces
+            .iter()
+            .map(|ns| ns.placement_handles.clone().unwrap_or_else(|| all.clone()))
+            .collect()
+    };
+    if !fdp.enabled {
+        return Ok(lists);
+    }
+    // A default identifier is checked as the drive checks a command's: by its own parse.
+    let mut f = fdp.clone();
+    f.namespace_handles = lists.clone();
+    let drive = crate::fdp::Fdp::new(f.layout(1))?;
+    for (i, ns) in namespaces.iter().enumerate() {
+        if let Some(pid) = ns.placement
+            && drive.parse(i, pid).is_none()
+        {
+            let phs = ns.placement_handles.as_ref().map_or(handles, Vec::len);
+            return Err(ConfigError::value(
+                format!("namespace[{i}].placement"),
+                pid,
+                format!(
+                    "a placement identifier of this namespace: one of its {phs} placement \
+                     handles in one of the {} reclaim groups",
+                    fdp.reclaim_groups
+                ),
+            ));
+        }
+    }
+    Ok(lists)
+}
 /// A generator's error for namespace `i`'s own `[namespace.workload]`, its key moved
 /// under the table.
 pub fn in_namespace(i: usize, e: ConfigError) -> ConfigError {
@@ -212,6 +303,8 @@ mod tests {
             priority: Priority::Medium,
             device: None,
             workload: None,
+            placement_handles: None,
+            placement: None,
         }
     }
 

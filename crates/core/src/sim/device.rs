@@ -56,6 +56,9 @@ pub struct Device {
     flash_busy_until_ns: u64,
     /// The FTL has zones (`ftl/zoned.rs`): writes go through its zone checks.
     zoned: bool,
+    /// Per namespace, the placement identifier of its writes that carry none
+    /// (`[[namespace]] placement`); empty when no namespace sets one.
+    ns_placement: Vec<Option<u16>>,
     /// Zone commands refused because the FTL has no zones (Invalid Command Opcode).
     invalid_zone_commands: u64,
     /// The LBA (logical page) the last completed Zone Append wrote, as its completion
@@ -210,7 +213,21 @@ impl Device {
         // geometry of superblocks; the timing model places their pages physically.
         let superblock = design.superblock.clone();
         let ftl_geo = design.ftl_geometry;
-        let ftl = build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)?;
+        // FDP: each namespace's placement-handle list goes to the drive's FDP layout.
+        let ns_handles = crate::config::namespace::fdp_placement(&cfg.namespaces, &cfg.ftl.fdp)?;
+        let ftl = if ns_handles.is_empty() {
+            build_ftl(&cfg.ftl, &ftl_geo, resolved.logical_pages, cfg.seed)?
+        } else {
+            let mut with_lists = cfg.ftl.clone();
+            with_lists.fdp.namespace_handles = ns_handles;
+            build_ftl(&with_lists, &ftl_geo, resolved.logical_pages, cfg.seed)?
+        };
+        let ns_placement: Vec<Option<u16>> = if cfg.namespaces.iter().any(|n| n.placement.is_some())
+        {
+            cfg.namespaces.iter().map(|n| n.placement).collect()
+        } else {
+            Vec::new()
+        };
         let mut nand = Nand::new(
             ftl_geo,
             resolved.endurance_cycles,
@@ -270,6 +287,7 @@ impl Device {
             idle_gc: cfg.ftl.gc_schedule == crate::ftl::gc::GcSchedule::Background,
             flash_busy_until_ns: 0,
             zoned,
+            ns_placement,
             invalid_zone_commands: 0,
             last_append_lba: None,
         })
@@ -300,6 +318,7 @@ impl Device {
             idle_gc,
             flash_busy_until_ns,
             zoned,
+            ns_placement,
             invalid_zone_commands,
             last_append_lba,
         } = self;
@@ -321,6 +340,7 @@ impl Device {
             idle_gc: *idle_gc,
             flash_busy_until_ns: *flash_busy_until_ns,
             zoned: *zoned,
+            ns_placement: ns_placement.clone(),
             invalid_zone_commands: *invalid_zone_commands,
             last_append_lba: *last_append_lba,
         })
@@ -853,7 +873,14 @@ impl Device {
         match req.op {
             OpKind::Write => {
                 // Once per request, not per page: the FTL tags the pages that follow.
-                ftl.set_placement(req.namespace, req.placement);
+                // A write without an identifier takes its namespace's default, if any.
+                let pid = req.placement.or_else(|| {
+                    self.ns_placement
+                        .get(req.namespace as usize)
+                        .copied()
+                        .flatten()
+                });
+                ftl.set_placement(req.namespace, pid);
                 let link = (req.size_bytes as f64 * self.resolved.link_ns_per_byte) as u64;
                 if link > 0 {
                     self.link.prune(t);
