@@ -118,6 +118,17 @@ fn a_stale_socket_is_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let sock = dir.path().join("stale.sock");
     drop(UnixListener::bind(&sock).unwrap());
-    assert!(sock.exists() && UnixStream::connect(&sock).is_err());
+    // The listener's descriptor can live on for a moment in a child that another test
+    // thread is forking (until its exec closes it), and a connect then still succeeds:
+    // wait for the socket to go stale rather than race those forks (this assertion
+    // failed twice under a loaded full run).
+    let stale = (0..200).any(|_| {
+        let refused = UnixStream::connect(&sock).is_err();
+        if !refused {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        refused
+    });
+    assert!(sock.exists() && stale);
     let _s = start(&sock, &[]);
 }
