@@ -289,3 +289,37 @@ fn bplru_padding_rewrites_what_flash_holds_and_never_resurrects_trimmed_data() {
     assert_eq!(st.padding_pages, 2);
     assert_eq!(st.flushed_pages, 4);
 }
+
+#[test]
+fn a_buffer_in_front_of_by_address_blocks_rewrites_each_block_once_with_all_its_dirty_pages() {
+    // Closed form: 64 one-page sequential writes, then a FLUSH, through an 8-page buffer
+    // in front of the page FTL with by-address management blocks of 4 pages. Every block
+    // is written whole before the next one starts, so a write-back that takes the
+    // block's other dirty pages along programs each host page once and copies nothing:
+    // 64 host programs, 0 read-modify-write programs. A write-back of the evicted page
+    // alone (the shortcut this test guards against) rewrites block 0 for each of its
+    // pages, copying the older flash copies of the ones written back before it.
+    for buffer in [BufferKind::Lru, BufferKind::Bplru] {
+        let mut c = config(FtlKind::Page, buffer, DispatchOrder::Fifo, 8);
+        c.ftl.mgmt_block = Size(4 * PAGE);
+        c.ftl.placement = Placement::ByAddress;
+        let mut dev = Device::new(&c).unwrap();
+        for l in 0..LOGICAL {
+            dev.submit(&request(OpKind::Write, l, 1, 0), 0).unwrap();
+        }
+        dev.submit(&request(OpKind::Flush, 0, 0, 0), 0).unwrap();
+        let n = dev.nand.counters();
+        let name = buffer.name();
+        assert_eq!(n.programs[0], LOGICAL as u64, "{name}: host programs");
+        assert_eq!(n.programs[4], 0, "{name}: read-modify-write programs");
+        let st = dev.buffer_stats().unwrap();
+        assert_eq!(
+            st.flushed_pages + st.padding_pages,
+            LOGICAL as u64,
+            "{name}"
+        );
+        for l in 0..LOGICAL {
+            assert!(dev.peek_version(l).is_some(), "{name}: page {l} written");
+        }
+    }
+}

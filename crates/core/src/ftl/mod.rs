@@ -365,6 +365,32 @@ pub trait Ftl: Send + FtlClone {
     ) -> Result<ZoneReply, FtlError> {
         Ok(ZoneReply::NotZoned)
     }
+    /// The pages of the aligned unit a host write rewrites whole, when a write smaller
+    /// than that unit costs a read-modify-write of the rest (by-address placement in
+    /// management blocks, docs/papers.md §1); `None` for an FTL that writes pages where
+    /// it likes. A write buffer in front of such an FTL takes every dirty page it holds
+    /// of an evicted page's unit into the one rewrite ([`Ftl::write_set`]): otherwise
+    /// the rewrite would copy stale data from flash while the newer copy waits in DRAM,
+    /// and rewrite the unit again for each of them.
+    fn rewrite_unit_pages(&self) -> Option<u32> {
+        None
+    }
+    /// Writes the pages `lpns` (ascending, not necessarily consecutive) as one command
+    /// from the write buffer: an FTL with [`Ftl::rewrite_unit_pages`] rewrites each unit
+    /// they touch once, with these pages' new data and the rest of the unit copied. The
+    /// default writes each run of consecutive pages with [`Ftl::write_range`].
+    fn write_set(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
+        let mut i = 0;
+        while i < lpns.len() {
+            let mut j = i + 1;
+            while j < lpns.len() && lpns[j].0 == lpns[j - 1].0 + 1 {
+                j += 1;
+            }
+            self.write_range(lpns[i], (j - i) as u32, nand)?;
+            i = j;
+        }
+        Ok(())
+    }
     /// Writes each page of `lpns` as its own one-page command ([`Ftl::write_range`] with
     /// a count of 1), in order: a write buffer's victims, which need not be consecutive.
     /// FTLs override this only to fetch the coming pages' map entries ahead.

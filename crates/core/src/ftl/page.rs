@@ -449,6 +449,38 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         Ok(())
     }
 
+    fn rewrite_unit_pages(&self) -> Option<u32> {
+        (self.fdp.is_none() && self.layout.rewrites_units()).then(|| self.layout.unit_pages())
+    }
+
+    fn write_set(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
+        let Some(m) = self.rewrite_unit_pages() else {
+            for &lpn in lpns {
+                self.write_range(lpn, 1, nand)?;
+            }
+            return Ok(());
+        };
+        // As `write_range`'s by-address path, for a set: each unit the set touches is
+        // rewritten once, the set's pages from the buffer (host data, in address order,
+        // so written-back versions are stamped in that order) and the unit's other
+        // mapped pages copied.
+        debug_assert!(lpns.windows(2).all(|w| w[0].0 < w[1].0), "ascending");
+        let mut i = 0;
+        while i < lpns.len() {
+            let unit_first = lpns[i].0 / m * m;
+            let unit_end = (unit_first + m).min(self.logical_pages);
+            for lpn in unit_first..unit_end {
+                if i < lpns.len() && lpns[i].0 == lpn {
+                    self.write_plain(Lpn(lpn), nand)?;
+                    i += 1;
+                } else if self.l2p[lpn as usize] != 0 {
+                    self.rewrite(Lpn(lpn), nand)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn write_each(&mut self, lpns: &[Lpn], nand: &mut Nand) -> Result<(), FtlError> {
         if self.fdp.is_some() {
             for &lpn in lpns {

@@ -265,9 +265,15 @@ impl Device {
         }
         let time = time_model(design);
         let page_bytes = geo.page_size_bytes as u64;
-        let buffer = resolved
-            .buffer
-            .map(|shape| Box::new(BufferStage::new(&cfg.buffer, shape, page_bytes, &nand)));
+        let buffer = resolved.buffer.map(|shape| {
+            Box::new(BufferStage::new(
+                &cfg.buffer,
+                shape,
+                page_bytes,
+                &nand,
+                ftl.rewrite_unit_pages(),
+            ))
+        });
         nand.set_logging(time.needs_op_log());
         Ok(Device {
             page: crate::util::SizeDiv::new(page_bytes),

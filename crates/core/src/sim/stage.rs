@@ -27,6 +27,9 @@ pub struct BufferStats {
     pub end_flush_pages: u64,
     /// Padding pages read from flash and written back (BPLRU).
     pub padding_pages: u64,
+    /// Of the flushed pages, those that left the buffer with an evicted page of their
+    /// unit (in front of an FTL that rewrites whole units).
+    pub unit_gathered_pages: u64,
     /// Host FLUSH commands.
     pub host_flushes: u64,
 }
@@ -50,6 +53,11 @@ pub(super) struct BufferStage {
     pub(super) dram_ns_per_page: u64,
     /// When the front end can take the next command.
     pub(super) free_ns: u64,
+    /// [`Ftl::rewrite_unit_pages`] of the FTL behind the buffer (0 when it writes pages
+    /// where it likes): a write-back takes every dirty page of its units along.
+    unit_pages: u32,
+    /// The pages of one unit-wise write-back, ascending.
+    set: Vec<Lpn>,
     /// `buffer.flush_ahead_pages`.
     flush_ahead: usize,
     /// When the victims of the last `flush_ahead` writes left DRAM, oldest first.
@@ -58,12 +66,14 @@ pub(super) struct BufferStage {
 }
 
 impl BufferStage {
-    /// The stage for `cfg` with the resolved `shape`, over a NAND with `page_bytes` pages.
+    /// The stage for `cfg` with the resolved `shape`, over a NAND with `page_bytes` pages,
+    /// in front of an FTL whose [`Ftl::rewrite_unit_pages`] is `unit_pages`.
     pub(super) fn new(
         cfg: &BufferConfig,
         shape: BufferShape,
         page_bytes: u64,
         nand: &Nand,
+        unit_pages: Option<u32>,
     ) -> Self {
         let policy = build_buffer(cfg, shape).expect("a shape means a policy");
         let batch = policy.single_victim();
@@ -82,6 +92,8 @@ impl BufferStage {
             size_bytes: shape.capacity_pages as u64 * page_bytes,
             dram_ns_per_page: (page_bytes as f64 / cfg.dram_mb_s * 1e3).round() as u64,
             free_ns: 0,
+            unit_pages: unit_pages.filter(|&m| m > 1).unwrap_or(0),
+            set: Vec::new(),
             flush_ahead: cfg.flush_ahead_pages as usize,
             ahead_ns: std::collections::VecDeque::with_capacity(cfg.flush_ahead_pages as usize + 1),
             stats: BufferStats::default(),
@@ -117,7 +129,9 @@ impl BufferStage {
         // copy of the loop without the per-page checks for either, or, for a policy that
         // evicts one page at a time, runs of pages in one call each.
         if self.versions.is_none() && nand.data_mut().is_none() {
-            if !self.batch {
+            // Unit-wise write-backs go page by page: a victim's unit may hold pages of
+            // this very write, and only those already taken may go along.
+            if !self.batch || self.unit_pages != 0 {
                 return self.write_pages::<false>(first, last, partial, ftl, nand);
             }
             // A partly written first or last page reads its old sectors before its victim
@@ -213,7 +227,7 @@ impl BufferStage {
             } else if partial(lpn) {
                 read_untouched_sectors(Lpn(lpn as u32), ftl, nand);
             }
-            self.write_back(ftl, nand)?;
+            self.write_back(ftl, nand, Some(lpn as u32))?;
             // The page's new bytes enter DRAM only now: the victims just written back
             // (an older version of a later page of this write, or this page as BPLRU
             // padding) went out with the bytes they held.
@@ -261,7 +275,7 @@ impl BufferStage {
         self.stats.host_flushes += 1;
         if self.flush_on_host_flush {
             self.policy.flush_all(&mut self.out);
-            self.write_back(ftl, nand)?;
+            self.write_back(ftl, nand, None)?;
         }
         Ok(())
     }
@@ -270,15 +284,26 @@ impl BufferStage {
     pub(super) fn flush_all(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
         self.policy.flush_all(&mut self.out);
         self.stats.end_flush_pages += self.out.pages.iter().filter(|e| !e.pad).count() as u64;
-        self.write_back(ftl, nand)
+        self.write_back(ftl, nand, None)
     }
 
     /// Writes back the pages the policy evicted, through the FTL, and empties the list.
     /// Runs of consecutive dirty pages go to the FTL as one range (an FTL that rewrites
     /// whole units then rewrites each unit once); padding pages are read from flash and
-    /// written back one by one.
+    /// written back one by one. In front of an FTL that rewrites whole units, the
+    /// write-back goes unit by unit instead ([`BufferStage::write_back_units`]); `taking`
+    /// is the page of a host write being buffered right now, whose bytes are not in DRAM
+    /// yet.
     #[inline]
-    fn write_back(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
+    fn write_back(
+        &mut self,
+        ftl: &mut dyn Ftl,
+        nand: &mut Nand,
+        taking: Option<u32>,
+    ) -> Result<(), FtlError> {
+        if self.unit_pages != 0 {
+            return self.write_back_units(ftl, nand, taking);
+        }
         // The common case of a page policy: one dirty victim per host page and no
         // version to stamp. The same FTL call as the general path, without its loop.
         if let [e] = self.out.pages[..]
@@ -294,6 +319,63 @@ impl BufferStage {
             return Ok(());
         }
         self.write_back_runs(ftl, nand)
+    }
+
+    /// [`BufferStage::write_back`] in front of an FTL that rewrites a unit whole whenever
+    /// any of its pages is written (by-address placement): every unit holding an evicted
+    /// page is rewritten once, with all the dirty pages the buffer holds of it (the
+    /// evicted ones and the others, which leave the buffer with them, except `taking`),
+    /// and the rest of the unit copied on flash. Padding pages are left out: the unit's
+    /// rewrite copies what flash holds of them anyway.
+    #[inline(never)]
+    fn write_back_units(
+        &mut self,
+        ftl: &mut dyn Ftl,
+        nand: &mut Nand,
+        taking: Option<u32>,
+    ) -> Result<(), FtlError> {
+        if self.out.pages.is_empty() {
+            return Ok(());
+        }
+        let m = self.unit_pages;
+        self.set.clear();
+        self.set
+            .extend(self.out.pages.iter().filter(|e| !e.pad).map(|e| Lpn(e.lpn)));
+        self.out.clear();
+        self.set.sort_unstable_by_key(|l| l.0);
+        self.set.dedup();
+        let evicted = self.set.len();
+        let mut last_unit = u32::MAX;
+        for i in 0..evicted {
+            let unit = self.set[i].0 / m;
+            if unit == last_unit {
+                continue;
+            }
+            last_unit = unit;
+            for lpn in unit * m..unit.saturating_mul(m).saturating_add(m) {
+                if Some(lpn) != taking && self.policy.remove(Lpn(lpn)) {
+                    self.set.push(Lpn(lpn));
+                }
+            }
+        }
+        if self.set.len() > evicted {
+            self.set.sort_unstable_by_key(|l| l.0);
+        }
+        if let Some(v) = self.versions.as_mut() {
+            for l in &self.set {
+                let seq = v.remove(l.0).expect("every buffered page has a version");
+                nand.stamp_next_host_program(seq);
+            }
+        }
+        ftl.write_set(&self.set, nand)?;
+        debug_assert!(
+            !nand.stamp_pending(),
+            "FTL {} did not program every written-back page as host data",
+            ftl.name()
+        );
+        self.stats.flushed_pages += self.set.len() as u64;
+        self.stats.unit_gathered_pages += (self.set.len() - evicted) as u64;
+        Ok(())
     }
 
     /// [`BufferStage::write_back`] of several pages, padding or versions.
