@@ -86,7 +86,9 @@ fn a_table_of_another_generator_is_refused_naming_it() {
         );
         let e = load(&text).unwrap_err();
         assert!(
-            e.contains(&format!("workload.{name}")) && e.contains(other),
+            e.contains(&format!(
+                "no [workload.{name}] table with workload.kind = \"{other}\""
+            )),
             "{text}\n{e}"
         );
     }
