@@ -156,3 +156,103 @@ fn an_ascii_traces_sixth_column_is_the_placement_identifier() {
         .to_string();
     assert!(e.contains("placement"), "{e}");
 }
+
+mod common;
+use common::{ssdlab, stderr};
+
+/// Two namespaces, neither with its own generator: `--workload NS=GEN` must name both.
+const TWO_BARE: &str = r#"
+[device]
+capacity = "1GiB"
+[workload]
+requests = 500
+[[namespace]]
+name = "db"
+share = 0.5
+[[namespace]]
+name = "logs"
+share = 0.25
+"#;
+
+#[test]
+fn workload_flag_gives_each_namespace_its_generator() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("two.toml");
+    std::fs::write(&cfg, TWO_BARE).unwrap();
+    let out = dir.path().join("r.json");
+    let o = ssdlab(&[
+        "run",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--workload",
+        "db=random-write,logs=seq-write",
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let ns = &r["config"]["namespace"];
+    assert_eq!(ns[0]["workload"]["kind"], "random-write", "{ns}");
+    assert_eq!(ns[1]["workload"]["kind"], "seq-write", "{ns}");
+    // Each keeps the [workload] keys it did not get from the flag.
+    assert_eq!(ns[1]["workload"]["requests"], 500, "{ns}");
+    // Phase k of the run is every namespace's phase k, their names joined by `+`.
+    assert_eq!(r["phases"][0]["name"], "random-write+seq-write");
+    assert_eq!(r["namespaces"][0]["read_bytes"], 0);
+    assert_eq!(r["namespaces"][1]["requests"], 500);
+}
+
+#[test]
+fn workload_flag_per_namespace_refuses_what_it_cannot_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("two.toml");
+    std::fs::write(&cfg, TWO_BARE).unwrap();
+    let c = cfg.to_str().unwrap();
+    for (args, want) in [
+        (
+            vec![
+                "run",
+                "--config",
+                c,
+                "--workload",
+                "db=random-write,nope=seq-write",
+            ],
+            "no namespace named 'nope'; expected one of db, logs",
+        ),
+        (
+            vec!["run", "--config", c, "--workload", "db=random-write"],
+            "namespace 'logs' has no generator",
+        ),
+        (
+            vec!["run", "--workload", "db=random-write"],
+            "the design has none",
+        ),
+        (
+            vec![
+                "run",
+                "--config",
+                c,
+                "--workload",
+                "db=random-write,db=zipf,logs=zipf",
+            ],
+            "named twice",
+        ),
+        (
+            vec!["run", "--config", c, "--workload", "db=nosuch,logs=zipf"],
+            "nosuch",
+        ),
+        (
+            vec!["run", "--config", c, "--workload", "=zipf"],
+            "is not NS=GEN",
+        ),
+    ] {
+        let o = ssdlab(&args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(
+            e.contains("--workload") && e.contains(want),
+            "{args:?}: {e}"
+        );
+    }
+}

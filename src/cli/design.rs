@@ -5,6 +5,7 @@ use super::CliError;
 use super::args::{
     GeneratorArgs, HostArgs, List, SettingsArgs, Sizes, SsdArgs, TraceArgs, choices, set,
 };
+use super::ns_workload;
 use super::registry;
 use clap::Args;
 use ssdlab::config::{Config, Design as ValidDesign, ResolvedDevice};
@@ -17,9 +18,10 @@ pub struct DesignArgs {
     /// The SSD design.
     #[command(flatten)]
     pub ssd: SsdArgs,
-    /// Workload generator (`ssdlab list` describes each).
+    /// Workload generator (`ssdlab list` describes each), or one per namespace as a comma
+    /// list NS=GEN (`db=random-write,logs=seq-write`, with [[namespace]] tables)
     #[arg(long, value_name = "NAME", help_heading = "Workload",
-          value_parser = registry::one_of(names::generators()))]
+          value_parser = ns_workload::WorkloadChoice::new(names::generators()))]
     pub workload: Option<String>,
     /// Iometer access specification (implies --workload iometer): a built-in name
     /// (`ssdlab list`: 4k-random-read, file-server, database, …), compact lines such as
@@ -199,7 +201,11 @@ impl DesignArgs {
     fn overrides(&self) -> Result<toml::Table, CliError> {
         let mut t = toml::Table::new();
         self.ssd.apply(&mut t);
-        if let Some(w) = &self.workload {
+        if let Some(w) = self
+            .workload
+            .as_ref()
+            .filter(|w| ns_workload::pairs(w).is_none())
+        {
             // File-level workloads are the file system's (`[fs] workload`).
             let key = if ssdlab::config::fs::FileWorkloadKind::parse(w).is_some() {
                 "fs.workload"
@@ -384,6 +390,11 @@ impl DesignArgs {
                 // block-mapped FTLs' superblock: the key follows the FTL.
                 if let Some(v) = mgmt_block {
                     cfg.ftl.set_mgmt_block_flag(v);
+                }
+                if let Some(w) = &self.workload
+                    && let Some(pairs) = ns_workload::pairs(w)
+                {
+                    ns_workload::apply(&mut cfg, w, &pairs)?;
                 }
                 if let Some(p) = &cfg.trace.path {
                     check_input("--trace", p)?;

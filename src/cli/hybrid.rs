@@ -18,7 +18,6 @@ use ssdlab::hybrid::workload::DesktopWorkload;
 use ssdlab::names;
 use ssdlab::report::output::Batch;
 use ssdlab::units::Size;
-use std::fmt::Write as _;
 
 /// Examples shown by `ssdlab hybrid --help`.
 pub const AFTER_HELP: &str = "\
@@ -275,23 +274,22 @@ fn list_text() -> String {
 
 /// A text table: one row per design and run, with the change against the HDD alone.
 pub fn render_table(results: &[(Design, HybridReport)]) -> String {
-    let mut rows: Vec<Vec<String>> = vec![
-        [
-            "workload",
-            "design",
-            "run",
-            "elapsed s",
-            "vs HDD",
-            "hit %",
-            "HDD busy s",
-            "flash GC pages",
-            "cmp/lookup",
-            "lookup ns",
-        ]
-        .iter()
-        .map(|x| x.to_string())
-        .collect(),
-    ];
+    let header: Vec<String> = [
+        "workload",
+        "design",
+        "run",
+        "elapsed s",
+        "vs HDD",
+        "hit %",
+        "HDD busy s",
+        "flash GC pages",
+        "cmp/lookup",
+        "lookup ns",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .collect();
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for (d, r) in results {
         for run in &r.runs {
             let base = results
@@ -323,35 +321,13 @@ pub fn render_table(results: &[(Design, HybridReport)]) -> String {
             ]);
         }
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut o = String::new();
-    for (i, r) in rows.iter().enumerate() {
-        for (c, cell) in r.iter().enumerate() {
-            let pad = widths[c] - cell.chars().count();
-            if c < 3 {
-                let _ = write!(o, "{cell}{}  ", " ".repeat(pad));
-            } else {
-                let _ = write!(o, "{}{cell}  ", " ".repeat(pad));
-            }
-        }
-        o.truncate(o.trim_end().len());
-        o.push('\n');
-        if i == 0 {
-            let total: usize = widths.iter().sum::<usize>() + 2 * (widths.len() - 1);
-            o.push_str(&"-".repeat(total));
-            o.push('\n');
-        }
-    }
-    o
+    // Workload, design and run read left to right; the figures line up on the right.
+    ssdlab::report::table::aligned(header, rows, 3)
 }
 
 /// CSV: one row per design and run.
-pub fn csv_text(results: &[(Design, HybridReport)]) -> Result<String, CliError> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let err = |e: csv::Error| CliError::Output(e.to_string());
-    w.write_record([
+pub fn csv_text(results: &[(Design, HybridReport)]) -> String {
+    let header = [
         "workload",
         "design",
         "run",
@@ -379,13 +355,13 @@ pub fn csv_text(results: &[(Design, HybridReport)]) -> Result<String, CliError> 
         "lookup_wall_ns_mean",
         "latency_ns_mean",
         "latency_ns_p99",
-    ])
-    .map_err(err)?;
+    ];
+    let mut rows = Vec::new();
     for (d, r) in results {
         for x in &r.runs {
             let f = x.flash.clone().unwrap_or_default();
             let c = &x.cache;
-            w.write_record([
+            rows.push([
                 d.workload.clone(),
                 d.design.clone(),
                 x.name.clone(),
@@ -413,15 +389,10 @@ pub fn csv_text(results: &[(Design, HybridReport)]) -> Result<String, CliError> 
                 format!("{:.1}", x.lookup_wall_ns_mean),
                 format!("{:.0}", x.latency_ns.mean),
                 x.latency_ns.p99.to_string(),
-            ])
-            .map_err(err)?;
+            ]);
         }
     }
-    String::from_utf8(
-        w.into_inner()
-            .map_err(|e| CliError::Output(e.to_string()))?,
-    )
-    .map_err(|e| CliError::Output(e.to_string()))
+    ssdlab::report::table::csv(header, rows)
 }
 
 /// Runs `ssdlab hybrid`.
@@ -467,7 +438,7 @@ pub fn cmd(a: &HybridArgs) -> Result<(), CliError> {
         batch.file(o, text + "\n");
     }
     if let Some(o) = &reports.csv {
-        batch.file(o, csv_text(&results)?);
+        batch.file(o, csv_text(&results));
     }
     output::commit(batch)?;
     if reports.show_table() {

@@ -15,6 +15,7 @@ mod gen_trace;
 mod hybrid;
 mod import_mqsim;
 mod list;
+mod ns_workload;
 mod output;
 mod probe;
 mod registry;

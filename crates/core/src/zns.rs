@@ -196,6 +196,29 @@ impl ZoneState {
     }
 }
 
+/// Why [`Zones::restore`] refused what the flash held after a power cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RestoreError {
+    /// More blocks written than the zone's capacity.
+    #[error("zone {zone} holds {written} blocks, beyond its capacity of {capacity}")]
+    OverCapacity {
+        /// The zone.
+        zone: u32,
+        /// Blocks found written.
+        written: u64,
+        /// The zone's capacity in blocks.
+        capacity: u64,
+    },
+    /// A partly written zone beyond the active-zone limit.
+    #[error("zone {zone} is partly written but {active} zones are active already (the limit)")]
+    TooManyActive {
+        /// The zone.
+        zone: u32,
+        /// Zones active already.
+        active: u32,
+    },
+}
+
 /// Why a zoned command was refused: the specification's status for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum ZnsStatus {
@@ -731,12 +754,14 @@ impl Zones {
     /// emulation likewise closes every open zone at shutdown, `nvme_zoned_ns_shutdown`,
     /// and a zone with nothing written is Empty). Called once per zone on freshly built zones (all Empty); `Err`
     /// names what the flash held that the limits forbid.
-    pub fn restore(&mut self, zone: u32, written: u64) -> Result<(), String> {
+    pub fn restore(&mut self, zone: u32, written: u64) -> Result<(), RestoreError> {
         let cap = self.layout.zone_capacity_blocks;
         if written > cap {
-            return Err(format!(
-                "zone {zone} holds {written} blocks, beyond its capacity of {cap}"
-            ));
+            return Err(RestoreError::OverCapacity {
+                zone,
+                written,
+                capacity: cap,
+            });
         }
         let to = match written {
             0 => ZoneState::Empty,
@@ -744,10 +769,10 @@ impl Zones {
             _ => ZoneState::Closed,
         };
         if to == ZoneState::Closed && self.active >= self.layout.active_limit() {
-            return Err(format!(
-                "zone {zone} is partly written but {} zones are active already (the limit)",
-                self.active
-            ));
+            return Err(RestoreError::TooManyActive {
+                zone,
+                active: self.active,
+            });
         }
         self.zones[zone as usize].write_pointer = self.start(zone) + written;
         self.set_state(zone, to);

@@ -438,7 +438,8 @@ pub struct Config {
     pub buffer: BufferConfig,
     /// Timing.
     pub timing: TimingConfig,
-    /// Generator settings.
+    /// Generator settings (each generator's own `[workload.NAME]` table folded in).
+    #[serde(deserialize_with = "crate::workload::synth::deserialize_folded")]
     pub workload: SynthConfig,
     /// Trace settings.
     pub trace: TraceConfig,

@@ -50,7 +50,11 @@ pub struct NamespaceConfig {
     pub device: Option<u32>,
     /// The namespace's own generator; absent: the `[workload]` table, run on this
     /// namespace's space.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::workload::synth::deserialize_folded_option"
+    )]
     pub workload: Option<SynthConfig>,
     /// FDP: the namespace's placement-handle list, indices into `ftl.fdp.handles` (a
     /// write's placement identifier picks one of them); absent: every handle, in order.

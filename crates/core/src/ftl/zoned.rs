@@ -731,9 +731,13 @@ impl Ftl for ZonedFtl {
                     nand.program(ppn, self.pad_tag(z, k), Cause::Rmw);
                     nand.invalidate(ppn);
                 }
-                self.zones.restore(z, cap).map_err(foreign)?;
+                self.zones
+                    .restore(z, cap)
+                    .map_err(|e| foreign(e.to_string()))?;
             } else {
-                self.zones.restore(z, wp).map_err(foreign)?;
+                self.zones
+                    .restore(z, wp)
+                    .map_err(|e| foreign(e.to_string()))?;
             }
         }
         Ok(())

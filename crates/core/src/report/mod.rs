@@ -11,6 +11,7 @@ pub mod output;
 pub mod progress;
 pub mod render;
 pub mod svg;
+pub mod table;
 pub mod text;
 
 use serde::{Deserialize, Serialize};

@@ -10,93 +10,12 @@ use super::numfmt::{
     NOT_AVAILABLE, fmt_bytes, fmt_duration_ns, fmt_duration_us, fmt_number, fmt_percent, fmt_ratio,
     group_thousands,
 };
+use super::table::{Align, Line, Table};
 use super::{LatencySummary, PhaseReport, Report};
 
-/// Column alignment in a [`Table`].
-#[derive(Clone, Copy, PartialEq)]
-enum Align {
-    Left,
-    Right,
-}
-
-enum Line {
-    /// A sub-heading spanning the table.
-    Section(String),
-    Cells(Vec<String>),
-}
-
-/// A minimal column-aligned table: widths from the widest cell (counted in chars, so
-/// `µs` counts as two columns, as terminals show it), two spaces between columns.
-struct Table {
-    header: Option<Vec<String>>,
-    align: Vec<Align>,
-    lines: Vec<Line>,
-}
-
-impl Table {
-    fn new(align: Vec<Align>) -> Self {
-        Table {
-            header: None,
-            align,
-            lines: Vec::new(),
-        }
-    }
-
-    fn render(&self, out: &mut String) {
-        let ncol = self.align.len();
-        let mut width = vec![0usize; ncol];
-        let rows = self
-            .header
-            .iter()
-            .chain(self.lines.iter().filter_map(|l| match l {
-                Line::Cells(c) => Some(c),
-                Line::Section(_) => None,
-            }));
-        for cells in rows {
-            for (w, c) in width.iter_mut().zip(cells) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-        let fmt_row = |cells: &[String], out: &mut String| {
-            let mut line = String::new();
-            for (i, w) in width.iter().enumerate() {
-                let c = cells.get(i).map(String::as_str).unwrap_or("");
-                let pad = w.saturating_sub(c.chars().count());
-                if i > 0 {
-                    line.push_str("  ");
-                }
-                if self.align[i] == Align::Right {
-                    line.extend(std::iter::repeat_n(' ', pad));
-                    line.push_str(c);
-                } else {
-                    line.push_str(c);
-                    line.extend(std::iter::repeat_n(' ', pad));
-                }
-            }
-            out.push_str(line.trim_end());
-            out.push('\n');
-        };
-        if let Some(h) = &self.header {
-            fmt_row(h, out);
-            let total = width.iter().sum::<usize>() + 2 * ncol.saturating_sub(1);
-            out.push_str(&"-".repeat(total));
-            out.push('\n');
-        }
-        for l in &self.lines {
-            match l {
-                Line::Section(s) => {
-                    // A blank line before every section but a leading one groups rows
-                    // visually without a box-drawing frame.
-                    if !std::ptr::eq(l, &self.lines[0]) {
-                        out.push('\n');
-                    }
-                    out.push_str(s);
-                    out.push('\n');
-                }
-                Line::Cells(c) => fmt_row(c, out),
-            }
-        }
-    }
+/// Values shown together in one cell, `a / b / …`.
+fn slash<const N: usize>(parts: [String; N]) -> String {
+    parts.join(" / ")
 }
 
 /// One line of the device summary: a label and how to read it off a report.
@@ -140,11 +59,10 @@ fn summary_metrics() -> Vec<Metric> {
         Section("Performance"),
         Value("Requests", |r| group_thousands(r.latency_ns.count)),
         Value("  reads / writes", |r| {
-            format!(
-                "{} / {}",
+            slash([
                 group_thousands(r.read_latency_ns.count),
-                group_thousands(r.write_latency_ns.count)
-            )
+                group_thousands(r.write_latency_ns.count),
+            ])
         }),
         Value("IOPS", |r| fmt_number(r.iops)),
         Value("Throughput", |r| {
@@ -167,12 +85,12 @@ fn summary_metrics() -> Vec<Metric> {
         Value("Latency max", |r| lat_if(&r.latency_ns, |l| lat(l.max))),
         Value("Read latency mean / p99", |r| {
             lat_if(&r.read_latency_ns, |l| {
-                format!("{} / {}", fmt_duration_ns(l.mean), lat(l.p99))
+                slash([fmt_duration_ns(l.mean), lat(l.p99)])
             })
         }),
         Value("Write latency mean / p99", |r| {
             lat_if(&r.write_latency_ns, |l| {
-                format!("{} / {}", fmt_duration_ns(l.mean), lat(l.p99))
+                slash([fmt_duration_ns(l.mean), lat(l.p99)])
             })
         }),
         Section("Flash"),
@@ -193,11 +111,10 @@ fn summary_metrics() -> Vec<Metric> {
             )
         }),
         Value("Host pages read / written", |r| {
-            format!(
-                "{} / {}",
+            slash([
                 group_thousands(r.host_read_pages),
-                group_thousands(r.host_write_pages)
-            )
+                group_thousands(r.host_write_pages),
+            ])
         }),
         Value("Host pages trimmed", |r| group_thousands(r.host_trim_pages)),
         Value("Unmapped page reads", |r| {
@@ -214,25 +131,23 @@ fn summary_metrics() -> Vec<Metric> {
             group_thousands(r.nand_program_pages)
         }),
         Value("  host / GC / WL / map / RMW", |r| {
-            format!(
-                "{} / {} / {} / {} / {}",
+            slash([
                 group_thousands(r.host_program_pages),
                 group_thousands(r.gc_copy_pages),
                 group_thousands(r.wl_copy_pages),
                 group_thousands(r.map_program_pages),
-                group_thousands(r.rmw_program_pages)
-            )
+                group_thousands(r.rmw_program_pages),
+            ])
         }),
         Value("Write amplification", |r| fmt_ratio(r.write_amplification)),
         Value("  host / GC / WL / map / RMW", |r| {
-            format!(
-                "{} / {} / {} / {} / {}",
+            slash([
                 fmt_ratio(r.write_amplification_host),
                 fmt_ratio(r.write_amplification_gc),
                 fmt_ratio(r.write_amplification_wl),
                 fmt_ratio(r.write_amplification_map),
-                fmt_ratio(r.write_amplification_rmw)
-            )
+                fmt_ratio(r.write_amplification_rmw),
+            ])
         }),
         Value("Erases", |r| group_thousands(r.erases)),
         Value("Erase count min/mean/max/sd", erase_spread),
@@ -250,11 +165,10 @@ fn summary_metrics() -> Vec<Metric> {
             fmt_duration_us(r.elapsed_formula_us)
         }),
         Value("  I/O / GC", |r| {
-            format!(
-                "{} / {}",
+            slash([
                 fmt_duration_us(r.elapsed_formula_io_us),
-                fmt_duration_us(r.elapsed_formula_gc_us)
-            )
+                fmt_duration_us(r.elapsed_formula_gc_us),
+            ])
         }),
         Value("GC share of formula time", |r| fmt_percent(r.gc_time_share)),
         Value("GC share of die busy time", |r| {
@@ -271,18 +185,16 @@ fn buffer_metrics() -> Vec<Metric> {
     vec![
         Section("Write buffer"),
         Value("Policy / size", |r| {
-            format!(
-                "{} / {}",
-                r.buffer.buffer_policy,
-                fmt_bytes(r.buffer.buffer_size_bytes)
-            )
+            slash([
+                r.buffer.buffer_policy.clone(),
+                fmt_bytes(r.buffer.buffer_size_bytes),
+            ])
         }),
         Value("Write / read hit ratio", |r| {
-            format!(
-                "{} / {}",
+            slash([
                 fmt_percent(r.buffer.buffer_write_hit_ratio),
-                fmt_percent(r.buffer.buffer_read_hit_ratio)
-            )
+                fmt_percent(r.buffer.buffer_read_hit_ratio),
+            ])
         }),
         Value("Pages flushed (at end)", |r| {
             format!(
@@ -300,11 +212,10 @@ fn buffer_metrics() -> Vec<Metric> {
             if v < 0 { format!("-{s}") } else { s }
         }),
         Value("WA device / FTL", |r| {
-            format!(
-                "{} / {}",
+            slash([
                 fmt_ratio(r.write_amplification),
-                fmt_ratio(r.buffer.write_amplification_ftl)
-            )
+                fmt_ratio(r.buffer.write_amplification_ftl),
+            ])
         }),
     ]
 }
@@ -342,22 +253,13 @@ fn phase_cells(p: &PhaseReport) -> Vec<String> {
 }
 
 fn render_phases(report: &Report, out: &mut String) {
-    let mut t = Table::new(vec![
-        Align::Left,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-    ]);
-    t.header = Some(
-        [
+    let mut t = Table::headed(
+        std::iter::once(Align::Left)
+            .chain([Align::Right; 7])
+            .collect(),
+        &[
             "Phase", "Requests", "IOPS", "MiB/s", "Lat mean", "Lat p99", "WA", "GC share",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ],
     );
     for p in &report.phases {
         t.lines.push(Line::Cells(phase_cells(p)));
@@ -380,13 +282,11 @@ fn render_namespaces(report: &Report, out: &mut String) {
     if report.namespaces.is_empty() {
         return;
     }
-    let mut t = Table::new(
+    let mut t = Table::headed(
         std::iter::once(Align::Left)
             .chain([Align::Right; 9])
             .collect(),
-    );
-    t.header = Some(
-        [
+        &[
             "Namespace",
             "Size",
             "Requests",
@@ -397,9 +297,7 @@ fn render_namespaces(report: &Report, out: &mut String) {
             "Write p99",
             "WA share",
             "Out of range",
-        ]
-        .map(String::from)
-        .to_vec(),
+        ],
     );
     for n in &report.namespaces {
         t.lines.push(Line::Cells(vec![
@@ -432,17 +330,15 @@ fn render_fdp(report: &Report, out: &mut String) {
         fmt_bytes(f.media_bytes_erased),
         fmt_ratio(f.waf)
     ));
-    let mut t = Table::new(vec![
-        Align::Left,
-        Align::Left,
-        Align::Right,
-        Align::Right,
-        Align::Right,
-    ]);
-    t.header = Some(
-        ["", "Isolation", "Host written", "Media written", "WAF"]
-            .map(String::from)
-            .to_vec(),
+    let mut t = Table::headed(
+        vec![
+            Align::Left,
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+        ],
+        &["", "Isolation", "Host written", "Media written", "WAF"],
     );
     let rows = f.usage_rows();
     for (what, u) in rows {
@@ -460,14 +356,24 @@ fn render_fdp(report: &Report, out: &mut String) {
     }
     t.render(out);
     if !f.events.is_empty() {
-        let mut t = Table::new(vec![Align::Left, Align::Right]);
-        for (k, v) in &f.events {
-            t.lines
-                .push(Line::Cells(vec![format!("  {k}"), group_thousands(*v)]));
-        }
-        out.push_str("FDP events\n");
-        t.render(out);
+        render_counts("FDP events", &f.events, out);
     }
+}
+
+/// A titled two-column table of named counts (the counters, the FDP events).
+fn render_counts<'a, K: std::fmt::Display + 'a>(
+    title: &str,
+    counts: impl IntoIterator<Item = (&'a K, &'a u64)>,
+    out: &mut String,
+) {
+    let mut t = Table::new(vec![Align::Left, Align::Right]);
+    for (k, v) in counts {
+        t.lines
+            .push(Line::Cells(vec![format!("  {k}"), group_thousands(*v)]));
+    }
+    out.push_str(title);
+    out.push('\n');
+    t.render(out);
 }
 
 fn render_list(title: &str, items: &[String], out: &mut String) {
@@ -620,13 +526,8 @@ pub fn render_text(report: &Report, comparison: &[(&str, &Report)]) -> String {
     }
 
     if !report.counters.is_empty() {
-        let mut t = Table::new(vec![Align::Left, Align::Right]);
-        for (k, v) in &report.counters {
-            t.lines
-                .push(Line::Cells(vec![format!("  {k}"), group_thousands(*v)]));
-        }
-        out.push_str("\nCounters\n");
-        t.render(&mut out);
+        out.push('\n');
+        render_counts("Counters", &report.counters, &mut out);
     }
 
     if !report.phases.is_empty() {

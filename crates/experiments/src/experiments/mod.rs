@@ -144,16 +144,13 @@ impl Ctx {
 
     /// A CSV table `STEM.csv` (fields quoted as needed).
     pub fn csv(&mut self, stem: &str, header: &[&str], rows: Vec<Vec<String>>) {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(header).expect("in-memory CSV");
-        for r in &rows {
-            debug_assert_eq!(r.len(), header.len(), "{stem}.csv: row width");
-            w.write_record(r).expect("in-memory CSV");
-        }
-        let bytes = w.into_inner().expect("in-memory CSV");
+        debug_assert!(
+            rows.iter().all(|r| r.len() == header.len()),
+            "{stem}.csv: row width"
+        );
         self.push(
             format!("{stem}.csv"),
-            String::from_utf8(bytes).expect("CSV of strings is UTF-8"),
+            crate::report::table::csv(header, &rows),
         );
     }
 
@@ -203,27 +200,8 @@ pub fn write_outputs(ctx: &Ctx, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     batch.commit().map_err(|e| e.source)
 }
 
-/// A Markdown table from a header and rows.
-pub fn md_table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut s = String::new();
-    s.push('|');
-    for h in header {
-        s.push_str(&format!(" {h} |"));
-    }
-    s.push_str("\n|");
-    for _ in header {
-        s.push_str("---|");
-    }
-    s.push('\n');
-    for r in rows {
-        s.push('|');
-        for c in r {
-            s.push_str(&format!(" {c} |"));
-        }
-        s.push('\n');
-    }
-    s
-}
+/// A Markdown table from a header and rows (the shared renderer).
+pub use crate::report::table::markdown as md_table;
 
 #[cfg(test)]
 mod tests {

@@ -287,13 +287,10 @@ impl Table {
 
     /// The table as CSV text.
     pub fn to_csv(&self) -> String {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(&self.columns).expect("writing to memory");
-        for r in &self.rows {
-            w.write_record(r.iter().map(Val::csv))
-                .expect("writing to memory");
-        }
-        String::from_utf8(w.into_inner().expect("writing to memory")).expect("CSV of UTF-8 text")
+        crate::report::table::csv(
+            &self.columns,
+            self.rows.iter().map(|r| r.iter().map(Val::csv)),
+        )
     }
 
     /// The Parquet type of a column: INT64 when every value is an integer, DOUBLE when

@@ -26,6 +26,7 @@
 //! written.
 
 use super::GeneratorSpec;
+use super::own::{fold_field, own_keys};
 use super::stream::{SynthRng, below};
 use super::{SynthConfig, SynthError, SynthPhase};
 use crate::workload::{IoRequest, OpKind};
@@ -34,7 +35,16 @@ use crate::workload::{IoRequest, OpKind};
 pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "andrew",
     "Andrew-benchmark-like small files: setup, mkdir, copy, scandir, readall, make over andrew_files files",
-);
+)
+.with_own(fold_field!(andrew, SPEC));
+
+own_keys! {
+    /// `[workload.andrew]`: the benchmark's own key ([`super::own`]).
+    AndrewKeys {
+        /// Files in the source tree.
+        files: u32 => andrew_files,
+    }
+}
 
 const SECTOR: u64 = 512;
 const FS_BLOCK: u64 = 4096;

@@ -44,7 +44,6 @@
 
 use super::{GeneratorSpec, stream::rng_from_seed};
 use super::{LifetimePlacement, SynthConfig, SynthError};
-use crate::spec::ConfigError;
 use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
@@ -56,7 +55,8 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::new(
     "cachelib",
     "a CacheLib-like flash cache: random 4 KiB bucket writes (SOC) beside a FIFO log of regions (LOC)",
     build,
-);
+)
+.with_check(check);
 
 /// Navy's BlockCache region size (`navyConfig.blockCacheRegionSize`, 16 MiB).
 pub const DEFAULT_REGION_SIZE: u64 = 16 << 20;
@@ -156,14 +156,12 @@ pub fn layout(cfg: &SynthConfig, span_bytes: u64) -> Layout {
 
 /// `[workload.cachelib]`'s keys, each error naming its key and what was expected.
 pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
-    super::check_own_table(cfg, SPEC.name, cfg.cachelib.is_some())?;
-    if cfg.kind != SPEC.kind() {
+    let Some((c, section)) = super::own::own_section(cfg, SPEC.name, &cfg.cachelib)? else {
         return Ok(());
-    }
-    let c = &cfg.cachelib.clone().unwrap_or_default();
-    let bad = |key: &str, v: &dyn std::fmt::Display, want: String| -> SynthError {
-        ConfigError::value(format!("workload.cachelib.{key}"), v, want).into()
     };
+    let (c, bad) = (&c, |key: &str, v: &dyn std::fmt::Display, want: String| {
+        section.bad(key, v, want)
+    });
     for (key, v) in [
         ("soc_write_percent", Some(c.soc_write_percent)),
         ("get_percent", Some(c.get_percent)),

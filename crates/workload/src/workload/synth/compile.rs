@@ -20,9 +20,10 @@
 //! ```
 //! The shares, region sizes and file lengths are modelling choices, not measurements.
 
-use super::SynthConfig;
 use super::stream::{Arrivals, SizeDist, SynthRng, below};
 use super::{GeneratorSpec, Requests, Single};
+use super::{SynthConfig, SynthError};
+use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
 
@@ -31,7 +32,29 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "compile",
     "compile-like: parallel jobs writing object files into fresh space, hot metadata, source reads",
     make,
-);
+)
+.with_check(check);
+
+/// The largest request fits the span, and each of the three regions holds its requests.
+fn check(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
+    let size = cfg.size.bytes();
+    let max = super::effective_size_max(cfg).unwrap_or(size);
+    let (meta_end, sources_end) = regions(span, cfg.align.bytes());
+    if max > span {
+        return Err(SynthError::CompileSizeMax {
+            max: Size(max),
+            span: Size(span),
+        });
+    }
+    if meta_end < size || sources_end - meta_end < max || span - sources_end < max {
+        return Err(SynthError::CompileRegions {
+            span: Size(span),
+            size: Size(size),
+            max: Size(max),
+        });
+    }
+    Ok(())
+}
 
 fn make(a: Single) -> Requests {
     Box::new(Compile::new(

@@ -1,7 +1,9 @@
 //! Hot/cold access: a share of the requests go to a small region at the start of the span.
 
-use super::stream::{Placement, SynthRng, below};
-use super::{GeneratorSpec, Requests, Single};
+use super::own::{fold_field, own_keys};
+use super::stream::{Placement, SizeDist, SynthRng, below};
+use super::{GeneratorSpec, Requests, Single, SynthConfig, SynthError};
+use crate::units::Size;
 use rand::Rng;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
@@ -9,7 +11,20 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "hot-cold",
     "hot_access_percent of requests to the first hot_span_percent of the span",
     make,
-);
+)
+.with_own(fold_field!(hot_cold, SPEC))
+.with_check(check);
+
+own_keys! {
+    /// `[workload.hot-cold]`: the keys of the hot and cold regions ([`super::own`]; the
+    /// iozone suite's hot-cold random phases read them too).
+    HotColdKeys {
+        /// Hot region as a share of the span, 0–100.
+        hot_span_percent: f64 => hot_span_percent,
+        /// Share of requests sent to the hot region, 0–100.
+        hot_access_percent: f64 => hot_access_percent,
+    }
+}
 
 /// `read_percent` reads, `hot_access_percent` of them to the hot region.
 fn make(a: Single) -> Requests {
@@ -73,4 +88,28 @@ impl Placement for HotCold {
             self.hot_end + below(rng, slots) * self.align
         }
     }
+}
+
+/// Each region that receives requests must hold the largest request.
+pub(crate) fn check(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
+    let align = cfg.align.bytes();
+    let max = SizeDist::new(cfg.size.bytes(), cfg.size_max.map(Size::bytes), align).max();
+    let hot_end = HotCold::hot_end(span, align, cfg.hot_span_percent);
+    if cfg.hot_access_percent > 0.0 && hot_end < max {
+        return Err(SynthError::HotRegion {
+            hot_span_percent: cfg.hot_span_percent,
+            span: Size(span),
+            hot: Size(hot_end),
+            align: cfg.align,
+            max: Size(max),
+        });
+    }
+    if cfg.hot_access_percent < 100.0 && span - hot_end < max {
+        return Err(SynthError::ColdRegion {
+            span: Size(span),
+            hot: Size(hot_end),
+            max: Size(max),
+        });
+    }
+    Ok(())
 }

@@ -14,15 +14,44 @@
 //! IOZone runs fixed record sizes, and a range would make the sequential and random phases
 //! disagree about what was measured.
 
-use super::GeneratorSpec;
-use super::SynthKind;
+use super::own::{fold_field, own_keys};
+use super::{GeneratorSpec, IozoneRandom, SynthConfig, SynthError, SynthKind};
 use crate::units::Size;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
 pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "iozone",
     "IOZone-like suite: seq-write, seq-read, random-write, random-read phases",
-);
+)
+.with_own(fold_field!(iozone, SPEC))
+.with_check(check);
+
+/// The suite's own checks: its hot-cold random phases' regions (`random = "hot-cold"`).
+fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
+    if cfg.iozone_random == IozoneRandom::HotCold {
+        super::hotcold::check(cfg, span_bytes)?;
+    }
+    Ok(())
+}
+
+own_keys! {
+    /// `[workload.iozone]`: the suite's own keys ([`super::own`]), and those of the skewed
+    /// random phases (`random = "zipf"` or `"hot-cold"`) it shares with zipf and hot-cold.
+    IozoneKeys {
+        /// One record size for all four phases.
+        record: Size => iozone_record,
+        /// The two read phases first.
+        reads_first: bool => iozone_reads_first,
+        /// How the random phases draw offsets.
+        random: IozoneRandom => iozone_random,
+        /// Zipf exponent of `random = "zipf"`.
+        zipf_theta: f64 => zipf_theta,
+        /// Hot region of `random = "hot-cold"`, percent of the span.
+        hot_span_percent: f64 => hot_span_percent,
+        /// Share of requests to the hot region.
+        hot_access_percent: f64 => hot_access_percent,
+    }
+}
 
 /// Default span of the suite when `span` is not set.
 pub(crate) const DEFAULT_SPAN: u64 = 1 << 30;

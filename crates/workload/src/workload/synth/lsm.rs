@@ -41,7 +41,6 @@
 
 use super::{GeneratorSpec, stream::rng_from_seed};
 use super::{LifetimePlacement, SynthConfig, SynthError};
-use crate::spec::ConfigError;
 use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
@@ -54,7 +53,8 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::new(
     "lsm",
     "an LSM key-value store: sequential table files, leveled compaction, trims (resets on zones)",
     build,
-);
+)
+.with_check(check);
 
 /// `[workload.lsm]`: the store's keys (docs/config.md gives each default's source).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -223,14 +223,12 @@ pub fn shape(cfg: &SynthConfig, span_bytes: u64) -> Shape {
 
 /// `[workload.lsm]`'s keys, each error naming its key and what was expected.
 pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
-    super::check_own_table(cfg, SPEC.name, cfg.lsm.is_some())?;
-    if cfg.kind != SPEC.kind() {
+    let Some((c, section)) = super::own::own_section(cfg, SPEC.name, &cfg.lsm)? else {
         return Ok(());
-    }
-    let c = &cfg.lsm.clone().unwrap_or_default();
-    let bad = |key: &str, v: &dyn std::fmt::Display, want: String| -> SynthError {
-        ConfigError::value(format!("workload.lsm.{key}"), v, want).into()
     };
+    let (c, bad) = (&c, |key: &str, v: &dyn std::fmt::Display, want: String| {
+        section.bad(key, v, want)
+    });
     for (key, v) in [
         ("live_percent", c.live_percent),
         ("get_percent", c.get_percent),

@@ -21,6 +21,7 @@ mod hotcold;
 mod iozone;
 pub mod lsm;
 mod oltp;
+pub(crate) mod own;
 pub mod phases;
 pub mod probe;
 mod sequential;
@@ -35,6 +36,11 @@ mod tests;
 
 pub use error::SynthError;
 pub use export::write_ascii;
+pub use hotcold::HotColdKeys;
+pub use iozone::IozoneKeys;
+pub use oltp::OltpKeys;
+pub use sequential::SequentialKeys;
+pub use zipf::ZipfKeys;
 
 use super::iometer::{self, IometerConfig};
 use super::{IoRequest, OpKind, Phase, StreamSplit};
@@ -129,7 +135,16 @@ pub struct GeneratorSpec {
     pub single: bool,
     /// How its requests are made.
     build: Build,
+    /// Folds its own `[workload.NAME]` table into the flat keys ([`own`]); `None`: it
+    /// has no such table (or a typed section of its own, as cachelib and lsm).
+    own: Option<own::FoldFn>,
+    /// Its own checks of a validated single config over a span, after the common ones
+    /// (`None`: the common ones are all it needs).
+    check: Option<CheckFn>,
 }
+
+/// A generator's own checks of `cfg` over a span of `span_bytes`.
+pub(crate) type CheckFn = fn(&SynthConfig, span_bytes: u64) -> Result<(), SynthError>;
 
 /// How a generator's requests are made.
 #[derive(Clone, Copy)]
@@ -197,6 +212,8 @@ impl GeneratorSpec {
             summary,
             single: false,
             build: Build::Suite,
+            own: None,
+            check: None,
         }
     }
 
@@ -207,6 +224,8 @@ impl GeneratorSpec {
             summary,
             single: true,
             build: Build::Own(make),
+            own: None,
+            check: None,
         }
     }
 
@@ -218,6 +237,24 @@ impl GeneratorSpec {
             summary,
             single: true,
             build: Build::External(build),
+            own: None,
+            check: None,
+        }
+    }
+
+    /// The same spec with its own `[workload.NAME]` table, folded by `fold`.
+    pub(crate) const fn with_own(self, fold: own::FoldFn) -> Self {
+        GeneratorSpec {
+            own: Some(fold),
+            ..self
+        }
+    }
+
+    /// The same spec with its own checks (`check`).
+    pub(crate) const fn with_check(self, check: CheckFn) -> Self {
+        GeneratorSpec {
+            check: Some(check),
+            ..self
         }
     }
 
@@ -363,6 +400,34 @@ pub struct SynthConfig {
     /// `[workload.lsm]`: the LSM store's keys ([`lsm::LsmConfig`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lsm: Option<lsm::LsmConfig>,
+    /// `[workload.seq-write]` ([`SequentialKeys`]); folded into the flat keys
+    /// when parsed ([`own`]), so never serialized.
+    #[serde(rename = "seq-write", skip_serializing)]
+    pub seq_write: Option<SequentialKeys>,
+    /// `[workload.seq-read]`, as `seq_write`.
+    #[serde(rename = "seq-read", skip_serializing)]
+    pub seq_read: Option<SequentialKeys>,
+    /// `[workload.zipf]` ([`ZipfKeys`]), folded when parsed.
+    #[serde(skip_serializing)]
+    pub zipf: Option<ZipfKeys>,
+    /// `[workload.hot-cold]` ([`HotColdKeys`]), folded when parsed.
+    #[serde(rename = "hot-cold", skip_serializing)]
+    pub hot_cold: Option<HotColdKeys>,
+    /// `[workload.oltp]` ([`OltpKeys`]), folded when parsed.
+    #[serde(skip_serializing)]
+    pub oltp: Option<OltpKeys>,
+    /// `[workload.iozone]` ([`IozoneKeys`]), folded when parsed.
+    #[serde(skip_serializing)]
+    pub iozone: Option<IozoneKeys>,
+    /// `[workload.probe]` ([`probe::ProbeKeys`]), folded when parsed.
+    #[serde(skip_serializing)]
+    pub probe: Option<probe::ProbeKeys>,
+    /// `[workload.andrew]` ([`andrew::AndrewKeys`]), folded when parsed.
+    #[serde(skip_serializing)]
+    pub andrew: Option<andrew::AndrewKeys>,
+    /// `[workload.zoned-seq]` ([`zonedseq::ZonedSeqKeys`]), folded when parsed.
+    #[serde(rename = "zoned-seq", skip_serializing)]
+    pub zoned_seq: Option<zonedseq::ZonedSeqKeys>,
     /// `[[workload.phase]]`: generators run one after another on the same device, each
     /// reported as its own phase; each inherits every key of `[workload]` it does not
     /// set ([`phases`]). Empty: the `[workload]` table is the workload.
@@ -432,7 +497,81 @@ impl Default for SynthConfig {
             placement_id: None,
             cachelib: None,
             lsm: None,
+            seq_write: None,
+            seq_read: None,
+            zipf: None,
+            hot_cold: None,
+            oltp: None,
+            iozone: None,
+            probe: None,
+            andrew: None,
+            zoned_seq: None,
             phase: Vec::new(),
+        }
+    }
+}
+
+impl SynthConfig {
+    /// Folds every generator's own `[workload.NAME]` table into the flat keys ([`own`]):
+    /// a table with another generator, or a table key whose flat key holds another
+    /// value, is refused. Parsing does this ([`deserialize_folded`]); the check and the
+    /// generators do it again for a config built otherwise.
+    pub fn fold_own_tables(&mut self) -> Result<(), ConfigError> {
+        self.fold_tables(true)
+    }
+
+    /// [`Self::fold_own_tables`], `strict` as [`own::FoldFn`] says.
+    fn fold_tables(&mut self, strict: bool) -> Result<(), ConfigError> {
+        for spec in GENERATORS {
+            if let Some(fold) = spec.own {
+                fold(self, strict)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an own table is still unfolded.
+    fn has_own_tables(&self) -> bool {
+        self.seq_write.is_some()
+            || self.seq_read.is_some()
+            || self.zipf.is_some()
+            || self.hot_cold.is_some()
+            || self.oltp.is_some()
+            || self.iozone.is_some()
+            || self.probe.is_some()
+            || self.andrew.is_some()
+            || self.zoned_seq.is_some()
+    }
+
+    /// The config with its own tables folded (borrowed as is when it has none).
+    fn folded(&self) -> Result<std::borrow::Cow<'_, SynthConfig>, ConfigError> {
+        if !self.has_own_tables() {
+            return Ok(std::borrow::Cow::Borrowed(self));
+        }
+        let mut c = self.clone();
+        c.fold_own_tables()?;
+        Ok(std::borrow::Cow::Owned(c))
+    }
+}
+
+/// Parses a `[workload]` table and folds its generators' own tables into the flat keys
+/// (`#[serde(deserialize_with)]` of every field holding one); a refused table is the
+/// parser's error, so the file and line are named.
+pub fn deserialize_folded<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SynthConfig, D::Error> {
+    let mut c = SynthConfig::deserialize(d)?;
+    c.fold_own_tables().map_err(serde::de::Error::custom)?;
+    Ok(c)
+}
+
+/// [`deserialize_folded`] for an optional table (`[namespace.workload]`).
+pub fn deserialize_folded_option<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<SynthConfig>, D::Error> {
+    match Option::<SynthConfig>::deserialize(d)? {
+        None => Ok(None),
+        Some(mut c) => {
+            c.fold_own_tables().map_err(serde::de::Error::custom)?;
+            Ok(Some(c))
         }
     }
 }
@@ -535,6 +674,7 @@ fn generate_unplaced(
     capacity_bytes: u64,
     seed: u64,
 ) -> Result<Vec<SynthPhase>, SynthError> {
+    let cfg = &*cfg.folded()?;
     if !cfg.phase.is_empty() {
         return Ok(phases::generate(cfg, capacity_bytes, seed)?);
     }
@@ -695,6 +835,7 @@ pub const MAX_PROBE_PARTITIONS: u32 = 1024;
 /// Checks the generator's settings against a device of `capacity_bytes` without
 /// generating anything (every bound and fit [`generate`] would refuse).
 pub fn check(cfg: &SynthConfig, capacity_bytes: u64, seed: u64) -> Result<(), ConfigError> {
+    let cfg = &*cfg.folded()?;
     if !cfg.phase.is_empty() {
         return phases::check(cfg, capacity_bytes, seed);
     }
@@ -937,98 +1078,20 @@ fn validate(cfg: &SynthConfig, capacity_bytes: u64, span: u64) -> Result<(), Syn
     if cfg.mean_gap_ns == Some(0) {
         return Err(SynthError::ZeroMeanGap);
     }
-    if cfg.kind == SynthKind::HotCold
-        || (cfg.kind == SynthKind::Iozone && cfg.iozone_random == IozoneRandom::HotCold)
-    {
-        validate_hot_cold(cfg, span)?;
-    }
     if cfg.kind != SynthKind::Iozone && cfg.iozone_random != IozoneRandom::Uniform {
         return Err(SynthError::IozoneRandomElsewhere(cfg.iozone_random));
     }
-    let max = effective_size_max(cfg).unwrap_or(size);
-    if cfg.kind == SynthKind::Oltp {
-        let (data, log) = oltp::regions(span, align, max);
-        if data < max || log < max {
-            return Err(SynthError::OltpRegions {
-                span: Size(span),
-                data: Size(data),
-                log: Size(log),
-                max: Size(max),
-            });
+    // A typed section of another generator is refused whatever runs.
+    for (name, given) in [
+        (cachelib::SPEC.name, cfg.cachelib.is_some()),
+        (lsm::SPEC.name, cfg.lsm.is_some()),
+    ] {
+        if given {
+            own::refuse_other_kind(cfg, name)?;
         }
     }
-    if cfg.kind == SynthKind::Compile {
-        let (meta_end, sources_end) = compile::regions(span, align);
-        if max > span {
-            return Err(SynthError::CompileSizeMax {
-                max: Size(max),
-                span: Size(span),
-            });
-        }
-        if meta_end < size || sources_end - meta_end < max || span - sources_end < max {
-            return Err(SynthError::CompileRegions {
-                span: Size(span),
-                size: Size(size),
-                max: Size(max),
-            });
-        }
+    match cfg.kind.spec().check {
+        Some(check) => check(cfg, span),
+        None => Ok(()),
     }
-    if cfg.kind == SynthKind::ZonedSeq {
-        zonedseq::check(cfg, span)?;
-    }
-    cachelib::check(cfg, span)?;
-    lsm::check(cfg, span)?;
-    Ok(())
-}
-
-/// What every generator with its own `[workload.NAME]` table checks first: the table
-/// only with its generator, and the generator a closed loop (no `mean_gap_ns`).
-fn check_own_table(cfg: &SynthConfig, name: &str, present: bool) -> Result<(), SynthError> {
-    if present && cfg.kind.name() != name {
-        return Err(ConfigError::value(
-            format!("workload.{name}"),
-            "a table",
-            format!(
-                "no [workload.{name}] table with workload.kind = \"{}\" (its keys are the \
-                 {name} generator's)",
-                cfg.kind.name()
-            ),
-        )
-        .into());
-    }
-    if cfg.kind.name() == name
-        && let Some(g) = cfg.mean_gap_ns
-    {
-        return Err(ConfigError::value(
-            "workload.mean_gap_ns",
-            g,
-            format!("unset with kind = \"{name}\" (its requests are a closed loop)"),
-        )
-        .into());
-    }
-    Ok(())
-}
-
-/// Each region that receives requests must hold the largest request.
-fn validate_hot_cold(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
-    let align = cfg.align.bytes();
-    let max = SizeDist::new(cfg.size.bytes(), cfg.size_max.map(Size::bytes), align).max();
-    let hot_end = hotcold::HotCold::hot_end(span, align, cfg.hot_span_percent);
-    if cfg.hot_access_percent > 0.0 && hot_end < max {
-        return Err(SynthError::HotRegion {
-            hot_span_percent: cfg.hot_span_percent,
-            span: Size(span),
-            hot: Size(hot_end),
-            align: cfg.align,
-            max: Size(max),
-        });
-    }
-    if cfg.hot_access_percent < 100.0 && span - hot_end < max {
-        return Err(SynthError::ColdRegion {
-            span: Size(span),
-            hot: Size(hot_end),
-            max: Size(max),
-        });
-    }
-    Ok(())
 }

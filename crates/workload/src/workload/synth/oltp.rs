@@ -14,11 +14,13 @@
 //! The shares and region sizes are modelling choices, not measurements of any trace; the
 //! locality comes from `zipf_theta` (0.99 by default).
 
-use super::SynthConfig;
+use super::own::{fold_field, own_keys};
 use super::stream::Placement;
 use super::stream::{Arrivals, OpMix, SizeDist, SynthRng};
 use super::zipf::ZipfSlots;
 use super::{GeneratorSpec, Requests, Single};
+use super::{SynthConfig, SynthError};
+use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 use rand::Rng;
 
@@ -27,7 +29,32 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "oltp",
     "OLTP-like: small requests to Zipf-ranked database pages plus sequential log appends",
     make,
-);
+)
+.with_own(fold_field!(oltp, SPEC))
+.with_check(check);
+
+/// Both regions hold the largest request.
+fn check(cfg: &SynthConfig, span: u64) -> Result<(), SynthError> {
+    let max = super::effective_size_max(cfg).unwrap_or(cfg.size.bytes());
+    let (data, log) = regions(span, cfg.align.bytes(), max);
+    if data < max || log < max {
+        return Err(SynthError::OltpRegions {
+            span: Size(span),
+            data: Size(data),
+            log: Size(log),
+            max: Size(max),
+        });
+    }
+    Ok(())
+}
+
+own_keys! {
+    /// `[workload.oltp]`: the key of its data pages' popularity ([`super::own`]).
+    OltpKeys {
+        /// Zipf exponent of the data pages.
+        zipf_theta: f64 => zipf_theta,
+    }
+}
 
 fn make(a: Single) -> Requests {
     Box::new(Oltp::new(

@@ -48,9 +48,11 @@ pub fn resolve(cfg: &SynthConfig, i: usize) -> Result<(String, SynthConfig), Con
         ));
     }
     table.extend(own);
-    let p: SynthConfig = table.try_into().map_err(|e: toml::de::Error| {
+    let mut p: SynthConfig = table.try_into().map_err(|e: toml::de::Error| {
         ConfigError::Workload(format!("workload.phase[{i}]: {}", e.message()))
     })?;
+    // The entry's own generator table wins over the keys the entry inherits.
+    p.fold_tables(false).map_err(|e| in_phase(e, i))?;
     if !p.kind.is_single() {
         return Err(ConfigError::value(
             key("kind"),

@@ -27,14 +27,29 @@
 //! than a sector-aligned fraction of it.
 
 use super::GeneratorSpec;
+use super::own::{fold_field, own_keys};
 use super::{SynthConfig, SynthError};
+use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
 pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::suite(
     "probe",
     "management-block probe: size writes at offsets rising by probe_step; infers the size",
-);
+)
+.with_own(fold_field!(probe, SPEC));
+
+own_keys! {
+    /// `[workload.probe]`: the probe's own keys ([`super::own`]).
+    ProbeKeys {
+        /// Offset step between writes, a multiple of 512 B.
+        step: Size => probe_step,
+        /// Partitions probed.
+        partitions: u32 => probe_partitions,
+        /// A management-block size to test.
+        block: Size => probe_block,
+    }
+}
 
 /// Bytes written per fill request.
 const FILL_CHUNK_BYTES: u64 = 1 << 20;

@@ -1,7 +1,8 @@
 //! Sequential access: offsets 0, size, 2·size … wrapping to 0 at the end of the span.
 
+use super::own::{fold_field, own_keys};
 use super::stream::{OpMix, Placement, SynthRng};
-use super::{GeneratorSpec, Requests, Single, streams};
+use super::{GeneratorSpec, Requests, Single, StreamLoop, streams};
 use crate::workload::OpKind;
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
@@ -9,14 +10,27 @@ pub(crate) const SEQ_WRITE: GeneratorSpec = GeneratorSpec::own(
     "seq-write",
     "sequential writes over the span, one pass by default",
     seq_write,
-);
+)
+.with_own(fold_field!(seq_write, SEQ_WRITE));
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
 pub(crate) const SEQ_READ: GeneratorSpec = GeneratorSpec::own(
     "seq-read",
     "sequential reads over the span, one pass by default",
     seq_read,
-);
+)
+.with_own(fold_field!(seq_read, SEQ_READ));
+
+own_keys! {
+    /// `[workload.seq-write]` and `[workload.seq-read]`: the keys only the sequential
+    /// generators read ([`super::own`]).
+    SequentialKeys {
+        /// Concurrent sequential streams.
+        streams: u32 => streams,
+        /// How the streams are issued.
+        stream_loop: StreamLoop => stream_loop,
+    }
+}
 
 fn seq_write(a: Single) -> Requests {
     sequential(a, OpKind::Write)

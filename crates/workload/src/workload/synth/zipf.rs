@@ -1,5 +1,6 @@
 //! Zipf-distributed access: a few slots get most of the requests.
 
+use super::own::{fold_field, own_keys};
 use super::stream::{Placement, SynthRng};
 use super::{GeneratorSpec, Requests, Single};
 use rand::Rng;
@@ -10,7 +11,17 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::own(
     "zipf",
     "Zipf-distributed offsets (zipf_theta), hot slots scattered over the span",
     make,
-);
+)
+.with_own(fold_field!(zipf, SPEC));
+
+own_keys! {
+    /// `[workload.zipf]`: the key only this generator reads under its own name
+    /// ([`super::own`]; oltp and iozone read `zipf_theta` too).
+    ZipfKeys {
+        /// Zipf exponent.
+        theta: f64 => zipf_theta,
+    }
+}
 
 /// `read_percent` reads at Zipf-ranked slots.
 fn make(mut a: Single) -> Requests {

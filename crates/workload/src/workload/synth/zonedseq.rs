@@ -20,7 +20,9 @@
 //! `requests` counts every request, resets included (default: one pass, span / size).
 
 use super::SynthError;
+use super::own::{fold_field, own_keys};
 use super::{GeneratorSpec, SynthConfig};
+use crate::units::Size;
 use crate::workload::{IoRequest, OpKind};
 
 /// The generator's entry in the registry ([`super::GENERATORS`]).
@@ -28,7 +30,20 @@ pub(crate) const SPEC: GeneratorSpec = GeneratorSpec::new(
     "zoned-seq",
     "a log on zones: writes zones in a ring from their start, resetting each before it is rewritten",
     build,
-);
+)
+.with_own(fold_field!(zoned_seq, SPEC))
+.with_check(check);
+
+own_keys! {
+    /// `[workload.zoned-seq]`: the zone geometry the log is written in ([`super::own`];
+    /// cachelib and lsm read the flat keys, which the simulator fills from `[ftl.zoned]`).
+    ZonedSeqKeys {
+        /// Bytes between zone starts.
+        zone_size: Size => zone_size,
+        /// Writable bytes of each zone.
+        zone_capacity: Size => zone_capacity,
+    }
+}
 
 fn build(
     cfg: &SynthConfig,
