@@ -13,9 +13,7 @@ use std::collections::BTreeSet;
 
 /// The default preset at 1 GiB without a write buffer, with `extra` TOML lines.
 fn config(extra: &str) -> Config {
-    let text = format!(
-        "[device]\ncapacity = \"1GiB\"\n[buffer]\nname = \"none\"\n{extra}"
-    );
+    let text = format!("[device]\ncapacity = \"1GiB\"\n[buffer]\nname = \"none\"\n{extra}");
     Config::load(Some("default"), Some(("gc-lanes.toml", &text))).unwrap()
 }
 
