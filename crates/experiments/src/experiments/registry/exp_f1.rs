@@ -63,7 +63,9 @@ pub(super) fn placement_drive(capacity: &str) -> Vec<(&'static str, toml::Value)
 }
 
 /// Runs `runs` (each tagged) as one grid of experiment `exp` and returns each tag's
-/// report.
+/// report. A run the simulator stopped with an error (a drive left without free blocks)
+/// is kept as `{"failed": error}`: every number read from it is NaN, so each criterion
+/// that uses it is false (the point does not hold), and [`failures`] names it.
 pub(super) fn run_tagged(
     env: &Env,
     exp: &str,
@@ -71,8 +73,42 @@ pub(super) fn run_tagged(
     runs: Vec<(String, RunPoint)>,
 ) -> Result<BTreeMap<String, serde_json::Value>, ExpError> {
     let (tags, points): (Vec<String>, Vec<RunPoint>) = runs.into_iter().unzip();
-    let reports = grid_run::run(env, exp, base, &points)?;
-    Ok(tags.into_iter().zip(reports).collect())
+    let reports = grid_run::run_keeping_failures(env, exp, base, &points)?;
+    Ok(tags
+        .into_iter()
+        .zip(reports)
+        .map(|(t, r)| (t, r.unwrap_or_else(|e| serde_json::json!({ "failed": e }))))
+        .collect())
+}
+
+/// The cause to add to a row when some of the experiment's runs failed: how many,
+/// and the first one's tag and error.
+pub(super) fn failures(reports: &BTreeMap<String, serde_json::Value>) -> Option<String> {
+    let failed: Vec<(&String, &str)> = reports
+        .iter()
+        .filter_map(|(t, r)| r["failed"].as_str().map(|e| (t, e)))
+        .collect();
+    let (tag, error) = failed.first()?;
+    Some(format!(
+        "{} of the experiment's {} runs stopped with an error and their points do not \
+         hold (first: {tag}: {error}; a failed run's quantities show as nan in points.csv)",
+        failed.len(),
+        reports.len()
+    ))
+}
+
+/// `row` with [`failures`]' cause when it is not robust and a run it may use failed.
+pub(super) fn with_failures(
+    row: RowResult,
+    reports: &BTreeMap<String, serde_json::Value>,
+) -> RowResult {
+    match failures(reports) {
+        Some(f) if row.label() != super::judge::Label::Robust => match row.cause.clone() {
+            Some(c) => row.with_cause(format!("{f}; {c}")),
+            None => row.with_cause(f),
+        },
+        _ => row,
+    }
 }
 
 /// A number of the report tagged `tag` over `seeds` (tag + "/s{seed}").
@@ -102,6 +138,9 @@ pub(super) fn beats(x: &Seeds, y: &Seeds, holds: impl Fn(f64) -> bool) -> Verdic
 
 /// `mean (min–max)` of a quantity over seeds.
 pub(super) fn show(x: &Seeds) -> String {
+    if x.0.iter().any(|v| v.is_nan()) {
+        return "nan (a run failed)".to_string();
+    }
     if x.0.len() == 1 {
         return format!("{:.3}", x.mean());
     }
@@ -182,10 +221,13 @@ impl Evaluator for ExpF1 {
                 ));
             }
         }
-        Ok(vec![
+        Ok([
             RowResult::evaluated("F1", f1),
             RowResult::evaluated("F2", f2),
             RowResult::evaluated("F3", f3),
-        ])
+        ]
+        .into_iter()
+        .map(|r| with_failures(r, &reports))
+        .collect())
     }
 }

@@ -21,10 +21,10 @@
 //! ```
 
 use super::eval::{Env, Evaluator};
-use super::exp_f1::{placement_drive, requests, run_tagged, seeds, show};
+use super::exp_f1::{placement_drive, requests, run_tagged, seeds, show, with_failures};
 use super::exp_f2::{handles, tenants};
 use super::grid_run::{self, RunPoint, float, int, text};
-use super::judge::{Point, RowResult, Seeds, Verdict};
+use super::judge::{Label, Point, RowResult, Seeds, Verdict};
 use crate::experiments::ExpError;
 
 /// The registry's EXP-F3.
@@ -137,8 +137,33 @@ impl Evaluator for ExpF3 {
                 )
             })
             .collect();
+        let row = with_failures(RowResult::evaluated("F8", vec![point]), &reports);
+        if row.label() == Label::Robust {
+            return Ok(vec![row]);
+        }
+        let why = match x {
+            Some(x) => format!(
+                "r crosses 1 at {x:.2} % actual OP, outside [5.25, 11.25] % or with seeds \
+                 that disagree"
+            ),
+            None => format!(
+                "r is {:.3} at {:.2} % and {:.3} at {:.2} % actual OP: the ends do not rank \
+                 the types oppositely by 5 %",
+                levels[0].r.mean(),
+                levels[0].op_actual,
+                levels[levels.len() - 1].r.mean(),
+                levels[levels.len() - 1].op_actual
+            ),
+        };
+        let cause = match &row.cause {
+            Some(c) => format!("{c}; {why}"),
+            None => why,
+        };
         Ok(vec![
-            RowResult::evaluated("F8", vec![point]).with_isolation(iso),
+            row.with_cause(format!(
+                "{cause}; the device WAF of both isolation types at every level (isolation.csv)"
+            ))
+            .with_isolation(iso),
         ])
     }
 }
