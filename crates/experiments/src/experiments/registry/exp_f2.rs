@@ -90,8 +90,11 @@ pub(super) fn namespace_waf(report: &serde_json::Value, nsid: u64) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// The three configurations: (tag, handles, identifiers, neighbour's requests).
-fn configs(n: i64) -> [(&'static str, toml::Value, Option<(u32, u32)>, i64); 3] {
+/// One configuration: (tag, handles, identifiers, the neighbour's requests).
+type Config = (&'static str, toml::Value, Option<(u32, u32)>, i64);
+
+/// The three configurations.
+fn configs(n: i64) -> [Config; 3] {
     [
         ("alone", handles("initially-isolated", 1), None, 0),
         ("shared", handles("initially-isolated", 1), None, n),
@@ -223,7 +226,7 @@ impl Evaluator for ExpF2 {
         if f5.label() != Label::Robust {
             f5 = f5
                 .with_cause(format!(
-                    "kind: setup — the sequential tenant's WAF beside the random one, \
+                    "kind: mechanism — the sequential tenant's WAF beside the random one, \
                          shared, runs from {:.3} ({}) to {:.3} ({}); each tenant's and the \
                          device's WAF in every configuration at every point (isolation.csv)",
                     lo.1, lo.0, hi.1, hi.0
