@@ -22,6 +22,15 @@ fn claims(dir: &std::path::Path) -> BTreeMap<String, BTreeMap<String, String>> {
         .collect()
 }
 
+/// The `[[claim]]` tables of registry file `name`.
+fn registry_claims(name: &str) -> usize {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("registry")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines().filter(|l| l.trim() == "[[claim]]").count()
+}
+
 #[test]
 fn reproduce_all_writes_one_row_per_registry_claim() {
     let tmp = tempfile::tempdir().unwrap();
@@ -35,7 +44,15 @@ fn reproduce_all_writes_one_row_per_registry_claim() {
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     let rows = claims(&out);
-    assert_eq!(rows.len(), 130, "one row per registry id");
+    // Both registries carried in the binary: the seed papers' 130 rows and the
+    // placement registry's, each counted from its file.
+    let (seed, placement) = (
+        registry_claims("claims.toml"),
+        registry_claims("placement.toml"),
+    );
+    assert_eq!((seed, placement), (130, 13));
+    assert_eq!(rows.len(), seed + placement, "one row per registry id");
+    assert!(rows.contains_key("F8") && rows.contains_key("Z5"));
     let labels = [
         "robust",
         "conditional",
@@ -164,10 +181,14 @@ fn reproduce_list_names_every_paper_and_experiment_and_a_bare_call_is_refused() 
         "cftl",
         "android-ftl",
         "hdd-cache",
+        "fdp",
+        "zns",
     ] {
         assert!(text.contains(name), "{name}");
     }
-    assert_eq!(text.matches("  EXP-").count(), 26, "{text}");
+    // 26 seed experiments and the placement registry's EXP-F1–F3 and EXP-Z1.
+    assert_eq!(text.matches("  EXP-").count(), 30, "{text}");
+    assert!(text.contains("  EXP-Z1 "), "{text}");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("none");
     let o = common::ssdlab(&["reproduce", "--out", out.to_str().unwrap()]);
@@ -178,6 +199,59 @@ fn reproduce_list_names_every_paper_and_experiment_and_a_bare_call_is_refused() 
         common::stderr(&o)
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn the_placement_papers_select_only_the_placement_registry_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("fz");
+    let o = common::ssdlab(&[
+        "reproduce",
+        "--paper",
+        "F,Z",
+        "--quick",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let rows = claims(&out);
+    let ids: Vec<&str> = rows.keys().map(|k| k.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "Z1", "Z2", "Z3", "Z4", "Z5"
+        ]
+    );
+    for (id, r) in &rows {
+        assert_ne!(r["label"], "not evaluable", "{id}: {}", r["why"]);
+        assert_ne!(r["points_evaluated"], "0", "{id}");
+    }
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        summary.contains("and the placement registry (v1, 2026-11-28)"),
+        "{summary}"
+    );
+    // The crossover's isolating output: WAF of both isolation types at each level.
+    let iso = std::fs::read_to_string(out.join("isolation.csv")).unwrap();
+    assert!(
+        iso.lines()
+            .any(|l| l.starts_with("F8,op_percent_actual=") && l.contains("initially isolated")),
+        "{iso}"
+    );
+    // One experiment by id, and the paper's name.
+    let f3 = tmp.path().join("f3");
+    let o = common::ssdlab(&[
+        "reproduce",
+        "--experiment",
+        "EXP-F3",
+        "--quick",
+        "--out",
+        f3.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let one = claims(&f3);
+    assert_eq!(one.keys().collect::<Vec<_>>(), ["F8"]);
+    assert_eq!(one["F8"]["measured"], rows["F8"]["measured"]);
 }
 
 #[test]

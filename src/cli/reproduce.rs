@@ -15,18 +15,21 @@ use std::path::PathBuf;
 /// Examples shown by `ssdlab reproduce --help`.
 pub const AFTER_HELP: &str = "\
 Examples:
-  ssdlab reproduce --all --out /tmp/claims      judge all 130 registry claims (claims.csv,
+  ssdlab reproduce --all --out /tmp/claims      judge all 143 registry claims (claims.csv,
                                                 points.csv, summary.md, experiments.md)
+  ssdlab reproduce --paper F,Z --out /tmp/pl    the placement registry's FDP and ZNS rows
   ssdlab reproduce cftl --out /tmp/cftl         one paper's rows (= --paper C)
   ssdlab reproduce --paper C,H --out /tmp/ch    the rows of papers C and H
   ssdlab reproduce --experiment EXP-M10 --out /tmp/m10   one experiment's rows (resumable)
   ssdlab reproduce --all --quick --out /tmp/quick   ends of every range only (CI); labels marked
   ssdlab reproduce cftl --out /tmp/cftl --html /tmp/cftl   plus index.html (offline page)
-  ssdlab reproduce --list                       papers, their names and the 26 experiments
+  ssdlab reproduce --list                       papers, their names and the 30 experiments
 
 The judge is the claims registry carried in the binary (registry/claims.toml: 130 claims
 of the five papers, each with a mechanical criterion and a grid of the parameters the
-paper leaves open, fixed before anything ran; docs/reproductions.md). Each experiment
+paper leaves open, fixed before anything ran; docs/reproductions.md), joined with the
+placement registry (registry/placement.toml: 13 claims of published FDP and ZNS results,
+pre-stated the same way; docs/placement-reproductions.md). Each experiment
 runs its whole grid with seeds 1-3 (fixed by the registry) as one resumable sweep under
 DIR/cells/, and every selected registry row gets one row in claims.csv with its label
 (robust, conditional, fails, unresolved, not evaluable), the points holding / evaluated /
@@ -44,18 +47,18 @@ unless the whole evaluation succeeds: the result files appear together at the en
 #[derive(Args, Debug)]
 pub struct ReproduceArgs {
     /// A paper by name: its registry rows (mgmt-block = M, ncq-buffer = N, cftl = C,
-    /// android-ftl = A, hdd-cache = H; see --list).
+    /// android-ftl = A, hdd-cache = H, fdp = F, zns = Z; see --list).
     #[arg(value_name = "PAPER", conflicts_with_all = ["all", "paper"],
           value_parser = registry::one_of(names::papers()))]
     pub name: Option<String>,
     /// Every row of the registry (with --paper or --experiment: only theirs).
     #[arg(long)]
     pub all: bool,
-    /// Only the rows of these papers (claim-id prefixes M, N, C, A, H; comma-separated).
+    /// Only the rows of these papers (claim-id prefixes M, N, C, A, H, F, Z; comma-separated).
     #[arg(long, value_name = "PREFIXES", value_delimiter = ',',
-          value_parser = ["M", "N", "C", "A", "H"])]
+          value_parser = ["M", "N", "C", "A", "H", "F", "Z"])]
     pub paper: Vec<String>,
-    /// Only the rows of these registry experiments (EXP-M1 … EXP-H4; comma-separated),
+    /// Only the rows of these registry experiments (EXP-M1 … EXP-H4, EXP-F1 … EXP-F3, EXP-Z1; comma-separated),
     /// e.g. to run or resume one long experiment on its own.
     #[arg(long, value_name = "IDS", value_delimiter = ',')]
     pub experiment: Vec<String>,

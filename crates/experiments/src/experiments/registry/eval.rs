@@ -5,7 +5,7 @@
 //! generated from those tables only.
 
 use super::judge::{Label, RowResult};
-use super::{Registry, registry};
+use super::{Registry, placement_registry, registry};
 use crate::experiments::{Ctx, ExpError, TraceDir, md_table};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -84,6 +84,10 @@ registered! {
     exp_h2 => ExpH2,
     exp_h3 => ExpH3,
     exp_h4 => ExpH4,
+    exp_f1 => ExpF1,
+    exp_f2 => ExpF2,
+    exp_f3 => ExpF3,
+    exp_z1 => ExpZ1,
 }
 
 /// The opening `//!` doc comment of a source file, as Markdown.
@@ -385,8 +389,17 @@ pub fn write(ev: &Evaluation, ctx: &mut Ctx) {
 pub fn summary(ev: &Evaluation) -> String {
     let reg = registry();
     let counts = label_counts(ev);
+    let pl = placement_registry();
+    let placement = if ev.rows.iter().any(|r| pl.claim(&r.id).is_some()) {
+        format!(
+            " and the placement registry (v{}, {})",
+            pl.version, pl.issued
+        )
+    } else {
+        String::new()
+    };
     let mut s = format!(
-        "# ssdlab against the claims registry (v{}, {})\n\n\
+        "# ssdlab against the claims registry (v{}, {}){placement}\n\n\
          Every row of the registry is listed; a row is judged at every point of its \
          free-parameter grid{}, and its label follows from the points alone \
          (robust: all hold; conditional: some; fails: none; unresolved: none hold and \

@@ -73,6 +73,34 @@ pub fn run(
     base: Vec<(&str, toml::Value)>,
     points: &[RunPoint],
 ) -> Result<Vec<serde_json::Value>, ExpError> {
+    run_cells(env, exp, base, points, true)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| r.map_err(|e| ExpError::Other(format!("{exp}: cell {} failed: {e}", i + 1))))
+        .collect()
+}
+
+/// [`run`], keeping a cell that fails (a drive that runs out of free blocks, say) as
+/// that point's error instead of failing the experiment: for experiments whose
+/// registry grid may hold configurations the simulated drive cannot sustain, where the
+/// failure is itself the point's outcome. A failed cell in the store is not retried
+/// (the runs are deterministic).
+pub fn run_keeping_failures(
+    env: &Env,
+    exp: &str,
+    base: Vec<(&str, toml::Value)>,
+    points: &[RunPoint],
+) -> Result<Vec<Result<serde_json::Value, String>>, ExpError> {
+    run_cells(env, exp, base, points, false)
+}
+
+fn run_cells(
+    env: &Env,
+    exp: &str,
+    base: Vec<(&str, toml::Value)>,
+    points: &[RunPoint],
+    retry_failed: bool,
+) -> Result<Vec<Result<serde_json::Value, String>>, ExpError> {
     let err = |m: String| ExpError::Other(format!("{exp}: {m}"));
     if points.is_empty() {
         return Ok(Vec::new());
@@ -131,7 +159,7 @@ pub fn run(
     };
     let mut sweep = Sweep::open(plan, &dir.path()).map_err(|e| err(e.to_string()))?;
     sweep
-        .run_local(None, false, true)
+        .run_local(None, false, retry_failed)
         .map_err(|e| err(e.to_string()))?;
     let mut out = Vec::with_capacity(points.len());
     for c in &sweep.plan.cells {
@@ -139,14 +167,11 @@ pub fn run(
             .store
             .get(&c.spec.key)
             .ok_or_else(|| err(format!("cell {} did not run", c.index)))?;
-        if r.status != Status::Ok {
-            return Err(err(format!(
-                "cell {} failed: {}",
-                c.index,
-                r.error.clone().unwrap_or_default()
-            )));
-        }
-        out.push(r.report.clone().expect("an ok record has a report"));
+        out.push(if r.status == Status::Ok {
+            Ok(r.report.clone().expect("an ok record has a report"))
+        } else {
+            Err(r.error.clone().unwrap_or_default())
+        });
     }
     Ok(out)
 }

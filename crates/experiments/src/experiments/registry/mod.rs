@@ -5,6 +5,9 @@
 //!
 //! ```text
 //! registry/claims.toml ──load──▶ Registry { rules, papers, experiments, claims }
+//! registry/placement.toml ─load─▶ Registry (placement registry v1: papers F and Z)
+//!                                   │ merged: papers, experiments and claims appended
+//!                                   │ after the seed registry's, ids unique across both
 //!                                   │
 //!   evaluators (one file per experiment, registered in evaluators::all)
 //!        │ each runs its experiment's whole free-parameter grid (seeds 1–3 where
@@ -30,6 +33,9 @@ pub mod exp_a3;
 pub mod exp_c1;
 pub mod exp_c2;
 pub mod exp_c3;
+pub mod exp_f1;
+pub mod exp_f2;
+pub mod exp_f3;
 pub mod exp_h1;
 pub mod exp_h2;
 pub mod exp_h3;
@@ -50,6 +56,7 @@ pub mod exp_n1;
 pub mod exp_n2;
 pub mod exp_n3;
 pub mod exp_n4;
+pub mod exp_z1;
 pub mod grid_run;
 pub mod judge;
 
@@ -58,6 +65,16 @@ use std::sync::OnceLock;
 
 /// The registry file, carried in the binary (the program never needs `../shared`).
 pub const REGISTRY_TOML: &str = include_str!("../../../../../registry/claims.toml");
+
+/// The placement registry (issue 33 point 5: FDP and ZNS results, pre-stated before any
+/// run), in the same schema, carried the same way and judged beside the seed registry.
+pub const PLACEMENT_TOML: &str = include_str!("../../../../../registry/placement.toml");
+
+/// The registry files in the order their rows are judged and listed: (file, text).
+pub const REGISTRY_FILES: [(&str, &str); 2] = [
+    ("registry/claims.toml", REGISTRY_TOML),
+    ("registry/placement.toml", PLACEMENT_TOML),
+];
 
 /// The whole registry.
 #[derive(Clone, Debug, Deserialize)]
@@ -220,8 +237,10 @@ pub struct Inconsistency {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RegistryError {
     /// The text does not parse (the parser names the key).
-    #[error("registry/claims.toml: {message}")]
+    #[error("{file}: {message}")]
     Syntax {
+        /// The registry file.
+        file: String,
         /// The parser's message.
         message: String,
     },
@@ -249,6 +268,16 @@ pub enum RegistryError {
         /// The claim.
         claim: String,
     },
+    /// Two registries define the same paper prefix or experiment id.
+    #[error("registry: {what} {id} is defined in {file} and before it")]
+    Duplicate {
+        /// "paper" or "experiment".
+        what: &'static str,
+        /// The prefix or id.
+        id: String,
+        /// The later file.
+        file: String,
+    },
     /// An experiment lists a claim that is not in the registry.
     #[error("registry: {experiment} lists unknown claim {claim}")]
     UnknownClaim {
@@ -262,11 +291,50 @@ pub enum RegistryError {
 impl Registry {
     /// Parses registry text and checks its cross-references.
     pub fn parse(text: &str) -> Result<Registry, RegistryError> {
+        Registry::parse_file("registry/claims.toml", text)
+    }
+
+    /// [`Registry::parse`] of the file named `file` (named in a syntax error).
+    pub fn parse_file(file: &str, text: &str) -> Result<Registry, RegistryError> {
         let r: Registry = toml::from_str(text).map_err(|e| RegistryError::Syntax {
+            file: file.to_string(),
             message: e.to_string(),
         })?;
         r.check()?;
         Ok(r)
+    }
+
+    /// Parses several registry files and joins them into one: the first file's version,
+    /// date, source and rules; every file's papers, experiments, claims, invariants and
+    /// inconsistencies in file order. A paper prefix, experiment id or claim id defined
+    /// twice is refused, naming the later file.
+    pub fn parse_all(files: &[(&str, &str)]) -> Result<Registry, RegistryError> {
+        let mut all: Option<Registry> = None;
+        for (file, text) in files {
+            let r = Registry::parse_file(file, text)?;
+            let Some(a) = all.as_mut() else {
+                all = Some(r);
+                continue;
+            };
+            let dup = |what, id: &str| RegistryError::Duplicate {
+                what,
+                id: id.to_string(),
+                file: file.to_string(),
+            };
+            if let Some(p) = r.papers.iter().find(|p| a.paper(&p.prefix).is_some()) {
+                return Err(dup("paper", &p.prefix));
+            }
+            if let Some(x) = r.experiments.iter().find(|x| a.experiment(&x.id).is_some()) {
+                return Err(dup("experiment", &x.id));
+            }
+            a.papers.extend(r.papers);
+            a.experiments.extend(r.experiments);
+            a.claims.extend(r.claims);
+            a.invariants.extend(r.invariants);
+            a.inconsistencies.extend(r.inconsistencies);
+            a.check()?;
+        }
+        Ok(all.expect("at least one registry file"))
     }
 
     fn check(&self) -> Result<(), RegistryError> {
@@ -331,12 +399,14 @@ impl Registry {
 
 /// The command-line name of each paper (`ssdlab reproduce NAME`), by claim prefix: what
 /// the paper is about, in a word or two.
-pub const PAPER_NAMES: [(&str, &str); 5] = [
+pub const PAPER_NAMES: [(&str, &str); 7] = [
     ("mgmt-block", "M"),
     ("ncq-buffer", "N"),
     ("cftl", "C"),
     ("android-ftl", "A"),
     ("hdd-cache", "H"),
+    ("fdp", "F"),
+    ("zns", "Z"),
 ];
 
 /// The claim prefix of the paper named `name` on the command line.
@@ -347,10 +417,23 @@ pub fn paper_prefix(name: &str) -> Option<&'static str> {
         .map(|(_, p)| *p)
 }
 
-/// The registry carried in the binary.
+/// The registries carried in the binary, joined: the seed papers' claims, then the
+/// placement registry's.
 pub fn registry() -> &'static Registry {
     static R: OnceLock<Registry> = OnceLock::new();
-    R.get_or_init(|| Registry::parse(REGISTRY_TOML).expect("the built-in registry is valid"))
+    R.get_or_init(|| {
+        Registry::parse_all(&REGISTRY_FILES).expect("the built-in registries are valid")
+    })
+}
+
+/// The placement registry alone (its version and date head the summary when its rows
+/// are judged).
+pub fn placement_registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        Registry::parse_file(REGISTRY_FILES[1].0, PLACEMENT_TOML)
+            .expect("the built-in placement registry is valid")
+    })
 }
 
 #[cfg(test)]
@@ -402,5 +485,41 @@ mod tests {
         "#;
         let e = Registry::parse(text).unwrap_err().to_string();
         assert!(e.contains("M33") && e.contains("EXP-M9"), "{e}");
+    }
+
+    /// The joined registry holds both files' rows, the seed rows first, each id once.
+    #[test]
+    fn the_placement_registry_is_joined_after_the_seed_registry() {
+        let seed = Registry::parse(REGISTRY_TOML).unwrap();
+        let placement = placement_registry();
+        let all = registry();
+        assert_eq!(all.claims.len(), seed.claims.len() + placement.claims.len());
+        assert!(
+            placement
+                .claims
+                .iter()
+                .all(|c| c.paper == "F" || c.paper == "Z")
+        );
+        assert_eq!(all.claims[seed.claims.len()].id, placement.claims[0].id);
+        assert!(all.experiment("EXP-F1").is_some() && all.paper("Z").is_some());
+        assert_eq!(
+            (all.version, all.issued.as_str()),
+            (seed.version, seed.issued.as_str())
+        );
+    }
+
+    /// A second file redefining an experiment of the first is refused, naming it.
+    #[test]
+    fn an_experiment_defined_in_two_registries_is_refused() {
+        let twice = [
+            ("registry/claims.toml", REGISTRY_TOML),
+            ("again.toml", REGISTRY_TOML),
+        ];
+        let e = Registry::parse_all(&twice).unwrap_err().to_string();
+        assert!(e.contains("again.toml") && e.contains("paper M"), "{e}");
+        let e = Registry::parse_file("x.toml", "version = ")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("x.toml: "), "{e}");
     }
 }
