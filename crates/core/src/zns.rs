@@ -608,6 +608,20 @@ impl Zones {
         })
     }
 
+    /// Report Zones with the filter given by its ZRASF value `code`: a reserved value (8
+    /// and up) is *Invalid Field in Command* (0x02), counted.
+    pub fn report_zones_by_code(
+        &mut self,
+        slba: u64,
+        code: u8,
+        max_descriptors: Option<usize>,
+    ) -> Result<(ReportFilter, ZoneReportData), ZnsStatus> {
+        match ReportFilter::from_code(code) {
+            Some(f) => Ok((f, self.report_zones(slba, f, max_descriptors)?)),
+            None => self.refuse(ZnsStatus::InvalidField),
+        }
+    }
+
     /// Counts a refusal and returns it.
     fn refuse<T>(&mut self, status: ZnsStatus) -> Result<T, ZnsStatus> {
         self.errors[status.index()] += 1;

@@ -44,6 +44,10 @@ pub trait Measure {
     fn zone_report(&self) -> Vec<crate::report::ZoneReport> {
         Vec::new()
     }
+    /// The Report Zones commands performed, with their results (zoned FTLs only).
+    fn zone_report_commands(&self) -> Vec<crate::report::ZoneReportCommand> {
+        Vec::new()
+    }
 }
 
 impl Measure for Device {
@@ -77,14 +81,12 @@ impl Measure for Device {
             return Vec::new();
         };
         z.report(0, crate::zns::ReportFilter::All)
-            .into_iter()
-            .map(|d| crate::report::ZoneReport {
-                start_lba: d.start,
-                capacity_blocks: d.capacity,
-                write_pointer_lba: d.write_pointer,
-                state: d.state.name().into(),
-            })
+            .iter()
+            .map(crate::report::ZoneReport::from)
             .collect()
+    }
+    fn zone_report_commands(&self) -> Vec<crate::report::ZoneReportCommand> {
+        self.zone_reports().to_vec()
     }
     fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
         buffer_report(self, host_writes, host_reads, programs)
@@ -690,6 +692,7 @@ pub fn assemble(
         probe: probing.then(|| probe_report(cfg, &m.probe_samples)),
         fdp: dev.fdp_report(),
         zones: dev.zone_report(),
+        zone_reports: dev.zone_report_commands(),
         wall_clock_s: wall.start.elapsed().as_secs_f64(),
         wall_clock_measured_s: wall.measured.elapsed().as_secs_f64(),
     };

@@ -78,7 +78,8 @@ impl PresenceModel {
             | OpKind::ZoneReset
             | OpKind::ZoneFinish
             | OpKind::ZoneOpen
-            | OpKind::ZoneClose => {}
+            | OpKind::ZoneClose
+            | OpKind::ZoneReport(_) => {}
         }
     }
 
