@@ -510,7 +510,10 @@ fn report_zones_mid_run_answers_with_the_states_of_that_moment() {
     };
     let r = run("zoned");
     let zs = 8192u64;
-    let got: Vec<(String, u64, u64, Vec<(u64, u64, String)>)> = r["zone_reports"]
+    // A descriptor as (start, write pointer, state); an answer as (filter, start LBA,
+    // zones matching, descriptors).
+    type Zone = (u64, u64, String);
+    let got: Vec<(String, u64, u64, Vec<Zone>)> = r["zone_reports"]
         .as_array()
         .expect("a zone_reports list")
         .iter()
@@ -534,7 +537,7 @@ fn report_zones_mid_run_answers_with_the_states_of_that_moment() {
             )
         })
         .collect();
-    let empty_from = |first: u64| -> Vec<(u64, u64, String)> {
+    let empty_from = |first: u64| -> Vec<Zone> {
         (first..8)
             .map(|i| (i * zs, i * zs, "ZSE".to_string()))
             .collect()
