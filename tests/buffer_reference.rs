@@ -185,7 +185,8 @@ pub fn run(cfg: &Config, steps: &[Step]) -> Result<(), TestCaseError> {
             | OpKind::ZoneReset
             | OpKind::ZoneFinish
             | OpKind::ZoneOpen
-            | OpKind::ZoneClose => {}
+            | OpKind::ZoneClose
+            | OpKind::ZoneReport(_) => {}
         }
         Ok(())
     };

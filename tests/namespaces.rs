@@ -127,6 +127,11 @@ fn bad_namespace_settings_name_their_key() {
         "[[namespace]]\nname = \"a\"\nshare = 0.5\n[namespace.workload]\nkind = \"random-write\"\nrequests = 0\n",
         "namespace[0].workload.requests",
     );
+    // A zoned namespace beside a conventional one: the one FTL is the whole drive.
+    refused(
+        "[[namespace]]\nname = \"a\"\nshare = 0.5\n[[namespace]]\nname = \"z\"\nshare = 0.5\nzoned = true\n",
+        "namespace[1].zoned",
+    );
 }
 
 #[test]

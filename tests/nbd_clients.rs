@@ -70,13 +70,22 @@ struct Serve {
 
 impl Serve {
     fn start(dir: &Path, name: &str, args: &[&str]) -> Serve {
+        Serve::spawn(dir, name, args, Stdio::null())
+    }
+
+    /// As [`Serve::start`], keeping the statistics lines for [`Serve::stop_stats`].
+    fn start_with_stats(dir: &Path, name: &str, args: &[&str]) -> Serve {
+        Serve::spawn(dir, name, args, Stdio::piped())
+    }
+
+    fn spawn(dir: &Path, name: &str, args: &[&str], stdout: Stdio) -> Serve {
         let sock = dir.join(format!("{name}.sock"));
         let child = Command::new(env!("CARGO_BIN_EXE_ssdlab"))
             .arg("serve")
             .arg("--socket")
             .arg(&sock)
             .args(args)
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .stderr(Stdio::inherit())
             .spawn()
             .expect("ssdlab starts");
@@ -95,7 +104,28 @@ impl Serve {
     }
 
     fn uri(&self) -> String {
-        format!("nbd+unix:///?socket={}", self.sock.display())
+        self.export_uri("")
+    }
+
+    /// The URI of the export `name` (a namespace's).
+    fn export_uri(&self, name: &str) -> String {
+        format!("nbd+unix:///{name}?socket={}", self.sock.display())
+    }
+
+    /// Stops the server cleanly and returns its last statistics line (written on exit)
+    /// as JSON.
+    fn stop_stats(mut self) -> serde_json::Value {
+        let mut c = self.child.take().expect("running");
+        // SAFETY: signalling our own child by its id.
+        unsafe {
+            libc::kill(c.id() as i32, libc::SIGTERM);
+        }
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut c.stdout.take().expect("piped"), &mut out).unwrap();
+        let st = c.wait().expect("server exits");
+        assert!(st.success(), "server exited with {st}");
+        let last = out.lines().last().expect("a statistics line on exit");
+        serde_json::from_str(last).unwrap()
     }
 
     /// Stops the server cleanly and waits for it.
@@ -313,6 +343,139 @@ fn fio_verify_survives_a_restart_from_the_data_file() {
     let s = Serve::start(dir.path(), "fresh", &["--capacity", "128MiB"]);
     let o = job(&s, &["--verify_only"]);
     assert!(!o.status.success(), "an empty device verified");
+}
+
+/// Issue 33: two fio jobs at once, each on its own namespace's export of one drive (a
+/// sequential writer and a random writer, both verifying with crc32c), and serve's exit
+/// statistics carry a section per namespace as `ssdlab run`'s report does: each
+/// namespace's bytes are what its fio job moved, and the two sum to the device totals.
+#[test]
+fn two_fio_jobs_on_two_namespace_exports_at_once_are_reported_per_namespace() {
+    if skip_unless(&["fio"], "fio on two namespaces") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("two.toml");
+    std::fs::write(
+        &toml,
+        "[device]\ncapacity = \"256MiB\"\n\
+         [[namespace]]\nname = \"seq\"\nshare = 0.5\n\
+         [[namespace]]\nname = \"rand\"\nshare = 0.5\n",
+    )
+    .unwrap();
+    let s = Serve::start_with_stats(
+        dir.path(),
+        "ns",
+        &["--config", toml.to_str().unwrap(), "--buffer", "none"],
+    );
+    let fio = |name: &str, extra: &[&str]| {
+        Command::new("fio")
+            .current_dir(dir.path())
+            .args([
+                &format!("--name={name}"),
+                "--ioengine=nbd",
+                &format!("--uri={}", s.export_uri(name)),
+                "--verify=crc32c",
+                "--output-format=json",
+            ])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("fio starts")
+    };
+    // Both processes run at the same time, each on its own export.
+    let seq = fio(
+        "seq",
+        &["--rw=write", "--bs=128k", "--size=64m", "--iodepth=8"],
+    );
+    let rand = fio(
+        "rand",
+        &[
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=24m",
+            "--iodepth=16",
+            "--randseed=3",
+        ],
+    );
+    let (seq, rand) = (
+        seq.wait_with_output().unwrap(),
+        rand.wait_with_output().unwrap(),
+    );
+    assert!(seq.status.success(), "{}", text(&seq));
+    assert!(rand.status.success(), "{}", text(&rand));
+    let v = s.stop_stats();
+    // fio's nbd engine prints a line before the JSON.
+    let report = |o: &Output| -> serde_json::Value {
+        let t = String::from_utf8_lossy(&o.stdout);
+        serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap()
+    };
+    let (seq_fio, rand_fio) = (report(&seq), report(&rand));
+    // The two jobs were in flight at the same time: each started (its report's time
+    // less its run time) before the other ended.
+    let span = |r: &serde_json::Value| {
+        let end = r["timestamp_ms"].as_u64().unwrap();
+        (end - r["jobs"][0]["job_runtime"].as_u64().unwrap(), end)
+    };
+    let ((s0, e0), (s1, e1)) = (span(&seq_fio), span(&rand_fio));
+    assert!(
+        s0 < e1 && s1 < e0,
+        "not concurrent: seq {s0}..{e0} ms, rand {s1}..{e1} ms"
+    );
+    let (seq_job, rand_job) = (&seq_fio["jobs"][0], &rand_fio["jobs"][0]);
+    let ns = v["namespaces"].as_array().expect("a namespaces list");
+    assert_eq!(ns.len(), 2, "{v}");
+    let field = |i: usize, k: &str| ns[i][k].as_u64().unwrap_or_else(|| panic!("{k}: {v}"));
+    let sum = |k: &str| field(0, k) + field(1, k);
+    for (i, (name, j)) in [("seq", seq_job), ("rand", rand_job)]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(ns[i]["name"], name, "{v}");
+        assert_eq!(field(i, "size_bytes"), 128 << 20, "{v}");
+        // What fio wrote (and read back to verify) on this export, this namespace only.
+        assert_eq!(
+            field(i, "write_bytes"),
+            j["write"]["io_bytes"].as_u64().unwrap(),
+            "{name}: {v}"
+        );
+        assert_eq!(
+            field(i, "read_bytes"),
+            j["read"]["io_bytes"].as_u64().unwrap(),
+            "{name}: {v}"
+        );
+        assert_eq!(
+            ns[i]["write_latency_ns"]["count"], j["write"]["total_ios"],
+            "{name}: {v}"
+        );
+        assert!(
+            ns[i]["write_latency_ns"]["p99"].as_u64().unwrap() > 0,
+            "{v}"
+        );
+        assert!(ns[i]["iops"].as_f64().unwrap() > 0.0, "{v}");
+        assert_eq!(field(i, "errors_lba_out_of_range"), 0, "{v}");
+    }
+    assert_eq!(field(0, "write_bytes"), 64 << 20);
+    assert_eq!(field(1, "write_bytes"), 24 << 20);
+    assert_eq!(
+        sum("write_bytes"),
+        v["host_write_bytes"].as_u64().unwrap(),
+        "{v}"
+    );
+    assert_eq!(
+        sum("read_bytes"),
+        v["host_read_bytes"].as_u64().unwrap(),
+        "{v}"
+    );
+    let wa: f64 = ns
+        .iter()
+        .map(|n| n["write_amplification_contribution"].as_f64().unwrap())
+        .sum();
+    assert!(
+        (wa - v["write_amplification"].as_f64().unwrap()).abs() < 1e-9,
+        "{v}"
+    );
 }
 
 #[test]

@@ -645,4 +645,31 @@ fn each_namespace_is_its_own_export_on_its_own_slice() {
     // Past logs' end (still inside the drive): refused, nothing performed.
     request(&mut logs, Command::Read, 0, 4 << 20, 4096, 50);
     assert_eq!(simple_reply(&mut logs), (err::EINVAL, 50));
+    // The exit statistics have a section per namespace: the refusal is LBA Out of
+    // Range for logs alone, and each namespace's bytes are its own client's.
+    drop((l, db, logs));
+    let mut s = s;
+    s.signal(libc::SIGTERM);
+    assert!(s.child.wait().unwrap().success());
+    let last = stats_lines(dir.path(), "ns").pop().expect("exit line");
+    let ns = last["namespaces"].as_array().expect("namespaces");
+    let got: Vec<_> = ns
+        .iter()
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap().to_string(),
+                n["write_bytes"].as_u64().unwrap(),
+                n["read_bytes"].as_u64().unwrap(),
+                n["errors_lba_out_of_range"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("db".to_string(), 4096, 2 * 4096, 0),
+            ("logs".to_string(), 4096, 2 * 4096, 1)
+        ],
+        "{last}"
+    );
 }

@@ -467,6 +467,121 @@ fn the_json_report_lists_every_zone_as_report_zones_returns_it() {
     assert!(r.get("zones").is_none(), "{}", r["zones"]);
 }
 
+/// Report Zones mid-run (the ascii layout's `ZQ0`–`ZQ7`, the filter's ZRASF value):
+/// each command answers with the zones as they are when it is performed, filtered by
+/// state from its starting zone, and is counted; the report's `zone_reports` lists the
+/// answers in order. A conventional drive refuses the command (Invalid Command Opcode)
+/// and reports none.
+#[test]
+fn report_zones_mid_run_answers_with_the_states_of_that_moment() {
+    // The default preset's zone: 8192 pages (65536 sectors), 8 zones in 256 MiB.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let trace = dir.path().join("q.ascii");
+    std::fs::write(
+        &trace,
+        "0 0 0 0 ZQ1\n\
+         1000 0 0 64 0\n\
+         2000 0 0 0 ZQ1\n\
+         3000 0 131072 0 ZF\n\
+         4000 0 0 0 ZQ5\n\
+         5000 0 65536 0 ZQ0\n\
+         6000 0 8 0 ZQ2\n",
+    )
+    .expect("trace written");
+    let trace = trace.display().to_string();
+    let run = |ftl: &str| {
+        let o = common::ssdlab(&[
+            "run",
+            "--ftl",
+            ftl,
+            "--buffer",
+            "none",
+            "--capacity",
+            "256MiB",
+            "--trace",
+            &trace,
+            "--format",
+            "ascii",
+            "--json",
+            "-",
+        ]);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).expect("JSON report")
+    };
+    let r = run("zoned");
+    let zs = 8192u64;
+    // A descriptor as (start, write pointer, state); an answer as (filter, start LBA,
+    // zones matching, descriptors).
+    type Zone = (u64, u64, String);
+    let got: Vec<(String, u64, u64, Vec<Zone>)> = r["zone_reports"]
+        .as_array()
+        .expect("a zone_reports list")
+        .iter()
+        .map(|c| {
+            (
+                c["filter"].as_str().unwrap().to_string(),
+                c["start_lba"].as_u64().unwrap(),
+                c["zones_matching"].as_u64().unwrap(),
+                c["zones"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|z| {
+                        (
+                            z["start_lba"].as_u64().unwrap(),
+                            z["write_pointer_lba"].as_u64().unwrap(),
+                            z["state"].as_str().unwrap().to_string(),
+                        )
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let empty_from = |first: u64| -> Vec<Zone> {
+        (first..8)
+            .map(|i| (i * zs, i * zs, "ZSE".to_string()))
+            .collect()
+    };
+    let mut all_from_1 = vec![
+        (zs, zs, "ZSE".to_string()),
+        (2 * zs, 3 * zs, "ZSF".to_string()),
+    ];
+    all_from_1.extend(empty_from(3));
+    assert_eq!(
+        got,
+        vec![
+            ("empty".to_string(), 0, 8, empty_from(0)),
+            // After the write, zone 0 is implicitly opened: no longer empty.
+            ("empty".to_string(), 0, 7, empty_from(1)),
+            (
+                "full".to_string(),
+                0,
+                1,
+                vec![(2 * zs, 3 * zs, "ZSF".to_string())]
+            ),
+            ("all".to_string(), zs, 7, all_from_1),
+            // Its starting LBA is inside zone 0: the report starts at that zone.
+            (
+                "implicitly-opened".to_string(),
+                1,
+                1,
+                vec![(0, 8, "ZSIO".to_string())]
+            ),
+        ],
+        "{}",
+        r["zone_reports"]
+    );
+    assert_eq!(r["counters"]["zns.report_zones"], 5, "{}", r["counters"]);
+    assert_eq!(r["counters"]["host.requests"], 7, "{}", r["counters"]);
+    let r = run("page");
+    assert!(r.get("zone_reports").is_none(), "{}", r["zone_reports"]);
+    assert_eq!(
+        r["counters"]["zns.errors.invalid_opcode"], 6,
+        "{}",
+        r["counters"]
+    );
+}
+
 #[test]
 fn a_drive_too_small_for_one_zone_is_refused_with_the_capacity_that_fits() {
     // The default preset's smallest zone is one 1 MiB block on each of 32 dies.

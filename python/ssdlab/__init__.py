@@ -187,17 +187,29 @@ _OPS = {
     "zone-finish": "ZF",
     "zone-open": "ZO",
     "zone-close": "ZC",
+    "zone-report": "ZQ",
 }
 _SECTOR = 512
+# Report Zones' state filters by their Zone Receive Action Specific value (docs/zns.md).
+_ZONE_FILTERS = (
+    "all",
+    "empty",
+    "implicitly-opened",
+    "explicitly-opened",
+    "closed",
+    "full",
+    "read-only",
+    "offline",
+)
 
 
 def _request_line(i: int, r: Mapping[str, Any]) -> str:
     """One request of ``run(requests=...)`` as an ASCII trace line."""
-    unknown = set(r) - {"op", "offset", "size", "time_ns", "device", "placement"}
+    unknown = set(r) - {"op", "offset", "size", "time_ns", "device", "placement", "filter"}
     if unknown:
         raise ConfigError(
             f"requests[{i}]: unknown key(s) {sorted(unknown)}: expected op, offset, size, "
-            "time_ns, device, placement"
+            "time_ns, device, placement, filter"
         )
     op = r.get("op")
     if op not in _OPS:
@@ -215,9 +227,19 @@ def _request_line(i: int, r: Mapping[str, Any]) -> str:
             )
     if op in ("read", "write", "zone-append") and fields["size"] == 0:
         raise ConfigError(f"requests[{i}].size = 0: a {op} needs a size > 0")
+    code = _OPS[op]
+    if "filter" in r and op != "zone-report":
+        raise ConfigError(f"requests[{i}].filter: only a zone-report takes a filter")
+    if op == "zone-report":
+        f = r.get("filter", "all")
+        if f not in _ZONE_FILTERS:
+            raise ConfigError(
+                f"requests[{i}].filter = {f!r}: expected one of {', '.join(_ZONE_FILTERS)}"
+            )
+        code += str(_ZONE_FILTERS.index(f))
     line = (
         f"{fields['time_ns']} {fields['device']} {fields['offset'] // _SECTOR} "
-        f"{fields['size'] // _SECTOR} {_OPS[op]}"
+        f"{fields['size'] // _SECTOR} {code}"
     )
     pid = r.get("placement")
     if pid is not None:
@@ -249,8 +271,12 @@ def run(
     check: verify the device against a reference model at the end (slower).
     requests: the host commands themselves, instead of a workload or a trace: dicts with
         ``op`` (``read``, ``write``, ``zone-append``, ``zone-reset``, ``zone-finish``,
-        ``zone-open``, ``zone-close``), ``offset`` and ``size`` in bytes (multiples of
-        512; a zone operation's offset is its zone's start), and optionally ``time_ns``
+        ``zone-open``, ``zone-close``, ``zone-report``), ``offset`` and ``size`` in bytes
+        (multiples of 512; a zone operation's offset is its zone's start; a
+        ``zone-report`` lists the zones from the one holding ``offset`` whose state
+        passes ``filter``: ``all``, ``empty``, ``implicitly-opened``,
+        ``explicitly-opened``, ``closed``, ``full``, ``read-only`` or ``offline``; what
+        each returned is the report's ``zone_reports`` list), and optionally ``time_ns``
         (arrival, default 0), ``device`` (a trace device number, mapped to a namespace by
         its ``device`` key) and ``placement`` (an FDP placement identifier, 0–65535).
         They are replayed as an ASCII trace (docs/traces.md), in order.

@@ -133,6 +133,7 @@ pub fn sample_report() -> Report {
         probe: None,
         fdp: None,
         zones: Vec::new(),
+        zone_reports: Vec::new(),
         wall_clock_s: 1.5,
         wall_clock_measured_s: 1.0,
     }

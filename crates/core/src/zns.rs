@@ -61,6 +61,12 @@ pub const IMPLICIT_CLOSES: Counter = Counter::total(
 /// Reported as `zns.resets`.
 pub const RESETS: Counter =
     Counter::total("zns.resets", "zones", "zone resets that emptied a zone");
+/// Reported as `zns.report_zones`.
+pub const REPORT_ZONES: Counter = Counter::total(
+    "zns.report_zones",
+    "commands",
+    "Report Zones commands performed (Zone Management Receive)",
+);
 /// Reported as `zns.opens`.
 pub const OPENS: Counter = Counter::total(
     "zns.opens",
@@ -143,6 +149,7 @@ pub const ZONE_COUNTERS: &[Counter] = &[
     RESETS,
     OPENS,
     FINISHES,
+    REPORT_ZONES,
     OPEN_ZONES,
     ACTIVE_ZONES,
 ];
@@ -411,13 +418,89 @@ pub struct ZoneDescriptor {
     pub state: ZoneState,
 }
 
-/// Which zones Report Zones lists (the Zone Receive Action Specific field).
+/// Which zones Report Zones lists: the Zone Receive Action Specific field (ZRASF) of a
+/// Zone Management Receive with the Report Zones action (ZNS 1.0, "Report Zones"; the
+/// values as libnvme's `enum nvme_zns_report_options` and nvme-cli's `report-zones
+/// --state` name them): 0 every zone, 1 Empty, 2 Implicitly Opened, 3 Explicitly
+/// Opened, 4 Closed, 5 Full, 6 Read Only, 7 Offline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReportFilter {
     /// Every zone.
     All,
     /// Only zones in this state.
     State(ZoneState),
+}
+
+impl ReportFilter {
+    /// The filters by ZRASF value (index = value).
+    pub const BY_CODE: [ReportFilter; 8] = [
+        ReportFilter::All,
+        ReportFilter::State(ZoneState::Empty),
+        ReportFilter::State(ZoneState::ImplicitlyOpened),
+        ReportFilter::State(ZoneState::ExplicitlyOpened),
+        ReportFilter::State(ZoneState::Closed),
+        ReportFilter::State(ZoneState::Full),
+        ReportFilter::State(ZoneState::ReadOnly),
+        ReportFilter::State(ZoneState::Offline),
+    ];
+    /// The names [`ReportFilter::parse`] takes, by ZRASF value.
+    pub const NAMES: [&'static str; 8] = [
+        "all",
+        "empty",
+        "implicitly-opened",
+        "explicitly-opened",
+        "closed",
+        "full",
+        "read-only",
+        "offline",
+    ];
+
+    /// The filter of ZRASF value `code`; `None` for the values the specification
+    /// reserves (8 and up).
+    pub fn from_code(code: u8) -> Option<ReportFilter> {
+        Self::BY_CODE.get(code as usize).copied()
+    }
+
+    /// Its ZRASF value.
+    pub fn code(self) -> u8 {
+        Self::BY_CODE
+            .iter()
+            .position(|f| *f == self)
+            .expect("every filter has a code") as u8
+    }
+
+    /// Its name (`all`, `empty`, `implicitly-opened`, …).
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self.code() as usize]
+    }
+
+    /// The filter named `s` (a name of [`ReportFilter::NAMES`], or its ZRASF value).
+    pub fn parse(s: &str) -> Option<ReportFilter> {
+        let s = s.trim();
+        match Self::NAMES.iter().position(|n| n.eq_ignore_ascii_case(s)) {
+            Some(i) => Some(Self::BY_CODE[i]),
+            None => s.parse::<u8>().ok().and_then(Self::from_code),
+        }
+    }
+
+    /// Whether a zone in state `s` is listed.
+    pub fn matches(self, s: ZoneState) -> bool {
+        match self {
+            ReportFilter::All => true,
+            ReportFilter::State(want) => want == s,
+        }
+    }
+}
+
+/// What a Report Zones command returns (with Partial Report cleared): the header's
+/// Number of Zones, which counts every zone from the starting one that matches the
+/// filter, and the descriptors that fit the host's buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneReportData {
+    /// Zones from the starting one that match the filter (the header's Number of Zones).
+    pub zones_matching: u64,
+    /// Their descriptors, in zone order, at most as many as were asked for.
+    pub descriptors: Vec<ZoneDescriptor>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -440,6 +523,7 @@ pub struct Zones {
     resets: u64,
     opens: u64,
     finishes: u64,
+    report_zones: u64,
     errors: [u64; ZnsStatus::ALL.len()],
 }
 
@@ -464,6 +548,7 @@ impl Zones {
             resets: 0,
             opens: 0,
             finishes: 0,
+            report_zones: 0,
             errors: [0; ZnsStatus::ALL.len()],
         })
     }
@@ -515,11 +600,49 @@ impl Zones {
     pub fn report(&self, first: u32, filter: ReportFilter) -> Vec<ZoneDescriptor> {
         (first..self.layout.zones)
             .map(|i| self.descriptor(i))
-            .filter(|d| match filter {
-                ReportFilter::All => true,
-                ReportFilter::State(s) => d.state == s,
-            })
+            .filter(|d| filter.matches(d.state))
             .collect()
+    }
+
+    /// The Report Zones command (Zone Management Receive, Report Zones action, Partial
+    /// Report cleared): the zones from the one holding `slba` on that pass `filter`, at
+    /// most `max_descriptors` of them (what the host's buffer holds; `None`: all), and
+    /// how many match in all. Counted (`zns.report_zones`); a starting LBA past the
+    /// namespace's end is *LBA Out of Range*, counted as the other refusals. The command
+    /// reads only the controller's zone states: nothing changes.
+    pub fn report_zones(
+        &mut self,
+        slba: u64,
+        filter: ReportFilter,
+        max_descriptors: Option<usize>,
+    ) -> Result<ZoneReportData, ZnsStatus> {
+        let first = match self.zone_of(slba) {
+            Ok(z) => z,
+            Err(e) => return self.refuse(e),
+        };
+        self.report_zones += 1;
+        let all = self.report(first, filter);
+        let zones_matching = all.len() as u64;
+        let mut descriptors = all;
+        descriptors.truncate(max_descriptors.unwrap_or(usize::MAX));
+        Ok(ZoneReportData {
+            zones_matching,
+            descriptors,
+        })
+    }
+
+    /// Report Zones with the filter given by its ZRASF value `code`: a reserved value (8
+    /// and up) is *Invalid Field in Command* (0x02), counted.
+    pub fn report_zones_by_code(
+        &mut self,
+        slba: u64,
+        code: u8,
+        max_descriptors: Option<usize>,
+    ) -> Result<(ReportFilter, ZoneReportData), ZnsStatus> {
+        match ReportFilter::from_code(code) {
+            Some(f) => Ok((f, self.report_zones(slba, f, max_descriptors)?)),
+            None => self.refuse(ZnsStatus::InvalidField),
+        }
     }
 
     /// Counts a refusal and returns it.
@@ -814,6 +937,7 @@ impl Zones {
         out.set(&RESETS, self.resets);
         out.set(&OPENS, self.opens);
         out.set(&FINISHES, self.finishes);
+        out.set(&REPORT_ZONES, self.report_zones);
         out.set(&OPEN_ZONES, self.open as u64);
         out.set(&ACTIVE_ZONES, self.active as u64);
         for s in ZnsStatus::ALL {
@@ -1086,6 +1210,7 @@ mod tests {
                         "seed {seed} step {step}"
                     );
                 }
+                check_report_zones(&mut z, &mut rng, &format!("seed {seed} step {step}"));
                 for (i, w) in wp.iter().enumerate() {
                     assert_eq!(
                         z.descriptor(i as u32).write_pointer,
@@ -1096,5 +1221,67 @@ mod tests {
                 z.check_invariants();
             }
         }
+    }
+
+    /// The spec's ZRASF table, written out independently of [`ReportFilter::BY_CODE`]:
+    /// value → the abbreviation of the state listed (`None`: every zone).
+    const ZRASF: [(u8, Option<&str>); 8] = [
+        (0, None),
+        (1, Some("ZSE")),
+        (2, Some("ZSIO")),
+        (3, Some("ZSEO")),
+        (4, Some("ZSC")),
+        (5, Some("ZSF")),
+        (6, Some("ZSRO")),
+        (7, Some("ZSO")),
+    ];
+
+    /// Report Zones against a model of it: for every ZRASF value, a random starting LBA
+    /// and buffer size, the zones listed are those from the starting zone whose state the
+    /// table names, in order, cut at the buffer, and the count is of all that match;
+    /// the per-state reports partition the full one; the command changes no zone and is
+    /// counted; a starting LBA past the end is refused and counted.
+    fn check_report_zones(z: &mut Zones, rng: &mut Xoshiro256PlusPlus, at: &str) {
+        let blocks = z.layout().blocks();
+        let size = z.layout().zone_size_blocks;
+        let before = z.report(0, ReportFilter::All);
+        let slba = rng.gen_range(0..blocks);
+        let max = rng.gen_bool(0.5).then(|| rng.gen_range(0..4usize));
+        let mut counters = Counters::new();
+        z.counters(&mut counters);
+        let done_before = counters.value(&REPORT_ZONES);
+        let mut per_state = 0;
+        for (code, state) in ZRASF {
+            let f = ReportFilter::from_code(code).unwrap();
+            assert_eq!(f.code(), code);
+            assert_eq!(ReportFilter::parse(f.name()), Some(f));
+            assert_eq!(ReportFilter::parse(&code.to_string()), Some(f));
+            let want: Vec<ZoneDescriptor> = before
+                .iter()
+                .filter(|d| d.start + size > slba && state.is_none_or(|s| d.state.name() == s))
+                .copied()
+                .collect();
+            let got = z.report_zones(slba, f, max).unwrap();
+            assert_eq!(got.zones_matching, want.len() as u64, "{at} code {code}");
+            let cut = max.unwrap_or(usize::MAX).min(want.len());
+            assert_eq!(got.descriptors, want[..cut], "{at} code {code}");
+            if state.is_some() {
+                per_state += got.zones_matching;
+            }
+        }
+        let all = z.report_zones(slba, ReportFilter::All, None).unwrap();
+        assert_eq!(per_state, all.zones_matching, "{at}");
+        assert_eq!(ReportFilter::from_code(8), None);
+        assert_eq!(ReportFilter::parse("opened"), None);
+        let before_refusals = z.errors(ZnsStatus::LbaOutOfRange);
+        assert_eq!(
+            z.report_zones(blocks, ReportFilter::All, None),
+            Err(ZnsStatus::LbaOutOfRange)
+        );
+        assert_eq!(z.errors(ZnsStatus::LbaOutOfRange), before_refusals + 1);
+        let mut counters = Counters::new();
+        z.counters(&mut counters);
+        assert_eq!(counters.value(&REPORT_ZONES), done_before + 9, "{at}");
+        assert_eq!(z.report(0, ReportFilter::All), before, "{at}");
     }
 }

@@ -221,6 +221,7 @@ impl Config {
             return refuse("trace.phases", &self.trace.phases.len(), "no phases");
         }
         super::namespace::fdp_placement(&self.namespaces, &self.ftl.fdp)?;
+        super::namespace::zoned_kind(&self.namespaces, self.ftl.name.is_zoned())?;
         if !with_workload {
             return Ok(());
         }

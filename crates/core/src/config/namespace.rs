@@ -64,6 +64,12 @@ pub struct NamespaceConfig {
     /// per-namespace default, as a host driver sets one per namespace); absent: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement: Option<u16>,
+    /// Whether the namespace is zoned. Only the drive's kind is accepted: `true` with
+    /// `ftl.name = "zoned"` (every namespace is a slice of the one zoned FTL), `false`
+    /// on a conventional drive; a zoned namespace beside a conventional one is refused
+    /// ([`zoned_kind`]; docs/zns.md says what it would take).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<bool>,
 }
 
 /// The class the Linux NVMe driver creates its I/O submission queues in.
@@ -277,6 +283,35 @@ pub fn fdp_placement(
     }
     Ok(lists)
 }
+/// The namespaces' `zoned` keys against the drive: one FTL serves the whole drive, so a
+/// namespace can only be of the drive's kind. A zoned namespace beside a conventional
+/// one would need a second FTL on its own share of the dies and blocks (docs/zns.md,
+/// "A zoned namespace beside a conventional one"), which the device does not have.
+pub fn zoned_kind(namespaces: &[NamespaceConfig], drive_zoned: bool) -> Result<(), ConfigError> {
+    for (i, ns) in namespaces.iter().enumerate() {
+        match ns.zoned {
+            Some(z) if z != drive_zoned => {
+                return Err(ConfigError::value(
+                    format!("namespace[{i}].zoned"),
+                    z,
+                    if drive_zoned {
+                        "true, or unset: with ftl.name = \"zoned\" every namespace is a \
+                         slice of the one zoned FTL (a conventional namespace beside zoned \
+                         ones is not modelled; docs/zns.md)"
+                    } else {
+                        "false, or unset: a zoned namespace beside conventional ones is not \
+                         modelled, since one FTL serves the whole drive (docs/zns.md, \"A zoned \
+                         namespace beside a conventional one\"); ftl.name = \"zoned\" makes the \
+                         whole drive zoned"
+                    },
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// A generator's error for namespace `i`'s own `[namespace.workload]`, its key moved
 /// under the table.
 pub fn in_namespace(i: usize, e: ConfigError) -> ConfigError {
@@ -309,6 +344,23 @@ mod tests {
             workload: None,
             placement_handles: None,
             placement: None,
+            zoned: None,
+        }
+    }
+
+    #[test]
+    fn a_namespace_is_only_of_the_drives_kind() {
+        let mut a = ns("a", None, Some(0.5));
+        let b = ns("b", None, Some(0.5));
+        for drive in [false, true] {
+            zoned_kind(&[a.clone(), b.clone()], drive).unwrap();
+            a.zoned = Some(drive);
+            zoned_kind(&[b.clone(), a.clone()], drive).unwrap();
+            a.zoned = Some(!drive);
+            let e = zoned_kind(&[b.clone(), a.clone()], drive).unwrap_err();
+            assert_eq!(e.key(), Some("namespace[1].zoned"), "{e}");
+            assert!(e.to_string().contains("docs/zns.md"), "{e}");
+            a.zoned = None;
         }
     }
 

@@ -350,6 +350,11 @@ pub trait Ftl: Send + FtlClone {
     fn zones(&self) -> Option<&crate::zns::Zones> {
         None
     }
+    /// The zones, to perform a Report Zones command on (it counts itself); `None` for a
+    /// conventional FTL.
+    fn zones_mut(&mut self) -> Option<&mut crate::zns::Zones> {
+        None
+    }
     /// A command of a zoned drive on the `pages` logical pages from `first` (one logical
     /// block is one flash page): a write at the write pointer, an append, or a zone
     /// management action on the zone starting at `first` (`pages` 0). A refusal is the

@@ -582,6 +582,10 @@ impl Ftl for ZonedFtl {
         Some(&self.zones)
     }
 
+    fn zones_mut(&mut self) -> Option<&mut Zones> {
+        Some(&mut self.zones)
+    }
+
     /// Power-up from the OOB tags alone. A programmed block belongs to the zone and
     /// list slot its first tag names (a data page: its logical block; a padding page:
     /// the slot itself, [`ZonedFtl::pad_tag`]). A zone writes its pages in order, so

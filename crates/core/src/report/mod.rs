@@ -262,6 +262,10 @@ pub struct Report {
     /// "zoned"` only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub zones: Vec<ZoneReport>,
+    /// The Report Zones commands the workload issued, in the order performed, with what
+    /// each returned (zoned drives only; preconditioning included).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zone_reports: Vec<ZoneReportCommand>,
     /// Wall-clock seconds the simulation took (not deterministic; ignore when comparing).
     pub wall_clock_s: f64,
     /// Wall-clock seconds of the measured phase alone, without building the device and
@@ -283,6 +287,23 @@ pub struct ZoneReport {
     /// and `ZSEO` (implicitly and explicitly opened), `ZSC` (closed), `ZSF` (full),
     /// `ZSRO` (read only), `ZSO` (offline).
     pub state: String,
+}
+
+/// One Report Zones command performed during the run (a trace's `ZQ0`–`ZQ7`, a Python
+/// request `zone-report`): what the drive answered when it performed it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ZoneReportCommand {
+    /// When the drive performed it (simulated ns, from the start of the run).
+    pub at_ns: u64,
+    /// The starting LBA it named.
+    pub start_lba: u64,
+    /// Its filter (`all`, `empty`, `implicitly-opened`, `explicitly-opened`, `closed`,
+    /// `full`, `read-only`, `offline`).
+    pub filter: String,
+    /// Zones from the starting one that match the filter (the header's Number of Zones).
+    pub zones_matching: u64,
+    /// Their descriptors, in zone order.
+    pub zones: Vec<ZoneReport>,
 }
 
 /// One namespace's part of a run. Its requests, bytes and errors sum over the
@@ -481,4 +502,15 @@ pub struct Figures {
     pub erase_counts: Vec<u32>,
     /// Probe: (offset in KiB, latency µs) per partition.
     pub probe_latency: Vec<(String, Vec<(f64, f64)>)>,
+}
+
+impl From<&crate::zns::ZoneDescriptor> for ZoneReport {
+    fn from(d: &crate::zns::ZoneDescriptor) -> ZoneReport {
+        ZoneReport {
+            start_lba: d.start,
+            capacity_blocks: d.capacity,
+            write_pointer_lba: d.write_pointer,
+            state: d.state.name().into(),
+        }
+    }
 }

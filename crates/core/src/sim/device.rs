@@ -64,6 +64,8 @@ pub struct Device {
     /// The LBA (logical page) the last completed Zone Append wrote, as its completion
     /// carries it.
     last_append_lba: Option<u64>,
+    /// The Report Zones commands performed and what each returned.
+    zone_reports: Vec<crate::report::ZoneReportCommand>,
 }
 
 /// Page counters kept by the host side of the simulator.
@@ -296,6 +298,7 @@ impl Device {
             ns_placement,
             invalid_zone_commands: 0,
             last_append_lba: None,
+            zone_reports: Vec::new(),
         })
     }
 
@@ -327,6 +330,7 @@ impl Device {
             ns_placement,
             invalid_zone_commands,
             last_append_lba,
+            zone_reports,
         } = self;
         Some(Device {
             resolved: resolved.clone(),
@@ -349,7 +353,13 @@ impl Device {
             ns_placement: ns_placement.clone(),
             invalid_zone_commands: *invalid_zone_commands,
             last_append_lba: *last_append_lba,
+            zone_reports: zone_reports.clone(),
         })
+    }
+
+    /// The Report Zones commands performed so far, with what each returned.
+    pub fn zone_reports(&self) -> &[crate::report::ZoneReportCommand] {
+        &self.zone_reports
     }
 
     /// The LBA (logical page) the last performed Zone Append wrote: what its completion
@@ -964,6 +974,22 @@ impl Device {
                     b.host_flush(ftl, nand)?;
                 }
             }
+            // Zone Management Receive: the controller answers from its zone states, with
+            // no flash work.
+            OpKind::ZoneReport(code) => match ftl.zones_mut() {
+                None => self.invalid_zone_commands += 1,
+                Some(z) => {
+                    if let Ok((f, r)) = z.report_zones_by_code(first, code, None) {
+                        self.zone_reports.push(crate::report::ZoneReportCommand {
+                            at_ns: t,
+                            start_lba: first,
+                            filter: f.name().into(),
+                            zones_matching: r.zones_matching,
+                            zones: r.descriptors.iter().map(Into::into).collect(),
+                        });
+                    }
+                }
+            },
             OpKind::ZoneAppend
             | OpKind::ZoneReset
             | OpKind::ZoneFinish
@@ -1072,6 +1098,8 @@ impl Device {
             OpKind::ZoneReset | OpKind::ZoneFinish | OpKind::ZoneOpen | OpKind::ZoneClose => {
                 (placed.flash_done_ns, t)
             }
+            // Nothing was placed: it completes at dispatch.
+            OpKind::ZoneReport(_) => (placed.flash_done_ns.max(t), t),
         };
         if let Some(b) = self.buffer.as_deref_mut() {
             b.free_ns = front_free;

@@ -44,6 +44,10 @@ pub trait Measure {
     fn zone_report(&self) -> Vec<crate::report::ZoneReport> {
         Vec::new()
     }
+    /// The Report Zones commands performed, with their results (zoned FTLs only).
+    fn zone_report_commands(&self) -> Vec<crate::report::ZoneReportCommand> {
+        Vec::new()
+    }
 }
 
 impl Measure for Device {
@@ -77,14 +81,12 @@ impl Measure for Device {
             return Vec::new();
         };
         z.report(0, crate::zns::ReportFilter::All)
-            .into_iter()
-            .map(|d| crate::report::ZoneReport {
-                start_lba: d.start,
-                capacity_blocks: d.capacity,
-                write_pointer_lba: d.write_pointer,
-                state: d.state.name().into(),
-            })
+            .iter()
+            .map(crate::report::ZoneReport::from)
             .collect()
+    }
+    fn zone_report_commands(&self) -> Vec<crate::report::ZoneReportCommand> {
+        self.zone_reports().to_vec()
     }
     fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
         buffer_report(self, host_writes, host_reads, programs)
@@ -471,6 +473,25 @@ impl NamespaceAcc {
     }
 }
 
+/// The report's `namespaces` list: one section per namespace, only with several (one
+/// namespace is the device). `errors[i]` counts namespace i's refused requests.
+pub fn namespace_sections(
+    slices: &[crate::config::namespace::NamespaceSlice],
+    accs: &[NamespaceAcc],
+    errors: impl IntoIterator<Item = u64>,
+    report: &Report,
+) -> Vec<crate::report::NamespaceReport> {
+    if slices.len() < 2 {
+        return Vec::new();
+    }
+    slices
+        .iter()
+        .zip(accs)
+        .zip(errors)
+        .map(|((slice, a), e)| a.finish(slice, e, report))
+        .collect()
+}
+
 /// What the run loop measured, phase by phase.
 pub struct Measured {
     pub now_ns: u64,
@@ -671,6 +692,7 @@ pub fn assemble(
         probe: probing.then(|| probe_report(cfg, &m.probe_samples)),
         fdp: dev.fdp_report(),
         zones: dev.zone_report(),
+        zone_reports: dev.zone_report_commands(),
         wall_clock_s: wall.start.elapsed().as_secs_f64(),
         wall_clock_measured_s: wall.measured.elapsed().as_secs_f64(),
     };
@@ -691,23 +713,51 @@ pub struct LiveStats {
     acc: PhaseAcc,
     series: ThroughputSeries,
     start: std::time::Instant,
+    /// The namespaces' slices (`[[namespace]]`; empty without tables), their results and
+    /// their requests refused as past their end.
+    slices: Vec<crate::config::namespace::NamespaceSlice>,
+    namespaces: Vec<NamespaceAcc>,
+    ns_errors: Vec<u64>,
 }
 
 impl LiveStats {
-    /// Starts counting from `dev`'s present state.
-    pub fn new(dev: &Device) -> LiveStats {
+    /// Starts counting from `dev`'s present state, for the namespaces `slices` (the
+    /// layout of `[[namespace]]`; a report has their sections when there are two or
+    /// more, as `ssdlab run`'s does).
+    pub fn new(dev: &Device, slices: Vec<crate::config::namespace::NamespaceSlice>) -> LiveStats {
         LiveStats {
             base: Baseline::take(dev),
             acc: PhaseAcc::new("serve".into(), 0, dev),
             series: ThroughputSeries::new(0),
             start: std::time::Instant::now(),
+            namespaces: vec![NamespaceAcc::default(); slices.len()],
+            ns_errors: vec![0; slices.len()],
+            slices,
         }
     }
 
-    /// Records a request of `bytes` that completed at `done_ns` after `latency_ns`.
-    pub fn record(&mut self, op: OpKind, bytes: u64, latency_ns: u64, done_ns: u64) {
+    /// Records a request of namespace `namespace` (its index; ignored for a drive without
+    /// namespaces) of `bytes` that completed at `done_ns` after `latency_ns`.
+    pub fn record(
+        &mut self,
+        namespace: u32,
+        op: OpKind,
+        bytes: u64,
+        latency_ns: u64,
+        done_ns: u64,
+    ) {
         self.acc.record(op, latency_ns, done_ns);
         self.series.add(done_ns, bytes);
+        if let Some(a) = self.namespaces.get_mut(namespace as usize) {
+            a.record(op, bytes, latency_ns);
+        }
+    }
+
+    /// Counts a request of namespace `namespace` refused as reaching past its end.
+    pub fn record_out_of_range(&mut self, namespace: u32) {
+        if let Some(e) = self.ns_errors.get_mut(namespace as usize) {
+            *e += 1;
+        }
     }
 
     /// Requests recorded so far.
@@ -724,6 +774,13 @@ impl LiveStats {
             start: self.start,
             measured: self.start,
         };
-        assemble(cfg, dev, &self.base, m, Vec::new(), Vec::new(), wall).report
+        let mut r = assemble(cfg, dev, &self.base, m, Vec::new(), Vec::new(), wall).report;
+        r.namespaces = namespace_sections(
+            &self.slices,
+            &self.namespaces,
+            self.ns_errors.iter().copied(),
+            &r,
+        );
+        r
     }
 }

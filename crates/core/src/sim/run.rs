@@ -4,7 +4,9 @@
 use super::SimError;
 use super::cancel::{Cancel, Watched, check as check_cancel};
 use super::device::Device;
-use super::report::{Baseline, Measured, NamespaceAcc, PhaseAcc, WallClock, assemble};
+use super::report::{
+    Baseline, Measured, NamespaceAcc, PhaseAcc, WallClock, assemble, namespace_sections,
+};
 use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
 use crate::ftl::FtlError;
@@ -76,7 +78,8 @@ impl PresenceModel {
             | OpKind::ZoneReset
             | OpKind::ZoneFinish
             | OpKind::ZoneOpen
-            | OpKind::ZoneClose => {}
+            | OpKind::ZoneClose
+            | OpKind::ZoneReport(_) => {}
         }
     }
 
@@ -930,15 +933,12 @@ fn measure(
         warnings.extend(w.snapshot());
     }
     let mut out = assemble(cfg, &dev, &base, m, notes, warnings, wall);
-    // A section per namespace only with several: one namespace is the device.
-    if ns_slices.len() > 1 {
-        out.report.namespaces = ns_slices
-            .iter()
-            .zip(&ns_acc)
-            .zip(ns_errors.iter())
-            .map(|((slice, a), e)| a.finish(slice, e.load(SeqCst), &out.report))
-            .collect();
-    }
+    out.report.namespaces = namespace_sections(
+        &ns_slices,
+        &ns_acc,
+        ns_errors.iter().map(|e| e.load(SeqCst)),
+        &out.report,
+    );
     Ok(out)
 }
 

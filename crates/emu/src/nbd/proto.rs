@@ -288,6 +288,16 @@ pub fn check_request(r: &Request, export_bytes: u64, max_bytes: u32) -> Verdict 
     }
 }
 
+/// Whether [`check_request`] refuses `r` because it reaches past the export's end (or
+/// its end overflows): NVMe's LBA Out of Range, which a namespace's report counts.
+pub fn out_of_range(r: &Request, export_bytes: u64) -> bool {
+    !matches!(r.cmd, Command::Unknown(_) | Command::Disc | Command::Flush)
+        && r.flags & !cflag::KNOWN == 0
+        && r.offset
+            .checked_add(r.length as u64)
+            .is_none_or(|end| end > export_bytes)
+}
+
 /// A decoded option header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OptionHeader {
@@ -424,6 +434,14 @@ mod tests {
                     let v = check_request(&r, export, max);
                     if v == Verdict::Run && !matches!(r.cmd, Command::Disc | Command::Flush) {
                         prop_assert!(r.offset.checked_add(r.length as u64).unwrap() <= export);
+                    }
+                    // What the namespace report counts as out of range is always refused,
+                    // and with the spec's range errors.
+                    if out_of_range(&r, export) && v != Verdict::Close {
+                        prop_assert!(
+                            matches!(v, Verdict::Error(e) if e == err::EINVAL || e == err::ENOSPC),
+                            "{:?}", v
+                        );
                     }
                 }
                 Err(BadMagic(m)) => prop_assert_ne!(m, REQUEST_MAGIC),

@@ -371,9 +371,17 @@ impl Server {
         stats: &mut dyn FnMut(&crate::report::Report, &Clocks),
     ) -> io::Result<Ending> {
         let start = Instant::now();
+        // The namespaces' slices, as `ssdlab run` lays them out: the statistics carry a
+        // section per namespace (each export's commands carry its namespace's index).
+        let slices = crate::config::namespace::layout(
+            &cfg.namespaces,
+            dev.capacity_bytes(),
+            dev.page_bytes(),
+        )
+        .map_err(io::Error::other)?;
         let shared = Shared {
             sim: Mutex::new(Sim {
-                live: LiveStats::new(dev),
+                live: LiveStats::new(dev, slices),
                 dev,
                 commands: 0,
                 order: 0,
@@ -572,6 +580,7 @@ impl<'d> Shared<'d, '_> {
         };
         sim.sim_done_ns = sim.sim_done_ns.max(done_ns);
         sim.live.record(
+            export.namespace,
             op,
             req.length as u64,
             done_ns.saturating_sub(issue_ns),
@@ -1102,7 +1111,16 @@ fn serve_requests(
                         }
                     }
                 }
-                Verdict::Error(e) => error_reply(&req, e, structured, replies.buffer()),
+                Verdict::Error(e) => {
+                    // Past the export's end is NVMe's LBA Out of Range for its namespace,
+                    // counted as `ssdlab run` counts it.
+                    if proto::out_of_range(&req, export.size_bytes) {
+                        sim.get_or_insert_with(|| shared.lock())
+                            .live
+                            .record_out_of_range(export.namespace);
+                    }
+                    error_reply(&req, e, structured, replies.buffer())
+                }
                 Verdict::Close => unreachable!("next_request closes"),
             }
             rb.consume(whole);

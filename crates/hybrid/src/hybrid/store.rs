@@ -1018,7 +1018,8 @@ impl HybridStore {
                 | OpKind::ZoneReset
                 | OpKind::ZoneFinish
                 | OpKind::ZoneOpen
-                | OpKind::ZoneClose,
+                | OpKind::ZoneClose
+                | OpKind::ZoneReport(_),
                 _,
             ) => Err(zone_op_refused(req.op)),
         }

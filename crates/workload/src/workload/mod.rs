@@ -38,6 +38,13 @@ pub enum OpKind {
     /// Close Zone: the open zone starting at `offset_bytes` is closed (no size).
     #[serde(rename = "zone-close")]
     ZoneClose,
+    /// Report Zones (Zone Management Receive): the descriptors of the zones from the one
+    /// holding `offset_bytes` on whose state passes the filter, the Zone Receive Action
+    /// Specific value given (0 every zone, 1 empty, 2 implicitly opened, 3 explicitly
+    /// opened, 4 closed, 5 full, 6 read only, 7 offline; at most 7, checked where the
+    /// request is read). No size; nothing changes on the drive.
+    #[serde(rename = "zone-report")]
+    ZoneReport(u8),
 }
 
 impl OpKind {
@@ -61,12 +68,13 @@ impl OpKind {
                 | OpKind::ZoneFinish
                 | OpKind::ZoneOpen
                 | OpKind::ZoneClose
+                | OpKind::ZoneReport(_)
         )
     }
 
     /// The zone operations' codes in the ASCII trace layout's op column (`ZA` append,
-    /// `ZR` reset, `ZF` finish, `ZO` open, `ZC` close; docs/traces.md); `None` for the
-    /// others (`1` read, `0` write).
+    /// `ZR` reset, `ZF` finish, `ZO` open, `ZC` close, `ZQ0`–`ZQ7` Report Zones with
+    /// that filter value; docs/traces.md); `None` for the others (`1` read, `0` write).
     pub fn zone_code(self) -> Option<&'static str> {
         match self {
             OpKind::ZoneAppend => Some("ZA"),
@@ -74,6 +82,7 @@ impl OpKind {
             OpKind::ZoneFinish => Some("ZF"),
             OpKind::ZoneOpen => Some("ZO"),
             OpKind::ZoneClose => Some("ZC"),
+            OpKind::ZoneReport(f) => REPORT_CODES.get(f as usize).copied(),
             OpKind::Read | OpKind::Write | OpKind::Trim | OpKind::Flush => None,
         }
     }
@@ -83,6 +92,10 @@ impl OpKind {
         OpKind::ZONE_OPS
             .into_iter()
             .find(|op| op.zone_code().map(str::as_bytes) == Some(code))
+            .or_else(|| {
+                let f = REPORT_CODES.iter().position(|c| c.as_bytes() == code)?;
+                Some(OpKind::ZoneReport(f as u8))
+            })
     }
 
     /// The name the CSV layout and reports give the operation (`Read`, …, `ZoneAppend`).
@@ -97,6 +110,7 @@ impl OpKind {
             OpKind::ZoneFinish => "ZoneFinish",
             OpKind::ZoneOpen => "ZoneOpen",
             OpKind::ZoneClose => "ZoneClose",
+            OpKind::ZoneReport(_) => "ZoneReport",
         }
     }
 
@@ -111,9 +125,14 @@ impl OpKind {
                 | OpKind::ZoneFinish
                 | OpKind::ZoneOpen
                 | OpKind::ZoneClose
+                | OpKind::ZoneReport(_)
         )
     }
 }
+
+/// The ASCII layout's codes of Report Zones, by filter value (Zone Receive Action
+/// Specific: 0 all … 7 offline).
+const REPORT_CODES: [&str; 8] = ["ZQ0", "ZQ1", "ZQ2", "ZQ3", "ZQ4", "ZQ5", "ZQ6", "ZQ7"];
 
 /// One host request, in bytes. `arrival_ns` is meaningful only for open-loop phases.
 ///

@@ -30,7 +30,8 @@ pub fn write_ascii<W: Write>(requests: impl Iterator<Item = IoRequest>, w: W) ->
             | OpKind::ZoneReset
             | OpKind::ZoneFinish
             | OpKind::ZoneOpen
-            | OpKind::ZoneClose => {
+            | OpKind::ZoneClose
+            | OpKind::ZoneReport(_) => {
                 out.flush()?;
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,

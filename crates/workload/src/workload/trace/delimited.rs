@@ -691,6 +691,13 @@ impl LineParser for Delimited {
 /// Writes `req` in the canonical columns [`CSV_CANONICAL_COLUMNS`]: nanoseconds, device,
 /// bytes, the operation's name.
 pub(crate) fn write(req: &IoRequest, _: &mut WriteState, out: &mut dyn Write) -> io::Result<()> {
+    // Its filter has no column here; the ascii layout carries it (ZQ0-ZQ7).
+    if let OpKind::ZoneReport(_) = req.op {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the csv trace layout has no Report Zones operation (the ascii layout's ZQ0-ZQ7)",
+        ));
+    }
     let op = req.op.name();
     writeln!(
         out,

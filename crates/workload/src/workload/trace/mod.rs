@@ -206,6 +206,7 @@ const RW_ZONES: &[OpKind] = &[
     OpKind::ZoneFinish,
     OpKind::ZoneOpen,
     OpKind::ZoneClose,
+    OpKind::ZoneReport(0),
 ];
 /// Reads, writes, trims and flushes.
 const ALL_OPS: &[OpKind] = &[OpKind::Read, OpKind::Write, OpKind::Trim, OpKind::Flush];

@@ -100,7 +100,7 @@ impl<L: Ws5Layout> LineParser for L {
                     fail(
                         5,
                         "op",
-                        "1 (read), 0 (write) or a zone operation ZA, ZR, ZF, ZO, ZC",
+                        "1 (read), 0 (write) or a zone operation ZA, ZR, ZF, ZO, ZC, ZQ0-ZQ7",
                     )
                 })?,
                 _ => return Err(fail(5, "op", "1 (read) or 0 (write)")),
