@@ -369,19 +369,16 @@ fn fdp_settings_are_checked_before_any_run() {
             &["ftl.fdp.reclaim_groups"],
         ),
         (&["--set", "ftl.fdp.handles=[]"], &["ftl.fdp.handles"]),
-        // The buffer keeps no placement identifier per page: its write-backs would land
-        // under the arriving request's handle (found by the cachelib example: FDP WAF
-        // 1.81 with the LRU buffer, 1.007 without).
         (
             &[
                 "--set",
                 "ftl.fdp.enabled=true",
                 "--buffer",
-                "lru",
+                "bplru",
                 "--set",
                 "buffer.size=1MiB",
             ],
-            &["ftl.fdp.enabled", "write buffer", "buffer.name"],
+            &["ftl.fdp.enabled", "bplru_padding"],
         ),
         (
             &["--set", "ftl.fdp.handles=[\"hot\"]"],
@@ -515,4 +512,74 @@ fn a_namespace_default_placement_indexes_its_handle_list() {
         &["run", "--config", &t],
         &["namespace[0].placement", "ftl.fdp.enabled"],
     );
+}
+
+/// Random overwrites of three handles' ranges through the device with a write buffer of
+/// `buffer` (LRU, 6 pages), every handle persistently isolated: the set of handles
+/// whose data each block holds.
+fn buffered_block_owners(buffer: &str, seed: u64) -> Vec<Vec<u32>> {
+    use ssdlab::buffer::BufferKind;
+    use ssdlab::config::Config;
+    use ssdlab::sim::Device;
+    use ssdlab::units::Size;
+    use ssdlab::workload::{IoRequest, OpKind};
+    let mut c = Config::default();
+    c.device.capacity = Size(96 * 4096);
+    c.device.op_percent = 100.0 * (256.0 - 96.0) / 96.0; // 256 physical pages
+    c.device.pages_per_block = Some(8);
+    c.device.channels = 2;
+    c.device.chips_per_channel = 1;
+    c.device.dies_per_chip = 1;
+    c.device.planes_per_die = 1;
+    c.ftl = FtlConfig {
+        gc: GcPolicyKind::Greedy,
+        ..fdp_cfg(vec![PI, PI, PI])
+    };
+    c.buffer.name = BufferKind::from_name(buffer).unwrap();
+    c.buffer.size = Some(Size(6 * 4096));
+    // Padding would rewrite pages whose identifier the buffer does not hold (refused).
+    c.buffer.bplru_padding = false;
+    let mut dev = Device::new(&c).unwrap();
+    let mut rng = Rng(seed | 1);
+    for _ in 0..20_000 {
+        let h = [0, 0, 0, 1, 2][rng.below(5) as usize];
+        let l = h * 32 + rng.below(32) as u32;
+        let mut req = IoRequest::new(OpKind::Write, l as u64 * 4096, 4096);
+        req.placement = Some(h as u16);
+        dev.submit(&req, 0).unwrap();
+    }
+    dev.submit(&IoRequest::new(OpKind::Flush, 0, 0), 0).unwrap();
+    dev.ftl.check_invariants(&dev.nand);
+    let geo = *dev.nand.geometry();
+    let np = geo.pages_per_block;
+    (0..geo.blocks())
+        .map(|b| {
+            let mut owners: Vec<u32> = (0..dev.nand.write_ptr(BlockId(b)))
+                .map(|p| owner(dev.nand.oob(Ppn(b * np + p)).lpn.0))
+                .collect();
+            owners.sort();
+            owners.dedup();
+            owners
+        })
+        .collect()
+}
+
+#[test]
+fn a_write_buffer_keeps_each_pages_placement_identifier() {
+    // The buffer writes a page back when a later request evicts it; the page must go to
+    // the handle of the write it holds. Before the buffer kept identifiers per page, FDP
+    // with a buffer was refused: written back under the evicting request's handle, the
+    // persistently isolated handles' data shared blocks.
+    let seed = 0x0b0f_fe12;
+    println!("seed {seed:#x}");
+    for buffer in ["lru", "bplru"] {
+        let owners = buffered_block_owners(buffer, seed);
+        for (b, o) in owners.iter().enumerate() {
+            assert!(o.len() <= 1, "{buffer}: block {b} holds handles {o:?}");
+        }
+        assert!(
+            owners.iter().filter(|o| !o.is_empty()).count() > 3,
+            "{buffer}: data was written"
+        );
+    }
 }

@@ -92,9 +92,7 @@ fn design(seed: u64, big: bool) -> (&'static str, Vec<(String, toml::Value)>) {
     // Issue 33's interfaces, drawn after everything above so earlier seeds keep their
     // designs: FDP on the page FTL, a zoned drive, two or three namespaces.
     if ftl == "page" && rng.gen_bool(0.4) {
-        // FDP takes no write buffer (it keeps no placement identifier per page).
-        o.retain(|(k, _)| !k.starts_with("buffer."));
-        o.push(("buffer.name".into(), s("none")));
+        // The buffer drawn above stays: it keeps each page's placement identifier.
         o.push(("ftl.fdp.enabled".into(), toml::Value::Boolean(true)));
         let kinds = ["initially-isolated", "persistently-isolated"];
         let handles = (0..rng.gen_range(1..=4))

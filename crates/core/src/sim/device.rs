@@ -254,14 +254,18 @@ impl Device {
                     .into(),
             ));
         }
-        if cfg.ftl.fdp.enabled && resolved.buffer.is_some() {
-            // The FTL learns a request's placement identifier when the request arrives,
-            // but the buffer writes back pages of earlier requests then: they would land
-            // in the arriving request's reclaim unit and mix the handles' data.
+        if cfg.ftl.fdp.enabled
+            && cfg.buffer.name == crate::buffer::BufferKind::Bplru
+            && cfg.buffer.bplru_padding
+            && resolved.buffer.is_some()
+        {
+            // Padding rewrites pages the buffer does not hold, so it has no placement
+            // identifier for them: written under the evicted block's, they could move
+            // data into another handle's reclaim unit.
             return Err(SimError::Config(
-                "ftl.fdp.enabled takes no write buffer: the buffer keeps no placement \
-                 identifier per page, so its write-backs would mix the handles' data (set \
-                 buffer.name = \"none\")"
+                "ftl.fdp.enabled with buffer.name = \"bplru\" needs buffer.bplru_padding = \
+                 false: padding rewrites pages whose placement identifier the buffer does \
+                 not hold"
                     .into(),
             ));
         }
@@ -274,6 +278,7 @@ impl Device {
                 page_bytes,
                 &nand,
                 ftl.rewrite_unit_pages(),
+                cfg.ftl.fdp.enabled,
             ))
         });
         nand.set_logging(time.needs_op_log());
@@ -919,6 +924,7 @@ impl Device {
                 } else {
                     match self.buffer.as_deref_mut() {
                         Some(b) => {
+                            b.set_placement(req.namespace, pid);
                             let partial = |lpn: u64| {
                                 (lpn == first && head_partial) || (lpn + 1 == last && tail_partial)
                             };

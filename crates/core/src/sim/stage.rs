@@ -58,6 +58,12 @@ pub(super) struct BufferStage {
     unit_pages: u32,
     /// The pages of one unit-wise write-back, ascending.
     set: Vec<Lpn>,
+    /// With FDP: page → the namespace and placement identifier of the host write it
+    /// holds ([`pack_placement`]), so that its write-back goes to that write's reclaim
+    /// unit handle, not to the handle of whichever request happens to evict it.
+    placements: Option<KeyMap>,
+    /// The namespace and placement identifier of the write being buffered.
+    placement: u32,
     /// `buffer.flush_ahead_pages`.
     flush_ahead: usize,
     /// When the victims of the last `flush_ahead` writes left DRAM, oldest first.
@@ -67,13 +73,15 @@ pub(super) struct BufferStage {
 
 impl BufferStage {
     /// The stage for `cfg` with the resolved `shape`, over a NAND with `page_bytes` pages,
-    /// in front of an FTL whose [`Ftl::rewrite_unit_pages`] is `unit_pages`.
+    /// in front of an FTL whose [`Ftl::rewrite_unit_pages`] is `unit_pages`; with
+    /// `placement_tags` (FDP) each buffered page keeps its write's placement identifier.
     pub(super) fn new(
         cfg: &BufferConfig,
         shape: BufferShape,
         page_bytes: u64,
         nand: &Nand,
         unit_pages: Option<u32>,
+        placement_tags: bool,
     ) -> Self {
         let policy = build_buffer(cfg, shape).expect("a shape means a policy");
         let batch = policy.single_victim();
@@ -94,6 +102,9 @@ impl BufferStage {
             free_ns: 0,
             unit_pages: unit_pages.filter(|&m| m > 1).unwrap_or(0),
             set: Vec::new(),
+            placements: placement_tags
+                .then(|| KeyMap::with_capacity(shape.capacity_pages as usize)),
+            placement: pack_placement(0, None),
             flush_ahead: cfg.flush_ahead_pages as usize,
             ahead_ns: std::collections::VecDeque::with_capacity(cfg.flush_ahead_pages as usize + 1),
             stats: BufferStats::default(),
@@ -115,6 +126,11 @@ impl BufferStage {
         }
     }
 
+    /// The namespace and FDP placement identifier of the host write that follows.
+    pub(super) fn set_placement(&mut self, namespace: u32, pid: Option<u16>) {
+        self.placement = pack_placement(namespace, pid);
+    }
+
     /// Takes the pages `first..last` of a host write. A page that misses and is only
     /// partly written (`partial`) first gets its untouched sectors from flash.
     pub(super) fn write(
@@ -128,7 +144,7 @@ impl BufferStage {
         // The common case (no write-sequence tracking, no page payloads) gets its own
         // copy of the loop without the per-page checks for either, or, for a policy that
         // evicts one page at a time, runs of pages in one call each.
-        if self.versions.is_none() && nand.data_mut().is_none() {
+        if self.versions.is_none() && nand.data_mut().is_none() && self.placements.is_none() {
             // Unit-wise write-backs go page by page: a victim's unit may hold pages of
             // this very write, and only those already taken may go along.
             if !self.batch || self.unit_pages != 0 {
@@ -237,6 +253,9 @@ impl BufferStage {
             if EXTRAS && let (Some(v), Some(m)) = (version, self.versions.as_mut()) {
                 m.insert(lpn as u32, v);
             }
+            if EXTRAS && let Some(p) = self.placements.as_mut() {
+                p.insert(lpn as u32, self.placement);
+            }
             // The next victim's map entry was asked for one page ago; the one after it
             // is asked for now.
             if let [Some(next), after] = self.policy.upcoming_victims() {
@@ -259,10 +278,13 @@ impl BufferStage {
 
     /// Drops `lpn` (a trim).
     pub(super) fn trim(&mut self, lpn: u64) {
-        if self.policy.remove(Lpn(lpn as u32))
-            && let Some(m) = self.versions.as_mut()
-        {
-            m.remove(lpn as u32);
+        if self.policy.remove(Lpn(lpn as u32)) {
+            if let Some(m) = self.versions.as_mut() {
+                m.remove(lpn as u32);
+            }
+            if let Some(p) = self.placements.as_mut() {
+                p.remove(lpn as u32);
+            }
         }
     }
 
@@ -309,6 +331,7 @@ impl BufferStage {
         if let [e] = self.out.pages[..]
             && !e.pad
             && self.versions.is_none()
+            && self.placements.is_none()
         {
             ftl.write_range(Lpn(e.lpn), 1, nand)?;
             self.stats.flushed_pages += 1;
@@ -337,6 +360,10 @@ impl BufferStage {
         if self.out.pages.is_empty() {
             return Ok(());
         }
+        debug_assert!(
+            self.placements.is_none(),
+            "FDP takes write-order placement only"
+        );
         let m = self.unit_pages;
         self.set.clear();
         self.set
@@ -382,11 +409,21 @@ impl BufferStage {
     #[inline(never)]
     fn write_back_runs(&mut self, ftl: &mut dyn Ftl, nand: &mut Nand) -> Result<(), FtlError> {
         let pages = &self.out.pages;
+        // With FDP, a padding page rewrites what flash holds under the handle of the
+        // dirty pages of its block (the first of them until one has been written).
+        let mut tag = self
+            .placements
+            .as_ref()
+            .and_then(|p| pages.iter().find(|e| !e.pad).and_then(|e| p.get(e.lpn)));
         let mut i = 0;
         while i < pages.len() {
             let e = pages[i];
             if e.pad {
                 i += 1;
+                if let Some(t) = tag {
+                    let (ns, pid) = unpack_placement(t);
+                    ftl.set_placement(ns, pid);
+                }
                 // Padding rewrites the data flash already holds; pages without data stay
                 // empty.
                 let Some(old) = ftl.lookup(Lpn(e.lpn), nand) else {
@@ -406,6 +443,21 @@ impl BufferStage {
                 while j < pages.len() && !pages[j].pad && pages[j].lpn == pages[j - 1].lpn + 1 {
                     j += 1;
                 }
+                if let Some(p) = self.placements.as_mut() {
+                    // The run ends where the next page came from another write's handle.
+                    let t = p
+                        .remove(e.lpn)
+                        .expect("every buffered page has a placement");
+                    let mut k = i + 1;
+                    while k < j && p.get(pages[k].lpn) == Some(t) {
+                        p.remove(pages[k].lpn);
+                        k += 1;
+                    }
+                    j = k;
+                    tag = Some(t);
+                    let (ns, pid) = unpack_placement(t);
+                    ftl.set_placement(ns, pid);
+                }
                 if let Some(m) = self.versions.as_mut() {
                     for e in &pages[i..j] {
                         let v = m.remove(e.lpn).expect("every buffered page has a version");
@@ -423,8 +475,26 @@ impl BufferStage {
             );
         }
         self.out.clear();
+        if self.placements.is_some() {
+            // Back to the write being buffered, for whatever the FTL writes next.
+            let (ns, pid) = unpack_placement(self.placement);
+            ftl.set_placement(ns, pid);
+        }
         Ok(())
     }
+}
+
+/// A namespace and an optional placement identifier in one map value: the namespace
+/// in the high 15 bits, the identifier + 1 (0 = none) in the low 17.
+fn pack_placement(namespace: u32, pid: Option<u16>) -> u32 {
+    debug_assert!(namespace < 1 << 15);
+    namespace << 17 | pid.map_or(0, |p| p as u32 + 1)
+}
+
+/// [`pack_placement`] undone.
+fn unpack_placement(v: u32) -> (u32, Option<u16>) {
+    let low = v & ((1 << 17) - 1);
+    (v >> 17, low.checked_sub(1).map(|p| p as u16))
 }
 
 /// A partly written page that missed the buffer: its untouched sectors come from flash
