@@ -52,7 +52,8 @@ pub(super) fn requests(full: i64, quick: bool) -> i64 {
 }
 
 /// The keys every placement experiment's drive shares: the default preset at
-/// `capacity`, no write buffer (FDP refuses one, docs/fdp.md) and no SLC cache (its
+/// `capacity`, no write buffer (the registry's setup; FDP refused a buffer when it was
+/// written, and without one the device WAF shows placement alone) and no SLC cache (its
 /// migrations would add media writes whatever the placement).
 pub(super) fn placement_drive(capacity: &str) -> Vec<(&'static str, toml::Value)> {
     vec![
