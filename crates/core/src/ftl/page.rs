@@ -16,9 +16,6 @@
 //! ```
 //! Everything is per plane (free pool, frontiers, GC), as in real controllers and MQSim,
 //! so a plane's GC can use copy-back and the timing model sees plane-local traffic.
-//! On a device too small for per-plane reserves, planes are pooled (feasible.rs); a
-//! pool spanning several dies keeps a host frontier on each of them when its reserve
-//! allows, so pooling costs no write parallelism (docs/ftls.md, "GC units").
 //!
 //! Mapping memory: `logical_pages × 4 B` (the L2P array). The reverse map lives in the
 //! pages' OOB area on flash, as in a real device, and costs no RAM there.
@@ -76,7 +73,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         what: "Flexible Data Placement",
     }],
     validate: validate_fdp,
-    need: |cfg, geo, logical_pages| feasible::page_best(cfg, geo, logical_pages).0,
+    need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, false),
     // The L2P array.
     memory_bytes: |_, _, logical_pages| logical_pages * spec::ENTRY_BYTES,
     counters: &[
@@ -197,8 +194,7 @@ impl<V: VictimPolicy> PageFtl<V> {
                 plan.gc_low,
                 plan.gc_high,
                 params,
-            )
-            .with_lanes(plan.lanes),
+            ),
             layout: Layout::new(
                 geo,
                 super::unit_pages(cfg, geo, logical_pages)?,
@@ -221,10 +217,8 @@ impl<V: VictimPolicy> PageFtl<V> {
             // Invalidate first so GC below never copies data that is being replaced.
             self.bm.invalidate(Ppn(old - 1), nand);
         }
-        let plane = self.layout.plane_for(lpn.0);
-        let unit = self.bm.unit_of_plane(plane);
-        let lane = self.bm.lane_of_plane(plane);
-        let ppn = self.bm.next_host_page(unit, lane, nand)?;
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
         if self.bm.needs_gc(unit) {
@@ -599,7 +593,8 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     fn reserved_blocks(&self) -> u64 {
         let frontiers = match self.fdp {
             Some(_) => PageFdp::max_frontiers(&self.cfg),
-            None => self.bm.lanes as u64 + self.cfg.hot_cold as u64,
+            None if self.cfg.hot_cold => 2,
+            None => 1,
         };
         self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
     }
