@@ -99,12 +99,12 @@ fn error_messages_say_what_was_expected() {
             TraceFormat::Ascii,
             "1 2 3 4",
             "5 space-separated fields: time_ns dev lba_sectors size_sectors \
-             op(0|1|ZA|ZR|ZF|ZO|ZC), and an optional 6th: placement (the line has 4 fields)",
+             op(0|1|ZA|ZR|ZF|ZO|ZC|ZQ0-ZQ7), and an optional 6th: placement (the line has 4 fields)",
         ),
         (
             TraceFormat::Ascii,
             "1 2 3 4 ZX",
-            "(field 5, op, must be 1 (read), 0 (write) or a zone operation ZA, ZR, ZF, ZO, ZC)",
+            "(field 5, op, must be 1 (read), 0 (write) or a zone operation ZA, ZR, ZF, ZO, ZC, ZQ0-ZQ7)",
         ),
         (
             TraceFormat::Ascii,

@@ -29,7 +29,7 @@ pub(crate) const SPEC: FormatSpec = FormatSpec {
 };
 
 /// The line layout, quoted in errors.
-pub(crate) const LAYOUT: &str = "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1|ZA|ZR|ZF|ZO|ZC), and an optional 6th: placement";
+pub(crate) const LAYOUT: &str = "5 space-separated fields: time_ns dev lba_sectors size_sectors op(0|1|ZA|ZR|ZF|ZO|ZC|ZQ0-ZQ7), and an optional 6th: placement";
 
 /// Parser for [`super::TraceFormat::Ascii`].
 #[derive(Clone, Copy, Debug, Default)]
