@@ -129,6 +129,12 @@ fn block_owners(handles: Vec<Isolation>, seed: u64) -> Vec<Vec<u32>> {
         command(ftl.as_mut(), &mut nand, Some(h as u16), &lpns);
     }
     ftl.check_invariants(&nand);
+    owners_by_block(&nand)
+}
+
+/// Every block's written pages: the set of handles ([`owner`]) whose data it holds.
+fn owners_by_block(nand: &Nand) -> Vec<Vec<u32>> {
+    let geo = *nand.geometry();
     let np = geo.pages_per_block;
     (0..geo.blocks())
         .map(|b| {
@@ -550,18 +556,7 @@ fn buffered_block_owners(buffer: &str, seed: u64) -> Vec<Vec<u32>> {
     }
     dev.submit(&IoRequest::new(OpKind::Flush, 0, 0), 0).unwrap();
     dev.ftl.check_invariants(&dev.nand);
-    let geo = *dev.nand.geometry();
-    let np = geo.pages_per_block;
-    (0..geo.blocks())
-        .map(|b| {
-            let mut owners: Vec<u32> = (0..dev.nand.write_ptr(BlockId(b)))
-                .map(|p| owner(dev.nand.oob(Ppn(b * np + p)).lpn.0))
-                .collect();
-            owners.sort();
-            owners.dedup();
-            owners
-        })
-        .collect()
+    owners_by_block(&dev.nand)
 }
 
 #[test]
