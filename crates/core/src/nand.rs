@@ -219,6 +219,11 @@ pub struct Nand {
     /// Write sequence per page; empty when not tracked (saves 4 B per page on huge arrays).
     oob_seq: Vec<u32>,
     valid: Vec<u64>,
+    /// Valid pages per plane, and in all: how full each plane is, which a controller's
+    /// dynamic allocation reads to steer writes away from a plane short of reclaimable
+    /// space (ftl/layout.rs).
+    plane_valid: Vec<u32>,
+    valid_total: u64,
     /// One bit per page, only when out-of-order programming is allowed.
     programmed: Vec<u64>,
     blocks: Vec<BlockState>,
@@ -267,6 +272,8 @@ impl Nand {
                 Vec::new()
             },
             valid: zeroed_vec(pages.div_ceil(64)),
+            plane_valid: vec![0; geo.planes() as usize],
+            valid_total: 0,
             programmed: if in_order {
                 Vec::new()
             } else {
@@ -297,6 +304,8 @@ impl Nand {
             oob_lpn,
             oob_seq,
             valid,
+            plane_valid,
+            valid_total,
             programmed,
             blocks,
             in_order,
@@ -319,6 +328,8 @@ impl Nand {
             oob_lpn: oob_lpn.clone(),
             oob_seq: oob_seq.clone(),
             valid: valid.clone(),
+            plane_valid: plane_valid.clone(),
+            valid_total: *valid_total,
             programmed: programmed.clone(),
             blocks: blocks.clone(),
             in_order: *in_order,
@@ -426,6 +437,7 @@ impl Nand {
             self.valid[i >> 6] |= bit;
             let bi = self.block_index(ppn);
             self.blocks[bi].valid += 1;
+            self.count_valid(bi, 1);
         }
     }
 
@@ -599,6 +611,38 @@ impl Nand {
         self.log_op(OpKind::Read, cause, ppn);
     }
 
+    /// Adds `delta` valid pages to block `bi`'s plane and the total (the block's own
+    /// count is the caller's).
+    #[inline(always)]
+    fn count_valid(&mut self, bi: usize, delta: i32) {
+        let plane = bi / self.geo.blocks_per_plane as usize;
+        self.plane_valid[plane] = self.plane_valid[plane].wrapping_add_signed(delta);
+        self.valid_total = self.valid_total.wrapping_add_signed(delta as i64);
+    }
+
+    /// Moves `n` valid pages' share from block `from`'s plane to block `to`'s.
+    #[inline(always)]
+    fn move_valid(&mut self, from: usize, to: usize, n: u32) {
+        let bpp = self.geo.blocks_per_plane as usize;
+        let (pf, pt) = (from / bpp, to / bpp);
+        if pf != pt {
+            self.plane_valid[pf] -= n;
+            self.plane_valid[pt] += n;
+        }
+    }
+
+    /// Valid pages on `plane`.
+    #[inline]
+    pub fn plane_valid(&self, plane: u32) -> u32 {
+        self.plane_valid[plane as usize]
+    }
+
+    /// Valid pages on the whole array.
+    #[inline]
+    pub fn valid_total(&self) -> u64 {
+        self.valid_total
+    }
+
     /// Block index of `ppn` (shift when possible).
     #[inline(always)]
     fn block_index(&self, ppn: Ppn) -> usize {
@@ -635,6 +679,7 @@ impl Nand {
         }
         st.write_ptr += 1;
         st.valid += 1;
+        self.count_valid(bi, 1);
         if store_all {
             self.store_tags(bi);
         }
@@ -771,6 +816,7 @@ impl Nand {
         st.write_ptr += n as u32;
         st.valid += n as u32;
         self.blocks[sb].valid -= n as u32;
+        self.move_valid(sb, db, n as u32);
         let c = cause as usize;
         self.counters.reads[c] += n as u64;
         self.counters.programs[c] += n as u64;
@@ -854,6 +900,7 @@ impl Nand {
         self.valid[i >> 6] &= !bit;
         let bi = self.block_index(ppn);
         self.blocks[bi].valid -= 1;
+        self.count_valid(bi, -1);
     }
 
     /// Marks programmed page `ppn` valid again. Validity is the flash user's view, kept
@@ -871,6 +918,7 @@ impl Nand {
             self.valid[i >> 6] |= bit;
             let bi = self.block_index(ppn);
             self.blocks[bi].valid += 1;
+            self.count_valid(bi, 1);
         }
     }
 
@@ -1078,6 +1126,7 @@ impl Nand {
         let st = &mut self.blocks[db];
         st.valid += moved;
         st.write_ptr += moved;
+        self.move_valid(sb, db, moved);
         let c = cause as usize;
         let n = moved as u64;
         self.counters.reads[c] += n;
@@ -1147,6 +1196,14 @@ impl Nand {
                 "block {b}: write pointer"
             );
         }
+        let bpp = self.geo.blocks_per_plane as usize;
+        for (plane, &n) in self.plane_valid.iter().enumerate() {
+            let blocks = &self.blocks[plane * bpp..(plane + 1) * bpp];
+            let sum: u64 = blocks.iter().map(|st| st.valid as u64).sum();
+            assert_eq!(n as u64, sum, "plane {plane}: valid count");
+        }
+        let sum: u64 = self.blocks.iter().map(|st| st.valid as u64).sum();
+        assert_eq!(self.valid_total, sum, "valid pages in all");
     }
 }
 

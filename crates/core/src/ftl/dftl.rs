@@ -513,13 +513,25 @@ impl<V: VictimPolicy> Dftl<V> {
                 plan.gc_high,
                 params,
             ),
-            trans_layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
+            trans_layout: Layout::new(
+                geo,
+                1,
+                Placement::WriteOrder,
+                ChannelPlacement::Striped,
+                plan.unit_planes,
+            ),
             low_units: Vec::new(),
             collecting: None,
             nested_gc: false,
             tscratch: Vec::with_capacity(geo.pages_per_block as usize),
             // Data pages stripe over planes in write order, the page FTL's default.
-            layout: Layout::new(geo, 1, Placement::WriteOrder, ChannelPlacement::Striped),
+            layout: Layout::new(
+                geo,
+                1,
+                Placement::WriteOrder,
+                ChannelPlacement::Striped,
+                plan.unit_planes,
+            ),
             moved: Vec::with_capacity(geo.pages_per_block as usize),
             lookups: 0,
             probes: 0,
@@ -760,7 +772,7 @@ impl<V: VictimPolicy> Dftl<V> {
     /// foreground, as firmware does when a metadata write finds no room. That collection is never the unit already being
     /// collected (its victim's moved pages are pending) and never nests further.
     fn trans_unit(&mut self, nand: &mut Nand) -> Result<u32, FtlError> {
-        let mut unit = self.bm.unit_of_plane(self.trans_layout.plane_for(0));
+        let mut unit = self.bm.unit_of_plane(self.trans_layout.plane_for(0, nand));
         if self.bm.units[unit as usize].frontier[Stream::Map as usize].is_some() {
             return Ok(unit);
         }
@@ -1051,7 +1063,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
         if old != NIL {
             self.bm.invalidate(Ppn(old), nand);
         }
-        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0, nand));
         let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         if n != NIL {

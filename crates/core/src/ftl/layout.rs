@@ -24,8 +24,38 @@
 //! on the order of writes only. (Inside a plane the page takes the next free slot of the
 //! plane's open block: the slot within a plane changes no timing, so the model does not
 //! pin it.)
+//!
+//! Write-order striping is dynamic allocation, and a controller that allocates
+//! dynamically does not keep writing to a die that is short of reclaimable space: it
+//! sends the page to the next die. A fixed rotation alone would: two streams that
+//! alternate page by page (two tenants under round-robin arbitration) would land on
+//! disjoint halves of the planes for ever, one half filling with the random tenant's
+//! live data while the other holds mostly stale pages, and since GC reclaims each plane
+//! (GC unit) on its own, the full half would copy almost whole blocks on every
+//! collection — a state no drive reaches. So the rotation passes over a GC unit whose
+//! reclaimable space fell to under half of the average unit's ([`Balance`]):
+//!
+//! ```text
+//! next plane (write-order, striped):
+//!     mean  = valid pages / units            spare = pages per unit − mean
+//!     limit = mean + max(pages_per_block, spare / 2)
+//!     repeat over the stripe from the cursor:
+//!         p = stripe[cursor]; cursor += 1
+//!         if valid(unit of p) ≤ limit: return p
+//! ```
+//!
+//! The tolerance is chosen so that the guard never acts on uniform traffic and always
+//! acts on traffic in step with the rotation. Under uniform traffic a unit's valid count
+//! drifts around the mean by about √(mean / 2) pages (each rotation adds one page to every
+//! unit and takes pages from units in proportion to what they hold), a few hundred pages
+//! on a unit of 10⁵; in step, one unit gains a fixed share of the data, a distance that
+//! grows with the mean itself. Half of the spare space lies between: at 7 % spare a unit
+//! of 10⁵ valid pages may drift 3,500 pages, and a unit that far over has half the
+//! reclaimable space of its peers, so its victims hold about twice the valid pages.
+//! At least one erase block, the unit a collection frees. One-channel runs keep their
+//! fixed order (a management block's pages belong to its channel).
 
-use crate::nand::Geometry;
+use crate::nand::{Geometry, Nand};
 use serde::{Deserialize, Serialize};
 
 /// Where pages go inside a management block.
@@ -95,15 +125,83 @@ pub struct Layout {
     cursor: u32,
     channel: u32,
     run_pages: u32,
+    /// The guard of write-order striping against units short of reclaimable space.
+    balance: Balance,
+}
+
+/// Dynamic allocation's guard (see the module notes): whether a GC unit of
+/// `unit_planes` planes holds more valid pages than the mean of the units it is compared
+/// with plus half their mean spare space (at least one erase block).
+#[derive(Clone, Copy, Debug)]
+pub struct Balance {
+    unit_planes: u32,
+}
+
+impl Balance {
+    /// The guard for GC units of `unit_planes` consecutive planes.
+    pub fn new(unit_planes: u32) -> Balance {
+        Balance {
+            unit_planes: unit_planes.max(1),
+        }
+    }
+
+    /// Valid pages in the unit holding `plane`.
+    #[inline]
+    fn unit_valid(&self, plane: u32, nand: &Nand) -> u64 {
+        let k = self.unit_planes;
+        if k == 1 {
+            return nand.plane_valid(plane) as u64;
+        }
+        let first = plane / k * k;
+        (first..first + k).map(|p| nand.plane_valid(p) as u64).sum()
+    }
+
+    /// The most valid pages a unit may hold and still take host pages, against `units`
+    /// units that together hold `valid` valid pages.
+    #[inline]
+    pub fn limit(&self, geo: &Geometry, valid: u64, units: u64) -> u64 {
+        let block = geo.pages_per_block as u64;
+        let unit_pages = geo.blocks_per_plane as u64 * block * self.unit_planes as u64;
+        let mean = valid / units;
+        mean + block.max(unit_pages.saturating_sub(mean) / 2)
+    }
+
+    /// The first plane of `order` from `*cursor` on (round robin, advancing the cursor
+    /// past every plane passed over) whose unit is not over the limit against the units
+    /// of `order`, which hold `valid` valid pages; the cursor's plane when every unit is.
+    #[inline]
+    pub fn next(&self, order: &[u32], cursor: &mut u32, nand: &Nand, valid: u64) -> u32 {
+        let units = (order.len() as u32 / self.unit_planes).max(1) as u64;
+        let limit = self.limit(nand.geometry(), valid, units);
+        let first = order[*cursor as usize];
+        for _ in 0..order.len() {
+            let p = order[*cursor as usize];
+            *cursor += 1;
+            if *cursor as usize == order.len() {
+                *cursor = 0;
+            }
+            if self.unit_valid(p, nand) <= limit {
+                return p;
+            }
+        }
+        first
+    }
+
+    /// Valid pages on the planes of `order`.
+    pub fn valid_on(order: &[u32], nand: &Nand) -> u64 {
+        order.iter().map(|&p| nand.plane_valid(p) as u64).sum()
+    }
 }
 
 impl Layout {
-    /// A layout over `geo` with management blocks of `unit_pages` pages.
+    /// A layout over `geo` with management blocks of `unit_pages` pages, whose GC pools
+    /// are `gc_unit_planes` consecutive planes.
     pub fn new(
         geo: &Geometry,
         unit_pages: u32,
         placement: Placement,
         channel_placement: ChannelPlacement,
+        gc_unit_planes: u32,
     ) -> Layout {
         let stripe = channel_first_order(geo);
         let by_channel = by_channel_order(geo);
@@ -118,6 +216,7 @@ impl Layout {
             cursor: 0,
             channel: 0,
             run_pages: 0,
+            balance: Balance::new(gc_unit_planes),
         }
     }
 
@@ -131,17 +230,13 @@ impl Layout {
         self.placement == Placement::ByAddress && self.unit_pages > 1
     }
 
-    /// The plane the next host write of `lpn` goes to.
+    /// The plane the next host write of `lpn` goes to on `nand`.
     #[inline]
-    pub fn plane_for(&mut self, lpn: u32) -> u32 {
+    pub fn plane_for(&mut self, lpn: u32, nand: &Nand) -> u32 {
         match (self.placement, self.channel_placement) {
             (Placement::WriteOrder, ChannelPlacement::Striped) => {
-                let p = self.stripe[self.cursor as usize];
-                self.cursor += 1;
-                if self.cursor as usize == self.stripe.len() {
-                    self.cursor = 0;
-                }
-                p
+                self.balance
+                    .next(&self.stripe, &mut self.cursor, nand, nand.valid_total())
             }
             (Placement::WriteOrder, ChannelPlacement::OneChannel) => {
                 let k = self.run_pages % self.per_channel;
@@ -153,10 +248,18 @@ impl Layout {
                 }
                 p
             }
-            (Placement::ByAddress, ChannelPlacement::Striped) => {
+            (Placement::ByAddress, _) => self.address_plane(lpn),
+        }
+    }
+
+    /// The plane of `lpn` under by-address placement (whatever this layout's placement):
+    /// a pure function of the address.
+    pub fn address_plane(&self, lpn: u32) -> u32 {
+        match self.channel_placement {
+            ChannelPlacement::Striped => {
                 self.stripe[(lpn as u64 % self.stripe.len() as u64) as usize]
             }
-            (Placement::ByAddress, ChannelPlacement::OneChannel) => {
+            ChannelPlacement::OneChannel => {
                 let unit = lpn / self.unit_pages;
                 let offset = lpn % self.unit_pages;
                 let ch = unit % self.channels;
@@ -253,31 +356,39 @@ mod tests {
     #[test]
     fn by_address_placement_is_a_function_of_the_address() {
         let g = geo();
-        let mut a = Layout::new(&g, 4, Placement::ByAddress, ChannelPlacement::Striped);
-        let first: Vec<u32> = (0..16).map(|l| a.plane_for(l)).collect();
-        let again: Vec<u32> = (0..16).rev().map(|l| a.plane_for(l)).collect();
+        let nand = Nand::new(g, 1000, false, true);
+        let mut a = Layout::new(&g, 4, Placement::ByAddress, ChannelPlacement::Striped, 1);
+        let first: Vec<u32> = (0..16).map(|l| a.plane_for(l, &nand)).collect();
+        let again: Vec<u32> = (0..16).rev().map(|l| a.plane_for(l, &nand)).collect();
         assert_eq!(first, again.into_iter().rev().collect::<Vec<_>>());
         // Striped: pages 0..3 on channels 0..3 (plane = (ch*2+chip)), chip 0.
         assert_eq!(&first[..4], &[0, 2, 4, 6]);
         // One channel: all four pages of block 0 on channel 0 (planes 0, 1), block 1 on
         // channel 1 (planes 2, 3).
-        let mut o = Layout::new(&g, 4, Placement::ByAddress, ChannelPlacement::OneChannel);
-        let planes: Vec<u32> = (0..8).map(|l| o.plane_for(l)).collect();
+        let mut o = Layout::new(&g, 4, Placement::ByAddress, ChannelPlacement::OneChannel, 1);
+        let planes: Vec<u32> = (0..8).map(|l| o.plane_for(l, &nand)).collect();
         assert_eq!(planes, vec![0, 1, 0, 1, 2, 3, 2, 3]);
     }
 
     #[test]
     fn write_order_one_channel_fills_a_block_per_channel() {
         let g = geo();
-        let mut w = Layout::new(&g, 3, Placement::WriteOrder, ChannelPlacement::OneChannel);
+        let nand = Nand::new(g, 1000, false, true);
+        let mut w = Layout::new(
+            &g,
+            3,
+            Placement::WriteOrder,
+            ChannelPlacement::OneChannel,
+            1,
+        );
         // Addresses do not matter, only the order: 3 pages on channel 0, 3 on channel 1 …
         let planes: Vec<u32> = [9, 1, 5, 7, 7, 7, 2]
             .iter()
-            .map(|&l| w.plane_for(l))
+            .map(|&l| w.plane_for(l, &nand))
             .collect();
         assert_eq!(planes, vec![0, 1, 0, 2, 3, 2, 4]);
-        let mut s = Layout::new(&g, 3, Placement::WriteOrder, ChannelPlacement::Striped);
-        let planes: Vec<u32> = (0..5).map(|_| s.plane_for(0)).collect();
+        let mut s = Layout::new(&g, 3, Placement::WriteOrder, ChannelPlacement::Striped, 1);
+        let planes: Vec<u32> = (0..5).map(|_| s.plane_for(0, &nand)).collect();
         assert_eq!(planes, vec![0, 2, 4, 6, 1]);
     }
 }

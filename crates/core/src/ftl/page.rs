@@ -200,6 +200,7 @@ impl<V: VictimPolicy> PageFtl<V> {
                 super::unit_pages(cfg, geo, logical_pages)?,
                 cfg.placement,
                 cfg.channel_placement,
+                plan.unit_planes,
             ),
             wl_relocations: 0,
             rmw_pages: 0,
@@ -217,7 +218,7 @@ impl<V: VictimPolicy> PageFtl<V> {
             // Invalidate first so GC below never copies data that is being replaced.
             self.bm.invalidate(Ppn(old - 1), nand);
         }
-        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0, nand));
         let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
@@ -235,7 +236,7 @@ impl<V: VictimPolicy> PageFtl<V> {
             self.bm.invalidate(Ppn(old - 1), nand);
         }
         let f = self.fdp.as_deref_mut().expect("FDP is on");
-        let unit = self.bm.unit_of_plane(f.next_plane());
+        let unit = self.bm.unit_of_plane(f.next_plane(nand));
         let ppn = f.host_page(&mut self.bm, unit, lpn, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
@@ -281,7 +282,7 @@ impl<V: VictimPolicy> PageFtl<V> {
     /// management block's read-modify-write).
     fn rewrite(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = Ppn(self.l2p[lpn.0 as usize] - 1);
-        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0));
+        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0, nand));
         let dst = self.bm.next_page(unit, Stream::Host, nand)?;
         nand.copy(old, dst, Cause::Rmw);
         self.bm.invalidate(old, nand);

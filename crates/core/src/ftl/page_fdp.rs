@@ -27,7 +27,7 @@
 
 use super::blocks::{Blocks, Frontier, Stream};
 use super::gc::VictimPolicy;
-use super::layout::channel_first_order;
+use super::layout::{Balance, channel_first_order};
 use super::{FtlConfig, FtlError};
 use crate::fdp::{Fdp, GcStream, MIXED_HANDLES};
 use crate::nand::{BlockId, Geometry, Lpn, Nand, Ppn};
@@ -57,6 +57,8 @@ pub(super) struct PageFdp {
     /// Where the victim being moved goes: its slot and the tag of blocks opened there.
     gc_slot: usize,
     gc_tag: u16,
+    /// The rotation's guard against GC units short of reclaimable space.
+    balance: Balance,
     page_bytes: u64,
     block_bytes: u64,
 }
@@ -137,6 +139,7 @@ impl PageFdp {
             rg: 0,
             gc_slot: handles,
             gc_tag: MIXED_HANDLES,
+            balance: Balance::new(unit_planes),
             page_bytes,
             block_bytes,
         })
@@ -150,17 +153,20 @@ impl PageFdp {
         self.rg = rg;
     }
 
-    /// The plane of the current handle's next host page.
+    /// The plane of the current handle's next host page: the handle's rotation over its
+    /// reclaim group's planes, passing over a GC unit short of reclaimable space as the
+    /// page FTL's striping does (layout.rs, [`Balance`]).
     #[inline]
-    pub(super) fn next_plane(&mut self) -> u32 {
+    pub(super) fn next_plane(&mut self, nand: &Nand) -> u32 {
         let planes = &self.group_planes[self.rg as usize];
         let c = &mut self.cursor[self.handle as usize * self.group_planes.len() + self.rg as usize];
-        let p = planes[*c as usize];
-        *c += 1;
-        if *c as usize == planes.len() {
-            *c = 0;
-        }
-        p
+        // One group holds the whole array's data; several compare their own planes.
+        let valid = if self.group_planes.len() == 1 {
+            nand.valid_total()
+        } else {
+            Balance::valid_on(planes, nand)
+        };
+        self.balance.next(planes, c, nand, valid)
     }
 
     /// The page the current handle's host write of `lpn` goes to in `unit`; the

@@ -263,11 +263,11 @@ fn measured(report: &serde_json::Value) -> Measured {
 /// plane are counted with the layout's own plane function over one management block.
 fn blocks_per_erase_block(geo: &Geometry, s_kib: u64, channels: ChannelPlacement) -> f64 {
     let unit = ((s_kib * KIB) / geo.page_size_bytes as u64).max(1) as u32;
-    let mut layout = Layout::new(geo, unit, Placement::ByAddress, channels);
+    let layout = Layout::new(geo, unit, Placement::ByAddress, channels, 1);
     let mut per_plane: BTreeMap<u32, u32> = BTreeMap::new();
     // Management block 1 (block 0 would do; 1 shows the function of the address).
     for lpn in unit..2 * unit {
-        *per_plane.entry(layout.plane_for(lpn)).or_default() += 1;
+        *per_plane.entry(layout.address_plane(lpn)).or_default() += 1;
     }
     let most = per_plane.values().copied().max().unwrap_or(1);
     (geo.pages_per_block as f64 / most as f64).max(1.0)
