@@ -356,6 +356,17 @@ impl Variant {
         }
     }
 
+    /// CFTL with one fine table of all MFS slots (C14's comparison).
+    pub(super) fn one_level(mfs: u32, hits: u32, period: u32) -> Variant {
+        Variant::Cftl {
+            mfs,
+            hits,
+            period,
+            lru: false,
+            one_level: true,
+        }
+    }
+
     /// The FTL's config keys (as `--set` takes them).
     fn keys(self) -> Vec<(&'static str, toml::Value)> {
         match self {
@@ -716,13 +727,7 @@ fn variants(quick: bool) -> Vec<Variant> {
             });
             for period in ends(&PERIODS, quick) {
                 v.push(Variant::cftl(mfs, hits, period));
-                v.push(Variant::Cftl {
-                    mfs,
-                    hits,
-                    period,
-                    lru: false,
-                    one_level: true,
-                });
+                v.push(Variant::one_level(mfs, hits, period));
             }
         }
     }
@@ -788,13 +793,7 @@ fn variants_at(at: Setting) -> (Variant, Variant, Variant, Variant, Variant) {
         mfs, hits, period, ..
     } = at;
     let c = Variant::cftl(mfs, hits, period);
-    let one = Variant::Cftl {
-        mfs,
-        hits,
-        period,
-        lru: false,
-        one_level: true,
-    };
+    let one = Variant::one_level(mfs, hits, period);
     let lru = Variant::Cftl {
         mfs,
         hits,
@@ -1353,13 +1352,7 @@ fn full_tables(
             for hits in ends(&THRESHOLDS, q) {
                 for period in ends(&PERIODS, q) {
                     let two = Variant::cftl(mfs, hits, period);
-                    let one = Variant::Cftl {
-                        mfs,
-                        hits,
-                        period,
-                        lru: false,
-                        one_level: true,
-                    };
+                    let one = Variant::one_level(mfs, hits, period);
                     let waits = |v: Variant| seeds(|s| runs[&(k, s, v)].all.waiting).mean();
                     let (w2, w1) = (waits(two), waits(one));
                     let r = seeds(|s| {

@@ -575,6 +575,7 @@ fn n2_miss(gains: &[Seeds]) -> Option<&'static str> {
 fn n12_isolation(all: &[(At, Vec<Cell>)]) -> (Vec<(String, String)>, String) {
     let mut rows = Vec::new();
     let mut said = Vec::new();
+    let mut most = 0;
     for line in N12_LINES_PERCENT {
         let (mut holds, mut unresolved) = (0, 0);
         for (_, cs) in all {
@@ -599,12 +600,19 @@ fn n12_isolation(all: &[(At, Vec<Cell>)]) -> (Vec<(String, String)>, String) {
             ),
         ));
         said.push(format!("{line} %: {holds}"));
+        most = most.max(holds);
     }
     let text = format!(
-        "with the line drawn elsewhere the row holds at (line: points of {}) {} \
+        "the points holding with the low-hit line drawn at each of {} % (of {}): {}{} \
          (isolation.csv)",
+        N12_LINES_PERCENT.map(|l| l.to_string()).join(", "),
         all.len(),
-        said.join(", ")
+        said.join(", "),
+        if most == 0 {
+            ", so where the line is drawn does not decide the row"
+        } else {
+            ""
+        }
     );
     (rows, text)
 }
@@ -859,13 +867,19 @@ mod tests {
         );
         assert!(rows[4].1.contains("(1 unresolved)"), "{}", rows[4].1);
         assert!(
-            text.ends_with("2.5 %: 0, 5 %: 0, 10 %: 0, 20 %: 0, 30 %: 0 (isolation.csv)"),
+            text.ends_with(
+                "2.5 %: 0, 5 %: 0, 10 %: 0, 20 %: 0, 30 %: 0, so where the line is drawn does \
+                 not decide the row (isolation.csv)"
+            ),
             "{text}"
         );
         // Gains falling with the hit ratio hold at the lines that split them.
         let falling = vec![cell(32, 32, &[1.0], &[1.5]), cell(64, 32, &[25.0], &[27.0])];
         let (_, text) = n12_isolation(&[(at, falling)]);
-        assert!(text.contains("10 %: 1, 20 %: 1, 30 %: 0"), "{text}");
+        assert!(
+            text.contains("10 %: 1, 20 %: 1, 30 %: 0 (isolation.csv)"),
+            "{text}"
+        );
     }
 
     #[test]
