@@ -517,7 +517,26 @@ fn a12_cause(r: RowResult, counts: &[(f64, f64, f64)]) -> RowResult {
         Some(c) => format!("{c}; {extra}"),
         None => extra,
     };
-    r.with_cause(cause)
+    // The isolating table: at every point, the counts the formula prices beside the
+    // ratio judged (the points and the counts were pushed together, in grid order).
+    let iso = r
+        .points
+        .iter()
+        .zip(counts)
+        .map(|(p, (y, f, w))| {
+            (
+                p.params_text(),
+                format!(
+                    "page reads in the sequential read: YAFFS2 {y:.0}, the fastest FTL {f:.0} \
+                     (YAFFS2/FTL {:.4}); programs + erases in it {w:.0}; {}",
+                    y / f.max(1.0),
+                    p.measured
+                ),
+            )
+        })
+        .collect();
+    r.with_cause(format!("{cause} (isolation.csv)"))
+        .with_isolation(iso)
 }
 
 trait ParamsText {
@@ -1138,5 +1157,37 @@ mod tests {
                 .to_string()
                 .contains("iozone_random")
         );
+    }
+
+    /// A12's isolation, hand-made: two failing points where YAFFS2 and the fastest FTL
+    /// each read 25,600 pages and nothing is written; one row per point with its
+    /// parameters, the counts and the judged ratio, and the cause cites the table.
+    #[test]
+    fn a12_isolation_lists_the_priced_counts_at_every_point() {
+        let pt = |x: &str| {
+            Point::new(
+                vec![("page".into(), x.into())],
+                "YAFFS2/fastest FTL 1.0000",
+                Verdict::Fails,
+            )
+        };
+        let r = RowResult::evaluated("A12", vec![pt("2KiB"), pt("4KiB")]);
+        let counts = [(25_600.0, 25_600.0, 0.0), (12_800.0, 12_800.0, 0.0)];
+        let r = a12_cause(r, &counts);
+        assert_eq!(r.isolation.len(), 2);
+        assert_eq!(
+            r.isolation[0].0,
+            Point::new(vec![("page".into(), "2KiB".into())], "", Verdict::Holds).params_text()
+        );
+        assert_eq!(
+            r.isolation[1].1,
+            "page reads in the sequential read: YAFFS2 12800, the fastest FTL 12800 \
+             (YAFFS2/FTL 1.0000); programs + erases in it 0; YAFFS2/fastest FTL 1.0000"
+        );
+        let cause = r.cause.as_deref().unwrap();
+        assert!(cause.contains("range 1.0000–1.0000"), "{cause}");
+        assert!(cause.ends_with("(isolation.csv)"), "{cause}");
+        let robust = RowResult::evaluated("A12", vec![Point::new(vec![], "", Verdict::Holds)]);
+        assert!(a12_cause(robust, &counts).isolation.is_empty());
     }
 }

@@ -356,6 +356,17 @@ impl Variant {
         }
     }
 
+    /// CFTL with one fine table of all MFS slots (C14's comparison).
+    pub(super) fn one_level(mfs: u32, hits: u32, period: u32) -> Variant {
+        Variant::Cftl {
+            mfs,
+            hits,
+            period,
+            lru: false,
+            one_level: true,
+        }
+    }
+
     /// The FTL's config keys (as `--set` takes them).
     fn keys(self) -> Vec<(&'static str, toml::Value)> {
         match self {
@@ -716,13 +727,7 @@ fn variants(quick: bool) -> Vec<Variant> {
             });
             for period in ends(&PERIODS, quick) {
                 v.push(Variant::cftl(mfs, hits, period));
-                v.push(Variant::Cftl {
-                    mfs,
-                    hits,
-                    period,
-                    lru: false,
-                    one_level: true,
-                });
+                v.push(Variant::one_level(mfs, hits, period));
             }
         }
     }
@@ -788,13 +793,7 @@ fn variants_at(at: Setting) -> (Variant, Variant, Variant, Variant, Variant) {
         mfs, hits, period, ..
     } = at;
     let c = Variant::cftl(mfs, hits, period);
-    let one = Variant::Cftl {
-        mfs,
-        hits,
-        period,
-        lru: false,
-        one_level: true,
-    };
+    let one = Variant::one_level(mfs, hits, period);
     let lru = Variant::Cftl {
         mfs,
         hits,
@@ -1046,7 +1045,10 @@ impl Evaluator for ExpC2 {
                         iso.cause.clone()
                     }
                     "C3" | "C4" | "C10" | "C11" | "C16" => iso.follows.clone(),
-                    "C14" => waits.clone(),
+                    "C14" => {
+                        r.isolation = waits.1.clone();
+                        waits.0.clone()
+                    }
                     "C12" => {
                         let (rows, text) = c12_isolation(q, &keys, &runs);
                         r.isolation = rows;
@@ -1330,35 +1332,77 @@ fn page_cache_isolation(
     })
 }
 
-/// C14's cause: a second fine level can only change which clusters stay cached once a
-/// promotion finds a fine table full; counts the grid's CFTL settings where that ever
-/// happens.
+/// C14's cause and isolation: a second fine level can only change which clusters stay
+/// cached once a promotion finds a fine table full. For every CFTL setting of the grid
+/// (the two lookup costs do not change the counts), from the registered replays: the
+/// promotions that waited in the two-level and the one-level tables and the ratio of
+/// their coarse lookups. Returns the cause and the rows of `isolation.csv`.
 fn full_tables(
     q: bool,
     keys: &[((Fs, u32), Fs, u64, u32)],
     runs: &HashMap<((Fs, u32), u64, Variant), Replay>,
-) -> String {
+) -> (String, Vec<(String, String)>) {
+    let mut rows = Vec::new();
+    // Coarse-lookup ratios (min, max) where no promotion waited and where some did.
+    let mut none = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut some = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut never, mut total) = (0, 0);
-    for &(k, _, _, _) in keys {
+    for &(k, fs, _, copies) in keys {
         for mfs in ends(&MFS, q) {
             for hits in ends(&THRESHOLDS, q) {
                 for period in ends(&PERIODS, q) {
-                    let v = Variant::cftl(mfs, hits, period);
+                    let two = Variant::cftl(mfs, hits, period);
+                    let one = Variant::one_level(mfs, hits, period);
+                    let waits = |v: Variant| seeds(|s| runs[&(k, s, v)].all.waiting).mean();
+                    let (w2, w1) = (waits(two), waits(one));
+                    let r = seeds(|s| {
+                        let (c, o) = (&runs[&(k, s, two)].all, &runs[&(k, s, one)].all);
+                        share_ratio(c.coarse_lookups, 1.0, o.coarse_lookups, 1.0)
+                    })
+                    .mean();
                     total += 1;
-                    if seeds(|s| runs[&(k, s, v)].all.waiting).mean() == 0.0 {
+                    let span = if w2 == 0.0 && w1 == 0.0 {
+                        &mut none
+                    } else {
+                        &mut some
+                    };
+                    *span = (span.0.min(r), span.1.max(r));
+                    if w2 == 0.0 {
                         never += 1;
                     }
+                    rows.push((
+                        format!(
+                            "fs={}, copies={copies}, mfs={mfs}, promote_hits={hits}, \
+                             nur_period={period}",
+                            fs.name()
+                        ),
+                        format!(
+                            "promotions that found a fine table full: 2-level {w2:.1}, \
+                             1-level {w1:.1}; coarse lookups 2-level/1-level {r:.3} (mean of \
+                             the seeds)"
+                        ),
+                    ));
                 }
             }
         }
     }
-    format!(
-        "kind: setup (the clusters the trace promotes fit in the fine tables) — at {never} of {total} CFTL settings (file \
-         system × tree size × MFS × threshold × NUR period; the two lookup costs do not \
-         change the counts) no promotion of any seed found a fine table full, and until one \
-         does the two-level and one-level tables cache the same clusters, so their coarse \
-         lookups can only tie there"
-    )
+    let span = |(lo, hi): (f64, f64), n: &str| {
+        if lo > hi {
+            format!("there are no settings {n}")
+        } else {
+            format!("the ratio is {lo:.3}–{hi:.3} {n}")
+        }
+    };
+    let cause = format!(
+        "kind: setup (the clusters the trace promotes fit in the fine tables) — at {never} of \
+         {total} CFTL settings (file system × tree size × MFS × threshold × NUR period; the \
+         two lookup costs do not change the counts) no promotion of any seed found a fine \
+         table full, and until one does the two-level and one-level tables cache the same \
+         clusters, so their coarse lookups can only tie there; {} and {} (isolation.csv)",
+        span(none, "where neither table ever filled"),
+        span(some, "where one did"),
+    );
+    (cause, rows)
 }
 
 #[cfg(test)]
@@ -1603,5 +1647,67 @@ mod tests {
         // Full: NFTL + 3 AFTL + 3 × 3 LRU + 3 × 3 × 3 × (NUR + one-level) = 67.
         assert_eq!(variants(false).len(), 1 + 3 + 9 + 54);
         assert_eq!(variants(true).len(), 1 + 2 + 4 + 16);
+    }
+
+    /// C14's isolation on hand-made replays (quick ends: 8 CFTL settings): where no
+    /// table filled both variants make 100 coarse lookups (ratio 1.000); at the one
+    /// setting where the two-level tables filled it makes 90 (0.900); the cause counts 7
+    /// of 8 settings without a full table and quotes both spans.
+    #[test]
+    fn c14_isolation_lists_waits_and_coarse_ratios_per_setting() {
+        let k = (Fs::Ext2, 1);
+        let keys = [(k, Fs::Ext2, 256, 1)];
+        let mut runs = HashMap::new();
+        let filled = (MFS[0], THRESHOLDS[0], PERIODS[0]);
+        for mfs in ends(&MFS, true) {
+            for hits in ends(&THRESHOLDS, true) {
+                for period in ends(&PERIODS, true) {
+                    for one_level in [false, true] {
+                        let v = Variant::Cftl {
+                            mfs,
+                            hits,
+                            period,
+                            lru: false,
+                            one_level,
+                        };
+                        let mut r = Replay::default();
+                        r.all.coarse_lookups = 100.0;
+                        if (mfs, hits, period) == filled {
+                            r.all.waiting = if one_level { 3.0 } else { 5.0 };
+                            if !one_level {
+                                r.all.coarse_lookups = 90.0;
+                            }
+                        }
+                        for s in 1..=SEEDS {
+                            runs.insert((k, s, v), r);
+                        }
+                    }
+                }
+            }
+        }
+        let (cause, rows) = full_tables(true, &keys, &runs);
+        assert_eq!(rows.len(), 8);
+        assert_eq!(
+            rows[0],
+            (
+                "fs=ext2, copies=1, mfs=12500, promote_hits=1, nur_period=100".to_string(),
+                "promotions that found a fine table full: 2-level 5.0, 1-level 3.0; coarse \
+                 lookups 2-level/1-level 0.900 (mean of the seeds)"
+                    .to_string()
+            )
+        );
+        assert!(
+            rows[1]
+                .1
+                .ends_with("2-level/1-level 1.000 (mean of the seeds)")
+        );
+        assert!(cause.contains("at 7 of 8 CFTL settings"), "{cause}");
+        assert!(
+            cause.ends_with(
+                "the ratio is 1.000–1.000 where neither table ever filled and the ratio is \
+                 0.900–0.900 where one did (isolation.csv)"
+            ),
+            "{cause}"
+        );
     }
 }
