@@ -261,3 +261,64 @@ fn workload_flag_per_namespace_refuses_what_it_cannot_place() {
         );
     }
 }
+
+/// A zoned drive of 1 GiB in 32 MiB zones (examples/zoned-log.toml's zones), each
+/// namespace writing sequentially from the start of its slice with `zoned-seq`.
+fn zoned_two(a: &str, b: &str) -> String {
+    format!(
+        "[device]\ncapacity = \"1GiB\"\n[ftl]\nname = \"zoned\"\n[ftl.zoned]\n\
+         zone_size = \"32MiB\"\nzone_capacity = \"24MiB\"\n[buffer]\nname = \"none\"\n\
+         [workload]\nkind = \"zoned-seq\"\nrequests = 600\nzone_size = \"32MiB\"\n\
+         zone_capacity = \"24MiB\"\n[[namespace]]\nname = \"a\"\n{a}\n\
+         [[namespace]]\nname = \"b\"\n{b}\n"
+    )
+}
+
+/// On a zoned drive each namespace is a whole number of zones: shares are rounded
+/// down to zones, so the second namespace starts on a zone's write pointer and its
+/// sequential writes are accepted (with slices rounded to pages, b started 9.6 MiB into
+/// a zone and every one of its writes was an invalid write).
+#[test]
+fn a_zoned_drives_namespaces_are_whole_zones() {
+    let cfg = config(&zoned_two("share = 0.3", "share = 0.5"));
+    let r = run(&cfg, RunOptions::default()).unwrap().report;
+    let zone = 32u64 << 20;
+    // 0.3 and 0.5 of the 32 zones: 9.6 -> 9 zones and 16 zones.
+    let sizes: Vec<u64> = r.namespaces.iter().map(|n| n.size_bytes).collect();
+    assert_eq!(sizes, vec![9 * zone, 16 * zone]);
+    assert_eq!(r.namespaces[1].requests, 600);
+    assert_eq!(r.counters.get("zns.errors.invalid_write"), Some(&0));
+    assert!(r.host_write_bytes >= 1200 * 4096, "{}", r.host_write_bytes);
+}
+
+/// A `size` off the zone grid is refused before any work: exit 2, naming the table,
+/// its size and the zone size, and no report written.
+#[test]
+fn a_zoned_namespace_size_off_the_zone_grid_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("z.toml");
+    std::fs::write(&path, zoned_two("size = \"96MiB\"", "size = \"100MiB\"")).unwrap();
+    let out = dir.path().join("r.json");
+    let o = ssdlab(&[
+        "run",
+        "--config",
+        path.to_str().unwrap(),
+        "--json",
+        out.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    for part in [
+        "namespace[1].size = 100MiB",
+        "namespace \"b\"",
+        "zone size 32MiB",
+        "e.g. 96MiB or 128MiB",
+    ] {
+        assert!(e.contains(part), "{part} not in {e}");
+    }
+    assert!(!out.exists());
+    // Whole zones run.
+    std::fs::write(&path, zoned_two("size = \"96MiB\"", "size = \"128MiB\"")).unwrap();
+    let o = ssdlab(&["run", "--config", path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

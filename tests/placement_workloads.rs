@@ -97,8 +97,30 @@ fn lsm_runs_on_the_page_ftl_with_fdp_and_on_zones_without_a_refused_command() {
             assert_eq!(r["host_trim_pages"].as_u64(), Some(0), "{what}");
             assert_eq!(r["write_amplification"].as_f64(), Some(1.0), "{what}");
             assert!(!note.contains("host GC wrote 0B"), "{what}: {note}");
+            // Mounted as ZenFS mounts: one Report Zones of every zone, first of all,
+            // which found the 32 zones of 32 MiB of the 1 GiB drive empty.
+            assert!(note.contains(", 1 zone reports;"), "{what}: {note}");
+            assert_eq!(
+                r["counters"]["zns.report_zones"].as_u64(),
+                Some(1),
+                "{what}"
+            );
+            let q = r["zone_reports"].as_array().expect("zone_reports");
+            assert_eq!(q.len(), 1, "{what}: {q:?}");
+            assert_eq!(
+                (q[0]["filter"].as_str(), q[0]["start_lba"].as_u64()),
+                (Some("all"), Some(0))
+            );
+            assert_eq!(q[0]["zones_matching"].as_u64(), Some(32), "{what}");
+            let zones = q[0]["zones"].as_array().expect("descriptors");
+            assert_eq!(zones.len(), 32, "{what}");
+            assert!(
+                zones.iter().all(|z| z["state"] == "ZSE"),
+                "{what}: {zones:?}"
+            );
         } else {
             assert!(r["host_trim_pages"].as_u64() > Some(0), "{what}");
+            assert!(r.get("zone_reports").is_none(), "{what}");
         }
     }
 }

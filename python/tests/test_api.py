@@ -179,6 +179,42 @@ def test_requests_issue_zone_operations():
     assert c["zns.errors.invalid_write"] == 1
 
 
+def test_zone_report_answers_from_the_zone_states():
+    # 4 KiB pages, so a descriptor's logical blocks are pages of 4 KiB.
+    design = {"device.capacity": "256MiB", "device.page_size": "4KiB", "buffer.name": "none",
+              "ftl.name": "zoned"}
+    reqs = [{"op": "write", "offset": i * 4096, "size": 4096} for i in range(8)]
+    reqs += [
+        {"op": "zone-report", "offset": 0},  # filter "all" by default
+        {"op": "zone-report", "offset": 0, "filter": "empty"},
+        {"op": "zone-report", "offset": 0, "filter": "implicitly-opened"},
+        {"op": "zone-reset", "offset": 0},
+        {"op": "zone-report", "offset": 0, "filter": "implicitly-opened"},
+    ]
+    r = ssdlab.run(design, requests=reqs)
+    zones = len(r["zones"])
+    assert zones > 1
+    q = r["zone_reports"]
+    assert [(c["filter"], c["start_lba"]) for c in q] == [
+        ("all", 0), ("empty", 0), ("implicitly-opened", 0), ("implicitly-opened", 0)]
+    # Every zone; the first written up to 8 blocks and implicitly opened by the writes.
+    assert q[0]["zones_matching"] == len(q[0]["zones"]) == zones
+    first = q[0]["zones"][0]
+    assert (first["start_lba"], first["write_pointer_lba"], first["state"]) == (0, 8, "ZSIO")
+    assert all(z["state"] == "ZSE" for z in q[0]["zones"][1:])
+    # The others are empty; only the first is open, until its reset empties it.
+    assert q[1]["zones_matching"] == zones - 1
+    assert 0 not in [z["start_lba"] for z in q[1]["zones"]]
+    assert [z["start_lba"] for z in q[2]["zones"]] == [0]
+    assert q[3]["zones_matching"] == 0 and q[3]["zones"] == []
+    assert r["counters"]["zns.report_zones"] == 4
+    # A bad filter, or a filter on another op, names the item.
+    with pytest.raises(ssdlab.ConfigError, match=r"requests\[0\]\.filter = 'open'"):
+        ssdlab.run(design, requests=[{"op": "zone-report", "offset": 0, "filter": "open"}])
+    with pytest.raises(ssdlab.ConfigError, match=r"requests\[0\]\.filter: only a zone-report"):
+        ssdlab.run(design, requests=[{"op": "zone-reset", "offset": 0, "filter": "all"}])
+
+
 def test_bad_requests_name_the_item_and_key():
     with pytest.raises(ssdlab.ConfigError, match=r"requests\[1\]\.op = 'trim'"):
         ssdlab.run(None, requests=[{"op": "read", "offset": 0, "size": 512},

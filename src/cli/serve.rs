@@ -347,7 +347,6 @@ fn exports(
     a: &ServeArgs,
     cfg: &ssdlab::config::Config,
     capacity_bytes: u64,
-    page_bytes: u32,
 ) -> Result<Vec<ssdlab::nbd::ExportSpec>, CliError> {
     if cfg.namespaces.is_empty() {
         return Ok(vec![ssdlab::nbd::ExportSpec {
@@ -369,9 +368,8 @@ fn exports(
             names.join(", ")
         )));
     }
-    let slices =
-        ssdlab::config::namespace::layout(&cfg.namespaces, capacity_bytes, page_bytes as u64)
-            .map_err(|e| CliError::Input(e.to_string()))?;
+    let slices = ssdlab::config::namespace::slices(cfg, capacity_bytes)
+        .map_err(|e| CliError::Input(e.to_string()))?;
     Ok(slices
         .into_iter()
         .enumerate()
@@ -409,12 +407,7 @@ pub fn cmd(a: &ServeArgs) -> Result<(), CliError> {
         serde_json::to_string(&cfg.ftl).expect("config serializes"),
         valid.device.logical_pages
     );
-    let exports = exports(
-        a,
-        &cfg,
-        valid.device.logical_pages * page_bytes as u64,
-        page_bytes,
-    )?;
+    let exports = exports(a, &cfg, valid.device.logical_pages * page_bytes as u64)?;
     let mut dev = open_device(a, &valid, &fingerprint)?;
     let listen = listen_on(a);
     let max_bytes = 32 << 20;

@@ -146,7 +146,8 @@ impl Config {
             synth::check(&self.workload, capacity, self.seed)?;
         }
         if !self.namespaces.is_empty() {
-            self.check_namespaces(device_capacity, geo.page_size_bytes as u64, with_workload)?;
+            let grain = super::namespace::Grain::of(self, &ftl_geometry);
+            self.check_namespaces(device_capacity, grain, with_workload)?;
         }
         let memory = memory::estimate(
             self,
@@ -190,11 +191,11 @@ impl Config {
     fn check_namespaces(
         &self,
         capacity_bytes: u64,
-        page_bytes: u64,
+        grain: super::namespace::Grain,
         with_workload: bool,
     ) -> Result<(), ConfigError> {
         use super::namespace::{in_namespace, layout, mechanism};
-        let slices = layout(&self.namespaces, capacity_bytes, page_bytes)?;
+        let slices = layout(&self.namespaces, capacity_bytes, grain)?;
         let priorities: Vec<_> = slices.iter().map(|s| s.priority).collect();
         crate::arbitration::Arbiter::new(
             mechanism(&self.host),

@@ -6,7 +6,10 @@
 //! ```text
 //! namespace i covers logical bytes [base_i, base_i + size_i) of the FTL's space:
 //!   base_0 = 0, base_{i+1} = base_i + size_i        (in the order of the tables)
-//!   size_i = `size`, or `share` × drive capacity, rounded down to whole flash pages
+//!   grain  = a flash page; on a zoned drive (ftl.name = "zoned") the zone size
+//!   size_i = `size` rounded down to whole pages; on a zoned drive `size` must be a
+//!            whole number of zones (else refused), and
+//!          = `share` × drive capacity rounded down to whole grains (at least one)
 //! a request at byte o of namespace i of length n:
 //!   o + n > size_i  -> "LBA Out of Range" (NVMe status 80h), counted for i, not performed
 //!   otherwise       -> device byte base_i + o
@@ -18,12 +21,19 @@
 //! collected by the same garbage collector). Separate placement per namespace is FDP's
 //! business, separate zones ZNS's. Slices start on page boundaries so that no flash page
 //! holds two namespaces' sectors (a partial write never reads another tenant's page).
+//! On a zoned drive they start and end on zone boundaries: a zone has one write pointer
+//! and is reset whole, so a zone two namespaces shared would take each one's writes off
+//! the other's pointer and lose both's data to either's reset. An explicit `size` is a
+//! number the user chose, and rounding it down to zones could drop up to a whole zone
+//! (gigabytes on real drives), so a size off the zone grid is refused; a `share` names no
+//! exact size and is rounded down to whole zones, as it is to whole pages.
 //!
 //! Without `[[namespace]]` tables the drive is one namespace covering everything, and the
 //! host queue takes today's path: nothing here runs.
 
 use super::ConfigError;
 use crate::arbitration::{Mechanism, Priority};
+use crate::nand::Geometry;
 use crate::units::Size;
 use crate::workload::synth::SynthConfig;
 use serde::{Deserialize, Serialize};
@@ -34,10 +44,12 @@ use serde::{Deserialize, Serialize};
 pub struct NamespaceConfig {
     /// Name shown in the report (unique, not empty).
     pub name: String,
-    /// Size in bytes (rounded down to whole flash pages); exclusive with `share`.
+    /// Size in bytes (rounded down to whole flash pages; on a zoned drive a whole number
+    /// of zones); exclusive with `share`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Size>,
-    /// Fraction of the drive's logical space (0 < share ≤ 1); exclusive with `size`.
+    /// Fraction of the drive's logical space (0 < share ≤ 1), rounded down to whole pages
+    /// (zones on a zoned drive); exclusive with `size`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub share: Option<f64>,
     /// Arbitration priority class of the namespace's submission queue (used by
@@ -113,13 +125,66 @@ pub fn mechanism(host: &super::HostConfig) -> Mechanism {
     }
 }
 
-/// The namespaces' slices of a drive of `capacity_bytes` with pages of `page_bytes`;
-/// empty without `[[namespace]]` tables. Errors name the table's key.
+/// What a namespace's slice is a whole number of (see the module's pseudocode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grain {
+    /// Flash pages of this many bytes: a conventional drive.
+    Page(u64),
+    /// Zones this many bytes apart: a zoned drive (`ftl.name = "zoned"`).
+    Zone(u64),
+}
+
+impl Grain {
+    /// The grain of `cfg`'s drive, whose FTL runs on `geo`.
+    pub fn of(cfg: &super::Config, geo: &Geometry) -> Grain {
+        if cfg.ftl.name.is_zoned() {
+            Grain::Zone(crate::ftl::zoned::zone_bytes(&cfg.ftl.zoned, geo).0)
+        } else {
+            Grain::Page(geo.page_size_bytes as u64)
+        }
+    }
+
+    fn bytes(self) -> u64 {
+        match self {
+            Grain::Page(b) | Grain::Zone(b) => b,
+        }
+    }
+
+    /// "one flash page (4096 bytes)", "one zone (32MiB, ftl.zoned.zone_size)".
+    fn one(self) -> String {
+        match self {
+            Grain::Page(b) => format!("one flash page ({b} bytes)"),
+            Grain::Zone(b) => format!("one zone ({}, ftl.zoned.zone_size)", Size(b)),
+        }
+    }
+}
+
+/// The namespaces' slices of `cfg`'s drive of `capacity_bytes` (every caller's way to
+/// [`layout`]: the grain comes from the drive); empty without `[[namespace]]` tables.
+pub fn slices(
+    cfg: &super::Config,
+    capacity_bytes: u64,
+) -> Result<Vec<NamespaceSlice>, ConfigError> {
+    if cfg.namespaces.is_empty() {
+        return Ok(Vec::new());
+    }
+    let geo = cfg.resolve_device()?.geometry;
+    layout(&cfg.namespaces, capacity_bytes, Grain::of(cfg, &geo))
+}
+
+/// The namespaces' slices of a drive of `capacity_bytes`, each a whole number of
+/// `grain`s; empty without `[[namespace]]` tables. Errors name the table's key.
 pub fn layout(
     namespaces: &[NamespaceConfig],
     capacity_bytes: u64,
-    page_bytes: u64,
+    grain: Grain,
 ) -> Result<Vec<NamespaceSlice>, ConfigError> {
+    let unit = grain.bytes();
+    // A zoned drive's space ends with its last whole zone.
+    let capacity_bytes = match grain {
+        Grain::Page(_) => capacity_bytes,
+        Grain::Zone(z) => capacity_bytes / z * z,
+    };
     let mut out: Vec<NamespaceSlice> = Vec::with_capacity(namespaces.len());
     let mut base = 0u64;
     for (i, ns) in namespaces.iter().enumerate() {
@@ -149,7 +214,30 @@ pub fn layout(
                     "a size in bytes or a share of the logical space",
                 ));
             }
-            (Some(s), None) => s.bytes(),
+            (Some(s), None) => {
+                if let Grain::Zone(z) = grain
+                    && !s.bytes().is_multiple_of(z)
+                {
+                    let below = s.bytes() / z * z;
+                    let near = if below == 0 {
+                        Size(z).to_string()
+                    } else {
+                        format!("{} or {}", Size(below), Size(below + z))
+                    };
+                    return Err(ConfigError::value(
+                        key("size"),
+                        s,
+                        format!(
+                            "a whole number of zones for namespace \"{}\" on this zoned \
+                             drive: a multiple of the zone size {} ({z} bytes, \
+                             ftl.zoned.zone_size), e.g. {near}; a share is rounded to zones",
+                            ns.name,
+                            Size(z)
+                        ),
+                    ));
+                }
+                s.bytes()
+            }
             (None, Some(f)) => {
                 if !(f > 0.0 && f <= 1.0) {
                     return Err(ConfigError::value(
@@ -161,7 +249,7 @@ pub fn layout(
                 (capacity_bytes as f64 * f) as u64
             }
         };
-        let size_bytes = bytes / page_bytes * page_bytes;
+        let size_bytes = bytes / unit * unit;
         // The key at fault and its value as the user gave it; a share also shows the
         // bytes it came to (`namespace[1].share = 0.75 (768MiB)`).
         let (at, given) = match ns.share {
@@ -175,15 +263,19 @@ pub fn layout(
             return Err(ConfigError::value(
                 at,
                 given,
-                format!("at least one flash page ({page_bytes} bytes)"),
+                format!("at least {}", grain.one()),
             ));
         }
         if base + size_bytes > capacity_bytes {
+            let whole = match grain {
+                Grain::Page(_) => "logical bytes",
+                Grain::Zone(_) => "bytes of whole zones",
+            };
             return Err(ConfigError::value(
                 at,
                 given,
                 format!(
-                    "at most the {} the namespaces before it leave of the drive's {} logical bytes",
+                    "at most the {} the namespaces before it leave of the drive's {} {whole}",
                     crate::units::Size(capacity_bytes - base),
                     crate::units::Size(capacity_bytes)
                 ),
@@ -369,7 +461,7 @@ mod tests {
         let l = layout(
             &[ns("a", Some(10_000), None), ns("b", None, Some(0.5))],
             1 << 20,
-            4096,
+            Grain::Page(4096),
         )
         .unwrap();
         assert_eq!((l[0].base_bytes, l[0].size_bytes), (0, 8192));
@@ -378,7 +470,7 @@ mod tests {
 
     #[test]
     fn bad_namespaces_name_their_key() {
-        let key = |v: &[NamespaceConfig]| layout(v, 1 << 20, 4096).unwrap_err();
+        let key = |v: &[NamespaceConfig]| layout(v, 1 << 20, Grain::Page(4096)).unwrap_err();
         assert_eq!(key(&[ns("a", None, None)]).key(), Some("namespace[0].size"));
         assert_eq!(
             key(&[ns("a", None, Some(0.7)), ns("b", None, Some(0.7))]).key(),
@@ -398,6 +490,55 @@ mod tests {
         );
     }
 
+    /// On a zoned drive a slice is whole zones: a share rounds down to them (the drive's
+    /// space ending with its last whole zone), a size off the zone grid is refused
+    /// naming the table, its size and the zone size.
+    #[test]
+    fn zoned_slices_are_whole_zones() {
+        const Z: u64 = 32 << 20;
+        // 1000 MiB: 31 whole zones (992 MiB) and an 8 MiB tail no zone covers.
+        let cap = 1000 << 20;
+        let l = layout(
+            &[ns("a", Some(2 * Z), None), ns("b", None, Some(0.5))],
+            cap,
+            Grain::Zone(Z),
+        )
+        .unwrap();
+        assert_eq!((l[0].base_bytes, l[0].size_bytes), (0, 2 * Z));
+        // 0.5 of the 992 MiB of whole zones = 496 MiB = 15.5 zones -> 15 zones.
+        assert_eq!((l[1].base_bytes, l[1].size_bytes), (2 * Z, 15 * Z));
+        let e = layout(
+            &[ns("a", Some(Z), None), ns("logs", Some(100 << 20), None)],
+            cap,
+            Grain::Zone(Z),
+        )
+        .unwrap_err();
+        assert_eq!(e.key(), Some("namespace[1].size"), "{e}");
+        let m = e.to_string();
+        for part in [
+            "100MiB",
+            "\"logs\"",
+            "zone size 32MiB",
+            "e.g. 96MiB or 128MiB",
+        ] {
+            assert!(m.contains(part), "{part} not in {m}");
+        }
+        // The same size on a conventional drive is whole pages and accepted.
+        layout(&[ns("logs", Some(100 << 20), None)], cap, Grain::Page(4096)).unwrap();
+        // A share below one zone is refused, naming the zone.
+        let e = layout(&[ns("a", None, Some(0.01))], cap, Grain::Zone(Z)).unwrap_err();
+        assert_eq!(e.key(), Some("namespace[0].share"), "{e}");
+        assert!(e.to_string().contains("at least one zone (32MiB"), "{e}");
+        // Whole zones past the last whole zone do not fit (992 MiB of zones, not 1000).
+        let e = layout(
+            &[ns("a", Some(31 * Z), None), ns("b", Some(Z), None)],
+            cap,
+            Grain::Zone(Z),
+        )
+        .unwrap_err();
+        assert_eq!(e.key(), Some("namespace[1].size"), "{e}");
+    }
+
     /// A share that does not fit says the share and the bytes it came to (it used to
     /// print the bytes alone, so the user could not see which number was wrong).
     #[test]
@@ -405,7 +546,7 @@ mod tests {
         let e = layout(
             &[ns("a", None, Some(0.5)), ns("b", None, Some(0.75))],
             1 << 30,
-            4096,
+            Grain::Page(4096),
         )
         .unwrap_err()
         .to_string();

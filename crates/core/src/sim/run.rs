@@ -455,14 +455,10 @@ fn write_footprint(u: &mut Units, cfg: &Config, filled: u64) -> Result<(u64, u64
     let page = u.bytes();
     let (phases, _) = build_workload(cfg, logical * page)?;
     // A namespace's requests address its slice of the drive.
-    let bases: Vec<u64> = crate::config::namespace::layout(
-        &cfg.namespaces,
-        logical * page,
-        cfg.device.page_size.bytes(),
-    )?
-    .iter()
-    .map(|s| s.base_bytes)
-    .collect();
+    let bases: Vec<u64> = crate::config::namespace::slices(cfg, logical * page)?
+        .iter()
+        .map(|s| s.base_bytes)
+        .collect();
     let (mut written, mut reads) = (0u64, 0u64);
     for phase in phases {
         for req in phase.requests {
@@ -817,7 +813,7 @@ fn measure(
     let mut m = Measured::new();
     let mut progress = opts.progress.then(|| Progress::new(None, "simulating"));
     // Namespaces (`[[namespace]]`): their slices, refused-request counts and results.
-    let ns_slices = crate::config::namespace::layout(&cfg.namespaces, capacity, dev.page_bytes())?;
+    let ns_slices = crate::config::namespace::slices(cfg, capacity)?;
     let ns_errors: Arc<[AtomicU64]> = ns_slices.iter().map(|_| AtomicU64::new(0)).collect();
     let mut ns_acc = vec![NamespaceAcc::default(); ns_slices.len()];
     for phase in phases {

@@ -235,11 +235,7 @@ fn build_namespace_workload(
     cfg: &Config,
     capacity_bytes: u64,
 ) -> Result<(Vec<Phase>, Option<Warnings>), SimError> {
-    let slices = crate::config::namespace::layout(
-        &cfg.namespaces,
-        capacity_bytes,
-        cfg.device.page_size.bytes(),
-    )?;
+    let slices = crate::config::namespace::slices(cfg, capacity_bytes)?;
     if let Some(path) = &cfg.trace.path {
         let opts = TraceOptions {
             format: cfg.trace.format,

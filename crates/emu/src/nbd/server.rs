@@ -373,12 +373,8 @@ impl Server {
         let start = Instant::now();
         // The namespaces' slices, as `ssdlab run` lays them out: the statistics carry a
         // section per namespace (each export's commands carry its namespace's index).
-        let slices = crate::config::namespace::layout(
-            &cfg.namespaces,
-            dev.capacity_bytes(),
-            dev.page_bytes(),
-        )
-        .map_err(io::Error::other)?;
+        let slices = crate::config::namespace::slices(cfg, dev.capacity_bytes())
+            .map_err(io::Error::other)?;
         let shared = Shared {
             sim: Mutex::new(Sim {
                 live: LiveStats::new(dev, slices),

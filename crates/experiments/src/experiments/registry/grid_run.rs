@@ -65,6 +65,27 @@ impl Drop for StoreDir {
     }
 }
 
+/// A cell the simulator stopped with an error (a drive left without free blocks, say),
+/// as [`run_keeping_failures`] returns it: the point's outcome, not the experiment's
+/// failure. The sweep store records a failed cell as the simulator's message (a store
+/// a previous `reproduce` left holds that text alone), so the message is what it carries.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct CellFailed {
+    /// The cell's index in the grid, from 0 (the point's index in `points`).
+    pub cell: usize,
+    /// The simulator's message, as the store recorded it.
+    pub message: String,
+}
+
+/// Serialized as its message: an experiment keeps a failed run as `{"failed": "…"}`
+/// beside the reports of the others and names it in the row's cause.
+impl serde::Serialize for CellFailed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.message)
+    }
+}
+
 /// Runs `points` of experiment `exp` over the `base` keys and returns each point's JSON
 /// report, in order. Every point must have the same keys.
 pub fn run(
@@ -75,8 +96,7 @@ pub fn run(
 ) -> Result<Vec<serde_json::Value>, ExpError> {
     run_cells(env, exp, base, points, true)?
         .into_iter()
-        .enumerate()
-        .map(|(i, r)| r.map_err(|e| ExpError::Other(format!("{exp}: cell {} failed: {e}", i + 1))))
+        .map(|r| r.map_err(|e| ExpError::Other(format!("{exp}: cell {} failed: {e}", e.cell + 1))))
         .collect()
 }
 
@@ -90,7 +110,7 @@ pub fn run_keeping_failures(
     exp: &str,
     base: Vec<(&str, toml::Value)>,
     points: &[RunPoint],
-) -> Result<Vec<Result<serde_json::Value, String>>, ExpError> {
+) -> Result<Vec<Result<serde_json::Value, CellFailed>>, ExpError> {
     run_cells(env, exp, base, points, false)
 }
 
@@ -100,7 +120,7 @@ fn run_cells(
     base: Vec<(&str, toml::Value)>,
     points: &[RunPoint],
     retry_failed: bool,
-) -> Result<Vec<Result<serde_json::Value, String>>, ExpError> {
+) -> Result<Vec<Result<serde_json::Value, CellFailed>>, ExpError> {
     let err = |m: String| ExpError::Other(format!("{exp}: {m}"));
     if points.is_empty() {
         return Ok(Vec::new());
@@ -162,7 +182,7 @@ fn run_cells(
         .run_local(None, false, retry_failed)
         .map_err(|e| err(e.to_string()))?;
     let mut out = Vec::with_capacity(points.len());
-    for c in &sweep.plan.cells {
+    for (cell, c) in sweep.plan.cells.iter().enumerate() {
         let r = sweep
             .store
             .get(&c.spec.key)
@@ -170,7 +190,10 @@ fn run_cells(
         out.push(if r.status == Status::Ok {
             Ok(r.report.clone().expect("an ok record has a report"))
         } else {
-            Err(r.error.clone().unwrap_or_default())
+            Err(CellFailed {
+                cell,
+                message: r.error.clone().unwrap_or_default(),
+            })
         });
     }
     Ok(out)
@@ -303,4 +326,61 @@ pub fn run_hybrid(
 ) -> Result<Vec<serde_json::Value>, ExpError> {
     base.push(("kind", text("hybrid")));
     run(env, exp, base, points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cell that fails at run time (an empty trace passes validation and has nothing
+    /// to simulate) comes back as that point's [`CellFailed`], beside the other point's
+    /// report; it is kept as its message in an experiment's `{"failed": …}`, and [`run`]
+    /// fails the experiment naming the cell.
+    #[test]
+    fn a_failed_cell_is_its_points_typed_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (empty, good) = (dir.path().join("empty.csv"), dir.path().join("good.csv"));
+        std::fs::write(&empty, "").unwrap();
+        let lines: String = (0..8u64)
+            .map(|i| {
+                format!(
+                    "{},h,0,Write,{},4096,10\n",
+                    128_166_372_000_000_000 + i,
+                    i * 4096
+                )
+            })
+            .collect();
+        std::fs::write(&good, lines).unwrap();
+        let env = Env {
+            quick: true,
+            work: None,
+            traces: crate::experiments::TraceDir::Missing("test".into()),
+        };
+        let base = || {
+            vec![
+                ("device.capacity", text("64MiB")),
+                ("trace.format", text("msr")),
+            ]
+        };
+        let points: Vec<RunPoint> = [&empty, &good]
+            .iter()
+            .map(|p| RunPoint::new(vec![("trace.path", text(&p.display().to_string()))]))
+            .collect();
+        let out = run_keeping_failures(&env, "EXP-T", base(), &points).unwrap();
+        let e = out[0].clone().unwrap_err();
+        assert_eq!(e.cell, 0);
+        assert!(e.message.contains("no request"), "{e}");
+        assert_eq!(e.to_string(), e.message);
+        assert_eq!(
+            serde_json::json!({ "failed": e }),
+            serde_json::json!({ "failed": e.message })
+        );
+        assert!(
+            out[1]
+                .as_ref()
+                .is_ok_and(|r| r["host_write_bytes"] == 8 * 4096)
+        );
+        let e = run(&env, "EXP-T", base(), &points).unwrap_err().to_string();
+        assert!(e.starts_with("EXP-T: cell 1 failed: "), "{e}");
+    }
 }

@@ -22,6 +22,13 @@
 //!   (so spread over the levels by their sizes), never one written by the event in flight
 //! ```
 //!
+//! Mount (zones only): one Report Zones of every zone from the span's first (filter 0,
+//! the ASCII traces' `ZQ0`) before the first flush, as ZenFS lists all zones when it
+//! opens the device (`ZonedBlockDevice::Open`: `zbd_list_zones(…, ZBD_RO_ALL, …)`). A
+//! generator gets no replies, so the store does not read the answer: it plans on every
+//! zone of its span being empty, and the report's `zone_reports` shows what the drive
+//! answered (a preconditioned or shared drive need not agree).
+//!
 //! Where tables go (the host-side allocator):
 //!
 //! - **block drive**: a free-extent list over the span, first fit; a table is written
@@ -110,6 +117,8 @@ pub struct LsmTally {
     pub trims: u64,
     pub zone_resets: u64,
     pub zone_finishes: u64,
+    /// Report Zones commands (one, at mount, on zones).
+    pub zone_reports: u64,
     /// The allocator found no room for a table: the stream ended early.
     pub out_of_space: bool,
 }
@@ -128,8 +137,9 @@ impl LsmTally {
     pub fn note(&self) -> String {
         format!(
             "lsm workload: flushes wrote {}, compactions wrote {} (read {}), host GC wrote {} \
-             (read {}), gets read {}; {} trims, {} zone resets, {} zone finishes; host-side \
-             write amplification (flush + compaction + GC writes) / flush writes = {:.3}{}",
+             (read {}), gets read {}; {} trims, {} zone resets, {} zone finishes, {} zone \
+             reports; host-side write amplification (flush + compaction + GC writes) / flush \
+             writes = {:.3}{}",
             Size(self.flush_bytes),
             Size(self.compaction_write_bytes),
             Size(self.compaction_read_bytes),
@@ -139,6 +149,7 @@ impl LsmTally {
             self.trims,
             self.zone_resets,
             self.zone_finishes,
+            self.zone_reports,
             self.host_write_amplification(),
             if self.out_of_space {
                 "; the store ran out of space and stopped early (lower workload.lsm.live_percent)"
@@ -160,6 +171,7 @@ enum Class {
     Trim,
     Reset,
     Finish,
+    Report,
 }
 
 /// The shape of the store over a span.
@@ -408,6 +420,11 @@ impl Lsm {
                 gc_zone: None,
             },
         };
+        let mut queue = VecDeque::new();
+        if s.zones.is_some() {
+            // Mount: list every zone (the module's pseudocode).
+            queue.push_back((IoRequest::new(OpKind::ZoneReport(0), 0, 0), Class::Report));
+        }
         Lsm {
             table_bytes: s.table_bytes,
             size: cfg.size.bytes().clamp(1, s.table_bytes),
@@ -417,7 +434,7 @@ impl Lsm {
             space,
             by_lifetime: c.placement == LifetimePlacement::ByLifetime,
             get_share: c.get_percent / 100.0,
-            queue: VecDeque::new(),
+            queue,
             fresh: HashSet::new(),
             next_id: 0,
             writing: (0, Vec::new()),
@@ -838,6 +855,7 @@ impl Iterator for Lsm {
             Class::Trim => t.trims += 1,
             Class::Reset => t.zone_resets += 1,
             Class::Finish => t.zone_finishes += 1,
+            Class::Report => t.zone_reports += 1,
         }
         Some(r)
     }
@@ -856,6 +874,8 @@ mod tests {
         live: Vec<bool>,
         /// (zone bytes, capacity, write pointers) on zones.
         zones: Option<(u64, u64, Vec<u64>)>,
+        /// Requests applied so far.
+        seen: u64,
     }
 
     impl Model {
@@ -863,6 +883,7 @@ mod tests {
             Model {
                 live: vec![false; (span / BLOCK) as usize],
                 zones: zones.map(|(z, c)| (z, c, vec![0; (span / z) as usize])),
+                seen: 0,
             }
         }
 
@@ -872,7 +893,11 @@ mod tests {
         }
 
         fn apply(&mut self, r: &IoRequest) -> Result<(), String> {
+            self.seen += 1;
             match r.op {
+                // Mount on zones: every zone listed, first of all and once.
+                OpKind::ZoneReport(0)
+                    if self.zones.is_some() && r.offset_bytes == 0 && self.seen == 1 => {}
                 OpKind::Write => {
                     if let Some((z, cap, wp)) = &mut self.zones {
                         let k = (r.offset_bytes / *z) as usize;
@@ -1027,7 +1052,11 @@ mod tests {
             t.trims > 100 && t.compaction_write_bytes > t.flush_bytes,
             "{t:?}"
         );
-        assert_eq!(t.gc_write_bytes + t.zone_resets, 0, "{t:?}");
+        assert_eq!(
+            t.gc_write_bytes + t.zone_resets + t.zone_reports,
+            0,
+            "{t:?}"
+        );
         assert!(t.get_bytes > 0, "{t:?}");
         // The levels grew past L1: a compaction chain ran.
         assert!(g.level_tables().len() >= 3, "{:?}", g.level_tables());
@@ -1053,6 +1082,10 @@ mod tests {
             "{t:?}"
         );
         assert!(t.host_write_amplification() > 1.0);
+        // Mounted with one Report Zones of every zone, its first request.
+        assert_eq!(t.zone_reports, 1, "{t:?}");
+        let first = Lsm::new(&c, 256 << 20, 1, 3).next().unwrap();
+        assert_eq!((first.op, first.offset_bytes), (OpKind::ZoneReport(0), 0));
     }
 
     #[test]
