@@ -61,7 +61,7 @@ use super::feasible;
 use super::gc::GcSchedule;
 use super::gc::{PolicyParams, VictimPolicy};
 use super::hash::{NIL, OpenHash, WORD_BYTES};
-use super::layout::{ChannelPlacement, Layout, Placement};
+use super::layout::{Balance, ChannelPlacement, Layout, Placement};
 use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
 use crate::nand::{BlockId, Cause, Geometry, Lpn, Nand, Ppn};
@@ -518,7 +518,7 @@ impl<V: VictimPolicy> Dftl<V> {
                 1,
                 Placement::WriteOrder,
                 ChannelPlacement::Striped,
-                plan.unit_planes,
+                Balance::new(plan.unit_planes, plan.gc_low + 1 + cfg.hot_cold as u32),
             ),
             low_units: Vec::new(),
             collecting: None,
@@ -530,7 +530,7 @@ impl<V: VictimPolicy> Dftl<V> {
                 1,
                 Placement::WriteOrder,
                 ChannelPlacement::Striped,
-                plan.unit_planes,
+                Balance::new(plan.unit_planes, plan.gc_low + 1 + cfg.hot_cold as u32),
             ),
             moved: Vec::with_capacity(geo.pages_per_block as usize),
             lookups: 0,

@@ -37,7 +37,8 @@
 //!
 //! ```text
 //! next plane (write-order, striped):
-//!     mean  = valid pages / units            spare = pages per unit − mean
+//!     mean  = valid pages / units
+//!     spare = pages per unit − reserve (GC reserve + open frontiers) − mean
 //!     limit = mean + max(pages_per_block, spare / 2)
 //!     repeat over the stripe from the cursor:
 //!         p = stripe[cursor]; cursor += 1
@@ -135,13 +136,18 @@ pub struct Layout {
 #[derive(Clone, Copy, Debug)]
 pub struct Balance {
     unit_planes: u32,
+    /// Blocks of a unit that hold no reclaimable space: its GC reserve and open frontiers.
+    reserve_blocks: u32,
 }
 
 impl Balance {
-    /// The guard for GC units of `unit_planes` consecutive planes.
-    pub fn new(unit_planes: u32) -> Balance {
+    /// The guard for GC units of `unit_planes` consecutive planes, each keeping
+    /// `reserve_blocks` blocks free or open (the GC reserve and the frontiers, as
+    /// `Ftl::reserved_blocks` counts them).
+    pub fn new(unit_planes: u32, reserve_blocks: u32) -> Balance {
         Balance {
             unit_planes: unit_planes.max(1),
+            reserve_blocks,
         }
     }
 
@@ -161,7 +167,9 @@ impl Balance {
     #[inline]
     pub fn limit(&self, geo: &Geometry, valid: u64, units: u64) -> u64 {
         let block = geo.pages_per_block as u64;
-        let unit_pages = geo.blocks_per_plane as u64 * block * self.unit_planes as u64;
+        let unit_pages = (geo.blocks_per_plane as u64 * self.unit_planes as u64)
+            .saturating_sub(self.reserve_blocks as u64)
+            * block;
         let mean = valid / units;
         mean + block.max(unit_pages.saturating_sub(mean) / 2)
     }
@@ -194,14 +202,14 @@ impl Balance {
 }
 
 impl Layout {
-    /// A layout over `geo` with management blocks of `unit_pages` pages, whose GC pools
-    /// are `gc_unit_planes` consecutive planes.
+    /// A layout over `geo` with management blocks of `unit_pages` pages, whose
+    /// write-order striping is guarded by `balance`.
     pub fn new(
         geo: &Geometry,
         unit_pages: u32,
         placement: Placement,
         channel_placement: ChannelPlacement,
-        gc_unit_planes: u32,
+        balance: Balance,
     ) -> Layout {
         let stripe = channel_first_order(geo);
         let by_channel = by_channel_order(geo);
@@ -216,7 +224,7 @@ impl Layout {
             cursor: 0,
             channel: 0,
             run_pages: 0,
-            balance: Balance::new(gc_unit_planes),
+            balance,
         }
     }
 
@@ -357,7 +365,13 @@ mod tests {
     fn by_address_placement_is_a_function_of_the_address() {
         let g = geo();
         let nand = Nand::new(g, 1000, false, true);
-        let mut a = Layout::new(&g, 4, Placement::ByAddress, ChannelPlacement::Striped, 1);
+        let mut a = Layout::new(
+            &g,
+            4,
+            Placement::ByAddress,
+            ChannelPlacement::Striped,
+            Balance::new(1, 0),
+        );
         let first: Vec<u32> = (0..16).map(|l| a.plane_for(l, &nand)).collect();
         let again: Vec<u32> = (0..16).rev().map(|l| a.plane_for(l, &nand)).collect();
         assert_eq!(first, again.into_iter().rev().collect::<Vec<_>>());
@@ -365,7 +379,13 @@ mod tests {
         assert_eq!(&first[..4], &[0, 2, 4, 6]);
         // One channel: all four pages of block 0 on channel 0 (planes 0, 1), block 1 on
         // channel 1 (planes 2, 3).
-        let mut o = Layout::new(&g, 4, Placement::ByAddress, ChannelPlacement::OneChannel, 1);
+        let mut o = Layout::new(
+            &g,
+            4,
+            Placement::ByAddress,
+            ChannelPlacement::OneChannel,
+            Balance::new(1, 0),
+        );
         let planes: Vec<u32> = (0..8).map(|l| o.plane_for(l, &nand)).collect();
         assert_eq!(planes, vec![0, 1, 0, 1, 2, 3, 2, 3]);
     }
@@ -387,7 +407,13 @@ mod tests {
             .map(|&l| w.plane_for(l, &nand))
             .collect();
         assert_eq!(planes, vec![0, 1, 0, 2, 3, 2, 4]);
-        let mut s = Layout::new(&g, 3, Placement::WriteOrder, ChannelPlacement::Striped, 1);
+        let mut s = Layout::new(
+            &g,
+            3,
+            Placement::WriteOrder,
+            ChannelPlacement::Striped,
+            Balance::new(1, 0),
+        );
         let planes: Vec<u32> = (0..5).map(|_| s.plane_for(0, &nand)).collect();
         assert_eq!(planes, vec![0, 2, 4, 6, 1]);
     }

@@ -27,7 +27,7 @@
 use super::blocks::{self, Blocks, Owner, Stream};
 use super::feasible;
 use super::gc::{GcSchedule, PolicyParams, VictimPolicy};
-use super::layout::{ChannelPlacement, Layout, Placement};
+use super::layout::{Balance, ChannelPlacement, Layout, Placement};
 use super::page_fdp::PageFdp;
 use super::spec::{self, Caps, FtlSpec, Section};
 use super::{Ftl, FtlConfig, FtlError};
@@ -141,6 +141,19 @@ pub(crate) fn build_over<V: VictimPolicy>(
     )?))
 }
 
+/// Blocks of each GC unit that hold no reclaimable space: the GC reserve (`gc_low`) and
+/// the open frontiers (host, and GC with the hot/cold split; FDP's own set).
+fn unit_reserve(cfg: &FtlConfig, gc_low: u32) -> u32 {
+    let frontiers = if cfg.fdp.enabled {
+        PageFdp::max_frontiers(cfg) as u32
+    } else if cfg.hot_cold {
+        2
+    } else {
+        1
+    };
+    gc_low + frontiers
+}
+
 /// Page-mapping FTL state.
 #[derive(Clone)]
 pub struct PageFtl<V: VictimPolicy> {
@@ -179,6 +192,7 @@ impl<V: VictimPolicy> PageFtl<V> {
                 geo,
                 plan.unit_planes,
                 logical_pages,
+                Balance::new(plan.unit_planes, unit_reserve(cfg, plan.gc_low)),
             )?))
         } else {
             None
@@ -200,7 +214,7 @@ impl<V: VictimPolicy> PageFtl<V> {
                 super::unit_pages(cfg, geo, logical_pages)?,
                 cfg.placement,
                 cfg.channel_placement,
-                plan.unit_planes,
+                Balance::new(plan.unit_planes, unit_reserve(cfg, plan.gc_low)),
             ),
             wl_relocations: 0,
             rmw_pages: 0,
@@ -592,12 +606,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     fn reserved_blocks(&self) -> u64 {
-        let frontiers = match self.fdp {
-            Some(_) => PageFdp::max_frontiers(&self.cfg),
-            None if self.cfg.hot_cold => 2,
-            None => 1,
-        };
-        self.bm.units.len() as u64 * (self.bm.gc_low as u64 + frontiers)
+        self.bm.units.len() as u64 * unit_reserve(&self.cfg, self.bm.gc_low) as u64
     }
 
     /// Mount scan (recovery.rs): for each logical page the newest host copy wins —

@@ -70,6 +70,7 @@ impl PageFdp {
         geo: &Geometry,
         unit_planes: u32,
         logical_pages: u64,
+        balance: Balance,
     ) -> Result<PageFdp, ConfigError> {
         let f = &cfg.fdp;
         f.validate("ftl.fdp")?;
@@ -139,7 +140,7 @@ impl PageFdp {
             rg: 0,
             gc_slot: handles,
             gc_tag: MIXED_HANDLES,
-            balance: Balance::new(unit_planes),
+            balance,
             page_bytes,
             block_bytes,
         })

@@ -63,7 +63,7 @@ use super::grid_run::{self, RunPoint, ends, int, num, text};
 use super::judge::{Label, Point, RowResult, Seeds, Verdict, at_least, within};
 use crate::config::Config;
 use crate::experiments::ExpError;
-use crate::ftl::layout::{ChannelPlacement, Layout, Placement};
+use crate::ftl::layout::{Balance, ChannelPlacement, Layout, Placement};
 use crate::nand::Geometry;
 use std::collections::BTreeMap;
 
@@ -263,7 +263,13 @@ fn measured(report: &serde_json::Value) -> Measured {
 /// plane are counted with the layout's own plane function over one management block.
 fn blocks_per_erase_block(geo: &Geometry, s_kib: u64, channels: ChannelPlacement) -> f64 {
     let unit = ((s_kib * KIB) / geo.page_size_bytes as u64).max(1) as u32;
-    let layout = Layout::new(geo, unit, Placement::ByAddress, channels, 1);
+    let layout = Layout::new(
+        geo,
+        unit,
+        Placement::ByAddress,
+        channels,
+        Balance::new(1, 0),
+    );
     let mut per_plane: BTreeMap<u32, u32> = BTreeMap::new();
     // Management block 1 (block 0 would do; 1 shows the function of the address).
     for lpn in unit..2 * unit {
