@@ -399,7 +399,7 @@ mod tests {
             3,
             Placement::WriteOrder,
             ChannelPlacement::OneChannel,
-            1,
+            Balance::new(1, 0),
         );
         // Addresses do not matter, only the order: 3 pages on channel 0, 3 on channel 1 …
         let planes: Vec<u32> = [9, 1, 5, 7, 7, 7, 2]
