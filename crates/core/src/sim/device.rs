@@ -71,18 +71,12 @@ pub struct Device {
     ns_write_pages: Vec<u64>,
 }
 
-/// Counts a host write of `pages` pages and `bytes` bytes, of namespace `ns`.
+/// Counts host write `req` of `pages` pages, for the device and for its namespace.
 #[inline]
-fn count_host_write(
-    host: &mut HostCounters,
-    ns_pages: &mut [u64],
-    ns: u32,
-    pages: u64,
-    bytes: u64,
-) {
+fn count_write(host: &mut HostCounters, ns_pages: &mut [u64], req: &IoRequest, pages: u64) {
     host.write_pages += pages;
-    host.write_bytes += bytes;
-    if let Some(p) = ns_pages.get_mut(ns as usize) {
+    host.write_bytes += req.size_bytes;
+    if let Some(p) = ns_pages.get_mut(req.namespace as usize) {
         *p += pages;
     }
 }
@@ -958,14 +952,7 @@ impl Device {
                     let r =
                         ftl.zone_command(ZoneCommand::Write, Lpn(first as u32), cmd.pages, nand)?;
                     if r == ZoneReply::Done {
-                        let ns = &mut self.ns_write_pages;
-                        count_host_write(
-                            &mut self.host,
-                            ns,
-                            req.namespace,
-                            last - first,
-                            req.size_bytes,
-                        );
+                        count_write(&mut self.host, &mut self.ns_write_pages, req, last - first);
                     } else {
                         drop_payload(nand, first, last);
                     }
@@ -981,14 +968,7 @@ impl Device {
                         }
                         None => write_through(ftl, nand, first, last, head_partial, tail_partial)?,
                     }
-                    let ns = &mut self.ns_write_pages;
-                    count_host_write(
-                        &mut self.host,
-                        ns,
-                        req.namespace,
-                        last - first,
-                        req.size_bytes,
-                    );
+                    count_write(&mut self.host, &mut self.ns_write_pages, req, last - first);
                 }
             }
             OpKind::Read => {
@@ -1091,14 +1071,7 @@ impl Device {
                 match reply {
                     ZoneReply::Appended(lba) => {
                         self.last_append_lba = Some(lba);
-                        let ns = &mut self.ns_write_pages;
-                        count_host_write(
-                            &mut self.host,
-                            ns,
-                            req.namespace,
-                            last - first,
-                            req.size_bytes,
-                        );
+                        count_write(&mut self.host, &mut self.ns_write_pages, req, last - first);
                     }
                     ZoneReply::NotZoned => self.invalid_zone_commands += 1,
                     ZoneReply::Done | ZoneReply::Refused(_) => {}
