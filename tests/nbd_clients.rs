@@ -468,10 +468,15 @@ fn two_fio_jobs_on_two_namespace_exports_at_once_are_reported_per_namespace() {
         v["host_read_bytes"].as_u64().unwrap(),
         "{v}"
     );
+    // The namespaces' measured contributions and the overhead's (pages of no
+    // namespace) sum to the device's WA.
     let wa: f64 = ns
         .iter()
         .map(|n| n["write_amplification_contribution"].as_f64().unwrap())
-        .sum();
+        .sum::<f64>()
+        + v["namespace_overhead"]["write_amplification_contribution"]
+            .as_f64()
+            .unwrap();
     assert!(
         (wa - v["write_amplification"].as_f64().unwrap()).abs() < 1e-9,
         "{v}"

@@ -75,6 +75,44 @@ fn cachelib_runs_with_fdp_and_without_and_fdp_keeps_the_lifetimes_apart() {
     assert!(wa_fdp < wa_plain, "FDP {wa_fdp}, without {wa_plain}");
 }
 
+/// Mounted as ZenFS mounts: one Report Zones of every zone, first of all, which found
+/// the 32 zones of 32 MiB of the 1 GiB drive (examples/zoned-log.toml's and
+/// lsm-zoned.toml's) empty.
+fn mounted_on_empty_zones(r: &Value, what: &str) {
+    assert_eq!(
+        r["counters"]["zns.report_zones"].as_u64(),
+        Some(1),
+        "{what}"
+    );
+    let q = r["zone_reports"].as_array().expect("zone_reports");
+    assert_eq!(q.len(), 1, "{what}: {q:?}");
+    assert_eq!(
+        (q[0]["filter"].as_str(), q[0]["start_lba"].as_u64()),
+        (Some("all"), Some(0)),
+        "{what}"
+    );
+    assert_eq!(q[0]["zones_matching"].as_u64(), Some(32), "{what}");
+    let zones = q[0]["zones"].as_array().expect("descriptors");
+    assert_eq!(zones.len(), 32, "{what}");
+    assert!(
+        zones.iter().all(|z| z["state"] == "ZSE"),
+        "{what}: {zones:?}"
+    );
+}
+
+/// `zoned-seq` and `cachelib` on a zoned drive mount as `lsm` does, and then write
+/// their zones in a ring with resets and no refused command.
+#[test]
+fn zoned_seq_and_cachelib_on_zones_list_the_zones_first() {
+    for extra in [&[][..], &["--workload", "cachelib"][..]] {
+        let r = run("zoned-log.toml", extra);
+        let what = format!("zoned-log.toml {extra:?}");
+        nothing_refused(&r, &what);
+        assert!(r["counters"]["zns.resets"].as_u64() > Some(0), "{what}");
+        mounted_on_empty_zones(&r, &what);
+    }
+}
+
 #[test]
 fn lsm_runs_on_the_page_ftl_with_fdp_and_on_zones_without_a_refused_command() {
     for (example, extra) in [
@@ -97,27 +135,8 @@ fn lsm_runs_on_the_page_ftl_with_fdp_and_on_zones_without_a_refused_command() {
             assert_eq!(r["host_trim_pages"].as_u64(), Some(0), "{what}");
             assert_eq!(r["write_amplification"].as_f64(), Some(1.0), "{what}");
             assert!(!note.contains("host GC wrote 0B"), "{what}: {note}");
-            // Mounted as ZenFS mounts: one Report Zones of every zone, first of all,
-            // which found the 32 zones of 32 MiB of the 1 GiB drive empty.
             assert!(note.contains(", 1 zone reports;"), "{what}: {note}");
-            assert_eq!(
-                r["counters"]["zns.report_zones"].as_u64(),
-                Some(1),
-                "{what}"
-            );
-            let q = r["zone_reports"].as_array().expect("zone_reports");
-            assert_eq!(q.len(), 1, "{what}: {q:?}");
-            assert_eq!(
-                (q[0]["filter"].as_str(), q[0]["start_lba"].as_u64()),
-                (Some("all"), Some(0))
-            );
-            assert_eq!(q[0]["zones_matching"].as_u64(), Some(32), "{what}");
-            let zones = q[0]["zones"].as_array().expect("descriptors");
-            assert_eq!(zones.len(), 32, "{what}");
-            assert!(
-                zones.iter().all(|z| z["state"] == "ZSE"),
-                "{what}: {zones:?}"
-            );
+            mounted_on_empty_zones(&r, &what);
         } else {
             assert!(r["host_trim_pages"].as_u64() > Some(0), "{what}");
             assert!(r.get("zone_reports").is_none(), "{what}");

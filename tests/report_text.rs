@@ -140,6 +140,8 @@ fn namespaces_and_fdp_sections_are_rendered_when_present() {
         requests: 4242,
         iops: 1234.5,
         write_bytes: 3 << 20,
+        media_write_bytes: 5 << 20,
+        write_amplification: 1.875,
         write_amplification_contribution: 0.725,
         ..Default::default()
     };
@@ -152,6 +154,10 @@ fn namespaces_and_fdp_sections_are_rendered_when_present() {
             ..ns
         },
     ];
+    r.namespace_overhead = Some(ssdlab::report::NamespaceOverhead {
+        media_write_bytes: 7 << 20,
+        write_amplification_contribution: 0.125,
+    });
     r.fdp = Some(FdpReport {
         host_bytes_written: 8 << 20,
         media_bytes_written: 12 << 20,
@@ -178,6 +184,10 @@ fn namespaces_and_fdp_sections_are_rendered_when_present() {
         "4,242",
         "77.0 µs",
         "0.725",
+        "Media written",
+        "5.00 MiB",
+        "1.875",
+        "Pages of no namespace (translation pages, padding): media written 7.00 MiB, WA share 0.125",
         "FDP: host bytes written 8.00 MiB, media bytes written 12.0 MiB",
         "handle 1",
         "persistently",
@@ -195,6 +205,7 @@ fn namespaces_and_fdp_sections_are_rendered_when_present() {
     for needle in [
         "<h2>Namespaces</h2>",
         "<td class=\"t\">logs</td>",
+        "<td class=\"t\">(no namespace)</td>",
         "<h2>Flexible Data Placement</h2>",
         "persistently-isolated",
         "media_reallocated",

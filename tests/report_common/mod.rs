@@ -125,6 +125,7 @@ pub fn sample_report() -> Report {
         simulated_ns: 10_125_000_000,
         counters,
         namespaces: Vec::new(),
+        namespace_overhead: None,
         phases: vec![
             phase("seq-write", 500_000, 150_000.0, 1.0),
             phase("rand-write", 750_000, 98_765.4, 1.75),

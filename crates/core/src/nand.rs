@@ -12,15 +12,18 @@
 //!
 //! Its parts: `geometry` (the shape, the cell presets and the address arithmetic),
 //! `payload` and `memory` (page payloads, for the runs that hold data), `superblock`
-//! (where a superblock's pages live) and `tests`; this file keeps the array itself.
+//! (where a superblock's pages live), `owners` (programs by namespace) and `tests`; this
+//! file keeps the array itself.
 
 mod geometry;
 mod memory;
+mod owners;
 mod payload;
 mod superblock;
 
 pub use geometry::{CellKind, CellTiming, Geometry, GeometryError};
 pub use memory::MemoryStore;
+pub use owners::ProgramOwners;
 pub use payload::{FlashData, PageStore, StoredTag};
 pub use superblock::Superblock;
 
@@ -243,6 +246,9 @@ pub struct Nand {
     /// Page payloads, when the array holds data (`ssdlab serve`, `ssdlab crashtest`):
     /// every program, copy and erase below also moves or drops the bytes.
     data: Option<Box<FlashData>>,
+    /// Programs by the namespace whose logical page they hold, with two or more
+    /// namespaces ([`Nand::attribute_programs`]).
+    owners: Option<Box<ProgramOwners>>,
 }
 
 impl Nand {
@@ -290,6 +296,7 @@ impl Nand {
             log: Vec::new(),
             blocks_per_erase: 1,
             data: None,
+            owners: None,
         }
     }
 
@@ -318,6 +325,7 @@ impl Nand {
             log,
             blocks_per_erase,
             data,
+            owners,
         } = self;
         if data.is_some() {
             return None;
@@ -342,6 +350,7 @@ impl Nand {
             log: log.clone(),
             blocks_per_erase: *blocks_per_erase,
             data: None,
+            owners: owners.clone(),
         })
     }
 
@@ -655,6 +664,9 @@ impl Nand {
 
     #[inline]
     fn place(&mut self, ppn: Ppn, lpn: Lpn, seq: u32) {
+        if let Some(o) = self.owners.as_deref_mut() {
+            o.count(lpn.0);
+        }
         let bi = self.block_index(ppn);
         let page = ppn.0 - bi as u32 * self.geo.pages_per_block;
         let b = BlockId(bi as u32);
@@ -790,6 +802,9 @@ impl Nand {
             } else {
                 self.oob_lpn[i].wrapping_sub(1)
             };
+            if let Some(o) = self.owners.as_deref_mut() {
+                o.count(lpn);
+            }
             let page = (off + k) as u32;
             let (base, store_all) = next_tag_base(d_base, lpn, page);
             if store_all {
@@ -953,6 +968,20 @@ impl Nand {
         self.log_op(OpKind::Erase, cause, first);
     }
 
+    /// Counts from now on every program by the namespace whose logical page it holds:
+    /// namespace i ends (exclusive) at logical page `ends[i]`, the first starts at 0
+    /// ([`ProgramOwners`]). Called once, when the device is built with two or more
+    /// namespaces.
+    pub fn attribute_programs(&mut self, ends: Vec<u32>) {
+        self.owners = Some(Box::new(ProgramOwners::new(ends)));
+    }
+
+    /// Programs so far by namespace, then those of pages no namespace holds; `None`
+    /// unless [`Nand::attribute_programs`] was called.
+    pub fn owner_programs(&self) -> Option<&[u64]> {
+        self.owners.as_deref().map(ProgramOwners::programs)
+    }
+
     /// Asks the CPU to start fetching the state of page `ppn` (validity and status
     /// bits, OOB tag, its block's counters): an FTL about to test a page and then
     /// program or invalidate it gets all those cache misses at once.
@@ -1081,6 +1110,19 @@ impl Nand {
             self.valid[dw + w] |= mask;
             self.valid[sw + w] = 0;
             moved += mask.count_ones();
+            if let Some(o) = self.owners.as_deref_mut() {
+                // The moved pages' owners, from the source's tags (left as they are).
+                let mut m = mask;
+                while m != 0 {
+                    let off = (w << 6) + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    o.count(if s_base != EXPLICIT {
+                        s_base.wrapping_add(off as u32)
+                    } else {
+                        self.oob_lpn[s0 + off].wrapping_sub(1)
+                    });
+                }
+            }
             if implicit && !track_seq {
                 continue;
             }

@@ -525,3 +525,54 @@ fn a_merge_of_an_in_place_block_keeps_its_tags_implicit_and_a_stray_program_stor
         assert_eq!(n.oob(Ppn(p)).lpn, Lpn(l));
     }
 }
+
+/// Every program is counted once, for the namespace whose logical page it holds
+/// (`nand/owners.rs`): single programs and copies, GC copy runs, and whole-block merges
+/// on both of their paths (relaxed parts merge a 64-page word at a time, from implicit
+/// and from stored tags).
+#[test]
+fn programs_are_counted_for_the_namespace_of_their_page_on_every_path() {
+    let geo = Geometry {
+        planes_per_die: 1,
+        blocks_per_plane: 8,
+        pages_per_block: 64,
+        ..tiny()
+    };
+    let total = |n: &Nand| n.owner_programs().unwrap().iter().sum::<u64>();
+    // Namespace 0 holds logical pages [0, 40), namespace 1 [40, 100); above: no one.
+    let mut n = Nand::new(geo, 10, false, false);
+    assert_eq!(n.owner_programs(), None);
+    n.attribute_programs(vec![40, 100]);
+    // Block 0: page p holds p (implicit tags): 40 of namespace 0, 24 of namespace 1.
+    for p in 0..64 {
+        n.program(Ppn(p), Lpn(p), Cause::Host);
+    }
+    // Block 1: 32 pages of namespace 1 (99 down to 68, stored tags), 32 of no one's.
+    for k in 0..64 {
+        let lpn = if k < 32 { 99 - k } else { u32::MAX - 1 - k };
+        n.program(Ppn(64 + k), Lpn(lpn), Cause::Map);
+    }
+    assert_eq!(n.owner_programs(), Some(&[40, 56, 32][..]));
+    // Merge the even pages of block 0 (20 below 40, 12 above) and all of block 1.
+    for p in (1..64).step_by(2) {
+        n.invalidate(Ppn(p));
+    }
+    assert_eq!(n.relocate_block(BlockId(0), BlockId(2), Cause::Gc), 32);
+    assert_eq!(n.relocate_block(BlockId(1), BlockId(3), Cause::Gc), 64);
+    assert_eq!(n.owner_programs(), Some(&[60, 100, 64][..]));
+    assert_eq!(total(&n), n.counters().total_programs());
+    // In-order parts: a copy run across the boundary, and a single copy.
+    let mut n = Nand::new(geo, 10, false, true);
+    n.attribute_programs(vec![40, 100]);
+    for p in 0..64 {
+        n.program(Ppn(p), Lpn(p), Cause::Host);
+    }
+    let srcs: Vec<Ppn> = (30..50).map(Ppn).collect();
+    n.relocate_run(&srcs, Ppn(64), Cause::Gc);
+    n.copy(Ppn(0), Ppn(84), Cause::Wl);
+    assert_eq!(n.owner_programs(), Some(&[40 + 10 + 1, 24 + 10, 0][..]));
+    assert_eq!(total(&n), n.counters().total_programs());
+    // A copy of the array keeps counting from the same figures.
+    let c = n.try_clone().unwrap();
+    assert_eq!(c.owner_programs(), n.owner_programs());
+}

@@ -410,8 +410,13 @@ pub fn run_page(command: &str, designs: &[RunDesign<'_>]) -> Page {
     }
 }
 
+/// The `name` of the row of the pages no namespace holds (the report's
+/// `namespace_overhead`).
+const OVERHEAD_ROW: &str = "(no namespace)";
+
 /// The designs' per-namespace results (only those with two or more namespaces): one row
-/// per design and namespace, under the JSON report's key names.
+/// per design and namespace, and one for the pages no namespace holds, under the JSON
+/// report's key names.
 fn namespaces_section(designs: &[RunDesign<'_>]) -> Option<Section> {
     let columns = [
         "design",
@@ -425,27 +430,42 @@ fn namespaces_section(designs: &[RunDesign<'_>]) -> Option<Section> {
         "write_latency_ns_p99",
         "errors_lba_out_of_range",
         "host_write_share",
+        "media_write_bytes",
+        "write_amplification",
         "write_amplification_contribution",
     ];
     let rows: Vec<Vec<String>> = designs
         .iter()
         .flat_map(|(d, r, _)| {
-            r.namespaces.iter().map(move |n| {
-                vec![
-                    d.to_string(),
-                    n.name.clone(),
-                    n.size_bytes.to_string(),
-                    n.requests.to_string(),
-                    format!("{:.1}", n.iops),
-                    n.read_bytes.to_string(),
-                    n.write_bytes.to_string(),
-                    n.read_latency_ns.p99.to_string(),
-                    n.write_latency_ns.p99.to_string(),
-                    n.errors_lba_out_of_range.to_string(),
-                    format!("{:.4}", n.host_write_share),
-                    format!("{:.4}", n.write_amplification_contribution),
-                ]
-            })
+            r.namespaces
+                .iter()
+                .map(move |n| {
+                    vec![
+                        d.to_string(),
+                        n.name.clone(),
+                        n.size_bytes.to_string(),
+                        n.requests.to_string(),
+                        format!("{:.1}", n.iops),
+                        n.read_bytes.to_string(),
+                        n.write_bytes.to_string(),
+                        n.read_latency_ns.p99.to_string(),
+                        n.write_latency_ns.p99.to_string(),
+                        n.errors_lba_out_of_range.to_string(),
+                        format!("{:.4}", n.host_write_share),
+                        n.media_write_bytes.to_string(),
+                        format!("{:.4}", n.write_amplification),
+                        format!("{:.4}", n.write_amplification_contribution),
+                    ]
+                })
+                // The pages no namespace holds: a row of their own, under the same keys.
+                .chain(r.namespace_overhead.iter().map(move |o| {
+                    let mut row = vec![String::new(); columns.len()];
+                    row[0] = d.to_string();
+                    row[1] = OVERHEAD_ROW.into();
+                    row[columns.len() - 3] = o.media_write_bytes.to_string();
+                    row[columns.len() - 1] = format!("{:.4}", o.write_amplification_contribution);
+                    row
+                }))
         })
         .collect();
     (!rows.is_empty()).then(|| Section {

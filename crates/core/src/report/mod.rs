@@ -246,6 +246,10 @@ pub struct Report {
     /// `[[namespace]]` tables).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<NamespaceReport>,
+    /// With the `namespaces` list: the flash programs of pages no namespace holds, the
+    /// device's own overhead (translation pages, padding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace_overhead: Option<NamespaceOverhead>,
     /// Set when the drive wore out during the measured run: the run stopped there and
     /// every figure covers the requests completed until then (docs/ftls.md, "Bad
     /// blocks").
@@ -307,9 +311,10 @@ pub struct ZoneReportCommand {
 }
 
 /// One namespace's part of a run. Its requests, bytes and errors sum over the
-/// namespaces to the device totals; write amplification is the device's, attributed by
-/// share of host writes (the namespaces share blocks and the garbage collector, so a
-/// copy has no single owner).
+/// namespaces to the device totals. Its write amplification is measured: every flash
+/// program is counted for the namespace whose logical page it holds (host programs,
+/// GC and merge copies, read-modify-writes alike), so a tenant whose pages the
+/// garbage collector copies carries those copies.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct NamespaceReport {
     /// The namespace's name.
@@ -333,8 +338,28 @@ pub struct NamespaceReport {
     pub errors_lba_out_of_range: u64,
     /// Its share of the host's written bytes.
     pub host_write_share: f64,
-    /// Its contribution to the device's write amplification: `host_write_share` ×
-    /// `write_amplification` (the contributions sum to the device's figure).
+    /// Flash bytes programmed holding its logical pages (host data and its copies).
+    #[serde(default)]
+    pub media_write_bytes: u64,
+    /// Its own write amplification: flash pages programmed holding its logical pages
+    /// per host page it wrote.
+    #[serde(default)]
+    pub write_amplification: f64,
+    /// Its contribution to the device's write amplification: flash pages programmed
+    /// holding its logical pages per host page written by all namespaces. The
+    /// contributions plus `namespace_overhead`'s sum to the device's
+    /// `write_amplification`.
+    pub write_amplification_contribution: f64,
+}
+
+/// The flash programs of a run with namespaces that hold no namespace's logical page:
+/// translation (map) pages, a zone finish's padding, other metadata.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NamespaceOverhead {
+    /// Flash bytes programmed.
+    pub media_write_bytes: u64,
+    /// Those pages per host page written: the device's write amplification less the
+    /// namespaces' contributions.
     pub write_amplification_contribution: f64,
 }
 

@@ -284,7 +284,7 @@ fn render_namespaces(report: &Report, out: &mut String) {
     }
     let mut t = Table::headed(
         std::iter::once(Align::Left)
-            .chain([Align::Right; 9])
+            .chain([Align::Right; 11])
             .collect(),
         &[
             "Namespace",
@@ -293,8 +293,10 @@ fn render_namespaces(report: &Report, out: &mut String) {
             "IOPS",
             "Read",
             "Written",
+            "Media written",
             "Read p99",
             "Write p99",
+            "WA",
             "WA share",
             "Out of range",
         ],
@@ -307,14 +309,23 @@ fn render_namespaces(report: &Report, out: &mut String) {
             fmt_number(n.iops),
             fmt_bytes(n.read_bytes),
             fmt_bytes(n.write_bytes),
+            fmt_bytes(n.media_write_bytes),
             lat_if(&n.read_latency_ns, |l| lat(l.p99)),
             lat_if(&n.write_latency_ns, |l| lat(l.p99)),
+            fmt_ratio(n.write_amplification),
             fmt_ratio(n.write_amplification_contribution),
             group_thousands(n.errors_lba_out_of_range),
         ]));
     }
     out.push_str("\nNamespaces\n");
     t.render(out);
+    if let Some(o) = &report.namespace_overhead {
+        out.push_str(&format!(
+            "Pages of no namespace (translation pages, padding): media written {}, WA share {}\n",
+            fmt_bytes(o.media_write_bytes),
+            fmt_ratio(o.write_amplification_contribution)
+        ));
+    }
 }
 
 /// The FDP statistics, per handle and per namespace, and the event counts (`ftl.fdp`

@@ -66,6 +66,19 @@ pub struct Device {
     last_append_lba: Option<u64>,
     /// The Report Zones commands performed and what each returned.
     zone_reports: Vec<crate::report::ZoneReportCommand>,
+    /// Host pages written by each namespace, with two or more (`[[namespace]]`; the
+    /// flash array counts their programs, `Nand::attribute_programs`); else empty.
+    ns_write_pages: Vec<u64>,
+}
+
+/// Counts host write `req` of `pages` pages, for the device and for its namespace.
+#[inline]
+fn count_write(host: &mut HostCounters, ns_pages: &mut [u64], req: &IoRequest, pages: u64) {
+    host.write_pages += pages;
+    host.write_bytes += req.size_bytes;
+    if let Some(p) = ns_pages.get_mut(req.namespace as usize) {
+        *p += pages;
+    }
 }
 
 /// Page counters kept by the host side of the simulator.
@@ -271,6 +284,21 @@ impl Device {
         }
         let time = time_model(design);
         let page_bytes = geo.page_size_bytes as u64;
+        // Two or more namespaces: their write amplification is measured, each program
+        // counted for the namespace whose logical page it holds (nand/owners.rs).
+        let ns_write_pages = if cfg.namespaces.len() >= 2 {
+            let slices =
+                crate::config::namespace::slices(cfg, resolved.logical_pages * page_bytes)?;
+            nand.attribute_programs(
+                slices
+                    .iter()
+                    .map(|s| ((s.base_bytes + s.size_bytes) / page_bytes) as u32)
+                    .collect(),
+            );
+            vec![0; slices.len()]
+        } else {
+            Vec::new()
+        };
         let buffer = resolved.buffer.map(|shape| {
             Box::new(BufferStage::new(
                 &cfg.buffer,
@@ -304,6 +332,7 @@ impl Device {
             invalid_zone_commands: 0,
             last_append_lba: None,
             zone_reports: Vec::new(),
+            ns_write_pages,
         })
     }
 
@@ -336,6 +365,7 @@ impl Device {
             invalid_zone_commands,
             last_append_lba,
             zone_reports,
+            ns_write_pages,
         } = self;
         Some(Device {
             resolved: resolved.clone(),
@@ -359,12 +389,18 @@ impl Device {
             invalid_zone_commands: *invalid_zone_commands,
             last_append_lba: *last_append_lba,
             zone_reports: zone_reports.clone(),
+            ns_write_pages: ns_write_pages.clone(),
         })
     }
 
     /// The Report Zones commands performed so far, with what each returned.
     pub fn zone_reports(&self) -> &[crate::report::ZoneReportCommand] {
         &self.zone_reports
+    }
+
+    /// Host pages written so far by each namespace (empty below two namespaces).
+    pub fn namespace_write_pages(&self) -> &[u64] {
+        &self.ns_write_pages
     }
 
     /// The LBA (logical page) the last performed Zone Append wrote: what its completion
@@ -916,8 +952,7 @@ impl Device {
                     let r =
                         ftl.zone_command(ZoneCommand::Write, Lpn(first as u32), cmd.pages, nand)?;
                     if r == ZoneReply::Done {
-                        self.host.write_pages += last - first;
-                        self.host.write_bytes += req.size_bytes;
+                        count_write(&mut self.host, &mut self.ns_write_pages, req, last - first);
                     } else {
                         drop_payload(nand, first, last);
                     }
@@ -933,8 +968,7 @@ impl Device {
                         }
                         None => write_through(ftl, nand, first, last, head_partial, tail_partial)?,
                     }
-                    self.host.write_pages += last - first;
-                    self.host.write_bytes += req.size_bytes;
+                    count_write(&mut self.host, &mut self.ns_write_pages, req, last - first);
                 }
             }
             OpKind::Read => {
@@ -1037,8 +1071,7 @@ impl Device {
                 match reply {
                     ZoneReply::Appended(lba) => {
                         self.last_append_lba = Some(lba);
-                        self.host.write_pages += last - first;
-                        self.host.write_bytes += req.size_bytes;
+                        count_write(&mut self.host, &mut self.ns_write_pages, req, last - first);
                     }
                     ZoneReply::NotZoned => self.invalid_zone_commands += 1,
                     ZoneReply::Done | ZoneReply::Refused(_) => {}

@@ -48,6 +48,10 @@ pub trait Measure {
     fn zone_report_commands(&self) -> Vec<crate::report::ZoneReportCommand> {
         Vec::new()
     }
+    /// Host pages written by each namespace (empty below two namespaces).
+    fn namespace_write_pages(&self) -> &[u64] {
+        &[]
+    }
 }
 
 impl Measure for Device {
@@ -87,6 +91,9 @@ impl Measure for Device {
     }
     fn zone_report_commands(&self) -> Vec<crate::report::ZoneReportCommand> {
         self.zone_reports().to_vec()
+    }
+    fn namespace_write_pages(&self) -> &[u64] {
+        self.namespace_write_pages()
     }
     fn buffer_report(&self, host_writes: u64, host_reads: u64, programs: u64) -> BufferReport {
         buffer_report(self, host_writes, host_reads, programs)
@@ -389,6 +396,9 @@ pub struct Baseline {
     host: HostCounters,
     ftl: Counters,
     busy_ns: Option<[u64; crate::nand::CAUSES]>,
+    /// Per namespace (two or more): host pages written, and flash programs by owner.
+    ns_write_pages: Vec<u64>,
+    ns_programs: Vec<u64>,
 }
 
 impl Baseline {
@@ -400,8 +410,42 @@ impl Baseline {
             host: dev.host(),
             ftl,
             busy_ns: dev.busy_ns(),
+            ns_write_pages: dev.namespace_write_pages().to_vec(),
+            ns_programs: dev.nand().owner_programs().unwrap_or_default().to_vec(),
         }
     }
+
+    /// The namespaces' host pages written and flash pages programmed since the baseline.
+    pub fn namespace_flash(&self, dev: &dyn Measure) -> NamespaceFlash {
+        let since = |now: &[u64], then: &[u64]| -> Vec<u64> {
+            now.iter()
+                .zip(then.iter().chain(std::iter::repeat(&0)))
+                .map(|(a, b)| a - b)
+                .collect()
+        };
+        NamespaceFlash {
+            write_pages: since(dev.namespace_write_pages(), &self.ns_write_pages),
+            programs: since(
+                dev.nand().owner_programs().unwrap_or_default(),
+                &self.ns_programs,
+            ),
+            page_bytes: dev.nand().geometry().page_size_bytes as u64,
+        }
+    }
+}
+
+/// What the namespaces wrote to flash over the measured run: the inputs of their write
+/// amplification (empty vectors below two namespaces).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NamespaceFlash {
+    /// Host pages each namespace wrote.
+    pub write_pages: Vec<u64>,
+    /// Flash pages programmed holding each namespace's logical pages (host programs, GC
+    /// and merge copies, read-modify-writes), then those holding none (the overhead:
+    /// translation pages, padding).
+    pub programs: Vec<u64>,
+    /// Bytes of one flash page.
+    pub page_bytes: u64,
 }
 
 /// Accumulates one namespace's results over the run.
@@ -444,12 +488,15 @@ impl NamespaceAcc {
         self.requests += 1;
     }
 
-    /// The namespace's report section, given the run's totals.
+    /// The namespace's report section, given the run's totals and, as (host pages
+    /// written, flash pages programmed), what it wrote to flash.
     pub fn finish(
         &self,
         slice: &crate::config::namespace::NamespaceSlice,
         errors: u64,
         report: &crate::report::Report,
+        (write_pages, programs): (u64, u64),
+        page_bytes: u64,
     ) -> crate::report::NamespaceReport {
         let secs = report.simulated_ns as f64 / 1e9;
         let share = ratio(self.write_bytes, report.host_write_bytes);
@@ -468,28 +515,45 @@ impl NamespaceAcc {
             write_latency_ns: summarize(&self.writes),
             errors_lba_out_of_range: errors,
             host_write_share: share,
-            write_amplification_contribution: share * report.write_amplification,
+            media_write_bytes: programs * page_bytes,
+            write_amplification: ratio(programs, write_pages),
+            // Over every host page, as the device's figure, so that the contributions
+            // and the overhead's sum to it.
+            write_amplification_contribution: ratio(programs, report.host_write_pages),
         }
     }
 }
 
-/// The report's `namespaces` list: one section per namespace, only with several (one
-/// namespace is the device). `errors[i]` counts namespace i's refused requests.
+/// Sets the report's `namespaces` list and `namespace_overhead`: one section per
+/// namespace, only with several (one namespace is the device). `errors[i]` counts
+/// namespace i's refused requests; `flash` is what they wrote to flash.
 pub fn namespace_sections(
+    report: &mut Report,
     slices: &[crate::config::namespace::NamespaceSlice],
     accs: &[NamespaceAcc],
     errors: impl IntoIterator<Item = u64>,
-    report: &Report,
-) -> Vec<crate::report::NamespaceReport> {
+    flash: &NamespaceFlash,
+) {
     if slices.len() < 2 {
-        return Vec::new();
+        return;
     }
-    slices
+    let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
+    let sections = slices
         .iter()
         .zip(accs)
         .zip(errors)
-        .map(|((slice, a), e)| a.finish(slice, e, report))
-        .collect()
+        .enumerate()
+        .map(|(i, ((slice, a), e))| {
+            let written = (at(&flash.write_pages, i), at(&flash.programs, i));
+            a.finish(slice, e, report, written, flash.page_bytes)
+        })
+        .collect();
+    let overhead = at(&flash.programs, slices.len());
+    report.namespace_overhead = Some(crate::report::NamespaceOverhead {
+        media_write_bytes: overhead * flash.page_bytes,
+        write_amplification_contribution: ratio(overhead, report.host_write_pages),
+    });
+    report.namespaces = sections;
 }
 
 /// What the run loop measured, phase by phase.
@@ -681,6 +745,7 @@ pub fn assemble(
         counters: counters.into_map(),
         phases: m.phases,
         namespaces: Vec::new(),
+        namespace_overhead: None,
         end_of_life: m
             .end_of_life
             .map(|(at_ns, reason)| crate::report::EndOfLife {
@@ -775,11 +840,12 @@ impl LiveStats {
             measured: self.start,
         };
         let mut r = assemble(cfg, dev, &self.base, m, Vec::new(), Vec::new(), wall).report;
-        r.namespaces = namespace_sections(
+        namespace_sections(
+            &mut r,
             &self.slices,
             &self.namespaces,
             self.ns_errors.iter().copied(),
-            &r,
+            &self.base.namespace_flash(dev),
         );
         r
     }

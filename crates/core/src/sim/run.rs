@@ -929,11 +929,12 @@ fn measure(
         warnings.extend(w.snapshot());
     }
     let mut out = assemble(cfg, &dev, &base, m, notes, warnings, wall);
-    out.report.namespaces = namespace_sections(
+    namespace_sections(
+        &mut out.report,
         &ns_slices,
         &ns_acc,
         ns_errors.iter().map(|e| e.load(SeqCst)),
-        &out.report,
+        &base.namespace_flash(&dev),
     );
     Ok(out)
 }

@@ -57,27 +57,38 @@ pub fn build_workload(
         };
         Ok((phases, Some(warnings)))
     } else {
-        let zoned;
-        let workload = if uses_zones(cfg) {
-            zoned = with_drive_zones(cfg)?;
-            &zoned
-        } else {
-            &cfg.workload
-        };
-        let phases = synth::build_phases(workload, capacity_bytes, cfg.seed)
+        let workload = on_drive_zones(cfg, &cfg.workload, "workload")?;
+        let phases = synth::build_phases(&workload, capacity_bytes, cfg.seed)
             .map_err(|e| SimError::Config(format!("workload: {e}")))?;
         Ok((phases, None))
     }
 }
 
-/// The generator lays itself out on zones: `zoned-seq` always, `cachelib` and `lsm` on a
-/// zoned drive (on a conventional one they use a block layout unless
+/// The generator `w` lays itself out on zones: `zoned-seq` always, `cachelib` and `lsm`
+/// on a zoned drive (on a conventional one they use a block layout unless
 /// `workload.zone_size` is set).
-fn uses_zones(cfg: &Config) -> bool {
-    let k = cfg.workload.kind;
+fn uses_zones(cfg: &Config, w: &synth::SynthConfig) -> bool {
+    let k = w.kind;
     k == synth::SynthKind::ZonedSeq
         || ((k == synth::SynthKind::Cachelib || k == synth::SynthKind::Lsm)
             && cfg.ftl.name.name() == crate::ftl::zoned::SPEC.name)
+}
+
+/// The generator `w` (of the table `table`: `workload`, or a namespace's
+/// `namespace[i].workload`) as it runs on `cfg`'s drive: with the drive's zone size and
+/// capacity when it lays itself out on zones ([`with_drive_zones`]), else as given. A
+/// namespace is whole zones of the drive (config/namespace.rs), so its generator's
+/// zones are the drive's.
+fn on_drive_zones<'a>(
+    cfg: &Config,
+    w: &'a synth::SynthConfig,
+    table: &str,
+) -> Result<std::borrow::Cow<'a, synth::SynthConfig>, SimError> {
+    Ok(if uses_zones(cfg, w) {
+        std::borrow::Cow::Owned(with_drive_zones(cfg, w, table)?)
+    } else {
+        std::borrow::Cow::Borrowed(w)
+    })
 }
 
 /// The note of a run of the `lsm` generator: the bytes of its flushes, compactions and
@@ -88,27 +99,28 @@ pub fn lsm_note(cfg: &Config, capacity_bytes: u64) -> Result<Option<String>, Sim
     if w.kind != synth::SynthKind::Lsm || !cfg.namespaces.is_empty() || cfg.trace.path.is_some() {
         return Ok(None);
     }
-    let w = if uses_zones(cfg) {
-        with_drive_zones(cfg)?
-    } else {
-        w.clone()
-    };
+    let w = on_drive_zones(cfg, w, "workload")?;
     Ok(Some(
         synth::lsm::run_tally(&w, capacity_bytes, cfg.seed).note(),
     ))
 }
 
-/// `zoned-seq`'s settings with the zone size and capacity it leaves unset taken from the
-/// zoned drive (`[ftl.zoned]`); a conventional drive has none to give.
-fn with_drive_zones(cfg: &Config) -> Result<synth::SynthConfig, SimError> {
-    let mut w = cfg.workload.clone();
+/// The generator `w`'s settings (table `table`) with the zone size and capacity it
+/// leaves unset taken from the zoned drive (`[ftl.zoned]`); a conventional drive has
+/// none to give.
+fn with_drive_zones(
+    cfg: &Config,
+    w: &synth::SynthConfig,
+    table: &str,
+) -> Result<synth::SynthConfig, SimError> {
+    let mut w = w.clone();
     if w.zone_size.is_some() && w.zone_capacity.is_some() {
         return Ok(w);
     }
     if cfg.ftl.name.name() != crate::ftl::zoned::SPEC.name {
         if w.zone_size.is_none() {
             return Err(SimError::Config(format!(
-                "workload.zone_size: zoned-seq on a drive without zones (ftl.name = \"{}\") \
+                "{table}.zone_size: zoned-seq on a drive without zones (ftl.name = \"{}\") \
                  needs the zone size in bytes",
                 cfg.ftl.name.name()
             )));
@@ -285,9 +297,12 @@ fn build_namespace_workload(
     }
     let mut per_ns: Vec<std::vec::IntoIter<Phase>> = Vec::new();
     for (i, (ns, slice)) in cfg.namespaces.iter().zip(&slices).enumerate() {
-        let w = ns.workload.as_ref().unwrap_or(&cfg.workload);
+        let w = match &ns.workload {
+            Some(w) => on_drive_zones(cfg, w, &format!("namespace[{i}].workload"))?,
+            None => on_drive_zones(cfg, &cfg.workload, "workload")?,
+        };
         let phases = synth::build_phases(
-            w,
+            &w,
             slice.size_bytes,
             crate::config::namespace_seed(cfg.seed, i),
         )

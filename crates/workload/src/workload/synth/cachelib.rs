@@ -21,12 +21,18 @@
 //!
 //! On a zoned drive (`workload.zone_size` set, filled in from `[ftl.zoned]` by the
 //! simulator) one LOC region is one zone: written from its start to the zone capacity
-//! and reset before it is rewritten. The SOC's in-place bucket rewrites cannot be
+//! and reset before it is rewritten, and the cache is mounted with one Report Zones of
+//! every zone from the span's first (filter 0, `ZQ0`) before anything else, as a host
+//! lists a zoned drive's zones when it opens it (the `lsm` generator does the same; a
+//! generator gets no replies, so the cache plans on every zone being empty, and the
+//! report's `zone_reports` shows what the drive answered; it counts as one of
+//! `requests`). The SOC's in-place bucket rewrites cannot be
 //! written at a zone's write pointer — CacheLib on ZNS keeps the SOC on a conventional
 //! device — so on a zoned drive `soc_percent` defaults to 0 and any other value is
 //! refused.
 //!
 //! ```text
+//! zones: mount: Report Zones of every zone (the first request)
 //! soc = ⌊span · soc_percent / 100 / bucket⌋ · bucket        (0 on zones)
 //! LOC region k at soc + k · stride, writable bytes cap      (stride = cap = region_size;
 //!                                                            zones: stride = zone size,
@@ -268,6 +274,8 @@ pub struct Cachelib {
     wrapped: bool,
     /// Zones: the region being entered must be reset before it is written.
     reset_due: bool,
+    /// Zones: the mount's Report Zones is still to be issued.
+    mount_due: bool,
     soc_written: u64,
     loc_written: u64,
     rng: Xoshiro256PlusPlus,
@@ -295,6 +303,7 @@ impl Cachelib {
             offset: 0,
             wrapped: false,
             reset_due: false,
+            mount_due: l.zoned,
             soc_written: 0,
             loc_written: 0,
             rng: rng_from_seed(seed),
@@ -396,6 +405,10 @@ impl Iterator for Cachelib {
             return None;
         }
         self.left -= 1;
+        if self.mount_due {
+            self.mount_due = false;
+            return Some(IoRequest::new(OpKind::ZoneReport(0), 0, 0));
+        }
         if self.get_share > 0.0
             && self.rng.gen_bool(self.get_share.min(1.0))
             && let Some(r) = self.get()
@@ -434,8 +447,10 @@ mod tests {
     /// Checks a stream against the layout: SOC writes are whole buckets inside the SOC,
     /// LOC writes continue the log exactly where it is (sequential, regions in FIFO
     /// order from their start, wrapping to the first), zones are reset before they are
-    /// rewritten and never written off their pointer, reads fall on written data, and
-    /// the SOC's share of the bytes is kept. Returns (SOC bytes, LOC bytes, resets).
+    /// rewritten and never written off their pointer, a cache on zones is mounted with
+    /// one Report Zones of every zone first of all (and a conventional one never), reads
+    /// fall on written data, and the SOC's share of the bytes is kept. Returns (SOC bytes,
+    /// LOC bytes, resets).
     fn model(c: &SynthConfig, span: u64, reqs: &[IoRequest]) -> Result<(u64, u64, u64), String> {
         let l = layout(c, span);
         let by_lifetime = c.cachelib.as_ref().unwrap().placement == LifetimePlacement::ByLifetime;
@@ -443,9 +458,15 @@ mod tests {
         let (mut soc, mut loc, mut resets) = (0u64, 0u64, 0u64);
         // Bytes written into each region since its last reset (reads must stay below).
         let mut filled = vec![0u64; l.regions as usize];
-        for r in reqs {
+        for (i, r) in reqs.iter().enumerate() {
             let end = r.offset_bytes + r.size_bytes;
+            if l.zoned && i == 0 && (r.op, r.offset_bytes) != (OpKind::ZoneReport(0), 0) {
+                return Err(format!(
+                    "{r:?}: a cache on zones mounts with Report Zones first"
+                ));
+            }
             match r.op {
+                OpKind::ZoneReport(0) if l.zoned && i == 0 => {}
                 OpKind::Write if r.offset_bytes < l.soc_bytes => {
                     if !r.offset_bytes.is_multiple_of(l.bucket_bytes)
                         || r.size_bytes != l.bucket_bytes

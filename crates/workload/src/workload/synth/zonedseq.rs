@@ -8,16 +8,23 @@
 //! 1 and each reset erases exactly the blocks one zone filled.
 //!
 //! ```text
+//! mount: Report Zones of every zone from the span's first (filter 0, `ZQ0`)
 //! zone c = 0, o = 0
 //! loop: if o = 0 and zone c was written before: Reset Zone c
 //!       write min(size, capacity − o) bytes at c·zone_size + o; o += that
 //!       if o = capacity: c = (c + 1) mod zones, o = 0
 //! ```
 //!
+//! The mount is what a host of a zoned drive does first (ZenFS lists every zone when it
+//! opens the device, as the `lsm` generator does): a generator gets no replies, so the
+//! log plans on every zone being empty, and the report's `zone_reports` shows what the
+//! drive answered.
+//!
 //! Without the two keys the simulator fills them in from the zoned drive
 //! (`[ftl.zoned]`); on a conventional drive the generator needs them set, and the
-//! drive refuses the resets (Invalid Command Opcode). Requests arrive in closed loop;
-//! `requests` counts every request, resets included (default: one pass, span / size).
+//! drive refuses the Report Zones and the resets (Invalid Command Opcode). Requests
+//! arrive in closed loop; `requests` counts every request, the Report Zones and the
+//! resets included (default: span / size).
 
 use super::SynthError;
 use super::own::{fold_field, own_keys};
@@ -57,6 +64,7 @@ fn build(
     let zone = cfg.zone_size.map_or(size, |s| s.bytes()).max(1);
     let capacity = cfg.zone_capacity.map_or(zone, |s| s.bytes()).clamp(1, zone);
     Box::new(ZonedSeq {
+        mount_due: cfg.zone_size.is_some(),
         zones: (span_bytes / zone).max(1),
         zone_bytes: zone,
         capacity_bytes: capacity,
@@ -96,6 +104,8 @@ pub fn check(cfg: &SynthConfig, span_bytes: u64) -> Result<(), SynthError> {
 /// The ring's position.
 #[derive(Clone, Debug)]
 struct ZonedSeq {
+    /// The mount's Report Zones is still to be issued (on zones only).
+    mount_due: bool,
     zones: u64,
     zone_bytes: u64,
     capacity_bytes: u64,
@@ -119,6 +129,10 @@ impl Iterator for ZonedSeq {
             return None;
         }
         self.left -= 1;
+        if self.mount_due {
+            self.mount_due = false;
+            return Some(IoRequest::new(OpKind::ZoneReport(0), 0, 0));
+        }
         let start = self.zone * self.zone_bytes;
         if self.reset_due {
             self.reset_due = false;
@@ -153,13 +167,15 @@ mod tests {
             zone_capacity: Some(Size(12288)),
             ..SynthConfig::default()
         };
-        let got: Vec<(OpKind, u64, u64)> = build(&cfg, 32768, 9, 0)
+        let got: Vec<(OpKind, u64, u64)> = build(&cfg, 32768, 10, 0)
             .map(|r| (r.op, r.offset_bytes, r.size_bytes))
             .collect();
         use OpKind::{Write as W, ZoneReset as R};
         assert_eq!(
             got,
             [
+                // Mounted first: Report Zones of every zone.
+                (OpKind::ZoneReport(0), 0, 0),
                 (W, 0, 4096),
                 (W, 4096, 4096),
                 (W, 8192, 4096),
