@@ -7,6 +7,9 @@
 //! ```text
 //! unit:        k consecutive planes (a plane, a die, a chip …) sharing a free pool and
 //!              frontiers; k = 1 whenever the reserve fits in one plane (feasible.rs)
+//! lanes:       a unit spanning several dies may keep a host frontier per die (lane);
+//!              a lane opens the least-worn free block on its own die (any die of the
+//!              unit if its die has none), so a unit's host writes use all its dies
 //! next_run(u, stream, want):
 //!              no open block for stream → pop a free block (least worn; the most worn
 //!              for wear leveling); hand out up to `want` consecutive pages; a block
@@ -134,6 +137,8 @@ pub(super) struct Unit {
     /// runs only when it can find something (DFTL calls it on every translation write
     /// while a unit sits at its GC threshold: 13 % of a 128 GiB run's time).
     pub(super) maybe_empty: bool,
+    /// Host frontiers of lanes 1.. (lane 0's is `frontier[Host]`); empty with one lane.
+    pub(super) lanes: Vec<Option<Frontier>>,
 }
 
 /// Free pools, frontiers, block roles and the victim policy of a page-mapped FTL.
@@ -147,6 +152,10 @@ pub(super) struct Blocks<V: VictimPolicy> {
     /// Planes per unit (a divisor of the plane count); `plane / unit_planes` is the
     /// plane's unit.
     pub(super) unit_planes: u32,
+    /// Host frontiers per unit (1, or one per die of a unit spanning several).
+    pub(super) lanes: u32,
+    /// Planes per lane (`unit_planes / lanes`).
+    lane_planes: u32,
     pub(super) units: Vec<Unit>,
     pub(super) role: Vec<Role>,
     /// The stream each block was last opened for (DFTL tells translation blocks by it).
@@ -220,6 +229,8 @@ impl<V: VictimPolicy> Blocks<V> {
             geo: *geo,
             unit_geo,
             unit_planes,
+            lanes: 1,
+            lane_planes: unit_planes,
             // A mount may close blocks it finds with no valid page: scan once first.
             units: vec![
                 Unit {
@@ -259,6 +270,56 @@ impl<V: VictimPolicy> Blocks<V> {
             unit.free = pool.into_iter().collect();
         }
         b
+    }
+
+    /// The same with `lanes` host frontiers per unit (a divisor of `unit_planes`; see
+    /// [`super::feasible::Plan::lanes`]).
+    pub(super) fn with_lanes(mut self, lanes: u32) -> Self {
+        debug_assert!(lanes >= 1 && self.unit_planes.is_multiple_of(lanes));
+        self.lanes = lanes;
+        self.lane_planes = self.unit_planes / lanes;
+        for u in &mut self.units {
+            u.lanes = vec![None; lanes as usize - 1];
+        }
+        self
+    }
+
+    /// The host lane of `plane` in its unit (0 with one lane).
+    #[inline]
+    pub(super) fn lane_of_plane(&self, plane: u32) -> u32 {
+        if self.lanes == 1 {
+            0
+        } else {
+            (plane % self.unit_planes) / self.lane_planes
+        }
+    }
+
+    /// The next host page of `unit`'s lane `lane` (lane 0: [`Self::next_page`] of the
+    /// host stream).
+    #[inline]
+    pub(super) fn next_host_page(
+        &mut self,
+        unit: u32,
+        lane: u32,
+        nand: &Nand,
+    ) -> Result<Ppn, FtlError> {
+        if lane == 0 {
+            return self.next_page(unit, Stream::Host, nand);
+        }
+        let mut slot = self.units[unit as usize].lanes[lane as usize - 1].take();
+        if slot.is_none() {
+            slot = Some(Frontier {
+                block: self.take_free(unit, Stream::Host, lane)?,
+                next_page: 0,
+            });
+        }
+        let (ppn, _, filled) = take_run(&mut self.clock, &mut slot, self.geo.pages_per_block, 1);
+        self.units[unit as usize].lanes[lane as usize - 1] = slot;
+        if let Some(b) = filled {
+            // As `next_page`: the page is programmed right after this returns.
+            self.close(b, nand.valid_count(b) + 1);
+        }
+        Ok(ppn)
     }
 
     /// The unit `plane` belongs to.
@@ -350,7 +411,7 @@ impl<V: VictimPolicy> Blocks<V> {
     /// they get the most-worn free block, every other stream the least-worn one.
     #[cold]
     pub(super) fn open_block(&mut self, unit: u32, stream: Stream) -> Result<BlockId, FtlError> {
-        let block = self.take_free(unit, stream)?;
+        let block = self.take_free(unit, stream, 0)?;
         self.units[unit as usize].frontier[stream as usize] = Some(Frontier {
             block,
             next_page: 0,
@@ -359,11 +420,26 @@ impl<V: VictimPolicy> Blocks<V> {
     }
 
     /// A free block of `unit` opened for `stream` (the most worn for wear leveling,
-    /// else the least worn), not yet any frontier's.
+    /// else the least worn), not yet any frontier's. With several host lanes a host
+    /// block comes from lane `lane`'s planes when they have one.
     #[cold]
-    fn take_free(&mut self, unit: u32, stream: Stream) -> Result<u32, FtlError> {
+    fn take_free(&mut self, unit: u32, stream: Stream, lane: u32) -> Result<u32, FtlError> {
+        let first = unit * self.unit_planes + lane * self.lane_planes;
+        let planes = first..first + self.lane_planes;
+        let geo = self.geo;
         let ps = &mut self.units[unit as usize];
-        let entry = if stream == Stream::Wl {
+        let in_lane = (stream == Stream::Host && self.lanes > 1)
+            .then(|| {
+                ps.free
+                    .iter()
+                    .find(|&&(_, b)| planes.contains(&geo.plane_of(BlockId(b))))
+                    .copied()
+            })
+            .flatten();
+        let entry = if let Some(e) = in_lane {
+            ps.free.remove(&e);
+            Some(e)
+        } else if stream == Stream::Wl {
             ps.free.pop_last()
         } else {
             ps.free.pop_first()
@@ -388,7 +464,7 @@ impl<V: VictimPolicy> Blocks<V> {
     ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
         if slot.is_none() {
             *slot = Some(Frontier {
-                block: self.take_free(unit, stream)?,
+                block: self.take_free(unit, stream, 0)?,
                 next_page: 0,
             });
         }
@@ -573,6 +649,7 @@ impl<V: VictimPolicy> Blocks<V> {
         for u in &mut self.units {
             u.free.clear();
             u.frontier = [None; STREAMS];
+            u.lanes.iter_mut().for_each(|f| *f = None);
         }
         let np = self.geo.pages_per_block;
         for b in 0..self.geo.blocks() {
@@ -625,7 +702,7 @@ impl<V: VictimPolicy> Blocks<V> {
                 assert_eq!(self.unit_of(BlockId(b)), u as u32, "unit {u} free list");
                 free += 1;
             }
-            for f in ps.frontier.iter().flatten() {
+            for f in ps.frontier.iter().chain(&ps.lanes).flatten() {
                 assert_eq!(self.role[f.block as usize], Role::Open, "unit {u} frontier");
                 assert_eq!(
                     nand.write_ptr(BlockId(f.block)),
