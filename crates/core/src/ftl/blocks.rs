@@ -92,6 +92,15 @@ pub(crate) enum Role {
     Retired,
 }
 
+/// Where a block found partly programmed at a mount goes on being written.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// A stream's frontier (lane 0's for the host stream).
+    Stream(Stream),
+    /// The host frontier of lane `1 + n`.
+    Lane(u32),
+}
+
 /// An open block and its next page.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Frontier {
@@ -635,23 +644,35 @@ impl<V: VictimPolicy> Blocks<V> {
 
     /// Rebuilds pools, roles and frontiers from a mounted array (recovery): erased blocks
     /// are free (keyed by their erase counts), full ones closed GC candidates, partly
-    /// programmed ones open again as a frontier of their unit (`stream_of` says which;
-    /// another slot of `streams`, the ones the FTL writes, when that one is taken).
+    /// programmed ones open again as a frontier of their unit: with `roomiest`, the
+    /// unit's partly programmed block with the most unprogrammed pages becomes that
+    /// stream's frontier first; then each of the others, in block order, `stream_of`'s
+    /// stream (a host block: its own die's lane), another slot of `streams` (the ones the
+    /// FTL writes) when that one is taken, else a free host lane.
     /// Returns the partly programmed blocks left without a slot (open, in no frontier):
     /// the FTL moves their data and erases them, or they would never fill.
+    ///
+    /// `roomiest` names the stream recovery writes into (the page FTL's GC stream). A cut
+    /// in the middle of a collection that had just taken the unit's last free block for
+    /// that stream leaves no erased block at the mount; the victim's uncopied pages then
+    /// fit in the block its copies went to, and so in the roomiest one, so recovery's
+    /// first collection needs no free block. Kept in block order instead, that stream
+    /// could get a block one page from full (the crash test's 16 MiB drive with host
+    /// lanes ran out of free blocks at a mount: BENCHMARKS.md, Session 26).
     pub(super) fn remount(
         &mut self,
         nand: &Nand,
         stream_of: impl Fn(BlockId) -> Stream,
         streams: &[Stream],
+        roomiest: Option<Stream>,
     ) -> Result<Vec<BlockId>, super::RecoverError> {
-        let mut orphans = Vec::new();
         for u in &mut self.units {
             u.free.clear();
             u.frontier = [None; STREAMS];
             u.lanes.iter_mut().for_each(|f| *f = None);
         }
         let np = self.geo.pages_per_block;
+        let mut open = Vec::new();
         for b in 0..self.geo.blocks() {
             let id = BlockId(b);
             let wp = nand.write_ptr(id);
@@ -661,30 +682,84 @@ impl<V: VictimPolicy> Blocks<V> {
                 self.opened_for[b as usize] = stream_of(id);
                 self.close(id, nand.valid_count(id));
             } else {
-                let unit = self.unit_of(id) as usize;
-                let want = stream_of(id);
                 self.role[b as usize] = Role::Open;
-                self.opened_for[b as usize] = want;
-                // Translation blocks only take the translation stream.
-                let slot = std::iter::once(want)
-                    .chain(streams.iter().copied().filter(|_| want != Stream::Map))
-                    .filter(|s| *s == want || *s != Stream::Map)
-                    .find(|&s| {
-                        streams.contains(&s) && self.units[unit].frontier[s as usize].is_none()
-                    });
-                match slot {
-                    Some(s) => {
-                        self.units[unit].frontier[s as usize] = Some(Frontier {
-                            block: b,
-                            next_page: wp,
-                        });
-                        self.opened_for[b as usize] = s;
-                    }
-                    None => orphans.push(id),
+                self.opened_for[b as usize] = stream_of(id);
+                open.push(id);
+            }
+        }
+        if let Some(s) = roomiest {
+            for unit in 0..self.units.len() as u32 {
+                let best = open
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, id)| {
+                        self.unit_of(**id) == unit && self.opened_for[id.0 as usize] != Stream::Map
+                    })
+                    .min_by_key(|(_, id)| nand.write_ptr(**id))
+                    .map(|(i, _)| i);
+                if let Some(i) = best {
+                    let id = open.remove(i);
+                    self.adopt(id, Slot::Stream(s), nand);
                 }
             }
         }
+        let mut orphans = Vec::new();
+        for id in open {
+            match self.free_slot(id, streams) {
+                Some(slot) => self.adopt(id, slot, nand),
+                None => orphans.push(id),
+            }
+        }
         Ok(orphans)
+    }
+
+    /// The frontier slot a partly programmed block found at a mount goes to (see
+    /// [`Self::remount`]), if one is free.
+    fn free_slot(&self, id: BlockId, streams: &[Stream]) -> Option<Slot> {
+        let unit = &self.units[self.unit_of(id) as usize];
+        let want = self.opened_for[id.0 as usize];
+        let host_lane = want == Stream::Host && self.lanes > 1;
+        if host_lane {
+            // Its own die's lane keeps the unit's host writes on every die.
+            let own = self.lane_of_plane(self.geo.plane_of(id));
+            if own > 0 && unit.lanes[own as usize - 1].is_none() {
+                return Some(Slot::Lane(own - 1));
+            }
+        }
+        // Translation blocks only take the translation stream.
+        let stream = std::iter::once(want)
+            .chain(streams.iter().copied().filter(|_| want != Stream::Map))
+            .filter(|s| *s == want || *s != Stream::Map)
+            .find(|&s| streams.contains(&s) && unit.frontier[s as usize].is_none());
+        if let Some(s) = stream {
+            return Some(Slot::Stream(s));
+        }
+        // A pool with lanes keeps that many host blocks open: a host block no stream
+        // takes goes on as another die's lane rather than being moved out.
+        host_lane
+            .then(|| unit.lanes.iter().position(Option::is_none))
+            .flatten()
+            .map(|l| Slot::Lane(l as u32))
+    }
+
+    /// Makes partly programmed block `id` the frontier in `slot` of its unit.
+    fn adopt(&mut self, id: BlockId, slot: Slot, nand: &Nand) {
+        let f = Some(Frontier {
+            block: id.0,
+            next_page: nand.write_ptr(id),
+        });
+        let unit = self.unit_of(id) as usize;
+        let unit = &mut self.units[unit];
+        match slot {
+            Slot::Stream(s) => {
+                unit.frontier[s as usize] = f;
+                self.opened_for[id.0 as usize] = s;
+            }
+            Slot::Lane(l) => {
+                unit.lanes[l as usize] = f;
+                self.opened_for[id.0 as usize] = Stream::Host;
+            }
+        }
     }
 
     /// Panics unless every block's role agrees with the NAND and the victim policy (free

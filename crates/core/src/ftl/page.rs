@@ -618,9 +618,11 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     /// highest sequence number, and between a page and its GC copy (same number) the
     /// later program, so a GC cut short resumes where it stopped; the winners are the
     /// map and the only valid pages. Empty blocks are free, full ones GC candidates,
-    /// partly programmed ones become the frontiers again. A unit below its GC reserve
-    /// then collects (fewest valid pages first: the policy's history is gone), so the
-    /// reserve a cut caught half spent is whole again before the host writes. Before
+    /// partly programmed ones become the frontiers again (the roomiest one the GC
+    /// stream's, host blocks their die's lane: `Blocks::remount`). A unit below its GC
+    /// reserve then collects (fewest valid pages first: the policy's history is gone),
+    /// so the reserve a cut caught half spent is whole again before the host writes,
+    /// and only then are partly programmed blocks no frontier took moved out. Before
     /// copies won their ties, every cut in the middle of a GC left the victim full and
     /// its copies stale, and after a few hundred cuts a unit had no free block left for
     /// GC to copy into.
@@ -636,23 +638,31 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 nand.revalidate(Ppn(raw - 1));
             }
         }
-        // With FDP the pools' first two partly written blocks go on as handle 0's host
-        // and GC frontiers, the rest are moved out (page_fdp.rs, `adopt_frontiers`).
+        // With FDP the pools' host and GC frontiers found here go on as handle 0's, the
+        // other partly written blocks are moved out (page_fdp.rs, `adopt_frontiers`).
         let streams: &[Stream] = if self.cfg.hot_cold || self.fdp.is_some() {
             &[Stream::Host, Stream::Gc]
         } else {
             &[Stream::Host]
         };
         let err = super::RecoverError::flash("page");
-        let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
+        // Recovery's collections write to the GC stream (FDP's GC frontier comes from it).
+        let recovery_stream = if self.fdp.is_some() {
+            Stream::Gc
+        } else {
+            self.gc_stream()
+        };
+        let orphans = self
+            .bm
+            .remount(nand, |_| Stream::Host, streams, Some(recovery_stream))?;
         if let Some(f) = self.fdp.as_deref_mut() {
             f.adopt_frontiers(&mut self.bm);
         }
-        for b in orphans {
-            self.reclaim(b, nand).map_err(err)?;
-        }
         // The victim policy's history (FIFO order, ages) did not survive the cut, so it
         // could pick a block too full for the space left: refill by fewest valid pages.
+        // A cut may have left no free block, so this comes before moving orphans out: the
+        // first victim fits in the recovery stream's frontier (`Blocks::remount`), and
+        // from then on every victim or orphan takes at most one block and frees one.
         for unit in 0..self.bm.units.len() as u32 {
             while self.bm.free(unit) < self.bm.gc_high as usize {
                 let Some(v) = self.bm.emergency_victim(unit, nand) else {
@@ -664,6 +674,9 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 }
                 self.reclaim(v, nand).map_err(err)?;
             }
+        }
+        for b in orphans {
+            self.reclaim(b, nand).map_err(err)?;
         }
         Ok(())
     }
