@@ -7,6 +7,9 @@
 //! ```text
 //! unit:        k consecutive planes (a plane, a die, a chip …) sharing a free pool and
 //!              frontiers; k = 1 whenever the reserve fits in one plane (feasible.rs)
+//! lanes:       a unit spanning several dies may keep a host frontier per die (lane);
+//!              a lane opens the least-worn free block on its own die (any die of the
+//!              unit if its die has none), so a unit's host writes use all its dies
 //! next_run(u, stream, want):
 //!              no open block for stream → pop a free block (least worn; the most worn
 //!              for wear leveling); hand out up to `want` consecutive pages; a block
@@ -89,6 +92,15 @@ pub(crate) enum Role {
     Retired,
 }
 
+/// Where a block found partly programmed at a mount goes on being written.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// A stream's frontier (lane 0's for the host stream).
+    Stream(Stream),
+    /// The host frontier of lane `1 + n`.
+    Lane(u32),
+}
+
 /// An open block and its next page.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Frontier {
@@ -134,6 +146,8 @@ pub(super) struct Unit {
     /// runs only when it can find something (DFTL calls it on every translation write
     /// while a unit sits at its GC threshold: 13 % of a 128 GiB run's time).
     pub(super) maybe_empty: bool,
+    /// Host frontiers of lanes 1.. (lane 0's is `frontier[Host]`); empty with one lane.
+    pub(super) lanes: Vec<Option<Frontier>>,
 }
 
 /// Free pools, frontiers, block roles and the victim policy of a page-mapped FTL.
@@ -147,6 +161,10 @@ pub(super) struct Blocks<V: VictimPolicy> {
     /// Planes per unit (a divisor of the plane count); `plane / unit_planes` is the
     /// plane's unit.
     pub(super) unit_planes: u32,
+    /// Host frontiers per unit (1, or one per die of a unit spanning several).
+    pub(super) lanes: u32,
+    /// Planes per lane (`unit_planes / lanes`).
+    lane_planes: u32,
     pub(super) units: Vec<Unit>,
     pub(super) role: Vec<Role>,
     /// The stream each block was last opened for (DFTL tells translation blocks by it).
@@ -220,6 +238,8 @@ impl<V: VictimPolicy> Blocks<V> {
             geo: *geo,
             unit_geo,
             unit_planes,
+            lanes: 1,
+            lane_planes: unit_planes,
             // A mount may close blocks it finds with no valid page: scan once first.
             units: vec![
                 Unit {
@@ -259,6 +279,56 @@ impl<V: VictimPolicy> Blocks<V> {
             unit.free = pool.into_iter().collect();
         }
         b
+    }
+
+    /// The same with `lanes` host frontiers per unit (a divisor of `unit_planes`; see
+    /// [`super::feasible::Plan::lanes`]).
+    pub(super) fn with_lanes(mut self, lanes: u32) -> Self {
+        debug_assert!(lanes >= 1 && self.unit_planes.is_multiple_of(lanes));
+        self.lanes = lanes;
+        self.lane_planes = self.unit_planes / lanes;
+        for u in &mut self.units {
+            u.lanes = vec![None; lanes as usize - 1];
+        }
+        self
+    }
+
+    /// The host lane of `plane` in its unit (0 with one lane).
+    #[inline]
+    pub(super) fn lane_of_plane(&self, plane: u32) -> u32 {
+        if self.lanes == 1 {
+            0
+        } else {
+            (plane % self.unit_planes) / self.lane_planes
+        }
+    }
+
+    /// The next host page of `unit`'s lane `lane` (lane 0: [`Self::next_page`] of the
+    /// host stream).
+    #[inline]
+    pub(super) fn next_host_page(
+        &mut self,
+        unit: u32,
+        lane: u32,
+        nand: &Nand,
+    ) -> Result<Ppn, FtlError> {
+        if lane == 0 {
+            return self.next_page(unit, Stream::Host, nand);
+        }
+        let mut slot = self.units[unit as usize].lanes[lane as usize - 1].take();
+        if slot.is_none() {
+            slot = Some(Frontier {
+                block: self.take_free(unit, Stream::Host, lane)?,
+                next_page: 0,
+            });
+        }
+        let (ppn, _, filled) = take_run(&mut self.clock, &mut slot, self.geo.pages_per_block, 1);
+        self.units[unit as usize].lanes[lane as usize - 1] = slot;
+        if let Some(b) = filled {
+            // As `next_page`: the page is programmed right after this returns.
+            self.close(b, nand.valid_count(b) + 1);
+        }
+        Ok(ppn)
     }
 
     /// The unit `plane` belongs to.
@@ -350,7 +420,7 @@ impl<V: VictimPolicy> Blocks<V> {
     /// they get the most-worn free block, every other stream the least-worn one.
     #[cold]
     pub(super) fn open_block(&mut self, unit: u32, stream: Stream) -> Result<BlockId, FtlError> {
-        let block = self.take_free(unit, stream)?;
+        let block = self.take_free(unit, stream, 0)?;
         self.units[unit as usize].frontier[stream as usize] = Some(Frontier {
             block,
             next_page: 0,
@@ -359,11 +429,26 @@ impl<V: VictimPolicy> Blocks<V> {
     }
 
     /// A free block of `unit` opened for `stream` (the most worn for wear leveling,
-    /// else the least worn), not yet any frontier's.
+    /// else the least worn), not yet any frontier's. With several host lanes a host
+    /// block comes from lane `lane`'s planes when they have one.
     #[cold]
-    fn take_free(&mut self, unit: u32, stream: Stream) -> Result<u32, FtlError> {
+    fn take_free(&mut self, unit: u32, stream: Stream, lane: u32) -> Result<u32, FtlError> {
+        let first = unit * self.unit_planes + lane * self.lane_planes;
+        let planes = first..first + self.lane_planes;
+        let geo = self.geo;
         let ps = &mut self.units[unit as usize];
-        let entry = if stream == Stream::Wl {
+        let in_lane = (stream == Stream::Host && self.lanes > 1)
+            .then(|| {
+                ps.free
+                    .iter()
+                    .find(|&&(_, b)| planes.contains(&geo.plane_of(BlockId(b))))
+                    .copied()
+            })
+            .flatten();
+        let entry = if let Some(e) = in_lane {
+            ps.free.remove(&e);
+            Some(e)
+        } else if stream == Stream::Wl {
             ps.free.pop_last()
         } else {
             ps.free.pop_first()
@@ -388,7 +473,7 @@ impl<V: VictimPolicy> Blocks<V> {
     ) -> Result<(Ppn, u32, Option<BlockId>), FtlError> {
         if slot.is_none() {
             *slot = Some(Frontier {
-                block: self.take_free(unit, stream)?,
+                block: self.take_free(unit, stream, 0)?,
                 next_page: 0,
             });
         }
@@ -559,22 +644,35 @@ impl<V: VictimPolicy> Blocks<V> {
 
     /// Rebuilds pools, roles and frontiers from a mounted array (recovery): erased blocks
     /// are free (keyed by their erase counts), full ones closed GC candidates, partly
-    /// programmed ones open again as a frontier of their unit (`stream_of` says which;
-    /// another slot of `streams`, the ones the FTL writes, when that one is taken).
+    /// programmed ones open again as a frontier of their unit: with `roomiest`, the
+    /// unit's partly programmed block with the most unprogrammed pages becomes that
+    /// stream's frontier first; then each of the others, in block order, `stream_of`'s
+    /// stream (a host block: its own die's lane), another slot of `streams` (the ones the
+    /// FTL writes) when that one is taken, else a free host lane.
     /// Returns the partly programmed blocks left without a slot (open, in no frontier):
     /// the FTL moves their data and erases them, or they would never fill.
+    ///
+    /// `roomiest` names the stream recovery writes into (the page FTL's GC stream). A cut
+    /// in the middle of a collection that had just taken the unit's last free block for
+    /// that stream leaves no erased block at the mount; the victim's uncopied pages then
+    /// fit in the block its copies went to, and so in the roomiest one, so recovery's
+    /// first collection needs no free block. Kept in block order instead, that stream
+    /// could get a block one page from full (the crash test's 16 MiB drive with host
+    /// lanes ran out of free blocks at a mount: BENCHMARKS.md, Session 26).
     pub(super) fn remount(
         &mut self,
         nand: &Nand,
         stream_of: impl Fn(BlockId) -> Stream,
         streams: &[Stream],
+        roomiest: Option<Stream>,
     ) -> Result<Vec<BlockId>, super::RecoverError> {
-        let mut orphans = Vec::new();
         for u in &mut self.units {
             u.free.clear();
             u.frontier = [None; STREAMS];
+            u.lanes.iter_mut().for_each(|f| *f = None);
         }
         let np = self.geo.pages_per_block;
+        let mut open = Vec::new();
         for b in 0..self.geo.blocks() {
             let id = BlockId(b);
             let wp = nand.write_ptr(id);
@@ -584,30 +682,84 @@ impl<V: VictimPolicy> Blocks<V> {
                 self.opened_for[b as usize] = stream_of(id);
                 self.close(id, nand.valid_count(id));
             } else {
-                let unit = self.unit_of(id) as usize;
-                let want = stream_of(id);
                 self.role[b as usize] = Role::Open;
-                self.opened_for[b as usize] = want;
-                // Translation blocks only take the translation stream.
-                let slot = std::iter::once(want)
-                    .chain(streams.iter().copied().filter(|_| want != Stream::Map))
-                    .filter(|s| *s == want || *s != Stream::Map)
-                    .find(|&s| {
-                        streams.contains(&s) && self.units[unit].frontier[s as usize].is_none()
-                    });
-                match slot {
-                    Some(s) => {
-                        self.units[unit].frontier[s as usize] = Some(Frontier {
-                            block: b,
-                            next_page: wp,
-                        });
-                        self.opened_for[b as usize] = s;
-                    }
-                    None => orphans.push(id),
+                self.opened_for[b as usize] = stream_of(id);
+                open.push(id);
+            }
+        }
+        if let Some(s) = roomiest {
+            for unit in 0..self.units.len() as u32 {
+                let best = open
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, id)| {
+                        self.unit_of(**id) == unit && self.opened_for[id.0 as usize] != Stream::Map
+                    })
+                    .min_by_key(|(_, id)| nand.write_ptr(**id))
+                    .map(|(i, _)| i);
+                if let Some(i) = best {
+                    let id = open.remove(i);
+                    self.adopt(id, Slot::Stream(s), nand);
                 }
             }
         }
+        let mut orphans = Vec::new();
+        for id in open {
+            match self.free_slot(id, streams) {
+                Some(slot) => self.adopt(id, slot, nand),
+                None => orphans.push(id),
+            }
+        }
         Ok(orphans)
+    }
+
+    /// The frontier slot a partly programmed block found at a mount goes to (see
+    /// [`Self::remount`]), if one is free.
+    fn free_slot(&self, id: BlockId, streams: &[Stream]) -> Option<Slot> {
+        let unit = &self.units[self.unit_of(id) as usize];
+        let want = self.opened_for[id.0 as usize];
+        let host_lane = want == Stream::Host && self.lanes > 1;
+        if host_lane {
+            // Its own die's lane keeps the unit's host writes on every die.
+            let own = self.lane_of_plane(self.geo.plane_of(id));
+            if own > 0 && unit.lanes[own as usize - 1].is_none() {
+                return Some(Slot::Lane(own - 1));
+            }
+        }
+        // Translation blocks only take the translation stream.
+        let stream = std::iter::once(want)
+            .chain(streams.iter().copied().filter(|_| want != Stream::Map))
+            .filter(|s| *s == want || *s != Stream::Map)
+            .find(|&s| streams.contains(&s) && unit.frontier[s as usize].is_none());
+        if let Some(s) = stream {
+            return Some(Slot::Stream(s));
+        }
+        // A pool with lanes keeps that many host blocks open: a host block no stream
+        // takes goes on as another die's lane rather than being moved out.
+        host_lane
+            .then(|| unit.lanes.iter().position(Option::is_none))
+            .flatten()
+            .map(|l| Slot::Lane(l as u32))
+    }
+
+    /// Makes partly programmed block `id` the frontier in `slot` of its unit.
+    fn adopt(&mut self, id: BlockId, slot: Slot, nand: &Nand) {
+        let f = Some(Frontier {
+            block: id.0,
+            next_page: nand.write_ptr(id),
+        });
+        let unit = self.unit_of(id) as usize;
+        let unit = &mut self.units[unit];
+        match slot {
+            Slot::Stream(s) => {
+                unit.frontier[s as usize] = f;
+                self.opened_for[id.0 as usize] = s;
+            }
+            Slot::Lane(l) => {
+                unit.lanes[l as usize] = f;
+                self.opened_for[id.0 as usize] = Stream::Host;
+            }
+        }
     }
 
     /// Panics unless every block's role agrees with the NAND and the victim policy (free
@@ -625,7 +777,7 @@ impl<V: VictimPolicy> Blocks<V> {
                 assert_eq!(self.unit_of(BlockId(b)), u as u32, "unit {u} free list");
                 free += 1;
             }
-            for f in ps.frontier.iter().flatten() {
+            for f in ps.frontier.iter().chain(&ps.lanes).flatten() {
                 assert_eq!(self.role[f.block as usize], Role::Open, "unit {u} frontier");
                 assert_eq!(
                     nand.write_ptr(BlockId(f.block)),

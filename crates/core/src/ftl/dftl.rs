@@ -1231,6 +1231,7 @@ impl<V: VictimPolicy> Ftl for Dftl<V> {
                 }
             },
             streams,
+            None,
         )?;
         // Each unit may hold an open translation block (translation pages stripe over the
         // units): the remount keeps every one as that unit's translation frontier.

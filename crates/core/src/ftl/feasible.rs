@@ -8,6 +8,10 @@
 //!   need(k) = ⌈(data pages + translation pages per unit) / pages per block⌉
 //!             + gc_high free blocks + one block per open frontier
 //!   have(k) = k · blocks per plane
+//!   page FTL without FDP: a unit spanning d > 1 dies keeps a host frontier on each of
+//!   its dies (d "lanes"), so every die writes at once as with per-plane pools; the
+//!   smallest k that fits with all its lanes wins, else the smallest k that fits with
+//!   one host frontier (a unit's host writes then go to one die at a time)
 //! block-mapped FTLs (device-wide pools):
 //!   nftl        logical blocks + fold_free_blocks
 //!   bast/fast/faster  logical blocks + 1 merge reserve + max(minimum, log_blocks)
@@ -97,6 +101,9 @@ impl std::error::Error for Infeasible {}
 pub struct Plan {
     /// Planes per GC unit (free pool + frontiers + GC); 1 = per plane.
     pub unit_planes: u32,
+    /// Host frontiers per unit, one per die group ("lane") of the unit: 1, or the dies
+    /// a unit spans (the page FTL without FDP when its reserve allows).
+    pub lanes: u32,
     /// GC starts when a unit has fewer free blocks than this.
     pub gc_low: u32,
     /// GC stops once the unit has this many.
@@ -159,23 +166,55 @@ pub fn check_kind(
 /// Frontiers the page FTL keeps open per unit: host, GC (hot/cold split), WL (static
 /// wear leveling on); with FDP a host frontier per handle and the GC frontiers its
 /// isolation needs instead of the first two (ftl/page_fdp.rs).
-fn page_frontiers(cfg: &FtlConfig) -> u64 {
+fn page_frontiers(cfg: &FtlConfig, lanes: u32) -> u64 {
     let wl = (cfg.static_wl_threshold > 0) as u64;
     if cfg.fdp.enabled {
         return super::page_fdp::PageFdp::max_frontiers(cfg) + wl;
     }
-    1 + cfg.hot_cold as u64 + wl
+    lanes as u64 + cfg.hot_cold as u64 + wl
+}
+
+/// Host lanes a unit of `k` planes can have: one per die it spans (1 for a unit
+/// within one die, and with FDP, whose handles keep their own frontiers).
+pub fn full_lanes(cfg: &FtlConfig, geo: &Geometry, k: u32) -> u32 {
+    if cfg.fdp.enabled {
+        1
+    } else {
+        (k / geo.planes_per_die.max(1)).max(1)
+    }
 }
 
 /// The page FTL's organisation on `geo`: per-plane units when a plane has room for its
 /// data, the GC reserve and its frontiers, else the smallest group of planes that does.
 pub fn page_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<Plan, Infeasible> {
-    let plan = |k| Plan {
-        unit_planes: k,
+    let n = page_best(cfg, geo, logical_pages);
+    if !n.0.fits() {
+        return Err(infeasible(FtlKind::Page, cfg, geo, logical_pages, n.0));
+    }
+    Ok(Plan {
+        unit_planes: n.0.unit_planes,
+        lanes: n.1,
         gc_low: cfg.gc_low_free_blocks,
         gc_high: cfg.gc_high_free_blocks,
-    };
-    paged(FtlKind::Page, cfg, geo, logical_pages).map(plan)
+    })
+}
+
+/// The page FTL's best organisation and its host lanes: the smallest unit that fits
+/// with a host frontier on each of its dies, else [`paged_best`]'s (one host frontier
+/// per unit). Pools of planes exist only because a plane is too small for its reserve;
+/// a unit confined to one open host block wrote on one of its dies at a time, so a
+/// 1 GiB default drive with the hot/cold split (units of two dies) kept half its dies
+/// idle during sequential writes (BENCHMARKS.md, Session 24).
+pub fn page_best(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> (Need, u32) {
+    let planes = geo.planes();
+    for k in (1..=planes).filter(|k| planes.is_multiple_of(*k)) {
+        let lanes = full_lanes(cfg, geo, k);
+        let n = paged_need(cfg, geo, logical_pages, false, k, lanes);
+        if n.fits() {
+            return (n, lanes);
+        }
+    }
+    (paged_best(cfg, geo, logical_pages, false), 1)
 }
 
 /// Extra free blocks DFTL keeps above the configured thresholds in each of `units` GC
@@ -210,6 +249,7 @@ pub fn dftl_plan(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64) -> Result<
         let extra = dftl_extra_free(geo, logical_pages, geo.planes() / k);
         Plan {
             unit_planes: k,
+            lanes: 1,
             gc_low: cfg.gc_low_free_blocks + extra,
             gc_high: cfg.gc_high_free_blocks + extra,
         }
@@ -221,8 +261,16 @@ pub fn dftl_translation_pages(geo: &Geometry, logical_pages: u64) -> u64 {
     logical_pages.div_ceil((geo.page_size_bytes / 4).max(1) as u64)
 }
 
-/// Need per unit of `k` planes for the page FTL (`dftl` = false) or DFTL.
-fn paged_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool, k: u32) -> Need {
+/// Need per unit of `k` planes for the page FTL (`dftl` = false) with `lanes` host
+/// frontiers, or DFTL.
+fn paged_need(
+    cfg: &FtlConfig,
+    geo: &Geometry,
+    logical_pages: u64,
+    dftl: bool,
+    k: u32,
+    lanes: u32,
+) -> Need {
     let units = (geo.planes() / k) as u64;
     let np = geo.pages_per_block as u64;
     let data = logical_pages.div_ceil(units).div_ceil(np);
@@ -236,7 +284,7 @@ fn paged_need(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: bool, k
             + 1
             + cfg.hot_cold as u64
     } else {
-        data + cfg.gc_high_free_blocks as u64 + page_frontiers(cfg)
+        data + cfg.gc_high_free_blocks as u64 + page_frontiers(cfg, lanes)
     };
     Need {
         unit_planes: k,
@@ -259,7 +307,7 @@ pub fn paged_best(cfg: &FtlConfig, geo: &Geometry, logical_pages: u64, dftl: boo
         if !planes.is_multiple_of(k) {
             continue;
         }
-        let n = paged_need(cfg, geo, logical_pages, dftl, k);
+        let n = paged_need(cfg, geo, logical_pages, dftl, k, 1);
         if n.fits() {
             return n;
         }

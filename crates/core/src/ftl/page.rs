@@ -16,6 +16,9 @@
 //! ```
 //! Everything is per plane (free pool, frontiers, GC), as in real controllers and MQSim,
 //! so a plane's GC can use copy-back and the timing model sees plane-local traffic.
+//! On a device too small for per-plane reserves, planes are pooled (feasible.rs); a
+//! pool spanning several dies keeps a host frontier on each of them when its reserve
+//! allows, so pooling costs no write parallelism (docs/ftls.md, "GC units").
 //!
 //! Mapping memory: `logical_pages × 4 B` (the L2P array). The reverse map lives in the
 //! pages' OOB area on flash, as in a real device, and costs no RAM there.
@@ -73,7 +76,7 @@ pub const SPEC: FtlSpec = FtlSpec {
         what: "Flexible Data Placement",
     }],
     validate: validate_fdp,
-    need: |cfg, geo, logical_pages| feasible::paged_best(cfg, geo, logical_pages, false),
+    need: |cfg, geo, logical_pages| feasible::page_best(cfg, geo, logical_pages).0,
     // The L2P array.
     memory_bytes: |_, _, logical_pages| logical_pages * spec::ENTRY_BYTES,
     counters: &[
@@ -142,14 +145,13 @@ pub(crate) fn build_over<V: VictimPolicy>(
 }
 
 /// Blocks of each GC unit that hold no reclaimable space: the GC reserve (`gc_low`) and
-/// the open frontiers (host, and GC with the hot/cold split; FDP's own set).
-fn unit_reserve(cfg: &FtlConfig, gc_low: u32) -> u32 {
+/// the open frontiers (a host frontier per lane, and GC with the hot/cold split; FDP's
+/// own set).
+fn unit_reserve(cfg: &FtlConfig, gc_low: u32, lanes: u32) -> u32 {
     let frontiers = if cfg.fdp.enabled {
         PageFdp::max_frontiers(cfg) as u32
-    } else if cfg.hot_cold {
-        2
     } else {
-        1
+        lanes + cfg.hot_cold as u32
     };
     gc_low + frontiers
 }
@@ -192,7 +194,7 @@ impl<V: VictimPolicy> PageFtl<V> {
                 geo,
                 plan.unit_planes,
                 logical_pages,
-                Balance::new(plan.unit_planes, unit_reserve(cfg, plan.gc_low)),
+                Balance::new(plan.unit_planes, unit_reserve(cfg, plan.gc_low, plan.lanes)),
             )?))
         } else {
             None
@@ -208,13 +210,14 @@ impl<V: VictimPolicy> PageFtl<V> {
                 plan.gc_low,
                 plan.gc_high,
                 params,
-            ),
+            )
+            .with_lanes(plan.lanes),
             layout: Layout::new(
                 geo,
                 super::unit_pages(cfg, geo, logical_pages)?,
                 cfg.placement,
                 cfg.channel_placement,
-                Balance::new(plan.unit_planes, unit_reserve(cfg, plan.gc_low)),
+                Balance::new(plan.unit_planes, unit_reserve(cfg, plan.gc_low, plan.lanes)),
             ),
             wl_relocations: 0,
             rmw_pages: 0,
@@ -232,8 +235,10 @@ impl<V: VictimPolicy> PageFtl<V> {
             // Invalidate first so GC below never copies data that is being replaced.
             self.bm.invalidate(Ppn(old - 1), nand);
         }
-        let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0, nand));
-        let ppn = self.bm.next_page(unit, Stream::Host, nand)?;
+        let plane = self.layout.plane_for(lpn.0, nand);
+        let unit = self.bm.unit_of_plane(plane);
+        let lane = self.bm.lane_of_plane(plane);
+        let ppn = self.bm.next_host_page(unit, lane, nand)?;
         nand.program(ppn, lpn, Cause::Host);
         self.l2p[lpn.0 as usize] = ppn.0 + 1;
         if self.bm.needs_gc(unit) {
@@ -606,16 +611,18 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     }
 
     fn reserved_blocks(&self) -> u64 {
-        self.bm.units.len() as u64 * unit_reserve(&self.cfg, self.bm.gc_low) as u64
+        self.bm.units.len() as u64 * unit_reserve(&self.cfg, self.bm.gc_low, self.bm.lanes) as u64
     }
 
     /// Mount scan (recovery.rs): for each logical page the newest host copy wins —
     /// highest sequence number, and between a page and its GC copy (same number) the
     /// later program, so a GC cut short resumes where it stopped; the winners are the
     /// map and the only valid pages. Empty blocks are free, full ones GC candidates,
-    /// partly programmed ones become the frontiers again. A unit below its GC reserve
-    /// then collects (fewest valid pages first: the policy's history is gone), so the
-    /// reserve a cut caught half spent is whole again before the host writes. Before
+    /// partly programmed ones become the frontiers again (the roomiest one the GC
+    /// stream's, host blocks their die's lane: `Blocks::remount`). A unit below its GC
+    /// reserve then collects (fewest valid pages first: the policy's history is gone),
+    /// so the reserve a cut caught half spent is whole again before the host writes,
+    /// and only then are partly programmed blocks no frontier took moved out. Before
     /// copies won their ties, every cut in the middle of a GC left the victim full and
     /// its copies stale, and after a few hundred cuts a unit had no free block left for
     /// GC to copy into.
@@ -631,23 +638,31 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 nand.revalidate(Ppn(raw - 1));
             }
         }
-        // With FDP the pools' first two partly written blocks go on as handle 0's host
-        // and GC frontiers, the rest are moved out (page_fdp.rs, `adopt_frontiers`).
+        // With FDP the pools' host and GC frontiers found here go on as handle 0's, the
+        // other partly written blocks are moved out (page_fdp.rs, `adopt_frontiers`).
         let streams: &[Stream] = if self.cfg.hot_cold || self.fdp.is_some() {
             &[Stream::Host, Stream::Gc]
         } else {
             &[Stream::Host]
         };
         let err = super::RecoverError::flash("page");
-        let orphans = self.bm.remount(nand, |_| Stream::Host, streams)?;
+        // Recovery's collections write to the GC stream (FDP's GC frontier comes from it).
+        let recovery_stream = if self.fdp.is_some() {
+            Stream::Gc
+        } else {
+            self.gc_stream()
+        };
+        let orphans = self
+            .bm
+            .remount(nand, |_| Stream::Host, streams, Some(recovery_stream))?;
         if let Some(f) = self.fdp.as_deref_mut() {
             f.adopt_frontiers(&mut self.bm);
         }
-        for b in orphans {
-            self.reclaim(b, nand).map_err(err)?;
-        }
         // The victim policy's history (FIFO order, ages) did not survive the cut, so it
         // could pick a block too full for the space left: refill by fewest valid pages.
+        // A cut may have left no free block, so this comes before moving orphans out: the
+        // first victim fits in the recovery stream's frontier (`Blocks::remount`), and
+        // from then on every victim or orphan takes at most one block and frees one.
         for unit in 0..self.bm.units.len() as u32 {
             while self.bm.free(unit) < self.bm.gc_high as usize {
                 let Some(v) = self.bm.emergency_victim(unit, nand) else {
@@ -659,6 +674,9 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
                 }
                 self.reclaim(v, nand).map_err(err)?;
             }
+        }
+        for b in orphans {
+            self.reclaim(b, nand).map_err(err)?;
         }
         Ok(())
     }
