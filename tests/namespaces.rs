@@ -521,4 +521,19 @@ fn a_namespaces_generator_on_a_zoned_drive_takes_the_drives_zones() {
         .collect();
     // Namespace cache starts 256 MiB in: logical block 65,536 of 4 KiB.
     assert_eq!(starts, vec![(0, "all"), (65536, "all")]);
+    // Each lists its own namespace's 8 zones only, as a namespace's controller answers
+    // (before, every zone from its first to the drive's end: 32 and 24 of them). A zone
+    // is 32 MiB: 8,192 blocks.
+    let listed: Vec<(u64, usize, u64)> = r
+        .zone_reports
+        .iter()
+        .map(|q| {
+            (
+                q.zones_matching,
+                q.zones.len(),
+                q.zones.last().unwrap().start_lba,
+            )
+        })
+        .collect();
+    assert_eq!(listed, vec![(8, 8, 7 * 8192), (8, 8, 65536 + 7 * 8192)]);
 }

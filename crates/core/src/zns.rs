@@ -598,7 +598,13 @@ impl Zones {
 
     /// Report Zones: the descriptors of the zones from `first` on that pass `filter`.
     pub fn report(&self, first: u32, filter: ReportFilter) -> Vec<ZoneDescriptor> {
-        (first..self.layout.zones)
+        self.report_range(first, self.layout.zones, filter)
+    }
+
+    /// The descriptors of the zones from `first` up to `end` (excluded) that pass
+    /// `filter`.
+    fn report_range(&self, first: u32, end: u32, filter: ReportFilter) -> Vec<ZoneDescriptor> {
+        (first..end.min(self.layout.zones))
             .map(|i| self.descriptor(i))
             .filter(|d| filter.matches(d.state))
             .collect()
@@ -616,12 +622,29 @@ impl Zones {
         filter: ReportFilter,
         max_descriptors: Option<usize>,
     ) -> Result<ZoneReportData, ZnsStatus> {
+        self.report_zones_in(slba, None, filter, max_descriptors)
+    }
+
+    /// [`Zones::report_zones`] for a namespace whose logical space ends (exclusive) at
+    /// `end_lba` (`None`: the drive's end). Its report lists only its own zones, as a
+    /// namespace's controller answers; the start must lie before the end (else *LBA Out
+    /// of Range*). LBAs stay the drive's: the namespace's slice is not subtracted.
+    pub fn report_zones_in(
+        &mut self,
+        slba: u64,
+        end_lba: Option<u64>,
+        filter: ReportFilter,
+        max_descriptors: Option<usize>,
+    ) -> Result<ZoneReportData, ZnsStatus> {
+        let end_lba = end_lba.map_or(self.layout.blocks(), |e| e.min(self.layout.blocks()));
         let first = match self.zone_of(slba) {
+            Ok(_) if slba >= end_lba => return self.refuse(ZnsStatus::LbaOutOfRange),
             Ok(z) => z,
             Err(e) => return self.refuse(e),
         };
         self.report_zones += 1;
-        let all = self.report(first, filter);
+        let end_zone = end_lba.div_ceil(self.layout.zone_size_blocks) as u32;
+        let all = self.report_range(first, end_zone, filter);
         let zones_matching = all.len() as u64;
         let mut descriptors = all;
         descriptors.truncate(max_descriptors.unwrap_or(usize::MAX));
@@ -632,15 +655,17 @@ impl Zones {
     }
 
     /// Report Zones with the filter given by its ZRASF value `code`: a reserved value (8
-    /// and up) is *Invalid Field in Command* (0x02), counted.
+    /// and up) is *Invalid Field in Command* (0x02), counted. `end_lba` as in
+    /// [`Zones::report_zones_in`].
     pub fn report_zones_by_code(
         &mut self,
         slba: u64,
+        end_lba: Option<u64>,
         code: u8,
         max_descriptors: Option<usize>,
     ) -> Result<(ReportFilter, ZoneReportData), ZnsStatus> {
         match ReportFilter::from_code(code) {
-            Some(f) => Ok((f, self.report_zones(slba, f, max_descriptors)?)),
+            Some(f) => Ok((f, self.report_zones_in(slba, end_lba, f, max_descriptors)?)),
             None => self.refuse(ZnsStatus::InvalidField),
         }
     }
@@ -1279,9 +1304,28 @@ mod tests {
             Err(ZnsStatus::LbaOutOfRange)
         );
         assert_eq!(z.errors(ZnsStatus::LbaOutOfRange), before_refusals + 1);
+        // A namespace ending at a zone boundary after the start's zone lists only the
+        // zones before its end; a start at or past its end is refused.
+        let zones = z.layout().zones as u64;
+        let end = rng.gen_range(slba / size + 1..=zones) * size;
+        let got = z
+            .report_zones_in(slba, Some(end), ReportFilter::All, None)
+            .unwrap();
+        let want: Vec<ZoneDescriptor> = before
+            .iter()
+            .filter(|d| d.start + size > slba && d.start < end)
+            .copied()
+            .collect();
+        assert_eq!(got.descriptors, want, "{at} end {end}");
+        assert_eq!(got.zones_matching, want.len() as u64, "{at} end {end}");
+        assert_eq!(
+            z.report_zones_in(end - size, Some(end - size), ReportFilter::All, None),
+            Err(ZnsStatus::LbaOutOfRange)
+        );
+        assert_eq!(z.errors(ZnsStatus::LbaOutOfRange), before_refusals + 2);
         let mut counters = Counters::new();
         z.counters(&mut counters);
-        assert_eq!(counters.value(&REPORT_ZONES), done_before + 9, "{at}");
+        assert_eq!(counters.value(&REPORT_ZONES), done_before + 10, "{at}");
         assert_eq!(z.report(0, ReportFilter::All), before, "{at}");
     }
 }

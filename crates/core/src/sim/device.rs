@@ -69,6 +69,9 @@ pub struct Device {
     /// Host pages written by each namespace, with two or more (`[[namespace]]`; the
     /// flash array counts their programs, `Nand::attribute_programs`); else empty.
     ns_write_pages: Vec<u64>,
+    /// Each namespace's end (exclusive), in logical pages of the device, with two or
+    /// more; else empty. A namespace's Report Zones lists its own zones only.
+    ns_end_pages: Vec<u64>,
 }
 
 /// Counts host write `req` of `pages` pages, for the device and for its namespace.
@@ -286,18 +289,17 @@ impl Device {
         let page_bytes = geo.page_size_bytes as u64;
         // Two or more namespaces: their write amplification is measured, each program
         // counted for the namespace whose logical page it holds (nand/owners.rs).
-        let ns_write_pages = if cfg.namespaces.len() >= 2 {
+        let (ns_write_pages, ns_end_pages) = if cfg.namespaces.len() >= 2 {
             let slices =
                 crate::config::namespace::slices(cfg, resolved.logical_pages * page_bytes)?;
-            nand.attribute_programs(
-                slices
-                    .iter()
-                    .map(|s| ((s.base_bytes + s.size_bytes) / page_bytes) as u32)
-                    .collect(),
-            );
-            vec![0; slices.len()]
+            let ends: Vec<u64> = slices
+                .iter()
+                .map(|s| (s.base_bytes + s.size_bytes) / page_bytes)
+                .collect();
+            nand.attribute_programs(ends.iter().map(|&e| e as u32).collect());
+            (vec![0; slices.len()], ends)
         } else {
-            Vec::new()
+            (Vec::new(), Vec::new())
         };
         let buffer = resolved.buffer.map(|shape| {
             Box::new(BufferStage::new(
@@ -333,6 +335,7 @@ impl Device {
             last_append_lba: None,
             zone_reports: Vec::new(),
             ns_write_pages,
+            ns_end_pages,
         })
     }
 
@@ -366,6 +369,7 @@ impl Device {
             last_append_lba,
             zone_reports,
             ns_write_pages,
+            ns_end_pages,
         } = self;
         Some(Device {
             resolved: resolved.clone(),
@@ -390,6 +394,7 @@ impl Device {
             last_append_lba: *last_append_lba,
             zone_reports: zone_reports.clone(),
             ns_write_pages: ns_write_pages.clone(),
+            ns_end_pages: ns_end_pages.clone(),
         })
     }
 
@@ -1019,7 +1024,10 @@ impl Device {
             OpKind::ZoneReport(code) => match ftl.zones_mut() {
                 None => self.invalid_zone_commands += 1,
                 Some(z) => {
-                    if let Ok((f, r)) = z.report_zones_by_code(first, code, None) {
+                    // A namespace's report ends with its own last zone (its slice is a
+                    // whole number of zones); one namespace's is the drive's.
+                    let end = self.ns_end_pages.get(req.namespace as usize).copied();
+                    if let Ok((f, r)) = z.report_zones_by_code(first, end, code, None) {
                         self.zone_reports.push(crate::report::ZoneReportCommand {
                             at_ns: t,
                             start_lba: first,
