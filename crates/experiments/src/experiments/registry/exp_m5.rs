@@ -74,6 +74,12 @@ fn entries(unit: u64, placement: &str) -> Result<u64, ExpError> {
          mgmt_block = \"{}KiB\"\n",
         unit / KIB
     );
+    Ok(mapping_bytes(&text)?.0 / PAGE_ENTRY_BYTES)
+}
+
+/// The mapping bytes of the FTL `text` configures on a 32 GiB SSD A-like drive, and the
+/// drive's erase-block bytes.
+fn mapping_bytes(text: &str) -> Result<(u64, u64), ExpError> {
     let cfg = Config::load(Some("ssd-a"), Some(("EXP-M5", &text)))
         .map_err(|e| ExpError::Other(format!("EXP-M5 config: {e}")))?;
     let dev = cfg
@@ -87,7 +93,42 @@ fn entries(unit: u64, placement: &str) -> Result<u64, ExpError> {
     }
     let ftl = build_ftl(&cfg.ftl, &dev.geometry, dev.logical_pages, cfg.seed)
         .map_err(|e| ExpError::Other(format!("EXP-M5 FTL: {e}")))?;
-    Ok(ftl.mapping_bytes() / PAGE_ENTRY_BYTES)
+    let g = &dev.geometry;
+    Ok((
+        ftl.mapping_bytes(),
+        g.pages_per_block as u64 * g.page_size_bytes as u64,
+    ))
+}
+
+/// M34's isolating table (judges nothing): the map ssdlab's by-address placement keeps
+/// at each S, beside the per-management-block count the paper means, and the map of
+/// ssdlab's block-mapped FTL (NFTL) on the same drive, which does shrink to one entry an
+/// erase block but has no setting for a mapping unit other than the erase block.
+fn m34_isolation(by_address: &[(u64, u64, u64)]) -> Result<Vec<(String, String)>, ExpError> {
+    let mut rows: Vec<(String, String)> = by_address
+        .iter()
+        .map(|&(unit, got, want)| {
+            (
+                format!("page FTL, by-address, S = {} KiB, 32 GiB", unit / KIB),
+                format!(
+                    "{got} entries (mapping bytes / {PAGE_ENTRY_BYTES} B); a map per \
+                     management block needs 32 GiB / S = {want}"
+                ),
+            )
+        })
+        .collect();
+    let (nftl, erase) = mapping_bytes("[device]\ncapacity = \"32GiB\"\n[ftl]\nname = \"nftl\"\n")?;
+    rows.push((
+        format!(
+            "nftl (block-mapped), erase block {} KiB, 32 GiB",
+            erase / KIB
+        ),
+        format!(
+            "{nftl} mapping bytes for 32 GiB / erase block = {} blocks",
+            32 * GIB / erase
+        ),
+    ));
+    Ok(rows)
 }
 
 fn m34() -> Result<RowResult, ExpError> {
@@ -98,8 +139,10 @@ fn m34() -> Result<RowResult, ExpError> {
     ];
     let mut parts = Vec::new();
     let mut verdicts = Vec::new();
+    let mut by_address_entries = Vec::new();
     for (unit, by_address) in want {
         let ba = entries(unit, "by-address")?;
+        by_address_entries.push((unit, ba, by_address));
         let wo = entries(unit, "write-order")?;
         verdicts.push(exactly(ba, by_address));
         verdicts.push(exactly(wo, 8_388_608));
@@ -117,8 +160,9 @@ fn m34() -> Result<RowResult, ExpError> {
             "mechanism ssdlab lacks: its by-address placement keeps a page-level map under \
              the management block (a plane-fixed page mapping), so the table does not shrink \
              with S; a block-mapped FTL (nftl, bast, …) maps per erase block or superblock \
-             but cannot map units smaller than an erase block (measured in points.csv)",
+             but cannot map units smaller than an erase block (isolation.csv)",
         )
+        .with_isolation(m34_isolation(&by_address_entries)?)
     })
 }
 
