@@ -104,7 +104,7 @@ fn reproduce_all_writes_one_row_per_registry_claim() {
         assert!(rows[id]["why"].contains("(isolation.csv)"), "{id}");
     }
     for id in [
-        "M11", "M20", "M25", "M34", "M36", "M56", "N12", "N16", "C1", "C2", "C6", "C7", "C8",
+        "M11", "M20", "M25", "M34", "M36", "M56", "N12", "N16", "C1", "C2", "C5", "C6", "C7", "C8",
         "C12", "C13", "C14", "A12", "H6",
     ] {
         if rows[id]["label"] != "robust" && rows[id]["label"] != "not evaluable" {
