@@ -49,6 +49,10 @@ pub const MGMT_RMW_PAGES: Counter = Counter::total(
     "pages",
     "pages read and rewritten to fill a management block partly covered by a write",
 );
+/// Management blocks up to this many pages have every page's old location prefetched
+/// before a write rewrites them ([`Ftl::prefetch_next`]); a larger one is written back
+/// run by run, its pages mostly contiguous, so its first page's state is asked for only.
+const UNIT_PREFETCH_PAGES: u32 = 16;
 /// The counters declared in this file.
 pub const COUNTERS: &[Counter] = &[WL_RELOCATIONS, MGMT_RMW_PAGES];
 
@@ -297,13 +301,40 @@ impl<V: VictimPolicy> PageFtl<V> {
         }
     }
 
+    /// Asks for the flash state of the page `lpn` maps to (its validity word and block,
+    /// and the victim policy's entry for that block), if mapped.
+    #[inline]
+    fn prefetch_old(&self, lpn: Lpn, nand: &Nand) {
+        let Some(&raw) = self.l2p.get(lpn.0 as usize) else {
+            return;
+        };
+        if raw != 0 {
+            let ppn = Ppn(raw - 1);
+            nand.prefetch_page_status(ppn);
+            self.bm.policy.prefetch(self.bm.geo.block_of(ppn));
+        }
+    }
+
+    /// Asks at once for the old locations of management block `first..end` about to be
+    /// rewritten (a small one; see [`UNIT_PREFETCH_PAGES`]), so their cache misses
+    /// overlap instead of following one another page by page.
+    #[inline]
+    fn prefetch_unit(&self, first: u32, end: u32, nand: &Nand) {
+        if end - first <= UNIT_PREFETCH_PAGES {
+            for l in first..end {
+                self.prefetch_old(Lpn(l), nand);
+            }
+        }
+    }
+
     /// Moves mapped `lpn` to a new page of its plane, data unchanged (the copy half of a
     /// management block's read-modify-write).
     fn rewrite(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {
         let old = Ppn(self.l2p[lpn.0 as usize] - 1);
         let unit = self.bm.unit_of_plane(self.layout.plane_for(lpn.0, nand));
         let dst = self.bm.next_page(unit, Stream::Host, nand)?;
-        nand.copy(old, dst, Cause::Rmw);
+        // The map says `old` holds `lpn`: no need to load its tag.
+        nand.copy_known(old, dst, lpn, Cause::Rmw);
         self.bm.invalidate(old, nand);
         self.l2p[lpn.0 as usize] = dst.0 + 1;
         self.rmw_pages += 1;
@@ -457,6 +488,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         let mut unit_first = first.0 / m * m;
         while unit_first < end {
             let unit_end = (unit_first + m).min(self.logical_pages);
+            self.prefetch_unit(unit_first, unit_end, nand);
             for lpn in unit_first..unit_end {
                 if (first.0..end).contains(&lpn) {
                     self.write_plain(Lpn(lpn), nand)?;
@@ -489,6 +521,7 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
         while i < lpns.len() {
             let unit_first = lpns[i].0 / m * m;
             let unit_end = (unit_first + m).min(self.logical_pages);
+            self.prefetch_unit(unit_first, unit_end, nand);
             for lpn in unit_first..unit_end {
                 if i < lpns.len() && lpns[i].0 == lpn {
                     self.write_plain(Lpn(lpn), nand)?;
@@ -544,14 +577,20 @@ impl<V: VictimPolicy> Ftl for PageFtl<V> {
     /// update the victim policy's entry for that block: fetch those too.
     #[inline]
     fn prefetch_next(&self, lpn: Lpn, nand: &Nand) {
-        let Some(&raw) = self.l2p.get(lpn.0 as usize) else {
+        if self
+            .rewrite_unit_pages()
+            .is_some_and(|m| m <= UNIT_PREFETCH_PAGES)
+        {
+            // By address, a write rewrites its whole management block: every mapped page
+            // of it is invalidated (their map entries share the line just fetched), and
+            // they need not lie in one block (the copies and the host page take
+            // different frontiers with host lanes).
+            let m = self.layout.unit_pages();
+            let first = lpn.0 / m * m;
+            self.prefetch_unit(first, (first + m).min(self.logical_pages), nand);
             return;
-        };
-        if raw != 0 {
-            let ppn = Ppn(raw - 1);
-            nand.prefetch_page_status(ppn);
-            self.bm.policy.prefetch(self.bm.geo.block_of(ppn));
         }
+        self.prefetch_old(lpn, nand);
     }
 
     fn trim(&mut self, lpn: Lpn, nand: &mut Nand) -> Result<(), FtlError> {

@@ -576,3 +576,114 @@ fn programs_are_counted_for_the_namespace_of_their_page_on_every_path() {
     let c = n.try_clone().unwrap();
     assert_eq!(c.owner_programs(), n.owner_programs());
 }
+
+/// `copy_known` (the read-modify-write's copy, handed the logical page its map names)
+/// leaves the array exactly as `copy` (which loads the source's tag) does: same tags and
+/// sequence numbers, validity, block states, counters and log, over a random mix of
+/// host writes, rewrites and collections that leaves blocks with implicit tags (runs
+/// of consecutive pages) and stored ones.
+#[test]
+fn copy_with_a_known_page_matches_the_copy_that_loads_its_tag() {
+    use rand::{Rng, SeedableRng};
+    let g = Geometry {
+        blocks_per_plane: 8,
+        pages_per_block: 16,
+        ..tiny()
+    };
+    let blocks = g.planes_per_die * g.blocks_per_plane;
+    let np = g.pages_per_block;
+    const LPNS: u32 = 96;
+    for seed in 0..20u64 {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let [mut slow, mut fast] = [(); 2].map(|_| {
+            let mut n = Nand::new(g, 1000, true, true);
+            n.set_logging(true);
+            n
+        });
+        // The shadow FTL both arrays share: map, owner of each page, free blocks.
+        let mut map = vec![None::<Ppn>; LPNS as usize];
+        let mut free: Vec<u32> = (1..blocks).rev().collect();
+        let mut frontier = (0u32, 0u32);
+        let next_page = |frontier: &mut (u32, u32), free: &mut Vec<u32>| {
+            if frontier.1 == np {
+                *frontier = (free.pop().expect("a free block"), 0);
+            }
+            let p = Ppn(frontier.0 * np + frontier.1);
+            frontier.1 += 1;
+            p
+        };
+        let mut copies = 0;
+        for step in 0..3000 {
+            // Collect when free blocks run short: the fullest-of-stale closed block.
+            while free.len() < 3 {
+                let victim = (0..blocks)
+                    .filter(|&b| b != frontier.0 && !free.contains(&b))
+                    .min_by_key(|&b| slow.valid_count(BlockId(b)))
+                    .unwrap();
+                let mut live = Vec::new();
+                slow.valid_pages(BlockId(victim), &mut live);
+                for src in live {
+                    let lpn = slow.oob(src).lpn;
+                    let dst = next_page(&mut frontier, &mut free);
+                    slow.copy(src, dst, Cause::Gc);
+                    fast.copy_known(src, dst, lpn, Cause::Gc);
+                    slow.invalidate(src);
+                    fast.invalidate(src);
+                    map[lpn.0 as usize] = Some(dst);
+                    copies += 1;
+                }
+                slow.erase(BlockId(victim), Cause::Gc);
+                fast.erase(BlockId(victim), Cause::Gc);
+                free.insert(0, victim);
+            }
+            // A run of 1–4 consecutive pages, each written or (if mapped) rewritten.
+            let first = rng.gen_range(0..LPNS);
+            let run = rng.gen_range(1..=4).min(LPNS - first);
+            for lpn in first..first + run {
+                let old = map[lpn as usize];
+                let dst = next_page(&mut frontier, &mut free);
+                match old {
+                    Some(src) if rng.gen_bool(0.5) => {
+                        slow.copy(src, dst, Cause::Rmw);
+                        fast.copy_known(src, dst, Lpn(lpn), Cause::Rmw);
+                        copies += 1;
+                    }
+                    _ => {
+                        let a = slow.program(dst, Lpn(lpn), Cause::Host);
+                        let b = fast.program(dst, Lpn(lpn), Cause::Host);
+                        assert_eq!(a, b);
+                    }
+                }
+                if let Some(src) = old {
+                    slow.invalidate(src);
+                    fast.invalidate(src);
+                }
+                map[lpn as usize] = Some(dst);
+            }
+            assert_eq!(slow.counters(), fast.counters(), "seed {seed} step {step}");
+        }
+        assert!(copies > 1000, "seed {seed}: {copies} copies");
+        for p in 0..blocks * np {
+            let ppn = Ppn(p);
+            assert_eq!(slow.is_valid(ppn), fast.is_valid(ppn), "{ppn:?}");
+            assert_eq!(slow.is_programmed(ppn), fast.is_programmed(ppn), "{ppn:?}");
+            if slow.is_programmed(ppn) {
+                assert_eq!(slow.oob(ppn), fast.oob(ppn), "seed {seed} {ppn:?}");
+            }
+        }
+        for b in 0..blocks {
+            assert_eq!(slow.valid_count(BlockId(b)), fast.valid_count(BlockId(b)));
+            assert_eq!(slow.write_ptr(BlockId(b)), fast.write_ptr(BlockId(b)));
+        }
+        for (lpn, p) in map.iter().enumerate() {
+            if let Some(p) = p {
+                assert_eq!(fast.oob(*p).lpn, Lpn(lpn as u32));
+            }
+        }
+        fast.check_invariants();
+        assert_eq!(
+            slow.drain_log().collect::<Vec<_>>(),
+            fast.drain_log().collect::<Vec<_>>()
+        );
+    }
+}

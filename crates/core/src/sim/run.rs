@@ -9,9 +9,10 @@ use super::report::{
 };
 use super::workload::build_workload;
 use crate::config::{Config, Design, Precondition};
-use crate::ftl::FtlError;
+use crate::ftl::{FtlError, PREFETCH_AHEAD};
 use crate::host::{Arrivals, Dispatched, HostQueue, NamespaceQueues, Target};
 use crate::host_log::{HostLog, HostLogStats, LogTarget};
+use crate::nand::Lpn;
 use crate::report::progress::Progress;
 use crate::report::{Figures, Report};
 use crate::workload::synth::aging::{AgingPattern, AgingWrites};
@@ -228,6 +229,27 @@ impl<'a> Units<'a> {
         }
     }
 
+    /// Hints that unit `first` starts a write [`PREFETCH_AHEAD`] writes from now: its
+    /// map entry can be fetched meanwhile (pages only; a host log's blocks are not
+    /// hinted).
+    #[inline]
+    fn prefetch_early(&self, first: u64) {
+        if self.log.is_none() {
+            self.dev.ftl.prefetch_early(Lpn(first as u32));
+        }
+    }
+
+    /// Hints that unit `first` starts the next write: the FTL may read its (fetched) map
+    /// entry and ask for the old page's flash state.
+    #[inline]
+    fn prefetch_next(&self, first: u64) {
+        if self.log.is_none() {
+            self.dev
+                .ftl
+                .prefetch_next(Lpn(first as u32), &self.dev.nand);
+        }
+    }
+
     fn name(&self) -> &'static str {
         if self.log.is_some() {
             "host-log blocks"
@@ -414,12 +436,24 @@ fn write_aging(
     let volume = volume_bytes(cfg.aging.volume_drive_writes);
     let mut stops = stops.iter().map(|&v| (volume_bytes(v), v)).peekable();
     let (mut writes, mut bytes) = (0u64, 0u64);
-    for (offset, size) in AgingWrites::new(
+    // The stream depends on its seed alone, so the writes a few places ahead are known:
+    // their map entries and old pages are asked for early (see `Units::prefetch`).
+    let mut stream = AgingWrites::new(
         cfg.aging.pattern,
         span,
         volume,
         cfg.seed ^ 0xa9e1_0000_0000_5eed,
-    ) {
+    );
+    let mut ahead: std::collections::VecDeque<(u64, u64)> =
+        stream.by_ref().take(PREFETCH_AHEAD).collect();
+    while let Some((offset, size)) = ahead.pop_front() {
+        if let Some(w) = stream.next() {
+            u.prefetch_early(w.0 / unit);
+            ahead.push_back(w);
+        }
+        if let Some(&(next, _)) = ahead.front() {
+            u.prefetch_next(next / unit);
+        }
         while let Some(&(stop_bytes, v)) = stops.peek()
             && bytes >= stop_bytes
         {
