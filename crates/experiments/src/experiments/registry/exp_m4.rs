@@ -246,6 +246,9 @@ impl Evaluator for ExpM4 {
     }
 }
 
+/// Rows of `isolation.csv`: (setting, measured).
+type IsolationRows = Vec<(String, String)>;
+
 /// M11's isolating runs: (c) rebuilt with one chip a channel at each registered layout,
 /// occupancy and load, beside the registered (b) and (c) (`t`). Rows of
 /// `isolation.csv`, and the range of (c, one chip a channel)/(b).
@@ -254,7 +257,7 @@ fn m11_isolation(
     occupancy: &[i64],
     loads: &[Load],
     t: &BTreeMap<Key, Seeds>,
-) -> Result<(Vec<(String, String)>, (f64, f64)), ExpError> {
+) -> Result<(IsolationRows, (f64, f64)), ExpError> {
     let mut keys = Vec::new();
     for &occ in occupancy {
         for &load in loads {

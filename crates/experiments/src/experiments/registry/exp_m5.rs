@@ -80,7 +80,7 @@ fn entries(unit: u64, placement: &str) -> Result<u64, ExpError> {
 /// The mapping bytes of the FTL `text` configures on a 32 GiB SSD A-like drive, and the
 /// drive's erase-block bytes.
 fn mapping_bytes(text: &str) -> Result<(u64, u64), ExpError> {
-    let cfg = Config::load(Some("ssd-a"), Some(("EXP-M5", &text)))
+    let cfg = Config::load(Some("ssd-a"), Some(("EXP-M5", text)))
         .map_err(|e| ExpError::Other(format!("EXP-M5 config: {e}")))?;
     let dev = cfg
         .resolve_device()
